@@ -1,0 +1,162 @@
+// Assembles a running clusterdns from a Corefile, manifests and command-line options:
+// server blocks -> plugin chains -> routers per listen address -> UDP/TCP listeners.
+import dnsPacket from 'dns-packet';
+import type { Packet } from 'dns-packet';
+import pino, { type Logger } from 'pino';
+import { loadCorefile, parseCorefile, checkDuplicateKeys, type ServerBlock } from './chain/corefile.js';
+import { Chain, Router } from './chain/chain.js';
+import { Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
+import type { DnsRequest, DnsResponse } from './chain/plugin.js';
+import { emptyResponse } from './chain/plugin.js';
+import { Rcode } from './dns/records.js';
+import { QueryHandler } from './server/handler.js';
+import { listen, type Listener } from './server/listen.js';
+import { defaultClusterOptions, type ClusterOptions } from './cluster/model.js';
+import { bindPlugin } from './plugins/bind/setup.js';
+import { kubernetesPlugin } from './plugins/kubernetes/index.js';
+
+/**
+ * Used when no --conf is given: the kubernetes part of the Corefile kubeadm installs. The keys
+ * name the cluster zones instead of '.', so names elsewhere get REFUSED rather than SERVFAIL
+ * while there is nothing to forward them to.
+ */
+export const DEFAULT_COREFILE = `cluster.local in-addr.arpa ip6.arpa {
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+       pods insecure
+       fallthrough in-addr.arpa ip6.arpa
+       ttl 30
+    }
+}
+`;
+
+export function defaultRegistry(): Registry {
+  return new Registry().register(bindPlugin).register(kubernetesPlugin);
+}
+
+export interface AppOptions {
+  /** Corefile path; without it (and without corefileText) DEFAULT_COREFILE. */
+  conf?: string;
+  corefileText?: string;
+  manifests?: string[];
+  /** Port of every server block whose keys name none (CoreDNS's -dns.port). Default 53. */
+  port?: number;
+  logger?: Logger;
+  cluster?: Partial<ClusterOptions>;
+}
+
+interface ListenSpec {
+  address: string;
+  port: number;
+  entries: { zone: string; chain: Chain }[];
+}
+
+export interface ListenerInfo {
+  address: string;
+  port: number;
+  zones: string[];
+}
+
+export class App {
+  private listeners: Listener[] = [];
+  private readonly handlers: QueryHandler[] = [];
+
+  constructor(
+    readonly blocks: ServerBlock[],
+    private readonly specs: ListenSpec[],
+    readonly chains: Chain[],
+    readonly log: Logger,
+  ) {
+    for (const spec of specs) this.handlers.push(new QueryHandler(new Router(spec.entries), log));
+  }
+
+  /** Binds every listener. Resolves with where each one listens. */
+  async listen(): Promise<ListenerInfo[]> {
+    const out: ListenerInfo[] = [];
+    try {
+      for (let i = 0; i < this.specs.length; i++) {
+        const spec = this.specs[i]!;
+        const l = await listen(spec.address, spec.port, this.handlers[i]!, this.log);
+        this.listeners.push(l);
+        out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
+      }
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+    return out;
+  }
+
+  /** Runs one query through the full handler path (wire in, wire out) without sockets. */
+  async query(name: string, type: string, opts: { do?: boolean; udpSize?: number; protocol?: 'udp' | 'tcp'; listener?: number } = {}): Promise<Packet> {
+    const msg = dnsPacket.encode({
+      id: 4242,
+      type: 'query',
+      flags: dnsPacket.RECURSION_DESIRED,
+      questions: [{ name, type: type as 'A', class: 'IN' }],
+      additionals:
+        opts.udpSize !== undefined || opts.do
+          ? [{ type: 'OPT', name: '.', udpPayloadSize: opts.udpSize ?? 1232, flags: opts.do ? dnsPacket.DNSSEC_OK : 0 } as never]
+          : [],
+    });
+    const handler = this.handlers[opts.listener ?? 0];
+    if (!handler) throw new Error('no server block to query');
+    const client = { address: '127.0.0.1', port: 5353 };
+    const reply = await handler.handle(msg, opts.protocol ?? 'tcp', client, client);
+    if (!reply) throw new Error(`no reply for ${name} ${type}`);
+    return dnsPacket.decode(reply);
+  }
+
+  async close(): Promise<void> {
+    const ls = this.listeners;
+    this.listeners = [];
+    await Promise.all(ls.map((l) => l.close()));
+    for (const chain of this.chains) for (const p of chain.plugins) await p.close?.();
+  }
+}
+
+export async function buildApp(opts: AppOptions = {}): Promise<App> {
+  const log = opts.logger ?? pino({ level: 'silent' });
+  const blocks = opts.conf
+    ? loadCorefile(opts.conf)
+    : parseCorefile(opts.corefileText ?? DEFAULT_COREFILE, opts.corefileText ? 'Corefile' : '(built-in default Corefile)');
+  const defaultPort = opts.port ?? 53;
+  checkDuplicateKeys(blocks, defaultPort);
+  const runtime: RuntimeOptions = {
+    manifests: opts.manifests ?? [],
+    cluster: { ...defaultClusterOptions, ...opts.cluster },
+  };
+  const registry = defaultRegistry();
+  const specs = new Map<string, ListenSpec>();
+  const chains: Chain[] = [];
+  // Upstream lookups (ExternalName targets) go through the server again, like CoreDNS's
+  // upstream package; bound once the routers exist.
+  let upstreamRouter: Router | undefined;
+  const lookup = async (name: string, qtype: string): Promise<DnsResponse> => {
+    const qname = name.toLowerCase().endsWith('.') ? name.toLowerCase() : name.toLowerCase() + '.';
+    const chain = upstreamRouter?.chainFor(qname);
+    if (!chain) return emptyResponse(Rcode.REFUSED);
+    const local = { address: '127.0.0.1', port: 0 };
+    const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local };
+    return chain.serve(req);
+  };
+  for (const block of blocks) {
+    const zones = [...new Set(block.keys.map((k) => k.zone))];
+    const ctx: BlockContext = { zones, keys: block.keys, runtime, log: log.child({ block: zones.join(' ') }), bindAddresses: [], lookup };
+    const plugins = registry.build(block.directives, ctx);
+    const chain = new Chain(zones, plugins);
+    chains.push(chain);
+    const addresses = ctx.bindAddresses.length > 0 ? ctx.bindAddresses : ['::'];
+    for (const key of block.keys) {
+      const port = key.port ?? defaultPort;
+      for (const address of addresses) {
+        const id = `${address}|${port}`;
+        const spec = specs.get(id) ?? { address, port, entries: [] };
+        spec.entries.push({ zone: key.zone, chain });
+        specs.set(id, spec);
+      }
+    }
+  }
+  const specList = [...specs.values()];
+  upstreamRouter = new Router(specList.flatMap((s) => s.entries));
+  return new App(blocks, specList, chains, log);
+}

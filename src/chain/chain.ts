@@ -1,0 +1,48 @@
+// A chain per server block, and the router that picks the block for a query by the most
+// specific zone (as CoreDNS does for blocks sharing a listener).
+import type { DnsRequest, DnsResponse, Next, Plugin } from './plugin.js';
+import { emptyResponse } from './plugin.js';
+import { Rcode } from '../dns/records.js';
+import { isSubdomain } from '../dns/names.js';
+
+export class Chain {
+  private readonly entry: Next;
+
+  constructor(
+    readonly zones: readonly string[],
+    readonly plugins: readonly Plugin[],
+  ) {
+    // Compose once so serving a query allocates no closures. Falling off the end is
+    // SERVFAIL, as CoreDNS's NextOrFailure.
+    let next: Next = () => emptyResponse(Rcode.SERVFAIL);
+    for (let i = plugins.length - 1; i >= 0; i--) {
+      const plugin = plugins[i]!;
+      const after = next;
+      next = (req) => plugin.serve(req, after);
+    }
+    this.entry = next;
+  }
+
+  serve(req: DnsRequest): DnsResponse | Promise<DnsResponse> {
+    return this.entry(req);
+  }
+}
+
+/** Chains sharing one listener (address and port), each serving some zones on it. */
+export class Router {
+  private readonly byZone: { zone: string; chain: Chain }[];
+
+  constructor(entries: readonly { zone: string; chain: Chain }[]) {
+    this.byZone = [...entries].sort((a, b) => b.zone.length - a.zone.length);
+  }
+
+  get zones(): string[] {
+    return this.byZone.map((z) => z.zone);
+  }
+
+  /** The chain for a lowercased, fully qualified name, or undefined (REFUSED). */
+  chainFor(qname: string): Chain | undefined {
+    for (const { zone, chain } of this.byZone) if (isSubdomain(qname, zone)) return chain;
+    return undefined;
+  }
+}

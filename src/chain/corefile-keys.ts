@@ -1,0 +1,220 @@
+// Server block keys ("dns://example.org:53", "10.0.0.0/24", ".") -> zone + port.
+//
+// Behaviour follows CoreDNS's core/dnsserver/register.go (InspectServerBlocks),
+// plugin/normalize.go (SplitHostPort) and plugin/pkg/cidr (Split, Reverse).
+// Errors are thrown as KeyError carrying only the reason; the Corefile parser
+// adds file:line.
+
+export interface ServerKey {
+  raw: string;             // as written, e.g. 'dns://cluster.local:53' or '10.0.0.0/24'
+  zone: string;            // fully qualified, lowercased, trailing dot
+  port?: number;           // undefined when the key names no port (the CLI's --port default applies)
+  /**
+   * For reverse CIDR keys whose prefix is not on an octet (IPv4) or nibble (IPv6)
+   * boundary: the network as written (host bits cleared), e.g. '10.0.0.0/25'.
+   * CoreDNS splits such a network into boundary-aligned zones that together cover
+   * exactly this network, so filtering queries on it never changes the result.
+   */
+  network?: string;
+}
+
+export class KeyError extends Error {}
+
+// Transports CoreDNS knows (plugin/pkg/transport). Only plain DNS is served here.
+const OTHER_TRANSPORTS = new Set(['tls', 'https', 'https3', 'grpc', 'quic']);
+
+/** Parse one key; a CIDR off an octet/nibble boundary expands to several keys. */
+export function parseServerKey(raw: string): ServerKey[] {
+  if (raw === '') throw new KeyError('empty server block key; remove the stray comma or "" from the key list');
+  let s = raw;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(s);
+  if (scheme) {
+    const name = scheme[1]!.toLowerCase();
+    if (OTHER_TRANSPORTS.has(name)) {
+      throw new KeyError(`transport ${name}:// in key '${raw}' is not supported: clusterdns serves plain DNS over UDP/TCP only; use dns:// or no scheme`);
+    }
+    if (name !== 'dns') throw new KeyError(`unknown scheme ${name}:// in key '${raw}'; use dns:// or no scheme`);
+    s = s.slice(scheme[0].length);
+  }
+
+  // Like CoreDNS, the port is whatever follows the *last* colon. That keeps IPv6
+  // CIDRs unambiguous because their "/mask" always comes before the port.
+  let port: number | undefined;
+  const colon = s.lastIndexOf(':');
+  if (colon !== -1) {
+    const tail = s.slice(colon + 1);
+    if (tail === '') throw new KeyError(`key '${raw}' ends with ':' but has no port after it; write e.g. '${s}53' or drop the ':'`);
+    if (/^\d+$/.test(tail)) {
+      port = Number(tail);
+      if (port > 65535) throw new KeyError(`bad port ${tail} in key '${raw}': ports go from 0 to 65535`);
+      s = s.slice(0, colon);
+    } else if (!tail.includes('/')) {
+      throw new KeyError(`bad port '${tail}' in key '${raw}': the port must be a number, e.g. '${s.slice(0, colon)}:53'`);
+    }
+  }
+
+  // ":53" names the root zone (older CoreDNS releases accepted an empty host as ".").
+  if (s === '') s = '.';
+  if (s.length > 255) throw new KeyError(`zone in key '${raw}' is too long: ${s.length} > 255 characters`);
+
+  if (s.includes('/')) return reverseKeys(raw, s, port);
+
+  checkDomainName(raw, s);
+  let zone = s.toLowerCase();
+  if (!zone.endsWith('.')) zone += '.';
+  return [port === undefined ? { raw, zone } : { raw, zone, port }];
+}
+
+function checkDomainName(raw: string, s: string): void {
+  if (s === '.') return;
+  const labels = (s.endsWith('.') ? s.slice(0, -1) : s).split('.');
+  for (const label of labels) {
+    if (label === '') throw new KeyError(`zone in key '${raw}' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`);
+    if (label.length > 63) throw new KeyError(`zone in key '${raw}' is not a valid domain name: label '${label.slice(0, 20)}...' is longer than 63 characters`);
+  }
+}
+
+// ---- reverse (CIDR) keys ---------------------------------------------------
+
+function reverseKeys(raw: string, cidr: string, port: number | undefined): ServerKey[] {
+  // CoreDNS rejects these explicitly (plugin/normalize.go SplitHostPort).
+  if (cidr.startsWith(':') || (cidr.startsWith('0') && cidr.includes(':'))) {
+    throw new KeyError(`invalid CIDR '${cidr}' in key '${raw}'`);
+  }
+  const net = parseCidr(cidr);
+  if (!net) throw new KeyError(`'${cidr}' in key '${raw}' is not a valid CIDR; write an address and prefix length such as 10.0.0.0/24 or fd00::/64`);
+
+  const { bytes, ones } = net;
+  const bits = bytes.length * 8;
+  const v6 = bytes.length === 16;
+  // A reverse-zone label carries 8 bits (in-addr.arpa) or 4 bits (ip6.arpa).
+  const boundary = v6 ? 4 : 8;
+  const base = toBigInt(bytes);
+
+  if (ones % boundary === 0) {
+    const zone = reverseZone(bytes, ones);
+    return [port === undefined ? { raw, zone } : { raw, zone, port }];
+  }
+
+  // Not on a boundary: CoreDNS (cidr.Split) rounds the prefix *up* to the next
+  // boundary and serves every subnet of that size, e.g. /15 -> two /16 zones,
+  // /25 -> 128 /32 zones. It never widens to the enclosing zone.
+  const newLen = Math.ceil(ones / boundary) * boundary;
+  const count = 1 << (newLen - ones); // at most 2^7 for IPv4, 2^3 for IPv6
+  const step = 1n << BigInt(bits - newLen);
+  const network = `${formatIp(bytes)}/${ones}`;
+  const keys: ServerKey[] = [];
+  for (let i = 0; i < count; i++) {
+    const zone = reverseZone(fromBigInt(base + step * BigInt(i), bytes.length), newLen);
+    keys.push(port === undefined ? { raw, zone, network } : { raw, zone, port, network });
+  }
+  return keys;
+}
+
+/** Reverse zone for a boundary-aligned prefix: the first ones/labelBits labels, reversed. */
+function reverseZone(bytes: Uint8Array, ones: number): string {
+  const labels: string[] = [];
+  if (bytes.length === 4) {
+    for (let i = 0; i < ones / 8; i++) labels.push(String(bytes[i]));
+    return [...labels.reverse(), 'in-addr', 'arpa', ''].join('.');
+  }
+  for (let i = 0; i < ones / 4; i++) {
+    const b = bytes[i >> 1]!;
+    labels.push(((i & 1) === 0 ? b >> 4 : b & 15).toString(16));
+  }
+  return [...labels.reverse(), 'ip6', 'arpa', ''].join('.');
+}
+
+interface Cidr { bytes: Uint8Array; ones: number }
+
+/** Parse "ip/len" and clear the host bits (like Go's net.ParseCIDR). */
+export function parseCidr(s: string): Cidr | undefined {
+  const slash = s.indexOf('/');
+  if (slash === -1) return undefined;
+  const addr = s.slice(0, slash);
+  const len = s.slice(slash + 1);
+  const bytes = addr.includes(':') ? parseIPv6(addr) : parseIPv4(addr);
+  if (!bytes || !/^\d{1,3}$/.test(len)) return undefined;
+  const ones = Number(len);
+  if (ones > bytes.length * 8) return undefined;
+  for (let i = 0; i < bytes.length; i++) {
+    const keep = Math.max(0, Math.min(8, ones - i * 8));
+    bytes[i] = bytes[i]! & ((0xff << (8 - keep)) & 0xff);
+  }
+  return { bytes, ones };
+}
+
+function parseIPv4(s: string): Uint8Array | undefined {
+  const parts = s.split('.');
+  if (parts.length !== 4) return undefined;
+  const out = new Uint8Array(4);
+  for (let i = 0; i < 4; i++) {
+    const p = parts[i]!;
+    // Go (since 1.17) rejects leading zeros, which some tools read as octal.
+    if (!/^(0|[1-9]\d{0,2})$/.test(p) || Number(p) > 255) return undefined;
+    out[i] = Number(p);
+  }
+  return out;
+}
+
+function parseIPv6(s: string): Uint8Array | undefined {
+  const halves = s.split('::');
+  if (halves.length > 2) return undefined;
+  const groups = (part: string): number[] | undefined => {
+    if (part === '') return [];
+    const out: number[] = [];
+    const items = part.split(':');
+    for (let i = 0; i < items.length; i++) {
+      const g = items[i]!;
+      if (i === items.length - 1 && g.includes('.')) {
+        const v4 = parseIPv4(g);
+        if (!v4) return undefined;
+        out.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
+      } else if (/^[0-9a-f]{1,4}$/i.test(g)) {
+        out.push(parseInt(g, 16));
+      } else {
+        return undefined;
+      }
+    }
+    return out;
+  };
+  const head = groups(halves[0]!);
+  const tail = halves.length === 2 ? groups(halves[1]!) : [];
+  if (!head || !tail) return undefined;
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  const all = [...head, ...new Array<number>(missing).fill(0), ...tail];
+  const out = new Uint8Array(16);
+  all.forEach((g, i) => { out[2 * i] = g >> 8; out[2 * i + 1] = g & 0xff; });
+  return out;
+}
+
+function formatIp(bytes: Uint8Array): string {
+  if (bytes.length === 4) return Array.from(bytes).join('.');
+  // Canonical RFC 5952 form: lowercase, longest run (>1) of zero groups as '::'.
+  const g: number[] = [];
+  for (let i = 0; i < 16; i += 2) g.push((bytes[i]! << 8) | bytes[i + 1]!);
+  let best = -1, bestLen = 1;
+  for (let i = 0; i < 8;) {
+    if (g[i] !== 0) { i++; continue; }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen) { best = i; bestLen = j - i; }
+    i = j;
+  }
+  const hex = g.map((x) => x.toString(16));
+  if (best === -1) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+}
+
+function toBigInt(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v;
+}
+
+function fromBigInt(v: bigint, len: number): Uint8Array {
+  const out = new Uint8Array(len);
+  for (let i = len - 1; i >= 0; i--) { out[i] = Number(v & 0xffn); v >>= 8n; }
+  return out;
+}

@@ -1,0 +1,53 @@
+// The plugin contract shared by every plugin and the chain (see ../shared/DESIGN.md).
+import type { Rr } from '../dns/records.js';
+
+export type Protocol = 'udp' | 'tcp';
+
+/** One query as every plugin sees it: decoded once by the server, never re-parsed. */
+export interface DnsRequest {
+  readonly id: number;
+  /** Question name as sent, fully qualified (trailing dot), original letter case. */
+  readonly name: string;
+  /** Question name lowercased, fully qualified. */
+  readonly qname: string;
+  /** dns-packet type name, e.g. 'A', 'SRV', 'UNKNOWN_65280'. */
+  readonly qtype: string;
+  /** dns-packet class name, e.g. 'IN'. */
+  readonly qclass: string;
+  readonly opcode: string;
+  readonly rd: boolean;
+  /** EDNS0 shape of the query, absent when the query had no OPT record. */
+  readonly edns?: { readonly udpSize: number; readonly do: boolean; readonly version: number };
+  readonly protocol: Protocol;
+  readonly client: { readonly address: string; readonly port: number };
+  /** The local address the query arrived on. */
+  readonly local: { readonly address: string; readonly port: number };
+}
+
+/** What a plugin returns. The server adds header bits, OPT, and truncation. */
+export interface DnsResponse {
+  rcode: number;
+  /** Authoritative answer bit. */
+  aa: boolean;
+  answer: Rr[];
+  authority: Rr[];
+  additional: Rr[];
+  /**
+   * True when the response depends only on the question (name as spelled, type, class, EDNS
+   * shape) and the loaded data, so the server may reuse its encoding until the next reload.
+   */
+  cacheable?: boolean;
+}
+
+export type Next = (req: DnsRequest) => DnsResponse | Promise<DnsResponse>;
+
+export interface Plugin {
+  readonly name: string;
+  serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse>;
+  /** Plugins that hold resources (sockets, timers) release them here. */
+  close?(): void | Promise<void>;
+}
+
+export function emptyResponse(rcode: number, aa = false): DnsResponse {
+  return { rcode, aa, answer: [], authority: [], additional: [] };
+}

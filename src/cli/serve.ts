@@ -1,0 +1,49 @@
+// `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
+import { buildApp } from '../app.js';
+import { createLogger } from './logger.js';
+import { ManifestError } from '../cluster/model.js';
+
+export interface ServeFlags {
+  conf?: string;
+  manifests?: string[];
+  port: string;
+  logLevel: string;
+  serviceCidr?: string[];
+}
+
+export async function serve(flags: ServeFlags): Promise<void> {
+  const log = createLogger(flags.logLevel);
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
+  let app;
+  try {
+    app = await buildApp({
+      conf: flags.conf,
+      manifests: flags.manifests,
+      port,
+      logger: log,
+      cluster: flags.serviceCidr ? { serviceCIDRs: flags.serviceCidr } : undefined,
+    });
+  } catch (err) {
+    if (err instanceof ManifestError) {
+      throw new Error(`manifests have errors, not starting:\n${err.message}`);
+    }
+    throw err;
+  }
+  const listeners = await app.listen();
+  for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
+  const first = listeners[0];
+  const host = first && (first.address === '::' ? '127.0.0.1' : first.address);
+  log.info(
+    { listeners, try: first ? `dig @${host} -p ${first.port} kubernetes.default.svc.cluster.local` : undefined },
+    'clusterdns ready',
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      log.info({ signal }, 'shutting down');
+      void app.close().then(resolve);
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

@@ -1,0 +1,204 @@
+// Deterministic cluster IP allocation, shaped like the API server's allocator
+// (pkg/registry/core/service/ipallocator):
+// - usable offsets of a CIDR start at network+1; the IPv4 broadcast address is never used; IPv6
+//   ranges are capped at 65536 addresses (the bitmap size);
+// - network+1 (offset 0) goes to the `kubernetes` Service in `default` and is never handed out
+//   to another Service;
+// - the range is split into a lower static band of min(max(16, size/16), 256) addresses, kept
+//   for explicitly chosen IPs like kube-dns's .10, and an upper dynamic band that allocations
+//   prefer (KEP-3070); the static band is used only when the dynamic band is full.
+// Instead of a random pick, the start offset is a hash of "namespace/name" in the dynamic band,
+// with linear probing past taken addresses. Declared IPs are reserved first, then Services are
+// allocated in namespace/name order, so the result does not depend on file order and a new
+// Service does not move existing ones unless it declares their IP (or, astronomically rarely,
+// lands in the same probe chain).
+
+import { createHash } from 'node:crypto';
+import type { Finding, Service } from './model.js';
+import type { Cidr } from './ip.js';
+import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from './ip.js';
+import type { Family, FamilyInfo, ServiceDraft } from './objects.js';
+import { familyOf } from './objects.js';
+
+interface Range {
+  readonly cidr: Cidr;
+  readonly family: Family;
+  /** Integer value of offset 0 (network + 1). */
+  readonly base: bigint;
+  /** Number of usable offsets. */
+  readonly max: bigint;
+  /** Offsets [0, staticBand) form the static band. */
+  readonly staticBand: bigint;
+  readonly used: Set<bigint>;
+}
+
+function makeRange(cidr: Cidr): Range {
+  let max = cidrSize(cidr);
+  if (cidr.family === 6) {
+    if (max > 65536n) max = 65536n;
+  } else {
+    max -= 1n; // broadcast
+  }
+  max -= 1n; // network address
+  if (max < 0n) max = 0n;
+  const size = cidrSize(cidr);
+  let staticBand = 0n;
+  if (size > 16n) {
+    staticBand = size / 16n;
+    if (staticBand < 16n) staticBand = 16n;
+    if (staticBand > 256n) staticBand = 256n;
+  }
+  if (staticBand > max) staticBand = max;
+  return {
+    cidr,
+    family: cidr.family === 4 ? 'IPv4' : 'IPv6',
+    base: ipToBigInt(cidr.network) + 1n,
+    max,
+    staticBand,
+    used: new Set([0n]), // reserved for default/kubernetes
+  };
+}
+
+/** Parses the configured service CIDRs; reports invalid ones. */
+export function parseServiceCidrs(texts: readonly string[], findings: Finding[]): Cidr[] {
+  const out: Cidr[] = [];
+  for (const t of texts) {
+    const c = parseCidr(t);
+    if (c) out.push(c);
+    else findings.push({ file: '<options>', line: 0, severity: 'error', message: `service CIDR "${t}" is not a valid CIDR such as 10.96.0.0/12` });
+  }
+  return out;
+}
+
+export function familyInfo(cidrs: readonly Cidr[]): FamilyInfo {
+  const available = new Set<Family>(cidrs.map((c) => (c.family === 4 ? 'IPv4' : 'IPv6')));
+  const first = cidrs[0];
+  return { primary: first ? (first.family === 4 ? 'IPv4' : 'IPv6') : 'IPv4', available };
+}
+
+function hashKey(key: string): bigint {
+  return createHash('sha256').update(key).digest().readBigUInt64BE(0);
+}
+
+function ipAt(r: Range, offset: bigint): string {
+  return formatIp(bigIntToBytes(r.base + offset, r.cidr.family === 4 ? 4 : 6));
+}
+
+/** Probes [lo, hi) from lo + h mod (hi - lo), wrapping; returns a free offset or undefined. */
+function probe(r: Range, lo: bigint, hi: bigint, h: bigint): bigint | undefined {
+  const n = hi - lo;
+  if (n <= 0n) return undefined;
+  let off = h % n;
+  for (let i = 0n; i < n; i++) {
+    const o = lo + off;
+    if (!r.used.has(o)) return o;
+    off = off + 1n === n ? 0n : off + 1n;
+  }
+  return undefined;
+}
+
+const keyOf = (s: ServiceDraft): string => `${s.meta.namespace}/${s.meta.name}`;
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], findings: Finding[]): Service[] {
+  const ranges = cidrs.map(makeRange);
+  const rangeFor = (ip: string): { r: Range; off: bigint } | undefined => {
+    const p = parseIp(ip)!;
+    for (const r of ranges) {
+      if (!cidrContains(r.cidr, p)) continue;
+      const off = ipToBigInt(p.bytes) - r.base;
+      if (off >= 0n && off < r.max) return { r, off };
+    }
+    return undefined;
+  };
+
+  // 1. Declared IPs, in source order so "first" in messages means the earlier file/line.
+  const bySource = [...drafts].sort(
+    (a, b) => cmp(a.meta.source.file, b.meta.source.file) || a.meta.source.line - b.meta.source.line,
+  );
+  const owner = new Map<string, ServiceDraft>();
+  for (const d of bySource) {
+    for (const ip of d.declaredIPs) {
+      const prev = owner.get(ip);
+      if (prev) {
+        d.check.error(
+          `cluster IP ${ip} is already used by Service "${keyOf(prev)}" (${prev.meta.source.file}:${prev.meta.source.line}); every cluster IP must be unique, pick another one or omit it to have one allocated`,
+        );
+        continue;
+      }
+      owner.set(ip, d);
+      const hit = rangeFor(ip);
+      if (hit) hit.r.used.add(hit.off);
+      else {
+        const within = cidrs.filter((c) => c.family === parseIp(ip)!.family).map((c) => c.text);
+        d.check.warn(
+          `cluster IP ${ip} is outside every service CIDR (${within.length > 0 ? within.join(', ') : 'none configured for its family'}); a real API server would reject it — choose an address inside the service CIDR or change the configured CIDRs`,
+        );
+      }
+    }
+  }
+
+  // 2. Allocation in namespace/name order.
+  const allocated = new Map<ServiceDraft, Map<Family, string>>();
+  const sorted = [...drafts].sort((a, b) => cmp(keyOf(a), keyOf(b)));
+  for (const d of sorted) {
+    if (d.type === 'ExternalName' || d.headless) continue;
+    const have = new Set(d.declaredIPs.map((ip) => familyOf(ip)!));
+    for (const fam of d.families) {
+      if (have.has(fam)) continue;
+      const famRanges = ranges.filter((r) => r.family === fam);
+      if (famRanges.length === 0) {
+        d.check.error(`no ${fam} service CIDR is configured to allocate a cluster IP from; set spec.clusterIPs or configure an ${fam} service CIDR`);
+        continue;
+      }
+      let got: string | undefined;
+      if (d.meta.namespace === 'default' && d.meta.name === 'kubernetes') {
+        const r = famRanges[0]!;
+        if (r.max > 0n && !owner.has(ipAt(r, 0n))) got = ipAt(r, 0n);
+      }
+      const h = hashKey(keyOf(d));
+      for (const r of famRanges) {
+        if (got !== undefined) break;
+        const off = probe(r, r.staticBand, r.max, h) ?? probe(r, 0n, r.staticBand, h);
+        if (off !== undefined) {
+          r.used.add(off);
+          got = ipAt(r, off);
+        }
+      }
+      if (got === undefined) {
+        d.check.error(`the ${fam} service CIDR (${famRanges.map((r) => r.cidr.text).join(', ')}) is full; use a larger CIDR`);
+        continue;
+      }
+      let m = allocated.get(d);
+      if (!m) allocated.set(d, (m = new Map()));
+      m.set(fam, got);
+    }
+  }
+
+  // 3. Final services, in namespace/name order.
+  return sorted.map((d): Service => {
+    let clusterIPs: string[];
+    if (d.type === 'ExternalName') clusterIPs = [];
+    else if (d.headless) clusterIPs = ['None'];
+    else {
+      const m = allocated.get(d);
+      clusterIPs = [];
+      for (const fam of d.families) {
+        const ip = d.declaredIPs.find((x) => familyOf(x) === fam) ?? m?.get(fam);
+        if (ip !== undefined) clusterIPs.push(ip);
+      }
+    }
+    return {
+      ...d.meta,
+      type: d.type,
+      clusterIPs,
+      headless: d.headless,
+      ...(d.externalName !== undefined ? { externalName: d.externalName } : {}),
+      ports: d.ports,
+      ...(d.selector !== undefined ? { selector: d.selector } : {}),
+      publishNotReadyAddresses: d.publishNotReadyAddresses,
+      ipFamilies: d.families,
+      externalIPs: d.externalIPs,
+    };
+  });
+}

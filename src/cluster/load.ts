@@ -1,0 +1,177 @@
+// Manifests -> ClusterModel: reads files, validates, applies control-plane defaults
+// (cluster IP allocation, Endpoints mirroring) and collects every finding.
+
+import type { ClusterModel, ClusterOptions, EndpointSlice, Finding, NamespaceObject, Pod, ServiceImport, SourceRef } from './model.js';
+import { defaultClusterOptions, ManifestError } from './model.js';
+import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
+import { mirrorEndpoints } from './mirror.js';
+import type { EndpointsDraft, ServiceDraft } from './objects.js';
+import { readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
+import { Checker, isObj } from './validate.js';
+import { collectManifestFiles, parseManifestText, readManifestFile } from './yaml-docs.js';
+
+export { ManifestError } from './model.js';
+
+/** Kinds this module reads, with the API group they must come from. */
+const KNOWN_KINDS: Readonly<Record<string, readonly string[]>> = {
+  Namespace: [''],
+  Service: [''],
+  Endpoints: [''],
+  Pod: [''],
+  EndpointSlice: ['discovery.k8s.io'],
+  ServiceImport: ['multicluster.x-k8s.io'],
+};
+
+/** Common cluster-scoped kinds: they live in no namespace, so they imply none. */
+const CLUSTER_SCOPED = new Set([
+  'Namespace', 'Node', 'PersistentVolume', 'StorageClass', 'ClusterRole', 'ClusterRoleBinding',
+  'CustomResourceDefinition', 'PriorityClass', 'IngressClass', 'RuntimeClass', 'CSIDriver', 'CSINode',
+  'VolumeAttachment', 'APIService', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration',
+  'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'CertificateSigningRequest',
+  'ServiceCIDR', 'IPAddress', 'FlowSchema', 'PriorityLevelConfiguration', 'GatewayClass', 'ClusterIssuer',
+]);
+
+const groupOf = (apiVersion: string): string => {
+  const i = apiVersion.indexOf('/');
+  return i < 0 ? '' : apiVersion.slice(0, i);
+};
+
+const byNsName = <T extends { namespace: string; name: string }>(a: T, b: T): number =>
+  a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+function build(
+  docs: readonly { file: string; text: string }[],
+  options: Partial<ClusterOptions> | undefined,
+  findings: Finding[],
+): { model: ClusterModel; findings: Finding[] } {
+  const opts: ClusterOptions = { ...defaultClusterOptions, ...options };
+  const cidrs = parseServiceCidrs(opts.serviceCIDRs, findings);
+  const fam = familyInfo(cidrs);
+
+  const seen = new Map<string, SourceRef>();
+  const declaredNamespaces = new Map<string, NamespaceObject>();
+  const impliedNamespaces = new Set<string>();
+  const serviceDrafts: ServiceDraft[] = [];
+  const endpointsDrafts: EndpointsDraft[] = [];
+  const slices: EndpointSlice[] = [];
+  const pods: Pod[] = [];
+  const imports: ServiceImport[] = [];
+  let objectCount = 0;
+
+  for (const doc of docs) {
+    for (const raw of parseManifestText(doc.file, doc.text, findings)) {
+      objectCount++;
+      const source: SourceRef = { file: raw.file, line: raw.line };
+      if (!isObj(raw.obj)) {
+        findings.push({ ...source, severity: 'error', message: 'a list item must be a mapping (an object with apiVersion, kind and metadata)' });
+        continue;
+      }
+      const o = raw.obj;
+      const kindRaw = o['kind'] ?? raw.listKind;
+      const apiVersionRaw = o['apiVersion'] ?? raw.listApiVersion;
+      const kind = typeof kindRaw === 'string' && kindRaw !== '' ? kindRaw : undefined;
+      const apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
+      const md = o['metadata'];
+      const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` "${md['name']}"` : '';
+      const check = new Checker(findings, source, `${kind ?? 'object'}${nameHint}`);
+      if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"');
+      if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`);
+      if (kind === undefined || apiVersion === undefined) {
+        if (nameHint === '') check.error('metadata.name is missing; every object needs a name');
+        continue;
+      }
+      check.what = kind;
+      const group = groupOf(apiVersion);
+      const known = KNOWN_KINDS[kind]?.includes(group) === true;
+      const namespaced = !CLUSTER_SCOPED.has(kind);
+      const nameRule = !known ? 'none' : kind === 'Service' ? 'dns1035' : kind === 'Namespace' ? 'dns1123label' : 'subdomain';
+      const meta = readMeta(o, check, source, opts.defaultNamespace, nameRule, namespaced);
+      if (!meta) continue;
+
+      const key = `${group}|${kind}|${meta.namespace}|${meta.name}`;
+      const prev = seen.get(key);
+      if (prev) {
+        check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`);
+        continue;
+      }
+      seen.set(key, source);
+      if (namespaced) impliedNamespaces.add(meta.namespace);
+      if (!known) continue;
+
+      switch (kind) {
+        case 'Namespace':
+          declaredNamespaces.set(meta.name, toNamespace(meta));
+          break;
+        case 'Service':
+          serviceDrafts.push(toService(o, meta, check, fam));
+          break;
+        case 'Endpoints':
+          endpointsDrafts.push(toEndpoints(o, meta, check));
+          break;
+        case 'EndpointSlice':
+          slices.push(toEndpointSlice(o, meta, check, apiVersion));
+          break;
+        case 'Pod':
+          pods.push(toPod(o, meta, check));
+          break;
+        case 'ServiceImport':
+          imports.push(toServiceImport(o, meta, check));
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  const services = allocateClusterIPs(serviceDrafts, cidrs, findings);
+  const explicit = new Set<string>();
+  for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
+  const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));
+  const endpointSlices = [...slices, ...mirrorEndpoints(endpointsDrafts, explicit, serviceKeys)].sort(byNsName);
+
+  const namespaces = new Map<string, NamespaceObject>();
+  const nsNames = [...new Set([...declaredNamespaces.keys(), ...impliedNamespaces])].sort();
+  for (const n of nsNames) {
+    namespaces.set(n, declaredNamespaces.get(n) ?? { name: n, labels: { 'kubernetes.io/metadata.name': n } });
+  }
+
+  const model: ClusterModel = {
+    namespaces,
+    services,
+    endpointSlices,
+    pods: pods.sort(byNsName),
+    serviceImports: imports.sort(byNsName),
+    objectCount,
+  };
+  const sorted = findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => (a.f.file < b.f.file ? -1 : a.f.file > b.f.file ? 1 : a.f.line - b.f.line || a.i - b.i))
+    .map((x) => x.f);
+  if (sorted.some((f) => f.severity === 'error')) throw new ManifestError(sorted);
+  return { model, findings: sorted };
+}
+
+/**
+ * Builds the model from in-memory manifest texts (`file` is used for messages and to detect JSON).
+ * Throws ManifestError carrying every finding when any is an error; otherwise returns the warnings.
+ */
+export function buildModel(
+  docs: { file: string; text: string }[],
+  options?: Partial<ClusterOptions>,
+): { model: ClusterModel; findings: Finding[] } {
+  return build(docs, options, []);
+}
+
+/**
+ * Loads manifests from files and directories (walked recursively: *.yaml, *.yml, *.json, sorted,
+ * hidden entries skipped). Throws ManifestError when any finding is an error.
+ */
+export function loadManifests(paths: string[], options?: Partial<ClusterOptions>): { model: ClusterModel; findings: Finding[] } {
+  const findings: Finding[] = [];
+  const docs: { file: string; text: string }[] = [];
+  for (const file of collectManifestFiles(paths, findings)) {
+    const text = readManifestFile(file, findings);
+    if (text !== undefined) docs.push({ file, text });
+  }
+  return build(docs, options, findings);
+}

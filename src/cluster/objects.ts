@@ -1,0 +1,462 @@
+// Typed reading of the object kinds clusterdns cares about, with Kubernetes defaults and validation.
+
+import type {
+  Endpoint,
+  EndpointPort,
+  EndpointSlice,
+  NamespaceObject,
+  ObjectMeta,
+  Pod,
+  ServiceImport,
+  ServicePort,
+  ServiceType,
+  SourceRef,
+} from './model.js';
+import { parseIp } from './ip.js';
+import { Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
+import type { Obj } from './validate.js';
+
+export type Family = 'IPv4' | 'IPv6';
+
+/** What the cluster's service CIDRs offer, for IP family decisions. */
+export interface FamilyInfo {
+  /** Family of the first service CIDR (IPv4 when there is none). */
+  readonly primary: Family;
+  readonly available: ReadonlySet<Family>;
+}
+
+export function otherFamily(f: Family): Family {
+  return f === 'IPv4' ? 'IPv6' : 'IPv4';
+}
+
+export function familyOf(ip: string): Family | undefined {
+  const p = parseIp(ip);
+  return p ? (p.family === 4 ? 'IPv4' : 'IPv6') : undefined;
+}
+
+/** A Service before cluster IP allocation. */
+export interface ServiceDraft {
+  readonly meta: ObjectMeta;
+  readonly type: ServiceType;
+  readonly headless: boolean;
+  readonly externalName?: string;
+  readonly ports: ServicePort[];
+  readonly selector?: Record<string, string>;
+  readonly publishNotReadyAddresses: boolean;
+  readonly externalIPs: string[];
+  /** Declared cluster IPs (canonical), never 'None'. */
+  readonly declaredIPs: string[];
+  /** Families the service gets an IP in, in order (empty for ExternalName). */
+  readonly families: Family[];
+  readonly check: Checker;
+}
+
+export interface EndpointsAddress {
+  readonly ip: string;
+  readonly hostname?: string;
+  readonly nodeName?: string;
+  readonly targetRefName?: string;
+  readonly targetRefKind?: string;
+}
+
+export interface EndpointsSubset {
+  readonly ready: EndpointsAddress[];
+  readonly notReady: EndpointsAddress[];
+  readonly ports: EndpointPort[];
+}
+
+/** A v1 Endpoints object, to be mirrored into EndpointSlices. */
+export interface EndpointsDraft {
+  readonly meta: ObjectMeta;
+  readonly subsets: EndpointsSubset[];
+  readonly check: Checker;
+}
+
+/** Reads metadata; undefined when the name is missing (an error has been recorded). */
+export function readMeta(
+  o: Obj,
+  check: Checker,
+  source: SourceRef,
+  defaultNamespace: string,
+  nameRule: 'dns1035' | 'dns1123label' | 'subdomain' | 'none',
+  namespaced: boolean,
+): ObjectMeta | undefined {
+  const md = check.obj(o, 'metadata', 'metadata');
+  const name = check.str(md, 'name', 'metadata.name');
+  const nsWritten = check.str(md, 'namespace', 'metadata.namespace');
+  const namespace = namespaced ? (nsWritten === undefined || nsWritten === '' ? defaultNamespace : nsWritten) : '';
+  if (name === undefined || name === '') {
+    check.error('metadata.name is missing; every object needs a name');
+    return undefined;
+  }
+  check.what = `${check.what} "${namespaced ? `${namespace}/` : ''}${name}"`;
+  if (nameRule === 'dns1035' && !isDns1035Label(name)) {
+    check.error(
+      `name "${name}" is not a valid DNS-1035 label; use at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit`,
+    );
+  } else if (nameRule === 'dns1123label' && !isDns1123Label(name)) {
+    check.error(
+      `name "${name}" is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
+    );
+  } else if (nameRule === 'subdomain' && !isDns1123Subdomain(name)) {
+    check.error(`name "${name}" is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`);
+  }
+  if (namespaced && nsWritten !== undefined && nsWritten !== '' && !isDns1123Label(nsWritten)) {
+    check.error(`metadata.namespace "${nsWritten}" is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`);
+  }
+  return {
+    name,
+    namespace,
+    labels: check.stringMap(md, 'labels', 'metadata.labels'),
+    annotations: check.stringMap(md, 'annotations', 'metadata.annotations'),
+    source,
+  };
+}
+
+export function toNamespace(meta: ObjectMeta): NamespaceObject {
+  // The API server labels every namespace with its own name (Kubernetes >= 1.21).
+  return { name: meta.name, labels: { ...meta.labels, 'kubernetes.io/metadata.name': meta.name }, source: meta.source };
+}
+
+const SERVICE_TYPES: readonly ServiceType[] = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+
+function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
+  const out: ServicePort[] = [];
+  check.arr(spec, 'ports', 'spec.ports').forEach((p, i) => {
+    const path = `spec.ports[${i}]`;
+    if (!isObj(p)) {
+      check.error(`${path} must be a mapping with at least "port"`);
+      return;
+    }
+    const name = check.str(p, 'name', `${path}.name`) ?? '';
+    const protocol = check.protocol(p, 'protocol', `${path}.protocol`);
+    const port = check.port(p, 'port', `${path}.port`);
+    if (port === undefined) {
+      if (p['port'] === undefined || p['port'] === null) check.error(`${path}.port is missing; every Service port needs a port number (1-65535)`);
+      return;
+    }
+    let targetPort: number | string | undefined;
+    const tp = p['targetPort'];
+    if (typeof tp === 'string' && tp !== '') targetPort = /^[0-9]+$/.test(tp) ? Number(tp) : tp;
+    else if (tp !== undefined && tp !== null) targetPort = check.port(p, 'targetPort', `${path}.targetPort`);
+    const nodePort = check.port(p, 'nodePort', `${path}.nodePort`);
+    out.push({
+      name,
+      protocol,
+      port,
+      ...(targetPort !== undefined ? { targetPort } : {}),
+      ...(nodePort !== undefined ? { nodePort } : {}),
+    });
+  });
+  return out;
+}
+
+function readFamilies(spec: Obj, check: Checker): Family[] {
+  const out: Family[] = [];
+  check.arr(spec, 'ipFamilies', 'spec.ipFamilies').forEach((f, i) => {
+    if (f !== 'IPv4' && f !== 'IPv6') {
+      check.error(`spec.ipFamilies[${i}] ${JSON.stringify(f)} is not an IP family; use IPv4 or IPv6`);
+    } else if (out.includes(f)) {
+      check.error(`spec.ipFamilies lists ${f} twice`);
+    } else out.push(f);
+  });
+  return out;
+}
+
+export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyInfo): ServiceDraft {
+  const spec = check.obj(o, 'spec', 'spec');
+  const typeText = check.str(spec, 'type', 'spec.type');
+  let type: ServiceType = 'ClusterIP';
+  if (typeText !== undefined && typeText !== '') {
+    if ((SERVICE_TYPES as readonly string[]).includes(typeText)) type = typeText as ServiceType;
+    else check.error(`spec.type "${typeText}" is not a Service type; use ClusterIP, NodePort, LoadBalancer or ExternalName`);
+  }
+  const ports = readServicePorts(spec, check);
+  const selectorPresent = isObj(spec['selector']);
+  const selector = check.stringMap(spec, 'selector', 'spec.selector');
+  const publishNotReadyAddresses = check.bool(spec, 'publishNotReadyAddresses', 'spec.publishNotReadyAddresses') ?? false;
+  const externalIPs: string[] = [];
+  check.arr(spec, 'externalIPs', 'spec.externalIPs').forEach((v, i) => {
+    const ip = check.ip(v, `spec.externalIPs[${i}]`);
+    if (ip !== undefined) externalIPs.push(ip);
+  });
+  const clusterIP = check.str(spec, 'clusterIP', 'spec.clusterIP');
+  const rawIPs = check.arr(spec, 'clusterIPs', 'spec.clusterIPs');
+  const writtenFamilies = readFamilies(spec, check);
+  const policyText = check.str(spec, 'ipFamilyPolicy', 'spec.ipFamilyPolicy');
+  if (policyText !== undefined && !['SingleStack', 'PreferDualStack', 'RequireDualStack'].includes(policyText)) {
+    check.error(`spec.ipFamilyPolicy "${policyText}" is not valid; use SingleStack, PreferDualStack or RequireDualStack`);
+  }
+  const base = {
+    meta,
+    type,
+    ports,
+    ...(selectorPresent ? { selector } : {}),
+    publishNotReadyAddresses,
+    externalIPs,
+    check,
+  };
+
+  if (type === 'ExternalName') {
+    const externalName = check.str(spec, 'externalName', 'spec.externalName');
+    if (externalName === undefined || externalName === '') {
+      check.error('type ExternalName needs spec.externalName; set it to a DNS name such as my.database.example.com');
+    }
+    if ((clusterIP !== undefined && clusterIP !== '') || rawIPs.length > 0) {
+      check.warn('spec.clusterIP/clusterIPs are ignored for an ExternalName Service; remove them');
+    }
+    return { ...base, headless: false, ...(externalName ? { externalName } : {}), declaredIPs: [], families: [] };
+  }
+
+  // clusterIPs, else [clusterIP]
+  const written: string[] = [];
+  rawIPs.forEach((v, i) => {
+    if (typeof v !== 'string') check.error(`spec.clusterIPs[${i}] must be a string`);
+    else written.push(v);
+  });
+  if (written.length === 0 && clusterIP !== undefined && clusterIP !== '') written.push(clusterIP);
+  else if (written.length > 0 && clusterIP !== undefined && clusterIP !== '' && clusterIP !== written[0]) {
+    check.error(`spec.clusterIP "${clusterIP}" must equal spec.clusterIPs[0] "${written[0]}"; make them agree or drop spec.clusterIP`);
+  }
+
+  if (written[0] === 'None') {
+    if (written.length > 1) check.error('a headless Service must have spec.clusterIPs ["None"] only');
+    if (type !== 'ClusterIP') check.error(`clusterIP "None" (headless) is only valid for type ClusterIP, not ${type}`);
+    const primary = writtenFamilies[0] ?? fam.primary;
+    const families: Family[] = [primary];
+    const second = writtenFamilies[1] ?? otherFamily(primary);
+    if ((policyText === 'PreferDualStack' || policyText === 'RequireDualStack') && fam.available.has(second)) families.push(second);
+    return { ...base, headless: true, declaredIPs: [], families };
+  }
+
+  const declaredIPs: string[] = [];
+  const declaredFamilies: Family[] = [];
+  written.forEach((v, i) => {
+    const path = rawIPs.length > 0 ? `spec.clusterIPs[${i}]` : 'spec.clusterIP';
+    if (v === 'None') {
+      check.error(`${path} "None" is only allowed as the first and only cluster IP (headless Service)`);
+      return;
+    }
+    const ip = check.ip(v, path, 'write an IPv4 or IPv6 address, "None" for a headless Service, or omit it to have one allocated');
+    if (ip === undefined) return;
+    const f = familyOf(ip)!;
+    if (declaredFamilies.includes(f)) {
+      check.error(`${path} "${v}": spec.clusterIPs may hold at most one address per IP family`);
+      return;
+    }
+    declaredIPs.push(ip);
+    declaredFamilies.push(f);
+  });
+
+  let policy = policyText;
+  if (policy === undefined || !['SingleStack', 'PreferDualStack', 'RequireDualStack'].includes(policy)) {
+    policy = 'SingleStack';
+    if (policyText === undefined && (declaredFamilies.length > 1 || writtenFamilies.length > 1)) {
+      check.warn('two IP families but no spec.ipFamilyPolicy; treated as PreferDualStack (set spec.ipFamilyPolicy: PreferDualStack or RequireDualStack)');
+      policy = 'PreferDualStack';
+    }
+  }
+  const primary = declaredFamilies[0] ?? writtenFamilies[0] ?? fam.primary;
+  declaredFamilies.forEach((f, i) => {
+    const w = writtenFamilies[i];
+    if (w !== undefined && w !== f) {
+      check.error(`spec.clusterIPs[${i}] "${declaredIPs[i]}" is ${f} but spec.ipFamilies[${i}] is ${w}; list them in the same order`);
+    }
+  });
+  const families: Family[] = [primary];
+  if (policy === 'SingleStack') {
+    if (declaredIPs.length > 1) {
+      check.error('ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack');
+    }
+  } else {
+    const second = declaredFamilies[1] ?? writtenFamilies[1] ?? otherFamily(primary);
+    if (declaredFamilies.includes(second) || fam.available.has(second)) families.push(second);
+    else if (policy === 'RequireDualStack') {
+      check.error(
+        `ipFamilyPolicy RequireDualStack needs an ${second} cluster IP, but no ${second} service CIDR is configured; add one or use PreferDualStack`,
+      );
+    }
+  }
+  return { ...base, headless: false, declaredIPs, families };
+}
+
+function readEndpointPorts(parent: Obj, check: Checker, path: string): EndpointPort[] {
+  const out: EndpointPort[] = [];
+  check.arr(parent, 'ports', path).forEach((p, i) => {
+    const pp = `${path}[${i}]`;
+    if (!isObj(p)) {
+      check.error(`${pp} must be a mapping`);
+      return;
+    }
+    const name = check.str(p, 'name', `${pp}.name`) ?? '';
+    const protocol = check.protocol(p, 'protocol', `${pp}.protocol`);
+    const port = check.port(p, 'port', `${pp}.port`);
+    if (port === undefined) {
+      if (p['port'] === undefined || p['port'] === null) check.warn(`${pp} has no port number and is ignored`);
+      return;
+    }
+    out.push({ name, protocol, port });
+  });
+  return out;
+}
+
+function targetRef(o: Obj, check: Checker, path: string): { targetRefName?: string; targetRefKind?: string } {
+  const tr = check.obj(o, 'targetRef', `${path}.targetRef`);
+  const name = check.str(tr, 'name', `${path}.targetRef.name`);
+  const kind = check.str(tr, 'kind', `${path}.targetRef.kind`);
+  return { ...(name ? { targetRefName: name } : {}), ...(kind ? { targetRefKind: kind } : {}) };
+}
+
+function hostnameOf(o: Obj, check: Checker, path: string): string | undefined {
+  const h = check.str(o, 'hostname', path);
+  if (h === undefined || h === '') return undefined;
+  if (!isDns1123Label(h)) {
+    check.error(`${path} "${h}" is not a valid DNS-1123 label; use lower-case letters, digits and '-', at most 63`);
+  }
+  return h;
+}
+
+export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVersion: string): EndpointSlice {
+  const addressTypeText = check.str(o, 'addressType', 'addressType');
+  let addressType: EndpointSlice['addressType'] = 'IPv4';
+  if (addressTypeText === 'IPv4' || addressTypeText === 'IPv6' || addressTypeText === 'FQDN') addressType = addressTypeText;
+  else if (addressTypeText === undefined) check.error('addressType is missing; set it to IPv4, IPv6 or FQDN');
+  else check.error(`addressType "${addressTypeText}" is not valid; use IPv4, IPv6 or FQDN`);
+  const beta = apiVersion.endsWith('/v1beta1');
+  const endpoints: Endpoint[] = [];
+  check.arr(o, 'endpoints', 'endpoints').forEach((e, i) => {
+    const path = `endpoints[${i}]`;
+    if (!isObj(e)) {
+      check.error(`${path} must be a mapping with "addresses"`);
+      return;
+    }
+    const addresses: string[] = [];
+    const rawAddrs = check.arr(e, 'addresses', `${path}.addresses`);
+    if (rawAddrs.length === 0) check.error(`${path}.addresses is empty; list the endpoint's address`);
+    rawAddrs.forEach((a, j) => {
+      const ap = `${path}.addresses[${j}]`;
+      if (addressType === 'FQDN') {
+        if (typeof a !== 'string' || a === '') check.error(`${ap} must be a DNS name`);
+        else addresses.push(a);
+        return;
+      }
+      const ip = check.ip(a, ap);
+      if (ip === undefined) return;
+      if (familyOf(ip) !== addressType) {
+        check.error(`${ap} "${String(a)}" is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`);
+        return;
+      }
+      addresses.push(ip);
+    });
+    const cond = check.obj(e, 'conditions', `${path}.conditions`);
+    const ready = check.bool(cond, 'ready', `${path}.conditions.ready`);
+    const hostname = hostnameOf(e, check, `${path}.hostname`);
+    const topology = beta ? check.stringMap(e, 'topology', `${path}.topology`) : {};
+    const zone = check.str(e, 'zone', `${path}.zone`) ?? topology['topology.kubernetes.io/zone'];
+    const nodeName = check.str(e, 'nodeName', `${path}.nodeName`) ?? topology['kubernetes.io/hostname'];
+    endpoints.push({
+      addresses,
+      ...(ready !== undefined ? { ready } : {}),
+      ...(hostname !== undefined ? { hostname } : {}),
+      ...targetRef(e, check, path),
+      ...(zone ? { zone } : {}),
+      ...(nodeName ? { nodeName } : {}),
+    });
+  });
+  const serviceName = meta.labels['kubernetes.io/service-name'] ?? meta.labels['multicluster.kubernetes.io/service-name'];
+  if (serviceName === undefined) {
+    check.warn('has no kubernetes.io/service-name label, so no Service owns it; add the label with the Service name');
+  }
+  return {
+    ...meta,
+    ...(serviceName !== undefined ? { serviceName } : {}),
+    addressType,
+    ports: readEndpointPorts(o, check, 'ports'),
+    endpoints,
+    mirrored: false,
+  };
+}
+
+export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): EndpointsDraft {
+  const subsets: EndpointsSubset[] = [];
+  check.arr(o, 'subsets', 'subsets').forEach((s, i) => {
+    const path = `subsets[${i}]`;
+    if (!isObj(s)) {
+      check.error(`${path} must be a mapping`);
+      return;
+    }
+    const readAddrs = (key: string): EndpointsAddress[] => {
+      const out: EndpointsAddress[] = [];
+      check.arr(s, key, `${path}.${key}`).forEach((a, j) => {
+        const ap = `${path}.${key}[${j}]`;
+        if (!isObj(a)) {
+          check.error(`${ap} must be a mapping with "ip"`);
+          return;
+        }
+        const ip = check.ip(a['ip'], `${ap}.ip`);
+        if (ip === undefined) return;
+        const hostname = hostnameOf(a, check, `${ap}.hostname`);
+        const nodeName = check.str(a, 'nodeName', `${ap}.nodeName`);
+        out.push({ ip, ...(hostname ? { hostname } : {}), ...(nodeName ? { nodeName } : {}), ...targetRef(a, check, ap) });
+      });
+      return out;
+    };
+    subsets.push({ ready: readAddrs('addresses'), notReady: readAddrs('notReadyAddresses'), ports: readEndpointPorts(s, check, `${path}.ports`) });
+  });
+  return { meta, subsets, check };
+}
+
+export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
+  const spec = check.obj(o, 'spec', 'spec');
+  const status = check.obj(o, 'status', 'status');
+  const md = check.obj(o, 'metadata', 'metadata');
+  const podIPs: string[] = [];
+  check.arr(status, 'podIPs', 'status.podIPs').forEach((p, i) => {
+    if (!isObj(p)) {
+      check.error(`status.podIPs[${i}] must be a mapping like {ip: 10.244.0.5}`);
+      return;
+    }
+    const ip = check.ip(p['ip'], `status.podIPs[${i}].ip`);
+    if (ip !== undefined && !podIPs.includes(ip)) podIPs.push(ip);
+  });
+  let podIP: string | undefined;
+  const rawPodIP = status['podIP'];
+  if (rawPodIP !== undefined && rawPodIP !== null && rawPodIP !== '') podIP = check.ip(rawPodIP, 'status.podIP');
+  if (podIP !== undefined && podIPs.length > 0 && podIPs[0] !== podIP) {
+    check.error(`status.podIP "${podIP}" must equal status.podIPs[0].ip "${podIPs[0]}"`);
+  }
+  if (podIP === undefined) podIP = podIPs[0];
+  else if (podIPs.length === 0) podIPs.push(podIP);
+  const phase = check.str(status, 'phase', 'status.phase') || 'Running';
+  const deletion = md['deletionTimestamp'];
+  const hostname = check.str(spec, 'hostname', 'spec.hostname');
+  const subdomain = check.str(spec, 'subdomain', 'spec.subdomain');
+  if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname "${hostname}" is not a valid DNS-1123 label`);
+  if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain "${subdomain}" is not a valid DNS-1123 label`);
+  const nodeName = check.str(spec, 'nodeName', 'spec.nodeName');
+  return {
+    ...meta,
+    ...(podIP !== undefined ? { podIP } : {}),
+    podIPs,
+    phase,
+    deleting: deletion !== undefined && deletion !== null && deletion !== '',
+    ...(hostname ? { hostname } : {}),
+    ...(subdomain ? { subdomain } : {}),
+    ...(nodeName ? { nodeName } : {}),
+    hostNetwork: check.bool(spec, 'hostNetwork', 'spec.hostNetwork') ?? false,
+  };
+}
+
+export function toServiceImport(o: Obj, meta: ObjectMeta, check: Checker): ServiceImport {
+  const spec = check.obj(o, 'spec', 'spec');
+  const t = check.str(spec, 'type', 'spec.type');
+  let type: ServiceImport['type'] = 'ClusterSetIP';
+  if (t === 'ClusterSetIP' || t === 'Headless') type = t;
+  else check.error(`spec.type ${t === undefined ? 'is missing' : `"${t}" is not valid`}; use ClusterSetIP or Headless`);
+  const ips: string[] = [];
+  check.arr(spec, 'ips', 'spec.ips').forEach((v, i) => {
+    const ip = check.ip(v, `spec.ips[${i}]`);
+    if (ip !== undefined) ips.push(ip);
+  });
+  return { ...meta, type, ips, ports: readEndpointPorts(spec, check, 'spec.ports') };
+}

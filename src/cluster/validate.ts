@@ -1,0 +1,130 @@
+// Small typed readers for untyped manifest values that record findings instead of throwing.
+
+import type { Finding, SourceRef } from './model.js';
+import { canonicalIp } from './ip.js';
+
+export type Obj = Record<string, unknown>;
+
+export function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function isDns1035Label(s: string): boolean {
+  return s.length <= 63 && DNS1035_LABEL.test(s);
+}
+export function isDns1123Label(s: string): boolean {
+  return s.length <= 63 && DNS1123_LABEL.test(s);
+}
+export function isDns1123Subdomain(s: string): boolean {
+  return s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
+}
+
+/** Reports findings located at one object. `what` names the object, e.g. 'Service "apps/web"'. */
+export class Checker {
+  constructor(
+    readonly findings: Finding[],
+    readonly source: SourceRef,
+    public what: string,
+  ) {}
+
+  error(message: string): void {
+    this.findings.push({ file: this.source.file, line: this.source.line, severity: 'error', message: `${this.what}: ${message}` });
+  }
+
+  warn(message: string): void {
+    this.findings.push({ file: this.source.file, line: this.source.line, severity: 'warning', message: `${this.what}: ${message}` });
+  }
+
+  /** A mapping field; absent/null gives {}. */
+  obj(parent: Obj, key: string, path: string): Obj {
+    const v = parent[key];
+    if (v === undefined || v === null) return {};
+    if (!isObj(v)) {
+      this.error(`${path} must be a mapping`);
+      return {};
+    }
+    return v;
+  }
+
+  /** A sequence field; absent/null gives []. */
+  arr(parent: Obj, key: string, path: string): unknown[] {
+    const v = parent[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) {
+      this.error(`${path} must be a list`);
+      return [];
+    }
+    return v;
+  }
+
+  /** A string field; absent/null gives undefined. Numbers and booleans are an error (quote them). */
+  str(parent: Obj, key: string, path: string): string | undefined {
+    const v = parent[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') {
+      this.error(`${path} must be a string, got ${JSON.stringify(v)}; quote the value`);
+      return undefined;
+    }
+    return v;
+  }
+
+  bool(parent: Obj, key: string, path: string): boolean | undefined {
+    const v = parent[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'boolean') {
+      this.error(`${path} must be true or false, got ${JSON.stringify(v)}`);
+      return undefined;
+    }
+    return v;
+  }
+
+  /** A port number 1..65535; absent gives undefined (the caller decides whether it is required). */
+  port(parent: Obj, key: string, path: string): number | undefined {
+    const v = parent[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535) {
+      this.error(`${path} ${JSON.stringify(v)} is not a valid port number; use an integer between 1 and 65535`);
+      return undefined;
+    }
+    return v;
+  }
+
+  /** A string-to-string map (labels, annotations, selector); other scalar values are stringified with a warning. */
+  stringMap(parent: Obj, key: string, path: string): Record<string, string> {
+    const m = this.obj(parent, key, path);
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m)) {
+      if (typeof v === 'string') out[k] = v;
+      else if (v === null || v === undefined) out[k] = '';
+      else if (typeof v === 'number' || typeof v === 'boolean') {
+        this.warn(`${path}.${k} must be a string, got ${JSON.stringify(v)}; quote it (kubectl would reject it), read as "${String(v)}"`);
+        out[k] = String(v);
+      } else this.error(`${path}.${k} must be a string`);
+    }
+    return out;
+  }
+
+  /** Validates an IP literal; returns its canonical text or undefined (after an error). */
+  ip(value: unknown, path: string, fix = 'write a plain IPv4 or IPv6 address'): string | undefined {
+    if (typeof value !== 'string') {
+      this.error(`${path} must be an IP address string, got ${JSON.stringify(value)}`);
+      return undefined;
+    }
+    const c = canonicalIp(value);
+    if (c === undefined) this.error(`${path} "${value}" is not a valid IP address; ${fix}`);
+    return c;
+  }
+
+  protocol(parent: Obj, key: string, path: string): string {
+    const p = this.str(parent, key, path);
+    if (p === undefined || p === '') return 'TCP';
+    if (p !== 'TCP' && p !== 'UDP' && p !== 'SCTP') {
+      this.error(`${path} "${p}" is not supported; use TCP, UDP or SCTP (upper case)`);
+    }
+    return p;
+  }
+}

@@ -1,0 +1,35 @@
+// Name helpers. Inside clusterdns names are fully qualified with a trailing dot ('.' is the root).
+
+export function fqdn(name: string): string {
+  if (name === '' || name === '.') return '.';
+  return name.endsWith('.') ? name : name + '.';
+}
+
+/** True when `name` equals `zone` or lies below it. Both lowercased and fully qualified. */
+export function isSubdomain(name: string, zone: string): boolean {
+  if (zone === '.') return true;
+  if (name.length < zone.length) return false;
+  if (!name.endsWith(zone)) return false;
+  return name.length === zone.length || name.charCodeAt(name.length - zone.length - 1) === 46;
+}
+
+/** The longest zone in `zones` that contains `name`, or undefined. */
+export function matchZone(name: string, zones: readonly string[]): string | undefined {
+  let best: string | undefined;
+  for (const zone of zones) {
+    if (isSubdomain(name, zone) && (best === undefined || zone.length > best.length)) best = zone;
+  }
+  return best;
+}
+
+/** Labels of a name left of `zone` ('a.b.zone.' -> ['a', 'b']); [] for the apex. */
+export function labelsBelow(name: string, zone: string): string[] {
+  const rest = zone === '.' ? name.slice(0, -1) : name.slice(0, name.length - zone.length - 1);
+  return rest === '' ? [] : rest.split('.');
+}
+
+/** The part of `original` (as the client spelled it) that spells `zone`. */
+export function zoneSpelling(original: string, zone: string): string {
+  if (zone === '.') return '.';
+  return original.slice(original.length - zone.length);
+}

@@ -1,0 +1,194 @@
+// Hand parser for incoming queries. It reads only what the server needs (header, the one
+// question, the OPT record) and validates the rest strictly, so malformed packets get the
+// RCODE protocol.md prescribes without ever building dns-packet's object graph on the hot path.
+import typesTable from 'dns-packet/types.js';
+import classesTable from 'dns-packet/classes.js';
+
+export const HEADER_SIZE = 12;
+
+export interface ParsedQuery {
+  id: number;
+  /** Raw 16-bit flags word of the query. */
+  flags: number;
+  opcode: number;
+  rd: boolean;
+  /** Question name as sent, fully qualified with trailing dot ('.' for the root). */
+  name: string;
+  qtype: number;
+  qclass: number;
+  /** Offset just past the question: bytes 12..questionEnd identify the question exactly. */
+  questionEnd: number;
+  edns?: { udpSize: number; version: number; do: boolean };
+  /** True when the query carries records we do not implement (TSIG, SIG(0)). */
+  signed: boolean;
+}
+
+/** Why a packet could not be answered normally. */
+export type QueryProblem =
+  | { kind: 'drop' }
+  | { kind: 'formerr'; id: number; flags: number; withOpt: boolean }
+  | { kind: 'notimp'; query: ParsedQuery };
+
+const OPT = 41;
+const TSIG = 250;
+const SIG = 24;
+
+class Malformed extends Error {}
+
+/** Reads a name that may not use compression (the question is the first name of a packet). */
+function readQuestionName(buf: Buffer, start: number): { name: string; end: number } {
+  let offset = start;
+  let total = 1;
+  const labels: string[] = [];
+  for (;;) {
+    if (offset >= buf.length) throw new Malformed('name runs past the end of the packet');
+    const len = buf[offset]!;
+    if (len === 0) {
+      offset += 1;
+      break;
+    }
+    // A pointer in the first name can only point backwards into the header or at itself:
+    // both are malformed (RFC 1035 4.1.4 pointers reference a prior occurrence of a name).
+    if ((len & 0xc0) !== 0) throw new Malformed('compression pointer or extended label in the question');
+    if (offset + 1 + len > buf.length) throw new Malformed('label runs past the end of the packet');
+    total += len + 1;
+    if (total > 255) throw new Malformed('name longer than 255 octets');
+    labels.push(escapeLabel(buf, offset + 1, len));
+    offset += 1 + len;
+  }
+  return { name: labels.length === 0 ? '.' : labels.join('.') + '.', end: offset };
+}
+
+/** Presentation form of a label: dots, backslashes and non-printable bytes escaped (RFC 4343). */
+function escapeLabel(buf: Buffer, start: number, len: number): string {
+  let plain = true;
+  for (let i = start; i < start + len; i++) {
+    const c = buf[i]!;
+    if (c <= 0x20 || c >= 0x7f || c === 0x2e || c === 0x5c) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return buf.toString('latin1', start, start + len);
+  let out = '';
+  for (let i = start; i < start + len; i++) {
+    const c = buf[i]!;
+    if (c === 0x2e || c === 0x5c) out += '\\' + String.fromCharCode(c);
+    else if (c <= 0x20 || c >= 0x7f) out += '\\' + String(c).padStart(3, '0');
+    else out += String.fromCharCode(c);
+  }
+  return out;
+}
+
+/** Skips a possibly compressed name in a record section, validating pointers. */
+function skipName(buf: Buffer, start: number): number {
+  let offset = start;
+  for (;;) {
+    if (offset >= buf.length) throw new Malformed('name runs past the end of the packet');
+    const len = buf[offset]!;
+    if (len === 0) return offset + 1;
+    if ((len & 0xc0) === 0xc0) {
+      if (offset + 2 > buf.length) throw new Malformed('truncated compression pointer');
+      const target = ((len & 0x3f) << 8) | buf[offset + 1]!;
+      // Only backward pointers to an earlier name are legal; this also rules out loops.
+      if (target >= offset || target < HEADER_SIZE) throw new Malformed('bad compression pointer');
+      return offset + 2;
+    }
+    if ((len & 0xc0) !== 0) throw new Malformed('extended label type');
+    offset += 1 + len;
+  }
+}
+
+/**
+ * Parses a query. Returns the query, or the problem that decides the reply:
+ * drop (too short for a header, or QR=1), FORMERR, or NOTIMP for opcodes we do not serve.
+ */
+export function parseQuery(buf: Buffer): ParsedQuery | QueryProblem {
+  if (buf.length < HEADER_SIZE) return { kind: 'drop' };
+  const id = buf.readUInt16BE(0);
+  const flags = buf.readUInt16BE(2);
+  if (flags & 0x8000) return { kind: 'drop' };
+  const opcode = (flags >> 11) & 0xf;
+  const qdcount = buf.readUInt16BE(4);
+  const ancount = buf.readUInt16BE(6);
+  const nscount = buf.readUInt16BE(8);
+  const arcount = buf.readUInt16BE(10);
+  let withOpt = false;
+  try {
+    if (qdcount !== 1) throw new Malformed(`QDCOUNT ${qdcount}`);
+    const q = readQuestionName(buf, HEADER_SIZE);
+    if (q.end + 4 > buf.length) throw new Malformed('question type/class missing');
+    const qtype = buf.readUInt16BE(q.end);
+    const qclass = buf.readUInt16BE(q.end + 2);
+    const questionEnd = q.end + 4;
+    let offset = questionEnd;
+    let edns: ParsedQuery['edns'];
+    let signed = false;
+    const records = ancount + nscount + arcount;
+    for (let i = 0; i < records; i++) {
+      const inAdditional = i >= ancount + nscount;
+      const nameStart = offset;
+      offset = skipName(buf, offset);
+      if (offset + 10 > buf.length) throw new Malformed('record header runs past the end');
+      const type = buf.readUInt16BE(offset);
+      const rdlen = buf.readUInt16BE(offset + 8);
+      const rdata = offset + 10;
+      if (rdata + rdlen > buf.length) throw new Malformed('record data runs past the end');
+      if (type === OPT) {
+        withOpt = true;
+        // RFC 6891 6.1.1: one OPT, in the additional section, owned by the root.
+        if (!inAdditional || edns || buf[nameStart] !== 0) throw new Malformed('misplaced or repeated OPT');
+        let o = rdata;
+        while (o < rdata + rdlen) {
+          if (o + 4 > rdata + rdlen) throw new Malformed('truncated EDNS option');
+          const optLen = buf.readUInt16BE(o + 2);
+          o += 4 + optLen;
+          if (o > rdata + rdlen) throw new Malformed('EDNS option length past the OPT data');
+        }
+        edns = {
+          udpSize: buf.readUInt16BE(offset + 2),
+          version: buf[offset + 5]!,
+          do: (buf.readUInt16BE(offset + 6) & 0x8000) !== 0,
+        };
+      } else if (type === TSIG || type === SIG) {
+        signed = true;
+      }
+      offset = rdata + rdlen;
+    }
+    if (offset !== buf.length) throw new Malformed('bytes after the last record');
+    const query: ParsedQuery = {
+      id,
+      flags,
+      opcode,
+      rd: (flags & 0x0100) !== 0,
+      name: q.name,
+      qtype,
+      qclass,
+      questionEnd,
+      edns,
+      signed,
+    };
+    if (opcode !== 0) return { kind: 'notimp', query };
+    return query;
+  } catch (err) {
+    if (err instanceof Malformed) return { kind: 'formerr', id, flags, withOpt };
+    throw err;
+  }
+}
+
+export function isProblem(q: ParsedQuery | QueryProblem): q is QueryProblem {
+  return 'kind' in q;
+}
+
+/** dns-packet's name for a type code ('A', 'UNKNOWN_65280'), so names match its encoder. */
+export function typeName(code: number): string {
+  return typesTable.toString(code);
+}
+
+export function typeCode(name: string): number {
+  return typesTable.toType(name);
+}
+
+export function className(code: number): string {
+  return classesTable.toString(code);
+}

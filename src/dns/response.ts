@@ -1,0 +1,95 @@
+// Encodes replies. Header bits follow ../shared/reference/protocol.md: RD copied, RA/Z/AD/CD
+// clear, OPT only when the query had one (our payload size 1232, DO copied).
+import dnsPacket from 'dns-packet';
+import type { Packet } from 'dns-packet';
+import type { DnsResponse } from '../chain/plugin.js';
+import type { ParsedQuery } from './query.js';
+import { className, typeName } from './query.js';
+import type { Rr } from './records.js';
+
+/** Our own EDNS0 UDP payload size (DNS flag day 2020). */
+export const OUR_UDP_SIZE = 1232;
+export const PLAIN_UDP_SIZE = 512;
+
+/** The largest reply a UDP client can take for this query. */
+export function udpLimit(q: ParsedQuery): number {
+  if (!q.edns) return PLAIN_UDP_SIZE;
+  return Math.min(OUR_UDP_SIZE, Math.max(PLAIN_UDP_SIZE, q.edns.udpSize));
+}
+
+function headerFlags(q: ParsedQuery, rcode: number, aa: boolean, tc: boolean): number {
+  return (
+    (q.opcode << 11) |
+    (aa ? 0x0400 : 0) |
+    (tc ? 0x0200 : 0) |
+    (q.flags & 0x0100) | // RD copied
+    (rcode & 0xf)
+  );
+}
+
+function optRecord(q: ParsedQuery, rcode: number): Rr {
+  return {
+    type: 'OPT',
+    name: '.',
+    udpPayloadSize: OUR_UDP_SIZE,
+    extendedRcode: rcode >> 4,
+    ednsVersion: 0,
+    flags: q.edns?.do ? 0x8000 : 0,
+  } as unknown as Rr;
+}
+
+function question(q: ParsedQuery): Packet['questions'] {
+  return [{ name: q.name, type: typeName(q.qtype), class: className(q.qclass) } as NonNullable<Packet['questions']>[number]];
+}
+
+/**
+ * Encodes a chain response. When it does not fit in `limit` bytes the reply is sent with TC=1
+ * and empty record sections (question and OPT kept), so the client retries over TCP.
+ */
+export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number): Buffer {
+  const additionals = q.edns ? [...res.additional, optRecord(q, res.rcode)] : res.additional;
+  const full = dnsPacket.encode({
+    id: q.id,
+    type: 'response',
+    flags: headerFlags(q, res.rcode, res.aa, false),
+    questions: question(q),
+    answers: res.answer,
+    authorities: res.authority,
+    additionals,
+  });
+  if (full.length <= limit) return full;
+  return dnsPacket.encode({
+    id: q.id,
+    type: 'response',
+    flags: headerFlags(q, res.rcode, res.aa, true),
+    questions: question(q),
+    answers: [],
+    authorities: [],
+    additionals: q.edns ? [optRecord(q, res.rcode)] : [],
+  });
+}
+
+/** A reply with no records: REFUSED, NOTIMP, BADVERS and friends, question echoed. */
+export function encodeBare(q: ParsedQuery, rcode: number, aa = false): Buffer {
+  return encodeResponse(q, { rcode, aa, answer: [], authority: [], additional: [] }, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * FORMERR for a packet whose question could not be read: header only, ID and opcode echoed,
+ * RD copied; with an OPT record when the problem involved one (RFC 6891 section 7).
+ */
+export function encodeFormerr(id: number, queryFlags: number, withOpt: boolean): Buffer {
+  const flags = 0x8000 | (queryFlags & 0x7800) | (queryFlags & 0x0100) | 1;
+  const size = withOpt ? 12 + 11 : 12;
+  const out = Buffer.alloc(size);
+  out.writeUInt16BE(id, 0);
+  out.writeUInt16BE(flags, 2);
+  if (withOpt) {
+    out.writeUInt16BE(1, 10);
+    // root name, type OPT, our payload size, extended rcode 0, version 0, flags 0, rdlen 0
+    out.writeUInt8(0, 12);
+    out.writeUInt16BE(41, 13);
+    out.writeUInt16BE(OUR_UDP_SIZE, 15);
+  }
+  return out;
+}

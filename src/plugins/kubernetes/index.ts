@@ -1,0 +1,31 @@
+// Registers the kubernetes plugin: parse its block, load the manifests it serves, build the store.
+import type { PluginDefinition } from '../../chain/registry.js';
+import { loadManifests } from '../../cluster/load.js';
+import { KubernetesPlugin } from './plugin.js';
+import { parseKubernetes } from './setup.js';
+import { KubernetesStore } from './store.js';
+import { CorefileError } from '../../chain/corefile.js';
+import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+
+export const kubernetesPlugin: PluginDefinition = {
+  name: 'kubernetes',
+  setup(d, ctx) {
+    const cfg = parseKubernetes(d, ctx.zones);
+    const paths = cfg.manifests ?? ctx.runtime.manifests;
+    if (paths.length === 0) {
+      throw new CorefileError(d.file, d.line, 'kubernetes has no manifests to serve: pass --manifests PATH or add `manifests PATH` to this block');
+    }
+    // Throws ManifestError with every problem found: the server does not start on half the data.
+    const { model, findings } = loadManifests(paths, ctx.runtime.cluster);
+    for (const f of findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
+    const store = new KubernetesStore(model, cfg);
+    ctx.log.info(
+      { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: model.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: model.pods.length, endpointSlices: model.endpointSlices.length },
+      'kubernetes data loaded',
+    );
+    return new KubernetesPlugin(cfg, store, {
+      lookup: ctx.lookup,
+      localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
+    });
+  },
+};

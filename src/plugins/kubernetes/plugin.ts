@@ -1,0 +1,462 @@
+// The kubernetes plugin's query path, shaped after CoreDNS's handler.go, kubernetes.go and
+// plugin/backend_lookup.go so that NXDOMAIN/NODATA decisions and quirks match it name by name.
+import { isIP } from 'node:net';
+import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
+import { Rcode, type Rr } from '../../dns/records.js';
+import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
+import { parseIp, reverseNameToIp, canonicalIp } from '../../cluster/ip.js';
+import { INVALID, parseRequest, type RecordRequest } from './names.js';
+import type { KubernetesConfig } from './setup.js';
+import type { KubernetesStore, ReadySlice } from './store.js';
+
+/** Version of the Kubernetes DNS specification served at dns-version.<zone>. */
+export const DNS_SCHEMA_VERSION = '1.1.0';
+
+/** What a backend lookup yields per match (CoreDNS's msg.Service). */
+interface Item {
+  /** An IP address, or a host name for ExternalName services. */
+  host: string;
+  /** -1 for objects without ports. */
+  port: number;
+  /** Owner name below the zone, e.g. 'web-0.nginx.apps.svc'. */
+  relative: string;
+  ttl: number;
+  text?: string;
+}
+
+const NX = Symbol('nxdomain');
+type Found = Item[] | typeof NX;
+
+/** The query as one lookup sees it; CNAME chasing makes new ones. */
+interface State {
+  /** Name as the client spelled it (answer owners use it). */
+  name: string;
+  /** Lowercased name. */
+  qname: string;
+  qtype: string;
+  /** Matched zone, lowercased. */
+  zone: string;
+  /** The zone as the client spelled it (SOA, NS, SRV targets use it). */
+  zoneSp: string;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+function then<T, U>(v: MaybePromise<T>, f: (t: T) => MaybePromise<U>): MaybePromise<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
+function isReverseName(qname: string): boolean {
+  return isSubdomain(qname, 'in-addr.arpa.') || isSubdomain(qname, 'ip6.arpa.');
+}
+
+function eq(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+function portMatches(r: RecordRequest, name: string, protocol: string): boolean {
+  return (r.port === '' || eq(r.port, name)) && (r.protocol === '' || eq(r.protocol, protocol));
+}
+
+const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
+
+export interface KubernetesDeps {
+  /** Resolves a name through the whole server (ExternalName targets outside the zones). */
+  lookup(name: string, qtype: string): Promise<DnsResponse>;
+  /** Non-loopback addresses the server is bound to, CoreDNS's localIPs fallback for NS. */
+  localAddresses(): string[];
+}
+
+export class KubernetesPlugin implements Plugin {
+  readonly name = 'kubernetes';
+
+  constructor(
+    readonly cfg: KubernetesConfig,
+    private store: KubernetesStore,
+    private readonly deps: KubernetesDeps,
+  ) {}
+
+  /** Swaps in the store built from newly loaded manifests. */
+  setStore(store: KubernetesStore): void {
+    this.store = store;
+  }
+
+  get currentStore(): KubernetesStore {
+    return this.store;
+  }
+
+  serve(req: DnsRequest, next: Next): MaybePromise<DnsResponse> {
+    const zone = matchZone(req.qname, this.cfg.zones);
+    if (!zone) return next(req);
+    const state: State = {
+      name: req.name,
+      qname: req.qname,
+      qtype: req.qtype,
+      zone,
+      zoneSp: zone === '.' ? '.' : req.name.slice(req.name.length - zone.length),
+    };
+    let cacheable = true;
+    let answer: MaybePromise<Rr[] | typeof NX>;
+    let extra: Rr[] = [];
+    switch (req.qtype) {
+      case 'AXFR':
+      case 'IXFR':
+        // Zone transfers are the transfer plugin's job.
+        return { rcode: Rcode.REFUSED, aa: false, answer: [], authority: [], additional: [], cacheable: true };
+      case 'A':
+      case 'AAAA': {
+        const external = { used: false };
+        answer = this.addresses(state, [], external);
+        answer = then(answer, (a) => {
+          if (external.used) cacheable = false;
+          return a;
+        });
+        break;
+      }
+      case 'TXT':
+        answer = this.mapItems(state, (items) => items.filter((i) => i.text !== undefined).map((i) => this.rr(state.name, 'TXT', i.ttl, [i.text!])));
+        break;
+      case 'CNAME':
+        answer = this.mapItems(state, (items) => {
+          const first = items[0];
+          return first && !isIP(first.host) ? [this.rr(state.name, 'CNAME', first.ttl, first.host)] : [];
+        });
+        break;
+      case 'PTR':
+        answer = this.ptr(state);
+        break;
+      case 'MX':
+        answer = this.mapItems(state, () => []);
+        break;
+      case 'SRV': {
+        const srv = this.srv(state);
+        if (srv !== NX) extra = srv.extra;
+        answer = srv === NX ? NX : srv.records;
+        break;
+      }
+      case 'SOA':
+        answer = state.qname === zone ? [this.soa(state)] : [];
+        break;
+      case 'NS':
+        // The apex test compares the lowercased name with the zone as spelled: a mixed-case
+        // apex NS query is decided like A (CoreDNS handler.go quirk).
+        if (state.qname === state.zoneSp) {
+          const ns = this.ns(state);
+          answer = ns.records;
+          extra = ns.extra;
+        } else {
+          answer = this.fakeA(state);
+        }
+        break;
+      default:
+        // A fake A lookup tells NODATA from NXDOMAIN for every other type.
+        answer = this.fakeA(state);
+    }
+    return then(answer, (records): MaybePromise<DnsResponse> => {
+      if (records === NX) {
+        if (this.fallsThrough(req.qname)) return next(req);
+        return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable: true };
+      }
+      if (records.length === 0) {
+        return { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable };
+      }
+      return { rcode: Rcode.NOERROR, aa: true, answer: dedup(records), authority: [], additional: dedup(extra), cacheable };
+    });
+  }
+
+  private fakeA(state: State): MaybePromise<Rr[] | typeof NX> {
+    return then(this.addresses({ ...state, qtype: 'A' }, [], { used: false }), (a) => (a === NX ? NX : []));
+  }
+
+  private fallsThrough(qname: string): boolean {
+    const ft = this.cfg.fallthrough;
+    if (!ft) return false;
+    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
+  }
+
+  private rr(name: string, type: string, ttl: number, data: unknown): Rr {
+    return { name, type, ttl, class: 'IN', data } as Rr;
+  }
+
+  private soa(state: State): Rr {
+    const z = state.zoneSp;
+    const join = (label: string): string => (z === '.' ? `${label}.` : `${label}.${z}`);
+    return this.rr(z, 'SOA', Math.min(this.cfg.ttl, 300), {
+      mname: join('ns.dns'),
+      rname: join('hostmaster'),
+      serial: this.store.serial,
+      refresh: 7200,
+      retry: 1800,
+      expire: 86400,
+      minimum: this.cfg.ttl,
+    });
+  }
+
+  private abs(state: State, relative: string): string {
+    return state.zoneSp === '.' ? `${relative}.` : `${relative}.${state.zoneSp}`;
+  }
+
+  private mapItems(state: State, f: (items: Item[]) => Rr[]): Rr[] | typeof NX {
+    const items = this.services(state);
+    return items === NX ? NX : f(items);
+  }
+
+  // ---- backend lookups (CoreDNS's Services / Records) -----------------------------------
+
+  /** kubernetes.go Services(): the special names first, then the object records. */
+  private services(state: State): Found {
+    const labels = labelsBelow(state.qname, state.zone);
+    if (state.qtype === 'TXT') {
+      if (labels.length === 1 && labels[0] === 'dns-version') {
+        return [{ host: '', port: 0, relative: 'dns-version', ttl: 28800, text: DNS_SCHEMA_VERSION }];
+      }
+      // NODATA when the name has records of another type, else NXDOMAIN (also at the apex).
+      const other = this.records(state, labels);
+      return other !== NX && other.length > 0 ? [] : NX;
+    }
+    if (state.qtype === 'NS') return this.nsAddrs(state);
+    if (labels.length === 2 && labels[0] === 'ns' && labels[1] === 'dns') {
+      const family = state.qtype === 'A' ? 4 : state.qtype === 'AAAA' ? 6 : 0;
+      return this.nsAddrs(state).filter((i) => parseIp(i.host)?.family === family);
+    }
+    const found = this.records(state, labels);
+    if (found === NX || state.qtype !== 'SRV') return found;
+    // SRV for ExternalName services is not answered.
+    return found.filter((i) => isIP(i.host) !== 0);
+  }
+
+  private records(state: State, labels: readonly string[]): Found {
+    const multicluster = this.cfg.multicluster.includes(state.zone);
+    const r = parseRequest(labels, multicluster, this.cfg.zonal);
+    if (r === INVALID) return NX;
+    if (r.podOrSvc === '') return [];
+    if (isReverseName(state.qname)) return NX;
+    if (!this.store.namespaceExposed(r.namespace)) return NX;
+    if (r.podOrSvc === 'pod') return this.findPods(r);
+    if (multicluster) return this.findImports(r);
+    return this.findServices(r);
+  }
+
+  private findPods(r: RecordRequest): Found {
+    if (this.cfg.pods === 'disabled') return NX;
+    const podName = r.service;
+    if (podName === '') return [];
+    const ip = (podName.split('-').length - 1 === 3 && !podName.includes('--')) ? podName.replaceAll('-', '.') : podName.replaceAll('-', ':');
+    const relative = `${podName}.${r.namespace}.pod`;
+    if (this.cfg.pods === 'insecure') {
+      const parsed = canonicalIp(ip);
+      if (!parsed) return NX;
+      return [{ host: parsed, port: -1, relative, ttl: this.cfg.ttl }];
+    }
+    const pods = this.store.podsWithIp(ip).filter((p) => eq(p.namespace, r.namespace));
+    if (pods.length === 0) return NX;
+    return pods.map(() => ({ host: ip, port: -1, relative, ttl: this.cfg.ttl }));
+  }
+
+  private findServices(r: RecordRequest): Found {
+    if (r.service === '') return [];
+    const svc = this.store.service(r.namespace, r.service);
+    if (!svc) return NX;
+    const ttl = this.cfg.ttl;
+    const base = `${svc.name}.${svc.namespace}.svc`;
+    if (r.topologyZone !== undefined) return this.findZonal(r, svc.headless, base);
+    const slices = this.store.slicesOf(svc.namespace, svc.name);
+    if (this.cfg.ignoreEmptyService && svc.type !== 'ExternalName' && !svc.headless) {
+      if (!slices.some((s) => s.addresses.length > 0)) return NX;
+    }
+    if (svc.type === 'ExternalName') {
+      if (r.endpoint !== '' || !svc.externalName || isIP(svc.externalName.replace(/\.$/, ''))) return NX;
+      const target = svc.externalName.endsWith('.') ? svc.externalName : svc.externalName + '.';
+      return [{ host: target, port: -1, relative: base, ttl }];
+    }
+    if (svc.headless || r.endpoint !== '') {
+      const items = this.endpointItems(r, slices, base, (ep) => r.endpoint === '' || eq(r.endpoint, ep.name));
+      return items.length > 0 ? items : NX;
+    }
+    const items: Item[] = [];
+    for (const p of svc.ports.length > 0 ? svc.ports : NO_PORTS) {
+      if (!portMatches(r, p.name, p.protocol)) continue;
+      for (const ip of svc.clusterIPs) items.push({ host: ip, port: p.port, relative: base, ttl });
+    }
+    return items.length > 0 ? items : NX;
+  }
+
+  private endpointItems(r: RecordRequest, slices: readonly ReadySlice[], base: string, want: (ep: { name: string; zone?: string }, slice: ReadySlice) => boolean): Item[] {
+    const items: Item[] = [];
+    for (const slice of slices) {
+      for (const ep of slice.addresses) {
+        if (!want(ep, slice)) continue;
+        for (const p of slice.ports.length > 0 ? slice.ports : NO_PORTS) {
+          if (!portMatches(r, p.name, p.protocol)) continue;
+          const owner = slice.cluster !== undefined ? `${ep.name}.${slice.cluster}.${base}` : `${ep.name}.${base}`;
+          items.push({ host: ep.ip, port: p.port, relative: owner, ttl: this.cfg.ttl });
+        }
+      }
+    }
+    return items;
+  }
+
+  /** `Z.pin._zone.svc...` and `Z.prefer._zone.svc...` (zonal option, headless services only). */
+  private findZonal(r: RecordRequest, headless: boolean, base: string): Found {
+    if (!headless) return NX;
+    const slices = this.store.slicesOf(r.namespace, r.service);
+    const z = r.topologyZone!;
+    const inZone = this.endpointItems(r, slices, base, (ep) => ep.zone === z);
+    if (inZone.length > 0 || r.zonalMode === 'pin') return inZone;
+    return this.endpointItems(r, slices, base, () => true);
+  }
+
+  private findImports(r: RecordRequest): Found {
+    if (r.service === '') return [];
+    const si = this.store.serviceImport(r.namespace, r.service);
+    if (!si) return NX;
+    const base = `${si.name}.${si.namespace}.svc`;
+    if (si.type === 'Headless' || r.endpoint !== '') {
+      const slices = this.store.importSlicesOf(si.namespace, si.name);
+      const items = this.endpointItems(r, slices, base, (ep, slice) =>
+        r.endpoint === '' || (eq(r.endpoint, ep.name) && eq(r.cluster, slice.cluster ?? '')),
+      );
+      return items.length > 0 ? items : NX;
+    }
+    const items: Item[] = [];
+    for (const p of si.ports.length > 0 ? si.ports : NO_PORTS) {
+      if (!portMatches(r, p.name, p.protocol)) continue;
+      for (const ip of si.ips) items.push({ host: ip, port: p.port, relative: base, ttl: this.cfg.ttl });
+    }
+    return items.length > 0 ? items : NX;
+  }
+
+  /**
+   * The name servers of the zone. CoreDNS finds the Service whose endpoints hold its own pod
+   * IPs; clusterdns stands in for the CoreDNS pods, so that is kube-system/kube-dns when the
+   * manifests declare it, else the server's own non-loopback addresses as `ns.dns.<zone>`.
+   */
+  private nsAddrs(state: State): Item[] {
+    const ttl = this.cfg.ttl;
+    const svc = this.store.service('kube-system', 'kube-dns');
+    if (svc && svc.type !== 'ExternalName') {
+      const base = `${svc.name}.${svc.namespace}.svc`;
+      if (!svc.headless) return svc.clusterIPs.map((ip) => ({ host: ip, port: -1, relative: base, ttl }));
+      const items = this.store
+        .slicesOf(svc.namespace, svc.name)
+        .flatMap((s) => s.addresses.map((a) => ({ host: a.ip, port: -1, relative: `${a.name}.${base}`, ttl })));
+      if (items.length > 0) return items;
+    }
+    void state;
+    return this.deps.localAddresses().map((ip) => ({ host: ip, port: -1, relative: 'ns.dns', ttl }));
+  }
+
+  // ---- record builders (CoreDNS's plugin/backend_lookup.go) -------------------------------
+
+  /** A/AAAA with CNAME chasing for ExternalName services. */
+  private addresses(state: State, previous: Rr[], external: { used: boolean }): MaybePromise<Rr[] | typeof NX> {
+    const items = this.services(state);
+    if (items === NX) return NX;
+    const family = state.qtype === 'AAAA' ? 6 : 4;
+    const records: Rr[] = [];
+    const seen = new Set<string>();
+    const pending: Promise<void>[] = [];
+    for (const item of items) {
+      const ip = parseIp(item.host);
+      if (ip) {
+        if (ip.family !== family || seen.has(item.host)) continue;
+        seen.add(item.host);
+        records.push(this.rr(state.name, state.qtype, item.ttl, canonicalIp(item.host)));
+        continue;
+      }
+      const target = item.host;
+      const targetLower = target.toLowerCase();
+      if (targetLower === state.qname) continue; // CNAME to itself
+      if (previous.length > 7) continue;
+      const cname = this.rr(state.name, 'CNAME', item.ttl, target.replace(/\.$/, '') === '' ? '.' : target);
+      if (previous.some((p) => p.type === 'CNAME' && eq(p.name, cname.name) && eq(String(p.data), target))) continue;
+      if (isSubdomain(targetLower, state.zone)) {
+        const chased = this.addresses({ ...state, name: target, qname: targetLower }, [...previous, cname], external);
+        const add = (next: Rr[] | typeof NX): void => {
+          if (next !== NX && next.length > 0) records.push(cname, ...next);
+        };
+        if (chased instanceof Promise) pending.push(chased.then(add));
+        else add(chased);
+        continue;
+      }
+      external.used = true;
+      const slot = records.length;
+      records.push(cname);
+      pending.push(
+        this.deps.lookup(target, state.qtype).then(
+          (res) => void records.splice(slot + 1, 0, ...res.answer),
+          () => undefined,
+        ),
+      );
+    }
+    if (pending.length === 0) return records;
+    return Promise.all(pending).then(() => records);
+  }
+
+  private srv(state: State): { records: Rr[]; extra: Rr[] } | typeof NX {
+    const items = this.services(state);
+    if (items === NX) return NX;
+    // Weight: 100 split evenly over every match (before de-duplication), at least 1.
+    const weight = Math.max(1, Math.floor((100 / (100 * Math.max(1, items.length))) * 100));
+    const records: Rr[] = [];
+    const extra: Rr[] = [];
+    const seen = new Set<string>();
+    for (const item of items) {
+      if (item.port === -1) continue;
+      const ip = parseIp(item.host);
+      if (!ip) continue;
+      const target = this.abs(state, item.relative);
+      const srvKey = `${target} ${item.port}`;
+      if (!seen.has(srvKey)) {
+        seen.add(srvKey);
+        records.push(this.rr(state.name, 'SRV', item.ttl, { priority: 0, weight, port: item.port, target }));
+      }
+      const glueKey = `${target} ${item.host}`;
+      if (!seen.has(glueKey)) {
+        seen.add(glueKey);
+        extra.push(this.rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, canonicalIp(item.host)));
+      }
+    }
+    return { records, extra };
+  }
+
+  private ptr(state: State): Rr[] | typeof NX {
+    const ip = reverseNameToIp(state.qname);
+    if (!ip) {
+      const found = this.records(state, labelsBelow(state.qname, state.zone));
+      return found === NX ? NX : [];
+    }
+    const targets = [...new Set(this.store.reverse(ip))];
+    if (targets.length === 0) return NX;
+    const zone = this.cfg.primaryZone;
+    return targets.map((t) => this.rr(state.name, 'PTR', this.cfg.ttl, zone === '.' ? `${t}.` : `${t}.${zone}`));
+  }
+
+  private ns(state: State): { records: Rr[]; extra: Rr[] } {
+    const records: Rr[] = [];
+    const extra: Rr[] = [];
+    const seen = new Set<string>();
+    for (const item of this.nsAddrs(state)) {
+      const ip = parseIp(item.host);
+      if (!ip) continue;
+      const target = this.abs(state, item.relative);
+      extra.push(this.rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, canonicalIp(item.host)));
+      if (seen.has(target)) continue;
+      seen.add(target);
+      records.push(this.rr(state.name, 'NS', item.ttl, target));
+    }
+    return { records, extra };
+  }
+}
+
+/** dnsutil.Dedup: drop records identical in owner (case-insensitively), type and data. */
+function dedup(records: Rr[]): Rr[] {
+  if (records.length < 2) return records;
+  const seen = new Set<string>();
+  return records.filter((r) => {
+    const k = `${r.name.toLowerCase()}|${r.type}|${JSON.stringify((r as { data?: unknown }).data)}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

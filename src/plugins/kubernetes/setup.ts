@@ -1,0 +1,148 @@
+// `kubernetes [ZONES...] { ... }` -> a validated KubernetesConfig (CoreDNS's setup.go rules).
+import type { Directive } from '../../chain/corefile.js';
+import { CorefileError } from '../../chain/corefile.js';
+import { fqdn, isSubdomain } from '../../dns/names.js';
+import { parseSelector, type LabelSelector } from './selector.js';
+
+export type PodMode = 'disabled' | 'insecure' | 'verified';
+
+export interface KubernetesConfig {
+  /** Zones answered, lowercased and fully qualified. */
+  zones: string[];
+  /** First zone that is not a reverse zone: the zone of every PTR target. */
+  primaryZone: string;
+  pods: PodMode;
+  ttl: number;
+  namespaces: Set<string>;
+  namespaceLabels?: LabelSelector;
+  labels?: LabelSelector;
+  endpointPodNames: boolean;
+  noEndpoints: boolean;
+  /** undefined: no fallthrough; []: every zone; else the listed zones. */
+  fallthrough?: string[];
+  ignoreEmptyService: boolean;
+  multicluster: string[];
+  zonal: boolean;
+  /** Manifest paths of this block; undefined means the CLI's --manifests. */
+  manifests?: string[];
+}
+
+const OPTIONS = [
+  'pods', 'ttl', 'namespaces', 'namespace_labels', 'labels', 'endpoint_pod_names', 'noendpoints',
+  'fallthrough', 'ignore', 'multicluster', 'zonal', 'manifests',
+  // API-server connection options: accepted for Corefile compatibility, no DNS effect here.
+  'endpoint', 'tls', 'kubeconfig', 'apiserver_qps', 'apiserver_burst', 'apiserver_max_inflight', 'startup_timeout',
+];
+
+function isReverseZone(zone: string): boolean {
+  return isSubdomain(zone, 'in-addr.arpa.') || isSubdomain(zone, 'ip6.arpa.');
+}
+
+function zoneArgs(args: readonly string[]): string[] {
+  return args.map((a) => fqdn(a.toLowerCase()));
+}
+
+export function parseKubernetes(d: Directive, blockZones: readonly string[]): KubernetesConfig {
+  const fail = (line: number, reason: string): never => {
+    throw new CorefileError(d.file, line, reason);
+  };
+  const zones = d.args.length > 0 ? zoneArgs(d.args) : [...blockZones];
+  for (const z of zones) {
+    if (!blockZones.some((b) => isSubdomain(z, b))) {
+      fail(d.line, `kubernetes zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
+    }
+  }
+  const primaryZone = zones.find((z) => !isReverseZone(z));
+  if (!primaryZone) fail(d.line, 'kubernetes needs at least one zone that is not in-addr.arpa or ip6.arpa (e.g. cluster.local)');
+  const cfg: KubernetesConfig = {
+    zones,
+    primaryZone: primaryZone!,
+    pods: 'disabled',
+    ttl: 5,
+    namespaces: new Set(),
+    endpointPodNames: false,
+    noEndpoints: false,
+    ignoreEmptyService: false,
+    multicluster: [],
+    zonal: false,
+  };
+  for (const o of d.block ?? []) {
+    const need = (n: number, usage: string): void => {
+      if (o.args.length < n) fail(o.line, `kubernetes ${o.name}: missing argument; usage: ${usage}`);
+    };
+    const none = (): void => {
+      if (o.args.length > 0) fail(o.line, `kubernetes ${o.name} takes no arguments`);
+    };
+    switch (o.name) {
+      case 'pods':
+        need(1, 'pods disabled|insecure|verified');
+        if (o.args[0] !== 'disabled' && o.args[0] !== 'insecure' && o.args[0] !== 'verified') {
+          fail(o.line, `kubernetes pods: invalid mode "${o.args[0]}"; use disabled, insecure or verified`);
+        }
+        cfg.pods = o.args[0] as PodMode;
+        break;
+      case 'ttl': {
+        need(1, 'ttl SECONDS (0..3600)');
+        const ttl = Number(o.args[0]);
+        if (!/^\d+$/.test(o.args[0]!) || ttl < 0 || ttl > 3600) fail(o.line, `kubernetes ttl: "${o.args[0]}" must be an integer from 0 to 3600`);
+        cfg.ttl = ttl;
+        break;
+      }
+      case 'namespaces':
+        need(1, 'namespaces NAMESPACE...');
+        for (const ns of o.args) cfg.namespaces.add(ns);
+        break;
+      case 'namespace_labels':
+        need(1, 'namespace_labels SELECTOR');
+        cfg.namespaceLabels = selector(o, fail);
+        break;
+      case 'labels':
+        need(1, 'labels SELECTOR');
+        cfg.labels = selector(o, fail);
+        break;
+      case 'endpoint_pod_names':
+        none();
+        cfg.endpointPodNames = true;
+        break;
+      case 'noendpoints':
+        none();
+        cfg.noEndpoints = true;
+        break;
+      case 'fallthrough':
+        cfg.fallthrough = zoneArgs(o.args);
+        break;
+      case 'ignore':
+        if (o.args.length !== 1 || o.args[0] !== 'empty_service') fail(o.line, 'kubernetes ignore: the only value is empty_service');
+        cfg.ignoreEmptyService = true;
+        break;
+      case 'multicluster':
+        need(1, 'multicluster ZONE...');
+        cfg.multicluster = zoneArgs(o.args);
+        for (const z of cfg.multicluster) {
+          if (!zones.includes(z)) fail(o.line, `kubernetes multicluster zone ${z} is not one of the plugin's zones (${zones.join(' ')})`);
+        }
+        break;
+      case 'zonal':
+        none();
+        cfg.zonal = true;
+        break;
+      case 'manifests':
+        need(1, 'manifests PATH...');
+        cfg.manifests = [...(cfg.manifests ?? []), ...o.args];
+        break;
+      default:
+        if (!OPTIONS.includes(o.name)) fail(o.line, `unknown kubernetes option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
+    }
+  }
+  if (cfg.namespaces.size > 0 && cfg.namespaceLabels) fail(d.line, 'kubernetes: namespaces and namespace_labels cannot be used together; keep one');
+  if (cfg.noEndpoints && cfg.zonal) fail(d.line, 'kubernetes: zonal needs endpoints; remove noendpoints or zonal');
+  return cfg;
+}
+
+function selector(o: Directive, fail: (line: number, reason: string) => never): LabelSelector {
+  try {
+    return parseSelector(o.args.join(' '));
+  } catch (err) {
+    return fail(o.line, `kubernetes ${o.name}: ${(err as Error).message}`);
+  }
+}

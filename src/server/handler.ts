@@ -1,0 +1,120 @@
+// From bytes in to bytes out: validation per protocol.md, routing to a chain, encoding, and the
+// cache of encoded answers that lets repeated questions skip the chain entirely.
+import type { DnsRequest, DnsResponse, Protocol } from '../chain/plugin.js';
+import type { Router } from '../chain/chain.js';
+import { Rcode } from '../dns/records.js';
+import { parseQuery, isProblem, typeName, className, type ParsedQuery } from '../dns/query.js';
+import { encodeBare, encodeFormerr, encodeResponse, udpLimit } from '../dns/response.js';
+import type { Logger } from 'pino';
+
+const TYPE_AXFR = 252;
+const CLASS_IN = 1;
+/** Entries kept before the cache starts over; bounds memory under random-name floods. */
+const CACHE_LIMIT = 20000;
+
+export interface Endpoint {
+  address: string;
+  port: number;
+}
+
+export class QueryHandler {
+  private cache = new Map<string, Buffer>();
+
+  constructor(
+    private router: Router,
+    private readonly log: Logger,
+  ) {}
+
+  /** Swaps in new chains (a reload) and forgets every encoded answer of the old ones. */
+  setRouter(router: Router): void {
+    this.router = router;
+    this.cache = new Map();
+  }
+
+  /** Returns the reply, or null when the packet gets no reply at all. */
+  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+    const parsed = parseQuery(msg);
+    if (isProblem(parsed)) {
+      switch (parsed.kind) {
+        case 'drop':
+          return null;
+        case 'formerr':
+          return encodeFormerr(parsed.id, parsed.flags, parsed.withOpt);
+        case 'notimp':
+          return encodeBare(parsed.query, Rcode.NOTIMP);
+      }
+    }
+    const q = parsed;
+    if (q.edns && q.edns.version > 0) return encodeBare(q, Rcode.BADVERS);
+    // TSIG/SIG(0) are not supported: never answer a signed query as if it were unsigned.
+    if (q.signed) return encodeBare(q, Rcode.REFUSED);
+    if (q.qtype === TYPE_AXFR && protocol === 'udp') return encodeBare(q, Rcode.NOTIMP);
+    if (q.qclass !== CLASS_IN) return encodeBare(q, Rcode.REFUSED);
+
+    const limit = protocol === 'udp' ? udpLimit(q) : 65535;
+    const key = cacheKey(msg, q, limit);
+    const hit = this.cache.get(key);
+    if (hit) return patched(hit, q);
+
+    const qname = q.name.toLowerCase();
+    const chain = this.router.chainFor(qname);
+    if (!chain) return encodeBare(q, Rcode.REFUSED);
+    const req: DnsRequest = {
+      id: q.id,
+      name: q.name,
+      qname,
+      qtype: typeName(q.qtype),
+      qclass: className(q.qclass),
+      opcode: 'QUERY',
+      rd: q.rd,
+      edns: q.edns,
+      protocol,
+      client,
+      local,
+    };
+    let res: DnsResponse | Promise<DnsResponse>;
+    try {
+      res = chain.serve(req);
+    } catch (err) {
+      return this.failed(q, err);
+    }
+    if (res instanceof Promise) {
+      return res.then(
+        (r) => this.finish(q, r, limit, key),
+        (err: unknown) => this.failed(q, err),
+      );
+    }
+    return this.finish(q, res, limit, key);
+  }
+
+  private finish(q: ParsedQuery, res: DnsResponse, limit: number, key: string): Buffer {
+    const out = encodeResponse(q, res, limit);
+    if (res.cacheable) {
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(key, out);
+    }
+    return out;
+  }
+
+  private failed(q: ParsedQuery, err: unknown): Buffer {
+    this.log.error({ err, qname: q.name, qtype: typeName(q.qtype) }, 'plugin chain failed; answering SERVFAIL');
+    return encodeBare(q, Rcode.SERVFAIL);
+  }
+}
+
+/**
+ * The reply depends on the question exactly as spelled (answers echo its case), the size the
+ * client can take, and the DO bit; RD and the ID are patched per query.
+ */
+function cacheKey(msg: Buffer, q: ParsedQuery, limit: number): string {
+  const shape = q.edns ? (q.edns.do ? 'D' : 'E') : 'N';
+  return shape + limit + msg.toString('latin1', 12, q.questionEnd);
+}
+
+function patched(cached: Buffer, q: ParsedQuery): Buffer {
+  const out = Buffer.allocUnsafe(cached.length);
+  cached.copy(out);
+  out.writeUInt16BE(q.id, 0);
+  out[2] = (out[2]! & 0xfe) | ((q.flags >> 8) & 0x01);
+  return out;
+}

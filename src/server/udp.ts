@@ -1,0 +1,55 @@
+// UDP transport: one socket per listen address. Knows nothing about DNS beyond handing
+// datagrams to the handler and sending back what it returns.
+import dgram from 'node:dgram';
+import { isIPv6 } from 'node:net';
+import type { QueryHandler } from './handler.js';
+import type { Logger } from 'pino';
+
+/**
+ * Replies always go to an IP literal; resolving it synchronously skips dns.lookup's deferral
+ * that dgram.send would otherwise pay on every datagram.
+ */
+function literalLookup(
+  address: string,
+  _opts: unknown,
+  cb: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
+  cb(null, address, isIPv6(address) ? 6 : 4);
+}
+
+export async function listenUdp(address: string, port: number, handler: QueryHandler, log: Logger): Promise<dgram.Socket> {
+  const socket = dgram.createSocket({
+    type: isIPv6(address) ? 'udp6' : 'udp4',
+    // '::' without bind serves IPv4 too (dual-stack), as CoreDNS listening on every address.
+    ipv6Only: isIPv6(address) && address !== '::',
+    lookup: literalLookup as unknown as dgram.SocketOptions['lookup'],
+  });
+  const local = { address, port };
+  socket.on('message', (msg, rinfo) => {
+    const client = { address: rinfo.address, port: rinfo.port };
+    let reply: Buffer | null | Promise<Buffer | null>;
+    try {
+      reply = handler.handle(msg, 'udp', client, local);
+    } catch (err) {
+      log.error({ err, client: rinfo.address }, 'unexpected error handling a UDP packet');
+      return;
+    }
+    if (reply instanceof Promise) {
+      reply.then(
+        (r) => r && socket.send(r, rinfo.port, rinfo.address),
+        (err: unknown) => log.error({ err }, 'unexpected error handling a UDP packet'),
+      );
+    } else if (reply) {
+      socket.send(reply, rinfo.port, rinfo.address);
+    }
+  });
+  socket.on('error', (err) => log.error({ err, address, port }, 'UDP socket error'));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(port, address, () => {
+      socket.off('error', reject);
+      resolve();
+    });
+  });
+  return socket;
+}

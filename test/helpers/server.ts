@@ -1,0 +1,100 @@
+// Starts the real clusterdns process on a loopback port for tests, and stops it by PID.
+import { spawn, type ChildProcess, execFileSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const launcher = path.join(repoRoot, 'bin/clusterdns.js');
+
+/** A port free on 127.0.0.1 for both UDP and TCP at the time of the call. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const addr = srv.address();
+        srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+      });
+    });
+    const udpFree = await new Promise<boolean>((resolve) => {
+      const sock = createSocket('udp4');
+      sock.once('error', () => resolve(false));
+      sock.bind(port, '127.0.0.1', () => sock.close(() => resolve(true)));
+    });
+    if (udpFree) return port;
+  }
+  throw new Error('no free port on 127.0.0.1 after 20 attempts');
+}
+
+export interface RunningServer {
+  port: number;
+  proc: ChildProcess;
+  /** Every stdout line the server printed so far (pino JSON). */
+  logs: string[];
+  stderr: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `clusterdns serve` with the given arguments plus `--port`, and resolves once it logs
+ * that it is ready. Rejects with the server's output when it exits first or takes too long.
+ */
+export async function startServer(args: string[], opts: { port?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunningServer> {
+  const port = opts.port ?? (await freePort());
+  const proc = spawn(process.execPath, [launcher, 'serve', ...args, '--port', String(port)], {
+    cwd: repoRoot,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const stderr: string[] = [];
+  const stop = async (): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      proc.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      proc.kill('SIGTERM');
+    });
+  };
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`server not ready within ${opts.timeoutMs ?? 15000} ms\n${logs.join('\n')}\n${stderr.join('')}`));
+    }, opts.timeoutMs ?? 15000);
+    let buffered = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        logs.push(line);
+        if (line.includes('"clusterdns ready"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      }
+    });
+    proc.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    proc.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before it was ready\n${logs.join('\n')}\n${stderr.join('')}`));
+    });
+  });
+  return { port, proc, logs, stderr, stop };
+}
+
+/** Path of a Debian tool, or undefined when it is not installed (tests then skip visibly). */
+export function which(tool: string): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
