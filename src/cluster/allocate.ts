@@ -25,11 +25,11 @@ interface Range {
   readonly family: Family;
   /** Integer value of offset 0 (network + 1). */
   readonly base: bigint;
-  /** Number of usable offsets. */
-  readonly max: bigint;
+  /** Number of usable offsets (at most 2^32 - 2 for IPv4, 65535 for IPv6, so a safe integer). */
+  readonly max: number;
   /** Offsets [0, staticBand) form the static band. */
-  readonly staticBand: bigint;
-  readonly used: Set<bigint>;
+  readonly staticBand: number;
+  readonly used: Set<number>;
 }
 
 function makeRange(cidr: Cidr): Range {
@@ -53,9 +53,9 @@ function makeRange(cidr: Cidr): Range {
     cidr,
     family: cidr.family === 4 ? 'IPv4' : 'IPv6',
     base: ipToBigInt(cidr.network) + 1n,
-    max,
-    staticBand,
-    used: new Set([0n]), // reserved for default/kubernetes
+    max: Number(max),
+    staticBand: Number(staticBand),
+    used: new Set([0]), // reserved for default/kubernetes
   };
 }
 
@@ -80,19 +80,19 @@ function hashKey(key: string): bigint {
   return createHash('sha256').update(key).digest().readBigUInt64BE(0);
 }
 
-function ipAt(r: Range, offset: bigint): string {
-  return formatIp(bigIntToBytes(r.base + offset, r.cidr.family === 4 ? 4 : 6));
+function ipAt(r: Range, offset: number): string {
+  return formatIp(bigIntToBytes(r.base + BigInt(offset), r.cidr.family === 4 ? 4 : 6));
 }
 
 /** Probes [lo, hi) from lo + h mod (hi - lo), wrapping; returns a free offset or undefined. */
-function probe(r: Range, lo: bigint, hi: bigint, h: bigint): bigint | undefined {
+function probe(r: Range, lo: number, hi: number, h: bigint): number | undefined {
   const n = hi - lo;
-  if (n <= 0n) return undefined;
-  let off = h % n;
-  for (let i = 0n; i < n; i++) {
+  if (n <= 0) return undefined;
+  let off = Number(h % BigInt(n));
+  for (let i = 0; i < n; i++) {
     const o = lo + off;
     if (!r.used.has(o)) return o;
-    off = off + 1n === n ? 0n : off + 1n;
+    off = off + 1 === n ? 0 : off + 1;
   }
   return undefined;
 }
@@ -102,12 +102,12 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], findings: Finding[]): Service[] {
   const ranges = cidrs.map(makeRange);
-  const rangeFor = (ip: string): { r: Range; off: bigint } | undefined => {
+  const rangeFor = (ip: string): { r: Range; off: number } | undefined => {
     const p = parseIp(ip)!;
     for (const r of ranges) {
       if (!cidrContains(r.cidr, p)) continue;
       const off = ipToBigInt(p.bytes) - r.base;
-      if (off >= 0n && off < r.max) return { r, off };
+      if (off >= 0n && off < BigInt(r.max)) return { r, off: Number(off) };
     }
     return undefined;
   };
@@ -140,7 +140,10 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
 
   // 2. Allocation in namespace/name order.
   const allocated = new Map<ServiceDraft, Map<Family, string>>();
-  const sorted = [...drafts].sort((a, b) => cmp(keyOf(a), keyOf(b)));
+  const sorted = drafts
+    .map((d) => ({ d, k: keyOf(d) }))
+    .sort((a, b) => cmp(a.k, b.k))
+    .map((x) => x.d);
   for (const d of sorted) {
     if (d.type === 'ExternalName' || d.headless) continue;
     const have = new Set(d.declaredIPs.map((ip) => familyOf(ip)!));
@@ -154,12 +157,12 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
       let got: string | undefined;
       if (d.meta.namespace === 'default' && d.meta.name === 'kubernetes') {
         const r = famRanges[0]!;
-        if (r.max > 0n && !owner.has(ipAt(r, 0n))) got = ipAt(r, 0n);
+        if (r.max > 0 && !owner.has(ipAt(r, 0))) got = ipAt(r, 0);
       }
       const h = hashKey(keyOf(d));
       for (const r of famRanges) {
         if (got !== undefined) break;
-        const off = probe(r, r.staticBand, r.max, h) ?? probe(r, 0n, r.staticBand, h);
+        const off = probe(r, r.staticBand, r.max, h) ?? probe(r, 0, r.staticBand, h);
         if (off !== undefined) {
           r.used.add(off);
           got = ipAt(r, off);

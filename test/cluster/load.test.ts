@@ -478,7 +478,8 @@ describe('cluster IP allocation', () => {
     expect(model.services).toHaveLength(10000);
     expect(new Set(model.services.map((s) => s.clusterIPs[0])).size).toBe(10000);
     expect(model.services.find((s) => s.name === 'svc-9999')?.source.line).toBe(9999 * 10 + 1);
-    expect(ms).toBeLessThan(2000);
+    // Typically ~0.3-0.6 s (most of it js-yaml); the bound leaves room for a loaded CI machine.
+    expect(ms).toBeLessThan(3000);
   });
 });
 

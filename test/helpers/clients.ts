@@ -228,7 +228,11 @@ export function runTable(title: string, spec: TableSpec): void {
           const [name, type] = splitQ(c.q);
           const got = await caresQuery(server!.port, name, type);
           const want = expectedCares(type, c.rcode, c.answer ?? []);
-          if ('data' in got && 'data' in want) expect(sorted(got.data), c.q).toEqual(sorted(want.data));
+          // c-ares (1.34) lowercases the question name it sends, so the server rightly answers in
+          // lowercase: names in the data are compared without regard to case here (the in-process
+          // and dig runs check the spelling).
+          const lower = (xs: string[]): string[] => sorted(xs.map((x) => x.toLowerCase()));
+          if ('data' in got && 'data' in want) expect(lower(got.data), c.q).toEqual(lower(want.data));
           else expect(got, c.q).toEqual(want);
         });
       }

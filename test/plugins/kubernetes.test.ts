@@ -205,6 +205,7 @@ const cases: Case[] = [
 
   // ---- NXDOMAIN vs NODATA (reference section 4)
   { q: 'cluster.local. A', ...NODATA, why: 'apex' },
+  { q: 'cluster.local. HINFO', ...NODATA, why: 'apex, other type via fake A (kubernetes_apex_test.go)' },
   { q: 'svc.cluster.local. A', ...NODATA },
   { q: 'testns.svc.cluster.local. A', ...NODATA, why: 'existing namespace' },
   { q: 'emptyns.svc.cluster.local. A', ...NODATA, why: 'existing namespace without services' },

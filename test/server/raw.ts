@@ -20,12 +20,15 @@ export const fixture = {
   /** 120 endpoints: A answer ~1965 bytes (> 512 and > 1232). */
   big: 'big.proto.svc.cluster.local',
   bigCount: 120,
-  /** 40 endpoints: A answer ~685 bytes (> 512, < 1232). */
+  /** 40 endpoints: A answer ~685 bytes compressed (> 512). */
   medium: 'medium.proto.svc.cluster.local',
   mediumCount: 40,
-  /** 10 endpoints: A answer ~205 bytes (< 512). */
+  /** 10 endpoints: A answer ~205 bytes compressed, ~507 uncompressed (< 512). */
   small: 'small.proto.svc.cluster.local',
   smallCount: 10,
+  /** 30 endpoints, short name: A answer with OPT ~530 bytes compressed, ~1160 uncompressed: in (512, 1232]. */
+  window: 'm.p.svc.cluster.local',
+  windowCount: 30,
   zone: 'cluster.local',
 };
 

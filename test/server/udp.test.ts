@@ -249,19 +249,25 @@ describe('UDP: payload size and truncation', () => {
     }
   });
 
-  it('uses the client\'s EDNS size up to 1232: a 700-byte answer fits with 1232 and 4096, not with 600', async () => {
-    for (const udpSize of [1232, 4096]) {
-      const q = buildQuery({ name: fixture.medium, type: T.A, edns: { udpSize } });
+  it('uses the client\'s EDNS size up to 1232: an answer between 512 and 1232 bytes fits exactly, one byte less truncates', async () => {
+    // The full reply's size, whatever the server's name compression: the same query over TCP.
+    const full = await tcpQuery(buildQuery({ name: fixture.window, type: T.A, edns: { udpSize: 1232 } }), target);
+    expect(parseHeader(full).ancount).toBe(fixture.windowCount);
+    const size = full.length;
+    expect(size).toBeGreaterThan(512);
+    expect(size).toBeLessThanOrEqual(1232);
+    for (const udpSize of [size, 1232, 4096]) {
+      const q = buildQuery({ name: fixture.window, type: T.A, edns: { udpSize } });
       const reply = await udpQuery(q, target);
       const h = parseHeader(reply);
-      expect(h.tc).toBe(false);
-      expect(h.ancount).toBe(fixture.mediumCount);
-      expect(reply.length).toBeGreaterThan(512);
-      expect(reply.length).toBeLessThanOrEqual(1232);
+      expect(h.id).toBe(idOf(q));
+      expect(h.tc, `TC with udpSize ${udpSize} for a ${size}-byte answer`).toBe(false);
+      expect(h.ancount).toBe(fixture.windowCount);
+      expect(reply.length).toBe(size);
     }
-    const q = buildQuery({ name: fixture.medium, type: T.A, edns: { udpSize: 600 } });
+    const q = buildQuery({ name: fixture.window, type: T.A, edns: { udpSize: size - 1 } });
     const reply = await udpQuery(q, target);
-    expectTruncated(reply, q, fixture.medium, 600);
+    expectTruncated(reply, q, fixture.window, size - 1);
     expect(optRecords(reply)).toHaveLength(1);
   });
 
