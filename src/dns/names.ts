@@ -24,6 +24,7 @@ export function matchZone(name: string, zones: readonly string[]): string | unde
 
 /** Labels of a name left of `zone` ('a.b.zone.' -> ['a', 'b']); [] for the apex. */
 export function labelsBelow(name: string, zone: string): string[] {
+  if (name.length <= zone.length) return [];
   const rest = zone === '.' ? name.slice(0, -1) : name.slice(0, name.length - zone.length - 1);
   return rest === '' ? [] : rest.split('.');
 }

@@ -100,6 +100,8 @@ const cases: Case[] = [
   { q: 'nope.testns.svc.fall2.local. A', rcode: 'SERVFAIL', why: 'NXDOMAIN falls through to no next plugin' },
   { q: 'testns.svc.fall2.local. A', ...nodata('fall2.local.'), why: 'NODATA never falls through' },
   { q: 'svc1.testns.svc.fall2.local. A', rcode: 'NOERROR', answer: ['svc1.testns.svc.fall2.local. 5 IN A 10.0.0.1'] },
+  { q: `${rev('fd00::250')} PTR`, rcode: 'SERVFAIL', why: 'unknown IP in a reverse zone listed for fallthrough' },
+  { q: `${rev('1234:abcd::1')} PTR`, rcode: 'NOERROR', answer: [`${rev('1234:abcd::1')} 5 IN PTR svc6.testns.svc.fall.local.`], why: 'known IP answered; target in the primary (first) zone' },
 
   // ---- ignore empty_service (kubernetes.go:492-505): ClusterIP without ready addresses skipped
   { q: 'emptysvc.testns.svc.empty.local. A', ...nx('empty.local.'), why: 'only a not-ready endpoint' },

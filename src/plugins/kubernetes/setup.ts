@@ -1,7 +1,8 @@
 // `kubernetes [ZONES...] { ... }` -> a validated KubernetesConfig (CoreDNS's setup.go rules).
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { fqdn, isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../dns/names.js';
+import { parseServerKey } from '../../chain/corefile-keys.js';
 import { parseSelector, type LabelSelector } from './selector.js';
 
 export type PodMode = 'disabled' | 'insecure' | 'verified';
@@ -38,15 +39,24 @@ function isReverseZone(zone: string): boolean {
   return isSubdomain(zone, 'in-addr.arpa.') || isSubdomain(zone, 'ip6.arpa.');
 }
 
-function zoneArgs(args: readonly string[]): string[] {
-  return args.map((a) => fqdn(a.toLowerCase()));
+/** Zone arguments normalised like server keys, so `10.0.0.0/24` means its reverse zone. */
+function zoneArgs(args: readonly string[], d: Directive): string[] {
+  const zones: string[] = [];
+  for (const a of args) {
+    try {
+      zones.push(...parseServerKey(a).map((k) => k.zone));
+    } catch (err) {
+      throw new CorefileError(d.file, d.line, `kubernetes: bad zone "${a}": ${(err as Error).message}`);
+    }
+  }
+  return zones;
 }
 
 export function parseKubernetes(d: Directive, blockZones: readonly string[]): KubernetesConfig {
   const fail = (line: number, reason: string): never => {
     throw new CorefileError(d.file, line, reason);
   };
-  const zones = d.args.length > 0 ? zoneArgs(d.args) : [...blockZones];
+  const zones = d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones];
   for (const z of zones) {
     if (!blockZones.some((b) => isSubdomain(z, b))) {
       fail(d.line, `kubernetes zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
@@ -109,7 +119,7 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
         cfg.noEndpoints = true;
         break;
       case 'fallthrough':
-        cfg.fallthrough = zoneArgs(o.args);
+        cfg.fallthrough = zoneArgs(o.args, o);
         break;
       case 'ignore':
         if (o.args.length !== 1 || o.args[0] !== 'empty_service') fail(o.line, 'kubernetes ignore: the only value is empty_service');
@@ -117,7 +127,7 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
         break;
       case 'multicluster':
         need(1, 'multicluster ZONE...');
-        cfg.multicluster = zoneArgs(o.args);
+        cfg.multicluster = zoneArgs(o.args, o);
         for (const z of cfg.multicluster) {
           if (!zones.includes(z)) fail(o.line, `kubernetes multicluster zone ${z} is not one of the plugin's zones (${zones.join(' ')})`);
         }
