@@ -184,24 +184,30 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
     if (d.type === 'ExternalName') clusterIPs = [];
     else if (d.headless) clusterIPs = ['None'];
     else {
-      const m = allocated.get(d);
+      const got = allocated.get(d);
       clusterIPs = [];
       for (const fam of d.families) {
-        const ip = d.declaredIPs.find((x) => familyOf(x) === fam) ?? m?.get(fam);
+        const ip = (d.declaredIPs.length > 0 ? d.declaredIPs.find((x) => familyOf(x) === fam) : undefined) ?? got?.get(fam);
         if (ip !== undefined) clusterIPs.push(ip);
       }
     }
-    return {
-      ...d.meta,
+    const m = d.meta;
+    const out: { -readonly [K in keyof Service]: Service[K] } = {
+      name: m.name,
+      namespace: m.namespace,
+      labels: m.labels,
+      annotations: m.annotations,
+      source: m.source,
       type: d.type,
       clusterIPs,
       headless: d.headless,
-      ...(d.externalName !== undefined ? { externalName: d.externalName } : {}),
       ports: d.ports,
-      ...(d.selector !== undefined ? { selector: d.selector } : {}),
       publishNotReadyAddresses: d.publishNotReadyAddresses,
       ipFamilies: d.families,
       externalIPs: d.externalIPs,
     };
+    if (d.externalName !== undefined) out.externalName = d.externalName;
+    if (d.selector !== undefined) out.selector = d.selector;
+    return out;
   });
 }

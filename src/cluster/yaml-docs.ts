@@ -258,10 +258,12 @@ export function parseManifestText(file: string, text: string, findings: Finding[
       out.push({ file, line: rootLine, obj: doc });
     });
   };
+  let whole: unknown;
   try {
     emit(parseChunk(text, json), 0);
     return out;
   } catch (e) {
+    whole = e;
     if (json) {
       findings.push(yamlFinding(file, 0, e));
       return out;
@@ -270,11 +272,13 @@ export function parseManifestText(file: string, text: string, findings: Finding[
   // Retry document by document.
   const lines = text.split('\n');
   let start = 0;
+  let failed = false;
   const flush = (end: number): void => {
     const part = lines.slice(start, end).join('\n');
     try {
       emit(parseChunk(part, false), start);
     } catch (e) {
+      failed = true;
       findings.push(yamlFinding(file, start, e));
     }
   };
@@ -285,6 +289,7 @@ export function parseManifestText(file: string, text: string, findings: Finding[
     }
   }
   flush(lines.length);
+  if (!failed) findings.push(yamlFinding(file, 0, whole)); // an error only the whole file shows
   return out;
 }
 

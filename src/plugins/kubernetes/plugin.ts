@@ -212,7 +212,10 @@ export class KubernetesPlugin implements Plugin {
       }
       // NODATA when the name has records of another type, else NXDOMAIN (also at the apex).
       const other = this.records(state, labels);
-      return other !== NX && other.length > 0 ? [] : NX;
+      if (other === NX) return NX;
+      // A pinned zonal name without endpoints still exists (NODATA, kubernetes.go zonal branch).
+      const zonal = this.cfg.zonal && labels.includes('_zone');
+      return other.length > 0 || zonal ? [] : NX;
     }
     if (state.qtype === 'NS') return this.nsAddrs(state);
     if (labels.length === 2 && labels[0] === 'ns' && labels[1] === 'dns') {
