@@ -96,7 +96,13 @@ function build(
       }
       seen.set(key, source);
       if (namespaced) impliedNamespaces.add(meta.namespace);
-      if (!known) continue;
+      if (!known) {
+        const groups = KNOWN_KINDS[kind];
+        if (group === '' && groups && !groups.includes('')) {
+          check.warn(`apiVersion ${apiVersion} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`);
+        }
+        continue;
+      }
 
       switch (kind) {
         case 'Namespace':

@@ -218,10 +218,14 @@ items:
   });
 
   it('ignores same-named kinds from other API groups', () => {
-    const text = `apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: Not_A_DNS_Label}\n`;
-    const { model } = buildModel([{ file: 'x.yaml', text }]);
+    const text = `apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: Not_A_DNS_Label}\n---\napiVersion: v1\nkind: EndpointSlice\nmetadata: {name: wrong-group}\n`;
+    const { model, findings } = buildModel([{ file: 'x.yaml', text }]);
     expect(model.services).toEqual([]);
-    expect(model.objectCount).toBe(1);
+    expect(model.endpointSlices).toEqual([]);
+    expect(model.objectCount).toBe(2);
+    expect(findings).toEqual([
+      expect.objectContaining({ file: 'x.yaml', line: 5, severity: 'warning', message: expect.stringMatching(/use apiVersion discovery\.k8s\.io\/v1/) }),
+    ]);
   });
 });
 

@@ -1,0 +1,544 @@
+// Wire encoder for replies: a drop-in replacement for dnsPacket.encode() that takes the same
+// packet shapes but compresses names (RFC 1035 4.1.4) and writes in one pass.
+//
+// Compression follows miekg/dns (what CoreDNS sends):
+//  - suffixes match CASE-SENSITIVELY: a name only points at an earlier occurrence spelled
+//    identically, so every name keeps the spelling it was given (0x20 clients check the
+//    question's case in the answer);
+//  - compressed: the question name, every owner name, and the RDATA names RFC 3597 section 4
+//    allows: CNAME, NS, PTR, MX exchange, SOA mname and rname;
+//  - not compressed, but remembered as targets for later names: SRV targets (RFC 2782) and DNAME;
+//  - pointers only to offsets below 0x4000; the root name is never replaced by a pointer.
+//
+// Names may be given with or without the trailing dot ('.' or '' is the root) in presentation
+// form: `\.`, `\\` and `\DDD` escapes are understood (the query parser writes names that way),
+// other characters are written as UTF-8. Labels over 63 octets, names over 255 octets and empty
+// labels throw.
+//
+// RDATA of A, AAAA, CNAME, DNAME, NS, PTR, MX, SRV, SOA, TXT, CAA and OPT is written natively;
+// any other type is handed to dns-packet's own encoder for that type (uncompressed).
+import dnsPacket from 'dns-packet';
+import type { Packet } from 'dns-packet';
+import typesTable from 'dns-packet/types.js';
+import classesTable from 'dns-packet/classes.js';
+
+/** The per-type encoders dns-packet exports but its type definitions leave out. */
+interface RdataCodec {
+  encode(data: unknown, buf: Buffer, offset: number): Buffer;
+  encodingLength(data: unknown): number;
+}
+interface RdataEncode {
+  bytes: number;
+}
+const dp = dnsPacket as unknown as {
+  record(type: string): RdataCodec & { encode: RdataEncode };
+  option: RdataCodec & { encode: RdataEncode };
+};
+
+const MAX_POINTER = 0x3fff;
+
+// ---------------------------------------------------------------------------------------------
+// Output state. encodePacket is synchronous, so one scratch buffer serves every call.
+
+let buf: Buffer = Buffer.allocUnsafe(4096);
+let pos = 0;
+const comp = new Map<string, number>();
+
+function ensure(n: number): void {
+  if (pos + n <= buf.length) return;
+  let size = buf.length * 2;
+  while (size < pos + n) size *= 2;
+  const next = Buffer.allocUnsafe(size);
+  buf.copy(next, 0, 0, pos);
+  buf = next;
+}
+
+function u16(v: number): void {
+  buf[pos] = v >>> 8;
+  buf[pos + 1] = v;
+  pos += 2;
+}
+
+function u16checked(v: number, what: string): void {
+  if (!(v >= 0 && v <= 0xffff) || v !== Math.floor(v)) throw new Error(`${what} out of range: ${v}`);
+  u16(v);
+}
+
+function u32(v: number, what: string): void {
+  if (!(v >= 0 && v <= 0xffffffff) || v !== Math.floor(v)) throw new Error(`${what} out of range: ${v}`);
+  buf[pos] = v >>> 24;
+  buf[pos + 1] = v >>> 16;
+  buf[pos + 2] = v >>> 8;
+  buf[pos + 3] = v;
+  pos += 4;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+function badName(name: string, why: string): Error {
+  return new Error(`cannot encode name ${JSON.stringify(name)}: ${why}`);
+}
+
+/**
+ * Writes `name`, replacing its longest already-written suffix with a pointer when `compress`,
+ * and remembering its own suffixes as pointer targets either way.
+ */
+function writeName(name: string, compress: boolean): void {
+  const len = name.length;
+  if (len === 0 || (len === 1 && name.charCodeAt(0) === 46)) {
+    ensure(1);
+    buf[pos++] = 0;
+    return;
+  }
+  // Fast path: plain ASCII without escapes, where each character is one octet and every dot
+  // separates labels. The suffix itself (always with trailing dot) is its compression key.
+  for (let i = 0; i < len; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 92 || c > 126) {
+      writeNameSlow(name, compress);
+      return;
+    }
+  }
+  const fq = name.charCodeAt(len - 1) === 46;
+  const end = fq ? len - 1 : len; // end of the last label
+  if (end + 2 > 255) throw badName(name, 'longer than 255 octets');
+  ensure(end + 2);
+  let start = 0;
+  while (start < end) {
+    const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
+    const ptr = comp.get(key);
+    if (ptr !== undefined) {
+      if (compress) {
+        buf[pos] = 0xc0 | (ptr >>> 8);
+        buf[pos + 1] = ptr;
+        pos += 2;
+        return;
+      }
+    } else if (pos <= MAX_POINTER) {
+      comp.set(key, pos);
+    }
+    let dot = name.indexOf('.', start);
+    if (dot === -1 || dot > end) dot = end;
+    const labelLen = dot - start;
+    if (labelLen === 0) throw badName(name, 'empty label');
+    if (labelLen > 63) throw badName(name, 'label longer than 63 octets');
+    buf[pos++] = labelLen;
+    for (let i = start; i < dot; i++) buf[pos++] = name.charCodeAt(i);
+    start = dot + 1;
+  }
+  buf[pos++] = 0;
+}
+
+const utf8 = new TextEncoder();
+
+/** Labels of a presentation-form name as octets; [] for the root. */
+export function parseName(name: string): Uint8Array[] {
+  const labels: Uint8Array[] = [];
+  if (name === '' || name === '.') return labels;
+  let cur: number[] = [];
+  let total = 1;
+  const finish = (): void => {
+    if (cur.length === 0) throw badName(name, 'empty label');
+    if (cur.length > 63) throw badName(name, 'label longer than 63 octets');
+    total += cur.length + 1;
+    if (total > 255) throw badName(name, 'longer than 255 octets');
+    labels.push(Uint8Array.from(cur));
+    cur = [];
+  };
+  let i = 0;
+  const n = name.length;
+  while (i < n) {
+    const c = name.charCodeAt(i);
+    if (c === 46) {
+      finish();
+      i++;
+      if (i === n) return labels; // trailing dot
+      continue;
+    }
+    if (c === 92) {
+      if (i + 1 >= n) throw badName(name, 'ends in a lone backslash');
+      const d0 = name.charCodeAt(i + 1) - 48;
+      if (d0 >= 0 && d0 <= 9) {
+        const d1 = name.charCodeAt(i + 2) - 48;
+        const d2 = name.charCodeAt(i + 3) - 48;
+        if (!(d1 >= 0 && d1 <= 9 && d2 >= 0 && d2 <= 9)) throw badName(name, 'bad \\DDD escape');
+        const v = d0 * 100 + d1 * 10 + d2;
+        if (v > 255) throw badName(name, 'bad \\DDD escape');
+        cur.push(v);
+        i += 4;
+        continue;
+      }
+      i++; // `\X` stands for X itself
+    }
+    const cp = name.codePointAt(i)!;
+    const w = cp > 0xffff ? 2 : 1;
+    if (cp < 0x80) cur.push(cp);
+    else for (const b of utf8.encode(name.slice(i, i + w))) cur.push(b);
+    i += w;
+  }
+  finish();
+  return labels;
+}
+
+/** Compression key of a label sequence: octets as latin1 characters, `.` and `\` escaped. */
+function labelKey(label: Uint8Array): string {
+  let s = '';
+  for (const b of label) s += b === 46 ? '\\.' : b === 92 ? '\\\\' : String.fromCharCode(b);
+  return s;
+}
+
+function writeNameSlow(name: string, compress: boolean): void {
+  const labels = parseName(name);
+  let wire = 1;
+  for (const l of labels) wire += l.length + 1;
+  ensure(wire);
+  // keys[i] spells the suffix starting at label i, in the same form the fast path uses.
+  const keys: string[] = new Array<string>(labels.length);
+  let acc = '.';
+  for (let i = labels.length - 1; i >= 0; i--) {
+    acc = labelKey(labels[i]!) + (acc === '.' ? '.' : '.' + acc);
+    keys[i] = acc;
+  }
+  for (let i = 0; i < labels.length; i++) {
+    const key = keys[i]!;
+    const ptr = comp.get(key);
+    if (ptr !== undefined) {
+      if (compress) {
+        buf[pos] = 0xc0 | (ptr >>> 8);
+        buf[pos + 1] = ptr;
+        pos += 2;
+        return;
+      }
+    } else if (pos <= MAX_POINTER) {
+      comp.set(key, pos);
+    }
+    const label = labels[i]!;
+    buf[pos++] = label.length;
+    buf.set(label, pos);
+    pos += label.length;
+  }
+  buf[pos++] = 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Addresses
+
+function writeIPv4(s: string): void {
+  ensure(4);
+  let part = 0;
+  let val = 0;
+  let digits = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (digits === 0 || val > 255 || part > 3) throw new Error(`invalid IPv4 address: ${s}`);
+      buf[pos + part++] = val;
+      val = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      val = val * 10 + (c - 48);
+      digits++;
+    } else {
+      throw new Error(`invalid IPv4 address: ${s}`);
+    }
+  }
+  if (part !== 4) throw new Error(`invalid IPv4 address: ${s}`);
+  pos += 4;
+}
+
+function hexGroup(g: string, s: string): number {
+  if (g.length === 0 || g.length > 4) throw new Error(`invalid IPv6 address: ${s}`);
+  let v = 0;
+  for (let i = 0; i < g.length; i++) {
+    const c = g.charCodeAt(i);
+    let d: number;
+    if (c >= 48 && c <= 57) d = c - 48;
+    else if (c >= 97 && c <= 102) d = c - 87;
+    else if (c >= 65 && c <= 70) d = c - 55;
+    else throw new Error(`invalid IPv6 address: ${s}`);
+    v = (v << 4) | d;
+  }
+  return v;
+}
+
+/** The 16-bit groups of one side of `::`, an embedded IPv4 tail counting as two. */
+function v6Groups(side: string, s: string, allowV4: boolean): number[] {
+  if (side === '') return [];
+  const parts = side.split(':');
+  const out: number[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    if (allowV4 && i === parts.length - 1 && p.includes('.')) {
+      const save = pos;
+      ensure(4);
+      writeIPv4(p);
+      out.push((buf[save]! << 8) | buf[save + 1]!, (buf[save + 2]! << 8) | buf[save + 3]!);
+      pos = save;
+    } else {
+      out.push(hexGroup(p, s));
+    }
+  }
+  return out;
+}
+
+function writeIPv6(s: string): void {
+  const dbl = s.indexOf('::');
+  let groups: number[];
+  if (dbl === -1) {
+    groups = v6Groups(s, s, true);
+    if (groups.length !== 8) throw new Error(`invalid IPv6 address: ${s}`);
+  } else {
+    if (s.indexOf('::', dbl + 1) !== -1) throw new Error(`invalid IPv6 address: ${s}`);
+    const head = v6Groups(s.slice(0, dbl), s, false);
+    const tail = v6Groups(s.slice(dbl + 2), s, true);
+    const fill = 8 - head.length - tail.length;
+    if (fill < 1) throw new Error(`invalid IPv6 address: ${s}`);
+    groups = head;
+    for (let i = 0; i < fill; i++) groups.push(0);
+    for (const g of tail) groups.push(g);
+  }
+  ensure(16);
+  for (const g of groups) u16(g);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records
+
+const TYPE_CODES = new Map<string, number>([
+  ['A', 1],
+  ['NS', 2],
+  ['CNAME', 5],
+  ['SOA', 6],
+  ['PTR', 12],
+  ['MX', 15],
+  ['TXT', 16],
+  ['AAAA', 28],
+  ['SRV', 33],
+  ['DNAME', 39],
+  ['OPT', 41],
+  ['CAA', 257],
+]);
+
+function typeCode(type: string): number {
+  return TYPE_CODES.get(type) ?? typesTable.toType(type);
+}
+
+function classCode(klass: unknown): number {
+  if (klass === undefined || klass === 'IN') return 1;
+  if (typeof klass === 'number') return klass;
+  return classesTable.toClass(String(klass));
+}
+
+type AnyRecord = {
+  name: string;
+  type: string;
+  class?: unknown;
+  ttl?: number;
+  flush?: boolean;
+  data?: unknown;
+  // OPT
+  udpPayloadSize?: number;
+  extendedRcode?: number;
+  ednsVersion?: number;
+  flags?: number;
+  options?: unknown[];
+};
+
+function writeCharString(b: Uint8Array): void {
+  // Longer than 255 octets: split into 255-octet strings (dns-packet would corrupt the length).
+  let off = 0;
+  do {
+    const n = Math.min(255, b.length - off);
+    ensure(n + 1);
+    buf[pos++] = n;
+    buf.set(b.subarray(off, off + n), pos);
+    pos += n;
+    off += n;
+  } while (off < b.length);
+}
+
+function txtPart(d: unknown): Uint8Array {
+  if (typeof d === 'string') return Buffer.from(d);
+  if (d instanceof Uint8Array) return d;
+  throw new Error('TXT data must be a string, a Buffer or an array of them');
+}
+
+function writeRdata(type: string, data: unknown): void {
+  switch (type) {
+    case 'A':
+      writeIPv4(data as string);
+      return;
+    case 'AAAA':
+      writeIPv6(data as string);
+      return;
+    case 'CNAME':
+    case 'NS':
+    case 'PTR':
+      writeName(data as string, true);
+      return;
+    case 'DNAME':
+      writeName(data as string, false);
+      return;
+    case 'MX': {
+      const d = data as { preference?: number; exchange: string };
+      ensure(2);
+      u16checked(d.preference || 0, 'MX preference');
+      writeName(d.exchange, true);
+      return;
+    }
+    case 'SRV': {
+      const d = data as { priority?: number; weight?: number; port?: number; target: string };
+      ensure(6);
+      u16checked(d.priority || 0, 'SRV priority');
+      u16checked(d.weight || 0, 'SRV weight');
+      u16checked(d.port || 0, 'SRV port');
+      writeName(d.target, false); // RFC 2782: the target is never compressed
+      return;
+    }
+    case 'SOA': {
+      const d = data as {
+        mname: string;
+        rname: string;
+        serial?: number;
+        refresh?: number;
+        retry?: number;
+        expire?: number;
+        minimum?: number;
+      };
+      writeName(d.mname, true);
+      writeName(d.rname, true);
+      ensure(20);
+      u32(d.serial || 0, 'SOA serial');
+      u32(d.refresh || 0, 'SOA refresh');
+      u32(d.retry || 0, 'SOA retry');
+      u32(d.expire || 0, 'SOA expire');
+      u32(d.minimum || 0, 'SOA minimum');
+      return;
+    }
+    case 'TXT': {
+      if (Array.isArray(data)) for (const d of data) writeCharString(txtPart(d));
+      else writeCharString(txtPart(data));
+      return;
+    }
+    case 'CAA': {
+      const d = data as { issuerCritical?: boolean; flags?: number; tag: string; value: string };
+      const tag = Buffer.from(d.tag);
+      if (tag.length > 255) throw new Error('CAA tag longer than 255 octets');
+      const value = Buffer.from(d.value);
+      ensure(2 + tag.length + value.length);
+      buf[pos++] = d.issuerCritical ? 128 : (d.flags || 0) & 0xff;
+      buf[pos++] = tag.length;
+      buf.set(tag, pos);
+      pos += tag.length;
+      buf.set(value, pos);
+      pos += value.length;
+      return;
+    }
+    default: {
+      // dns-packet's own encoder for the type, rdlength included: step back over ours.
+      const codec = dp.record(type);
+      pos -= 2;
+      ensure(codec.encodingLength(data));
+      codec.encode(data, buf, pos);
+      pos += codec.encode.bytes;
+      return;
+    }
+  }
+}
+
+function writeOpt(r: AnyRecord): void {
+  if (r.name !== '.' && r.name !== '') throw new Error('OPT name must be root.');
+  ensure(11);
+  buf[pos++] = 0;
+  u16(41);
+  u16checked(r.udpPayloadSize || 4096, 'OPT UDP payload size');
+  buf[pos++] = (r.extendedRcode || 0) & 0xff;
+  buf[pos++] = (r.ednsVersion || 0) & 0xff;
+  u16checked(r.flags || 0, 'OPT flags');
+  const lenAt = pos;
+  pos += 2;
+  const options = r.options;
+  if (options) {
+    for (const o of options) {
+      const opt = o as { code: number | string; data?: Uint8Array };
+      if (typeof opt.code === 'number' && opt.data instanceof Uint8Array) {
+        ensure(4 + opt.data.length);
+        u16checked(opt.code, 'EDNS option code');
+        u16(opt.data.length);
+        buf.set(opt.data, pos);
+        pos += opt.data.length;
+      } else {
+        ensure(dp.option.encodingLength(o));
+        dp.option.encode(o, buf, pos);
+        pos += dp.option.encode.bytes;
+      }
+    }
+  }
+  const rdlen = pos - lenAt - 2;
+  if (rdlen > 0xffff) throw new Error('OPT RDATA longer than 65535 octets');
+  buf[lenAt] = rdlen >>> 8;
+  buf[lenAt + 1] = rdlen;
+}
+
+function writeRecord(r: AnyRecord): void {
+  let type = r.type;
+  if (!TYPE_CODES.has(type)) type = type.toUpperCase();
+  if (type === 'OPT') {
+    writeOpt(r);
+    return;
+  }
+  writeName(r.name, true);
+  ensure(10);
+  u16(typeCode(type));
+  let klass = classCode(r.class);
+  if (r.flush) klass |= 0x8000;
+  u16(klass);
+  u32(r.ttl || 0, 'TTL');
+  const lenAt = pos;
+  pos += 2;
+  writeRdata(type, r.data);
+  const rdlen = pos - lenAt - 2;
+  if (rdlen > 0xffff) throw new Error(`${type} RDATA longer than 65535 octets`);
+  buf[lenAt] = rdlen >>> 8;
+  buf[lenAt + 1] = rdlen;
+}
+
+function writeSection(list: readonly unknown[]): void {
+  for (let i = 0; i < list.length; i++) writeRecord(list[i] as AnyRecord);
+}
+
+/**
+ * Encodes a packet given in dns-packet's shapes, with name compression. The result is a fresh
+ * Buffer of exactly the message's length.
+ */
+export function encodePacket(p: Packet): Buffer {
+  const questions = p.questions ?? [];
+  const answers = p.answers ?? [];
+  const authorities = p.authorities ?? [];
+  const additionals = p.additionals ?? [];
+  pos = 0;
+  try {
+    ensure(12);
+    u16checked(p.id || 0, 'ID');
+    u16(((p.flags || 0) & 0x7fff) | (p.type === 'response' ? 0x8000 : 0));
+    u16checked(questions.length, 'QDCOUNT');
+    u16checked(answers.length, 'ANCOUNT');
+    u16checked(authorities.length, 'NSCOUNT');
+    u16checked(additionals.length, 'ARCOUNT');
+    for (const q of questions) {
+      writeName(q.name, true);
+      ensure(4);
+      u16(typeCode(q.type));
+      u16(classCode(q.class));
+    }
+    writeSection(answers);
+    writeSection(authorities);
+    writeSection(additionals);
+    const out = Buffer.allocUnsafe(pos);
+    buf.copy(out, 0, 0, pos);
+    return out;
+  } finally {
+    comp.clear();
+  }
+}
