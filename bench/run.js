@@ -9,7 +9,11 @@
 // Everything stays on loopback; every run is bounded by dnsperf's -l and a hard kill timeout;
 // both servers are stopped (SIGTERM, then SIGKILL after 3 s) whatever happens.
 //
-// Options: --seconds N (length of each measured run, default 10), --rounds N (default 2).
+// On a machine with 2+ CPUs and taskset (util-linux), the server under test is pinned to CPU 0 and
+// dnsperf to CPU 1, so the load generator does not steal the server's core mid-run.
+//
+// Options: --seconds N (length of each measured run, default 10), --rounds N (default 2),
+// --no-pin (let the scheduler place the processes).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -34,8 +38,8 @@ function option(name, fallback, min, max) {
 const SECONDS = option('--seconds', 10, 1, 120);
 const ROUNDS = option('--rounds', 2, 1, 10);
 const WARMUP_SECONDS = 2;
-// Chosen on a 2-core box where dnsperf shares the CPU with the server under test: with these the
-// bare responder is at its plateau (more clients or threads did not raise its qps, only latency
+// Chosen on a 2-core box where dnsperf shares the machine with the server under test (each pinned
+// to its own CPU when possible): with these the bare responder is at its plateau, ~1 CPU busy (more clients or threads did not raise its qps, only latency
 // and noise). Outstanding stays below ~190: a larger first burst overflows the default 208 KiB
 // socket receive buffer (rmem_default) before Node reads it, and those queries count as lost.
 const CLIENTS = 2;
@@ -47,6 +51,14 @@ const COREFILE = path.join(BENCH, 'Corefile');
 const MANIFESTS = path.join(ROOT, 'examples', 'manifests');
 const READY_TIMEOUT_MS = 20000;
 const STOP_GRACE_MS = 3000;
+const PIN = !process.argv.includes('--no-pin') && os.availableParallelism() >= 2 && spawnSync('taskset', ['-V']).status === 0;
+const SERVER_CPU = '0';
+const DNSPERF_CPU = '1';
+
+/** [command, args] that runs cmd pinned to cpu when pinning is on (taskset execs: same PID). */
+function pinned(cpu, cmd, args) {
+  return PIN ? ['taskset', ['-c', cpu, cmd, ...args]] : [cmd, args];
+}
 
 function dnsperfArgs(port, seconds) {
   return ['-s', HOST, '-p', String(port), '-d', QUERIES, '-l', String(seconds), '-c', String(CLIENTS), '-T', String(THREADS), '-Q', String(QPS_CAP), '-q', String(OUTSTANDING)];
@@ -71,6 +83,10 @@ function tool(cmd, args) {
 // ---- 2/3. child processes ---------------------------------------------------------------------
 
 const children = new Set();
+/** Set by SIGINT/SIGTERM: no new dnsperf run starts after it. */
+let interrupted = false;
+/** The dnsperf run in progress, killed if this script is interrupted. */
+let loadGenerator = null;
 
 /**
  * Starts `node ARGS`, resolves with { child, port } once a stdout line satisfies readyPort (which
@@ -78,7 +94,8 @@ const children = new Set();
  * logging server never blocks on a full pipe; keeps the last lines for error messages.
  */
 function startNode(label, args, readyPort) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [cmd, argv] = pinned(SERVER_CPU, process.execPath, args);
+  const child = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const tail = [];
   const remember = (line) => {
@@ -165,7 +182,10 @@ function cpuTicks(pid) {
 function runDnsperf(port, seconds) {
   const args = dnsperfArgs(port, seconds);
   return new Promise((resolve, reject) => {
-    const p = spawn('dnsperf', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (interrupted) return reject(new Error('interrupted'));
+    const [cmd, argv] = pinned(DNSPERF_CPU, 'dnsperf', args);
+    const p = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    loadGenerator = p;
     let out = '';
     const keep = (chunk) => {
       // Timeout lines can be many; the summary is at the end, so keep the head and the tail.
@@ -184,6 +204,7 @@ function runDnsperf(port, seconds) {
     });
     p.once('close', (code, signal) => {
       clearTimeout(hard);
+      loadGenerator = null;
       if (code !== 0) return reject(new Error(`dnsperf exited with code ${code} signal ${signal}:\n${out.slice(-3000)}`));
       resolve({ args, output: out });
     });
@@ -271,6 +292,7 @@ Written by \`npm run bench\` (bench/run.js); overwritten on every run.
 - machine: ${machine.nproc} CPUs (${machine.cpu}), Node ${machine.node}, dnsperf ${machine.dnsperf}, ${machine.os}
 - command (each target, ${ROUNDS} rounds alternating baseline/server, after a ${WARMUP_SECONDS} s warm-up each):
   \`${command}\`
+- placement: ${PIN ? `server under test pinned to CPU ${SERVER_CPU} (taskset), dnsperf to CPU ${DNSPERF_CPU}` : 'not pinned (scheduler decides)'}
 - queries: bench/queries.txt (${machine.queries} lines, replayed in a loop); server config: bench/Corefile with examples/manifests
 
 ## Result (best of ${ROUNDS} runs per target)
@@ -295,10 +317,11 @@ ${runLines.join('\n')}
   every answer comes from the server's cache of encoded answers: this measures the hot path that
   repeated questions take, not the cost of building a new answer.
 - **qps** is what dnsperf completed per second with ${CLIENTS} client sockets and at most ${OUTSTANDING}
-  queries outstanding. dnsperf runs on the same ${machine.nproc}-CPU machine and takes a good share of
-  it, so qps is bounded by the box, not only by the server: compare the two rows, not the absolute
-  number with other machines. The **qps ratio** is the headline: near 1.0 means the server's own work
-  is small beside Node's UDP cost.
+  queries outstanding. dnsperf runs on the same ${machine.nproc}-CPU machine
+  (${PIN ? `on its own CPU, ${DNSPERF_CPU}, while the server has CPU ${SERVER_CPU}` : 'unpinned, sharing the CPUs with the server'}); near the
+  baseline's rate dnsperf itself needs most of a CPU, so qps is bounded by the box, not only by
+  the server: compare the two rows, not the absolute numbers across machines. The **qps ratio**
+  is the headline: near 1.0 means the server's own work is small beside Node's UDP cost.
 - **CPU us/query** is the server process's user+system CPU time (from /proc/PID/stat, in clock ticks
   of 1/${machine.clkTck} s) during the run divided by the queries completed. It is less sensitive to
   dnsperf's share of the CPU than qps; the difference between the rows is what clusterdns adds per
@@ -335,6 +358,7 @@ async function main() {
       [path.join(ROOT, 'bin', 'clusterdns.js'), 'serve', '--conf', COREFILE, '--manifests', MANIFESTS, '--port', '0'],
       serverReady,
     );
+    console.log(PIN ? `pinning: servers on CPU ${SERVER_CPU}, dnsperf on CPU ${DNSPERF_CPU}` : 'pinning: off');
     console.log(`baseline pid ${base.child.pid} on ${HOST}:${base.port}; clusterdns pid ${server.child.pid} on ${HOST}:${server.port}`);
 
     let dnsperfVersion = null;
@@ -359,7 +383,7 @@ async function main() {
       }
     }
 
-    const command = `dnsperf ${dnsperfArgs('PORT', SECONDS).join(' ').replace(QUERIES, 'bench/queries.txt')}`;
+    const command = `${PIN ? `taskset -c ${DNSPERF_CPU} ` : ''}dnsperf ${dnsperfArgs('PORT', SECONDS).join(' ').replace(QUERIES, 'bench/queries.txt')}`;
     const cpus = os.cpus();
     const { md, stdoutTable } = report({
       date: new Date().toISOString(),
@@ -385,13 +409,16 @@ async function main() {
   }
 }
 
-let interrupted = false;
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.once(sig, () => {
     if (interrupted) return;
     interrupted = true;
     console.error(`\nbench: ${sig}, stopping the servers`);
-    void Promise.all([...children].map(stop)).then(() => process.exit(130));
+    if (loadGenerator && loadGenerator.exitCode === null) loadGenerator.kill('SIGKILL');
+    void Promise.all([...children].map(stop)).then(() => {
+      if (loadGenerator && loadGenerator.exitCode === null) loadGenerator.kill('SIGKILL');
+      process.exit(130);
+    });
   });
 }
 

@@ -1,12 +1,16 @@
 // Manifests -> ClusterModel: reads files, validates, applies control-plane defaults
 // (cluster IP allocation, Endpoints mirroring) and collects every finding.
 
-import type { ClusterModel, ClusterOptions, EndpointSlice, Finding, NamespaceObject, Pod, ServiceImport, SourceRef } from './model.js';
-import { defaultClusterOptions, ManifestError } from './model.js';
+import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, Pod, ServiceImport, SourceRef } from './model.js';
+import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
+import { generateEndpointSlices, PodIndex } from './endpoints.js';
+import { assignPodIPs, parsePodCidrs } from './podips.js';
+import type { WorkloadDraft, WorkloadKind } from './workloads.js';
+import { deriveWorkloadPods, toWorkload } from './workloads.js';
 import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
 import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, ServiceDraft } from './objects.js';
-import { readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
+import { familyOf, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
 import { Checker, isObj } from './validate.js';
 import { collectManifestFiles, parseManifestText, readManifestFile } from './yaml-docs.js';
 
@@ -20,6 +24,13 @@ const KNOWN_KINDS: Readonly<Record<string, readonly string[]>> = {
   Pod: [''],
   EndpointSlice: ['discovery.k8s.io'],
   ServiceImport: ['multicluster.x-k8s.io'],
+  Node: [''],
+  Deployment: ['apps'],
+  ReplicaSet: ['apps'],
+  StatefulSet: ['apps'],
+  DaemonSet: ['apps'],
+  Job: ['batch'],
+  CronJob: ['batch'],
 };
 
 /** Common cluster-scoped kinds: they live in no namespace, so they imply none. */
@@ -35,6 +46,31 @@ const groupOf = (apiVersion: string): string => {
   const i = apiVersion.indexOf('/');
   return i < 0 ? '' : apiVersion.slice(0, i);
 };
+
+/** "ns/name" patterns with '*' (any characters) and '?' (one); a pattern without '/' matches the name in any namespace. */
+function notReadyMatcher(patterns: readonly string[]): (p: Pod) => boolean {
+  if (patterns.length === 0) return () => false;
+  const res = patterns.map((pat) => {
+    const body = pat.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    return new RegExp(pat.includes('/') ? `^${body}$` : `^[^/]*/${body}$`);
+  });
+  return (p) => {
+    const k = `${p.namespace}/${p.name}`;
+    return res.some((r) => r.test(k));
+  };
+}
+
+function readNode(o: Record<string, unknown>, name: string, labels: Readonly<Record<string, string>>, check: Checker): ClusterNode {
+  const status = check.obj(o, 'status', 'status');
+  const addresses: string[] = [];
+  for (const a of check.arr(status, 'addresses', 'status.addresses')) {
+    if (!isObj(a) || a['type'] !== 'InternalIP') continue;
+    const ip = check.ip(a['address'], 'status.addresses[].address');
+    if (ip !== undefined && !addresses.some((x) => familyOf(x) === familyOf(ip))) addresses.push(ip);
+  }
+  const zone = labels['topology.kubernetes.io/zone'] ?? labels['failure-domain.beta.kubernetes.io/zone'];
+  return { name, addresses, ...(zone !== undefined ? { zone } : {}), labels };
+}
 
 const byNsName = <T extends { namespace: string; name: string }>(a: T, b: T): number =>
   a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -56,6 +92,9 @@ function build(
   const slices: EndpointSlice[] = [];
   const pods: Pod[] = [];
   const imports: ServiceImport[] = [];
+  const workloads: WorkloadDraft[] = [];
+  const manifestNodes: ClusterNode[] = [];
+  const ignoredKinds = new Map<string, number>();
   let objectCount = 0;
 
   for (const doc of docs) {
@@ -97,6 +136,8 @@ function build(
       seen.set(key, source);
       if (namespaced) impliedNamespaces.add(meta.namespace);
       if (!known) {
+        const label = group === '' ? kind : `${kind}.${group}`;
+        ignoredKinds.set(label, (ignoredKinds.get(label) ?? 0) + 1);
         const groups = KNOWN_KINDS[kind];
         if (group === '' && groups && !groups.includes('')) {
           check.warn(`apiVersion ${apiVersion} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`);
@@ -123,6 +164,17 @@ function build(
         case 'ServiceImport':
           imports.push(toServiceImport(o, meta, check));
           break;
+        case 'Node':
+          manifestNodes.push(readNode(o, meta.name, meta.labels, check));
+          break;
+        case 'Deployment':
+        case 'ReplicaSet':
+        case 'StatefulSet':
+        case 'DaemonSet':
+        case 'Job':
+        case 'CronJob':
+          workloads.push(toWorkload(o, meta, check, kind as WorkloadKind));
+          break;
         default:
           break;
       }
@@ -133,7 +185,25 @@ function build(
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));
-  const endpointSlices = [...slices, ...mirrorEndpoints(endpointsDrafts, explicit, serviceKeys)].sort(byNsName);
+  const mirrored = mirrorEndpoints(endpointsDrafts, explicit, serviceKeys);
+
+  // Nodes: the manifests' Node objects when there are any, else the configured (or default) nodes.
+  const nodes = (manifestNodes.length > 0 ? manifestNodes : [...(opts.nodes ?? defaultNodes)]).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  const nodeMap = new Map(nodes.map((n) => [n.name, n]));
+  const derived = deriveWorkloadPods(workloads, pods, nodes);
+  const isNotReady = notReadyMatcher(opts.notReady ?? []);
+  const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
+  const podCidrs = parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);
+  const finalPods = assignPodIPs(allPods, podCidrs, nodeMap, findings).sort(byNsName);
+
+  // The endpoints controller, for selector Services without slices or Endpoints in the manifests.
+  const claimed = new Set(explicit);
+  for (const e of endpointsDrafts) claimed.add(`${e.meta.namespace}/${e.meta.name}`);
+  const takenSliceNames = new Set([...slices, ...mirrored].map((s) => `${s.namespace}/${s.name}`));
+  const generated = generateEndpointSlices(services, new PodIndex(finalPods), nodeMap, claimed, takenSliceNames);
+  const endpointSlices = [...slices, ...mirrored, ...generated.slices].sort(byNsName);
 
   const namespaces = new Map<string, NamespaceObject>();
   const nsNames = [...new Set([...declaredNamespaces.keys(), ...impliedNamespaces])].sort();
@@ -145,9 +215,13 @@ function build(
     namespaces,
     services,
     endpointSlices,
-    pods: pods.sort(byNsName),
+    pods: finalPods,
     serviceImports: imports.sort(byNsName),
     objectCount,
+    ignoredKinds: new Map([...ignoredKinds.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
+    nodes,
+    workloads: derived.infos,
+    controllerServices: generated.managed,
   };
   const sorted = findings
     .map((f, i) => ({ f, i }))

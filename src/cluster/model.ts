@@ -86,6 +86,49 @@ export interface Pod extends ObjectMeta {
   readonly subdomain?: string;
   readonly nodeName?: string;
   readonly hostNetwork: boolean;
+  /**
+   * Whether the pod counts as ready for the endpoints controller: true unless status.conditions
+   * has Ready=False, status.phase is not Running, the annotation `clusterdns.io/ready: "false"`
+   * is set, or ClusterOptions.notReady names it. Set on every pod of a built model.
+   */
+  readonly ready?: boolean;
+  /** Named and unnamed ports of containers (and restartable init containers), for targetPort lookup. */
+  readonly containerPorts?: readonly ContainerPort[];
+  /** The controlling owner: ownerReferences (controller) of a manifest pod, or the workload a derived pod comes from. */
+  readonly owner?: { readonly kind: string; readonly name: string };
+  /** True for pods clusterdns derived from a workload (not written in the manifests). */
+  readonly derived?: boolean;
+}
+
+export interface ContainerPort {
+  /** '' when unnamed. */
+  readonly name: string;
+  readonly protocol: string;
+  readonly containerPort: number;
+}
+
+/** A node pods are scheduled on (data only: names, addresses, zone). */
+export interface ClusterNode {
+  readonly name: string;
+  /** InternalIPs, at most one per family (hostNetwork pods get these). */
+  readonly addresses: readonly string[];
+  /** topology.kubernetes.io/zone, copied into endpoints' zone. */
+  readonly zone?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** A workload read from the manifests and what became of it. */
+export interface WorkloadInfo {
+  readonly kind: 'Deployment' | 'ReplicaSet' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob';
+  readonly name: string;
+  readonly namespace: string;
+  readonly source: SourceRef;
+  /** Names of the pods clusterdns derived for it (empty when its pods are in the manifests). */
+  readonly derivedPods: readonly string[];
+  /** For a Deployment: the ReplicaSet name (`<deploy>-<pod-template-hash>`), derived or found. */
+  readonly replicaSet?: string;
+  /** True when the manifests already hold its pods (or, for a Deployment, its ReplicaSet). */
+  readonly hasManifestPods: boolean;
 }
 
 export interface ServiceImport extends ObjectMeta {
@@ -103,6 +146,14 @@ export interface ClusterModel {
   readonly serviceImports: readonly ServiceImport[];
   /** How many manifest objects were read (all kinds, including ignored ones). */
   readonly objectCount: number;
+  /** Kinds that were read but ignored (unknown kinds, CRDs, other API groups), with counts; for a debug log. */
+  readonly ignoredKinds?: ReadonlyMap<string, number>;
+  /** Nodes pods were scheduled on: Node objects of the manifests when there are any, else ClusterOptions.nodes. */
+  readonly nodes?: readonly ClusterNode[];
+  /** Workloads found in the manifests, in namespace/name order. */
+  readonly workloads?: readonly WorkloadInfo[];
+  /** "namespace/name" of the Services whose EndpointSlices the endpoints controller generated from pods. */
+  readonly controllerServices?: ReadonlySet<string>;
 }
 
 export interface ClusterOptions {
@@ -110,11 +161,27 @@ export interface ClusterOptions {
   readonly serviceCIDRs: readonly string[];
   /** Namespace for objects that name none. */
   readonly defaultNamespace: string;
+  /** Pod CIDRs to allocate pod IPs from, one per family; the first family is the pods' primary. */
+  readonly podCIDRs?: readonly string[];
+  /** Nodes to schedule derived pods on (used when the manifests hold no Node objects). */
+  readonly nodes?: readonly ClusterNode[];
+  /** Pods to mark not ready, for testing: "namespace/name" entries, '*' and '?' globs allowed. */
+  readonly notReady?: readonly string[];
 }
+
+/** kind-style default nodes: three nodes in three zones, dual-stack node addresses. */
+export const defaultNodes: readonly ClusterNode[] = [
+  { name: 'kind-control-plane', addresses: ['172.18.0.2', 'fc00:f853:ccd:e793::2'], zone: 'zone-a' },
+  { name: 'kind-worker', addresses: ['172.18.0.3', 'fc00:f853:ccd:e793::3'], zone: 'zone-b' },
+  { name: 'kind-worker2', addresses: ['172.18.0.4', 'fc00:f853:ccd:e793::4'], zone: 'zone-c' },
+];
 
 export const defaultClusterOptions: ClusterOptions = {
   serviceCIDRs: ['10.96.0.0/12', 'fd00:10:96::/112'],
   defaultNamespace: 'default',
+  podCIDRs: ['10.244.0.0/16', 'fd00:10:244::/56'],
+  nodes: defaultNodes,
+  notReady: [],
 };
 
 /** A problem in the input, located so a user can fix it. */
@@ -123,6 +190,8 @@ export interface Finding {
   readonly line: number;
   readonly severity: 'error' | 'warning';
   readonly message: string;
+  /** A stable identifier of the kind of finding (e.g. 'selector-no-pods'), for model checks. */
+  readonly code?: string;
 }
 
 /** Thrown when manifests cannot be loaded; carries every error found, not just the first. */

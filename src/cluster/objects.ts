@@ -1,6 +1,7 @@
 // Typed reading of the object kinds clusterdns cares about, with Kubernetes defaults and validation.
 
 import type {
+  ContainerPort,
   Endpoint,
   EndpointPort,
   EndpointSlice,
@@ -406,6 +407,59 @@ export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): Endpoints
   return { meta, subsets, check };
 }
 
+/** Annotation that marks a pod (or, on a workload or its pod template, all its pods) not ready. */
+export const READY_ANNOTATION = 'clusterdns.io/ready';
+
+/**
+ * Container ports of a pod spec: containers[].ports and those of restartable init containers
+ * (sidecars, restartPolicy: Always), which FindPort also searches in current Kubernetes.
+ */
+export function readContainerPorts(spec: Obj, check: Checker, path: string): ContainerPort[] {
+  const out: ContainerPort[] = [];
+  for (const key of ['containers', 'initContainers']) {
+    check.arr(spec, key, `${path}.${key}`).forEach((c, i) => {
+      if (!isObj(c)) return;
+      if (key === 'initContainers' && c['restartPolicy'] !== 'Always') return;
+      check.arr(c, 'ports', `${path}.${key}[${i}].ports`).forEach((p, j) => {
+        const pp = `${path}.${key}[${i}].ports[${j}]`;
+        if (!isObj(p)) {
+          check.error(`${pp} must be a mapping with containerPort`);
+          return;
+        }
+        const containerPort = check.port(p, 'containerPort', `${pp}.containerPort`);
+        if (containerPort === undefined) return;
+        const name = check.str(p, 'name', `${pp}.name`) ?? '';
+        out.push({ name, protocol: check.protocol(p, 'protocol', `${pp}.protocol`), containerPort });
+      });
+    });
+  }
+  return out;
+}
+
+/** The controller owner reference (controller: true), else the first one; undefined when there is none. */
+export function readOwner(o: Obj): { kind: string; name: string } | undefined {
+  const md = o['metadata'];
+  if (!isObj(md) || !Array.isArray(md['ownerReferences'])) return undefined;
+  const refs = (md['ownerReferences'] as unknown[]).filter(
+    (r): r is Obj => isObj(r) && typeof r['kind'] === 'string' && typeof r['name'] === 'string',
+  );
+  const ref = refs.find((r) => r['controller'] === true) ?? refs[0];
+  return ref ? { kind: ref['kind'] as string, name: ref['name'] as string } : undefined;
+}
+
+/** Readiness as written: Ready=False condition, a phase other than Running, or the annotation. */
+export function podReadyFromManifest(status: Obj, phase: string, annotations: Readonly<Record<string, string>>): boolean {
+  if (phase !== 'Running') return false;
+  if (annotations[READY_ANNOTATION] === 'false') return false;
+  const conds = status['conditions'];
+  if (Array.isArray(conds)) {
+    for (const c of conds) {
+      if (isObj(c) && c['type'] === 'Ready' && c['status'] !== undefined && c['status'] !== 'True') return false;
+    }
+  }
+  return true;
+}
+
 export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   const spec = check.obj(o, 'spec', 'spec');
   const status = check.obj(o, 'status', 'status');
@@ -434,6 +488,7 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname "${hostname}" is not a valid DNS-1123 label`);
   if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain "${subdomain}" is not a valid DNS-1123 label`);
   const nodeName = check.str(spec, 'nodeName', 'spec.nodeName');
+  const owner = readOwner(o);
   return {
     ...meta,
     ...(podIP !== undefined ? { podIP } : {}),
@@ -444,6 +499,9 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
     ...(subdomain ? { subdomain } : {}),
     ...(nodeName ? { nodeName } : {}),
     hostNetwork: check.bool(spec, 'hostNetwork', 'spec.hostNetwork') ?? false,
+    ready: podReadyFromManifest(status, phase, meta.annotations),
+    containerPorts: readContainerPorts(spec, check, 'spec'),
+    ...(owner ? { owner } : {}),
   };
 }
 

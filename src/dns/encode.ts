@@ -80,6 +80,53 @@ function badName(name: string, why: string): Error {
   return new Error(`cannot encode name ${JSON.stringify(name)}: ${why}`);
 }
 
+// Lazy suffix table: until a name misses, `comp` holds whole names only, and the first name
+// written (normally the question) is `pendingName`, its suffixes not yet entered. A reply whose
+// owners all repeat the question then costs one lookup per name (a string caches its hash) and
+// no slicing; the first miss enters the pending suffixes and switches to the full table.
+let pendingName: string | null = null;
+let pendingPos = 0;
+let eager = false;
+
+function flushPending(): void {
+  eager = true;
+  const name = pendingName;
+  if (name === null) return;
+  pendingName = null;
+  const fq = name.charCodeAt(name.length - 1) === 46;
+  const end = fq ? name.length - 1 : name.length;
+  let start = 0;
+  while (start < end && pendingPos + start <= MAX_POINTER) {
+    const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
+    if (!comp.has(key)) comp.set(key, pendingPos + start);
+    const dot = name.indexOf('.', start);
+    if (dot === -1 || dot > end) break;
+    start = dot + 1;
+  }
+}
+
+/** Writes the labels of plain name[0, end) and the root octet, without compression. */
+function writeLabels(name: string, end: number): void {
+  let start = 0;
+  while (start < end) {
+    let dot = name.indexOf('.', start);
+    if (dot === -1 || dot > end) dot = end;
+    const labelLen = dot - start;
+    if (labelLen === 0) throw badName(name, 'empty label');
+    if (labelLen > 63) throw badName(name, 'label longer than 63 octets');
+    buf[pos++] = labelLen;
+    for (let i = start; i < dot; i++) buf[pos++] = name.charCodeAt(i);
+    start = dot + 1;
+  }
+  buf[pos++] = 0;
+}
+
+function writePointer(ptr: number): void {
+  buf[pos] = 0xc0 | (ptr >>> 8);
+  buf[pos + 1] = ptr;
+  pos += 2;
+}
+
 /**
  * Writes `name`, replacing its longest already-written suffix with a pointer when `compress`,
  * and remembering its own suffixes as pointer targets either way.
@@ -104,15 +151,31 @@ function writeName(name: string, compress: boolean): void {
   const end = fq ? len - 1 : len; // end of the last label
   if (end + 2 > 255) throw badName(name, 'longer than 255 octets');
   ensure(end + 2);
+  if (!eager) {
+    const whole = fq ? name : name + '.';
+    const ptr = comp.get(whole);
+    if (ptr !== undefined) {
+      if (compress) writePointer(ptr);
+      else writeLabels(name, end); // its suffixes are the pending name's: nothing new to enter
+      return;
+    }
+    if (pendingName === null) {
+      const at = pos;
+      writeLabels(name, end);
+      comp.set(whole, at);
+      pendingName = name;
+      pendingPos = at;
+      return;
+    }
+    flushPending();
+  }
   let start = 0;
   while (start < end) {
     const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
     const ptr = comp.get(key);
     if (ptr !== undefined) {
       if (compress) {
-        buf[pos] = 0xc0 | (ptr >>> 8);
-        buf[pos + 1] = ptr;
-        pos += 2;
+        writePointer(ptr);
         return;
       }
     } else if (pos <= MAX_POINTER) {
@@ -190,6 +253,7 @@ function labelKey(label: Uint8Array): string {
 
 function writeNameSlow(name: string, compress: boolean): void {
   const labels = parseName(name);
+  if (!eager) flushPending();
   let wire = 1;
   for (const l of labels) wire += l.length + 1;
   ensure(wire);
@@ -518,6 +582,8 @@ export function encodePacket(p: Packet): Buffer {
   const authorities = p.authorities ?? [];
   const additionals = p.additionals ?? [];
   pos = 0;
+  eager = false;
+  pendingName = null;
   try {
     ensure(12);
     u16checked(p.id || 0, 'ID');
@@ -540,5 +606,6 @@ export function encodePacket(p: Packet): Buffer {
     return out;
   } finally {
     comp.clear();
+    pendingName = null;
   }
 }

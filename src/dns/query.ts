@@ -192,3 +192,49 @@ export function typeCode(name: string): number {
 export function className(code: number): string {
   return classesTable.toString(code);
 }
+
+/**
+ * The answer-cache key of a plain query, computed from the raw bytes without building any
+ * strings but the key itself: undefined for anything unusual (the full parser then decides).
+ * It must agree with the key the full path stores under: shape, reply size limit, question bytes.
+ */
+export function fastCacheKey(buf: Buffer, tcp: boolean): string | undefined {
+  const len = buf.length;
+  if (len < HEADER_SIZE + 5) return undefined;
+  // QR=0, opcode QUERY; exactly one question, nothing but an optional OPT after it.
+  if ((buf[2]! & 0xf8) !== 0) return undefined;
+  if (buf[4] !== 0 || buf[5] !== 1 || buf[6] !== 0 || buf[7] !== 0 || buf[8] !== 0 || buf[9] !== 0 || buf[10] !== 0) return undefined;
+  const arcount = buf[11]!;
+  if (arcount > 1) return undefined;
+  let o = HEADER_SIZE;
+  for (;;) {
+    if (o >= len) return undefined;
+    const l = buf[o]!;
+    if (l === 0) break;
+    if (l > 63) return undefined;
+    o += l + 1;
+  }
+  if (o - HEADER_SIZE + 1 > 255) return undefined;
+  const questionEnd = o + 5;
+  if (questionEnd > len) return undefined;
+  let shape = 'N';
+  let limit = tcp ? 65535 : 512;
+  if (arcount === 1) {
+    // Root owner, type OPT, then fixed fields; version must be 0 and the options well formed.
+    const r = questionEnd;
+    if (r + 11 > len || buf[r] !== 0 || buf[r + 1] !== 0 || buf[r + 2] !== 41 || buf[r + 6] !== 0) return undefined;
+    const rdlen = buf.readUInt16BE(r + 9);
+    if (r + 11 + rdlen !== len) return undefined;
+    let opt = r + 11;
+    while (opt < len) {
+      if (opt + 4 > len) return undefined;
+      opt += 4 + buf.readUInt16BE(opt + 2);
+    }
+    if (opt !== len) return undefined;
+    shape = (buf[r + 7]! & 0x80) !== 0 ? 'D' : 'E';
+    if (!tcp) limit = Math.min(1232, Math.max(512, buf.readUInt16BE(r + 3)));
+  } else if (questionEnd !== len) {
+    return undefined;
+  }
+  return shape + limit + buf.toString('latin1', HEADER_SIZE, questionEnd);
+}

@@ -1,7 +1,7 @@
 // Encodes replies. Header bits follow ../shared/reference/protocol.md: RD copied, RA/Z/AD/CD
 // clear, OPT only when the query had one (our payload size 1232, DO copied).
-import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
+import { encodePacket } from './encode.js';
 import type { DnsResponse } from '../chain/plugin.js';
 import type { ParsedQuery } from './query.js';
 import { className, typeName } from './query.js';
@@ -48,7 +48,7 @@ function question(q: ParsedQuery): Packet['questions'] {
  */
 export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number): Buffer {
   const additionals = q.edns ? [...res.additional, optRecord(q, res.rcode)] : res.additional;
-  const full = dnsPacket.encode({
+  const full = encodePacket({
     id: q.id,
     type: 'response',
     flags: headerFlags(q, res.rcode, res.aa, false),
@@ -58,7 +58,7 @@ export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number):
     additionals,
   });
   if (full.length <= limit) return full;
-  return dnsPacket.encode({
+  return encodePacket({
     id: q.id,
     type: 'response',
     flags: headerFlags(q, res.rcode, res.aa, true),

@@ -3,7 +3,7 @@
 import type { DnsRequest, DnsResponse, Protocol } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
 import { Rcode } from '../dns/records.js';
-import { parseQuery, isProblem, typeName, className, type ParsedQuery } from '../dns/query.js';
+import { parseQuery, isProblem, typeName, className, fastCacheKey, type ParsedQuery } from '../dns/query.js';
 import { encodeBare, encodeFormerr, encodeResponse, udpLimit } from '../dns/response.js';
 import type { Logger } from 'pino';
 
@@ -33,6 +33,12 @@ export class QueryHandler {
 
   /** Returns the reply, or null when the packet gets no reply at all. */
   handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+    // Repeated plain questions are answered from the raw bytes, before any parsing.
+    const fastKey = fastCacheKey(msg, protocol === 'tcp');
+    if (fastKey !== undefined) {
+      const hit = this.cache.get(fastKey);
+      if (hit) return patched(hit, msg.readUInt16BE(0), msg[2]! & 0x01);
+    }
     const parsed = parseQuery(msg);
     if (isProblem(parsed)) {
       switch (parsed.kind) {
@@ -54,7 +60,7 @@ export class QueryHandler {
     const limit = protocol === 'udp' ? udpLimit(q) : 65535;
     const key = cacheKey(msg, q, limit);
     const hit = this.cache.get(key);
-    if (hit) return patched(hit, q);
+    if (hit) return patched(hit, q.id, (q.flags >> 8) & 0x01);
 
     const qname = q.name.toLowerCase();
     const chain = this.router.chainFor(qname);
@@ -111,10 +117,11 @@ function cacheKey(msg: Buffer, q: ParsedQuery, limit: number): string {
   return shape + limit + msg.toString('latin1', 12, q.questionEnd);
 }
 
-function patched(cached: Buffer, q: ParsedQuery): Buffer {
+function patched(cached: Buffer, id: number, rd: number): Buffer {
   const out = Buffer.allocUnsafe(cached.length);
   cached.copy(out);
-  out.writeUInt16BE(q.id, 0);
-  out[2] = (out[2]! & 0xfe) | ((q.flags >> 8) & 0x01);
+  out[0] = id >> 8;
+  out[1] = id & 0xff;
+  out[2] = (out[2]! & 0xfe) | rd;
   return out;
 }

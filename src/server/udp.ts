@@ -6,15 +6,13 @@ import type { QueryHandler } from './handler.js';
 import type { Logger } from 'pino';
 
 /**
- * Replies always go to an IP literal; resolving it synchronously skips dns.lookup's deferral
- * that dgram.send would otherwise pay on every datagram.
+ * Replies always go to an IP literal of the socket's own family; answering the lookup
+ * synchronously skips dns.lookup's deferral that dgram.send would otherwise pay per datagram.
  */
-function literalLookup(
-  address: string,
-  _opts: unknown,
-  cb: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
-): void {
-  cb(null, address, isIPv6(address) ? 6 : 4);
+function literalLookup(family: 4 | 6) {
+  return (address: string, _opts: unknown, cb: (err: NodeJS.ErrnoException | null, address: string, family: number) => void): void => {
+    cb(null, address, family);
+  };
 }
 
 export async function listenUdp(address: string, port: number, handler: QueryHandler, log: Logger): Promise<dgram.Socket> {
@@ -22,7 +20,7 @@ export async function listenUdp(address: string, port: number, handler: QueryHan
     type: isIPv6(address) ? 'udp6' : 'udp4',
     // '::' without bind serves IPv4 too (dual-stack), as CoreDNS listening on every address.
     ipv6Only: isIPv6(address) && address !== '::',
-    lookup: literalLookup as unknown as dgram.SocketOptions['lookup'],
+    lookup: literalLookup(isIPv6(address) ? 6 : 4) as unknown as dgram.SocketOptions['lookup'],
   });
   const local = { address, port };
   socket.on('message', (msg, rinfo) => {

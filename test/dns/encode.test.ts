@@ -160,7 +160,7 @@ const table: Array<[string, Packet]> = [
     id: 65535,
     type: 'query',
     flags: 0xffff,
-    questions: [{ name: 'example.com', type: 'ANY', class: 'CH' }],
+    questions: [{ name: 'example.com', type: 'ANY', class: 'CH' } as unknown as Question],
     answers: [
       { name: 'example.com', type: 'a', class: 'HS', ttl: 0xffffffff, flush: true, data: '1.2.3.4' } as unknown as Answer,
       { name: 'example.com', type: 'txt', class: 'ANY', data: 'x' } as unknown as Answer,
@@ -200,12 +200,13 @@ describe('compression', () => {
     for (let i = 0; i < 100; i++, off += 16) expect(ours.readUInt16BE(off)).toBe(0xc000 | 12);
   });
 
-  it('40 A records of a headless service fit in 512 octets', () => {
+  it('headless services: 29 A records fit in 512 octets, 40 in an EDNS 1232', () => {
     const p = resp(hundredA.slice(0, 29));
     expect(encodePacket(p).length).toBeLessThanOrEqual(512);
     expect(dnsPacket.encode(p).length).toBeGreaterThan(512);
     const p40 = resp(hundredA.slice(0, 40), { additionals: [opt(0)] });
     expect(encodePacket(p40).length).toBeLessThanOrEqual(1232);
+    expect(dnsPacket.encode(p40).length).toBeGreaterThan(1232);
   });
 
   it('matches suffixes case-sensitively', () => {
@@ -249,6 +250,19 @@ describe('compression', () => {
       expect(ours.readUInt16BE(off)).toBe(0xc000 | targets[i]!);
       off += 2 + 10 + 4;
     }
+  });
+
+  it('enters the first name\'s suffixes once another name needs them', () => {
+    const q = 'Host.Example.com.';
+    const p = resp([
+      { name: q, type: 'A', ttl: 1, data: '1.1.1.1' }, // pointer to the question
+      { name: q, type: 'SRV', ttl: 1, data: { port: 1, target: q } }, // written in full
+      { name: 'sub.' + q, type: 'CNAME', ttl: 1, data: 'Example.com.' }, // both point into the question
+    ]);
+    const { ours } = compare(p);
+    const last = ours.subarray(ours.length - 2 - 10 - 2 - 4);
+    expect(last.readUInt16BE(4)).toBe(0xc00c); // "sub" + pointer to the question
+    expect(last.readUInt16BE(last.length - 2)).toBe(0xc00c + 5); // "Example.com" inside it
   });
 
   it('never compresses DNAME targets', () => {
@@ -401,7 +415,7 @@ describe('randomized round trip', () => {
         id: int(65536),
         type: 'response',
         flags: int(65536),
-        questions: rnd() < 0.95 ? [{ name: name(), type: pick(['A', 'AAAA', 'SRV', 'TXT', 'ANY'] as const), class: 'IN' }] : [],
+        questions: rnd() < 0.95 ? [{ name: name(), type: pick(['A', 'AAAA', 'SRV', 'TXT', 'ANY']), class: 'IN' } as Question] : [],
         answers: section(12),
         authorities: section(3),
         additionals: [...section(5), ...(rnd() < 0.5 ? [opt(rnd() < 0.5 ? 0x8000 : 0, int(256))] : [])],

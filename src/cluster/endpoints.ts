@@ -1,0 +1,161 @@
+// The EndpointSlice controller (pkg/controller/endpointslice, k8s.io/endpointslice reconciler),
+// for Services with a non-empty selector and no EndpointSlices/Endpoints in the manifests:
+// - pods of the Service's namespace whose labels match the selector (every key equal), skipping
+//   terminal pods (Succeeded/Failed) and pods without an IP (ShouldPodBeInEndpoints; terminating
+//   pods are kept, with ready=false unless publishNotReadyAddresses, as the controller does);
+// - one group of slices per address type in service.ipFamilies; endpoints with the pod's IPs of
+//   that family, conditions.ready = publishNotReadyAddresses || (pod ready && not terminating),
+//   hostname = pod.spec.hostname when pod.spec.subdomain is the Service name, targetRef Pod,
+//   nodeName and the node's topology.kubernetes.io/zone;
+// - ports per pod (getEndpointPorts/FindPort): one per Service port with the Service port's name
+//   and protocol; targetPort a number as is (default: the port), a name looked up in the pod's
+//   container ports by name and protocol; a pod lacking that name is left out of that port only,
+//   so pods with different port sets land in different slices, as the reconciler groups by port map;
+// - at most 100 endpoints per slice; labels: the Service's labels, kubernetes.io/service-name,
+//   endpointslice.kubernetes.io/managed-by and, for headless Services, service.kubernetes.io/headless.
+// Slice names are `<service>-<5 chars>` derived from a hash instead of generateName's random suffix.
+// Differences: no placeholder slice without endpoints is created (it serves no DNS record).
+
+import type { ClusterNode, Endpoint, EndpointPort, EndpointSlice, Pod, Service } from './model.js';
+import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './mirror.js';
+import { familyOf } from './objects.js';
+import { generatedName } from './workloads.js';
+
+export const ENDPOINTSLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
+export const HEADLESS_LABEL = 'service.kubernetes.io/headless';
+const MAX_ENDPOINTS_PER_SLICE = 100;
+
+/** Index of pods per namespace and label pair, for selector lookups at scale. */
+export class PodIndex {
+  private readonly byNs = new Map<string, { all: Pod[]; byLabel: Map<string, Pod[]> }>();
+
+  constructor(pods: readonly Pod[]) {
+    for (const p of pods) {
+      let e = this.byNs.get(p.namespace);
+      if (!e) this.byNs.set(p.namespace, (e = { all: [], byLabel: new Map() }));
+      e.all.push(p);
+      for (const [k, v] of Object.entries(p.labels)) {
+        const key = `${k}=${v}`;
+        const l = e.byLabel.get(key);
+        if (l) l.push(p);
+        else e.byLabel.set(key, [p]);
+      }
+    }
+  }
+
+  /** Pods of the namespace whose labels carry every key/value of the selector (in input order). */
+  select(namespace: string, selector: Readonly<Record<string, string>>): Pod[] {
+    const e = this.byNs.get(namespace);
+    if (!e) return [];
+    const pairs = Object.entries(selector);
+    if (pairs.length === 0) return [...e.all];
+    let best: Pod[] | undefined;
+    for (const [k, v] of pairs) {
+      const l = e.byLabel.get(`${k}=${v}`);
+      if (!l) return [];
+      if (!best || l.length < best.length) best = l;
+    }
+    return best!.filter((p) => pairs.every(([k, v]) => p.labels[k] === v));
+  }
+}
+
+/** Whether the endpoints controller manages this Service's slices (when none are in the manifests). */
+export function hasControllerSelector(s: Service): boolean {
+  return s.type !== 'ExternalName' && s.selector !== undefined && Object.keys(s.selector).length > 0;
+}
+
+export const isTerminal = (p: Pod): boolean => p.phase === 'Succeeded' || p.phase === 'Failed';
+
+/** podutil.FindPort: the container port for a Service port, or undefined when the pod has none by that name. */
+export function findPort(pod: Pod, port: Service['ports'][number]): number | undefined {
+  const tp = port.targetPort ?? port.port;
+  if (typeof tp === 'number') return tp;
+  const cp = (pod.containerPorts ?? []).find((c) => c.name === tp && c.protocol === port.protocol);
+  return cp?.containerPort;
+}
+
+function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
+  const out: EndpointPort[] = [];
+  for (const sp of svc.ports) {
+    const port = findPort(pod, sp);
+    if (port === undefined) continue;
+    out.push({ name: sp.name, protocol: sp.protocol, port });
+  }
+  return out;
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Generates the EndpointSlices of the Services the controller manages.
+ * @param claimed "namespace/name" of Services with EndpointSlices or Endpoints in the manifests.
+ * @param takenNames "namespace/name" of existing EndpointSlices (generated names avoid them).
+ */
+export function generateEndpointSlices(
+  services: readonly Service[],
+  index: PodIndex,
+  nodes: ReadonlyMap<string, ClusterNode>,
+  claimed: ReadonlySet<string>,
+  takenNames: Set<string>,
+): { slices: EndpointSlice[]; managed: Set<string> } {
+  const slices: EndpointSlice[] = [];
+  const managed = new Set<string>();
+  for (const svc of services) {
+    const key = `${svc.namespace}/${svc.name}`;
+    if (!hasControllerSelector(svc) || claimed.has(key)) continue;
+    managed.add(key);
+    const pods = index
+      .select(svc.namespace, svc.selector!)
+      .filter((p) => !isTerminal(p) && p.podIPs.length > 0)
+      .sort((a, b) => cmp(a.name, b.name));
+    if (pods.length === 0) continue;
+    const labels: Record<string, string> = {};
+    for (const [k, v] of Object.entries(svc.labels)) if (k !== SERVICE_NAME_LABEL && k !== MANAGED_BY_LABEL) labels[k] = v;
+    labels[SERVICE_NAME_LABEL] = svc.name;
+    labels[MANAGED_BY_LABEL] = ENDPOINTSLICE_CONTROLLER;
+    if (svc.headless) labels[HEADLESS_LABEL] = '';
+    for (const family of svc.ipFamilies) {
+      const groups = new Map<string, { ports: EndpointPort[]; endpoints: Endpoint[] }>();
+      for (const pod of pods) {
+        const addresses = pod.podIPs.filter((ip) => familyOf(ip) === family);
+        if (addresses.length === 0) continue;
+        const ports = endpointPorts(svc, pod);
+        const pk = JSON.stringify(ports);
+        let g = groups.get(pk);
+        if (!g) groups.set(pk, (g = { ports, endpoints: [] }));
+        const zone = pod.nodeName !== undefined ? nodes.get(pod.nodeName)?.zone : undefined;
+        g.endpoints.push({
+          addresses,
+          ready: svc.publishNotReadyAddresses || ((pod.ready ?? true) && !pod.deleting),
+          ...(pod.hostname !== undefined && pod.subdomain === svc.name ? { hostname: pod.hostname } : {}),
+          targetRefName: pod.name,
+          targetRefKind: 'Pod',
+          ...(zone !== undefined ? { zone } : {}),
+          ...(pod.nodeName !== undefined ? { nodeName: pod.nodeName } : {}),
+        });
+      }
+      const ordered = [...groups.entries()].sort((a, b) => cmp(a[0], b[0]));
+      for (const [pk, g] of ordered) {
+        for (let i = 0; i < g.endpoints.length; i += MAX_ENDPOINTS_PER_SLICE) {
+          const seed = `${key}/${family}/${pk}/${i / MAX_ENDPOINTS_PER_SLICE}`;
+          let name = generatedName(`${svc.name}-`, seed);
+          for (let attempt = 1; takenNames.has(`${svc.namespace}/${name}`); attempt++) name = generatedName(`${svc.name}-`, `${seed}#${attempt}`);
+          takenNames.add(`${svc.namespace}/${name}`);
+          slices.push({
+            name,
+            namespace: svc.namespace,
+            labels,
+            annotations: {},
+            source: svc.source,
+            serviceName: svc.name,
+            addressType: family,
+            ports: g.ports,
+            endpoints: g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE),
+            mirrored: false,
+          });
+        }
+      }
+    }
+  }
+  return { slices, managed };
+}

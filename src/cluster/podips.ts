@@ -1,0 +1,110 @@
+// Pod IP assignment, deterministic (the CNI would pick from the node's pod CIDR):
+// - IPs a manifest declares (status.podIP/podIPs) are kept and reserved first;
+// - hostNetwork pods get their node's addresses (one per pod-CIDR family), when the node is known;
+// - every other Running pod without an IP gets one address per pod CIDR (dual-stack: one per
+//   family, podIP = the first), starting at a hash of "namespace/name" with linear probing past
+//   taken addresses, pods taken in namespace/name order. A new pod therefore does not move others
+//   unless it lands in the same probe chain. Network and IPv4 broadcast addresses are never used.
+// Pending, terminal and deleting pods without a declared IP get none, as in a real cluster.
+
+import { createHash } from 'node:crypto';
+import type { ClusterNode, Finding, Pod } from './model.js';
+import type { Cidr } from './ip.js';
+import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from './ip.js';
+import { familyOf } from './objects.js';
+
+interface PodRange {
+  readonly cidr: Cidr;
+  readonly family: 'IPv4' | 'IPv6';
+  readonly network: bigint;
+  /** Usable offsets are 1..size (capped at 2^32 for large IPv6 ranges). */
+  readonly size: number;
+  readonly used: Set<number>;
+}
+
+export function parsePodCidrs(texts: readonly string[], findings: Finding[]): Cidr[] {
+  const out: Cidr[] = [];
+  for (const t of texts) {
+    const c = parseCidr(t);
+    if (!c) findings.push({ file: '<options>', line: 0, severity: 'error', message: `pod CIDR "${t}" is not a valid CIDR such as 10.244.0.0/16` });
+    else if (out.some((o) => o.family === c.family)) {
+      findings.push({ file: '<options>', line: 0, severity: 'error', message: `pod CIDR "${t}": give at most one pod CIDR per IP family` });
+    } else out.push(c);
+  }
+  return out;
+}
+
+function makeRange(cidr: Cidr): PodRange {
+  let size = cidrSize(cidr) - 1n; // network address
+  if (cidr.family === 4) size -= 1n; // broadcast
+  if (size > 0xffffffffn) size = 0xffffffffn;
+  if (size < 0n) size = 0n;
+  return { cidr, family: cidr.family === 4 ? 'IPv4' : 'IPv6', network: ipToBigInt(cidr.network), size: Number(size), used: new Set() };
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Returns the pods (same order) with podIP/podIPs filled in where a real cluster would have them. */
+export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes: ReadonlyMap<string, ClusterNode>, findings: Finding[]): Pod[] {
+  const ranges = cidrs.map(makeRange);
+  for (const p of pods) {
+    if (p.hostNetwork) continue;
+    for (const ip of p.podIPs) {
+      const parsed = parseIp(ip)!;
+      for (const r of ranges) {
+        if (r.cidr.family !== parsed.family) continue;
+        const off = ipToBigInt(parsed.bytes) - r.network;
+        if (off >= 1n && off <= BigInt(r.size)) r.used.add(Number(off));
+      }
+    }
+  }
+  const families = ranges.map((r) => r.family);
+  const result = new Map<Pod, string[]>();
+  const needing = pods
+    .filter((p) => p.podIPs.length === 0 && p.phase === 'Running' && !p.deleting)
+    .map((p) => ({ p, k: `${p.namespace}/${p.name}` }))
+    .sort((a, b) => cmp(a.k, b.k));
+  let full = false;
+  for (const { p, k } of needing) {
+    if (p.hostNetwork) {
+      const node = p.nodeName !== undefined ? nodes.get(p.nodeName) : undefined;
+      if (!node) continue;
+      const ips: string[] = [];
+      for (const f of families) {
+        const ip = node.addresses.find((a) => familyOf(a) === f);
+        if (ip !== undefined) ips.push(ip);
+      }
+      result.set(p, ips);
+      continue;
+    }
+    const h = createHash('sha256').update(k).digest().readBigUInt64BE(0);
+    const ips: string[] = [];
+    for (const r of ranges) {
+      if (r.size === 0) continue;
+      let off = Number(h % BigInt(r.size));
+      let got: number | undefined;
+      for (let i = 0; i < r.size; i++) {
+        if (!r.used.has(off + 1)) {
+          got = off + 1;
+          break;
+        }
+        off = off + 1 === r.size ? 0 : off + 1;
+      }
+      if (got === undefined) {
+        full = true;
+        continue;
+      }
+      r.used.add(got);
+      ips.push(formatIp(bigIntToBytes(r.network + BigInt(got), r.cidr.family)));
+    }
+    result.set(p, ips);
+  }
+  if (full) {
+    findings.push({ file: '<options>', line: 0, severity: 'error', message: `a pod CIDR (${cidrs.map((c) => c.text).join(', ')}) is full; configure a larger pod CIDR` });
+  }
+  return pods.map((p) => {
+    const ips = result.get(p);
+    if (!ips || ips.length === 0) return p;
+    return { ...p, podIP: ips[0]!, podIPs: ips };
+  });
+}

@@ -1,0 +1,111 @@
+// Label selectors: Service selectors are plain maps (every key must equal); workload selectors
+// (metav1.LabelSelector) are matchLabels AND matchExpressions with In, NotIn, Exists, DoesNotExist,
+// as in k8s.io/apimachinery/pkg/labels. An empty LabelSelector matches everything; a missing one
+// matches nothing (metav1.LabelSelectorAsSelector(nil) is labels.Nothing()).
+
+import type { Checker, Obj } from './validate.js';
+import { isObj } from './validate.js';
+
+export interface SelectorRequirement {
+  readonly key: string;
+  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  readonly values: readonly string[];
+}
+
+export interface LabelSelector {
+  readonly matchLabels: Readonly<Record<string, string>>;
+  readonly matchExpressions: readonly SelectorRequirement[];
+}
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** Service selector semantics: every key/value of the map is present on the labels. */
+export function matchesMap(selector: Labels, labels: Labels): boolean {
+  for (const k in selector) if (labels[k] !== selector[k]) return false;
+  return true;
+}
+
+export function matchesSelector(sel: LabelSelector, labels: Labels): boolean {
+  if (!matchesMap(sel.matchLabels, labels)) return false;
+  for (const r of sel.matchExpressions) {
+    const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+    const v = labels[r.key];
+    switch (r.operator) {
+      case 'In':
+        if (!has || !r.values.includes(v!)) return false;
+        break;
+      case 'NotIn':
+        if (has && r.values.includes(v!)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+/** Reads a metav1.LabelSelector at parent[key]; undefined when absent (errors are recorded). */
+export function readLabelSelector(parent: Obj, key: string, path: string, check: Checker): LabelSelector | undefined {
+  const v = parent[key];
+  if (v === undefined || v === null) return undefined;
+  if (!isObj(v)) {
+    check.error(`${path} must be a mapping with matchLabels and/or matchExpressions`);
+    return undefined;
+  }
+  const matchLabels = check.stringMap(v, 'matchLabels', `${path}.matchLabels`);
+  const matchExpressions: SelectorRequirement[] = [];
+  check.arr(v, 'matchExpressions', `${path}.matchExpressions`).forEach((e, i) => {
+    const ep = `${path}.matchExpressions[${i}]`;
+    if (!isObj(e)) {
+      check.error(`${ep} must be a mapping with key, operator and values`);
+      return;
+    }
+    const k = check.str(e, 'key', `${ep}.key`);
+    const op = check.str(e, 'operator', `${ep}.operator`);
+    const values: string[] = [];
+    check.arr(e, 'values', `${ep}.values`).forEach((x) => values.push(String(x)));
+    if (k === undefined || k === '') {
+      check.error(`${ep}.key is missing`);
+      return;
+    }
+    if (op !== 'In' && op !== 'NotIn' && op !== 'Exists' && op !== 'DoesNotExist') {
+      check.error(`${ep}.operator ${JSON.stringify(op)} is not valid; use In, NotIn, Exists or DoesNotExist`);
+      return;
+    }
+    if ((op === 'In' || op === 'NotIn') && values.length === 0) {
+      check.error(`${ep}: operator ${op} needs at least one value`);
+      return;
+    }
+    if ((op === 'Exists' || op === 'DoesNotExist') && values.length > 0) {
+      check.error(`${ep}: operator ${op} takes no values; remove them`);
+      return;
+    }
+    matchExpressions.push({ key: k, operator: op, values });
+  });
+  return { matchLabels, matchExpressions };
+}
+
+export function isEmptySelector(sel: LabelSelector): boolean {
+  return Object.keys(sel.matchLabels).length === 0 && sel.matchExpressions.length === 0;
+}
+
+/** "app=web,tier in (a,b)" for messages. */
+export function formatSelector(sel: LabelSelector | Labels): string {
+  if ('matchLabels' in sel && 'matchExpressions' in sel && typeof sel.matchLabels === 'object') {
+    const s = sel as LabelSelector;
+    const parts = Object.entries(s.matchLabels).map(([k, v]) => `${k}=${v}`);
+    for (const r of s.matchExpressions) {
+      if (r.operator === 'Exists') parts.push(r.key);
+      else if (r.operator === 'DoesNotExist') parts.push(`!${r.key}`);
+      else parts.push(`${r.key} ${r.operator === 'In' ? 'in' : 'notin'} (${r.values.join(',')})`);
+    }
+    return parts.join(',');
+  }
+  return Object.entries(sel as Labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}

@@ -1,0 +1,452 @@
+// Workloads -> pods, playing the controllers a real cluster runs, deterministically:
+// - Deployment: one ReplicaSet `<deploy>-<pod-template-hash>` (the hash is ComputeHash of
+//   pkg/controller/controller_utils.go: FNV-32a over the pod template, its decimal value encoded
+//   with rand.SafeEncodeString), whose pods carry the `pod-template-hash` label;
+// - ReplicaSet: `spec.replicas` pods named `<rs>-<5 chars>`;
+// - StatefulSet: pods `<sts>-<ordinal>` (from spec.ordinals.start), hostname = pod name,
+//   subdomain = spec.serviceName, labels statefulset.kubernetes.io/pod-name and apps.kubernetes.io/pod-index;
+// - DaemonSet: one pod per node whose labels match the template's nodeSelector (taints and
+//   tolerations are not modelled);
+// - Job: min(parallelism (default 1), completions) pods, none when suspended or finished;
+//   Indexed Jobs name pods `<job>-<index>-<5 chars>` with hostname `<job>-<index>`;
+// - CronJob: no pods (its Jobs are not created ahead of time).
+//
+// Kubernetes hashes the Go object as printed by its deep-hash printer, which cannot be reproduced
+// from YAML; here the template is hashed as canonical JSON (sorted keys), so the hash has the real
+// form (up to 10 characters of "bcdfghjklmnpqrstvwxz2456789", only the digits' images) and changes
+// when the template changes, but is NOT byte-equal to what a real cluster would compute.
+// Random name suffixes (generateName) are replaced by 5 characters of the same alphabet derived
+// from a SHA-256 of namespace, prefix and index, bumped on a name collision.
+//
+// A workload whose pods are already in the manifests (pods whose controller ownerReference names
+// it and whose labels match its selector, as in a `kubectl get -o yaml` dump; for a Deployment,
+// a ReplicaSet it owns, or pods owned by a ReplicaSet `<deploy>-<hash>` that is not in the
+// manifests) gets no derived pods.
+
+import { createHash } from 'node:crypto';
+import type { ClusterNode, ContainerPort, ObjectMeta, Pod, WorkloadInfo } from './model.js';
+import { READY_ANNOTATION, readContainerPorts, readOwner } from './objects.js';
+import type { LabelSelector } from './selector.js';
+import { isEmptySelector, matchesMap, matchesSelector, readLabelSelector } from './selector.js';
+import type { Checker, Obj } from './validate.js';
+import { isDns1123Label, isObj } from './validate.js';
+
+export type WorkloadKind = WorkloadInfo['kind'];
+export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
+
+/** k8s.io/apimachinery/pkg/util/rand alphabet: no vowels, no 0/1/3 (no words, no look-alikes). */
+export const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** rand.SafeEncodeString: each character replaced by alphabet[code % 27]. */
+export function safeEncodeString(s: string): string {
+  let out = '';
+  for (const ch of s) out += SAFE_ALPHABET[ch.codePointAt(0)! % SAFE_ALPHABET.length];
+  return out;
+}
+
+/** FNV-1a, 32 bits (Go's hash/fnv New32a). */
+export function fnv32a(bytes: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (const b of bytes) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** JSON with object keys sorted, so equal objects give equal text whatever the key order. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isObj(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => v[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
+      .join(',')}}`;
+  }
+  if (v instanceof Date) return JSON.stringify(v.toISOString());
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * The pod-template-hash of a Deployment's ReplicaSet, shaped like controller.ComputeHash: FNV-32a
+ * of the template (here: canonical JSON), plus the collision count as 8 little-endian bytes when
+ * given, encoded as SafeEncodeString of the decimal value.
+ */
+export function computeTemplateHash(template: unknown, collisionCount?: number): string {
+  const text = Buffer.from(canonicalJson(template), 'utf8');
+  let bytes: Uint8Array = text;
+  if (collisionCount !== undefined) {
+    const extra = Buffer.alloc(8);
+    extra.writeUInt32LE(collisionCount >>> 0, 0);
+    bytes = Buffer.concat([text, extra]);
+  }
+  return safeEncodeString(String(fnv32a(bytes)));
+}
+
+/** 5 characters of the safe alphabet derived from a seed (stands in for utilrand.String(5)). */
+export function hashSuffix(seed: string, n = 5): string {
+  const d = createHash('sha256').update(seed).digest();
+  let out = '';
+  for (let i = 0; i < n; i++) out += SAFE_ALPHABET[d.readUInt16BE(i * 2) % SAFE_ALPHABET.length];
+  return out;
+}
+
+/** names.SimpleNameGenerator: the prefix cut to 58 characters, then 5 characters. */
+export function generatedName(prefix: string, seed: string): string {
+  return (prefix.length > 58 ? prefix.slice(0, 58) : prefix) + hashSuffix(seed);
+}
+
+/** Stable hash of a key, for node choice. */
+function hash32(key: string): number {
+  return createHash('sha256').update(key).digest().readUInt32BE(0);
+}
+
+export interface PodTemplate {
+  /** The template as written, for the pod-template-hash. */
+  readonly raw: Obj;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly hostname?: string;
+  readonly subdomain?: string;
+  readonly hostNetwork: boolean;
+  readonly nodeName?: string;
+  readonly nodeSelector: Readonly<Record<string, string>>;
+  readonly containerPorts: readonly ContainerPort[];
+}
+
+/** A workload as read from a manifest. */
+export interface WorkloadDraft {
+  readonly kind: WorkloadKind;
+  readonly meta: ObjectMeta;
+  readonly check: Checker;
+  /** spec.selector; for Jobs only when spec.manualSelector is true. */
+  readonly selector?: LabelSelector;
+  /** Pods the controller would run (replicas; for Jobs min(parallelism, completions)). */
+  readonly replicas: number;
+  readonly template?: PodTemplate;
+  readonly serviceName?: string;
+  readonly ordinalStart: number;
+  readonly indexed: boolean;
+  /** The controller owner of the workload itself (a ReplicaSet owned by a Deployment). */
+  readonly owner?: { kind: string; name: string };
+  /** False when the workload cannot run pods (invalid, suspended, finished); a warning was given when it matters. */
+  readonly runnable: boolean;
+}
+
+function readCount(spec: Obj, key: string, path: string, check: Checker, dflt: number): number {
+  const v = spec[key];
+  if (v === undefined || v === null) return dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+    check.error(`${path} ${JSON.stringify(v)} must be a non-negative integer`);
+    return 0;
+  }
+  return v;
+}
+
+function readTemplate(t: Obj, check: Checker, path: string): PodTemplate {
+  const md = check.obj(t, 'metadata', `${path}.metadata`);
+  const spec = check.obj(t, 'spec', `${path}.spec`);
+  const hostname = check.str(spec, 'hostname', `${path}.spec.hostname`);
+  const subdomain = check.str(spec, 'subdomain', `${path}.spec.subdomain`);
+  if (hostname && !isDns1123Label(hostname)) check.error(`${path}.spec.hostname "${hostname}" is not a valid DNS-1123 label`);
+  if (subdomain && !isDns1123Label(subdomain)) check.error(`${path}.spec.subdomain "${subdomain}" is not a valid DNS-1123 label`);
+  const nodeName = check.str(spec, 'nodeName', `${path}.spec.nodeName`);
+  return {
+    raw: t,
+    labels: check.stringMap(md, 'labels', `${path}.metadata.labels`),
+    annotations: check.stringMap(md, 'annotations', `${path}.metadata.annotations`),
+    ...(hostname ? { hostname } : {}),
+    ...(subdomain ? { subdomain } : {}),
+    hostNetwork: check.bool(spec, 'hostNetwork', `${path}.spec.hostNetwork`) ?? false,
+    ...(nodeName ? { nodeName } : {}),
+    nodeSelector: check.stringMap(spec, 'nodeSelector', `${path}.spec.nodeSelector`),
+    containerPorts: readContainerPorts(spec, check, `${path}.spec`),
+  };
+}
+
+function jobFinished(o: Obj): boolean {
+  const status = o['status'];
+  if (!isObj(status) || !Array.isArray(status['conditions'])) return false;
+  return status['conditions'].some(
+    (c) => isObj(c) && (c['type'] === 'Complete' || c['type'] === 'Failed') && c['status'] === 'True',
+  );
+}
+
+export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: WorkloadKind): WorkloadDraft {
+  const spec = check.obj(o, 'spec', 'spec');
+  const owner = readOwner(o);
+  const base = { kind, meta, check, ordinalStart: 0, indexed: false, ...(owner ? { owner } : {}) };
+  if (kind === 'CronJob') return { ...base, replicas: 0, runnable: false };
+
+  let runnable = true;
+  const tObj = spec['template'];
+  let template: PodTemplate | undefined;
+  if (isObj(tObj)) template = readTemplate(tObj, check, 'spec.template');
+  else {
+    check.warn(`has no spec.template, so it runs no pods (the API server would reject it); add the pod template`);
+    runnable = false;
+  }
+
+  let selector: LabelSelector | undefined;
+  let replicas = 1;
+  let serviceName: string | undefined;
+  let ordinalStart = 0;
+  let indexed = false;
+  if (kind === 'Job') {
+    const parallelism = readCount(spec, 'parallelism', 'spec.parallelism', check, 1);
+    const completionsRaw = spec['completions'];
+    const completions = completionsRaw === undefined || completionsRaw === null ? undefined : readCount(spec, 'completions', 'spec.completions', check, 1);
+    replicas = completions === undefined ? parallelism : Math.min(parallelism, completions);
+    indexed = spec['completionMode'] === 'Indexed';
+    if (spec['manualSelector'] === true) selector = readLabelSelector(spec, 'selector', 'spec.selector', check);
+    if (spec['suspend'] === true || jobFinished(o)) runnable = false;
+  } else {
+    if (kind !== 'DaemonSet') replicas = readCount(spec, 'replicas', 'spec.replicas', check, 1);
+    selector = readLabelSelector(spec, 'selector', 'spec.selector', check);
+    if (selector === undefined || isEmptySelector(selector)) {
+      check.warn('has no spec.selector (apps/v1 requires a non-empty one), so it runs no pods; add spec.selector.matchLabels matching the template labels');
+      runnable = false;
+    } else if (template && !matchesSelector(selector, template.labels)) {
+      check.warn(
+        'spec.selector does not match spec.template.metadata.labels, so the API server would reject it and it runs no pods; make the template labels satisfy the selector',
+      );
+      runnable = false;
+    }
+    if (kind === 'StatefulSet') {
+      const sn = check.str(spec, 'serviceName', 'spec.serviceName');
+      if (sn) {
+        serviceName = sn;
+        if (!isDns1123Label(sn)) check.error(`spec.serviceName "${sn}" is not a valid DNS-1123 label (it becomes the pods' subdomain)`);
+      }
+      const ordinals = check.obj(spec, 'ordinals', 'spec.ordinals');
+      ordinalStart = readCount(ordinals, 'start', 'spec.ordinals.start', check, 0);
+    }
+  }
+  return {
+    ...base,
+    ...(selector ? { selector } : {}),
+    replicas,
+    ...(template ? { template } : {}),
+    ...(serviceName ? { serviceName } : {}),
+    ordinalStart,
+    indexed,
+    runnable,
+  };
+}
+
+/** Node labels as the kubelet sets them, plus the configured ones. */
+export function nodeLabels(n: ClusterNode): Record<string, string> {
+  return {
+    'kubernetes.io/hostname': n.name,
+    'kubernetes.io/os': 'linux',
+    'kubernetes.io/arch': 'amd64',
+    ...(n.zone !== undefined ? { 'topology.kubernetes.io/zone': n.zone } : {}),
+    ...n.labels,
+  };
+}
+
+const KIND_ORDER: Record<WorkloadKind, number> = { Deployment: 0, ReplicaSet: 1, StatefulSet: 2, DaemonSet: 3, Job: 4, CronJob: 5 };
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Derives the pods of the workloads. `manifestPods` are the pods written in the manifests (their
+ * names are taken first); `nodes` are sorted by name by the caller.
+ */
+export function deriveWorkloadPods(
+  workloads: readonly WorkloadDraft[],
+  manifestPods: readonly Pod[],
+  nodes: readonly ClusterNode[],
+): { pods: Pod[]; infos: WorkloadInfo[] } {
+  const taken = new Set(manifestPods.map((p) => `${p.namespace}/${p.name}`));
+  const podsByOwner = new Map<string, Pod[]>();
+  for (const p of manifestPods) {
+    if (!p.owner) continue;
+    const k = `${p.namespace}/${p.owner.kind}/${p.owner.name}`;
+    const l = podsByOwner.get(k);
+    if (l) l.push(p);
+    else podsByOwner.set(k, [p]);
+  }
+  const rsNames = new Set<string>();
+  const rsByDeployment = new Map<string, WorkloadDraft[]>(); // "ns/deploy" -> ReplicaSets it owns
+  for (const w of workloads) {
+    if (w.kind !== 'ReplicaSet') continue;
+    rsNames.add(`${w.meta.namespace}/${w.meta.name}`);
+    if (w.owner?.kind !== 'Deployment') continue;
+    const k = `${w.meta.namespace}/${w.owner.name}`;
+    const l = rsByDeployment.get(k);
+    if (l) l.push(w);
+    else rsByDeployment.set(k, [w]);
+  }
+  // Pods owned by a ReplicaSet `<deploy>-<hash>` that is not in the manifests: "ns/deploy" -> [rs, pods].
+  const hashRe = new RegExp(`-[${SAFE_ALPHABET}]{1,10}$`);
+  const orphanRS = new Map<string, { rs: string; pods: Pod[] }[]>();
+  for (const [k, pods] of podsByOwner) {
+    const [ns, kind, ...rest] = k.split('/');
+    const rs = rest.join('/');
+    if (kind !== 'ReplicaSet' || rsNames.has(`${ns}/${rs}`) || !hashRe.test(rs)) continue;
+    const dk = `${ns}/${rs.replace(hashRe, '')}`;
+    const l = orphanRS.get(dk);
+    if (l) l.push({ rs, pods });
+    else orphanRS.set(dk, [{ rs, pods }]);
+  }
+  const labelledNodes = nodes.map((n) => ({ node: n, labels: nodeLabels(n) }));
+
+  const ownedPods = (w: WorkloadDraft, kind: string, name: string): Pod[] =>
+    (podsByOwner.get(`${w.meta.namespace}/${kind}/${name}`) ?? []).filter((p) => !w.selector || matchesSelector(w.selector, p.labels));
+
+  const sorted = [...workloads].sort(
+    (a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind],
+  );
+  const out: Pod[] = [];
+  const infos: WorkloadInfo[] = [];
+
+  for (const w of sorted) {
+    const ns = w.meta.namespace;
+    let hasManifestPods = false;
+    let replicaSet: string | undefined;
+    if (w.kind === 'Deployment') {
+      const key = `${ns}/${w.meta.name}`;
+      const rs = (rsByDeployment.get(key) ?? [])
+        .filter((r) => !w.selector || !r.template || matchesSelector(w.selector, r.template.labels))
+        .sort((a, b) => cmp(a.meta.name, b.meta.name));
+      const active = rs.find((r) => r.replicas > 0) ?? rs[0];
+      if (active) {
+        hasManifestPods = true;
+        replicaSet = active.meta.name;
+      } else {
+        const owners = (orphanRS.get(key) ?? [])
+          .filter((x) => x.pods.some((p) => !w.selector || matchesSelector(w.selector, p.labels)))
+          .sort((a, b) => cmp(a.rs, b.rs));
+        if (owners[0]) {
+          hasManifestPods = true;
+          replicaSet = owners[0].rs;
+        }
+      }
+    } else if (w.kind !== 'CronJob') {
+      hasManifestPods = ownedPods(w, w.kind, w.meta.name).length > 0;
+    }
+
+    const derived: Pod[] = [];
+    const tpl = w.template;
+    if (!hasManifestPods && w.runnable && tpl) {
+      const notReady = tpl.annotations[READY_ANNOTATION] === 'false' || w.meta.annotations[READY_ANNOTATION] === 'false';
+      const candidates = labelledNodes.filter((n) => matchesMap(tpl.nodeSelector, n.labels)).map((n) => n.node);
+      const make = (name: string, extraLabels: Record<string, string>, owner: { kind: string; name: string }, node: string | undefined, identity?: { hostname: string; subdomain?: string }): Pod => {
+        const nodeName = node ?? tpl.nodeName ?? (candidates.length > 0 ? candidates[hash32(`${ns}/${name}`) % candidates.length]!.name : undefined);
+        const hostname = identity ? identity.hostname : tpl.hostname;
+        const subdomain = identity ? identity.subdomain : tpl.subdomain;
+        return {
+          name,
+          namespace: ns,
+          labels: { ...tpl.labels, ...extraLabels },
+          annotations: tpl.annotations,
+          source: w.meta.source,
+          podIPs: [],
+          // Unschedulable (no node matches its nodeSelector): Pending, without an IP.
+          phase: nodeName === undefined ? 'Pending' : 'Running',
+          deleting: false,
+          ...(hostname ? { hostname } : {}),
+          ...(subdomain ? { subdomain } : {}),
+          ...(nodeName !== undefined ? { nodeName } : {}),
+          hostNetwork: tpl.hostNetwork,
+          ready: !notReady && nodeName !== undefined,
+          containerPorts: tpl.containerPorts,
+          owner,
+          derived: true,
+        };
+      };
+      /** A generateName-style pod name that is free in the namespace. */
+      const freeName = (prefix: string, seed: string): string => {
+        for (let attempt = 0; ; attempt++) {
+          const name = generatedName(prefix, attempt === 0 ? seed : `${seed}#${attempt}`);
+          if (!taken.has(`${ns}/${name}`)) {
+            taken.add(`${ns}/${name}`);
+            return name;
+          }
+        }
+      };
+
+      switch (w.kind) {
+        case 'Deployment': {
+          // A ReplicaSet of the same name that this Deployment does not own: bump the collision count.
+          let hash = computeTemplateHash(tpl.raw);
+          for (let c = 1; rsNames.has(`${ns}/${w.meta.name}-${hash}`) && c < 100; c++) hash = computeTemplateHash(tpl.raw, c);
+          replicaSet = `${w.meta.name}-${hash}`;
+          for (let i = 0; i < w.replicas; i++) {
+            const name = freeName(`${replicaSet}-`, `${ns}/${replicaSet}/${i}`);
+            derived.push(make(name, { 'pod-template-hash': hash }, { kind: 'ReplicaSet', name: replicaSet }, undefined));
+          }
+          break;
+        }
+        case 'ReplicaSet':
+          for (let i = 0; i < w.replicas; i++) {
+            const name = freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${i}`);
+            derived.push(make(name, {}, { kind: 'ReplicaSet', name: w.meta.name }, undefined));
+          }
+          break;
+        case 'StatefulSet': {
+          for (let i = 0; i < w.replicas; i++) {
+            const ordinal = w.ordinalStart + i;
+            const name = `${w.meta.name}-${ordinal}`;
+            if (taken.has(`${ns}/${name}`)) {
+              w.check.warn(`pod "${ns}/${name}" already exists in the manifests without belonging to this StatefulSet, so that ordinal is not created; rename one of them`);
+              continue;
+            }
+            taken.add(`${ns}/${name}`);
+            const extra = { 'statefulset.kubernetes.io/pod-name': name, 'apps.kubernetes.io/pod-index': String(ordinal) };
+            derived.push(make(name, extra, { kind: 'StatefulSet', name: w.meta.name }, undefined, { hostname: name, ...(w.serviceName ? { subdomain: w.serviceName } : {}) }));
+          }
+          break;
+        }
+        case 'DaemonSet':
+          if (tpl.nodeName !== undefined) {
+            const name = freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${tpl.nodeName}`);
+            derived.push(make(name, { 'pod-template-generation': '1' }, { kind: 'DaemonSet', name: w.meta.name }, tpl.nodeName));
+            break;
+          }
+          if (candidates.length === 0) {
+            w.check.warn('no node matches spec.template.spec.nodeSelector, so the DaemonSet runs no pods; fix the nodeSelector or the configured nodes');
+          }
+          for (const n of candidates) {
+            const name = freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${n.name}`);
+            derived.push(make(name, { 'pod-template-generation': '1' }, { kind: 'DaemonSet', name: w.meta.name }, n.name));
+          }
+          break;
+        case 'Job':
+          for (let i = 0; i < w.replicas; i++) {
+            const jobLabels = { 'batch.kubernetes.io/job-name': w.meta.name, 'job-name': w.meta.name };
+            if (w.indexed) {
+              const name = freeName(`${w.meta.name}-${i}-`, `${ns}/${w.meta.name}/${i}`);
+              derived.push(
+                make(name, { ...jobLabels, 'batch.kubernetes.io/job-completion-index': String(i) }, { kind: 'Job', name: w.meta.name }, undefined, {
+                  hostname: `${w.meta.name}-${i}`,
+                  ...(tpl.subdomain ? { subdomain: tpl.subdomain } : {}),
+                }),
+              );
+            } else {
+              const name = freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${i}`);
+              derived.push(make(name, jobLabels, { kind: 'Job', name: w.meta.name }, undefined));
+            }
+          }
+          break;
+        default:
+          break;
+      }
+      if (w.kind !== 'DaemonSet' && candidates.length === 0 && tpl.nodeName === undefined && derived.length > 0) {
+        w.check.warn('no node matches spec.template.spec.nodeSelector, so its pods stay Pending without an IP and get no endpoints; fix the nodeSelector or the configured nodes');
+      }
+    }
+    out.push(...derived);
+    infos.push({
+      kind: w.kind,
+      name: w.meta.name,
+      namespace: ns,
+      source: w.meta.source,
+      derivedPods: derived.map((p) => p.name),
+      ...(replicaSet !== undefined ? { replicaSet } : {}),
+      hasManifestPods,
+    });
+  }
+  return { pods: out, infos };
+}
