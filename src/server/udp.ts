@@ -24,10 +24,10 @@ export async function listenUdp(address: string, port: number, handler: QueryHan
   });
   const local = { address, port };
   socket.on('message', (msg, rinfo) => {
-    const client = { address: rinfo.address, port: rinfo.port };
     let reply: Buffer | null | Promise<Buffer | null>;
     try {
-      reply = handler.handle(msg, 'udp', client, local);
+      // rinfo already has the address and port the handler needs: no copy per datagram.
+      reply = handler.handle(msg, 'udp', rinfo, local);
     } catch (err) {
       log.error({ err, client: rinfo.address }, 'unexpected error handling a UDP packet');
       return;

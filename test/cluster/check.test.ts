@@ -1,0 +1,170 @@
+import { describe, it, expect } from 'vitest';
+import { join } from 'node:path';
+import { buildModel } from '../../src/cluster/load.js';
+import { checkManifests, checkModel } from '../../src/cluster/check.js';
+import type { Finding } from '../../src/cluster/model.js';
+
+const FIXTURES = 'test/fixtures/manifests';
+
+function check(text: string, options?: Parameters<typeof buildModel>[1]): Finding[] {
+  return checkModel(buildModel([{ file: 'c.yaml', text }], options).model);
+}
+const codes = (f: Finding[]): (string | undefined)[] => f.map((x) => x.code);
+
+const workload = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: c, image: i, ports: [{name: http, containerPort: 8080}]}]}
+`;
+
+describe('checkModel', () => {
+  it('is quiet for a healthy chart', () => {
+    expect(checkManifests([join(FIXTURES, 'helm')]).findings).toEqual([]);
+    expect(checkManifests([join(FIXTURES, 'dump')]).findings).toEqual([]);
+  });
+
+  it('warns about a selector that matches no pods', () => {
+    const f = check(`${workload}---
+apiVersion: v1
+kind: Service
+metadata: {name: typo}
+spec:
+  selector: {app: apii}
+  ports: [{name: http, port: 80}]
+`);
+    expect(f).toEqual([
+      { file: 'c.yaml', line: 10, severity: 'warning', code: 'selector-no-pods', message: expect.stringMatching(/Service "default\/typo": selector app=apii matches no pods in namespace "default".*cluster IP resolves but connections to it fail.*make the selector match/) },
+    ]);
+  });
+
+  it('warns about a named targetPort no container declares', () => {
+    const f = check(`${workload}---
+apiVersion: v1
+kind: Service
+metadata: {name: api}
+spec:
+  selector: {app: api}
+  ports:
+  - {name: http, port: 80, targetPort: http}
+  - {name: grpc, port: 9000, targetPort: grpc}
+  - {name: udp, port: 81, protocol: UDP, targetPort: http}
+`);
+    expect(codes(f)).toEqual(['target-port-undeclared', 'target-port-undeclared']);
+    expect(f[0]).toMatchObject({ file: 'c.yaml', line: 10, severity: 'warning' });
+    expect(f[0]!.message).toMatch(/targetPort "grpc" \(port "grpc"\) is not declared by any container of the selected pods.*SRV _grpc\._tcp\.api\.default\.svc.*add a container port named "grpc" with protocol TCP/);
+    expect(f[1]!.message).toMatch(/targetPort "http" \(port "udp"\).*protocol UDP/);
+  });
+
+  it('reports service and namespace names that are not DNS labels (as load errors)', () => {
+    const r = checkManifests([join(FIXTURES, 'errors', 'many.yaml')]);
+    expect(r.model).toBeUndefined();
+    expect(r.findings.filter((f) => /not a valid DNS-10(35|123) label/.test(f.message)).map((f) => f.severity)).toEqual(['error', 'error', 'error']);
+    // A namespace that only the defaultNamespace option introduces is checked by checkModel.
+    const f = check('apiVersion: v1\nkind: Service\nmetadata: {name: ok}\nspec: {ports: [{name: a, port: 1}]}\n', { defaultNamespace: 'Bad_NS' });
+    expect(codes(f)).toEqual(['invalid-dns-label']);
+    expect(f[0]!.message).toMatch(/namespace "Bad_NS" is not a valid DNS label/);
+  });
+
+  it('warns about an ExternalName that is an IP address', () => {
+    const f = check('apiVersion: v1\nkind: Service\nmetadata: {name: db}\nspec: {type: ExternalName, externalName: 10.0.0.5}\n');
+    expect(f).toEqual([expect.objectContaining({ line: 1, code: 'externalname-ip', message: expect.stringMatching(/is an IP address; DNS answers a CNAME/) })]);
+    expect(check('apiVersion: v1\nkind: Service\nmetadata: {name: db}\nspec: {type: ExternalName, externalName: "2001:db8::1"}\n').map((x) => x.code)).toEqual(['externalname-ip']);
+    expect(check('apiVersion: v1\nkind: Service\nmetadata: {name: db}\nspec: {type: ExternalName, externalName: db.example.com}\n')).toEqual([]);
+  });
+
+  it('warns about a headless service without ready endpoints', () => {
+    const text = `${workload.replace('metadata: {labels: {app: api}}', 'metadata: {labels: {app: api}, annotations: {clusterdns.io/ready: "false"}}')}---
+apiVersion: v1
+kind: Service
+metadata: {name: api}
+spec:
+  clusterIP: None
+  selector: {app: api}
+  ports: [{name: http, port: 80, targetPort: http}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: manual}
+spec:
+  clusterIP: None
+  ports: [{name: http, port: 80}]
+`;
+    const f = check(text);
+    expect(f.map((x) => [x.line, x.code])).toEqual([
+      [10, 'headless-no-ready-endpoints'],
+      [19, 'headless-no-ready-endpoints'],
+    ]);
+    expect(f[0]!.message).toMatch(/"api\.default\.svc" answers NXDOMAIN; make the selected pods ready \(or set spec\.publishNotReadyAddresses: true\)/);
+    expect(f[1]!.message).toMatch(/add an EndpointSlice with ready endpoints/);
+    expect(check(text.replace('clusterIP: None\n  selector', 'clusterIP: None\n  publishNotReadyAddresses: true\n  selector')).map((x) => x.line)).toEqual([19]);
+  });
+
+  it('warns about unnamed ports on multi-port and headless services', () => {
+    const f = check(`apiVersion: v1
+kind: Service
+metadata: {name: multi}
+spec:
+  ports: [{port: 80}, {name: https, port: 443}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: single}
+spec:
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: hl}
+spec:
+  clusterIP: None
+  ports: [{port: 53, protocol: UDP}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: hl-1, labels: {kubernetes.io/service-name: hl}}
+addressType: IPv4
+endpoints: [{addresses: [10.1.1.1]}]
+`);
+    expect(f.map((x) => [x.line, x.code])).toEqual([
+      [1, 'unnamed-port'],
+      [13, 'unnamed-port'],
+    ]);
+    expect(f[0]!.message).toMatch(/a port has no name \(80\/TCP\), so there is no SRV record.*API server requires names.*give every port a name/);
+    expect(f[1]!.message).toMatch(/_udp\.hl\.default\.svc/);
+  });
+
+  it('warns about names longer than 63 characters', () => {
+    const long = 's'.repeat(62);
+    const f = check(`apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: ${long}}
+spec:
+  replicas: 2
+  serviceName: svc
+  selector: {matchLabels: {app: x}}
+  template: {metadata: {labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ${'p'.repeat(64)}}
+`);
+    expect(f.map((x) => [x.line, x.code])).toEqual([
+      [1, 'name-too-long'],
+      [10, 'name-too-long'],
+    ]);
+    expect(f[0]!.message).toMatch(new RegExp(`pod names "${long}-0", "${long}-1" are longer than 63`));
+  });
+
+  it('checkManifests merges load warnings and model checks, sorted by file and line', () => {
+    const r = checkManifests([join(FIXTURES, 'check')]);
+    expect(r.model).toBeDefined();
+    expect(r.findings.map((f) => [f.file.split('/').pop(), f.line, f.severity, f.code ?? 'load'])).toEqual([
+      ['app.yaml', 1, 'warning', 'load'],
+      ['app.yaml', 16, 'warning', 'selector-no-pods'],
+    ]);
+  });
+});
