@@ -86,6 +86,11 @@ export class App {
     return out;
   }
 
+  /** Zones served by each listener, by listener index (for tools that query in process). */
+  listenerZones(): Map<number, string[]> {
+    return new Map(this.specs.map((s, i) => [i, s.entries.map((e) => e.zone)]));
+  }
+
   /** Runs one query through the full handler path (wire in, wire out) without sockets. */
   async query(name: string, type: string, opts: { do?: boolean; udpSize?: number; protocol?: 'udp' | 'tcp'; listener?: number } = {}): Promise<Packet> {
     const msg = dnsPacket.encode({

@@ -1,6 +1,7 @@
 // The clusterdns command line.
 import { Command } from 'commander';
 import { serve } from './serve.js';
+import { records, type RecordsFlags } from './records.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -23,6 +24,18 @@ export async function main(argv: string[]): Promise<void> {
     .option('--log-level <level>', 'trace, debug, info, warn, error or fatal', 'info')
     .action(async (opts: { conf?: string; manifests?: string[]; port: string; logLevel: string; serviceCidr?: string[] }) => {
       await serve(opts);
+    });
+
+  program
+    .command('records')
+    .description('print every record the server would serve, as a sorted zone file (logs go to stderr)')
+    .option('-c, --conf <file>', 'Corefile (CoreDNS syntax); default: the built-in kubeadm-style Corefile')
+    .option('-m, --manifests <path>', 'manifest file or directory (recursive); repeat for more', collect)
+    .option('-z, --zone <zone>', 'only this zone')
+    .option('--service-cidr <cidr>', 'service CIDR for cluster IP allocation; repeat for dual-stack', collect)
+    .option('--log-level <level>', 'log level (stderr)', 'warn')
+    .action(async (opts: RecordsFlags) => {
+      await records(opts);
     });
 
   await program.parseAsync(argv);

@@ -150,6 +150,11 @@ export class KubernetesStore {
     return this.importSlices.get(key(namespace, name)) ?? [];
   }
 
+  /** Pods answered under `pods verified`, in a stable order. */
+  verifiedPods(): Pod[] {
+    return [...this.podsByIp.values()].flat().sort((a, b) => (a.namespace + '/' + a.name < b.namespace + '/' + b.name ? -1 : 1));
+  }
+
   podsWithIp(ip: string): Pod[] {
     return this.podsByIp.get(ip) ?? [];
   }

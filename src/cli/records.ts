@@ -1,0 +1,75 @@
+// `clusterdns records`: every record the server would serve, as a sorted zone file. Each record
+// comes from asking the real query path, so the listing is what the server answers.
+import type { Answer } from 'dns-packet';
+import { buildApp } from '../app.js';
+import { createLogger } from './logger.js';
+import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
+import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
+import { compareNames, rdataText, recordText } from '../dns/present.js';
+import { fqdn, isSubdomain } from '../dns/names.js';
+
+export interface RecordsFlags {
+  conf?: string;
+  manifests?: string[];
+  zone?: string;
+  logLevel: string;
+  serviceCidr?: string[];
+}
+
+const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'SRV', 'PTR', 'TXT'];
+
+export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const log = createLogger(flags.logLevel, 2);
+  const app = await buildApp({
+    conf: flags.conf,
+    manifests: flags.manifests,
+    port: 53,
+    logger: log,
+    cluster: flags.serviceCidr ? { serviceCIDRs: flags.serviceCidr } : undefined,
+  });
+  const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
+  const byZone = new Map<string, Map<string, Answer>>();
+  for (const [listener, chainZones] of app.listenerZones().entries()) {
+    for (const chain of app.chains) {
+      for (const plugin of chain.plugins) {
+        if (!(plugin instanceof KubernetesPlugin)) continue;
+        if (!plugin.cfg.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
+        for (const q of enumerateQuestions(plugin.cfg, plugin.currentStore)) {
+          const zone = plugin.cfg.zones.filter((z) => isSubdomain(q.name, z)).sort((a, b) => b.length - a.length)[0]!;
+          if (only && zone !== only) continue;
+          const reply = await app.query(q.name, q.type, { listener });
+          const set = byZone.get(zone) ?? new Map<string, Answer>();
+          for (const rr of [...(reply.answers ?? []), ...(reply.additionals ?? [])]) {
+            if (rr.type === 'OPT') continue;
+            const owner = rr.name.toLowerCase();
+            if (!isSubdomain(fqdn(owner), zone)) continue;
+            set.set(`${owner}|${rr.type}|${rdataText(rr)}`, rr);
+          }
+          byZone.set(zone, set);
+        }
+      }
+    }
+  }
+  await app.close();
+  if (only && !byZone.has(only)) throw new Error(`no kubernetes zone ${only} in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
+  // Cluster zones first, reverse zones after them; each in canonical order.
+  const isReverse = (z: string): boolean => isSubdomain(z, 'in-addr.arpa.') || isSubdomain(z, 'ip6.arpa.');
+  const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || compareNames(a, b));
+  const lines: string[] = [];
+  for (const zone of zones) {
+    const rrs = [...byZone.get(zone)!.values()].sort((a, b) => {
+      if (a.type === 'SOA' && b.type !== 'SOA') return -1;
+      if (b.type === 'SOA' && a.type !== 'SOA') return 1;
+      const byName = compareNames(a.name, b.name);
+      if (byName !== 0) return byName;
+      const ta = TYPE_ORDER.indexOf(a.type);
+      const tb = TYPE_ORDER.indexOf(b.type);
+      if (ta !== tb) return ta - tb;
+      const ra = rdataText(a);
+      const rb = rdataText(b);
+      return ra < rb ? -1 : ra > rb ? 1 : 0;
+    });
+    lines.push(`; zone ${zone} (${rrs.length} records)`, `$ORIGIN ${zone}`, ...rrs.map(recordText), '');
+  }
+  out.write(lines.join('\n'));
+}

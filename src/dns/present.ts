@@ -1,0 +1,62 @@
+// RFC 1035 presentation format of decoded records, as zone files and dig print them.
+import type { Answer } from 'dns-packet';
+
+const abs = (name: string): string => (name === '.' || name === '' ? '.' : name.endsWith('.') ? name : `${name}.`);
+
+function txtString(b: Buffer | string): string {
+  const buf = typeof b === 'string' ? Buffer.from(b) : b;
+  let out = '"';
+  for (const c of buf) {
+    if (c === 0x22 || c === 0x5c) out += '\\' + String.fromCharCode(c);
+    else if (c < 0x20 || c > 0x7e) out += '\\' + String(c).padStart(3, '0');
+    else out += String.fromCharCode(c);
+  }
+  return out + '"';
+}
+
+export function rdataText(rr: Answer): string {
+  const data = (rr as { data?: unknown }).data as never;
+  switch (rr.type) {
+    case 'A':
+    case 'AAAA':
+      return String(data);
+    case 'CNAME':
+    case 'PTR':
+    case 'NS':
+    case 'DNAME':
+      return abs(String(data));
+    case 'SRV': {
+      const d = data as { priority?: number; weight?: number; port?: number; target: string };
+      return `${d.priority ?? 0} ${d.weight ?? 0} ${d.port ?? 0} ${abs(d.target)}`;
+    }
+    case 'MX': {
+      const d = data as { preference?: number; exchange: string };
+      return `${d.preference ?? 0} ${abs(d.exchange)}`;
+    }
+    case 'SOA': {
+      const d = data as { mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number };
+      return `${abs(d.mname)} ${abs(d.rname)} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;
+    }
+    case 'TXT': {
+      const list = Array.isArray(data) ? (data as (Buffer | string)[]) : [data as Buffer | string];
+      return list.map(txtString).join(' ');
+    }
+    default:
+      return JSON.stringify(data);
+  }
+}
+
+export function recordText(rr: Answer): string {
+  const ttl = (rr as { ttl?: number }).ttl ?? 0;
+  return `${abs(rr.name)}\t${ttl}\t${(rr as { class?: string }).class ?? 'IN'}\t${rr.type}\t${rdataText(rr)}`;
+}
+
+/** DNSSEC canonical name order (RFC 4034 section 6.1), close enough for sorting output. */
+export function compareNames(a: string, b: string): number {
+  const la = abs(a).toLowerCase().split('.').reverse();
+  const lb = abs(b).toLowerCase().split('.').reverse();
+  for (let i = 0; i < Math.min(la.length, lb.length); i++) {
+    if (la[i] !== lb[i]) return la[i]! < lb[i]! ? -1 : 1;
+  }
+  return la.length - lb.length;
+}
