@@ -39,6 +39,14 @@ export function checkModel(model: ClusterModel): Finding[] {
   const svcName = (s: Service): string => `Service "${s.namespace}/${s.name}"`;
   const index = new PodIndex(model.pods);
   const managed = model.controllerServices ?? new Set<string>();
+  const slicesBySvc = new Map<string, ClusterModel['endpointSlices'][number][]>();
+  for (const x of model.endpointSlices) {
+    if (x.serviceName === undefined) continue;
+    const k = `${x.namespace}/${x.serviceName}`;
+    const l = slicesBySvc.get(k);
+    if (l) l.push(x);
+    else slicesBySvc.set(k, [x]);
+  }
 
   // Namespaces (declared or implied) must be DNS labels: the namespace is a label of every name.
   for (const ns of model.namespaces.values()) {
@@ -98,7 +106,7 @@ export function checkModel(model: ClusterModel): Finding[] {
     }
 
     if (s.headless && s.type !== 'ExternalName') {
-      const slices = model.endpointSlices.filter((x) => x.namespace === s.namespace && x.serviceName === s.name);
+      const slices = slicesBySvc.get(key) ?? [];
       const anyReady = slices.some((x) => x.addressType !== 'FQDN' && x.endpoints.some((e) => e.ready !== false && e.addresses.length > 0));
       if (!anyReady) {
         warn(

@@ -1,5 +1,7 @@
 // Manifests -> ClusterModel: reads files, validates, applies control-plane defaults
-// (cluster IP allocation, Endpoints mirroring) and collects every finding.
+// (cluster IP allocation, Endpoints mirroring), plays the controllers (workloads -> pods, pod IPs,
+// the EndpointSlice controller) and collects every finding. Model checks for `clusterdns check`
+// are in check.ts.
 
 import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, Pod, ServiceImport, SourceRef } from './model.js';
 import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';

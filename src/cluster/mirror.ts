@@ -5,7 +5,8 @@
 // Differences from the controller, because there is no live cluster:
 // - Endpoints are mirrored whenever no explicit EndpointSlice claims the same Service; the real
 //   controller skips Services with a selector (the EndpointSlice controller derives their slices
-//   from Pods, which clusterdns cannot do here);
+//   from Pods). Here Endpoints written in the manifests win over that derivation (endpoints.ts
+//   generates slices only for selector Services with neither EndpointSlices nor Endpoints);
 // - Endpoints whose Service does not exist are not mirrored (as in the controller), with a warning;
 // - Endpoints labelled endpointslice.kubernetes.io/skip-mirror=true are not mirrored (as in the controller).
 // Slice names are deterministic ("<endpoints>-<5 hex>") instead of random generateName suffixes.

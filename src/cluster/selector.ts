@@ -92,20 +92,3 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
 export function isEmptySelector(sel: LabelSelector): boolean {
   return Object.keys(sel.matchLabels).length === 0 && sel.matchExpressions.length === 0;
 }
-
-/** "app=web,tier in (a,b)" for messages. */
-export function formatSelector(sel: LabelSelector | Labels): string {
-  if ('matchLabels' in sel && 'matchExpressions' in sel && typeof sel.matchLabels === 'object') {
-    const s = sel as LabelSelector;
-    const parts = Object.entries(s.matchLabels).map(([k, v]) => `${k}=${v}`);
-    for (const r of s.matchExpressions) {
-      if (r.operator === 'Exists') parts.push(r.key);
-      else if (r.operator === 'DoesNotExist') parts.push(`!${r.key}`);
-      else parts.push(`${r.key} ${r.operator === 'In' ? 'in' : 'notin'} (${r.values.join(',')})`);
-    }
-    return parts.join(',');
-  }
-  return Object.entries(sel as Labels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',');
-}

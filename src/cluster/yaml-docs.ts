@@ -3,7 +3,7 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { constructFromEvents, EVENT_ID, getScalarValue, parseEvents, YAMLException } from 'js-yaml';
+import { constructFromEvents, CORE_SCHEMA, EVENT_ID, getScalarValue, mergeTag, parseEvents, YAMLException } from 'js-yaml';
 import type { Event } from 'js-yaml';
 import type { Finding } from './model.js';
 
@@ -208,9 +208,12 @@ interface ParsedChunk {
   starts: number[];
 }
 
+/** The core schema plus merge keys (`<<: *anchor`), which Kubernetes' YAML reader (go-yaml) accepts. */
+const MANIFEST_SCHEMA = CORE_SCHEMA.withTags(mergeTag);
+
 function parseChunk(text: string, json: boolean): ParsedChunk {
   const events = parseEvents(text, {});
-  const docs = constructFromEvents(events, { source: text, json });
+  const docs = constructFromEvents(events, { source: text, json, ...(json ? {} : { schema: MANIFEST_SCHEMA }) });
   return { docs, positions: documentPositions(events, text), starts: lineStarts(text) };
 }
 
