@@ -2,10 +2,8 @@
 import { Command } from 'commander';
 import { serve } from './serve.js';
 import { records, type RecordsFlags } from './records.js';
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
+import { check, type CheckFlags } from './check.js';
+import { addClusterFlags } from './options.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command();
@@ -14,28 +12,25 @@ export async function main(argv: string[]): Promise<void> {
     .description('Authoritative DNS for Kubernetes cluster zones, built from manifest files, answering as CoreDNS would.')
     .showHelpAfterError();
 
-  program
-    .command('serve')
-    .description('serve DNS for the manifests over UDP and TCP')
-    .option('-c, --conf <file>', 'Corefile (CoreDNS syntax); default: the built-in kubeadm-style Corefile')
-    .option('-m, --manifests <path>', 'manifest file or directory (recursive); repeat for more', collect)
+  addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'))
     .option('-p, --port <port>', 'port of every server block whose keys name none', '53')
-    .option('--service-cidr <cidr>', 'service CIDR for cluster IP allocation; repeat for dual-stack (default 10.96.0.0/12 and fd00:10:96::/112)', collect)
     .option('--log-level <level>', 'trace, debug, info, warn, error or fatal', 'info')
-    .action(async (opts: { conf?: string; manifests?: string[]; port: string; logLevel: string; serviceCidr?: string[] }) => {
+    .action(async (opts: Parameters<typeof serve>[0]) => {
       await serve(opts);
     });
 
-  program
-    .command('records')
-    .description('print every record the server would serve, as a sorted zone file (logs go to stderr)')
-    .option('-c, --conf <file>', 'Corefile (CoreDNS syntax); default: the built-in kubeadm-style Corefile')
-    .option('-m, --manifests <path>', 'manifest file or directory (recursive); repeat for more', collect)
+  addClusterFlags(program.command('records').description('print every record the server would serve, as a sorted zone file (logs go to stderr)'))
     .option('-z, --zone <zone>', 'only this zone')
-    .option('--service-cidr <cidr>', 'service CIDR for cluster IP allocation; repeat for dual-stack', collect)
     .option('--log-level <level>', 'log level (stderr)', 'warn')
     .action(async (opts: RecordsFlags) => {
       await records(opts);
+    });
+
+  addClusterFlags(program.command('check').description('validate the Corefile and manifests; warn about what breaks DNS; exit 1 on any finding'))
+    .option('--warn-only', 'exit 0 when there are only warnings')
+    .option('--log-level <level>', 'log level (stderr)', 'warn')
+    .action(async (opts: CheckFlags) => {
+      process.exitCode = await check(opts);
     });
 
   await program.parseAsync(argv);

@@ -3,17 +3,15 @@
 import type { Answer } from 'dns-packet';
 import { buildApp } from '../app.js';
 import { createLogger } from './logger.js';
+import { clusterOptions, type ClusterFlags } from './options.js';
 import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
 import { compareNames, rdataText, recordText } from '../dns/present.js';
 import { fqdn, isSubdomain } from '../dns/names.js';
 
-export interface RecordsFlags {
-  conf?: string;
-  manifests?: string[];
+export interface RecordsFlags extends ClusterFlags {
   zone?: string;
   logLevel: string;
-  serviceCidr?: string[];
 }
 
 const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'SRV', 'PTR', 'TXT'];
@@ -25,7 +23,7 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     manifests: flags.manifests,
     port: 53,
     logger: log,
-    cluster: flags.serviceCidr ? { serviceCIDRs: flags.serviceCidr } : undefined,
+    cluster: clusterOptions(flags),
   });
   const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
   const byZone = new Map<string, Map<string, Answer>>();

@@ -1,14 +1,12 @@
 // `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
 import { buildApp } from '../app.js';
 import { createLogger } from './logger.js';
+import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 
-export interface ServeFlags {
-  conf?: string;
-  manifests?: string[];
+export interface ServeFlags extends ClusterFlags {
   port: string;
   logLevel: string;
-  serviceCidr?: string[];
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -22,7 +20,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       manifests: flags.manifests,
       port,
       logger: log,
-      cluster: flags.serviceCidr ? { serviceCIDRs: flags.serviceCidr } : undefined,
+      cluster: clusterOptions(flags),
     });
   } catch (err) {
     if (err instanceof ManifestError) {

@@ -1,0 +1,73 @@
+// `clusterdns check`: validate the Corefile and the manifests, and warn about what breaks DNS in
+// real clusters. Same loading code as `serve`, so a clean check means the server starts.
+import { buildApp } from '../app.js';
+import { CorefileError, loadCorefile, parseCorefile } from '../chain/corefile.js';
+import { checkManifests } from '../cluster/check.js';
+import { ManifestError, type Finding } from '../cluster/model.js';
+import { DEFAULT_COREFILE } from '../app.js';
+import { createLogger } from './logger.js';
+import { clusterOptions, type ClusterFlags } from './options.js';
+
+export interface CheckFlags extends ClusterFlags {
+  warnOnly?: boolean;
+  logLevel: string;
+}
+
+/** Manifest paths each kubernetes block reads: its own `manifests`, else the CLI's. */
+function manifestPaths(flags: CheckFlags): string[] {
+  const blocks = flags.conf ? loadCorefile(flags.conf) : parseCorefile(DEFAULT_COREFILE, '(built-in default Corefile)');
+  const paths = new Set<string>();
+  for (const block of blocks) {
+    for (const d of block.directives) {
+      if (d.name !== 'kubernetes') continue;
+      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args);
+      for (const p of own.length > 0 ? own : (flags.manifests ?? [])) paths.add(p);
+    }
+  }
+  return [...paths];
+}
+
+/** Returns the exit code: 0 clean (or only warnings with --warn-only), 1 otherwise. */
+export async function check(flags: CheckFlags, out: NodeJS.WritableStream = process.stdout): Promise<number> {
+  const log = createLogger(flags.logLevel, 2);
+  const findings: Finding[] = [];
+  const seen = new Set<string>();
+  const add = (f: Finding): void => {
+    const key = `${f.file}:${f.line}:${f.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      findings.push(f);
+    }
+  };
+  let paths: string[] = [];
+  try {
+    paths = manifestPaths(flags);
+  } catch (err) {
+    if (!(err instanceof CorefileError)) throw err;
+    add({ file: err.file, line: err.line, severity: 'error', message: err.reason });
+  }
+  const options = clusterOptions(flags);
+  if (paths.length > 0) {
+    const { model, findings: manifestFindings } = checkManifests(paths, options);
+    manifestFindings.forEach(add);
+    if (model?.ignoredKinds && model.ignoredKinds.size > 0) log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'kinds ignored');
+  }
+  if (!findings.some((f) => f.severity === 'error')) {
+    // Build the whole server (plugin options, bind addresses) without listening.
+    try {
+      const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, logger: log, cluster: options });
+      await app.close();
+    } catch (err) {
+      if (err instanceof CorefileError) add({ file: err.file, line: err.line, severity: 'error', message: err.reason });
+      else if (err instanceof ManifestError) err.findings.forEach(add);
+      else add({ file: flags.conf ?? '(built-in default Corefile)', line: 0, severity: 'error', message: (err as Error).message });
+    }
+  }
+  findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+  for (const f of findings) out.write(`${f.file}:${f.line}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  const warnings = findings.length - errors;
+  out.write(`${errors} error(s), ${warnings} warning(s)${paths.length === 0 ? '; no manifests given (--manifests or a kubernetes `manifests` option)' : ''}\n`);
+  if (errors > 0) return 1;
+  return warnings > 0 && !flags.warnOnly ? 1 : 0;
+}

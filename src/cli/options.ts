@@ -1,0 +1,32 @@
+// Flags shared by every command that loads a cluster, and their translation to options.
+import type { Command } from 'commander';
+import type { ClusterOptions } from '../cluster/model.js';
+
+export interface ClusterFlags {
+  conf?: string;
+  manifests?: string[];
+  serviceCidr?: string[];
+  podCidr?: string[];
+  namespace?: string;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function addClusterFlags(cmd: Command): Command {
+  return cmd
+    .option('-c, --conf <file>', 'Corefile (CoreDNS syntax); default: the built-in kubeadm-style Corefile')
+    .option('-m, --manifests <path>', 'manifest file or directory (recursive); repeat for more', collect)
+    .option('--service-cidr <cidr>', 'service CIDR for cluster IPs the manifests leave out; repeat for dual-stack (default 10.96.0.0/12 and fd00:10:96::/112)', collect)
+    .option('--pod-cidr <cidr>', 'pod CIDR for derived pods; repeat for dual-stack (default 10.244.0.0/16 and fd00:10:244::/56)', collect)
+    .option('-n, --namespace <ns>', 'namespace of objects that name none, as kubectl apply -n (default "default")');
+}
+
+export function clusterOptions(flags: ClusterFlags): Partial<ClusterOptions> | undefined {
+  const out: { serviceCIDRs?: string[]; podCIDRs?: string[]; defaultNamespace?: string } = {};
+  if (flags.serviceCidr) out.serviceCIDRs = flags.serviceCidr;
+  if (flags.podCidr) out.podCIDRs = flags.podCidr;
+  if (flags.namespace) out.defaultNamespace = flags.namespace;
+  return Object.keys(out).length > 0 ? (out as Partial<ClusterOptions>) : undefined;
+}
