@@ -18,6 +18,9 @@ export const kubernetesPlugin: PluginDefinition = {
     // Throws ManifestError with every problem found: the server does not start on half the data.
     const { model, findings } = loadManifests(paths, ctx.runtime.cluster);
     for (const f of findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
+    if (model.ignoredKinds && model.ignoredKinds.size > 0) {
+      ctx.log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'manifest kinds without DNS meaning, ignored');
+    }
     const store = new KubernetesStore(model, cfg);
     ctx.log.info(
       { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: model.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: model.pods.length, endpointSlices: model.endpointSlices.length },
