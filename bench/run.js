@@ -12,7 +12,7 @@
 // On a machine with 2+ CPUs and taskset (util-linux), the server under test is pinned to CPU 0 and
 // dnsperf to CPU 1, so the load generator does not steal the server's core mid-run.
 //
-// Options: --seconds N (length of each measured run, default 10), --rounds N (default 2),
+// Options: --seconds N (length of each measured run, default 10), --rounds N (default 4),
 // --no-pin (let the scheduler place the processes).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -36,7 +36,7 @@ function option(name, fallback, min, max) {
 }
 
 const SECONDS = option('--seconds', 10, 1, 120);
-const ROUNDS = option('--rounds', 2, 1, 10);
+const ROUNDS = option('--rounds', 4, 1, 10);
 const WARMUP_SECONDS = 2;
 // Chosen on a 2-core box where dnsperf shares the machine with the server under test (each pinned
 // to its own CPU when possible): with these the bare responder is at its plateau, ~1 CPU busy (more clients or threads did not raise its qps, only latency
@@ -254,6 +254,28 @@ function best(runs) {
   };
 }
 
+function median(values) {
+  const v = [...values].sort((a, b) => a - b);
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+/**
+ * Each round runs the baseline and then the server back to back, so their ratio cancels the
+ * machine's slow drift (other tenants, CPU frequency); the median of those ratios resists the
+ * odd outlier round that best-of picks up.
+ */
+function pairedRatios(baseRuns, serverRuns) {
+  const n = Math.min(baseRuns.length, serverRuns.length);
+  const qps = [];
+  const cpu = [];
+  for (let i = 0; i < n; i++) {
+    qps.push(serverRuns[i].qps / baseRuns[i].qps);
+    cpu.push(serverRuns[i].cpuUsPerQuery / baseRuns[i].cpuUsPerQuery);
+  }
+  return { qps: median(qps), cpu: median(cpu), perRound: qps.map((q, i) => [q, cpu[i]]) };
+}
+
 function table(rows) {
   const head = '| target | qps | avg latency ms | lost | CPU us/query |\n| --- | ---: | ---: | ---: | ---: |';
   const body = rows.map(([name, b]) => `| ${name} | ${fmt(b.qps, 0)} | ${fmt(b.latencyMs, 3)} | ${b.lost} | ${fmt(b.cpuUsPerQuery, 2)} |`);
@@ -263,15 +285,18 @@ function table(rows) {
 function report({ date, machine, command, baseRuns, serverRuns }) {
   const b = best(baseRuns);
   const s = best(serverRuns);
-  const qpsRatio = s.qps / b.qps;
-  const cpuRatio = s.cpuUsPerQuery / b.cpuUsPerQuery;
+  const paired = pairedRatios(baseRuns, serverRuns);
+  const qpsRatio = paired.qps;
+  const cpuRatio = paired.cpu;
   const main = table([
     ['baseline (bare Node UDP responder)', b],
     ['clusterdns', s],
   ]);
   const ratios = [
-    `- qps ratio server/baseline: **${fmt(qpsRatio, 3)}** (1.0 = as fast as Node's UDP floor)`,
-    `- CPU ratio server/baseline: **${fmt(cpuRatio, 3)}** (CPU time per query; 1.0 = no cost above the floor; server spends ${fmt(s.cpuUsPerQuery - b.cpuUsPerQuery, 2)} us/query more)`,
+    `- qps ratio server/baseline: **${fmt(qpsRatio, 3)}** (median over rounds of server qps / baseline qps measured back to back; 1.0 = as fast as Node's UDP floor)`,
+    `- CPU ratio server/baseline: **${fmt(cpuRatio, 3)}** (median over rounds of CPU time per query, server / baseline; 1.0 = no cost above the floor)`,
+    `- per round (qps ratio, CPU ratio): ${paired.perRound.map(([q, c]) => `(${fmt(q, 3)}, ${fmt(c, 3)})`).join(' ')}`,
+    `- best-of ratios for comparison: qps ${fmt(s.qps / b.qps, 3)}, CPU ${fmt(s.cpuUsPerQuery / b.cpuUsPerQuery, 3)} (server spends ${fmt(s.cpuUsPerQuery - b.cpuUsPerQuery, 2)} us/query more at best)`,
   ].join('\n');
   const runLines = [];
   const n = Math.max(baseRuns.length, serverRuns.length);
@@ -330,8 +355,9 @@ ${runLines.join('\n')}
   outstanding / qps. **lost** counts queries with no answer within dnsperf's 5 s timeout; anything
   above 0 means drops (socket buffer overflow) and makes that run's qps suspect.
 - Each column of the result table is the best value over the runs (highest qps, lowest latency,
-  fewest lost, lowest CPU); runs on a shared 2-CPU box vary by 10-20 %, so look at "All runs" before
-  reading much into a few percent.
+  fewest lost, lowest CPU). Runs on a shared 2-CPU box vary by 10-40 % from minute to minute, so the
+  headline ratios pair each server run with the baseline run just before it and take the median;
+  look at "All runs" before reading much into a few percent.
 `;
   const stdoutTable = `${main}\n\n${ratios}\n`;
   return { md, stdoutTable };
