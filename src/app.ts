@@ -42,6 +42,8 @@ export interface AppOptions {
   port?: number;
   logger?: Logger;
   cluster?: Partial<ClusterOptions>;
+  /** Log every query received with the rcode sent. */
+  logQueries?: boolean;
 }
 
 interface ListenSpec {
@@ -65,8 +67,9 @@ export class App {
     private readonly specs: ListenSpec[],
     readonly chains: Chain[],
     readonly log: Logger,
+    logQueries = false,
   ) {
-    for (const spec of specs) this.handlers.push(new QueryHandler(new Router(spec.entries), log));
+    for (const spec of specs) this.handlers.push(new QueryHandler(new Router(spec.entries), log, logQueries));
   }
 
   /** Binds every listener. Resolves with where each one listens. */
@@ -163,5 +166,5 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   }
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
-  return new App(blocks, specList, chains, log);
+  return new App(blocks, specList, chains, log, opts.logQueries);
 }

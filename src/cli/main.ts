@@ -15,6 +15,7 @@ export async function main(argv: string[]): Promise<void> {
   addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'))
     .option('-p, --port <port>', 'port of every server block whose keys name none', '53')
     .option('--log-level <level>', 'trace, debug, info, warn, error or fatal', 'info')
+    .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')
     .action(async (opts: Parameters<typeof serve>[0]) => {
       await serve(opts);
     });

@@ -7,6 +7,7 @@ import { ManifestError } from '../cluster/model.js';
 export interface ServeFlags extends ClusterFlags {
   port: string;
   logLevel: string;
+  logQueries?: boolean;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -21,6 +22,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       port,
       logger: log,
       cluster: clusterOptions(flags),
+      logQueries: flags.logQueries,
     });
   } catch (err) {
     if (err instanceof ManifestError) {

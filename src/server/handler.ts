@@ -2,7 +2,7 @@
 // cache of encoded answers that lets repeated questions skip the chain entirely.
 import type { DnsRequest, DnsResponse, Protocol } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
-import { Rcode } from '../dns/records.js';
+import { Rcode, rcodeName } from '../dns/records.js';
 import { parseQuery, isProblem, typeName, className, fastCacheKey, type ParsedQuery } from '../dns/query.js';
 import { encodeBare, encodeFormerr, encodeResponse, udpLimit } from '../dns/response.js';
 import type { Logger } from 'pino';
@@ -23,6 +23,8 @@ export class QueryHandler {
   constructor(
     private router: Router,
     private readonly log: Logger,
+    /** Log every query received and the rcode sent (`serve --log-queries`), for tracing clients. */
+    private readonly logQueries = false,
   ) {}
 
   /** Swaps in new chains (a reload) and forgets every encoded answer of the old ones. */
@@ -33,6 +35,27 @@ export class QueryHandler {
 
   /** Returns the reply, or null when the packet gets no reply at all. */
   handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+    if (!this.logQueries) return this.reply(msg, protocol, client, local);
+    const out = this.reply(msg, protocol, client, local);
+    if (out instanceof Promise) return out.then((r) => this.traced(msg, r, protocol, client));
+    return this.traced(msg, out, protocol, client);
+  }
+
+  private traced(msg: Buffer, reply: Buffer | null, protocol: Protocol, client: Endpoint): Buffer | null {
+    const q = parseQuery(msg);
+    const rcode = reply && reply.length >= 4 ? rcodeName(reply[3]! & 0x0f) : 'none';
+    if (isProblem(q)) {
+      this.log.info({ query: { malformed: q.kind, proto: protocol, remote: client.address, port: client.port, rcode } }, 'query');
+    } else {
+      this.log.info(
+        { query: { id: q.id, name: q.name, type: typeName(q.qtype), class: className(q.qclass), proto: protocol, remote: client.address, port: client.port, edns: q.edns !== undefined, rcode } },
+        'query',
+      );
+    }
+    return reply;
+  }
+
+  private reply(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
     // Repeated plain questions are answered from the raw bytes, before any parsing.
     const fastKey = fastCacheKey(msg, protocol === 'tcp');
     if (fastKey !== undefined) {
