@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import { loadCorefile, parseCorefile, checkDuplicateKeys, type ServerBlock } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
 import { Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
-import type { DnsRequest, DnsResponse } from './chain/plugin.js';
+import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { Rcode } from './dns/records.js';
 import { QueryHandler } from './server/handler.js';
@@ -14,6 +14,7 @@ import { listen, type Listener } from './server/listen.js';
 import { defaultClusterOptions, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
 import { kubernetesPlugin } from './plugins/kubernetes/index.js';
+import { autopathPlugin } from './plugins/autopath/setup.js';
 
 /**
  * Used when no --conf is given: the kubernetes part of the Corefile kubeadm installs. The keys
@@ -30,7 +31,7 @@ export const DEFAULT_COREFILE = `cluster.local in-addr.arpa ip6.arpa {
 `;
 
 export function defaultRegistry(): Registry {
-  return new Registry().register(bindPlugin).register(kubernetesPlugin);
+  return new Registry().register(bindPlugin).register(autopathPlugin).register(kubernetesPlugin);
 }
 
 export interface AppOptions {
@@ -95,7 +96,7 @@ export class App {
   }
 
   /** Runs one query through the full handler path (wire in, wire out) without sockets. */
-  async query(name: string, type: string, opts: { do?: boolean; udpSize?: number; protocol?: 'udp' | 'tcp'; listener?: number } = {}): Promise<Packet> {
+  async query(name: string, type: string, opts: { do?: boolean; udpSize?: number; protocol?: 'udp' | 'tcp'; listener?: number; client?: string } = {}): Promise<Packet> {
     const msg = dnsPacket.encode({
       id: 4242,
       type: 'query',
@@ -108,7 +109,8 @@ export class App {
     });
     const handler = this.handlers[opts.listener ?? 0];
     if (!handler) throw new Error('no server block to query');
-    const client = { address: '127.0.0.1', port: 5353 };
+    // The client address matters to plugins that identify the asking pod (autopath).
+    const client = { address: opts.client ?? '127.0.0.1', port: 5353 };
     const reply = await handler.handle(msg, opts.protocol ?? 'tcp', client, client);
     if (!reply) throw new Error(`no reply for ${name} ${type}`);
     return dnsPacket.decode(reply);
@@ -149,7 +151,19 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   };
   for (const block of blocks) {
     const zones = [...new Set(block.keys.map((k) => k.zone))];
-    const ctx: BlockContext = { zones, keys: block.keys, runtime, log: log.child({ block: zones.join(' ') }), bindAddresses: [], lookup };
+    let built: readonly Plugin[] = [];
+    const ctx: BlockContext = {
+      zones,
+      keys: block.keys,
+      runtime,
+      log: log.child({ block: zones.join(' ') }),
+      bindAddresses: [],
+      lookup,
+      plugin: (name) => built.find((p) => p.name === name),
+      onBuilt: (plugins) => {
+        built = plugins;
+      },
+    };
     const plugins = registry.build(block.directives, ctx);
     const chain = new Chain(zones, plugins);
     chains.push(chain);

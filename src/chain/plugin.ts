@@ -51,3 +51,15 @@ export interface Plugin {
 export function emptyResponse(rcode: number, aa = false): DnsResponse {
   return { rcode, aa, answer: [], authority: [], additional: [] };
 }
+
+/**
+ * A plugin that knows the search path a client's resolver walks (CoreDNS's AutoPather), so
+ * `autopath @NAME` can complete that walk on the server. The list ends with '' (the bare name).
+ */
+export interface SearchPathProvider extends Plugin {
+  searchPath(req: DnsRequest): string[] | undefined;
+}
+
+export function isSearchPathProvider(p: Plugin | undefined): p is SearchPathProvider {
+  return p !== undefined && typeof (p as Partial<SearchPathProvider>).searchPath === 'function';
+}

@@ -20,6 +20,8 @@ export interface BlockContext {
   readonly keys: readonly ServerKey[];
   readonly runtime: RuntimeOptions;
   readonly log: Logger;
+  /** Called with the block's plugins once they are all set up. */
+  onBuilt?: (plugins: readonly Plugin[]) => void;
   /** Listen addresses set by `bind`; empty means every address. */
   bindAddresses: string[];
   /**
@@ -27,6 +29,11 @@ export interface BlockContext {
    * serves it (CoreDNS's upstream lookups, e.g. for ExternalName targets).
    */
   readonly lookup: (name: string, qtype: string) => Promise<DnsResponse>;
+  /**
+   * Another plugin of the same server block, by name, once the block is built (plugins that
+   * cooperate through a published contract, like autopath asking kubernetes for a search path).
+   */
+  readonly plugin: (name: string) => Plugin | undefined;
 }
 
 export interface PluginDefinition {
@@ -84,6 +91,7 @@ export class Registry {
       const plugin = this.defs.get(d.name)!.setup(d, ctx);
       if (plugin) plugins.push(plugin);
     }
+    ctx.onBuilt?.(plugins);
     return plugins;
   }
 

@@ -1,7 +1,7 @@
 // The kubernetes plugin's query path, shaped after CoreDNS's handler.go, kubernetes.go and
 // plugin/backend_lookup.go so that NXDOMAIN/NODATA decisions and quirks match it name by name.
 import { isIP } from 'node:net';
-import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, Next, SearchPathProvider } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
 import { parseIp, reverseNameToIp, canonicalIp } from '../../cluster/ip.js';
@@ -67,7 +67,7 @@ export interface KubernetesDeps {
   localAddresses(): string[];
 }
 
-export class KubernetesPlugin implements Plugin {
+export class KubernetesPlugin implements SearchPathProvider {
   readonly name = 'kubernetes';
 
   constructor(
@@ -83,6 +83,20 @@ export class KubernetesPlugin implements Plugin {
 
   get currentStore(): KubernetesStore {
     return this.store;
+  }
+
+  /**
+   * The search path of the pod that sent the query, found by its source IP (`pods verified`
+   * only, as CoreDNS's kubernetes AutoPath): its namespace's suffixes, then the bare name.
+   */
+  searchPath(req: DnsRequest): string[] | undefined {
+    const zone = matchZone(req.qname, this.cfg.zones);
+    if (!zone || this.cfg.pods !== 'verified') return undefined;
+    const ip = canonicalIp(req.client.address.replace(/^::ffff:(?=\d+\.)/i, ''));
+    const pod = ip ? this.store.podsWithIp(ip).find((p) => p.phase === 'Running') : undefined;
+    if (!pod) return undefined;
+    const join = (rel: string): string => (zone === '.' ? `${rel}.` : `${rel}.${zone}`);
+    return [join(`${pod.namespace}.svc`), join('svc'), zone, ''];
   }
 
   serve(req: DnsRequest, next: Next): MaybePromise<DnsResponse> {

@@ -1,6 +1,8 @@
 // `kubernetes [ZONES...] { ... }` -> a validated KubernetesConfig (CoreDNS's setup.go rules).
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { isSubdomain } from '../../dns/names.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
 import { parseSelector, type LabelSelector } from './selector.js';
@@ -138,7 +140,8 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
         break;
       case 'manifests':
         need(1, 'manifests PATH...');
-        cfg.manifests = [...(cfg.manifests ?? []), ...o.args];
+        // Relative to the Corefile, so a repository's Corefile and manifests travel together.
+        cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => (isAbsolute(p) || !existsSync(o.file) ? p : resolve(dirname(o.file), p)))];
         break;
       default:
         if (!OPTIONS.includes(o.name)) fail(o.line, `unknown kubernetes option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);

@@ -1,0 +1,51 @@
+// `autopath [ZONES...] RESOLV-CONF` or `autopath [ZONES...] @PLUGIN`.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PluginDefinition } from '../../chain/registry.js';
+import { CorefileError } from '../../chain/corefile.js';
+import { isSearchPathProvider } from '../../chain/plugin.js';
+import { parseServerKey } from '../../chain/corefile-keys.js';
+import { isSubdomain } from '../../dns/names.js';
+import { AutopathPlugin } from './plugin.js';
+
+/** The search list of a resolv.conf: the last `search` or `domain` line wins (glibc). */
+function searchList(text: string): string[] {
+  let list: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^(search|domain)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const words = m[2]!.split(/\s+/).filter((w) => w !== '');
+    if (words.length > 0) list = m[1] === 'domain' ? [words[0]!] : words;
+  }
+  return list.map((d) => (d.endsWith('.') ? d : `${d}.`).toLowerCase());
+}
+
+export const autopathPlugin: PluginDefinition = {
+  name: 'autopath',
+  setup(d, ctx) {
+    const args = [...d.args];
+    const source = args.pop();
+    if (!source) throw new CorefileError(d.file, d.line, 'autopath needs a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`');
+    if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'autopath takes no option block');
+    const zones = args.length > 0 ? args.flatMap((a) => parseServerKey(a).map((k) => k.zone)) : [...ctx.zones];
+    for (const z of zones) {
+      if (!ctx.zones.some((b) => isSubdomain(z, b))) throw new CorefileError(d.file, d.line, `autopath zone ${z} is not inside the server block's zones`);
+    }
+    if (source.startsWith('@')) {
+      const name = source.slice(1);
+      return new AutopathPlugin(zones, (req) => {
+        const provider = ctx.plugin(name);
+        return isSearchPathProvider(provider) ? provider.searchPath(req) : undefined;
+      });
+    }
+    const file = path.resolve(path.dirname(d.file), source);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new CorefileError(d.file, d.line, `autopath: cannot read ${file}: ${(err as Error).message}`);
+    }
+    const search = [...searchList(text), ''];
+    return new AutopathPlugin(zones, () => search);
+  },
+};
