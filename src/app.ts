@@ -10,6 +10,7 @@ import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { Rcode } from './dns/records.js';
 import { QueryHandler } from './server/handler.js';
+import { queryLogger } from './server/querylog.js';
 import { listen, type Listener } from './server/listen.js';
 import { defaultClusterOptions, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
@@ -70,7 +71,11 @@ export class App {
     readonly log: Logger,
     logQueries = false,
   ) {
-    for (const spec of specs) this.handlers.push(new QueryHandler(new Router(spec.entries), log, logQueries));
+    for (const spec of specs) {
+      const handler = new QueryHandler(new Router(spec.entries), log);
+      if (logQueries) handler.observe(queryLogger(log));
+      this.handlers.push(handler);
+    }
   }
 
   /** Binds every listener. Resolves with where each one listens. */

@@ -40,6 +40,12 @@ export class Router {
     return this.byZone.map((z) => z.zone);
   }
 
+  /** The most specific zone served for a lowercased, fully qualified name. */
+  zoneFor(qname: string): string | undefined {
+    for (const { zone } of this.byZone) if (isSubdomain(qname, zone)) return zone;
+    return undefined;
+  }
+
   /** The chain for a lowercased, fully qualified name, or undefined (REFUSED). */
   chainFor(qname: string): Chain | undefined {
     for (const { zone, chain } of this.byZone) if (isSubdomain(qname, zone)) return chain;

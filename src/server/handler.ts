@@ -2,7 +2,7 @@
 // cache of encoded answers that lets repeated questions skip the chain entirely.
 import type { DnsRequest, DnsResponse, Protocol } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
-import { Rcode, rcodeName } from '../dns/records.js';
+import { Rcode } from '../dns/records.js';
 import { parseQuery, isProblem, typeName, className, fastCacheKey, type ParsedQuery } from '../dns/query.js';
 import { encodeBare, encodeFormerr, encodeResponse, udpLimit } from '../dns/response.js';
 import type { Logger } from 'pino';
@@ -17,14 +17,29 @@ export interface Endpoint {
   port: number;
 }
 
+/** What observers (query log, metrics) learn about each packet handled. */
+export interface QueryEvent {
+  msg: Buffer;
+  /** The reply sent, or null when the packet got none. */
+  reply: Buffer | null;
+  protocol: Protocol;
+  client: Endpoint;
+  local: Endpoint;
+  durationNs: bigint;
+  /** The server-block zone that serves a lowercased name, or undefined (REFUSED). */
+  zoneOf(qname: string): string | undefined;
+}
+
+/** Called after every packet; must not throw into the serving path (errors are logged). */
+export type QueryObserver = (e: QueryEvent) => void;
+
 export class QueryHandler {
   private cache = new Map<string, Buffer>();
+  private readonly observers: QueryObserver[] = [];
 
   constructor(
     private router: Router,
     private readonly log: Logger,
-    /** Log every query received and the rcode sent (`serve --log-queries`), for tracing clients. */
-    private readonly logQueries = false,
   ) {}
 
   /** Swaps in new chains (a reload) and forgets every encoded answer of the old ones. */
@@ -33,24 +48,41 @@ export class QueryHandler {
     this.cache = new Map();
   }
 
-  /** Returns the reply, or null when the packet gets no reply at all. */
-  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
-    if (!this.logQueries) return this.reply(msg, protocol, client, local);
-    const out = this.reply(msg, protocol, client, local);
-    if (out instanceof Promise) return out.then((r) => this.traced(msg, r, protocol, client));
-    return this.traced(msg, out, protocol, client);
+  /** Forgets every encoded answer (a plugin's data changed). */
+  clearCache(): void {
+    this.cache = new Map();
   }
 
-  private traced(msg: Buffer, reply: Buffer | null, protocol: Protocol, client: Endpoint): Buffer | null {
-    const q = parseQuery(msg);
-    const rcode = reply && reply.length >= 4 ? rcodeName(reply[3]! & 0x0f) : 'none';
-    if (isProblem(q)) {
-      this.log.info({ query: { malformed: q.kind, proto: protocol, remote: client.address, port: client.port, rcode } }, 'query');
-    } else {
-      this.log.info(
-        { query: { id: q.id, name: q.name, type: typeName(q.qtype), class: className(q.qclass), proto: protocol, remote: client.address, port: client.port, edns: q.edns !== undefined, rcode } },
-        'query',
-      );
+  observe(observer: QueryObserver): void {
+    this.observers.push(observer);
+  }
+
+  /** Returns the reply, or null when the packet gets no reply at all. */
+  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+    if (this.observers.length === 0) return this.reply(msg, protocol, client, local);
+    const start = process.hrtime.bigint();
+    const out = this.reply(msg, protocol, client, local);
+    if (out instanceof Promise) return out.then((r) => this.notify(msg, r, protocol, client, local, start));
+    return this.notify(msg, out, protocol, client, local, start);
+  }
+
+  private notify(msg: Buffer, reply: Buffer | null, protocol: Protocol, client: Endpoint, local: Endpoint, start: bigint): Buffer | null {
+    const router = this.router;
+    const event: QueryEvent = {
+      msg,
+      reply,
+      protocol,
+      client,
+      local,
+      durationNs: process.hrtime.bigint() - start,
+      zoneOf: (qname) => router.zoneFor(qname),
+    };
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch (err) {
+        this.log.error({ err }, 'query observer failed');
+      }
     }
     return reply;
   }
