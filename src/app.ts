@@ -9,7 +9,7 @@ import { Registry, type BlockContext, type RuntimeOptions } from './chain/regist
 import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { Rcode } from './dns/records.js';
-import { QueryHandler } from './server/handler.js';
+import { QueryHandler, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
 import { listen, type Listener } from './server/listen.js';
 import { defaultClusterOptions, type ClusterOptions } from './cluster/model.js';
@@ -70,10 +70,18 @@ export class App {
     readonly chains: Chain[],
     readonly log: Logger,
     logQueries = false,
+    observers: ReadonlyMap<Chain, readonly QueryObserver[]> = new Map(),
   ) {
     for (const spec of specs) {
       const handler = new QueryHandler(new Router(spec.entries), log);
       if (logQueries) handler.observe(queryLogger(log));
+      const seen = new Set<QueryObserver>();
+      for (const { chain } of spec.entries) {
+        for (const o of observers.get(chain) ?? []) {
+          if (!seen.has(o)) handler.observe(o);
+          seen.add(o);
+        }
+      }
       this.handlers.push(handler);
     }
   }
@@ -88,6 +96,7 @@ export class App {
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }
+      for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
     } catch (err) {
       await this.close();
       throw err;
@@ -154,9 +163,12 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
     const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local };
     return chain.serve(req);
   };
+  const observers = new Map<Chain, QueryObserver[]>();
+  const every = (): Plugin[] => chains.flatMap((c) => [...c.plugins]);
   for (const block of blocks) {
     const zones = [...new Set(block.keys.map((k) => k.zone))];
     let built: readonly Plugin[] = [];
+    const blockObservers: QueryObserver[] = [];
     const ctx: BlockContext = {
       zones,
       keys: block.keys,
@@ -165,6 +177,8 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       bindAddresses: [],
       lookup,
       plugin: (name) => built.find((p) => p.name === name),
+      observe: (o) => blockObservers.push(o),
+      allPlugins: every,
       onBuilt: (plugins) => {
         built = plugins;
       },
@@ -172,6 +186,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
     const plugins = registry.build(block.directives, ctx);
     const chain = new Chain(zones, plugins);
     chains.push(chain);
+    observers.set(chain, blockObservers);
     const addresses = ctx.bindAddresses.length > 0 ? ctx.bindAddresses : ['::'];
     for (const key of block.keys) {
       const port = key.port ?? defaultPort;
@@ -185,5 +200,5 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   }
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
-  return new App(blocks, specList, chains, log, opts.logQueries);
+  return new App(blocks, specList, chains, log, opts.logQueries, observers);
 }

@@ -44,8 +44,15 @@ export type Next = (req: DnsRequest) => DnsResponse | Promise<DnsResponse>;
 export interface Plugin {
   readonly name: string;
   serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse>;
+  /** Called once the server's listeners are up (plugins with their own listeners start here). */
+  start?(): void | Promise<void>;
   /** Plugins that hold resources (sockets, timers) release them here. */
   close?(): void | Promise<void>;
+  /**
+   * Readiness for the `ready` plugin: true when ready, else a short reason. Plugins without this
+   * method are always ready.
+   */
+  ready?(): true | string;
 }
 
 export function emptyResponse(rcode: number, aa = false): DnsResponse {

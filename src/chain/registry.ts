@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Directive, ServerKey } from './corefile.js';
 import { CorefileError } from './corefile.js';
 import type { DnsResponse, Plugin } from './plugin.js';
+import type { QueryObserver } from '../server/handler.js';
 import type { ClusterOptions } from '../cluster/model.js';
 
 /** Options that come from the command line rather than the Corefile. */
@@ -20,6 +21,10 @@ export interface BlockContext {
   readonly keys: readonly ServerKey[];
   readonly runtime: RuntimeOptions;
   readonly log: Logger;
+  /** Sees every packet handled by the listeners of this block (metrics, logs). */
+  readonly observe: (observer: QueryObserver) => void;
+  /** Every plugin of every server block, once the whole server is built (ready, health). */
+  readonly allPlugins: () => readonly Plugin[];
   /** Called with the block's plugins once they are all set up. */
   onBuilt?: (plugins: readonly Plugin[]) => void;
   /** Listen addresses set by `bind`; empty means every address. */
