@@ -104,6 +104,10 @@ export class App {
     return out;
   }
 
+  get queryHandlers(): readonly QueryHandler[] {
+    return this.handlers;
+  }
+
   /** Zones served by each listener, by listener index (for tools that query in process). */
   listenerZones(): Map<number, string[]> {
     return new Map(this.specs.map((s, i) => [i, s.entries.map((e) => e.zone)]));
@@ -164,6 +168,8 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
     return chain.serve(req);
   };
   const observers = new Map<Chain, QueryObserver[]>();
+  // Filled by the App once it exists; plugins invalidate answer caches through it at run time.
+  const handlers: QueryHandler[] = [];
   const every = (): Plugin[] => chains.flatMap((c) => [...c.plugins]);
   for (const block of blocks) {
     const zones = [...new Set(block.keys.map((k) => k.zone))];
@@ -178,6 +184,9 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       lookup,
       plugin: (name) => built.find((p) => p.name === name),
       observe: (o) => blockObservers.push(o),
+      invalidate: () => {
+        for (const h of handlers) h.clearCache();
+      },
       allPlugins: every,
       onBuilt: (plugins) => {
         built = plugins;
@@ -200,5 +209,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   }
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
-  return new App(blocks, specList, chains, log, opts.logQueries, observers);
+  const app = new App(blocks, specList, chains, log, opts.logQueries, observers);
+  handlers.push(...app.queryHandlers);
+  return app;
 }

@@ -21,6 +21,10 @@ export interface BlockContext {
   readonly keys: readonly ServerKey[];
   readonly runtime: RuntimeOptions;
   readonly log: Logger;
+  /** Forgets the server's encoded answers: call after a plugin's data changed. */
+  readonly invalidate: () => void;
+  /** Counts a failed reload of a plugin's data (metrics), if metrics are on. */
+  reloadFailed?: (plugin: string) => void;
   /** Sees every packet handled by the listeners of this block (metrics, logs). */
   readonly observe: (observer: QueryObserver) => void;
   /** Every plugin of every server block, once the whole server is built (ready, health). */

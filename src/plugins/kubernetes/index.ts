@@ -1,6 +1,8 @@
 // Registers the kubernetes plugin: parse its block, load the manifests it serves, build the store.
 import type { PluginDefinition } from '../../chain/registry.js';
 import { loadManifests } from '../../cluster/load.js';
+import { ManifestError } from '../../cluster/model.js';
+import { ManifestWatcher } from './watch.js';
 import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
@@ -26,9 +28,27 @@ export const kubernetesPlugin: PluginDefinition = {
       { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: model.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: model.pods.length, endpointSlices: model.endpointSlices.length },
       'kubernetes data loaded',
     );
-    return new KubernetesPlugin(cfg, store, {
+    const plugin = new KubernetesPlugin(cfg, store, {
       lookup: ctx.lookup,
       localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
     });
+    // Manifests that change under a running server are reloaded: a new store is built and swapped
+    // in one step; a change that fails to load is logged and the last good data keeps serving.
+    const reload = (): void => {
+      try {
+        const next = loadManifests(paths, ctx.runtime.cluster);
+        const nextStore = new KubernetesStore(next.model, cfg);
+        plugin.setStore(nextStore);
+        ctx.invalidate();
+        ctx.log.info({ plugin: 'kubernetes', objects: next.model.objectCount, services: nextStore.services.size }, 'manifests changed: kubernetes data reloaded');
+      } catch (err) {
+        const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
+        for (const f of findings) ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+        if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
+        ctx.reloadFailed?.('kubernetes');
+      }
+    };
+    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload);
+    return plugin;
   },
 };

@@ -76,6 +76,17 @@ export class KubernetesPlugin implements SearchPathProvider {
     private readonly deps: KubernetesDeps,
   ) {}
 
+  /** Polls the manifests for changes while the server runs. */
+  watcher?: { start(): void; stop(): void; check(): void };
+
+  start(): void {
+    this.watcher?.start();
+  }
+
+  close(): void {
+    this.watcher?.stop();
+  }
+
   /** Swaps in the store built from newly loaded manifests. */
   setStore(store: KubernetesStore): void {
     this.store = store;

@@ -28,11 +28,13 @@ export interface KubernetesConfig {
   zonal: boolean;
   /** Manifest paths of this block; undefined means the CLI's --manifests. */
   manifests?: string[];
+  /** How often the manifests are checked for changes; 0 disables (option `watch`). */
+  watchMs: number;
 }
 
 const OPTIONS = [
   'pods', 'ttl', 'namespaces', 'namespace_labels', 'labels', 'endpoint_pod_names', 'noendpoints',
-  'fallthrough', 'ignore', 'multicluster', 'zonal', 'manifests',
+  'fallthrough', 'ignore', 'multicluster', 'zonal', 'manifests', 'watch',
   // API-server connection options: accepted for Corefile compatibility, no DNS effect here.
   'endpoint', 'tls', 'kubeconfig', 'apiserver_qps', 'apiserver_burst', 'apiserver_max_inflight', 'startup_timeout',
 ];
@@ -77,6 +79,7 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
     ignoreEmptyService: false,
     multicluster: [],
     zonal: false,
+    watchMs: 2000,
   };
   for (const o of d.block ?? []) {
     const need = (n: number, usage: string): void => {
@@ -143,6 +146,13 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
         // Relative to the Corefile, so a repository's Corefile and manifests travel together.
         cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => (isAbsolute(p) || !existsSync(o.file) ? p : resolve(dirname(o.file), p)))];
         break;
+      case 'watch': {
+        need(1, 'watch DURATION (e.g. 2s; 0 disables)');
+        const ms = parseDuration(o.args[0]!);
+        if (ms === undefined) fail(o.line, `kubernetes watch: "${o.args[0]}" is not a duration; write e.g. 500ms, 2s, 1m or 0`);
+        cfg.watchMs = ms!;
+        break;
+      }
       default:
         if (!OPTIONS.includes(o.name)) fail(o.line, `unknown kubernetes option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
     }
@@ -150,6 +160,21 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
   if (cfg.namespaces.size > 0 && cfg.namespaceLabels) fail(d.line, 'kubernetes: namespaces and namespace_labels cannot be used together; keep one');
   if (cfg.noEndpoints && cfg.zonal) fail(d.line, 'kubernetes: zonal needs endpoints; remove noendpoints or zonal');
   return cfg;
+}
+
+/** Go-style durations as Corefiles write them: 500ms, 2s, 1m30s, 1h; a bare 0 is zero. */
+export function parseDuration(text: string): number | undefined {
+  if (text === '0') return 0;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let m: RegExpExecArray | null;
+  let consumed = 0;
+  while ((m = re.exec(text)) !== null) {
+    const n = Number(m[1]);
+    total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60000 : n * 3600000;
+    consumed = re.lastIndex;
+  }
+  return consumed === text.length && consumed > 0 ? Math.round(total) : undefined;
 }
 
 function selector(o: Directive, fail: (line: number, reason: string) => never): LabelSelector {
