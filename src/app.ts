@@ -3,7 +3,7 @@
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import pino, { type Logger } from 'pino';
-import { loadCorefile, parseCorefile, checkDuplicateKeys, type ServerBlock } from './chain/corefile.js';
+import { loadCorefile, parseCorefile, checkDuplicateKeys, CorefileError, type ServerBlock } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
 import { Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
 import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
@@ -12,10 +12,11 @@ import { Rcode } from './dns/records.js';
 import { QueryHandler, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
 import { listen, type Listener } from './server/listen.js';
-import { defaultClusterOptions, type ClusterOptions } from './cluster/model.js';
+import { defaultClusterOptions, ManifestError, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
 import { kubernetesPlugin } from './plugins/kubernetes/index.js';
 import { autopathPlugin } from './plugins/autopath/setup.js';
+import { reloadPlugin } from './plugins/reload/setup.js';
 
 /**
  * Used when no --conf is given: the kubernetes part of the Corefile kubeadm installs. The keys
@@ -32,7 +33,7 @@ export const DEFAULT_COREFILE = `cluster.local in-addr.arpa ip6.arpa {
 `;
 
 export function defaultRegistry(): Registry {
-  return new Registry().register(bindPlugin).register(autopathPlugin).register(kubernetesPlugin);
+  return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin);
 }
 
 export interface AppOptions {
@@ -46,6 +47,8 @@ export interface AppOptions {
   cluster?: Partial<ClusterOptions>;
   /** Log every query received with the rcode sent. */
   logQueries?: boolean;
+  /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
+  hooks?: ReloadHooks;
 }
 
 interface ListenSpec {
@@ -60,14 +63,26 @@ export interface ListenerInfo {
   zones: string[];
 }
 
+/** Lets plugins (reload) ask the running App to reload, across reloads. */
+export interface ReloadHooks {
+  request(reason: string): void;
+  failed(): void;
+}
+
 export class App {
   private listeners: Listener[] = [];
-  private readonly handlers: QueryHandler[] = [];
+  private handlers: QueryHandler[] = [];
+  private reloading = false;
+  /** Corefile reloads that failed and kept the running configuration. */
+  reloadFailures = 0;
+  /** Set by buildApp: how to build this App again. */
+  options: AppOptions = {};
+  readonly hooks: ReloadHooks = { request: () => undefined, failed: () => undefined };
 
   constructor(
-    readonly blocks: ServerBlock[],
-    private readonly specs: ListenSpec[],
-    readonly chains: Chain[],
+    public blocks: ServerBlock[],
+    private specs: ListenSpec[],
+    public chains: Chain[],
     readonly log: Logger,
     logQueries = false,
     observers: ReadonlyMap<Chain, readonly QueryObserver[]> = new Map(),
@@ -92,7 +107,7 @@ export class App {
     try {
       for (let i = 0; i < this.specs.length; i++) {
         const spec = this.specs[i]!;
-        const l = await listen(spec.address, spec.port, this.handlers[i]!, this.log);
+        const l = await listen(spec.address, spec.port, () => this.handlers[i]!, this.log);
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }
@@ -134,10 +149,61 @@ export class App {
     return dnsPacket.decode(reply);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Builds the server again from the same options (a changed Corefile, manifests, zone files)
+   * and swaps it in. Listeners that stay the same keep their sockets, so no query is lost; a
+   * configuration that fails to build is logged with its file and line and the running one
+   * keeps serving. Resolves true when the new configuration is live.
+   */
+  async reload(reason: string): Promise<boolean> {
+    if (this.reloading) return false;
+    this.reloading = true;
+    try {
+      let next: App;
+      try {
+        next = await buildApp({ ...this.options, hooks: this.hooks });
+      } catch (err) {
+        this.reloadFailures++;
+        this.hooks.failed();
+        if (err instanceof CorefileError) this.log.error({ file: err.file, line: err.line, reason }, `reload failed, still serving the previous configuration: ${err.reason}`);
+        else if (err instanceof ManifestError) {
+          for (const f of err.findings.filter((x) => x.severity === 'error')) this.log.error({ file: f.file, line: f.line, reason }, `reload failed, still serving the previous configuration: ${f.message}`);
+        } else this.log.error({ err, reason }, 'reload failed, still serving the previous configuration');
+        return false;
+      }
+      const oldChains = this.chains;
+      const sameListeners =
+        next.specs.length === this.specs.length && next.specs.every((s, i) => s.address === this.specs[i]!.address && s.port === this.specs[i]!.port);
+      if (sameListeners) {
+        // Swap what the existing sockets call; queries in flight finish on the old chains.
+        this.handlers = next.handlers;
+        this.specs = next.specs;
+        this.chains = next.chains;
+        this.blocks = next.blocks;
+        for (const chain of oldChains) for (const p of chain.plugins) await p.close?.();
+        for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
+      } else {
+        await Promise.all(this.listeners.map((l) => l.close()));
+        this.listeners = [];
+        for (const chain of oldChains) for (const p of chain.plugins) await p.close?.();
+        this.handlers = next.handlers;
+        this.specs = next.specs;
+        this.chains = next.chains;
+        this.blocks = next.blocks;
+        await this.listen();
+      }
+      this.log.info({ reason, listeners: this.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
+      return true;
+    } finally {
+      this.reloading = false;
+    }
+  }
+
+  /** Stops accepting queries, lets those in flight finish (up to drainMs), closes everything. */
+  async close(drainMs = 2000): Promise<void> {
     const ls = this.listeners;
     this.listeners = [];
-    await Promise.all(ls.map((l) => l.close()));
+    await Promise.all(ls.map((l) => l.close(drainMs)));
     for (const chain of this.chains) for (const p of chain.plugins) await p.close?.();
   }
 }
@@ -168,6 +234,9 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
     return chain.serve(req);
   };
   const observers = new Map<Chain, QueryObserver[]>();
+  // Plugins built now keep calling the live App's hooks, also after this build is swapped in.
+  const hooks: ReloadHooks = opts.hooks ?? { request: (r) => lateHooks.request(r), failed: () => lateHooks.failed() };
+  let lateHooks: ReloadHooks = { request: () => undefined, failed: () => undefined };
   // Filled by the App once it exists; plugins invalidate answer caches through it at run time.
   const handlers: QueryHandler[] = [];
   const every = (): Plugin[] => chains.flatMap((c) => [...c.plugins]);
@@ -187,6 +256,8 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       invalidate: () => {
         for (const h of handlers) h.clearCache();
       },
+      corefile: opts.conf,
+      requestReload: (reason) => hooks.request(reason),
       allPlugins: every,
       onBuilt: (plugins) => {
         built = plugins;
@@ -211,5 +282,10 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
   const app = new App(blocks, specList, chains, log, opts.logQueries, observers);
   handlers.push(...app.queryHandlers);
+  app.options = opts;
+  if (!opts.hooks) {
+    app.hooks.request = (reason) => void app.reload(reason);
+    lateHooks = app.hooks;
+  }
   return app;
 }

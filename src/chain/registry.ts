@@ -21,6 +21,10 @@ export interface BlockContext {
   readonly keys: readonly ServerKey[];
   readonly runtime: RuntimeOptions;
   readonly log: Logger;
+  /** The Corefile path, when the server was started with one (the reload plugin watches it). */
+  readonly corefile?: string;
+  /** Asks the running server to build its configuration again and swap it in. */
+  readonly requestReload: (reason: string) => void;
   /** Forgets the server's encoded answers: call after a plugin's data changed. */
   readonly invalidate: () => void;
   /** Counts a failed reload of a plugin's data (metrics), if metrics are on. */

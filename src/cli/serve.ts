@@ -45,5 +45,12 @@ export async function serve(flags: ServeFlags): Promise<void> {
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
+    // CoreDNS reloads its Corefile on SIGUSR1; SIGHUP is what most daemons use.
+    for (const signal of ['SIGHUP', 'SIGUSR1'] as const) {
+      process.on(signal, () => {
+        log.info({ signal }, 'reloading');
+        void app.reload(signal);
+      });
+    }
   });
 }

@@ -2,14 +2,15 @@
 import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { Logger } from 'pino';
-import type { QueryHandler } from './handler.js';
+import { Gate, type PacketHandler } from './gate.js';
 import { listenUdp } from './udp.js';
 import { listenTcp } from './tcp.js';
 
 export interface Listener {
   address: string;
   port: number;
-  close(): Promise<void>;
+  /** Stops accepting, lets queries in flight finish (up to drainMs), then closes the sockets. */
+  close(drainMs?: number): Promise<void>;
 }
 
 /** Explains the two bind failures people hit, with the fix. */
@@ -24,7 +25,8 @@ function bindError(err: NodeJS.ErrnoException, address: string, port: number): E
   return new Error(`cannot listen on ${address} port ${port}: ${err.message}`);
 }
 
-export async function listen(address: string, port: number, handler: QueryHandler, log: Logger): Promise<Listener> {
+export async function listen(address: string, port: number, target: () => PacketHandler, log: Logger): Promise<Listener> {
+  const handler = new Gate(target);
   let udp: dgram.Socket;
   try {
     udp = await listenUdp(address, port, handler, log);
@@ -48,13 +50,15 @@ export async function listen(address: string, port: number, handler: QueryHandle
   return {
     address,
     port: actual,
-    close: () =>
-      new Promise<void>((resolve) => {
-        udp.close();
-        tcp.close(() => resolve());
+    close: async (drainMs = 2000) => {
+      tcp.close();
+      await handler.drain(drainMs);
+      await new Promise<void>((resolve) => {
+        udp.close(() => resolve());
         // Established connections would keep close() waiting for their idle timeout.
         for (const socket of connections) socket.destroy();
         setTimeout(resolve, 1000).unref();
-      }),
+      });
+    },
   };
 }

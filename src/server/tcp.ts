@@ -1,7 +1,7 @@
 // TCP transport (RFC 7766): 2-byte length framing, many and pipelined queries per connection,
 // idle and slow-message timeouts, and a cap on connections.
 import net from 'node:net';
-import type { QueryHandler } from './handler.js';
+import type { PacketHandler } from './gate.js';
 import type { Logger } from 'pino';
 
 export interface TcpOptions {
@@ -17,7 +17,7 @@ export const defaultTcpOptions: TcpOptions = { idleTimeoutMs: 10_000, readTimeou
 export async function listenTcp(
   address: string,
   port: number,
-  handler: QueryHandler,
+  handler: PacketHandler,
   log: Logger,
   opts: TcpOptions = defaultTcpOptions,
 ): Promise<net.Server> {
@@ -38,7 +38,7 @@ export async function listenTcp(
 
 function serveConnection(
   socket: net.Socket,
-  handler: QueryHandler,
+  handler: PacketHandler,
   log: Logger,
   local: { address: string; port: number },
   opts: TcpOptions,

@@ -2,7 +2,7 @@
 // datagrams to the handler and sending back what it returns.
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import type { QueryHandler } from './handler.js';
+import type { PacketHandler } from './gate.js';
 import type { Logger } from 'pino';
 
 /**
@@ -15,7 +15,7 @@ function literalLookup(family: 4 | 6) {
   };
 }
 
-export async function listenUdp(address: string, port: number, handler: QueryHandler, log: Logger): Promise<dgram.Socket> {
+export async function listenUdp(address: string, port: number, handler: PacketHandler, log: Logger): Promise<dgram.Socket> {
   const socket = dgram.createSocket({
     type: isIPv6(address) ? 'udp6' : 'udp4',
     // '::' without bind serves IPv4 too (dual-stack), as CoreDNS listening on every address.
