@@ -29,6 +29,9 @@ export interface DnsResponse {
   rcode: number;
   /** Authoritative answer bit. */
   aa: boolean;
+  /** Recursion available / authentic data bits, set only when relaying an upstream's answer. */
+  ra?: boolean;
+  ad?: boolean;
   answer: Rr[];
   authority: Rr[];
   additional: Rr[];

@@ -98,6 +98,28 @@ export interface Pod extends ObjectMeta {
   readonly owner?: { readonly kind: string; readonly name: string };
   /** True for pods clusterdns derived from a workload (not written in the manifests). */
   readonly derived?: boolean;
+  /** spec.dnsPolicy as written (ClusterFirst, ClusterFirstWithHostNet, Default, None); absent = ClusterFirst. */
+  readonly dnsPolicy?: string;
+  /** spec.dnsConfig, for the pod's resolv.conf (src/resolver/kubelet.ts). */
+  readonly dnsConfig?: PodDNSConfig;
+  /** spec.hostAliases, appended to the pod's kubelet-managed /etc/hosts. */
+  readonly hostAliases?: readonly HostAlias[];
+  /** spec.setHostnameAsFQDN. */
+  readonly setHostnameAsFQDN?: boolean;
+}
+
+/** pod.spec.dnsConfig. */
+export interface PodDNSConfig {
+  readonly nameservers?: readonly string[];
+  readonly searches?: readonly string[];
+  /** `value` absent for flag options such as `single-request`. */
+  readonly options?: readonly { readonly name: string; readonly value?: string }[];
+}
+
+/** One pod.spec.hostAliases entry. */
+export interface HostAlias {
+  readonly ip: string;
+  readonly hostnames: readonly string[];
 }
 
 export interface ContainerPort {

@@ -5,9 +5,11 @@ import type {
   Endpoint,
   EndpointPort,
   EndpointSlice,
+  HostAlias,
   NamespaceObject,
   ObjectMeta,
   Pod,
+  PodDNSConfig,
   ServiceImport,
   ServicePort,
   ServiceType,
@@ -502,7 +504,58 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
     ready: podReadyFromManifest(status, phase, meta.annotations),
     containerPorts: readContainerPorts(spec, check, 'spec'),
     ...(owner ? { owner } : {}),
+    ...readPodDNS(spec, check, 'spec'),
   };
+}
+
+/** The pod spec's DNS fields (dnsPolicy, dnsConfig, hostAliases, setHostnameAsFQDN), only those present. */
+export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, 'dnsPolicy' | 'dnsConfig' | 'hostAliases' | 'setHostnameAsFQDN'> {
+  const out: { dnsPolicy?: string; dnsConfig?: PodDNSConfig; hostAliases?: HostAlias[]; setHostnameAsFQDN?: boolean } = {};
+  const policy = check.str(spec, 'dnsPolicy', `${path}.dnsPolicy`);
+  if (policy !== undefined && policy !== '') {
+    if (!['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'].includes(policy)) {
+      check.error(`${path}.dnsPolicy "${policy}" is not valid; use ClusterFirst, ClusterFirstWithHostNet, Default or None`);
+    }
+    out.dnsPolicy = policy;
+  }
+  if (spec['dnsConfig'] !== undefined && spec['dnsConfig'] !== null) {
+    const dc = check.obj(spec, 'dnsConfig', `${path}.dnsConfig`);
+    const strings = (key: string): string[] =>
+      check.arr(dc, key, `${path}.dnsConfig.${key}`).flatMap((v, i) => {
+        if (typeof v === 'string') return [v];
+        check.error(`${path}.dnsConfig.${key}[${i}] must be a string`);
+        return [];
+      });
+    const options: { name: string; value?: string }[] = [];
+    check.arr(dc, 'options', `${path}.dnsConfig.options`).forEach((o, i) => {
+      if (!isObj(o)) {
+        check.error(`${path}.dnsConfig.options[${i}] must be a mapping like {name: ndots, value: "2"}`);
+        return;
+      }
+      const name = check.str(o, 'name', `${path}.dnsConfig.options[${i}].name`);
+      const value = check.str(o, 'value', `${path}.dnsConfig.options[${i}].value`);
+      if (!name) {
+        check.error(`${path}.dnsConfig.options[${i}].name is required`);
+        return;
+      }
+      options.push(value !== undefined ? { name, value } : { name });
+    });
+    out.dnsConfig = { nameservers: strings('nameservers'), searches: strings('searches'), options };
+  }
+  const aliases: HostAlias[] = [];
+  check.arr(spec, 'hostAliases', `${path}.hostAliases`).forEach((a, i) => {
+    if (!isObj(a)) {
+      check.error(`${path}.hostAliases[${i}] must be a mapping like {ip: 10.1.2.3, hostnames: [foo.local]}`);
+      return;
+    }
+    const ip = check.ip(a['ip'], `${path}.hostAliases[${i}].ip`);
+    const hostnames = check.arr(a, 'hostnames', `${path}.hostAliases[${i}].hostnames`).filter((h): h is string => typeof h === 'string');
+    if (ip !== undefined) aliases.push({ ip, hostnames });
+  });
+  if (aliases.length > 0) out.hostAliases = aliases;
+  const fqdn = check.bool(spec, 'setHostnameAsFQDN', `${path}.setHostnameAsFQDN`);
+  if (fqdn !== undefined) out.setHostnameAsFQDN = fqdn;
+  return out;
 }
 
 export function toServiceImport(o: Obj, meta: ObjectMeta, check: Checker): ServiceImport {

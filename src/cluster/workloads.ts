@@ -25,7 +25,7 @@
 
 import { createHash } from 'node:crypto';
 import type { ClusterNode, ContainerPort, ObjectMeta, Pod, WorkloadInfo } from './model.js';
-import { READY_ANNOTATION, readContainerPorts, readOwner } from './objects.js';
+import { READY_ANNOTATION, readContainerPorts, readOwner, readPodDNS } from './objects.js';
 import type { LabelSelector } from './selector.js';
 import { isEmptySelector, matchesMap, matchesSelector, readLabelSelector } from './selector.js';
 import type { Checker, Obj } from './validate.js';
@@ -113,6 +113,8 @@ export interface PodTemplate {
   readonly nodeName?: string;
   readonly nodeSelector: Readonly<Record<string, string>>;
   readonly containerPorts: readonly ContainerPort[];
+  /** The template's DNS fields (dnsPolicy, dnsConfig, hostAliases, setHostnameAsFQDN), copied to derived pods. */
+  readonly dns: ReturnType<typeof readPodDNS>;
 }
 
 /** A workload as read from a manifest. */
@@ -162,6 +164,7 @@ function readTemplate(t: Obj, check: Checker, path: string): PodTemplate {
     ...(nodeName ? { nodeName } : {}),
     nodeSelector: check.stringMap(spec, 'nodeSelector', `${path}.spec.nodeSelector`),
     containerPorts: readContainerPorts(spec, check, `${path}.spec`),
+    dns: readPodDNS(spec, check, `${path}.spec`),
   };
 }
 
@@ -354,6 +357,7 @@ export function deriveWorkloadPods(
           containerPorts: tpl.containerPorts,
           owner,
           derived: true,
+          ...tpl.dns,
         };
       };
       /** A generateName-style pod name that is free in the namespace. */

@@ -17,12 +17,14 @@ export function udpLimit(q: ParsedQuery): number {
   return Math.min(OUR_UDP_SIZE, Math.max(PLAIN_UDP_SIZE, q.edns.udpSize));
 }
 
-function headerFlags(q: ParsedQuery, rcode: number, aa: boolean, tc: boolean): number {
+function headerFlags(q: ParsedQuery, rcode: number, aa: boolean, tc: boolean, relayed: { ra?: boolean; ad?: boolean } = {}): number {
   return (
     (q.opcode << 11) |
     (aa ? 0x0400 : 0) |
     (tc ? 0x0200 : 0) |
     (q.flags & 0x0100) | // RD copied
+    (relayed.ra ? 0x0080 : 0) |
+    (relayed.ad ? 0x0020 : 0) |
     (rcode & 0xf)
   );
 }
@@ -51,7 +53,7 @@ export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number):
   const full = encodePacket({
     id: q.id,
     type: 'response',
-    flags: headerFlags(q, res.rcode, res.aa, false),
+    flags: headerFlags(q, res.rcode, res.aa, false, res),
     questions: question(q),
     answers: res.answer,
     authorities: res.authority,
@@ -61,7 +63,7 @@ export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number):
   return encodePacket({
     id: q.id,
     type: 'response',
-    flags: headerFlags(q, res.rcode, res.aa, true),
+    flags: headerFlags(q, res.rcode, res.aa, true, res),
     questions: question(q),
     answers: [],
     authorities: [],

@@ -1,0 +1,231 @@
+// `clusterdns resolv-conf` and `clusterdns resolve`: what kubelet writes into a pod and what its
+// stub resolver (glibc, musl or Go) asks for a name (issue 4, sections 1 and 2).
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import pino from 'pino';
+import { buildApp, type App } from '../app.js';
+import { loadManifests } from '../cluster/load.js';
+import type { ClusterModel, Pod } from '../cluster/model.js';
+import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
+import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
+import { DEFAULT_CLUSTER_DNS, DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile, type PodDNSInput } from '../resolver/kubelet.js';
+import { describeResolvConf, parseResolvConf } from '../resolver/resolvconf.js';
+import { formatTrace, resolveStub } from '../resolver/stub.js';
+import { IN_PROCESS, inProcessSend, networkSend, parseHostPort } from '../resolver/transport.js';
+import { LIBCS, type Libc, type SendFn, type Trace } from '../resolver/types.js';
+import { addClusterFlags, clusterOptions, type ClusterFlags } from './options.js';
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export interface KubeletFlags extends ClusterFlags {
+  pod?: string;
+  clusterDns?: string[];
+  clusterDomain?: string;
+  hostResolvConf?: string;
+}
+
+export interface ResolvConfFlags extends KubeletFlags {
+  hosts?: boolean;
+}
+
+export interface ResolveFlags extends KubeletFlags {
+  type?: string;
+  resolvConf?: string;
+  libc?: string;
+  server?: string;
+  useNameservers?: boolean;
+  hosts?: string;
+  hostname?: string;
+  json?: boolean;
+}
+
+/** Manifest paths: --manifests, else those of the Corefile's kubernetes blocks. */
+function manifestPaths(flags: ClusterFlags, app: App | undefined): string[] {
+  if (flags.manifests && flags.manifests.length > 0) return flags.manifests;
+  const out: string[] = [];
+  for (const chain of app?.chains ?? []) for (const p of chain.plugins) if (p instanceof KubernetesPlugin) out.push(...(p.cfg.manifests ?? []));
+  return [...new Set(out)];
+}
+
+function loadModel(flags: ClusterFlags, app: App | undefined): ClusterModel | undefined {
+  const paths = manifestPaths(flags, app);
+  if (paths.length === 0) return undefined;
+  return loadManifests(paths, clusterOptions(flags)).model;
+}
+
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0]!;
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = d[j]!;
+      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return d[b.length]!;
+}
+
+/** The pod named by --pod (NS/NAME, or NAME in --namespace / default), or an error listing similar pods. */
+function findPod(model: ClusterModel | undefined, spec: string, defaultNs: string): Pod {
+  const [ns, name] = spec.includes('/') ? (spec.split('/', 2) as [string, string]) : [defaultNs, spec];
+  const pod = model?.pods.find((p) => p.namespace === ns && p.name === name);
+  if (pod) return pod;
+  if (!model) throw new Error(`pod ${ns}/${name}: no manifests loaded; pass --manifests PATH (or --namespace NS for a pod that does not exist yet)`);
+  const key = `${ns}/${name}`;
+  const similar = model.pods
+    .map((p) => `${p.namespace}/${p.name}`)
+    .map((k) => ({ k, d: Math.min(editDistance(k, key), k.includes(name) || name.includes(k.split('/')[1]!) ? 1 : Infinity) }))
+    .sort((a, b) => a.d - b.d || (a.k < b.k ? -1 : 1))
+    .slice(0, 5)
+    .map((x) => x.k);
+  throw new Error(`no pod ${key} in the manifests (including pods derived from workloads)${similar.length ? `; similar: ${similar.join(', ')}` : ''}`);
+}
+
+interface PodContext {
+  pod: PodDNSInput;
+  /** Found in the model (false for a --namespace pod that does not exist yet). */
+  exists: boolean;
+  clusterDNS: string[];
+  clusterDomain: string;
+  hostResolvConf: string;
+}
+
+/** kubelet's inputs for the target pod. */
+function podContext(flags: KubeletFlags, model: ClusterModel | undefined): PodContext {
+  const defaultNs = flags.namespace ?? 'default';
+  let pod: PodDNSInput;
+  let exists = false;
+  if (flags.pod) {
+    pod = findPod(model, flags.pod, defaultNs);
+    exists = true;
+  } else pod = { namespace: defaultNs, name: 'new-pod' };
+  const kubeDns = model?.services.find((s) => s.namespace === 'kube-system' && s.name === 'kube-dns' && !s.headless && s.clusterIPs.length > 0);
+  const clusterDNS = flags.clusterDns && flags.clusterDns.length > 0 ? flags.clusterDns : [kubeDns?.clusterIPs[0] ?? DEFAULT_CLUSTER_DNS];
+  const clusterDomain = flags.clusterDomain ?? DEFAULT_CLUSTER_DOMAIN;
+  const hostResolvConf = flags.hostResolvConf !== undefined ? readFileSync(flags.hostResolvConf, 'utf8') : 'nameserver 10.0.0.2\n';
+  return { pod, exists, clusterDNS, clusterDomain, hostResolvConf };
+}
+
+/** `clusterdns resolv-conf`. */
+export async function resolvConfCommand(flags: ResolvConfFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<void> {
+  const app = flags.conf && !flags.manifests ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags) }) : undefined;
+  try {
+    const model = loadModel(flags, app);
+    const ctx = podContext(flags, model);
+    if (flags.hosts) {
+      if (!ctx.exists) throw new Error('--hosts needs --pod NS/NAME: the file holds the pod\'s own IPs');
+      out.write(podHostsFile(ctx.pod, ctx.clusterDomain));
+      return;
+    }
+    const dns = podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf });
+    for (const w of dns.warnings) err.write(`warning: ${w}\n`);
+    out.write(formatResolvConf(dns));
+  } finally {
+    await app?.close();
+  }
+}
+
+/** `clusterdns resolve`: returns the trace (also printed). */
+export async function resolveCommand(name: string, flags: ResolveFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<Trace> {
+  const libc = (flags.libc ?? 'glibc') as Libc;
+  if (!LIBCS.includes(libc)) throw new Error(`--libc "${flags.libc}" is not one of ${LIBCS.join(', ')}`);
+  if (flags.server && flags.useNameservers) throw new Error('use either --server or --use-nameservers, not both');
+  if (flags.resolvConf && flags.pod) throw new Error('use either --resolv-conf or --pod, not both');
+  const inProcess = !flags.server && !flags.useNameservers;
+  const needModel = !flags.resolvConf || inProcess;
+  const app = inProcess
+    ? await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags) })
+    : flags.conf && !flags.manifests && needModel
+      ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags) })
+      : undefined;
+  try {
+    const header: string[] = [];
+    let text: string;
+    let hosts: HostsEntry[] | undefined;
+    let hostname = flags.hostname;
+    let clientIp: string | undefined;
+    if (flags.resolvConf) {
+      text = readFileSync(flags.resolvConf, 'utf8');
+      header.push(`resolv.conf: ${flags.resolvConf}`);
+    } else {
+      const model = loadModel(flags, app);
+      const ctx = podContext(flags, model);
+      const dns = podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf });
+      for (const w of dns.warnings) err.write(`warning: ${w}\n`);
+      text = formatResolvConf(dns);
+      header.push(`resolv.conf of ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`} (kubelet, dnsPolicy ${dns.effectivePolicy}):`, ...text.trimEnd().split('\n').map((l) => `  ${l}`));
+      if (ctx.exists) {
+        hosts = parseHosts(podHostsFile(ctx.pod, ctx.clusterDomain));
+        const p = ctx.pod as Pod;
+        const hd = podHostnameAndDomain(p, ctx.clusterDomain);
+        hostname ??= p.setHostnameAsFQDN && hd.domain ? `${hd.hostname}.${hd.domain}` : hd.hostname;
+        clientIp = p.podIP;
+      }
+    }
+    if (flags.hosts) hosts = parseHosts(readFileSync(flags.hosts, 'utf8'));
+    let conf = parseResolvConf(text, libc, hostname !== undefined ? { hostname } : {});
+    header.push(`parsed: ${describeResolvConf(conf)}`, ...conf.notes.map((n) => `note: ${n}`));
+    let send: SendFn;
+    if (inProcess) {
+      conf = { ...conf, nameservers: [IN_PROCESS] };
+      send = inProcessSend(app!, clientIp);
+      header.push('queries go in process to the chain built from --conf/--manifests');
+    } else {
+      const perTryMs = libc === 'musl' ? Math.max(1, Math.floor((conf.timeout * 1000) / Math.max(1, conf.attempts))) : Math.max(1, conf.timeout) * 1000;
+      const net = { timeoutMs: perTryMs, tcp: conf.useVc, edns: libc === 'go' || conf.edns0 };
+      if (flags.server) {
+        parseHostPort(flags.server);
+        conf = { ...conf, nameservers: [flags.server] };
+        header.push(`queries go to ${flags.server}`);
+      } else header.push(`queries go to the nameservers, port 53`);
+      send = networkSend(net);
+    }
+    const trace = await resolveStub(name, { libc, conf, send, ...(flags.type ? { type: flags.type } : {}), ...(hosts ? { hosts } : {}) });
+    out.write(flags.json ? `${JSON.stringify(trace, null, 2)}\n` : formatTrace(trace, header));
+    return trace;
+  } finally {
+    await app?.close();
+  }
+}
+
+export function addResolverCommands(program: Command): void {
+  addClusterFlags(
+    program
+      .command('resolv-conf')
+      .description("print the /etc/resolv.conf kubelet writes for a pod (or with --hosts its /etc/hosts); -n NS without --pod: a new pod in NS"),
+  )
+    .option('--pod <ns/name>', 'the pod (NAMESPACE/NAME, or NAME in --namespace); pods derived from workloads included')
+    .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
+    .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
+    .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`, never this machine's")
+    .option('--hosts', "print the pod's kubelet-managed /etc/hosts instead")
+    .action(async (opts: ResolvConfFlags) => {
+      await resolvConfCommand(opts);
+    });
+
+  addClusterFlags(
+    program
+      .command('resolve')
+      .description("emulate a pod's stub resolver (glibc, musl or Go): the queries it sends for NAME, in order, their answers and the result")
+      .argument('<name>', 'the name the application looks up'),
+  )
+    .option('-t, --type <type>', 'res_search for this type (A and AAAA: getaddrinfo AF_INET / AF_INET6); default: getaddrinfo AF_UNSPEC (A and AAAA)')
+    .option('--resolv-conf <file>', "a resolv.conf to use instead of the pod's")
+    .option('--pod <ns/name>', "the pod whose kubelet resolv.conf and /etc/hosts are used (default: a new pod in --namespace, else default)")
+    .option('--libc <libc>', 'glibc (2.36), musl (1.2.3) or go (1.19 pure resolver)', 'glibc')
+    .option('--server <host:port>', 'send every query to this server (UDP, TCP when truncated)')
+    .option('--use-nameservers', "send to the resolv.conf's nameservers on port 53 with the libc's order, retry and failover")
+    .option('--hosts <file>', 'hosts file consulted first where the libc would (default with --pod: its kubelet /etc/hosts)')
+    .option('--hostname <name>', "gethostname() for glibc's and Go's default search domain when the file sets none")
+    .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
+    .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
+    .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`")
+    .option('--json', 'print the trace as JSON')
+    .action(async (name: string, opts: ResolveFlags) => {
+      await resolveCommand(name, opts);
+    });
+}

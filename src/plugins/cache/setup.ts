@@ -1,0 +1,188 @@
+// `cache [TTL] [ZONES...] { ... }` -> a validated CacheConfig, following CoreDNS's
+// plugin/cache/setup.go (cacheParse) option by option, with its defaults from cache.go.
+import type { Directive } from '../../chain/corefile.js';
+import { CorefileError } from '../../chain/corefile.js';
+import { parseServerKey } from '../../chain/corefile-keys.js';
+import { parseGoDuration } from '../forward/duration.js';
+
+export interface CacheConfig {
+  /** Zones cached, lowercased and fully qualified. */
+  zones: string[];
+  /** Capacity, maximum and minimum TTL (seconds) of the success cache. */
+  successCap: number;
+  successMaxTtl: number;
+  successMinTtl: number;
+  /** The same for denial of existence (NXDOMAIN, NODATA, and SERVFAIL for `servfail`). */
+  denialCap: number;
+  denialMaxTtl: number;
+  denialMinTtl: number;
+  /** Seconds SERVFAIL/NOTIMP replies are cached; 0 never. */
+  servfailTtl: number;
+  /** 0: no prefetch; else the number of hits that makes an item popular. */
+  prefetch: number;
+  /** Longest gap between hits that keeps the count going, ms. */
+  prefetchWindowMs: number;
+  /** Prefetch when the remaining TTL is at most this percentage of the original. */
+  prefetchPercentage: number;
+  /** Serve expired items for up to this long, ms; 0 never. */
+  staleUpToMs: number;
+  /** serve_stale `verify`: ask the next plugin before serving stale. */
+  verifyStale: boolean;
+  /** `disable success ZONES`: positive answers under these zones are not stored. */
+  disableSuccess: string[];
+  /** `disable denial ZONES`: denials under these zones are not stored. */
+  disableDenial: string[];
+  /** Cached replies keep their original TTLs instead of counting down. */
+  keepTtl: boolean;
+}
+
+/** CoreDNS defaults: dnsutil.MaximumDefaulTTL (1h), half of it for denial, MinimalDefaultTTL (5s). */
+export const DEFAULTS = {
+  capacity: 9984,
+  maxTtl: 3600,
+  maxDenialTtl: 1800,
+  minTtl: 5,
+  servfailTtl: 5,
+} as const;
+
+const OPTIONS = ['success', 'denial', 'prefetch', 'serve_stale', 'servfail', 'disable', 'keepttl'];
+
+function zones(args: readonly string[], d: Directive): string[] {
+  const out: string[] = [];
+  for (const a of args) {
+    try {
+      out.push(...parseServerKey(a).map((k) => k.zone));
+    } catch (err) {
+      throw new CorefileError(d.file, d.line, `cache: bad zone "${a}": ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
+export function parseCache(d: Directive, blockZones: readonly string[]): CacheConfig {
+  const fail = (line: number, reason: string): never => {
+    throw new CorefileError(d.file, line, reason);
+  };
+  const args = [...d.args];
+  const cfg: CacheConfig = {
+    zones: [],
+    successCap: DEFAULTS.capacity,
+    successMaxTtl: DEFAULTS.maxTtl,
+    successMinTtl: DEFAULTS.minTtl,
+    denialCap: DEFAULTS.capacity,
+    denialMaxTtl: DEFAULTS.maxDenialTtl,
+    denialMinTtl: DEFAULTS.minTtl,
+    servfailTtl: DEFAULTS.servfailTtl,
+    prefetch: 0,
+    prefetchWindowMs: 60_000,
+    prefetchPercentage: 10,
+    staleUpToMs: 0,
+    verifyStale: false,
+    disableSuccess: [],
+    disableDenial: [],
+    keepTtl: false,
+  };
+  // The first argument is the TTL when it is a number, else a zone.
+  if (args.length > 0 && /^[+-]?\d+$/.test(args[0]!)) {
+    const ttl = Number(args.shift());
+    if (ttl <= 0) fail(d.line, `cache TTL can not be zero or negative: ${ttl}`);
+    cfg.successMaxTtl = ttl;
+    cfg.denialMaxTtl = ttl;
+  }
+  cfg.zones = args.length > 0 ? zones(args, d) : [...blockZones];
+  const int = (o: Directive, text: string, what: string): number => {
+    if (!/^[+-]?\d+$/.test(text)) fail(o.line, `cache ${o.name}: ${what} "${text}" is not an integer`);
+    return Number(text);
+  };
+  for (const o of d.block ?? []) {
+    switch (o.name) {
+      case 'success':
+      case 'denial': {
+        if (o.args.length === 0 || o.args.length > 3) fail(o.line, `cache ${o.name}: usage \`${o.name} CAPACITY [TTL] [MINTTL]\``);
+        const cap = int(o, o.args[0]!, 'CAPACITY');
+        if (cap < 0) fail(o.line, `cache ${o.name}: CAPACITY can not be negative: ${cap}`);
+        let max: number | undefined;
+        let min: number | undefined;
+        if (o.args.length > 1) {
+          max = int(o, o.args[1]!, 'TTL');
+          if (max <= 0) fail(o.line, `cache TTL can not be zero or negative: ${max}`);
+        }
+        if (o.args.length > 2) {
+          min = int(o, o.args[2]!, 'MINTTL');
+          if (min < 0) fail(o.line, `cache min TTL can not be negative: ${min}`);
+        }
+        if (o.name === 'success') {
+          cfg.successCap = cap;
+          if (max !== undefined) cfg.successMaxTtl = max;
+          if (min !== undefined) cfg.successMinTtl = min;
+        } else {
+          cfg.denialCap = cap;
+          if (max !== undefined) cfg.denialMaxTtl = max;
+          if (min !== undefined) cfg.denialMinTtl = min;
+        }
+        break;
+      }
+      case 'prefetch': {
+        if (o.args.length === 0 || o.args.length > 3) fail(o.line, 'cache prefetch: usage `prefetch AMOUNT [[DURATION] [PERCENTAGE%]]`');
+        const amount = int(o, o.args[0]!, 'AMOUNT');
+        if (amount < 0) fail(o.line, `cache prefetch amount should be positive: ${amount}`);
+        cfg.prefetch = amount;
+        if (o.args.length > 1) {
+          const ms = parseGoDuration(o.args[1]!);
+          if (ms === undefined) fail(o.line, `cache prefetch: "${o.args[1]}" is not a duration (e.g. 1m)`);
+          cfg.prefetchWindowMs = ms!;
+        }
+        if (o.args.length > 2) {
+          const pct = o.args[2]!;
+          if (!pct.endsWith('%')) fail(o.line, `cache prefetch: last character of percentage should be \`%\`, but is: "${pct.slice(-1)}"`);
+          const num = int(o, pct.slice(0, -1), 'PERCENTAGE');
+          if (num < 10 || num > 90) fail(o.line, `cache prefetch: percentage should fall in range [10, 90]: ${num}`);
+          cfg.prefetchPercentage = num;
+        }
+        break;
+      }
+      case 'serve_stale': {
+        if (o.args.length > 2) fail(o.line, 'cache serve_stale: usage `serve_stale [DURATION] [immediate|verify]`');
+        cfg.staleUpToMs = 3_600_000;
+        if (o.args.length > 0) {
+          const ms = parseGoDuration(o.args[0]!);
+          if (ms === undefined) fail(o.line, `cache serve_stale: "${o.args[0]}" is not a duration (e.g. 1h)`);
+          if (ms! < 0) fail(o.line, 'cache serve_stale: invalid negative duration');
+          cfg.staleUpToMs = ms!;
+        }
+        cfg.verifyStale = false;
+        if (o.args.length > 1) {
+          const mode = o.args[1]!.toLowerCase();
+          if (mode !== 'immediate' && mode !== 'verify') fail(o.line, `cache serve_stale: invalid refresh mode "${o.args[1]}"; use immediate or verify`);
+          cfg.verifyStale = mode === 'verify';
+        }
+        break;
+      }
+      case 'servfail': {
+        if (o.args.length !== 1) fail(o.line, 'cache servfail: usage `servfail DURATION`');
+        const ms = parseGoDuration(o.args[0]!);
+        if (ms === undefined) fail(o.line, `cache servfail: "${o.args[0]}" is not a duration (e.g. 5s)`);
+        if (ms! < 0) fail(o.line, 'cache servfail: invalid negative ttl');
+        if (ms! > 300_000) fail(o.line, 'cache servfail: caching SERVFAIL responses over 5 minutes is not permitted (RFC 2308)');
+        cfg.servfailTtl = Math.floor(ms! / 1000);
+        break;
+      }
+      case 'disable': {
+        if (o.args.length === 0) fail(o.line, 'cache disable: usage `disable success|denial [ZONES...]`');
+        const which = o.args[0];
+        if (which !== 'success' && which !== 'denial') fail(o.line, `cache disable: cache type must be "success" or "denial", not "${which}"`);
+        const zs = o.args.length > 1 ? zones(o.args.slice(1), o) : ['.'];
+        if (which === 'success') cfg.disableSuccess = zs;
+        else cfg.disableDenial = zs;
+        break;
+      }
+      case 'keepttl':
+        if (o.args.length > 0) fail(o.line, 'cache keepttl takes no arguments');
+        cfg.keepTtl = true;
+        break;
+      default:
+        fail(o.line, `unknown cache option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
+    }
+  }
+  return cfg;
+}

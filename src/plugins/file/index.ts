@@ -1,0 +1,32 @@
+// Registers the file plugin: parse its directive, load the zone file for each origin, start the
+// reload loop. A zone that does not load stops the server with the file, line and reason.
+import type { PluginDefinition } from '../../chain/registry.js';
+import { CorefileError } from '../../chain/corefile.js';
+import { ZoneFileError } from '../../dns/zonefile.js';
+import { FilePlugin, loadZones, type Loaded } from './plugin.js';
+import { parseFile } from './setup.js';
+
+export const filePlugin: PluginDefinition = {
+  name: 'file',
+  setup(d, ctx) {
+    const cfg = parseFile(d, ctx.zones);
+    let loaded: Loaded;
+    try {
+      loaded = loadZones(cfg);
+    } catch (err) {
+      if (err instanceof ZoneFileError) {
+        // Line 0 means the file as a whole (unreadable): point at the directive instead.
+        if (err.line === 0) throw new CorefileError(d.file, d.line, `file: ${err.message.replace(/^.*?:0: /, `${err.file}: `)}`);
+        throw new CorefileError(err.file, err.line, err.reason);
+      }
+      throw err;
+    }
+    const log = ctx.log.child({ plugin: 'file' });
+    const plugin = new FilePlugin(cfg, loaded, { log, dataChanged: ctx.invalidate });
+    for (const [origin, zone] of loaded.zones) {
+      log.info({ zone: origin, file: cfg.file, serial: zone.serial, records: zone.records.length, reload: cfg.reloadMs / 1000 }, 'zone loaded');
+    }
+    plugin.startReload();
+    return plugin;
+  },
+};

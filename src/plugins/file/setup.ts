@@ -1,0 +1,83 @@
+// `file DBFILE [ZONES...] { reload DURATION; fallthrough [ZONES...] }` -> a validated FileConfig
+// (CoreDNS's plugin/file/setup.go rules).
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { Directive } from '../../chain/corefile.js';
+import { CorefileError } from '../../chain/corefile.js';
+import { parseServerKey } from '../../chain/corefile-keys.js';
+import { isSubdomain } from '../../dns/names.js';
+
+export interface FileConfig {
+  /** Absolute path of the zone file. */
+  file: string;
+  /** Origins the file is loaded for, lowercased and fully qualified. */
+  zones: string[];
+  /** Milliseconds between checks of the file for changes; 0 disables (CoreDNS default 1m). */
+  reloadMs: number;
+  /** undefined: no fallthrough; []: every zone; else the listed zones. */
+  fallthrough?: string[];
+}
+
+const OPTIONS = ['reload', 'fallthrough', 'upstream'];
+
+function zoneArgs(args: readonly string[], d: Directive): string[] {
+  const zones: string[] = [];
+  for (const a of args) {
+    try {
+      zones.push(...parseServerKey(a).map((k) => k.zone));
+    } catch (err) {
+      throw new CorefileError(d.file, d.line, `file: bad zone "${a}": ${(err as Error).message}`);
+    }
+  }
+  return zones;
+}
+
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.ParseDuration (what CoreDNS reads `reload` with), in milliseconds. */
+export function parseDuration(raw: string): number | undefined {
+  if (raw === '0') return 0;
+  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(raw)) return undefined;
+  let ms = 0;
+  for (const m of raw.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) ms += Number(m[1]) * UNITS[m[2]!]!;
+  return ms;
+}
+
+export function parseFile(d: Directive, blockZones: readonly string[]): FileConfig {
+  const fail = (line: number, reason: string): never => {
+    throw new CorefileError(d.file, line, reason);
+  };
+  const [db, ...rest] = d.args;
+  if (!db) fail(d.line, 'file needs the zone file: file DBFILE [ZONES...]');
+  // Relative to the Corefile, as the kubernetes plugin's manifests, so a repository's Corefile
+  // and zone files travel together (CoreDNS: relative to the `root` plugin's directory or cwd).
+  const file = isAbsolute(db!) || !existsSync(d.file) ? resolve(db!) : resolve(dirname(d.file), db!);
+  const zones = rest.length > 0 ? zoneArgs(rest, d) : [...blockZones];
+  for (const z of zones) {
+    if (!blockZones.some((b) => isSubdomain(z, b))) {
+      fail(d.line, `file zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
+    }
+  }
+  if (new Set(zones).size !== zones.length) fail(d.line, `file: zone listed twice (${zones.join(' ')})`);
+  const cfg: FileConfig = { file, zones, reloadMs: 60_000 };
+  for (const o of d.block ?? []) {
+    switch (o.name) {
+      case 'reload': {
+        if (o.args.length !== 1) fail(o.line, 'file reload: usage: reload DURATION (e.g. 30s, 1m; 0 disables)');
+        const ms = parseDuration(o.args[0]!);
+        if (ms === undefined) fail(o.line, `file reload: "${o.args[0]}" is not a duration (e.g. 30s, 1m30s, 0 to disable)`);
+        cfg.reloadMs = ms!;
+        break;
+      }
+      case 'fallthrough':
+        cfg.fallthrough = zoneArgs(o.args, o);
+        break;
+      case 'upstream':
+        // Accepted and ignored by CoreDNS since 1.7 ("remove soon"); kept for old Corefiles.
+        break;
+      default:
+        fail(o.line, `unknown file option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
+    }
+  }
+  return cfg;
+}

@@ -1,0 +1,251 @@
+// `forward FROM TO... { options }` -> a validated ForwardConfig, following CoreDNS's
+// plugin/forward/setup.go (parseStanza, parseBlock) and plugin/pkg/parse/host.go (HostPortOrFile).
+import fs from 'node:fs';
+import path from 'node:path';
+import { isIP } from 'node:net';
+import type { Directive } from '../../chain/corefile.js';
+import { CorefileError } from '../../chain/corefile.js';
+import { parseServerKey } from '../../chain/corefile-keys.js';
+import { Rcode } from '../../dns/records.js';
+import { parseGoDuration } from './duration.js';
+
+export type Policy = 'random' | 'round_robin' | 'sequential';
+
+export interface UpstreamAddress {
+  /** IP address without brackets or zone. */
+  host: string;
+  port: number;
+  /** As written for logs: `127.0.0.1:53`, `[::1]:53`. */
+  label: string;
+}
+
+export interface ForwardConfig {
+  /** Lowercased, fully qualified zone whose names are forwarded ('.' for all). */
+  from: string;
+  upstreams: UpstreamAddress[];
+  /** Names (and below) never forwarded, handed to the next plugin. */
+  except: string[];
+  forceTcp: boolean;
+  preferUdp: boolean;
+  /** Idle lifetime of a cached upstream connection, ms (CoreDNS default 10s). */
+  expireMs: number;
+  /** Failed health checks after which an upstream is down (more than this many); 0 never. */
+  maxFails: number;
+  healthCheckMs: number;
+  healthCheckRd: boolean;
+  healthCheckDomain: string;
+  policy: Policy;
+  /** 0: unlimited. */
+  maxConcurrent: number;
+  /** 0: no cap on upstream attempts per query. */
+  maxConnectAttempts: number;
+  failfastAllUnhealthy: boolean;
+  /** Upstream rcodes that make forward try the next upstream. */
+  failover: number[];
+  /** Per-exchange read timeout, ms (CoreDNS: static 2s). */
+  readTimeoutMs: number;
+  /** Overall time spent on one query across upstreams, ms (CoreDNS defaultTimeout 5s). */
+  queryTimeoutMs: number;
+}
+
+/** CoreDNS's limit on upstreams per forward. */
+export const MAX_UPSTREAMS = 15;
+
+const OPTIONS = [
+  'except', 'force_tcp', 'prefer_udp', 'expire', 'max_fails', 'health_check', 'policy', 'max_concurrent',
+  'max_connect_attempts', 'failfast_all_unhealthy_upstreams', 'failover', 'next', 'max_idle_conns',
+];
+/** CoreDNS options for transports clusterdns does not speak (DoT, DoH, hostname upstreams). */
+const UNSUPPORTED = ['tls', 'tls_servername', 'doh_method', 'resolver'];
+
+function zoneOf(text: string, d: Directive, what: string): string[] {
+  try {
+    return parseServerKey(text).map((k) => k.zone);
+  } catch (err) {
+    throw new CorefileError(d.file, d.line, `forward: bad ${what} "${text}": ${(err as Error).message}`);
+  }
+}
+
+/** `IP`, `IP:port`, `[IPv6]:port`, optionally with `dns://`; undefined when it is not an address. */
+export function parseHostPort(text: string): UpstreamAddress | undefined {
+  let s = text;
+  if (s.toLowerCase().startsWith('dns://')) s = s.slice(6);
+  let host: string;
+  let port = 53;
+  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
+  if (bracket) {
+    host = bracket[1]!;
+    if (bracket[2] !== undefined) port = Number(bracket[2]);
+  } else if (isIP(s.replace(/%.*$/, '')) !== 0) {
+    host = s;
+  } else {
+    const m = /^([^:]+):(\d+)$/.exec(s);
+    if (!m) return undefined;
+    host = m[1]!;
+    port = Number(m[2]);
+  }
+  host = host.replace(/%.*$/, '');
+  if (isIP(host) === 0 || !(port >= 1 && port <= 65535)) return undefined;
+  return { host, port, label: isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}` };
+}
+
+/** Nameservers of a resolv.conf (miekg/dns ClientConfigFromFile: `nameserver` lines, port 53). */
+export function resolvConfNameservers(text: string): UpstreamAddress[] {
+  const out: UpstreamAddress[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const words = line.trim().split(/\s+/);
+    if (words[0] !== 'nameserver' || words.length < 2) continue;
+    const host = words[1]!.replace(/%.*$/, '');
+    if (isIP(host) !== 0) out.push({ host, port: 53, label: isIP(host) === 6 ? `[${host}]:53` : `${host}:53` });
+  }
+  return out;
+}
+
+function duration(o: Directive, text: string | undefined, what: string): number {
+  const ms = text === undefined ? undefined : parseGoDuration(text);
+  if (ms === undefined) throw new CorefileError(o.file, o.line, `forward ${what}: "${text ?? ''}" is not a duration (e.g. 500ms, 10s, 1m)`);
+  if (ms < 0) throw new CorefileError(o.file, o.line, `forward ${what} can't be negative: ${text}`);
+  return ms;
+}
+
+function rcodeArgs(o: Directive): number[] {
+  if (o.args.length === 0) throw new CorefileError(o.file, o.line, `forward ${o.name}: name at least one RCODE, e.g. SERVFAIL`);
+  return o.args.map((a) => {
+    const code = (Rcode as Record<string, number>)[a.toUpperCase()];
+    if (code === undefined) throw new CorefileError(o.file, o.line, `forward ${o.name}: unknown RCODE "${a}"`);
+    if (code === Rcode.NOERROR && o.name === 'failover') throw new CorefileError(o.file, o.line, 'forward failover: NOERROR cannot be used');
+    return code;
+  });
+}
+
+export function parseForward(d: Directive, blockZones: readonly string[]): ForwardConfig {
+  const fail = (line: number, reason: string): never => {
+    throw new CorefileError(d.file, line, reason);
+  };
+  if (d.args.length < 2) fail(d.line, 'forward needs FROM and at least one TO, e.g. `forward . 127.0.0.1:1053` or `forward . /etc/resolv.conf`');
+  // CoreDNS uses only the first zone a CIDR FROM expands to.
+  const from = zoneOf(d.args[0]!, d, 'FROM')[0]!;
+  const upstreams: UpstreamAddress[] = [];
+  for (const to of d.args.slice(1)) {
+    const scheme = /^([a-z0-9+.-]+):\/\//i.exec(to)?.[1]?.toLowerCase();
+    if (scheme !== undefined && scheme !== 'dns') {
+      fail(d.line, `forward: '${scheme}' is not supported as a destination protocol here (${to}); clusterdns forwards plain DNS (dns:// or no prefix)`);
+    }
+    const addr = parseHostPort(to);
+    if (addr) {
+      upstreams.push(addr);
+      continue;
+    }
+    // Not an address: a resolv.conf-style file, relative to the Corefile's directory.
+    const file = path.resolve(path.dirname(d.file), scheme === 'dns' ? to.slice(6) : to);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      return fail(d.line, `forward: "${to}" is not an IP address or a readable file (${(err as Error).message})`);
+    }
+    const found = resolvConfNameservers(text);
+    if (found.length === 0) fail(d.line, `forward: no nameservers found in ${file}`);
+    upstreams.push(...found);
+  }
+  if (upstreams.length > MAX_UPSTREAMS) fail(d.line, `forward: more than ${MAX_UPSTREAMS} TOs configured: ${upstreams.length}`);
+  const cfg: ForwardConfig = {
+    from,
+    upstreams,
+    except: [],
+    forceTcp: false,
+    preferUdp: false,
+    expireMs: 10_000,
+    maxFails: 2,
+    healthCheckMs: 500,
+    healthCheckRd: true,
+    healthCheckDomain: '.',
+    policy: 'random',
+    maxConcurrent: 0,
+    maxConnectAttempts: 0,
+    failfastAllUnhealthy: false,
+    failover: [],
+    readTimeoutMs: 2000,
+    queryTimeoutMs: 5000,
+  };
+  void blockZones;
+  for (const o of d.block ?? []) {
+    const none = (): void => {
+      if (o.args.length > 0) fail(o.line, `forward ${o.name} takes no arguments`);
+    };
+    const integer = (text: string | undefined, what: string): number => {
+      if (text === undefined || !/^\d+$/.test(text)) return fail(o.line, `forward ${what}: "${text ?? ''}" must be a non-negative integer`);
+      return Number(text);
+    };
+    switch (o.name) {
+      case 'except':
+        if (o.args.length === 0) fail(o.line, 'forward except: name at least one domain');
+        for (const a of o.args) cfg.except.push(...zoneOf(a, o, 'except name'));
+        break;
+      case 'force_tcp':
+        none();
+        cfg.forceTcp = true;
+        break;
+      case 'prefer_udp':
+        none();
+        cfg.preferUdp = true;
+        break;
+      case 'expire':
+        if (o.args.length !== 1) fail(o.line, 'forward expire: usage `expire DURATION`');
+        cfg.expireMs = duration(o, o.args[0], 'expire');
+        break;
+      case 'max_fails':
+        if (o.args.length !== 1) fail(o.line, 'forward max_fails: usage `max_fails INTEGER`');
+        cfg.maxFails = integer(o.args[0], 'max_fails');
+        break;
+      case 'health_check': {
+        if (o.args.length === 0) fail(o.line, 'forward health_check: usage `health_check DURATION [no_rec] [domain FQDN]`');
+        cfg.healthCheckMs = duration(o, o.args[0], 'health_check');
+        cfg.healthCheckDomain = '.';
+        for (let i = 1; i < o.args.length; i++) {
+          const a = o.args[i]!;
+          if (a === 'no_rec') cfg.healthCheckRd = false;
+          else if (a === 'domain') {
+            const name = o.args[++i];
+            if (name === undefined) fail(o.line, 'forward health_check domain: missing FQDN');
+            if (!/^(\.|([a-z0-9_*-]{1,63}\.)*[a-z0-9_*-]{1,63}\.?)$/i.test(name!)) fail(o.line, `forward health_check: invalid domain name ${name}`);
+            cfg.healthCheckDomain = name === '.' ? '.' : name!.toLowerCase().replace(/\.?$/, '.');
+          } else fail(o.line, `forward health_check: unknown option ${a}`);
+        }
+        break;
+      }
+      case 'policy':
+        if (o.args.length !== 1) fail(o.line, 'forward policy: usage `policy random|round_robin|sequential`');
+        if (o.args[0] !== 'random' && o.args[0] !== 'round_robin' && o.args[0] !== 'sequential') fail(o.line, `forward: unknown policy '${o.args[0]}'`);
+        cfg.policy = o.args[0] as Policy;
+        break;
+      case 'max_concurrent':
+        if (o.args.length !== 1) fail(o.line, 'forward max_concurrent: usage `max_concurrent MAX`');
+        cfg.maxConcurrent = integer(o.args[0], 'max_concurrent');
+        break;
+      case 'max_connect_attempts':
+        if (o.args.length !== 1) fail(o.line, 'forward max_connect_attempts: usage `max_connect_attempts INTEGER`');
+        cfg.maxConnectAttempts = integer(o.args[0], 'max_connect_attempts');
+        break;
+      case 'max_idle_conns':
+        if (o.args.length !== 1) fail(o.line, 'forward max_idle_conns: usage `max_idle_conns INTEGER`');
+        integer(o.args[0], 'max_idle_conns');
+        break;
+      case 'failfast_all_unhealthy_upstreams':
+        none();
+        cfg.failfastAllUnhealthy = true;
+        break;
+      case 'failover':
+        cfg.failover = rcodeArgs(o);
+        break;
+      case 'next':
+        // Only acts when the next plugin is another forward, which one server block here cannot have.
+        rcodeArgs(o);
+        break;
+      default:
+        if (UNSUPPORTED.includes(o.name)) fail(o.line, `forward ${o.name}: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns`);
+        fail(o.line, `unknown forward option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
+    }
+  }
+  return cfg;
+}

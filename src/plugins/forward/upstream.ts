@@ -1,0 +1,197 @@
+// One upstream of a forward plugin (CoreDNS's plugin/pkg/proxy Proxy): exchanges over UDP and
+// TCP with a timer per exchange, the count of failed health checks, and the health-check probe
+// (plugin/pkg/proxy/health.go + plugin/pkg/up): after an exchange fails, `. IN NS` is sent at once
+// and then every interval until one gets a reply; each failed check counts one fail, a reply
+// resets the count. The upstream is down while it has more than max_fails fails.
+import dgram from 'node:dgram';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { encodePacket } from '../../dns/encode.js';
+import type { UpstreamAddress } from './setup.js';
+
+export class ExchangeError extends Error {
+  constructor(readonly upstream: string, message: string) {
+    super(`${upstream}: ${message}`);
+    this.name = 'ExchangeError';
+  }
+}
+
+/** Accepts a datagram or TCP message as the reply, or returns undefined to drop it and keep waiting. */
+export type ReplyCheck<T> = (msg: Buffer) => T | undefined;
+
+export function randomId(): number {
+  return randomBytes(2).readUInt16BE(0);
+}
+
+interface Closable {
+  destroy(): void;
+}
+
+export interface HealthOptions {
+  intervalMs: number;
+  rd: boolean;
+  domain: string;
+  tcp: boolean;
+  /** CoreDNS's health checker read timeout. */
+  timeoutMs: number;
+}
+
+export class Upstream {
+  /** Consecutive failed health checks (CoreDNS's Proxy.fails). */
+  fails = 0;
+  private probing = false;
+  private closed = false;
+  private readonly open = new Set<Closable>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    readonly addr: UpstreamAddress,
+    private readonly health: HealthOptions,
+  ) {}
+
+  get label(): string {
+    return this.addr.label;
+  }
+
+  /** CoreDNS's Proxy.Down: more fails than maxFails; never down when maxFails is 0. */
+  down(maxFails: number): boolean {
+    return maxFails !== 0 && this.fails > maxFails;
+  }
+
+  exchange<T>(proto: 'udp' | 'tcp', query: Buffer, check: ReplyCheck<T>, timeoutMs: number): Promise<T> {
+    if (this.closed) return Promise.reject(new ExchangeError(this.label, 'forward plugin closed'));
+    return proto === 'udp' ? this.udp(query, check, timeoutMs) : this.tcp(query, check, timeoutMs);
+  }
+
+  private udp<T>(query: Buffer, check: ReplyCheck<T>, timeoutMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      // A fresh socket per exchange: a random source port per query, and a connected socket
+      // only takes datagrams from the upstream's address and port, and hears ICMP refusals.
+      const sock = dgram.createSocket(net.isIP(this.addr.host) === 6 ? 'udp6' : 'udp4');
+      let done = false;
+      const handle: Closable = { destroy: () => finish(new ExchangeError(this.label, 'closed')) };
+      const finish = (err: Error | null, value?: T): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.open.delete(handle);
+        try {
+          sock.close();
+        } catch {
+          // already closed
+        }
+        if (err) reject(err);
+        else resolve(value as T);
+      };
+      const timer = setTimeout(() => finish(new ExchangeError(this.label, `no reply within ${timeoutMs} ms (udp)`)), timeoutMs);
+      this.open.add(handle);
+      sock.on('error', (err) => finish(new ExchangeError(this.label, `udp: ${err.message}`)));
+      sock.on('message', (msg) => {
+        const ok = check(msg);
+        if (ok !== undefined) finish(null, ok);
+      });
+      sock.connect(this.addr.port, this.addr.host, () => {
+        if (done) return;
+        sock.send(query, (err) => {
+          if (err) finish(new ExchangeError(this.label, `udp send: ${err.message}`));
+        });
+      });
+    });
+  }
+
+  private tcp<T>(query: Buffer, check: ReplyCheck<T>, timeoutMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const sock = net.connect({ host: this.addr.host, port: this.addr.port });
+      let done = false;
+      let buf: Buffer = Buffer.alloc(0);
+      const handle: Closable = { destroy: () => finish(new ExchangeError(this.label, 'closed')) };
+      const finish = (err: Error | null, value?: T): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.open.delete(handle);
+        sock.destroy();
+        if (err) reject(err);
+        else resolve(value as T);
+      };
+      const timer = setTimeout(() => finish(new ExchangeError(this.label, `no reply within ${timeoutMs} ms (tcp)`)), timeoutMs);
+      this.open.add(handle);
+      sock.setNoDelay(true);
+      sock.on('error', (err) => finish(new ExchangeError(this.label, `tcp: ${err.message}`)));
+      sock.on('close', () => finish(new ExchangeError(this.label, 'tcp: connection closed before a reply')));
+      sock.on('connect', () => {
+        const framed = Buffer.allocUnsafe(query.length + 2);
+        framed.writeUInt16BE(query.length, 0);
+        query.copy(framed, 2);
+        sock.write(framed);
+      });
+      sock.on('data', (chunk: Buffer) => {
+        buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+        // Bounded: each pass consumes one whole frame.
+        while (!done && buf.length >= 2) {
+          const len = buf.readUInt16BE(0);
+          if (buf.length < len + 2) break;
+          const msg = buf.subarray(2, len + 2);
+          buf = buf.subarray(len + 2);
+          const ok = check(msg);
+          if (ok !== undefined) finish(null, ok);
+        }
+      });
+    });
+  }
+
+  /** Starts the probe unless one is running (plugin/pkg/up: at most one check loop in flight). */
+  healthcheck(): void {
+    if (this.probing || this.closed) return;
+    this.probing = true;
+    void this.probe();
+  }
+
+  private async probe(): Promise<void> {
+    try {
+      // Ends when a check gets a reply or the plugin closes (each pass waits one interval).
+      while (!this.closed) {
+        if (await this.check()) {
+          this.fails = 0;
+          return;
+        }
+        this.fails++;
+        if (this.closed) return;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(() => {
+            this.timers.delete(t);
+            resolve();
+          }, this.health.intervalMs);
+          t.unref();
+          this.timers.add(t);
+        });
+      }
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  /** One health check: `DOMAIN IN NS` (RD unless no_rec); any reply with our ID is healthy. */
+  private async check(): Promise<boolean> {
+    const id = randomId();
+    const msg = encodePacket({
+      id,
+      type: 'query',
+      flags: this.health.rd ? 0x0100 : 0,
+      questions: [{ name: this.health.domain, type: 'NS', class: 'IN' }],
+    });
+    try {
+      await this.exchange(this.health.tcp ? 'tcp' : 'udp', msg, (reply) => (reply.length >= 12 && reply.readUInt16BE(0) === id ? true : undefined), this.health.timeoutMs);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const h of [...this.open]) h.destroy();
+  }
+}

@@ -1,0 +1,136 @@
+// Where the emulated queries go: in process through App.query, or over the network (UDP, TCP when
+// the reply is truncated or the resolv.conf says use-vc).
+import { createSocket } from 'node:dgram';
+import { connect } from 'node:net';
+import { isIP } from 'node:net';
+import dnsPacket from 'dns-packet';
+import type { Packet } from 'dns-packet';
+import type { App } from '../app.js';
+import { rdataText } from '../dns/present.js';
+import type { SendFn, SendResult } from './types.js';
+
+/** The server label of in-process queries. */
+export const IN_PROCESS = 'in-process';
+
+function toResult(p: Packet): SendResult {
+  const flags = p.flags ?? 0;
+  const answers = (p.answers ?? []).filter((a) => a.type !== 'OPT').map((a) => `${a.type} ${rdataText(a)}`);
+  return {
+    rcode: (p as Packet & { rcode?: string }).rcode ?? 'NOERROR',
+    answers,
+    authoritative: (flags & dnsPacket.AUTHORITATIVE_ANSWER) !== 0,
+    recursionAvailable: (flags & dnsPacket.RECURSION_AVAILABLE) !== 0,
+  };
+}
+
+/** Sends through the app's full handler path, without sockets. `client` is the source address plugins see. */
+export function inProcessSend(app: App, client?: string): SendFn {
+  return async (name, type) => {
+    const p = await app.query(name, type, { protocol: 'udp', ...(client ? { client } : {}) });
+    return toResult(p);
+  };
+}
+
+/** Splits HOST:PORT, [V6]:PORT or a bare IP (port 53). */
+export function parseHostPort(s: string): { host: string; port: number } {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
+  if (m) return { host: m[1]!, port: m[2] ? Number(m[2]) : 53 };
+  if (isIP(s) === 6) return { host: s, port: 53 };
+  const i = s.lastIndexOf(':');
+  if (i < 0) return { host: s, port: 53 };
+  const port = Number(s.slice(i + 1));
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`invalid port in "${s}"; use HOST:PORT`);
+  return { host: s.slice(0, i), port };
+}
+
+let nextId = 1;
+
+function query(name: string, type: string, edns: boolean): Buffer {
+  nextId = (nextId % 65535) + 1;
+  return dnsPacket.encode({
+    id: nextId,
+    type: 'query',
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ name, type: type as 'A', class: 'IN' }],
+    additionals: edns ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232 } as never] : [],
+  });
+}
+
+function udp(host: string, port: number, msg: Buffer, timeoutMs: number): Promise<Packet | undefined> {
+  return new Promise((resolve) => {
+    const sock = createSocket(isIP(host) === 6 ? 'udp6' : 'udp4');
+    const id = msg.readUInt16BE(0);
+    const done = (p: Packet | undefined): void => {
+      clearTimeout(timer);
+      sock.close();
+      resolve(p);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    sock.on('error', () => done(undefined));
+    sock.on('message', (buf) => {
+      try {
+        const p = dnsPacket.decode(buf);
+        if (p.id === id) done(p);
+      } catch {
+        /* not a DNS message: keep waiting */
+      }
+    });
+    sock.send(msg, port, host);
+  });
+}
+
+function tcp(host: string, port: number, msg: Buffer, timeoutMs: number): Promise<Packet | undefined> {
+  return new Promise((resolve) => {
+    const sock = connect({ host, port });
+    let buf = Buffer.alloc(0);
+    const done = (p: Packet | undefined): void => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(p);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    sock.on('error', () => done(undefined));
+    sock.on('connect', () => {
+      const len = Buffer.alloc(2);
+      len.writeUInt16BE(msg.length);
+      sock.write(Buffer.concat([len, msg]));
+    });
+    sock.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+        try {
+          done(dnsPacket.decode(buf.subarray(2, 2 + buf.readUInt16BE(0))));
+        } catch {
+          done(undefined);
+        }
+      }
+    });
+  });
+}
+
+export interface NetworkSendOptions {
+  /** Per-query timeout in ms (the resolv.conf timeout). */
+  timeoutMs: number;
+  /** TCP only (use-vc). */
+  tcp?: boolean;
+  /** Add an EDNS0 OPT record (glibc edns0, Go always). */
+  edns?: boolean;
+  /** Maps a server label (a resolv.conf nameserver) to where it is reached; default: HOST:PORT or IP port 53. */
+  resolve?: (server: string) => { host: string; port: number };
+}
+
+/** Sends over the network: UDP, retried over TCP when truncated. */
+export function networkSend(opts: NetworkSendOptions): SendFn {
+  return async (name, type, server) => {
+    const { host, port } = opts.resolve ? opts.resolve(server) : parseHostPort(server);
+    const msg = query(name, type, opts.edns ?? false);
+    let p: Packet | undefined;
+    if (opts.tcp) p = await tcp(host, port, msg, opts.timeoutMs);
+    else {
+      p = await udp(host, port, msg, opts.timeoutMs);
+      if (p && ((p.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) !== 0) p = (await tcp(host, port, msg, opts.timeoutMs)) ?? p;
+    }
+    if (!p) return { rcode: 'TIMEOUT', answers: [], timeout: true };
+    return toResult(p);
+  };
+}
