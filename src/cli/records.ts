@@ -5,6 +5,7 @@ import { buildApp } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
+import { FilePlugin } from '../plugins/file/plugin.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
 import { compareNames, rdataText, recordText } from '../dns/present.js';
 import { fqdn, isSubdomain } from '../dns/names.js';
@@ -14,7 +15,7 @@ export interface RecordsFlags extends ClusterFlags {
   logLevel: string;
 }
 
-const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'SRV', 'PTR', 'TXT'];
+const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'DNAME', 'MX', 'SRV', 'PTR', 'TXT', 'CAA'];
 
 export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const log = createLogger(flags.logLevel, 2);
@@ -48,8 +49,22 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
       }
     }
   }
+  // Zone-file zones hold their records directly.
+  for (const chain of app.chains) {
+    for (const plugin of chain.plugins) {
+      if (!(plugin instanceof FilePlugin)) continue;
+      for (const rr of plugin.records()) {
+        const owner = fqdn(rr.name.toLowerCase());
+        const zone = plugin.cfg.zones.filter((z) => isSubdomain(owner, z)).sort((a, b) => b.length - a.length)[0];
+        if (!zone || (only && zone !== only)) continue;
+        const set = byZone.get(zone) ?? new Map<string, Answer>();
+        set.set(`${owner}|${rr.type}|${rdataText(rr)}`, rr);
+        byZone.set(zone, set);
+      }
+    }
+  }
   await app.close();
-  if (only && !byZone.has(only)) throw new Error(`no kubernetes zone ${only} in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
+  if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
   const isReverse = (z: string): boolean => isSubdomain(z, 'in-addr.arpa.') || isSubdomain(z, 'ip6.arpa.');
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || compareNames(a, b));

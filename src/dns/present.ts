@@ -41,6 +41,10 @@ export function rdataText(rr: Answer): string {
       const list = Array.isArray(data) ? (data as (Buffer | string)[]) : [data as Buffer | string];
       return list.map(txtString).join(' ');
     }
+    case 'CAA': {
+      const d = data as { flags?: number; tag: string; value: string };
+      return `${d.flags ?? 0} ${d.tag} "${String(d.value).replace(/["\\]/g, (c) => '\\' + c)}"`;
+    }
     default:
       return JSON.stringify(data);
   }
