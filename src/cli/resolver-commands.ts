@@ -8,12 +8,13 @@ import { loadManifests } from '../cluster/load.js';
 import type { ClusterModel, Pod } from '../cluster/model.js';
 import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
-import { DEFAULT_CLUSTER_DNS, DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile, type PodDNSInput } from '../resolver/kubelet.js';
+import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile } from '../resolver/kubelet.js';
 import { describeResolvConf, parseResolvConf } from '../resolver/resolvconf.js';
 import { formatTrace, resolveStub } from '../resolver/stub.js';
 import { IN_PROCESS, inProcessSend, networkSend, parseHostPort } from '../resolver/transport.js';
 import { LIBCS, type Libc, type SendFn, type Trace } from '../resolver/types.js';
 import { addClusterFlags, clusterOptions, type ClusterFlags } from './options.js';
+import { podDnsContext, type PodContext } from '../resolver/pods.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -55,59 +56,15 @@ function loadModel(flags: ClusterFlags, app: App | undefined): ClusterModel | un
   return loadManifests(paths, clusterOptions(flags)).model;
 }
 
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0]!;
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = d[j]!;
-      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return d[b.length]!;
-}
-
-/** The pod named by --pod (NS/NAME, or NAME in --namespace / default), or an error listing similar pods. */
-function findPod(model: ClusterModel | undefined, spec: string, defaultNs: string): Pod {
-  const [ns, name] = spec.includes('/') ? (spec.split('/', 2) as [string, string]) : [defaultNs, spec];
-  const pod = model?.pods.find((p) => p.namespace === ns && p.name === name);
-  if (pod) return pod;
-  if (!model) throw new Error(`pod ${ns}/${name}: no manifests loaded; pass --manifests PATH (or --namespace NS for a pod that does not exist yet)`);
-  const key = `${ns}/${name}`;
-  const similar = model.pods
-    .map((p) => `${p.namespace}/${p.name}`)
-    .map((k) => ({ k, d: Math.min(editDistance(k, key), k.includes(name) || name.includes(k.split('/')[1]!) ? 1 : Infinity) }))
-    .sort((a, b) => a.d - b.d || (a.k < b.k ? -1 : 1))
-    .slice(0, 5)
-    .map((x) => x.k);
-  throw new Error(`no pod ${key} in the manifests (including pods derived from workloads)${similar.length ? `; similar: ${similar.join(', ')}` : ''}`);
-}
-
-interface PodContext {
-  pod: PodDNSInput;
-  /** Found in the model (false for a --namespace pod that does not exist yet). */
-  exists: boolean;
-  clusterDNS: string[];
-  clusterDomain: string;
-  hostResolvConf: string;
-}
-
-/** kubelet's inputs for the target pod. */
+/** kubelet's inputs for the target pod, from the flags. */
 function podContext(flags: KubeletFlags, model: ClusterModel | undefined): PodContext {
-  const defaultNs = flags.namespace ?? 'default';
-  let pod: PodDNSInput;
-  let exists = false;
-  if (flags.pod) {
-    pod = findPod(model, flags.pod, defaultNs);
-    exists = true;
-  } else pod = { namespace: defaultNs, name: 'new-pod' };
-  const kubeDns = model?.services.find((s) => s.namespace === 'kube-system' && s.name === 'kube-dns' && !s.headless && s.clusterIPs.length > 0);
-  const clusterDNS = flags.clusterDns && flags.clusterDns.length > 0 ? flags.clusterDns : [kubeDns?.clusterIPs[0] ?? DEFAULT_CLUSTER_DNS];
-  const clusterDomain = flags.clusterDomain ?? DEFAULT_CLUSTER_DOMAIN;
-  const hostResolvConf = flags.hostResolvConf !== undefined ? readFileSync(flags.hostResolvConf, 'utf8') : 'nameserver 10.0.0.2\n';
-  return { pod, exists, clusterDNS, clusterDomain, hostResolvConf };
+  return podDnsContext(model, {
+    pod: flags.pod,
+    namespace: flags.namespace,
+    clusterDns: flags.clusterDns,
+    clusterDomain: flags.clusterDomain,
+    hostResolvConf: flags.hostResolvConf !== undefined ? readFileSync(flags.hostResolvConf, 'utf8') : undefined,
+  });
 }
 
 /** `clusterdns resolv-conf`. */

@@ -48,7 +48,7 @@ describe('examples/manifests', () => {
 
   it('loads without findings', () => {
     expect(findings).toEqual([]);
-    expect(model.objectCount).toBe(18);
+    expect(model.objectCount).toBe(20);
   });
 
   it('has the namespaces with their labels', () => {
@@ -59,7 +59,9 @@ describe('examples/manifests', () => {
 
   it('has every service with its final IPs', () => {
     const nginxBasic = svc(model, 'default', 'nginx-basic').clusterIPs[0]!;
+    const db = svc(model, 'apps', 'db').clusterIPs[0]!;
     expect(ipsOf(model)).toEqual({
+      'apps/db': [db],
       'apps/dual': ['10.96.100.100', 'fd00:10:96::100'],
       'apps/legacy': ['10.96.200.20'],
       'apps/nginx': ['None'],
@@ -96,6 +98,7 @@ describe('examples/manifests', () => {
 
   it('has the explicit and mirrored endpoint slices', () => {
     expect(model.endpointSlices.map((s) => `${s.namespace}/${s.serviceName}:${s.mirrored}`)).toEqual([
+      'apps/db:false', // generated from the db StatefulSet
       'apps/dual:false', // generated from the dual Deployment: one slice per family
       'apps/dual:false',
       'apps/legacy:true',
