@@ -11,12 +11,26 @@ import { emptyResponse } from './chain/plugin.js';
 import { Rcode } from './dns/records.js';
 import { QueryHandler, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
+import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
 import { defaultClusterOptions, ManifestError, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
 import { kubernetesPlugin } from './plugins/kubernetes/index.js';
+import { filePlugin } from './plugins/file/index.js';
 import { autopathPlugin } from './plugins/autopath/setup.js';
 import { reloadPlugin } from './plugins/reload/setup.js';
+import { loadbalancePlugin } from './plugins/loadbalance/setup.js';
+import { forwardPlugin } from './plugins/forward/index.js';
+import { cachePlugin } from './plugins/cache/index.js';
+import { healthPlugin } from './plugins/health/setup.js';
+import { readyPlugin } from './plugins/ready/setup.js';
+import { prometheusPlugin } from './plugins/prometheus/setup.js';
+import { logPlugin } from './plugins/log/setup.js';
+import { errorsPlugin } from './plugins/errors/setup.js';
+import { transferPlugin } from './plugins/transfer/setup.js';
+import { loopPlugin } from './plugins/loop/setup.js';
+import { hostsPlugin } from './plugins/hosts/setup.js';
+import { rewritePlugin } from './plugins/rewrite/setup.js';
 
 /**
  * Used when no --conf is given: the kubernetes part of the Corefile kubeadm installs. The keys
@@ -33,7 +47,10 @@ export const DEFAULT_COREFILE = `cluster.local in-addr.arpa ip6.arpa {
 `;
 
 export function defaultRegistry(): Registry {
-  return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin);
+  return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin).register(filePlugin).register(forwardPlugin).register(cachePlugin)
+    .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
+    .register(loadbalancePlugin)
+    .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin);
 }
 
 export interface AppOptions {
@@ -165,6 +182,7 @@ export class App {
       } catch (err) {
         this.reloadFailures++;
         this.hooks.failed();
+        recordReloadFailure();
         if (err instanceof CorefileError) this.log.error({ file: err.file, line: err.line, reason }, `reload failed, still serving the previous configuration: ${err.reason}`);
         else if (err instanceof ManifestError) {
           for (const f of err.findings.filter((x) => x.severity === 'error')) this.log.error({ file: f.file, line: f.line, reason }, `reload failed, still serving the previous configuration: ${f.message}`);
@@ -180,12 +198,12 @@ export class App {
         this.specs = next.specs;
         this.chains = next.chains;
         this.blocks = next.blocks;
-        for (const chain of oldChains) for (const p of chain.plugins) await p.close?.();
+        for (const chain of oldChains) for (const p of chain.plugins) await p.close?.({ reload: true });
         for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
       } else {
         await Promise.all(this.listeners.map((l) => l.close()));
         this.listeners = [];
-        for (const chain of oldChains) for (const p of chain.plugins) await p.close?.();
+        for (const chain of oldChains) for (const p of chain.plugins) await p.close?.({ reload: true });
         this.handlers = next.handlers;
         this.specs = next.specs;
         this.chains = next.chains;
@@ -201,6 +219,8 @@ export class App {
 
   /** Stops accepting queries, lets those in flight finish (up to drainMs), closes everything. */
   async close(drainMs = 2000): Promise<void> {
+    // Lameduck: plugins keep the server answering for a while before it stops accepting.
+    await Promise.all(this.chains.flatMap((c) => c.plugins).map((p) => p.beforeShutdown?.()));
     const ls = this.listeners;
     this.listeners = [];
     await Promise.all(ls.map((l) => l.close(drainMs)));

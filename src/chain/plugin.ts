@@ -22,6 +22,11 @@ export interface DnsRequest {
   readonly client: { readonly address: string; readonly port: number };
   /** The local address the query arrived on. */
   readonly local: { readonly address: string; readonly port: number };
+  /**
+   * The query's authority section, decoded only for IXFR queries (it carries the client's SOA,
+   * RFC 1995); absent otherwise.
+   */
+  readonly queryAuthority?: readonly Rr[];
 }
 
 /** What a plugin returns. The server adds header bits, OPT, and truncation. */
@@ -40,6 +45,11 @@ export interface DnsResponse {
    * shape) and the loaded data, so the server may reuse its encoding until the next reload.
    */
   cacheable?: boolean;
+  /**
+   * Further messages of a multi-message answer (zone transfers over TCP): each is the answer
+   * section of one more message sent after this one, same ID and question. Ignored over UDP.
+   */
+  more?: Rr[][];
 }
 
 export type Next = (req: DnsRequest) => DnsResponse | Promise<DnsResponse>;
@@ -49,8 +59,13 @@ export interface Plugin {
   serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse>;
   /** Called once the server's listeners are up (plugins with their own listeners start here). */
   start?(): void | Promise<void>;
-  /** Plugins that hold resources (sockets, timers) release them here. */
-  close?(): void | Promise<void>;
+  /**
+   * Called first on shutdown, while DNS is still served (health's lameduck waits here), but not
+   * on a reload.
+   */
+  beforeShutdown?(): Promise<void>;
+  /** Plugins that hold resources (sockets, timers) release them here; `reload` when replaced by a reload. */
+  close?(opts?: { reload?: boolean }): void | Promise<void>;
   /**
    * Readiness for the `ready` plugin: true when ready, else a short reason. Plugins without this
    * method are always ready.
@@ -72,4 +87,21 @@ export interface SearchPathProvider extends Plugin {
 
 export function isSearchPathProvider(p: Plugin | undefined): p is SearchPathProvider {
   return p !== undefined && typeof (p as Partial<SearchPathProvider>).searchPath === 'function';
+}
+
+/**
+ * A plugin that can hand over a whole zone for AXFR/IXFR (CoreDNS's transfer.Transferer), so the
+ * `transfer` plugin serves zone transfers without knowing the backend's internals.
+ */
+export interface Transferer extends Plugin {
+  /**
+   * Every record of `zone` (lowercased, fully qualified, exactly one of the plugin's zones) in
+   * the backend's transfer order: the SOA first and again last. Undefined when the plugin is not
+   * authoritative for that zone.
+   */
+  transfer(zone: string): Rr[] | undefined;
+}
+
+export function isTransferer(p: Plugin | undefined): p is Transferer {
+  return p !== undefined && typeof (p as Partial<Transferer>).transfer === 'function';
 }

@@ -27,8 +27,6 @@ export interface BlockContext {
   readonly requestReload: (reason: string) => void;
   /** Forgets the server's encoded answers: call after a plugin's data changed. */
   readonly invalidate: () => void;
-  /** Counts a failed reload of a plugin's data (metrics), if metrics are on. */
-  reloadFailed?: (plugin: string) => void;
   /** Sees every packet handled by the listeners of this block (metrics, logs). */
   readonly observe: (observer: QueryObserver) => void;
   /** Every plugin of every server block, once the whole server is built (ready, health). */

@@ -4,6 +4,7 @@ import { serve } from './serve.js';
 import { records, type RecordsFlags } from './records.js';
 import { check, type CheckFlags } from './check.js';
 import { addClusterFlags } from './options.js';
+import { addResolverCommands } from './resolver-commands.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command();
@@ -33,6 +34,8 @@ export async function main(argv: string[]): Promise<void> {
     .action(async (opts: CheckFlags) => {
       process.exitCode = await check(opts);
     });
+
+  addResolverCommands(program);
 
   await program.parseAsync(argv);
 }

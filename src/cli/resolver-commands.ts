@@ -11,6 +11,7 @@ import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
 import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile } from '../resolver/kubelet.js';
 import { describeResolvConf, parseResolvConf } from '../resolver/resolvconf.js';
 import { formatTrace, resolveStub } from '../resolver/stub.js';
+import { audit, formatAudit, type AuditRow } from '../resolver/audit.js';
 import { IN_PROCESS, inProcessSend, networkSend, parseHostPort } from '../resolver/transport.js';
 import { LIBCS, type Libc, type SendFn, type Trace } from '../resolver/types.js';
 import { addClusterFlags, clusterOptions, type ClusterFlags } from './options.js';
@@ -40,6 +41,7 @@ export interface ResolveFlags extends KubeletFlags {
   hosts?: string;
   hostname?: string;
   json?: boolean;
+  audit?: boolean;
 }
 
 /** Manifest paths: --manifests, else those of the Corefile's kubernetes blocks. */
@@ -83,6 +85,44 @@ export async function resolvConfCommand(flags: ResolvConfFlags, out: NodeJS.Writ
     out.write(formatResolvConf(dns));
   } finally {
     await app?.close();
+  }
+}
+
+/** `clusterdns resolve --audit FILE`: every name of FILE from the pod, per libc, with fixes. */
+export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJS.WritableStream = process.stdout): Promise<AuditRow[]> {
+  const names = readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter((l) => l !== '');
+  if (flags.server || flags.useNameservers) throw new Error('--audit runs in process against --conf/--manifests; drop --server/--use-nameservers');
+  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags) });
+  try {
+    const header: string[] = [];
+    let text: string;
+    let hosts: HostsEntry[] | undefined;
+    let clientIp: string | undefined;
+    let hostname = flags.hostname;
+    if (flags.resolvConf) {
+      text = readFileSync(flags.resolvConf, 'utf8');
+      header.push(`audit of ${names.length} names with resolv.conf ${flags.resolvConf}`);
+    } else {
+      const model = loadModel(flags, app);
+      const ctx = podContext(flags, model);
+      text = formatResolvConf(podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf }));
+      header.push(`audit of ${names.length} names from ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`}:`, ...text.trimEnd().split('\n').map((l) => `  ${l}`));
+      if (ctx.exists) {
+        const p = ctx.pod as Pod;
+        hosts = parseHosts(podHostsFile(p, ctx.clusterDomain));
+        hostname ??= podHostnameAndDomain(p, ctx.clusterDomain).hostname;
+        clientIp = p.podIP;
+      }
+    }
+    if (flags.hosts) hosts = parseHosts(readFileSync(flags.hosts, 'utf8'));
+    const rows = await audit({ names, resolvConf: text, send: inProcessSend(app, clientIp), ...(hosts ? { hosts } : {}), ...(hostname !== undefined ? { hostname } : {}), ...(flags.type ? { type: flags.type } : {}) });
+    out.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatAudit(rows, header));
+    return rows;
+  } finally {
+    await app.close();
   }
 }
 
@@ -182,7 +222,9 @@ export function addResolverCommands(program: Command): void {
     .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
     .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`")
     .option('--json', 'print the trace as JSON')
+    .option('--audit', 'NAME is a file of names (one per line, # comments): report the queries each libc sends per name, failures and fixes')
     .action(async (name: string, opts: ResolveFlags) => {
-      await resolveCommand(name, opts);
+      if (opts.audit) await auditCommand(name, opts);
+      else await resolveCommand(name, opts);
     });
 }

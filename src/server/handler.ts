@@ -6,8 +6,14 @@ import { Rcode } from '../dns/records.js';
 import { parseQuery, isProblem, typeName, className, fastCacheKey, type ParsedQuery } from '../dns/query.js';
 import { encodeBare, encodeFormerr, encodeResponse, udpLimit } from '../dns/response.js';
 import type { Logger } from 'pino';
+import dnsPacket from 'dns-packet';
+import type { Rr } from '../dns/records.js';
+import { metrics } from '../metrics/index.js';
 
 const TYPE_AXFR = 252;
+const TYPE_IXFR = 251;
+/** Largest DNS message one TCP frame can carry. */
+const TCP_MAX = 65535;
 const CLASS_IN = 1;
 /** Entries kept before the cache starts over; bounds memory under random-name floods. */
 const CACHE_LIMIT = 20000;
@@ -29,6 +35,12 @@ export interface QueryEvent {
   /** The server-block zone that serves a lowercased name, or undefined (REFUSED). */
   zoneOf(qname: string): string | undefined;
 }
+
+/**
+ * A reply; over TCP a zone transfer may need several messages: `more` holds the ones to send
+ * after this first one, in order (the transport writes each as its own frame).
+ */
+export type Reply = Buffer & { more?: Buffer[] };
 
 /** Called after every packet; must not throw into the serving path (errors are logged). */
 export type QueryObserver = (e: QueryEvent) => void;
@@ -132,6 +144,7 @@ export class QueryHandler {
       protocol,
       client,
       local,
+      queryAuthority: q.qtype === TYPE_IXFR ? queryAuthority(msg) : undefined,
     };
     let res: DnsResponse | Promise<DnsResponse>;
     try {
@@ -141,14 +154,15 @@ export class QueryHandler {
     }
     if (res instanceof Promise) {
       return res.then(
-        (r) => this.finish(q, r, limit, key),
+        (r) => this.finish(q, r, limit, key, protocol),
         (err: unknown) => this.failed(q, err),
       );
     }
-    return this.finish(q, res, limit, key);
+    return this.finish(q, res, limit, key, protocol);
   }
 
-  private finish(q: ParsedQuery, res: DnsResponse, limit: number, key: string): Buffer {
+  private finish(q: ParsedQuery, res: DnsResponse, limit: number, key: string, protocol: Protocol): Buffer {
+    if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
     const out = encodeResponse(q, res, limit);
     if (res.cacheable) {
       if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
@@ -158,6 +172,7 @@ export class QueryHandler {
   }
 
   private failed(q: ParsedQuery, err: unknown): Buffer {
+    metrics().panics.inc();
     this.log.error({ err, qname: q.name, qtype: typeName(q.qtype) }, 'plugin chain failed; answering SERVFAIL');
     return encodeBare(q, Rcode.SERVFAIL);
   }
@@ -170,6 +185,39 @@ export class QueryHandler {
 function cacheKey(msg: Buffer, q: ParsedQuery, limit: number): string {
   const shape = q.edns ? (q.edns.do ? 'D' : 'E') : 'N';
   return shape + limit + msg.toString('latin1', 12, q.questionEnd);
+}
+
+/** The authority section of an IXFR query (its SOA); undefined when it cannot be decoded. */
+function queryAuthority(msg: Buffer): Rr[] | undefined {
+  try {
+    return (dnsPacket.decode(msg).authorities ?? []) as Rr[];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A multi-message TCP answer: `res` (its answer, authority and additional) first, then one message
+ * per entry of `res.more`. A message that would not fit in a TCP frame is split in two, as often
+ * as needed, so no record is ever lost to truncation.
+ */
+function encodeMessages(q: ParsedQuery, res: DnsResponse): Reply {
+  const out: Buffer[] = [];
+  const encode = (part: DnsResponse): void => {
+    const buf = encodeResponse(q, part, Number.MAX_SAFE_INTEGER);
+    if (buf.length <= TCP_MAX || part.answer.length < 2) {
+      out.push(buf.length <= TCP_MAX ? buf : encodeResponse(q, part, TCP_MAX));
+      return;
+    }
+    const half = Math.ceil(part.answer.length / 2);
+    encode({ ...part, answer: part.answer.slice(0, half) });
+    encode({ ...part, answer: part.answer.slice(half), authority: [], additional: [] });
+  };
+  encode({ ...res, more: undefined });
+  for (const answer of res.more ?? []) encode({ rcode: res.rcode, aa: res.aa, answer, authority: [], additional: [] });
+  const head = out[0]! as Reply;
+  head.more = out.slice(1);
+  return head;
 }
 
 function patched(cached: Buffer, id: number, rd: number): Buffer {

@@ -1,6 +1,7 @@
 // Registers the file plugin: parse its directive, load the zone file for each origin, start the
 // reload loop. A zone that does not load stops the server with the file, line and reason.
 import type { PluginDefinition } from '../../chain/registry.js';
+import { recordLoad } from '../../metrics/index.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { ZoneFileError } from '../../dns/zonefile.js';
 import { FilePlugin, loadZones, type Loaded } from './plugin.js';
@@ -26,6 +27,7 @@ export const filePlugin: PluginDefinition = {
     for (const [origin, zone] of loaded.zones) {
       log.info({ zone: origin, file: cfg.file, serial: zone.serial, records: zone.records.length, reload: cfg.reloadMs / 1000 }, 'zone loaded');
     }
+    recordLoad({ plugin: 'file', zones: cfg.zones, records: plugin.records().length });
     plugin.startReload();
     return plugin;
   },

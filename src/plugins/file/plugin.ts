@@ -1,9 +1,11 @@
 // The file plugin's query path (CoreDNS's plugin/file/file.go ServeDNS) and its reload loop
 // (reload.go): zones are immutable; a reload parses the file again and swaps one reference.
+import { recordLoad, recordLoadError } from '../../metrics/index.js';
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
+import { compareNames } from '../../dns/present.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, matchZone } from '../../dns/names.js';
 import { parseZoneFile, ZoneFileError } from '../../dns/zonefile.js';
@@ -45,7 +47,7 @@ export interface FileDeps {
   dataChanged?: () => void;
 }
 
-export class FilePlugin implements Plugin {
+export class FilePlugin implements Transferer {
   readonly name = 'file';
   private loaded: Loaded;
   private readonly origins: string[];
@@ -113,6 +115,20 @@ export class FilePlugin implements Plugin {
     return out;
   }
 
+  /**
+   * The zone `origin` in CoreDNS's AXFR order (plugin/file/xfr.go), for the transfer plugin: the
+   * SOA and apex NS, every other record by owner in canonical order (file order within a name),
+   * then the SOA again. Undefined when `origin` is not one of this plugin's zones.
+   */
+  transfer(origin: string): Rr[] | undefined {
+    const zone = this.loaded.zones.get(origin);
+    if (!zone) return undefined;
+    const rest = zone.records.filter((rr) => rr.type !== 'SOA' && !(rr.type === 'NS' && rr.name === origin));
+    // Array.prototype.sort is stable: records of one owner keep their file order.
+    rest.sort((a, b) => compareNames(a.name, b.name));
+    return [zone.soa, ...zone.ns, ...rest, zone.soa];
+  }
+
   /** Starts the reload loop (no-op when reload is 0). */
   startReload(): void {
     if (this.cfg.reloadMs <= 0 || this.timer) return;
@@ -155,6 +171,7 @@ export class FilePlugin implements Plugin {
         next = loadZones(this.cfg, (p) => cache.get(p) ?? readFileSync(p, 'utf8'));
       } catch (err) {
         this.failedText = joined;
+        recordLoadError({ plugin: 'file', zones: this.origins });
         if (err instanceof ZoneFileError) {
           this.deps.log.error(
             { plugin: 'file', file: err.file, line: err.line, zones: this.origins },
@@ -167,6 +184,7 @@ export class FilePlugin implements Plugin {
       }
       this.failedText = undefined;
       this.loaded = next;
+      recordLoad({ plugin: 'file', zones: this.origins, records: this.records().length });
       this.generation++;
       this.deps.dataChanged?.();
       for (const [origin, zone] of next.zones) {

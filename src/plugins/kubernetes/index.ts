@@ -3,6 +3,8 @@ import type { PluginDefinition } from '../../chain/registry.js';
 import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
 import { ManifestWatcher } from './watch.js';
+import { enumerateQuestions } from './enumerate.js';
+import { recordLoad, recordLoadError } from '../../metrics/index.js';
 import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
@@ -24,6 +26,7 @@ export const kubernetesPlugin: PluginDefinition = {
       ctx.log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'manifest kinds without DNS meaning, ignored');
     }
     const store = new KubernetesStore(model, cfg);
+    recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: model.objectCount, records: enumerateQuestions(cfg, store).length });
     ctx.log.info(
       { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: model.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: model.pods.length, endpointSlices: model.endpointSlices.length },
       'kubernetes data loaded',
@@ -39,13 +42,14 @@ export const kubernetesPlugin: PluginDefinition = {
         const next = loadManifests(paths, ctx.runtime.cluster);
         const nextStore = new KubernetesStore(next.model, cfg);
         plugin.setStore(nextStore);
+        recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: next.model.objectCount, records: enumerateQuestions(cfg, nextStore).length });
         ctx.invalidate();
         ctx.log.info({ plugin: 'kubernetes', objects: next.model.objectCount, services: nextStore.services.size }, 'manifests changed: kubernetes data reloaded');
       } catch (err) {
         const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
         for (const f of findings) ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
         if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
-        ctx.reloadFailed?.('kubernetes');
+        recordLoadError({ plugin: 'kubernetes', zones: cfg.zones });
       }
     };
     plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload);

@@ -1,7 +1,7 @@
 // The kubernetes plugin's query path, shaped after CoreDNS's handler.go, kubernetes.go and
 // plugin/backend_lookup.go so that NXDOMAIN/NODATA decisions and quirks match it name by name.
 import { isIP } from 'node:net';
-import type { DnsRequest, DnsResponse, Next, SearchPathProvider } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, Next, SearchPathProvider, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
 import { parseIp, reverseNameToIp, canonicalIp } from '../../cluster/ip.js';
@@ -67,7 +67,7 @@ export interface KubernetesDeps {
   localAddresses(): string[];
 }
 
-export class KubernetesPlugin implements SearchPathProvider {
+export class KubernetesPlugin implements SearchPathProvider, Transferer {
   readonly name = 'kubernetes';
 
   constructor(
@@ -108,6 +108,71 @@ export class KubernetesPlugin implements SearchPathProvider {
     if (!pod) return undefined;
     const join = (rel: string): string => (zone === '.' ? `${rel}.` : `${rel}.${zone}`);
     return [join(`${pod.namespace}.svc`), join('svc'), zone, ''];
+  }
+
+  /**
+   * The zone in CoreDNS's AXFR order (plugin/kubernetes/xfr.go), for the transfer plugin: SOA,
+   * each NS followed by its glue, then every exposed service sorted by name (ClusterIP: A/AAAA,
+   * SRV per port and `_port._proto` SRV per named port, weight 100; headless: per ready address
+   * the service and endpoint A/AAAA and a `_port._proto` SRV per named port, weight 100 split over
+   * the slice's addresses; ExternalName: CNAME), then the SOA again. Reverse zones and names that
+   * are not one of the plugin's zones are not transferred (undefined).
+   */
+  transfer(zone: string): Rr[] | undefined {
+    if (!this.cfg.zones.includes(zone) || isReverseName(zone)) return undefined;
+    const state: State = { name: zone, qname: zone, qtype: 'AXFR', zone, zoneSp: zone };
+    const ttl = this.cfg.ttl;
+    const soa = this.soa(state);
+    const out: Rr[] = [soa];
+    const nsSeen = new Set<string>();
+    for (const item of this.nsAddrs(state)) {
+      const ip = parseIp(item.host);
+      if (!ip) continue;
+      const target = this.abs(state, item.relative);
+      if (!nsSeen.has(target)) out.push(this.rr(zone, 'NS', ttl, target));
+      nsSeen.add(target);
+      out.push(this.rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, canonicalIp(item.host)));
+    }
+    const addr = (owner: string, ip: string): Rr | undefined => {
+      const p = parseIp(ip);
+      return p ? this.rr(owner, p.family === 4 ? 'A' : 'AAAA', ttl, canonicalIp(ip)) : undefined;
+    };
+    const srv = (owner: string, weight: number, port: number, target: string): Rr => this.rr(owner, 'SRV', ttl, { priority: 0, weight, port, target });
+    const services = [...this.store.services.values()].sort((a, b) => (a.name === b.name ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : 1));
+    for (const svc of services) {
+      if (!this.store.namespaceExposed(svc.namespace)) continue;
+      const base = this.abs(state, `${svc.name}.${svc.namespace}.svc`);
+      const named = (name: string, protocol: string): string => `_${name.toLowerCase()}._${protocol.toLowerCase()}.${base}`;
+      if (svc.type === 'ExternalName') {
+        const target = svc.externalName;
+        if (target && !isIP(target.replace(/\.$/, ''))) out.push(this.rr(base, 'CNAME', ttl, target.endsWith('.') ? target : `${target}.`));
+        continue;
+      }
+      if (!svc.headless && svc.clusterIPs.length > 0) {
+        for (const ip of svc.clusterIPs) {
+          const rr = addr(base, ip);
+          if (rr) out.push(rr);
+        }
+        for (const p of svc.ports) {
+          out.push(srv(base, 100, p.port, base));
+          if (p.name !== '') out.push(srv(named(p.name, p.protocol), 100, p.port, base));
+        }
+        continue;
+      }
+      for (const slice of this.store.slicesOf(svc.namespace, svc.name)) {
+        const weight = Math.max(1, Math.floor(100 / Math.max(1, slice.addresses.length)));
+        for (const a of slice.addresses) {
+          const target = `${a.name}.${base}`;
+          for (const owner of [base, target]) {
+            const rr = addr(owner, a.ip);
+            if (rr) out.push(rr);
+          }
+          for (const p of slice.ports) if (p.name !== '') out.push(srv(named(p.name, p.protocol), weight, p.port, target));
+        }
+      }
+    }
+    out.push(soa);
+    return out;
   }
 
   serve(req: DnsRequest, next: Next): MaybePromise<DnsResponse> {

@@ -1,0 +1,166 @@
+// The HTTP listeners of the operational plugins (health, ready, prometheus): one listener per
+// address, shared by every plugin and server block that names it, each plugin adding its path.
+// CoreDNS opens a listener per plugin and per address (with SO_REUSEPORT); one listener with
+// several paths answers the same URLs without the kernel spreading connections between twins.
+import http from 'node:http';
+import { isIP } from 'node:net';
+
+export interface HttpAddress {
+  /** Host to listen on; '' is every address (Go's `:8080`). */
+  host: string;
+  port: number;
+  /** As written in the Corefile, for messages. */
+  text: string;
+}
+
+/**
+ * Parses an address the way Go's net.SplitHostPort accepts it: `HOST:PORT`, `[IPV6]:PORT` or
+ * `:PORT`. Returns the reason when it is not one.
+ */
+export function parseHttpAddress(text: string): HttpAddress | string {
+  let host: string;
+  let portText: string;
+  const v6 = /^\[([^\]]*)\]:([^:]*)$/.exec(text);
+  if (v6) {
+    host = v6[1]!;
+    portText = v6[2]!;
+  } else {
+    const colon = text.lastIndexOf(':');
+    if (colon < 0) return `"${text}" has no port; write HOST:PORT or :PORT, e.g. :8080`;
+    host = text.slice(0, colon);
+    portText = text.slice(colon + 1);
+    if (host.includes(':')) return `"${text}" has too many colons; write an IPv6 address in brackets, e.g. [::1]:8080`;
+  }
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) return `"${text}": port "${portText}" is not a number from 0 to 65535`;
+  if (host !== '' && host !== 'localhost' && isIP(host) === 0 && !/^[a-z0-9.-]+$/i.test(host)) return `"${text}": "${host}" is not a host name or IP address`;
+  return { host, port: Number(portText), text };
+}
+
+export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
+
+interface Route {
+  handler: RouteHandler;
+  refs: number;
+}
+
+interface Endpoint {
+  server: http.Server;
+  routes: Map<string, Route>;
+  listening: Promise<number>;
+  /** Pending close once the last route went (see LINGER_MS). */
+  closing: NodeJS.Timeout | undefined;
+}
+
+/**
+ * A listener whose last route was released stays up this long, so a reload (old plugins close,
+ * then new ones start on the same address) does not refuse the probes and scrapes in between.
+ * The listener never keeps the process alive (unref), so a final shutdown does not wait for it.
+ */
+const LINGER_MS = 1000;
+
+const endpoints = new Map<string, Endpoint>();
+
+/** Go listens on the first address of a host name: for localhost that is 127.0.0.1. */
+function listenHost(host: string): string | undefined {
+  if (host === '') return undefined;
+  if (host === 'localhost') return '127.0.0.1';
+  return host;
+}
+
+function createEndpoint(addr: HttpAddress, key: string): Endpoint {
+  const routes = new Map<string, Route>();
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const route = routes.get(path);
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n');
+      return;
+    }
+    Promise.resolve()
+      .then(() => route.handler(req, res))
+      .catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`${err instanceof Error ? err.message : String(err)}\n`);
+      });
+  });
+  // Probes and scrapers reconnect every time; idle keep-alive sockets must not hold close() up.
+  server.keepAliveTimeout = 5000;
+  const listening = new Promise<number>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      endpoints.delete(key);
+      const why = err.code === 'EADDRINUSE' ? 'the address is already in use' : err.code === 'EACCES' ? 'permission denied (ports below 1024 need privileges)' : err.message;
+      reject(new Error(`cannot listen for HTTP on ${addr.text}: ${why}`));
+    });
+    server.listen({ host: listenHost(addr.host), port: addr.port }, () => {
+      server.on('error', () => undefined);
+      const a = server.address();
+      resolve(typeof a === 'object' && a ? a.port : addr.port);
+    });
+  });
+  // Neither the listener nor its connections keep the process alive: DNS decides when it exits.
+  server.unref();
+  server.on('connection', (socket: import('node:net').Socket) => socket.unref());
+  return { server, routes, listening, closing: undefined };
+}
+
+export interface OpenRoute {
+  /** The port listened on (the one asked for, or the one picked for port 0). */
+  port: number;
+  /** Drops this route; the listener closes when its last route goes. */
+  release(): Promise<void>;
+}
+
+/**
+ * Serves `path` on `addr`. Several plugins may open the same path on the same address (one per
+ * server block): the first handler answers, and the path stays until every opener released it.
+ */
+export async function openRoute(addr: HttpAddress, path: string, handler: RouteHandler): Promise<OpenRoute> {
+  const key = `${listenHost(addr.host) ?? ''}|${addr.port}`;
+  let ep = endpoints.get(key);
+  if (!ep || addr.port === 0) {
+    ep = createEndpoint(addr, key);
+    if (addr.port !== 0) endpoints.set(key, ep);
+  }
+  const endpoint = ep;
+  if (endpoint.closing) {
+    clearTimeout(endpoint.closing);
+    endpoint.closing = undefined;
+  }
+  const route = endpoint.routes.get(path);
+  if (route && route.refs > 0) route.refs++;
+  // A route left by a closed plugin is taken over by the new one (a reload).
+  else endpoint.routes.set(path, { handler, refs: 1 });
+  let port: number;
+  try {
+    port = await endpoint.listening;
+  } catch (err) {
+    endpoint.routes.delete(path);
+    throw err;
+  }
+  let released = false;
+  return {
+    port,
+    release: async () => {
+      if (released) return;
+      released = true;
+      const r = endpoint.routes.get(path);
+      if (r && r.refs > 0) r.refs--;
+      if ([...endpoint.routes.values()].some((x) => x.refs > 0) || endpoint.closing) return;
+      endpoint.closing = setTimeout(() => {
+        endpoint.closing = undefined;
+        if ([...endpoint.routes.values()].some((x) => x.refs > 0)) return;
+        if (endpoints.get(key) === endpoint) endpoints.delete(key);
+        endpoint.server.close();
+        endpoint.server.closeAllConnections();
+      }, LINGER_MS);
+      endpoint.closing.unref();
+    },
+  };
+}
+
+/** A URL that reaches `addr` from this machine (for self checks). */
+export function localUrl(addr: HttpAddress, port: number, path: string): string {
+  const h = listenHost(addr.host);
+  const host = h === undefined || h === '0.0.0.0' ? '127.0.0.1' : h === '::' ? '[::1]' : h.includes(':') ? `[${h}]` : h;
+  return `http://${host}:${port}${path}`;
+}
