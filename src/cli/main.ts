@@ -17,6 +17,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('-p, --port <port>', 'port of every server block whose keys name none', '53')
     .option('--log-level <level>', 'trace, debug, info, warn, error or fatal', 'info')
     .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')
+    .option('--workers <n>', 'worker processes sharing the ports (a number or auto = one per core); default 1')
     .action(async (opts: Parameters<typeof serve>[0]) => {
       await serve(opts);
     });

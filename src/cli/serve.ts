@@ -3,15 +3,24 @@ import { buildApp } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
+import { announceReady, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
 
 export interface ServeFlags extends ClusterFlags {
   port: string;
   logLevel: string;
   logQueries?: boolean;
+  workers?: string;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const log = createLogger(flags.logLevel);
+  const workers = workerCount(flags.workers);
+  if (workers > 1 && !isWorker()) {
+    log.info({ workers }, 'starting worker processes');
+    await runPrimary(workers, log);
+    return;
+  }
+  if (isWorker()) joinMetricsAggregation();
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   let app;
@@ -38,6 +47,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     { listeners, try: first ? `dig @${host} -p ${first.port} kubernetes.default.svc.cluster.local` : undefined },
     'clusterdns ready',
   );
+  if (isWorker()) announceReady();
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       log.info({ signal }, 'shutting down');

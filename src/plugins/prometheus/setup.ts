@@ -5,6 +5,7 @@ import { CorefileError } from '../../chain/corefile.js';
 import type { DnsRequest, Next, Plugin } from '../../chain/plugin.js';
 import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
 import { collectProcessMetrics, metrics, registry, serverLabel } from '../../metrics/index.js';
+import { clusterMetrics, isWorker } from '../../server/workers.js';
 import { metricsObserver } from './observer.js';
 import type { ServerKey } from '../../chain/corefile.js';
 
@@ -45,6 +46,12 @@ export class PrometheusPlugin implements Plugin {
     collectProcessMetrics();
     metrics();
     this.route = await openRoute(this.address, '/metrics', async (_req, res) => {
+      // With --workers, any worker may get the scrape: it answers with every worker's metrics.
+      if (isWorker()) {
+        const all = await clusterMetrics();
+        res.writeHead(200, { 'content-type': all.contentType }).end(all.text);
+        return;
+      }
       const reg = registry();
       const body = await reg.metrics();
       res.writeHead(200, { 'content-type': reg.contentType }).end(body);

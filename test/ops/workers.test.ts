@@ -1,0 +1,93 @@
+// --workers: several processes answer on one port, metrics add up across them, and the primary
+// replaces a worker that dies.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import net from 'node:net';
+import { execFileSync } from 'node:child_process';
+import dnsPacket from 'dns-packet';
+import { freePort, startServer, type RunningServer } from '../helpers/server.js';
+import { dnsQuery } from '../cli/udp-query.js';
+
+function tcpQuery(port: number, name: string): Promise<dnsPacket.Packet> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error('TCP query timed out'));
+    }, 3000);
+    const q = dnsPacket.encode({ id: 9, type: 'query', questions: [{ name, type: 'A', class: 'IN' }] });
+    const frame = Buffer.alloc(q.length + 2);
+    frame.writeUInt16BE(q.length, 0);
+    q.copy(frame, 2);
+    let buf = Buffer.alloc(0);
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
+        clearTimeout(timer);
+        sock.end();
+        resolve(dnsPacket.decode(buf.subarray(2)));
+      }
+    });
+    sock.on('error', reject);
+    sock.write(frame);
+  });
+}
+
+const children = (pid: number): number[] =>
+  execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((n) => n > 0);
+
+describe('serve --workers 2', () => {
+  let server: RunningServer;
+  let metricsPort: number;
+  beforeAll(async () => {
+    metricsPort = await freePort();
+    server = await startServer(['--manifests', 'examples/manifests', '--workers', '2', '--log-queries', '--conf', 'test/fixtures/ops/workers.Corefile'], {
+      env: { METRICS_PORT: String(metricsPort) },
+    });
+    // Both workers up before measuring.
+    const deadline = Date.now() + 15000;
+    while (Date.now() < deadline && server.logs.filter((l) => l.includes('"clusterdns ready"')).length < 2) await new Promise((r) => setTimeout(r, 100));
+  }, 40000);
+  afterAll(async () => server?.stop());
+
+  it('answers from two worker processes on one port', async () => {
+    expect(children(server.proc.pid!)).toHaveLength(2);
+    for (let i = 0; i < 20; i++) {
+      const r = await tcpQuery(server.port, 'kubernetes.default.svc.cluster.local');
+      expect(r.answers?.map((a) => a.data)).toEqual(['10.96.0.1']);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const workers = new Set(server.logs.filter((l) => l.includes('"msg":"query"')).map((l) => (JSON.parse(l) as { worker?: number }).worker));
+    expect(workers.size).toBe(2);
+  });
+
+  it('aggregates metrics across workers', async () => {
+    for (let i = 0; i < 10; i++) await dnsQuery(server.port, 'kube-dns.kube-system.svc.cluster.local', 'A');
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    const text = await res.text();
+    const total = text
+      .split('\n')
+      .filter((l) => l.startsWith('coredns_dns_requests_total{') && l.includes('type="A"'))
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    // 20 TCP queries above plus these 10, whichever worker took them.
+    expect(total).toBe(30);
+  });
+
+  it('replaces a worker that dies and keeps answering', async () => {
+    const [victim] = children(server.proc.pid!);
+    process.kill(victim!, 'SIGKILL');
+    const deadline = Date.now() + 10000;
+    let now: number[] = [];
+    while (Date.now() < deadline) {
+      now = children(server.proc.pid!);
+      if (now.length === 2 && !now.includes(victim!)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(now).toHaveLength(2);
+    expect(now).not.toContain(victim);
+    const r = await dnsQuery(server.port, 'kubernetes.default.svc.cluster.local', 'A');
+    expect(r.rcode).toBe('NOERROR');
+  });
+});
