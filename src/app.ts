@@ -33,18 +33,38 @@ import { hostsPlugin } from './plugins/hosts/setup.js';
 import { rewritePlugin } from './plugins/rewrite/setup.js';
 
 /**
- * Used when no --conf is given: the kubernetes part of the Corefile kubeadm installs. The keys
- * name the cluster zones instead of '.', so names elsewhere get REFUSED rather than SERVFAIL
- * while there is nothing to forward them to.
+ * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
+ * cmd/kubeadm/app/phases/addons/dns/manifests.go), with the key's port left to --port and the
+ * upstream resolv.conf replaceable (serve --upstream-resolv-conf) so tests never forward off the
+ * machine.
  */
-export const DEFAULT_COREFILE = `cluster.local in-addr.arpa ip6.arpa {
+export function defaultCorefile(upstreamResolvConf = process.env.CLUSTERDNS_UPSTREAM_RESOLV_CONF ?? '/etc/resolv.conf'): string {
+  return `. {
+    errors
+    health {
+       lameduck 5s
+    }
+    ready
     kubernetes cluster.local in-addr.arpa ip6.arpa {
        pods insecure
        fallthrough in-addr.arpa ip6.arpa
        ttl 30
     }
+    prometheus :9153
+    forward . ${upstreamResolvConf} {
+       max_concurrent 1000
+    }
+    cache 30 {
+       disable success cluster.local
+       disable denial cluster.local
+    }
+    loop
+    reload
+    loadbalance
 }
 `;
+}
+
 
 export function defaultRegistry(): Registry {
   return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin).register(filePlugin).register(forwardPlugin).register(cachePlugin)
@@ -64,6 +84,8 @@ export interface AppOptions {
   cluster?: Partial<ClusterOptions>;
   /** Log every query received with the rcode sent. */
   logQueries?: boolean;
+  /** The resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf). */
+  upstreamResolvConf?: string;
   /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
   hooks?: ReloadHooks;
 }
@@ -232,7 +254,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   const log = opts.logger ?? pino({ level: 'silent' });
   const blocks = opts.conf
     ? loadCorefile(opts.conf)
-    : parseCorefile(opts.corefileText ?? DEFAULT_COREFILE, opts.corefileText ? 'Corefile' : '(built-in default Corefile)');
+    : parseCorefile(opts.corefileText ?? defaultCorefile(opts.upstreamResolvConf), opts.corefileText ? 'Corefile' : '(built-in default Corefile)');
   const defaultPort = opts.port ?? 53;
   checkDuplicateKeys(blocks, defaultPort);
   const runtime: RuntimeOptions = {

@@ -4,7 +4,7 @@ import { buildApp } from '../app.js';
 import { CorefileError, loadCorefile, parseCorefile } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
 import { ManifestError, type Finding } from '../cluster/model.js';
-import { DEFAULT_COREFILE } from '../app.js';
+import { defaultCorefile } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 
@@ -15,7 +15,7 @@ export interface CheckFlags extends ClusterFlags {
 
 /** Manifest paths each kubernetes block reads: its own `manifests`, else the CLI's. */
 function manifestPaths(flags: CheckFlags): string[] {
-  const blocks = flags.conf ? loadCorefile(flags.conf) : parseCorefile(DEFAULT_COREFILE, '(built-in default Corefile)');
+  const blocks = flags.conf ? loadCorefile(flags.conf) : parseCorefile(defaultCorefile(), '(built-in default Corefile)');
   const paths = new Set<string>();
   for (const block of blocks) {
     for (const d of block.directives) {

@@ -10,6 +10,7 @@ export interface ServeFlags extends ClusterFlags {
   logLevel: string;
   logQueries?: boolean;
   workers?: string;
+  upstreamResolvConf?: string;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -32,6 +33,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       logger: log,
       cluster: clusterOptions(flags),
       logQueries: flags.logQueries,
+      upstreamResolvConf: flags.upstreamResolvConf,
     });
   } catch (err) {
     if (err instanceof ManifestError) {

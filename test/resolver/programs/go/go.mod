@@ -1,0 +1,3 @@
+module clusterdns.test/resolver/lookup
+
+go 1.19
