@@ -3,6 +3,7 @@
 import net from 'node:net';
 import type { PacketHandler } from './gate.js';
 import type { Logger } from 'pino';
+import type { Reply } from './handler.js';
 
 export interface TcpOptions {
   /** Close a connection with nothing in flight after this long without a message. */
@@ -58,9 +59,15 @@ function serveConnection(
   const write = (reply: Buffer | null): void => {
     inFlight--;
     if (!reply || socket.destroyed) return;
-    const frame = Buffer.allocUnsafe(reply.length + 2);
-    frame.writeUInt16BE(reply.length, 0);
-    reply.copy(frame, 2);
+    // A zone transfer answers with several messages, one frame each, in order.
+    const messages = [reply, ...((reply as Reply).more ?? [])];
+    const frame = Buffer.allocUnsafe(messages.reduce((n, m) => n + m.length + 2, 0));
+    let at = 0;
+    for (const m of messages) {
+      frame.writeUInt16BE(m.length, at);
+      m.copy(frame, at + 2);
+      at += m.length + 2;
+    }
     socket.write(frame);
   };
   socket.on('data', (chunk: Buffer) => {

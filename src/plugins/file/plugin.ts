@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
-import { compareNames } from '../../dns/present.js';
+import { canonicalCompare } from '../transfer/canonical.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, matchZone } from '../../dns/names.js';
 import { parseZoneFile, ZoneFileError } from '../../dns/zonefile.js';
@@ -125,7 +125,7 @@ export class FilePlugin implements Transferer {
     if (!zone) return undefined;
     const rest = zone.records.filter((rr) => rr.type !== 'SOA' && !(rr.type === 'NS' && rr.name === origin));
     // Array.prototype.sort is stable: records of one owner keep their file order.
-    rest.sort((a, b) => compareNames(a.name, b.name));
+    rest.sort((a, b) => canonicalCompare(a.name, b.name));
     return [zone.soa, ...zone.ns, ...rest, zone.soa];
   }
 
