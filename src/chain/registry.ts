@@ -51,6 +51,11 @@ export interface PluginDefinition {
   readonly name: string;
   /** Returns the plugin for the chain, or undefined for directives that only configure the server. */
   setup(directive: Directive, ctx: BlockContext): Plugin | undefined;
+  /**
+   * For plugins a block may name several times (rewrite rules, one file per zone): builds one
+   * plugin from all of its directives, in Corefile order.
+   */
+  setupAll?(directives: readonly Directive[], ctx: BlockContext): Plugin | undefined;
 }
 
 /**
@@ -91,15 +96,17 @@ export class Registry {
         );
       }
       const first = seen.get(d.name);
-      if (first) throw new CorefileError(d.file, d.line, `plugin "${d.name}" appears twice in this server block (first at line ${first.line}); merge the two`);
-      seen.set(d.name, d);
+      if (first && !def.setupAll) throw new CorefileError(d.file, d.line, `plugin "${d.name}" appears twice in this server block (first at line ${first.line}); merge the two`);
+      if (!first) seen.set(d.name, d);
     }
     const ordered = [...seen.values()].sort(
       (a, b) => coreDnsOrder.indexOf(a.name as (typeof coreDnsOrder)[number]) - coreDnsOrder.indexOf(b.name as (typeof coreDnsOrder)[number]),
     );
     const plugins: Plugin[] = [];
     for (const d of ordered) {
-      const plugin = this.defs.get(d.name)!.setup(d, ctx);
+      const def = this.defs.get(d.name)!;
+      const all = directives.filter((x) => x.name === d.name);
+      const plugin = def.setupAll && all.length > 1 ? def.setupAll(all, ctx) : def.setup(d, ctx);
       if (plugin) plugins.push(plugin);
     }
     ctx.onBuilt?.(plugins);

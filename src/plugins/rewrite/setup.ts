@@ -34,4 +34,8 @@ export const rewritePlugin: PluginDefinition = {
   setup(d, ctx) {
     return rewriteFromDirectives([d], ctx.log.child({ plugin: 'rewrite' }));
   },
+  // Several rewrite lines in one block are one rule list, applied in order (as CoreDNS).
+  setupAll(ds, ctx) {
+    return rewriteFromDirectives(ds, ctx.log.child({ plugin: 'rewrite' }));
+  },
 };
