@@ -182,6 +182,14 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
       send = networkSend(net);
     }
     const trace = await resolveStub(name, { libc, conf, send, ...(flags.type ? { type: flags.type } : {}), ...(hosts ? { hosts } : {}) });
+    // With autopath in the chain, the pod's lookup is shortened on the server: show by how much
+    // by asking again from an address that is no pod (autopath then stays out of the way).
+    const autopath = inProcess && clientIp !== undefined && app!.chains.some((c) => c.plugins.some((p) => p.name === 'autopath'));
+    if (autopath) {
+      const without = await resolveStub(name, { libc, conf, send: inProcessSend(app!, '192.0.2.255'), ...(flags.type ? { type: flags.type } : {}), ...(hosts ? { hosts } : {}) });
+      trace.withoutAutopath = { queries: without.queries.length, roundTrips: without.roundTrips };
+      if (!flags.json) header.push(`autopath: ${trace.queries.length} queries from this pod; ${without.queries.length} without autopath`);
+    }
     out.write(flags.json ? `${JSON.stringify(trace, null, 2)}\n` : formatTrace(trace, header));
     return trace;
   } finally {

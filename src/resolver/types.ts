@@ -101,6 +101,8 @@ export interface Trace {
   result: LookupResult;
   /** Sequential send-and-wait steps: queries sent together (an A+AAAA pair, musl's all-servers fan-out) count once. */
   roundTrips: number;
+  /** When the chain has autopath: what the same lookup costs from a client autopath does not know. */
+  withoutAutopath?: { queries: number; roundTrips: number };
 }
 
 /** What is asked. family applies to getaddrinfo; type to res_search. */

@@ -86,3 +86,16 @@ describe('autopath setup', () => {
     }
   });
 });
+
+describe('clusterdns resolve shows what autopath saves', () => {
+  it('counts the same lookup with and without autopath', async () => {
+    const { resolveCommand } = await import('../../src/cli/resolver-commands.js');
+    const { Writable } = await import('node:stream');
+    const out = new Writable({ write: (_c, _e, cb) => cb() });
+    const trace = await resolveCommand('nginx.apps.svc.cluster.local', { pod: 'apps/web-0', conf }, out, out);
+    expect(trace.result.status).toBe('ok');
+    // glibc, ndots:5: three search suffixes then the name itself, A+AAAA each; autopath answers the first.
+    expect(trace.queries).toHaveLength(2);
+    expect(trace.withoutAutopath).toEqual({ queries: 8, roundTrips: 4 });
+  });
+});
