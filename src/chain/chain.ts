@@ -18,7 +18,16 @@ export class Chain {
     for (let i = plugins.length - 1; i >= 0; i--) {
       const plugin = plugins[i]!;
       const after = next;
-      next = (req) => plugin.serve(req, after);
+      // The innermost plugin that returns a response is the one that wrote it; plugins that
+      // pass a response on (or copy it) keep that name.
+      const tag = (r: DnsResponse): DnsResponse => {
+        r.plugin ??= plugin.name;
+        return r;
+      };
+      next = (req) => {
+        const r = plugin.serve(req, after);
+        return r instanceof Promise ? r.then(tag) : tag(r);
+      };
     }
     this.entry = next;
   }

@@ -34,6 +34,8 @@ export interface DnsResponse {
   rcode: number;
   /** Authoritative answer bit. */
   aa: boolean;
+  /** The plugin that wrote this response (set by the chain; the `plugin` label of metrics). */
+  plugin?: string;
   /** Recursion available / authentic data bits, set only when relaying an upstream's answer. */
   ra?: boolean;
   ad?: boolean;

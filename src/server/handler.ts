@@ -34,6 +34,8 @@ export interface QueryEvent {
   durationNs: bigint;
   /** The server-block zone that serves a lowercased name, or undefined (REFUSED). */
   zoneOf(qname: string): string | undefined;
+  /** The plugin that wrote the answer, when a plugin did (also for answers from the cache). */
+  plugin?: string;
 }
 
 /**
@@ -48,6 +50,8 @@ export type QueryObserver = (e: QueryEvent) => void;
 export class QueryHandler {
   private cache = new Map<string, Buffer>();
   private readonly observers: QueryObserver[] = [];
+  /** Which plugin wrote a reply, for observers (metrics' `plugin` label). */
+  private readonly writers = new WeakMap<Buffer, string>();
 
   constructor(
     private router: Router,
@@ -88,6 +92,7 @@ export class QueryHandler {
       local,
       durationNs: process.hrtime.bigint() - start,
       zoneOf: (qname) => router.zoneFor(qname),
+      plugin: reply ? this.writers.get(reply) : undefined,
     };
     for (const observer of this.observers) {
       try {
@@ -104,7 +109,7 @@ export class QueryHandler {
     const fastKey = fastCacheKey(msg, protocol === 'tcp');
     if (fastKey !== undefined) {
       const hit = this.cache.get(fastKey);
-      if (hit) return patched(hit, msg.readUInt16BE(0), msg[2]! & 0x01);
+      if (hit) return this.fromCache(hit, msg.readUInt16BE(0), msg[2]! & 0x01);
     }
     const parsed = parseQuery(msg);
     if (isProblem(parsed)) {
@@ -127,7 +132,7 @@ export class QueryHandler {
     const limit = protocol === 'udp' ? udpLimit(q) : 65535;
     const key = cacheKey(msg, q, limit);
     const hit = this.cache.get(key);
-    if (hit) return patched(hit, q.id, (q.flags >> 8) & 0x01);
+    if (hit) return this.fromCache(hit, q.id, (q.flags >> 8) & 0x01);
 
     const qname = q.name.toLowerCase();
     const chain = this.router.chainFor(qname);
@@ -161,9 +166,19 @@ export class QueryHandler {
     return this.finish(q, res, limit, key, protocol);
   }
 
+  private fromCache(hit: Buffer, id: number, rd: number): Buffer {
+    const out = patched(hit, id, rd);
+    if (this.observers.length > 0) {
+      const writer = this.writers.get(hit);
+      if (writer) this.writers.set(out, writer);
+    }
+    return out;
+  }
+
   private finish(q: ParsedQuery, res: DnsResponse, limit: number, key: string, protocol: Protocol): Buffer {
     if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
     const out = encodeResponse(q, res, limit);
+    if (res.plugin !== undefined && this.observers.length > 0) this.writers.set(out, res.plugin);
     if (res.cacheable) {
       if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
       this.cache.set(key, out);

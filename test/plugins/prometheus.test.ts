@@ -62,6 +62,8 @@ describe('prometheus through the real server', () => {
     if (dig) expect(resp('96.10.in-addr.arpa.', 'NOERROR')).toBe(1);
     // Queries that never reach a chain are the server's: no plugin.
     expect(m.get(`coredns_dns_responses_total{plugin=,rcode=REFUSED,server=${server},view=,zone=dropped}`)).toBe(1);
+    // The plugin that wrote each answer, as CoreDNS labels it (answers from the answer cache too).
+    expect(total(m, 'coredns_dns_responses_total', { server, zone: 'cluster.local.', plugin: 'kubernetes' })).toBe(9);
   });
 
   it('counts DO queries', () => {
