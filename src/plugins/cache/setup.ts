@@ -2,8 +2,8 @@
 // plugin/cache/setup.go (cacheParse) option by option, with its defaults from cache.go.
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { parseServerKey } from '../../chain/corefile-keys.js';
-import { parseGoDuration } from '../forward/duration.js';
+import { parseGoDuration } from '../../chain/duration.js';
+import { zoneArgs } from '../../chain/zones.js';
 
 export interface CacheConfig {
   /** Zones cached, lowercased and fully qualified. */
@@ -47,18 +47,6 @@ export const DEFAULTS = {
 
 const OPTIONS = ['success', 'denial', 'prefetch', 'serve_stale', 'servfail', 'disable', 'keepttl'];
 
-function zones(args: readonly string[], d: Directive): string[] {
-  const out: string[] = [];
-  for (const a of args) {
-    try {
-      out.push(...parseServerKey(a).map((k) => k.zone));
-    } catch (err) {
-      throw new CorefileError(d.file, d.line, `cache: bad zone "${a}": ${(err as Error).message}`);
-    }
-  }
-  return out;
-}
-
 export function parseCache(d: Directive, blockZones: readonly string[]): CacheConfig {
   const fail = (line: number, reason: string): never => {
     throw new CorefileError(d.file, line, reason);
@@ -89,7 +77,7 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
     cfg.successMaxTtl = ttl;
     cfg.denialMaxTtl = ttl;
   }
-  cfg.zones = args.length > 0 ? zones(args, d) : [...blockZones];
+  cfg.zones = args.length > 0 ? zoneArgs(args, d) : [...blockZones];
   const int = (o: Directive, text: string, what: string): number => {
     if (!/^[+-]?\d+$/.test(text)) fail(o.line, `cache ${o.name}: ${what} "${text}" is not an integer`);
     return Number(text);
@@ -171,7 +159,7 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
         if (o.args.length === 0) fail(o.line, 'cache disable: usage `disable success|denial [ZONES...]`');
         const which = o.args[0];
         if (which !== 'success' && which !== 'denial') fail(o.line, `cache disable: cache type must be "success" or "denial", not "${which}"`);
-        const zs = o.args.length > 1 ? zones(o.args.slice(1), o) : ['.'];
+        const zs = o.args.length > 1 ? zoneArgs(o.args.slice(1), o) : ['.'];
         if (which === 'success') cfg.disableSuccess = zs;
         else cfg.disableDenial = zs;
         break;

@@ -3,8 +3,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
+import { zoneArgs } from '../../chain/zones.js';
+import { parseGoDuration } from '../../chain/duration.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { parseServerKey } from '../../chain/corefile-keys.js';
 import { isSubdomain } from '../../dns/names.js';
 
 export interface FileConfig {
@@ -19,29 +20,6 @@ export interface FileConfig {
 }
 
 const OPTIONS = ['reload', 'fallthrough', 'upstream'];
-
-function zoneArgs(args: readonly string[], d: Directive): string[] {
-  const zones: string[] = [];
-  for (const a of args) {
-    try {
-      zones.push(...parseServerKey(a).map((k) => k.zone));
-    } catch (err) {
-      throw new CorefileError(d.file, d.line, `file: bad zone "${a}": ${(err as Error).message}`);
-    }
-  }
-  return zones;
-}
-
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go's time.ParseDuration (what CoreDNS reads `reload` with), in milliseconds. */
-export function parseDuration(raw: string): number | undefined {
-  if (raw === '0') return 0;
-  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(raw)) return undefined;
-  let ms = 0;
-  for (const m of raw.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) ms += Number(m[1]) * UNITS[m[2]!]!;
-  return ms;
-}
 
 export function parseFile(d: Directive, blockZones: readonly string[]): FileConfig {
   const fail = (line: number, reason: string): never => {
@@ -64,8 +42,8 @@ export function parseFile(d: Directive, blockZones: readonly string[]): FileConf
     switch (o.name) {
       case 'reload': {
         if (o.args.length !== 1) fail(o.line, 'file reload: usage: reload DURATION (e.g. 30s, 1m; 0 disables)');
-        const ms = parseDuration(o.args[0]!);
-        if (ms === undefined) fail(o.line, `file reload: "${o.args[0]}" is not a duration (e.g. 30s, 1m30s, 0 to disable)`);
+        const ms = parseGoDuration(o.args[0]!);
+        if (ms === undefined || ms < 0) fail(o.line, `file reload: "${o.args[0]}" is not a duration (e.g. 30s, 1m30s, 0 to disable)`);
         cfg.reloadMs = ms!;
         break;
       }

@@ -7,7 +7,7 @@ import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
 import { Rcode } from '../../dns/records.js';
-import { parseGoDuration } from './duration.js';
+import { parseGoDuration } from '../../chain/duration.js';
 
 export type Policy = 'random' | 'round_robin' | 'sequential';
 

@@ -7,7 +7,7 @@ import { CorefileError } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { canonicalIp } from '../../cluster/ip.js';
 import { fqdn } from '../../dns/names.js';
-import { parseGoDuration } from '../forward/duration.js';
+import { parseGoDuration } from '../../chain/duration.js';
 import { HostsPlugin } from './plugin.js';
 
 export interface HostsConfig {

@@ -4,7 +4,8 @@ import { CorefileError } from '../../chain/corefile.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isSubdomain } from '../../dns/names.js';
-import { parseServerKey } from '../../chain/corefile-keys.js';
+import { zoneArgs } from '../../chain/zones.js';
+import { parseGoDuration } from '../../chain/duration.js';
 import { parseSelector, type LabelSelector } from './selector.js';
 
 export type PodMode = 'disabled' | 'insecure' | 'verified';
@@ -41,19 +42,6 @@ const OPTIONS = [
 
 function isReverseZone(zone: string): boolean {
   return isSubdomain(zone, 'in-addr.arpa.') || isSubdomain(zone, 'ip6.arpa.');
-}
-
-/** Zone arguments normalised like server keys, so `10.0.0.0/24` means its reverse zone. */
-function zoneArgs(args: readonly string[], d: Directive): string[] {
-  const zones: string[] = [];
-  for (const a of args) {
-    try {
-      zones.push(...parseServerKey(a).map((k) => k.zone));
-    } catch (err) {
-      throw new CorefileError(d.file, d.line, `kubernetes: bad zone "${a}": ${(err as Error).message}`);
-    }
-  }
-  return zones;
 }
 
 export function parseKubernetes(d: Directive, blockZones: readonly string[]): KubernetesConfig {
@@ -148,8 +136,8 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
         break;
       case 'watch': {
         need(1, 'watch DURATION (e.g. 2s; 0 disables)');
-        const ms = parseDuration(o.args[0]!);
-        if (ms === undefined) fail(o.line, `kubernetes watch: "${o.args[0]}" is not a duration; write e.g. 500ms, 2s, 1m or 0`);
+        const ms = parseGoDuration(o.args[0]!);
+        if (ms === undefined || ms < 0) fail(o.line, `kubernetes watch: "${o.args[0]}" is not a duration; write e.g. 500ms, 2s, 1m or 0`);
         cfg.watchMs = ms!;
         break;
       }
@@ -160,21 +148,6 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
   if (cfg.namespaces.size > 0 && cfg.namespaceLabels) fail(d.line, 'kubernetes: namespaces and namespace_labels cannot be used together; keep one');
   if (cfg.noEndpoints && cfg.zonal) fail(d.line, 'kubernetes: zonal needs endpoints; remove noendpoints or zonal');
   return cfg;
-}
-
-/** Go-style durations as Corefiles write them: 500ms, 2s, 1m30s, 1h; a bare 0 is zero. */
-export function parseDuration(text: string): number | undefined {
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let m: RegExpExecArray | null;
-  let consumed = 0;
-  while ((m = re.exec(text)) !== null) {
-    const n = Number(m[1]);
-    total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60000 : n * 3600000;
-    consumed = re.lastIndex;
-  }
-  return consumed === text.length && consumed > 0 ? Math.round(total) : undefined;
 }
 
 function selector(o: Directive, fail: (line: number, reason: string) => never): LabelSelector {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { PluginDefinition } from '../../chain/registry.js';
 import type { DnsRequest, Next, Plugin } from '../../chain/plugin.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { parseDuration } from '../kubernetes/setup.js';
+import { parseGoDuration } from '../../chain/duration.js';
 
 function digest(file: string): string | undefined {
   try {
@@ -57,8 +57,8 @@ export const reloadPlugin: PluginDefinition = {
   name: 'reload',
   setup(d, ctx) {
     if (d.args.length > 2) throw new CorefileError(d.file, d.line, 'reload takes at most two arguments: reload [INTERVAL] [JITTER]');
-    const interval = d.args[0] === undefined ? 30000 : parseDuration(d.args[0]);
-    const jitter = d.args[1] === undefined ? 15000 : parseDuration(d.args[1]);
+    const interval = d.args[0] === undefined ? 30000 : parseGoDuration(d.args[0]);
+    const jitter = d.args[1] === undefined ? 15000 : parseGoDuration(d.args[1]);
     if (interval === undefined || interval < 2000) throw new CorefileError(d.file, d.line, `reload: interval "${d.args[0]}" must be a duration of at least 2s`);
     if (jitter === undefined || jitter < 1000) throw new CorefileError(d.file, d.line, `reload: jitter "${d.args[1]}" must be a duration of at least 1s`);
     if (jitter > interval / 2) throw new CorefileError(d.file, d.line, 'reload: jitter must be at most half the interval');
