@@ -2,6 +2,7 @@
 // plugin/cache (handler.go ServeDNS, cache.go ResponseWriter.WriteMsg/set, item.go,
 // plugin/pkg/cache shards, plugin/pkg/response Typify, plugin/pkg/dnsutil MinimalTTL,
 // plugin/cache/freq for prefetch).
+import { metrics, serverLabel } from '../../metrics/index.js';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { matchZone } from '../../dns/names.js';
@@ -163,18 +164,35 @@ export class CachePlugin implements Plugin {
   ) {
     this.pcache = new ShardedStore(cfg.successCap);
     this.ncache = new ShardedStore(cfg.denialCap);
+    this.zonesLabel = cfg.zones.join(' ');
   }
+
+  /** CoreDNS's cache metric labels: the server the query came in on and the cache's zones. */
+  private labels(req: DnsRequest): { server: string; zones: string; view: string } {
+    const host = req.local.address === '::' || req.local.address === '0.0.0.0' ? '' : req.local.address;
+    return { server: serverLabel(host, req.local.port), zones: this.zonesLabel, view: '' };
+  }
+
+  private readonly zonesLabel: string;
 
   serve(req: DnsRequest, next: Next): MaybePromise<DnsResponse> {
     if (!matchZone(req.qname, this.cfg.zones)) return next(req);
+    const m = metrics();
+    const labels = this.labels(req);
+    m.cacheRequests.inc(labels);
     const doBit = req.edns?.do ?? false;
     const qt = typeCode(req.qtype);
     const key = `${doBit ? 1 : 0}0${qt}|${req.qclass}|${req.qname}`;
     const shard = shardOf(req.qname, qt, doBit);
     let now = this.now();
     const item = this.getIgnoreTtl(now, shard, key);
-    if (!item) return this.fetch(req, next, shard, key, false);
+    if (!item) {
+      m.cacheMisses.inc(labels);
+      return this.fetch(req, next, shard, key, false);
+    }
+    m.cacheHits.inc({ ...labels, type: this.ncache.get(shard, key) === item ? 'denial' : 'success' });
     const ttl = itemTtl(item, now);
+    if (ttl < 0) m.cacheServedStale.inc(labels);
     if (ttl < 0) {
       if (this.cfg.verifyStale) return this.verifyThenStale(req, next, shard, key, item, now);
       // Served with TTL 0, refreshed behind the reply.
@@ -249,14 +267,18 @@ export class CachePlugin implements Plugin {
       hits: 0,
       last: 0,
     };
+    const m = metrics();
+    const labels = this.labels(req);
     if (mt === 'NOERROR' || mt === 'DELEGATION') {
       if (matchZone(req.qname, this.cfg.disableSuccess)) return;
-      this.pcache.add(shard, key, item);
+      if (this.pcache.add(shard, key, item)) m.cacheEvictions.inc({ ...labels, type: 'success' });
       if (prefetch) this.ncache.remove(shard, key);
     } else {
       if (matchZone(req.qname, this.cfg.disableDenial)) return;
-      this.ncache.add(shard, key, item);
+      if (this.ncache.add(shard, key, item)) m.cacheEvictions.inc({ ...labels, type: 'denial' });
     }
+    m.cacheEntries.set({ ...labels, type: 'success' }, this.pcache.size);
+    m.cacheEntries.set({ ...labels, type: 'denial' }, this.ncache.size);
   }
 
   /** plugin/cache/freq: count hits with no gap longer than the window; prefetch near expiry. */
@@ -271,6 +293,7 @@ export class CachePlugin implements Plugin {
 
   private prefetchLater(req: DnsRequest, next: Next, shard: number, key: string, item: Item, now: number): void {
     if (this.closed) return;
+    metrics().cachePrefetches.inc(this.labels(req));
     const run = (async () => {
       await Promise.resolve();
       await this.fetch(req, next, shard, key, true);

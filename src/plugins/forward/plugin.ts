@@ -1,6 +1,8 @@
 // forward: proxies queries to upstream resolvers, after CoreDNS's plugin/forward/forward.go
 // (ServeDNS: the upstream loop, health-check kick-off, max_concurrent, failover) and
 // plugin/pkg/proxy/connect.go (a new random ID per exchange, replies with another ID dropped).
+import { forwardExchange, metrics } from '../../metrics/index.js';
+import { rcodeName } from '../../dns/records.js';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
@@ -85,6 +87,7 @@ export class ForwardPlugin implements Plugin {
     if (!this.matches(req.qname)) return next(req);
     if (this.cfg.maxConcurrent > 0 && this.concurrent >= this.cfg.maxConcurrent) {
       // CoreDNS answers REFUSED (ErrLimitExceeded); this is no health failure.
+      metrics().forwardMaxConcurrentRejects.inc();
       return emptyResponse(Rcode.REFUSED);
     }
     this.concurrent++;
@@ -143,6 +146,7 @@ export class ForwardPlugin implements Plugin {
       }
       tries++;
       let reply: Packet;
+      const started = process.hrtime.bigint();
       try {
         reply = await this.exchange(up, req, deadline);
       } catch (err) {
@@ -153,6 +157,7 @@ export class ForwardPlugin implements Plugin {
         break;
       }
       const res = toResponse(reply);
+      forwardExchange(up.label, rcodeName(res.rcode), Number(process.hrtime.bigint() - started) / 1e9);
       if (cfg.failover.includes(res.rcode) && fails < n) {
         lastReply = res;
         fails++;
