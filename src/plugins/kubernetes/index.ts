@@ -3,13 +3,20 @@ import type { PluginDefinition } from '../../chain/registry.js';
 import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
 import { ManifestWatcher } from './watch.js';
-import { enumerateQuestions } from './enumerate.js';
 import { recordLoad, recordLoadError } from '../../metrics/index.js';
 import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+
+/** Records of the forward zones, counted as a zone transfer lists them (SOA once). */
+function countRecords(plugin: KubernetesPlugin): number {
+  return plugin.cfg.zones.reduce((n, z) => {
+    const rrs = plugin.transfer(z);
+    return rrs ? n + rrs.length - 1 : n;
+  }, 0);
+}
 
 export const kubernetesPlugin: PluginDefinition = {
   name: 'kubernetes',
@@ -26,7 +33,6 @@ export const kubernetesPlugin: PluginDefinition = {
       ctx.log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'manifest kinds without DNS meaning, ignored');
     }
     const store = new KubernetesStore(model, cfg);
-    recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: model.objectCount, records: enumerateQuestions(cfg, store).length });
     ctx.log.info(
       { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: model.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: model.pods.length, endpointSlices: model.endpointSlices.length },
       'kubernetes data loaded',
@@ -35,6 +41,9 @@ export const kubernetesPlugin: PluginDefinition = {
       lookup: ctx.lookup,
       localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
     });
+    const records = countRecords(plugin);
+    recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: model.objectCount, records });
+    ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records built (forward zones, as a zone transfer would list them)');
     // Manifests that change under a running server are reloaded: a new store is built and swapped
     // in one step; a change that fails to load is logged and the last good data keeps serving.
     const reload = (): void => {
@@ -42,7 +51,7 @@ export const kubernetesPlugin: PluginDefinition = {
         const next = loadManifests(paths, ctx.runtime.cluster);
         const nextStore = new KubernetesStore(next.model, cfg);
         plugin.setStore(nextStore);
-        recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: next.model.objectCount, records: enumerateQuestions(cfg, nextStore).length });
+        recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: next.model.objectCount, records: countRecords(plugin) });
         ctx.invalidate();
         ctx.log.info({ plugin: 'kubernetes', objects: next.model.objectCount, services: nextStore.services.size }, 'manifests changed: kubernetes data reloaded');
       } catch (err) {
