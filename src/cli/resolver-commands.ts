@@ -42,6 +42,8 @@ export interface ResolveFlags extends KubeletFlags {
   hostname?: string;
   json?: boolean;
   audit?: boolean;
+  /** commander's --no-ipv6 */
+  ipv6?: boolean;
 }
 
 /** Manifest paths: --manifests, else those of the Corefile's kubernetes blocks. */
@@ -181,7 +183,7 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
       } else header.push(`queries go to the nameservers, port 53`);
       send = networkSend(net);
     }
-    const trace = await resolveStub(name, { libc, conf, send, ...(flags.type ? { type: flags.type } : {}), ...(hosts ? { hosts } : {}) });
+    const trace = await resolveStub(name, { libc, conf, send, ipv6: flags.ipv6 !== false, ...(flags.type ? { type: flags.type } : {}), ...(hosts ? { hosts } : {}) });
     // With autopath in the chain, the pod's lookup is shortened on the server: show by how much
     // by asking again from an address that is no pod (autopath then stays out of the way).
     const autopath = inProcess && clientIp !== undefined && app!.chains.some((c) => c.plugins.some((p) => p.name === 'autopath'));
@@ -230,6 +232,7 @@ export function addResolverCommands(program: Command): void {
     .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
     .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`")
     .option('--json', 'print the trace as JSON')
+    .option('--no-ipv6', "the pod has no IPv6 address, not even link-local (IPv6 disabled): glibc's getaddrinfo then sends no AAAA (AI_ADDRCONFIG)")
     .option('--audit', 'NAME is a file of names (one per line, # comments): report the queries each libc sends per name, failures and fixes')
     .action(async (name: string, opts: ResolveFlags) => {
       if (opts.audit) await auditCommand(name, opts);

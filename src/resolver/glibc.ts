@@ -28,6 +28,12 @@ export class GlibcResolver {
   constructor(
     private readonly conf: ResolvConf,
     private readonly ex: Exchange,
+    /**
+     * Whether the host has an IPv6 address other than ::1 (a link-local one counts:
+     * sysdeps/unix/sysv/linux/check_pf.c). getaddrinfo's default AI_ADDRCONFIG (and getent's)
+     * asks AAAA only then; a pod with IPv6 disabled sends A alone.
+     */
+    private readonly hostHasIpv6 = true,
   ) {}
 
   /** Types sent per candidate. */
@@ -35,7 +41,7 @@ export class GlibcResolver {
     if (mode.kind === 'res_search') return [mode.type];
     if (mode.family === 'INET') return ['A'];
     if (mode.family === 'INET6') return ['AAAA'];
-    return this.conf.noAaaa ? ['A'] : ['A', 'AAAA'];
+    return this.conf.noAaaa || !this.hostHasIpv6 ? ['A'] : ['A', 'AAAA'];
   }
 
   /** __res_context_query + __res_context_send for one candidate (absolute, as sent). */

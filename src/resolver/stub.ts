@@ -17,6 +17,11 @@ export interface StubOptions {
   /** Hosts file consulted before DNS where the libc would (glibc and Go: `hosts: files dns`; musl always). Not for res_search. */
   hosts?: readonly HostsEntry[];
   send: SendFn;
+  /**
+   * The host has an IPv6 address besides ::1 (default true, as pods with IPv6 enabled in the
+   * kernel have a link-local one). false: glibc's getaddrinfo sends no AAAA (AI_ADDRCONFIG).
+   */
+  ipv6?: boolean;
 }
 
 export function lookupMode(type: string | undefined): LookupMode {
@@ -52,7 +57,7 @@ export async function resolveStub(name: string, opts: StubOptions): Promise<Trac
       if (found.length > 0) return trace({ status: 'ok', answers: found, source: 'hosts' });
     }
   }
-  const resolver = opts.libc === 'glibc' ? new GlibcResolver(opts.conf, ex) : opts.libc === 'musl' ? new MuslResolver(opts.conf, ex) : new GoResolver(opts.conf, ex);
+  const resolver = opts.libc === 'glibc' ? new GlibcResolver(opts.conf, ex, opts.ipv6 ?? true) : opts.libc === 'musl' ? new MuslResolver(opts.conf, ex) : new GoResolver(opts.conf, ex);
   return trace(await resolver.lookup(name, mode));
 }
 
