@@ -194,47 +194,47 @@ export function className(code: number): string {
 }
 
 /**
- * The answer-cache key of a plain query, computed from the raw bytes without building any
- * strings but the key itself: undefined for anything unusual (the full parser then decides).
- * It must agree with the key the full path stores under: shape, reply size limit, question bytes.
+ * Where the answer cache finds a plain query, read from the raw bytes without building any
+ * string: the end of the question and the reply shape (answerShape), packed as
+ * `questionEnd + 512 * shape`; -1 for anything unusual (the full parser then decides).
  */
-export function fastCacheKey(buf: Buffer, tcp: boolean): string | undefined {
+export function fastCacheSlot(buf: Buffer, tcp: boolean): number {
   const len = buf.length;
-  if (len < HEADER_SIZE + 5) return undefined;
+  if (len < HEADER_SIZE + 5) return -1;
   // QR=0, opcode QUERY; exactly one question, nothing but an optional OPT after it.
-  if ((buf[2]! & 0xf8) !== 0) return undefined;
-  if (buf[4] !== 0 || buf[5] !== 1 || buf[6] !== 0 || buf[7] !== 0 || buf[8] !== 0 || buf[9] !== 0 || buf[10] !== 0) return undefined;
+  if ((buf[2]! & 0xf8) !== 0) return -1;
+  if (buf[4] !== 0 || buf[5] !== 1 || buf[6] !== 0 || buf[7] !== 0 || buf[8] !== 0 || buf[9] !== 0 || buf[10] !== 0) return -1;
   const arcount = buf[11]!;
-  if (arcount > 1) return undefined;
+  if (arcount > 1) return -1;
   let o = HEADER_SIZE;
   for (;;) {
-    if (o >= len) return undefined;
+    if (o >= len) return -1;
     const l = buf[o]!;
     if (l === 0) break;
-    if (l > 63) return undefined;
+    if (l > 63) return -1;
     o += l + 1;
   }
-  if (o - HEADER_SIZE + 1 > 255) return undefined;
+  if (o - HEADER_SIZE + 1 > 255) return -1;
   const questionEnd = o + 5;
-  if (questionEnd > len) return undefined;
-  let shape = 'N';
+  if (questionEnd > len) return -1;
+  let ednsCode = 0;
   let limit = tcp ? 65535 : 512;
   if (arcount === 1) {
     // Root owner, type OPT, then fixed fields; version must be 0 and the options well formed.
     const r = questionEnd;
-    if (r + 11 > len || buf[r] !== 0 || buf[r + 1] !== 0 || buf[r + 2] !== 41 || buf[r + 6] !== 0) return undefined;
+    if (r + 11 > len || buf[r] !== 0 || buf[r + 1] !== 0 || buf[r + 2] !== 41 || buf[r + 6] !== 0) return -1;
     const rdlen = buf.readUInt16BE(r + 9);
-    if (r + 11 + rdlen !== len) return undefined;
+    if (r + 11 + rdlen !== len) return -1;
     let opt = r + 11;
     while (opt < len) {
-      if (opt + 4 > len) return undefined;
+      if (opt + 4 > len) return -1;
       opt += 4 + buf.readUInt16BE(opt + 2);
     }
-    if (opt !== len) return undefined;
-    shape = (buf[r + 7]! & 0x80) !== 0 ? 'D' : 'E';
+    if (opt !== len) return -1;
+    ednsCode = (buf[r + 7]! & 0x80) !== 0 ? 2 : 1;
     if (!tcp) limit = Math.min(1232, Math.max(512, buf.readUInt16BE(r + 3)));
   } else if (questionEnd !== len) {
-    return undefined;
+    return -1;
   }
-  return shape + limit + buf.toString('latin1', HEADER_SIZE, questionEnd);
+  return questionEnd + 512 * (ednsCode * 65536 + limit);
 }

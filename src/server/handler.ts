@@ -3,9 +3,10 @@
 import type { DnsRequest, DnsResponse, Protocol } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
 import { Rcode } from '../dns/records.js';
-import { parseQuery, isProblem, typeName, className, fastCacheKey, type ParsedQuery } from '../dns/query.js';
+import { parseQuery, isProblem, typeName, className, fastCacheSlot, type ParsedQuery } from '../dns/query.js';
 import { encodeBare, encodeFormerr, encodeResponse, udpLimit } from '../dns/response.js';
 import type { Logger } from 'pino';
+import { AnswerCache, answerShape } from './answer-cache.js';
 import dnsPacket from 'dns-packet';
 import type { Rr } from '../dns/records.js';
 import { metrics } from '../metrics/index.js';
@@ -15,8 +16,6 @@ const TYPE_IXFR = 251;
 /** Largest DNS message one TCP frame can carry. */
 const TCP_MAX = 65535;
 const CLASS_IN = 1;
-/** Entries kept before the cache starts over; bounds memory under random-name floods. */
-const CACHE_LIMIT = 20000;
 
 export interface Endpoint {
   address: string;
@@ -48,7 +47,7 @@ export type Reply = Buffer & { more?: Buffer[] };
 export type QueryObserver = (e: QueryEvent) => void;
 
 export class QueryHandler {
-  private cache = new Map<string, Buffer>();
+  private cache = new AnswerCache();
   private readonly observers: QueryObserver[] = [];
   /** Which plugin wrote a reply, for observers (metrics' `plugin` label). */
   private readonly writers = new WeakMap<Buffer, string>();
@@ -61,12 +60,12 @@ export class QueryHandler {
   /** Swaps in new chains (a reload) and forgets every encoded answer of the old ones. */
   setRouter(router: Router): void {
     this.router = router;
-    this.cache = new Map();
+    this.cache.clear();
   }
 
   /** Forgets every encoded answer (a plugin's data changed). */
   clearCache(): void {
-    this.cache = new Map();
+    this.cache.clear();
   }
 
   observe(observer: QueryObserver): void {
@@ -106,9 +105,9 @@ export class QueryHandler {
 
   private reply(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
     // Repeated plain questions are answered from the raw bytes, before any parsing.
-    const fastKey = fastCacheKey(msg, protocol === 'tcp');
-    if (fastKey !== undefined) {
-      const hit = this.cache.get(fastKey);
+    const slot = fastCacheSlot(msg, protocol === 'tcp');
+    if (slot >= 0) {
+      const hit = this.cache.get(msg, slot % 512, Math.floor(slot / 512));
       if (hit) return this.fromCache(hit, msg.readUInt16BE(0), msg[2]! & 0x01);
     }
     const parsed = parseQuery(msg);
@@ -130,8 +129,8 @@ export class QueryHandler {
     if (q.qclass !== CLASS_IN) return encodeBare(q, Rcode.REFUSED);
 
     const limit = protocol === 'udp' ? udpLimit(q) : 65535;
-    const key = cacheKey(msg, q, limit);
-    const hit = this.cache.get(key);
+    const shape = answerShape(q.edns !== undefined, q.edns?.do ?? false, limit);
+    const hit = this.cache.get(msg, q.questionEnd, shape);
     if (hit) return this.fromCache(hit, q.id, (q.flags >> 8) & 0x01);
 
     const qname = q.name.toLowerCase();
@@ -159,11 +158,11 @@ export class QueryHandler {
     }
     if (res instanceof Promise) {
       return res.then(
-        (r) => this.finish(q, r, limit, key, protocol),
+        (r) => this.finish(msg, q, r, limit, shape, protocol),
         (err: unknown) => this.failed(q, err),
       );
     }
-    return this.finish(q, res, limit, key, protocol);
+    return this.finish(msg, q, res, limit, shape, protocol);
   }
 
   private fromCache(hit: Buffer, id: number, rd: number): Buffer {
@@ -175,13 +174,12 @@ export class QueryHandler {
     return out;
   }
 
-  private finish(q: ParsedQuery, res: DnsResponse, limit: number, key: string, protocol: Protocol): Buffer {
+  private finish(msg: Buffer, q: ParsedQuery, res: DnsResponse, limit: number, shape: number, protocol: Protocol): Buffer {
     if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
     const out = encodeResponse(q, res, limit);
     if (res.plugin !== undefined && this.observers.length > 0) this.writers.set(out, res.plugin);
     if (res.cacheable) {
-      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      this.cache.set(key, out);
+      this.cache.set(msg, q.questionEnd, shape, out);
     }
     return out;
   }
@@ -193,14 +191,6 @@ export class QueryHandler {
   }
 }
 
-/**
- * The reply depends on the question exactly as spelled (answers echo its case), the size the
- * client can take, and the DO bit; RD and the ID are patched per query.
- */
-function cacheKey(msg: Buffer, q: ParsedQuery, limit: number): string {
-  const shape = q.edns ? (q.edns.do ? 'D' : 'E') : 'N';
-  return shape + limit + msg.toString('latin1', 12, q.questionEnd);
-}
 
 /** The authority section of an IXFR query (its SOA); undefined when it cannot be decoded. */
 function queryAuthority(msg: Buffer): Rr[] | undefined {
