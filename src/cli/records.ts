@@ -6,6 +6,7 @@ import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { FilePlugin } from '../plugins/file/plugin.js';
+import { FileSet } from '../plugins/file/set.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
 import { compareNames, rdataText, recordText } from '../dns/present.js';
 import { fqdn, isSubdomain } from '../dns/names.js';
@@ -51,8 +52,8 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   }
   // Zone-file zones hold their records directly.
   for (const chain of app.chains) {
-    for (const plugin of chain.plugins) {
-      if (!(plugin instanceof FilePlugin)) continue;
+    const files = chain.plugins.flatMap((p) => (p instanceof FileSet ? [...p.members] : p instanceof FilePlugin ? [p] : []));
+    for (const plugin of files) {
       for (const rr of plugin.records()) {
         const owner = fqdn(rr.name.toLowerCase());
         const zone = plugin.cfg.zones.filter((z) => isSubdomain(owner, z)).sort((a, b) => b.length - a.length)[0];

@@ -6,6 +6,7 @@ import { CorefileError } from '../../chain/corefile.js';
 import { ZoneFileError } from '../../dns/zonefile.js';
 import { FilePlugin, loadZones, type Loaded } from './plugin.js';
 import { parseFile } from './setup.js';
+import { FileSet } from './set.js';
 
 export const filePlugin: PluginDefinition = {
   name: 'file',
@@ -30,5 +31,9 @@ export const filePlugin: PluginDefinition = {
     recordLoad({ plugin: 'file', zones: cfg.zones, records: plugin.records().length });
     plugin.startReload();
     return plugin;
+  },
+  // One zone file per line, several lines per block, as in CoreDNS.
+  setupAll(ds, ctx) {
+    return new FileSet(ds.map((d) => filePlugin.setup(d, ctx) as FilePlugin));
   },
 };
