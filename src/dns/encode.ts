@@ -105,19 +105,21 @@ function flushPending(): void {
   }
 }
 
+/** Writes the plain label of name that starts at `start` (ending at a dot or `end`); returns where the next one starts. */
+function writeLabel(name: string, start: number, end: number): number {
+  let dot = name.indexOf('.', start);
+  if (dot === -1 || dot > end) dot = end;
+  const labelLen = dot - start;
+  if (labelLen === 0) throw badName(name, 'empty label');
+  if (labelLen > 63) throw badName(name, 'label longer than 63 octets');
+  buf[pos++] = labelLen;
+  for (let i = start; i < dot; i++) buf[pos++] = name.charCodeAt(i);
+  return dot + 1;
+}
+
 /** Writes the labels of plain name[0, end) and the root octet, without compression. */
 function writeLabels(name: string, end: number): void {
-  let start = 0;
-  while (start < end) {
-    let dot = name.indexOf('.', start);
-    if (dot === -1 || dot > end) dot = end;
-    const labelLen = dot - start;
-    if (labelLen === 0) throw badName(name, 'empty label');
-    if (labelLen > 63) throw badName(name, 'label longer than 63 octets');
-    buf[pos++] = labelLen;
-    for (let i = start; i < dot; i++) buf[pos++] = name.charCodeAt(i);
-    start = dot + 1;
-  }
+  for (let start = 0; start < end; ) start = writeLabel(name, start, end);
   buf[pos++] = 0;
 }
 
@@ -181,14 +183,7 @@ function writeName(name: string, compress: boolean): void {
     } else if (pos <= MAX_POINTER) {
       comp.set(key, pos);
     }
-    let dot = name.indexOf('.', start);
-    if (dot === -1 || dot > end) dot = end;
-    const labelLen = dot - start;
-    if (labelLen === 0) throw badName(name, 'empty label');
-    if (labelLen > 63) throw badName(name, 'label longer than 63 octets');
-    buf[pos++] = labelLen;
-    for (let i = start; i < dot; i++) buf[pos++] = name.charCodeAt(i);
-    start = dot + 1;
+    start = writeLabel(name, start, end);
   }
   buf[pos++] = 0;
 }

@@ -64,35 +64,52 @@ export class Upstream {
     return proto === 'udp' ? this.udp(query, check, timeoutMs) : this.tcp(query, check, timeoutMs);
   }
 
+  /**
+   * The bookkeeping of one exchange: settles once (reply, error, timeout or plugin close),
+   * closes the socket, and keeps the exchange closable by close() while it is open.
+   */
+  private settleOnce<T>(
+    proto: 'udp' | 'tcp',
+    timeoutMs: number,
+    resolve: (value: T) => void,
+    reject: (err: Error) => void,
+    closeSocket: () => void,
+  ): { finish: (err: Error | null, value?: T) => void; settled: () => boolean } {
+    let done = false;
+    const handle: Closable = { destroy: () => finish(new ExchangeError(this.label, 'closed')) };
+    const finish = (err: Error | null, value?: T): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      this.open.delete(handle);
+      closeSocket();
+      if (err) reject(err);
+      else resolve(value as T);
+    };
+    const timer = setTimeout(() => finish(new ExchangeError(this.label, `no reply within ${timeoutMs} ms (${proto})`)), timeoutMs);
+    this.open.add(handle);
+    return { finish, settled: () => done };
+  }
+
   private udp<T>(query: Buffer, check: ReplyCheck<T>, timeoutMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // A fresh socket per exchange: a random source port per query, and a connected socket
       // only takes datagrams from the upstream's address and port, and hears ICMP refusals.
       const sock = dgram.createSocket(net.isIP(this.addr.host) === 6 ? 'udp6' : 'udp4');
-      let done = false;
-      const handle: Closable = { destroy: () => finish(new ExchangeError(this.label, 'closed')) };
-      const finish = (err: Error | null, value?: T): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.open.delete(handle);
+      const { finish, settled } = this.settleOnce<T>('udp', timeoutMs, resolve, reject, () => {
         try {
           sock.close();
         } catch {
           // already closed
         }
-        if (err) reject(err);
-        else resolve(value as T);
-      };
-      const timer = setTimeout(() => finish(new ExchangeError(this.label, `no reply within ${timeoutMs} ms (udp)`)), timeoutMs);
-      this.open.add(handle);
+      });
       sock.on('error', (err) => finish(new ExchangeError(this.label, `udp: ${err.message}`)));
       sock.on('message', (msg) => {
         const ok = check(msg);
         if (ok !== undefined) finish(null, ok);
       });
       sock.connect(this.addr.port, this.addr.host, () => {
-        if (done) return;
+        if (settled()) return;
         sock.send(query, (err) => {
           if (err) finish(new ExchangeError(this.label, `udp send: ${err.message}`));
         });
@@ -103,20 +120,8 @@ export class Upstream {
   private tcp<T>(query: Buffer, check: ReplyCheck<T>, timeoutMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const sock = net.connect({ host: this.addr.host, port: this.addr.port });
-      let done = false;
       let buf: Buffer = Buffer.alloc(0);
-      const handle: Closable = { destroy: () => finish(new ExchangeError(this.label, 'closed')) };
-      const finish = (err: Error | null, value?: T): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.open.delete(handle);
-        sock.destroy();
-        if (err) reject(err);
-        else resolve(value as T);
-      };
-      const timer = setTimeout(() => finish(new ExchangeError(this.label, `no reply within ${timeoutMs} ms (tcp)`)), timeoutMs);
-      this.open.add(handle);
+      const { finish, settled } = this.settleOnce<T>('tcp', timeoutMs, resolve, reject, () => sock.destroy());
       sock.setNoDelay(true);
       sock.on('error', (err) => finish(new ExchangeError(this.label, `tcp: ${err.message}`)));
       sock.on('close', () => finish(new ExchangeError(this.label, 'tcp: connection closed before a reply')));
@@ -129,7 +134,7 @@ export class Upstream {
       sock.on('data', (chunk: Buffer) => {
         buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
         // Bounded: each pass consumes one whole frame.
-        while (!done && buf.length >= 2) {
+        while (!settled() && buf.length >= 2) {
           const len = buf.readUInt16BE(0);
           if (buf.length < len + 2) break;
           const msg = buf.subarray(2, len + 2);
