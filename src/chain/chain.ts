@@ -17,6 +17,8 @@ export class Chain {
     let next: Next = () => emptyResponse(Rcode.SERVFAIL);
     for (let i = plugins.length - 1; i >= 0; i--) {
       const plugin = plugins[i]!;
+      const serve = plugin.serve?.bind(plugin);
+      if (!serve) continue;
       const after = next;
       // The innermost plugin that returns a response is the one that wrote it; plugins that
       // pass a response on (or copy it) keep that name.
@@ -25,7 +27,7 @@ export class Chain {
         return r;
       };
       next = (req) => {
-        const r = plugin.serve(req, after);
+        const r = serve(req, after);
         return r instanceof Promise ? r.then(tag) : tag(r);
       };
     }

@@ -58,7 +58,11 @@ export type Next = (req: DnsRequest) => DnsResponse | Promise<DnsResponse>;
 
 export interface Plugin {
   readonly name: string;
-  serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse>;
+  /**
+   * Answers, or calls `next(req)`. Plugins that only configure the server or watch it (health,
+   * ready, prometheus, log, reload) leave it out, and the chain does not call them per query.
+   */
+  serve?(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse>;
   /** Called once the server's listeners are up (plugins with their own listeners start here). */
   start?(): void | Promise<void>;
   /**

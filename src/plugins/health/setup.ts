@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError } from '../../chain/corefile.js';
-import type { DnsRequest, Next, Plugin } from '../../chain/plugin.js';
+import type { Plugin } from '../../chain/plugin.js';
 import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
 import { metrics } from '../../metrics/index.js';
 import { goDurationString, parseGoDuration } from '../../metrics/packet.js';
@@ -25,10 +25,6 @@ export class HealthPlugin implements Plugin {
     readonly lameduckMs: number,
     private readonly log: Logger,
   ) {}
-
-  serve(req: DnsRequest, next: Next) {
-    return next(req);
-  }
 
   async start(): Promise<void> {
     this.route = await openRoute(this.address, '/health', (_req, res) => {

@@ -4,7 +4,7 @@ import dnsPacket from 'dns-packet';
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
-import type { DnsRequest, Next, Plugin } from '../../chain/plugin.js';
+import type { Plugin } from '../../chain/plugin.js';
 import type { QueryEvent } from '../../server/handler.js';
 import { isProblem, parseQuery, type ParsedQuery } from '../../dns/query.js';
 import { isSubdomain } from '../../dns/names.js';
@@ -73,9 +73,6 @@ export function classify(reply: Buffer, q: ParsedQuery): Exclude<ResponseClass, 
 export class LogPlugin implements Plugin {
   readonly name = 'log';
   constructor(readonly rules: readonly LogRule[]) {}
-  serve(req: DnsRequest, next: Next) {
-    return next(req);
-  }
 }
 
 export const logPlugin: PluginDefinition = {

@@ -2,7 +2,7 @@
 // metrics of this server block's queries.
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError } from '../../chain/corefile.js';
-import type { DnsRequest, Next, Plugin } from '../../chain/plugin.js';
+import type { Plugin } from '../../chain/plugin.js';
 import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
 import { collectProcessMetrics, metrics, registry, serverLabel } from '../../metrics/index.js';
 import { clusterMetrics, isWorker } from '../../server/workers.js';
@@ -25,10 +25,6 @@ export class PrometheusPlugin implements Plugin {
     private readonly keys: readonly ServerKey[],
     private readonly bindAddresses: () => readonly string[],
   ) {}
-
-  serve(req: DnsRequest, next: Next) {
-    return next(req);
-  }
 
   /** coredns_plugin_enabled for one listener and zone of this block. */
   markEnabled(server: string, zone: string): void {

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError } from '../../chain/corefile.js';
-import type { DnsRequest, Next, Plugin } from '../../chain/plugin.js';
+import type { Plugin } from '../../chain/plugin.js';
 import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
 import { inLameduck } from '../health/state.js';
 
@@ -57,10 +57,6 @@ export class ReadyPlugin implements Plugin {
     readonly mode: MonitorMode,
     private readonly log: Logger,
   ) {}
-
-  serve(req: DnsRequest, next: Next) {
-    return next(req);
-  }
 
   async start(): Promise<void> {
     monitors.add(this);

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { PluginDefinition } from '../../chain/registry.js';
-import type { DnsRequest, Next, Plugin } from '../../chain/plugin.js';
+import type { Plugin } from '../../chain/plugin.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { parseGoDuration } from '../../chain/duration.js';
 
@@ -27,10 +27,6 @@ class ReloadPlugin implements Plugin {
     private readonly request: (reason: string) => void,
   ) {
     this.initial = file ? digest(file) : undefined;
-  }
-
-  serve(req: DnsRequest, next: Next): ReturnType<Next> {
-    return next(req);
   }
 
   start(): void {
