@@ -1,10 +1,8 @@
 // The library API for users' own tests: load a cluster from manifests (and a Corefile), ask what
 // a pod's resolver gets for a name, or start a real server on a loopback port.
 import pino from 'pino';
-import { buildApp, type App } from './app.js';
-import { loadManifests } from './cluster/load.js';
+import { buildApp, clusterModel, type App } from './app.js';
 import type { ClusterModel, ClusterOptions, Pod } from './cluster/model.js';
-import { KubernetesPlugin } from './plugins/kubernetes/plugin.js';
 import { parseHosts } from './resolver/hosts.js';
 import { formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile } from './resolver/kubelet.js';
 import { podDnsContext } from './resolver/pods.js';
@@ -55,11 +53,7 @@ export class Cluster {
 
   static async load(opts: LoadClusterOptions): Promise<Cluster> {
     const app = await buildApp({ conf: opts.conf, corefileText: opts.corefile, manifests: opts.manifests, cluster: opts.cluster, logger: pino({ level: 'silent' }) });
-    const paths = opts.manifests?.length
-      ? opts.manifests
-      : app.chains.flatMap((c) => c.plugins).flatMap((p) => (p instanceof KubernetesPlugin ? (p.cfg.manifests ?? []) : []));
-    const model = paths.length > 0 ? loadManifests(paths, opts.cluster).model : undefined;
-    return new Cluster(app, model, opts);
+    return new Cluster(app, clusterModel(app, opts.manifests, opts.cluster), opts);
   }
 
   /** Every pod of the cluster, including those derived from workloads. */

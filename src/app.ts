@@ -13,9 +13,11 @@ import { QueryHandler, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
 import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
-import { defaultClusterOptions, ManifestError, type ClusterOptions } from './cluster/model.js';
+import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
 import { kubernetesPlugin } from './plugins/kubernetes/index.js';
+import { KubernetesPlugin } from './plugins/kubernetes/plugin.js';
+import { loadManifests } from './cluster/load.js';
 import { filePlugin } from './plugins/file/index.js';
 import { autopathPlugin } from './plugins/autopath/setup.js';
 import { reloadPlugin } from './plugins/reload/setup.js';
@@ -74,7 +76,7 @@ export function defaultRegistry(): Registry {
 }
 
 export interface AppOptions {
-  /** Corefile path; without it (and without corefileText) DEFAULT_COREFILE. */
+  /** Corefile path; without it (and without corefileText) defaultCorefile(). */
   conf?: string;
   corefileText?: string;
   manifests?: string[];
@@ -330,4 +332,18 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
     lateHooks = app.hooks;
   }
   return app;
+}
+
+/**
+ * The cluster model for tools that look at pods (resolv-conf, resolve, the library): the one the
+ * app's kubernetes plugin already loaded when it reads the same manifests, else loaded now.
+ * `manifests` wins when given; otherwise the kubernetes blocks' own `manifests`.
+ */
+export function clusterModel(app: App | undefined, manifests: readonly string[] | undefined, options?: Partial<ClusterOptions>): ClusterModel | undefined {
+  const kubernetes = (app?.chains ?? []).flatMap((c) => c.plugins).filter((p): p is KubernetesPlugin => p instanceof KubernetesPlugin);
+  const paths = manifests && manifests.length > 0 ? [...manifests] : [...new Set(kubernetes.flatMap((p) => p.cfg.manifests ?? []))];
+  if (paths.length === 0) return undefined;
+  const same = (a: readonly string[]): boolean => a.length === paths.length && a.every((x, i) => x === paths[i]);
+  const loaded = kubernetes.find((p) => same(p.manifestPaths));
+  return loaded ? loaded.currentStore.model : loadManifests(paths, options).model;
 }

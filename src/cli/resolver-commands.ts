@@ -3,10 +3,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { buildApp, type App } from '../app.js';
-import { loadManifests } from '../cluster/load.js';
+import { buildApp, clusterModel, type App } from '../app.js';
 import type { ClusterModel, Pod } from '../cluster/model.js';
-import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
 import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile } from '../resolver/kubelet.js';
 import { describeResolvConf, parseResolvConf } from '../resolver/resolvconf.js';
@@ -46,18 +44,8 @@ export interface ResolveFlags extends KubeletFlags {
   ipv6?: boolean;
 }
 
-/** Manifest paths: --manifests, else those of the Corefile's kubernetes blocks. */
-function manifestPaths(flags: ClusterFlags, app: App | undefined): string[] {
-  if (flags.manifests && flags.manifests.length > 0) return flags.manifests;
-  const out: string[] = [];
-  for (const chain of app?.chains ?? []) for (const p of chain.plugins) if (p instanceof KubernetesPlugin) out.push(...(p.cfg.manifests ?? []));
-  return [...new Set(out)];
-}
-
 function loadModel(flags: ClusterFlags, app: App | undefined): ClusterModel | undefined {
-  const paths = manifestPaths(flags, app);
-  if (paths.length === 0) return undefined;
-  return loadManifests(paths, clusterOptions(flags)).model;
+  return clusterModel(app, flags.manifests, clusterOptions(flags));
 }
 
 /** kubelet's inputs for the target pod, from the flags. */

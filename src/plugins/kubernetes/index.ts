@@ -37,10 +37,15 @@ export const kubernetesPlugin: PluginDefinition = {
       { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: model.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: model.pods.length, endpointSlices: model.endpointSlices.length },
       'kubernetes data loaded',
     );
-    const plugin = new KubernetesPlugin(cfg, store, {
-      lookup: ctx.lookup,
-      localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
-    });
+    const plugin = new KubernetesPlugin(
+      cfg,
+      store,
+      {
+        lookup: ctx.lookup,
+        localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
+      },
+      paths,
+    );
     const records = countRecords(plugin);
     recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: model.objectCount, records });
     ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records built (forward zones, as a zone transfer would list them)');

@@ -74,6 +74,8 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     readonly cfg: KubernetesConfig,
     private store: KubernetesStore,
     private readonly deps: KubernetesDeps,
+    /** The manifest paths the store is loaded from (the block's own, else the command line's). */
+    readonly manifestPaths: readonly string[] = cfg.manifests ?? [],
   ) {}
 
   /** Polls the manifests for changes while the server runs. */

@@ -53,7 +53,8 @@ export class KubernetesStore {
   readonly recordSources: number;
 
   constructor(
-    model: ClusterModel,
+    /** The cluster model this store was built from. */
+    readonly model: ClusterModel,
     private readonly cfg: KubernetesConfig,
   ) {
     const nsSelector = cfg.namespaceLabels;
