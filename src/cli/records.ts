@@ -8,7 +8,8 @@ import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { FilePlugin } from '../plugins/file/plugin.js';
 import { FileSet } from '../plugins/file/set.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
-import { compareNames, rdataText, recordText } from '../dns/present.js';
+import { rdataText, recordText } from '../dns/present.js';
+import { canonicalCompare } from '../dns/canonical.js';
 import { fqdn, isSubdomain } from '../dns/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
@@ -68,13 +69,13 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
   const isReverse = (z: string): boolean => isSubdomain(z, 'in-addr.arpa.') || isSubdomain(z, 'ip6.arpa.');
-  const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || compareNames(a, b));
+  const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
   const lines: string[] = [];
   for (const zone of zones) {
     const rrs = [...byZone.get(zone)!.values()].sort((a, b) => {
       if (a.type === 'SOA' && b.type !== 'SOA') return -1;
       if (b.type === 'SOA' && a.type !== 'SOA') return 1;
-      const byName = compareNames(a.name, b.name);
+      const byName = canonicalCompare(a.name, b.name);
       if (byName !== 0) return byName;
       const ta = TYPE_ORDER.indexOf(a.type);
       const tb = TYPE_ORDER.indexOf(b.type);

@@ -54,13 +54,3 @@ export function recordText(rr: Answer): string {
   const ttl = (rr as { ttl?: number }).ttl ?? 0;
   return `${abs(rr.name)}\t${ttl}\t${(rr as { class?: string }).class ?? 'IN'}\t${rr.type}\t${rdataText(rr)}`;
 }
-
-/** DNSSEC canonical name order (RFC 4034 section 6.1), close enough for sorting output. */
-export function compareNames(a: string, b: string): number {
-  const la = abs(a).toLowerCase().split('.').reverse();
-  const lb = abs(b).toLowerCase().split('.').reverse();
-  for (let i = 0; i < Math.min(la.length, lb.length); i++) {
-    if (la[i] !== lb[i]) return la[i]! < lb[i]! ? -1 : 1;
-  }
-  return la.length - lb.length;
-}

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { canonicalCompare } from '../../src/plugins/transfer/canonical.js';
+import { canonicalCompare } from '../../src/dns/canonical.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
 
 const dig = which('dig');

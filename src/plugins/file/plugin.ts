@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
-import { canonicalCompare } from '../transfer/canonical.js';
+import { canonicalCompare } from '../../dns/canonical.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, matchZone } from '../../dns/names.js';
 import { parseZoneFile, ZoneFileError } from '../../dns/zonefile.js';
