@@ -7,18 +7,7 @@ import { isSearchPathProvider } from '../../chain/plugin.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
 import { isSubdomain } from '../../dns/names.js';
 import { AutopathPlugin } from './plugin.js';
-
-/** The search list of a resolv.conf: the last `search` or `domain` line wins (glibc). */
-function searchList(text: string): string[] {
-  let list: string[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const m = /^(search|domain)\s+(.*)$/.exec(line);
-    if (!m) continue;
-    const words = m[2]!.split(/\s+/).filter((w) => w !== '');
-    if (words.length > 0) list = m[1] === 'domain' ? [words[0]!] : words;
-  }
-  return list.map((d) => (d.endsWith('.') ? d : `${d}.`).toLowerCase());
-}
+import { parseResolvConf } from '../../resolver/resolvconf.js';
 
 export const autopathPlugin: PluginDefinition = {
   name: 'autopath',
@@ -45,7 +34,8 @@ export const autopathPlugin: PluginDefinition = {
     } catch (err) {
       throw new CorefileError(d.file, d.line, `autopath: cannot read ${file}: ${(err as Error).message}`);
     }
-    const search = [...searchList(text), ''];
+    // The search list as glibc reads it (last `search`/`domain` line wins), fully qualified.
+    const search = [...parseResolvConf(text, 'glibc').search.map((d) => (d.endsWith('.') ? d : `${d}.`).toLowerCase()), ''];
     return new AutopathPlugin(zones, () => search);
   },
 };
