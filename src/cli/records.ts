@@ -10,7 +10,7 @@ import { FileSet } from '../plugins/file/set.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
 import { rdataText, recordText } from '../dns/present.js';
 import { canonicalCompare } from '../dns/canonical.js';
-import { fqdn, isSubdomain } from '../dns/names.js';
+import { fqdn, isReverse, isSubdomain } from '../dns/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
   zone?: string;
@@ -68,7 +68,6 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   await app.close();
   if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
-  const isReverse = (z: string): boolean => isSubdomain(z, 'in-addr.arpa.') || isSubdomain(z, 'ip6.arpa.');
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
   const lines: string[] = [];
   for (const zone of zones) {

@@ -34,3 +34,8 @@ export function zoneSpelling(original: string, zone: string): string {
   if (zone === '.') return '.';
   return original.slice(original.length - zone.length);
 }
+
+/** True for names under in-addr.arpa. or ip6.arpa. (lowercased, fully qualified). */
+export function isReverse(name: string): boolean {
+  return isSubdomain(name, 'in-addr.arpa.') || isSubdomain(name, 'ip6.arpa.');
+}

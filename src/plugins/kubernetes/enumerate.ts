@@ -2,7 +2,7 @@
 // the real query path for each and print exactly what the server answers. Pod names under
 // `pods insecure` are unbounded (any IP) and so are not listed; `pods verified` lists the pods.
 import { ipToReverseName, isIPv4 } from '../../cluster/ip.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isReverse, isSubdomain } from '../../dns/names.js';
 import type { KubernetesConfig } from './setup.js';
 import type { KubernetesStore } from './store.js';
 
@@ -13,7 +13,7 @@ export interface Question {
 
 export function enumerateQuestions(cfg: KubernetesConfig, store: KubernetesStore): Question[] {
   const out: Question[] = [];
-  const forward = cfg.zones.filter((z) => !isSubdomain(z, 'in-addr.arpa.') && !isSubdomain(z, 'ip6.arpa.'));
+  const forward = cfg.zones.filter((z) => !isReverse(z));
   const reverseZones = cfg.zones.filter((z) => !forward.includes(z));
   const ips = new Set<string>();
   for (const zone of forward) {

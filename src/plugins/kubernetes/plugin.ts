@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import type { DnsRequest, DnsResponse, Next, SearchPathProvider, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
+import { isSubdomain, labelsBelow, matchZone, isReverse } from '../../dns/names.js';
 import { parseIp, reverseNameToIp, canonicalIp } from '../../cluster/ip.js';
 import { INVALID, parseRequest, type RecordRequest } from './names.js';
 import type { KubernetesConfig } from './setup.js';
@@ -46,9 +46,6 @@ function then<T, U>(v: MaybePromise<T>, f: (t: T) => MaybePromise<U>): MaybeProm
   return v instanceof Promise ? v.then(f) : f(v);
 }
 
-function isReverseName(qname: string): boolean {
-  return isSubdomain(qname, 'in-addr.arpa.') || isSubdomain(qname, 'ip6.arpa.');
-}
 
 function eq(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
@@ -121,7 +118,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
    * are not one of the plugin's zones are not transferred (undefined).
    */
   transfer(zone: string): Rr[] | undefined {
-    if (!this.cfg.zones.includes(zone) || isReverseName(zone)) return undefined;
+    if (!this.cfg.zones.includes(zone) || isReverse(zone)) return undefined;
     const state: State = { name: zone, qname: zone, qtype: 'AXFR', zone, zoneSp: zone };
     const ttl = this.cfg.ttl;
     const soa = this.soa(state);
@@ -325,7 +322,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     const r = parseRequest(labels, multicluster, this.cfg.zonal);
     if (r === INVALID) return NX;
     if (r.podOrSvc === '') return [];
-    if (isReverseName(state.qname)) return NX;
+    if (isReverse(state.qname)) return NX;
     if (!this.store.namespaceExposed(r.namespace)) return NX;
     if (r.podOrSvc === 'pod') return this.findPods(r);
     if (multicluster) return this.findImports(r);

@@ -3,7 +3,7 @@ import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isSubdomain } from '../../dns/names.js';
+import { isReverse, isSubdomain } from '../../dns/names.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../chain/duration.js';
 import { parseSelector, type LabelSelector } from './selector.js';
@@ -40,9 +40,6 @@ const OPTIONS = [
   'endpoint', 'tls', 'kubeconfig', 'apiserver_qps', 'apiserver_burst', 'apiserver_max_inflight', 'startup_timeout',
 ];
 
-function isReverseZone(zone: string): boolean {
-  return isSubdomain(zone, 'in-addr.arpa.') || isSubdomain(zone, 'ip6.arpa.');
-}
 
 export function parseKubernetes(d: Directive, blockZones: readonly string[]): KubernetesConfig {
   const fail = (line: number, reason: string): never => {
@@ -54,7 +51,7 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
       fail(d.line, `kubernetes zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
     }
   }
-  const primaryZone = zones.find((z) => !isReverseZone(z));
+  const primaryZone = zones.find((z) => !isReverse(z));
   if (!primaryZone) fail(d.line, 'kubernetes needs at least one zone that is not in-addr.arpa or ip6.arpa (e.g. cluster.local)');
   const cfg: KubernetesConfig = {
     zones,
