@@ -3,7 +3,7 @@
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import pino, { type Logger } from 'pino';
-import { loadCorefile, parseCorefile, checkDuplicateKeys, CorefileError, type ServerBlock } from './chain/corefile.js';
+import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, enoughErrors, throwErrors, CorefileError, type ServerBlock } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
 import { Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
 import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
@@ -88,6 +88,8 @@ export interface AppOptions {
   logQueries?: boolean;
   /** The resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf). */
   upstreamResolvConf?: string;
+  /** A command that builds the server only to read it once (records, check, resolve); see BlockContext.oneShot. */
+  oneShot?: boolean;
   /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
   hooks?: ReloadHooks;
 }
@@ -207,7 +209,9 @@ export class App {
         this.reloadFailures++;
         this.hooks.failed();
         recordReloadFailure();
-        if (err instanceof CorefileError) this.log.error({ file: err.file, line: err.line, reason }, `reload failed, still serving the previous configuration: ${err.reason}`);
+        if (err instanceof CorefileError) {
+          for (const e of corefileErrors(err)!) this.log.error({ file: e.file, line: e.line, reason }, `reload failed, still serving the previous configuration: ${e.reason}`);
+        }
         else if (err instanceof ManifestError) {
           for (const f of err.findings.filter((x) => x.severity === 'error')) this.log.error({ file: f.file, line: f.line, reason }, `reload failed, still serving the previous configuration: ${f.message}`);
         } else this.log.error({ err, reason }, 'reload failed, still serving the previous configuration');
@@ -254,11 +258,19 @@ export class App {
 
 export async function buildApp(opts: AppOptions = {}): Promise<App> {
   const log = opts.logger ?? pino({ level: 'silent' });
-  const blocks = opts.conf
-    ? loadCorefile(opts.conf)
-    : parseCorefile(opts.corefileText ?? defaultCorefile(opts.upstreamResolvConf), opts.corefileText ? 'Corefile' : '(built-in default Corefile)');
+  const parsed = opts.conf
+    ? loadCorefileCollect(opts.conf)
+    : parseCorefileCollect(opts.corefileText ?? defaultCorefile(opts.upstreamResolvConf), opts.corefileText ? 'Corefile' : '(built-in default Corefile)');
+  const blocks = parsed.blocks;
   const defaultPort = opts.port ?? 53;
-  checkDuplicateKeys(blocks, defaultPort);
+  // Every error of the Corefile is reported in one run. An error from building a plugin on a line
+  // the parser already reported (an unset variable, say) is a consequence of it, so it is dropped.
+  const errors: CorefileError[] = [...parsed.errors];
+  const parseLines = new Set(parsed.errors.map((e) => `${e.file}:${e.line}`));
+  const addBuildErrors = (found: readonly CorefileError[]): void => {
+    errors.push(...found.filter((e) => !parseLines.has(`${e.file}:${e.line}`)));
+  };
+  addBuildErrors(duplicateKeyErrors(blocks, defaultPort));
   const runtime: RuntimeOptions = {
     manifests: opts.manifests ?? [],
     cluster: { ...defaultClusterOptions, ...opts.cluster },
@@ -285,6 +297,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   const handlers: QueryHandler[] = [];
   const every = (): Plugin[] => chains.flatMap((c) => [...c.plugins]);
   for (const block of blocks) {
+    if (enoughErrors(errors)) break;
     const zones = [...new Set(block.keys.map((k) => k.zone))];
     let built: readonly Plugin[] = [];
     const blockObservers: QueryObserver[] = [];
@@ -301,13 +314,27 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
         for (const h of handlers) h.clearCache();
       },
       corefile: opts.conf,
+      oneShot: opts.oneShot,
       requestReload: (reason) => hooks.request(reason),
       allPlugins: every,
       onBuilt: (plugins) => {
         built = plugins;
       },
     };
-    const plugins = registry.build(block.directives, ctx);
+    let plugins: Plugin[];
+    try {
+      plugins = registry.build(block.directives, ctx);
+    } catch (err) {
+      const found = corefileErrors(err);
+      if (!found) {
+        await closeChains(chains);
+        // The Corefile's own errors come first: they are what the user fixes first.
+        throwErrors(errors, parsed.files);
+        throw err;
+      }
+      addBuildErrors(found);
+      continue;
+    }
     const chain = new Chain(zones, plugins);
     chains.push(chain);
     observers.set(chain, blockObservers);
@@ -322,6 +349,10 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       }
     }
   }
+  if (errors.length > 0) {
+    await closeChains(chains);
+    throwErrors(errors, parsed.files);
+  }
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
   const app = new App(blocks, specList, chains, log, opts.logQueries, observers);
@@ -332,6 +363,19 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
     lateHooks = app.hooks;
   }
   return app;
+}
+
+/** Closes the plugins of a build that failed: some hold watchers or sockets from their setup. */
+async function closeChains(chains: readonly Chain[]): Promise<void> {
+  for (const chain of chains) {
+    for (const p of chain.plugins) {
+      try {
+        await p.close?.();
+      } catch {
+        // Best effort: the build error is what gets reported.
+      }
+    }
+  }
 }
 
 /**

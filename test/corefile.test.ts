@@ -214,9 +214,9 @@ describe('tokens', () => {
     expect(b[0]!.directives[0]!.args).toEqual(['{', '}']);
   });
 
-  it('substitutes {$VAR}, {%VAR%} and {env.VAR}; unset variables become empty', () => {
-    const env = { ZONE: 'cluster.local', PORT: '1053', UP: '1.1.1.1', TTL: '30' };
-    const b = parse('{$ZONE}:{$PORT} {\n  forward . {%UP%} "{env.UP}"\n  ttl {env.TTL}x{$NOPE}\n}\n', env);
+  it('substitutes {$VAR}, {%VAR%} and {env.VAR}; a variable set to empty vanishes from a longer token', () => {
+    const env = { ZONE: 'cluster.local', PORT: '1053', UP: '1.1.1.1', TTL: '30', EMPTY: '' };
+    const b = parse('{$ZONE}:{$PORT} {\n  forward . {%UP%} "{env.UP}"\n  ttl {env.TTL}x{$EMPTY}\n}\n', env);
     expect(b[0]!.keys).toEqual([{ raw: 'cluster.local:1053', zone: 'cluster.local.', port: 1053 }]);
     expect(shape(b[0]!.directives)).toEqual([
       { name: 'forward', args: ['.', '1.1.1.1', '1.1.1.1'] },

@@ -30,15 +30,132 @@ export class CorefileError extends Error {
   }
 }
 
+/**
+ * Every error found in one run, in line order (the main Corefile first, then imported files in
+ * the order they were read). `file`, `line` and `reason` are those of the first error, so code
+ * that reports one error still works; the message lists them all, one per line.
+ */
+export class CorefileErrors extends CorefileError {
+  constructor(readonly errors: readonly CorefileError[]) {
+    super(errors[0]!.file, errors[0]!.line, errors[0]!.reason);
+    this.name = 'CorefileErrors';
+    this.message = errors.map((e) => e.message).join('\n');
+  }
+}
+
+/** The individual errors of a CorefileError (one, or all of a CorefileErrors); undefined for other errors. */
+export function corefileErrors(err: unknown): readonly CorefileError[] | undefined {
+  if (err instanceof CorefileErrors) return err.errors;
+  if (err instanceof CorefileError) return [err];
+  return undefined;
+}
+
+/**
+ * Sorts errors into line order (files in `fileOrder` first, in that order, then the others in
+ * the order their first error was found) and drops repeats of the same file, line and reason.
+ */
+export function sortErrors(errors: readonly CorefileError[], fileOrder: readonly string[] = [], max = processLimits.maxErrors): CorefileError[] {
+  const rank = new Map<string, number>();
+  for (const f of fileOrder) if (!rank.has(f)) rank.set(f, rank.size);
+  for (const e of errors) if (!rank.has(e.file)) rank.set(e.file, rank.size);
+  const seen = new Set<string>();
+  const out: CorefileError[] = [];
+  for (const e of errors) {
+    const key = `${e.file}\0${e.line}\0${e.reason}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+  }
+  // Array.prototype.sort is stable: errors on one line keep the order they were found in.
+  out.sort((a, b) => rank.get(a.file)! - rank.get(b.file)! || a.line - b.line);
+  if (out.length <= max) return out;
+  const last = out[max - 1]!;
+  return [...out.slice(0, max), new CorefileError(last.file, last.line,
+    `stopped after ${max} errors (--corefile-max-errors); fix these and run again`)];
+}
+
+/** True once `errors` holds as many errors as are reported: time to stop looking for more. */
+export function enoughErrors(errors: readonly CorefileError[]): boolean {
+  return errors.length > processLimits.maxErrors;
+}
+
+/** Throws nothing for no errors, the error itself for one, a CorefileErrors for several. */
+export function throwErrors(errors: readonly CorefileError[], fileOrder: readonly string[] = []): void {
+  if (errors.length === 0) return;
+  const sorted = sortErrors(errors, fileOrder);
+  throw sorted.length === 1 ? sorted[0]! : new CorefileErrors(sorted);
+}
+
+const EXCERPT_CHARS = 40;
+
+/**
+ * What an error message may echo of something read from a file or the environment: at most 40
+ * characters (then "..."), control and non-ASCII characters escaped, so a message never carries
+ * a whole line of a file that is not a Corefile, nor a huge token.
+ */
+export function excerpt(s: string, max = EXCERPT_CHARS): string {
+  const cut = s.length > max ? s.slice(0, max) : s;
+  // eslint-disable-next-line no-control-regex
+  const safe = cut.replace(/[\u0000-\u001f\u007f-\uffff]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return s.length > max ? `${safe}...` : safe;
+}
+
+/** Limits on reading a Corefile and its imports (see README, Limits). */
+export interface CorefileLimits {
+  /** Bytes of one file (the Corefile or one imported file). */
+  maxBytes: number;
+  /** Snippet imports, and separately files imported (each file a glob matches counts). */
+  maxImports: number;
+  /** Imports of imports: how deep one import may nest. */
+  maxImportDepth: number;
+  /** Tokens after every import is expanded. */
+  maxTokens: number;
+  /** Errors reported in one run; reading stops there (a file that is not a Corefile has one per line). */
+  maxErrors: number;
+}
+
+export const defaultCorefileLimits: Readonly<CorefileLimits> = Object.freeze({
+  maxBytes: 1024 * 1024,
+  // CoreDNS's cap on snippet and on file expansions (coredns/caddy caddyfile/parse.go).
+  maxImports: 1000,
+  maxImportDepth: 10,
+  maxTokens: 1_000_000,
+  maxErrors: 100,
+});
+
+let processLimits: CorefileLimits = { ...defaultCorefileLimits };
+
+/** Sets the limits every later parse uses unless its options give others (the CLI flags). */
+export function setCorefileLimits(limits: Partial<CorefileLimits>): void {
+  processLimits = { ...processLimits, ...limits };
+}
+
+export function corefileLimits(): Readonly<CorefileLimits> {
+  return processLimits;
+}
+
 export interface ParseOptions {
   /** Variables for {$VAR}, {%VAR%} and {env.VAR}; default process.env. */
   env?: Record<string, string | undefined>;
-  /** Reads an imported file (absolute path); default fs.readFileSync(path, 'utf8'). */
+  /** Reads an imported file (absolute path); default readCorefileText (regular files only, size-capped). */
   readFile?: (path: string) => string;
   /** Lists a directory for `import` globs; default fs.readdirSync. */
   readDir?: (dir: string) => string[];
   /** Called for conditions CoreDNS only logs, e.g. an import glob matching no file. */
   onWarning?: (message: string) => void;
+  /** Overrides of the process-wide limits (setCorefileLimits). */
+  limits?: Partial<CorefileLimits>;
+}
+
+/** What parseCorefileCollect returns: the blocks that parsed, and every error found. */
+export interface ParseResult {
+  blocks: ServerBlock[];
+  errors: CorefileError[];
+  /** Files in the order they were read, the Corefile first: the order errors are reported in. */
+  files: string[];
 }
 
 interface Token {
@@ -47,15 +164,55 @@ interface Token {
   file: string;
   line: number;
   nl: boolean;             // first token on its line in its source file
-  chain: string[];         // import chain that produced this token, for cycle detection
 }
 
-// Bounds non-cyclic but exponential snippet fan-out (CoreDNS caps at 1000 too).
-const MAX_IMPORTS = 1000;
+/** One source of tokens: the Corefile, an imported file or a snippet body, read in order. */
+interface Frame {
+  toks: readonly Token[];
+  pos: number;
+  chain: string[];         // import chain that produced these tokens, for cycle detection
+  imported: boolean;       // the first token takes the place of `import`, so it starts a line
+}
+
+/** A limit was reached: stop parsing, since going on would only read more of the same. */
+class Fatal extends Error {}
+
+/**
+ * Reads a Corefile or an imported file: regular files only (a FIFO would block forever, a
+ * device like /dev/zero never ends) and at most maxBytes, checked on the open descriptor.
+ */
+export function readCorefileText(path: string, maxBytes = processLimits.maxBytes): string {
+  // O_NONBLOCK so that opening a FIFO with no writer returns at once instead of waiting.
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) {
+      const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device'
+        : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'not a regular file';
+      throw new Error(`it is ${kind}; a Corefile and its imports must be regular files`);
+    }
+    if (st.size > maxBytes) throw new Error(`it is ${st.size} bytes, more than the limit of ${maxBytes} (--corefile-max-bytes)`);
+    // Read in chunks up to one byte past the limit: the file may have grown since fstat, and
+    // files like those in /proc report size 0.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.alloc(Math.min(64 * 1024, maxBytes + 1 - total));
+      const got = fs.readSync(fd, buf, 0, buf.length, null);
+      if (got === 0) break;
+      chunks.push(buf.subarray(0, got));
+      total += got;
+      if (total > maxBytes) throw new Error(`it is more than the limit of ${maxBytes} bytes (--corefile-max-bytes)`);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 // ---- lexer -----------------------------------------------------------------
 
-export function lex(text: string, file: string, chain: string[] = []): Token[] {
+export function lex(text: string, file: string): Token[] {
   const tokens: Token[] = [];
   let line = 1;
   let nl = true;
@@ -95,14 +252,15 @@ export function lex(text: string, file: string, chain: string[] = []): Token[] {
       }
       if (!closed) throw new CorefileError(file, start, 'unterminated quoted string: add the closing "');
     } else {
+      const from = i;
       while (i < n) {
         const c = text[i]!;
-        if (/\s/.test(c) || c === '#') break;
-        val += c;
+        if (c === ' ' || c === '\t' || c === '\n' || c === '#' || /\s/.test(c)) break;
         i++;
       }
+      val = text.slice(from, i);
     }
-    tokens.push({ text: val, quoted, file, line: start, nl, chain });
+    tokens.push({ text: val, quoted, file, line: start, nl });
     nl = false;
   }
   return tokens;
@@ -110,33 +268,53 @@ export function lex(text: string, file: string, chain: string[] = []): Token[] {
 
 // ---- env substitution ------------------------------------------------------
 
-// {$VAR} and {%VAR%} are CoreDNS's forms; {env.VAR} is accepted as well.
-// Unset variables become empty, as in CoreDNS.
+// {$VAR} and {%VAR%} are CoreDNS's forms; {env.VAR} is accepted as well. CoreDNS (caddy's
+// replaceEnvVars) turns an unset variable into an empty string, which silently changes what a
+// line means (`{$ZONE}:53` becomes the root zone); here it is an error naming the variable.
 const ENV_REF = /\{\$([^{}]+)\}|\{%([^{}%]+)%\}|\{env\.([^{}]+)\}/g;
-
-function substitute(s: string, env: Record<string, string | undefined>): string {
-  if (!s.includes('{')) return s;
-  return s.replace(ENV_REF, (_m, a?: string, b?: string, c?: string) => env[(a ?? b ?? c)!] ?? '');
-}
 
 // ---- parser ----------------------------------------------------------------
 
+/**
+ * Parses a Corefile and returns every server block that parsed, with every error found: the
+ * parser keeps going after an error wherever the structure is still clear (a bad key, an unset
+ * variable, an import that fails), and stops at the first error that leaves it unclear (braces).
+ */
+export function parseCorefileCollect(text: string, file: string, opts: ParseOptions = {}): ParseResult {
+  const limits = { ...processLimits, ...opts.limits };
+  const p = new Parser(file, opts, limits);
+  try {
+    p.start(lex(text, file), nodePath.resolve(file));
+    p.parseAll();
+  } catch (e) {
+    if (e instanceof CorefileError) p.errors.push(e);
+    else if (!(e instanceof Fatal)) throw e;
+  }
+  p.errors.push(...duplicateKeyErrors(p.blocks));
+  return { blocks: p.blocks, errors: sortErrors(p.errors, p.files, limits.maxErrors), files: p.files };
+}
+
 export function parseCorefile(text: string, file: string, opts: ParseOptions = {}): ServerBlock[] {
-  const root = nodePath.resolve(file);
-  const p = new Parser(lex(text, file, [`file:${root}`]), opts);
-  const blocks = p.parseAll();
-  checkDuplicateKeys(blocks);
-  return blocks;
+  const r = parseCorefileCollect(text, file, opts);
+  throwErrors(r.errors, r.files);
+  return r.blocks;
+}
+
+/** Reads a Corefile (a regular file of at most maxBytes) and parses it, collecting errors. */
+export function loadCorefileCollect(path: string, opts: Omit<ParseOptions, 'readFile'> = {}): ParseResult {
+  let text: string;
+  try {
+    text = readCorefileText(path, { ...processLimits, ...opts.limits }.maxBytes);
+  } catch (e) {
+    return { blocks: [], errors: [new CorefileError(path, 0, `cannot read Corefile: ${(e as Error).message}`)], files: [path] };
+  }
+  return parseCorefileCollect(text, path, opts);
 }
 
 export function loadCorefile(path: string, opts: Omit<ParseOptions, 'readFile'> = {}): ServerBlock[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new CorefileError(path, 0, `cannot read Corefile: ${(e as Error).message}`);
-  }
-  return parseCorefile(text, path, opts);
+  const r = loadCorefileCollect(path, opts);
+  throwErrors(r.errors, r.files);
+  return r.blocks;
 }
 
 /**
@@ -146,6 +324,11 @@ export function loadCorefile(path: string, opts: Omit<ParseOptions, 'readFile'> 
  * that `example.org` and `example.org:53` collide when the default is 53.
  */
 export function checkDuplicateKeys(blocks: ServerBlock[], defaultPort?: number): void {
+  throwErrors(duplicateKeyErrors(blocks, defaultPort));
+}
+
+export function duplicateKeyErrors(blocks: readonly ServerBlock[], defaultPort?: number): CorefileError[] {
+  const errors: CorefileError[] = [];
   const seen = new Map<string, ServerBlock>();
   for (const b of blocks) {
     for (const k of b.keys) {
@@ -154,42 +337,123 @@ export function checkDuplicateKeys(blocks: ServerBlock[], defaultPort?: number):
       const first = seen.get(id);
       if (first) {
         const where = first === b ? 'earlier in this block' : `by the server block at ${first.file}:${first.line}`;
-        throw new CorefileError(b.file, b.line,
-          `cannot serve ${id} - it is already defined ${where}; remove one of the keys or give it another port`);
+        errors.push(new CorefileError(b.file, b.line,
+          `cannot serve ${excerpt(id, 80)} - it is already defined ${where}; remove one of the keys or give it another port`));
+        continue;
       }
       seen.set(id, b);
     }
   }
+  return errors;
 }
 
 class Parser {
-  private pos = 0;
   private readonly env: Record<string, string | undefined>;
   private readonly snippets = new Map<string, Token[]>();
-  private imports = 0;
+  private snippetImports = 0;
+  private fileImports = 0;
+  private tokenCount = 0;
+  private frames: Frame[] = [];
+  readonly blocks: ServerBlock[] = [];
+  readonly errors: CorefileError[] = [];
+  readonly files: string[];
 
-  constructor(private readonly toks: Token[], private readonly opts: ParseOptions) {
+  constructor(file: string, private readonly opts: ParseOptions, private readonly limits: CorefileLimits) {
     this.env = opts.env ?? process.env;
+    this.files = [file];
   }
 
-  private peek(): Token | undefined { return this.toks[this.pos]; }
-  private word(t: Token): string { return substitute(t.text, this.env); }
-  private is(t: Token | undefined, brace: '{' | '}'): boolean { return !!t && !t.quoted && t.text === brace; }
-  private err(t: Token, reason: string): CorefileError { return new CorefileError(t.file, t.line, reason); }
+  start(toks: Token[], root: string): void {
+    this.push(toks, [`file:${root}`], false, undefined);
+  }
 
-  parseAll(): ServerBlock[] {
-    const blocks: ServerBlock[] = [];
-    for (let t = this.peek(); t; t = this.peek()) {
-      if (this.is(t, '}')) throw this.err(t, "unexpected '}' with no matching '{'");
-      if (this.is(t, '{')) throw this.err(t, "unexpected '{': a block must follow server block keys, e.g. 'example.org {'");
-      if (!t.quoted && this.word(t) === 'import') { this.expandImport(); continue; }
-      const block = this.serverBlock();
-      if (block) blocks.push(block);
+  // ---- token stream: a stack of frames, so an import costs no copying of what follows it
+
+  private push(toks: readonly Token[], chain: string[], imported: boolean, at: Token | undefined): void {
+    this.tokenCount += toks.length;
+    if (this.tokenCount > this.limits.maxTokens) {
+      this.fatal(at ?? toks[0]!, `more than ${this.limits.maxTokens} tokens after expanding imports (--corefile-max-tokens); check for snippets imported many times`);
     }
-    return blocks;
+    if (toks.length > 0) this.frames.push({ toks, pos: 0, chain, imported });
   }
 
-  /** One server block or snippet definition; returns undefined for a snippet. */
+  /** The k-th token from the current position, across frames. */
+  private peek(k = 0): Token | undefined {
+    for (let i = this.frames.length - 1; i >= 0; i--) {
+      const f = this.frames[i]!;
+      const left = f.toks.length - f.pos;
+      if (k < left) {
+        const t = f.toks[f.pos + k]!;
+        return f.imported && f.pos + k === 0 && !t.nl ? { ...t, nl: true } : t;
+      }
+      k -= left;
+    }
+    return undefined;
+  }
+
+  private advance(n = 1): void {
+    for (; n > 0; n--) {
+      const f = this.top();
+      if (!f) return;
+      f.pos++;
+    }
+  }
+
+  /** The frame the next token comes from (dropping frames read to their end). */
+  private top(): Frame | undefined {
+    for (let f = this.frames[this.frames.length - 1]; f; f = this.frames[this.frames.length - 1]) {
+      if (f.pos < f.toks.length) return f;
+      this.frames.pop();
+    }
+    return undefined;
+  }
+
+  // ---- errors
+
+  private err(t: Token, reason: string): CorefileError { return new CorefileError(t.file, t.line, reason); }
+  private report(t: Token, reason: string): void {
+    this.errors.push(this.err(t, reason));
+    // Past the cap, stop: sortErrors says where reading stopped.
+    if (this.errors.length > this.limits.maxErrors) throw new Fatal(reason);
+  }
+  private fatal(t: Token, reason: string): never {
+    this.report(t, reason);
+    throw new Fatal(reason);
+  }
+
+  /** A token's text with environment variables substituted; unset or empty results are errors. */
+  private word(t: Token): string {
+    if (!t.text.includes('{')) return t.text;
+    const unset: string[] = [];
+    const out = t.text.replace(ENV_REF, (_m, a?: string, b?: string, c?: string) => {
+      const name = (a ?? b ?? c)!;
+      const v = this.env[name];
+      if (v === undefined) unset.push(name);
+      return v ?? '';
+    });
+    if (unset.length > 0) {
+      const names = unset.map((u) => excerpt(u)).join(', ');
+      this.report(t, `environment variable ${names} is not set (used in '${excerpt(t.text)}'); set it, or write the value instead`);
+    } else if (out === '') {
+      this.report(t, `'${excerpt(t.text)}' is empty once environment variables are substituted; give the variable a value`);
+    }
+    return out;
+  }
+
+  private is(t: Token | undefined, brace: '{' | '}'): boolean { return !!t && !t.quoted && t.text === brace; }
+  private isImport(t: Token): boolean { return !t.quoted && t.text === 'import'; }
+
+  parseAll(): void {
+    for (let t = this.peek(); t; t = this.peek()) {
+      if (this.is(t, '}')) this.fatal(t, "unexpected '}' with no matching '{'");
+      if (this.is(t, '{')) this.fatal(t, "unexpected '{': a block must follow server block keys, e.g. 'example.org {'");
+      if (this.isImport(t)) { this.expandImport(); continue; }
+      const block = this.serverBlock();
+      if (block) this.blocks.push(block);
+    }
+  }
+
+  /** One server block or snippet definition; returns undefined for a snippet or a block with no valid key. */
   private serverBlock(): ServerBlock | undefined {
     const first = this.peek()!;
     const keyToks = this.keys();
@@ -203,19 +467,19 @@ class Parser {
 
     let directives: Directive[];
     if (this.is(open, '{')) {
-      this.pos++;
+      this.advance();
       directives = this.lines(open);
     } else if (!open) {
       directives = []; // keys with nothing after them: a server with no plugins
     } else if (this.is(open, '}')) {
-      throw this.err(open, "unexpected '}' with no matching '{'");
+      this.fatal(open, "unexpected '}' with no matching '{'");
     } else {
       // Like Caddy, a Corefile holding one server may omit the braces.
       directives = this.lines(undefined);
       const stray = directives.find((d) => /[.:/()]/.test(d.name));
       if (stray) {
-        throw this.err(first, `missing server block body: keys '${keyToks.map((k) => k.text).join(' ')}' are not followed by '{', `
-          + `so everything after them is read as their plugins, but '${stray.name}' at ${stray.file}:${stray.line} looks like another server block; `
+        this.fatal(first, `missing server block body: keys '${excerpt(keyToks.map((k) => k.text).join(' '))}' are not followed by '{', `
+          + `so everything after them is read as their plugins, but '${excerpt(stray.name)}' at ${stray.file}:${stray.line} looks like another server block; `
           + "put '{' after the keys and a matching '}' after their plugins");
       }
     }
@@ -225,10 +489,13 @@ class Parser {
       try {
         keys.push(...parseServerKey(k.text));
       } catch (e) {
-        if (e instanceof KeyError) throw this.err(k, e.message);
-        throw e;
+        if (e instanceof KeyError) this.report(k, e.message);
+        else throw e;
       }
     }
+    // A block whose keys all failed has been reported; serving it under no zone would only add
+    // confusing errors from its plugins.
+    if (keys.length === 0 && keyToks.length > 0) return undefined;
     return { keys, directives, file: first.file, line: first.line };
   }
 
@@ -237,46 +504,53 @@ class Parser {
     const out: Token[] = [];
     let expectAnother = false;
     let first = true;
+    let last: Token | undefined;
     for (let t = this.peek(); ; t = this.peek()) {
       if (!t) {
-        if (expectAnother) throw this.err(out[out.length - 1]!, "the key list ends with ',' but no key follows; remove the trailing comma");
+        if (expectAnother) this.fatal(last!, "the key list ends with ',' but no key follows; remove the trailing comma");
         break;
       }
       if (this.is(t, '{') || this.is(t, '}')) {
-        if (expectAnother) throw this.err(t, `expected another key after ',' but found '${t.text}'; remove the trailing comma`);
+        if (expectAnother) this.fatal(t, `expected another key after ',' but found '${t.text}'; remove the trailing comma`);
         break;
       }
       // A trailing comma continues the key list on the next line.
       if (!first && t.nl && !expectAnother) break;
-      const text = this.word(t);
+      const substituted = this.word(t);
+      const text = substituted === '' && t.text !== '' ? undefined : substituted; // already reported
+      this.advance();
+      last = t;
+      first = false;
+      if (text === undefined) continue;
       const parts = text.split(',');
       expectAnother = text.endsWith(',') && text.length > 0;
       if (expectAnother) parts.pop();
       for (const part of parts) {
-        if (part === '') throw this.err(t, 'empty server block key; remove the stray comma or "" from the key list');
-        out.push({ ...t, text: part });
+        if (part === '') this.report(t, 'empty server block key; remove the stray comma or "" from the key list');
+        else out.push({ ...t, text: part });
       }
-      this.pos++;
-      first = false;
     }
     return out;
   }
 
   /** Store a `(name) { ... }` snippet's raw tokens; they are parsed where imported. */
   private snippet(def: Token, name: string, open: Token | undefined): void {
-    if (name === '') throw this.err(def, "snippet name is empty: write '(name) {'");
-    if (!this.is(open, '{')) throw this.err(def, `snippet (${name}) must be followed by '{ ... }' on the same line`);
-    if (this.snippets.has(name)) throw this.err(def, `snippet (${name}) is already defined; snippet names must be unique`);
-    this.pos++;
+    if (name === '') this.fatal(def, "snippet name is empty: write '(name) {'");
+    if (!this.is(open, '{')) this.fatal(def, `snippet (${excerpt(name)}) must be followed by '{ ... }' on the same line`);
+    this.advance();
     const body: Token[] = [];
     let depth = 1;
     for (;;) {
       const t = this.peek();
-      if (!t) throw this.err(open!, `snippet (${name}) is never closed: missing '}' for the '{' on this line`);
-      this.pos++;
+      if (!t) this.fatal(open!, `snippet (${excerpt(name)}) is never closed: missing '}' for the '{' on this line`);
+      this.advance();
       if (this.is(t, '{')) depth++;
       if (this.is(t, '}') && --depth === 0) break;
       body.push(t);
+    }
+    if (this.snippets.has(name)) {
+      this.report(def, `snippet (${excerpt(name)}) is already defined; snippet names must be unique`);
+      return;
     }
     this.snippets.set(name, body);
   }
@@ -291,65 +565,97 @@ class Parser {
     for (;;) {
       const t = this.peek();
       if (!t) {
-        if (open) throw this.err(open, "unbalanced braces: the '{' on this line is never closed; add a matching '}'");
+        if (open) this.fatal(open, "unbalanced braces: the '{' on this line is never closed; add a matching '}'");
         return out;
       }
       if (this.is(t, '}')) {
-        if (!open) throw this.err(t, "unexpected '}' with no matching '{'");
-        this.pos++;
+        if (!open) this.fatal(t, "unexpected '}' with no matching '{'");
+        this.advance();
         return out;
       }
-      if (this.is(t, '{')) throw this.err(t, "unexpected '{': a block must open on the same line as its directive, e.g. 'health {'");
-      if (!t.quoted && this.word(t) === 'import') { this.expandImport(); continue; }
+      if (this.is(t, '{')) this.fatal(t, "unexpected '{': a block must open on the same line as its directive, e.g. 'health {'");
+      if (this.isImport(t)) { this.expandImport(); continue; }
 
       const d: Directive = { name: this.word(t), args: [], file: t.file, line: t.line };
-      this.pos++;
+      this.advance();
       for (let a = this.peek(); a && !a.nl && !this.is(a, '}'); a = this.peek()) {
         if (this.is(a, '{')) {
-          this.pos++;
+          this.advance();
           d.block = this.lines(a);
           const after = this.peek();
           if (after && !after.nl && !this.is(after, '}')) {
-            throw this.err(after, `unexpected '${after.text}' after '}' closing the block of '${d.name}'; start it on a new line`);
+            this.fatal(after, `unexpected '${excerpt(after.text)}' after '}' closing the block of '${excerpt(d.name)}'; start it on a new line`);
           }
           break;
         }
         d.args.push(this.word(a));
-        this.pos++;
+        this.advance();
       }
       out.push(d);
     }
   }
 
-  /** Replace `import ARG` at this.pos with the snippet's or files' tokens. */
+  /** Replaces `import ARG` at the current position with the snippet's or files' tokens. */
   private expandImport(): void {
     const imp = this.peek()!;
-    const arg = this.toks[this.pos + 1];
+    const chain = this.top()!.chain;
+    const arg = this.peek(1);
     if (!arg || arg.nl || this.is(arg, '{') || this.is(arg, '}')) {
-      throw this.err(imp, 'import needs one argument: a snippet name or a file/glob relative to this file');
+      this.advance();
+      this.report(imp, 'import needs one argument: a snippet name or a file/glob relative to this file');
+      return;
     }
-    const after = this.toks[this.pos + 2];
+    this.advance(2);
+    const after = this.peek();
     if (after && !after.nl && !this.is(after, '}')) {
-      throw this.err(imp, `import takes exactly one argument (a snippet name or a file/glob), but '${after.text}' follows '${arg.text}'`);
+      // Skip the rest of the line: it is not clear what was meant.
+      while (this.peek() && !this.peek()!.nl && !this.is(this.peek(), '}')) this.advance();
+      this.report(imp, `import takes exactly one argument (a snippet name or a file/glob), but '${excerpt(after.text)}' follows '${excerpt(arg.text)}'`);
+      return;
     }
     const pattern = this.word(arg);
-    if (pattern === '') throw this.err(imp, 'import needs a non-empty snippet name or file path');
-    if (++this.imports > MAX_IMPORTS) throw this.err(imp, `more than ${MAX_IMPORTS} imports expanded; check for runaway snippet imports`);
+    if (pattern === '') {
+      if (arg.text === '') this.report(imp, 'import needs a non-empty snippet name or file path');
+      return;
+    }
+    if (chain.length > this.limits.maxImportDepth) {
+      this.report(imp, `imports nest more than ${this.limits.maxImportDepth} deep (--corefile-max-import-depth): ${chain.map(describe).map((d) => excerpt(d, 80)).join(' imports ')}`);
+      return;
+    }
 
-    let spliced: Token[];
     const snippet = this.snippets.get(pattern);
     if (snippet) {
-      spliced = this.withChain(imp, `snippet:${pattern}`, snippet);
-    } else {
-      spliced = [];
-      for (const path of this.resolveImport(imp, pattern)) {
-        const text = this.read(imp, path);
-        spliced.push(...this.withChain(imp, `file:${path}`, this.balanced(lex(text, path))));
+      if (++this.snippetImports > this.limits.maxImports) {
+        this.fatal(imp, `more than ${this.limits.maxImports} snippet imports expanded (--corefile-max-imports); check for runaway snippet imports`);
       }
+      const next = this.withChain(imp, chain, `snippet:${pattern}`);
+      if (next) this.push(snippet, next, true, imp);
+      return;
     }
-    // The first spliced token takes the place of `import`, so it starts a line.
-    if (spliced[0]) spliced[0] = { ...spliced[0], nl: true };
-    this.toks.splice(this.pos, 2, ...spliced);
+    const paths = this.resolveImport(imp, pattern);
+    if (this.fileImports + paths.length > this.limits.maxImports) {
+      this.fatal(imp, `more than ${this.limits.maxImports} files imported (--corefile-max-imports); import fewer files`);
+    }
+    this.fileImports += paths.length;
+    // Pushed in reverse, so the first file is read first.
+    const frames: { toks: Token[]; chain: string[] }[] = [];
+    for (const path of paths) {
+      const next = this.withChain(imp, chain, `file:${path}`);
+      if (!next) continue;
+      const text = this.read(imp, path);
+      if (text === undefined) continue;
+      if (!this.files.includes(path)) this.files.push(path);
+      let toks: Token[];
+      try {
+        toks = this.balanced(lex(text, path));
+      } catch (e) {
+        if (!(e instanceof CorefileError)) throw e;
+        this.errors.push(e);
+        continue;
+      }
+      frames.push({ toks, chain: next });
+    }
+    for (const f of frames.reverse()) this.push(f.toks, f.chain, true, imp);
   }
 
   // Caddy would let an imported file's braces pair up with the importer's; an
@@ -365,33 +671,39 @@ class Parser {
     return toks;
   }
 
-  private withChain(imp: Token, id: string, toks: Token[]): Token[] {
-    if (imp.chain.includes(id)) {
-      const names = [...imp.chain.slice(imp.chain.indexOf(id)), id].map(describe);
-      throw this.err(imp, `import cycle: ${names.join(' imports ')}; remove one of these imports`);
+  /** The chain of what `imp` imports, or undefined (reported) when it is a cycle. */
+  private withChain(imp: Token, chain: string[], id: string): string[] | undefined {
+    if (chain.includes(id)) {
+      const names = [...chain.slice(chain.indexOf(id)), id].map(describe);
+      this.report(imp, `import cycle: ${names.join(' imports ')}; remove one of these imports`);
+      return undefined;
     }
-    const chain = [...imp.chain, id];
-    return toks.map((t) => ({ ...t, chain }));
+    return [...chain, id];
   }
 
-  /** Files named by `pattern`, relative to the importing token's file. */
+  /** Files named by `pattern`, relative to the importing token's file; [] (reported) on error. */
   private resolveImport(imp: Token, pattern: string): string[] {
     const full = nodePath.resolve(nodePath.dirname(nodePath.resolve(imp.file)), pattern);
     const wild = /[*?[\]]/.test(pattern);
     if (!wild) {
       if (!this.exists(full)) {
-        throw this.err(imp, `import ${pattern}: no snippet (${pattern}) is defined above this line and no file ${full} exists`);
+        this.report(imp, `import ${excerpt(pattern)}: no snippet (${excerpt(pattern)}) is defined above this line and no file ${excerpt(full, 200)} exists`);
+        return [];
       }
       return [full];
     }
     // CoreDNS allows one wildcard, to keep glob expansion cheap (caddy issue #2096).
     const count = (c: string) => pattern.split(c).length - 1;
     if (count('*') > 1 || count('?') > 1 || (pattern.includes('[') && pattern.includes(']'))) {
-      throw this.err(imp, `import pattern '${pattern}' may contain only one wildcard (* or ?)`);
+      this.report(imp, `import pattern '${excerpt(pattern)}' may contain only one wildcard (* or ?)`);
+      return [];
     }
     const dir = nodePath.dirname(full);
     const base = nodePath.basename(full);
-    if (/[*?]/.test(dir)) throw this.err(imp, `import pattern '${pattern}': wildcards are only supported in the file name, not in directories`);
+    if (/[*?]/.test(dir)) {
+      this.report(imp, `import pattern '${excerpt(pattern)}': wildcards are only supported in the file name, not in directories`);
+      return [];
+    }
     const re = new RegExp(`^${base.replace(/[.+^${}()|\\]/g, '\\$&').replace('*', '[^/]*').replace('?', '[^/]')}$`);
     let names: string[];
     try {
@@ -400,7 +712,7 @@ class Parser {
       names = [];
     }
     const matches = names.filter((nm) => re.test(nm)).sort().map((nm) => nodePath.join(dir, nm));
-    if (matches.length === 0) this.opts.onWarning?.(`${imp.file}:${imp.line}: no files match import pattern ${pattern}`);
+    if (matches.length === 0) this.opts.onWarning?.(`${imp.file}:${imp.line}: no files match import pattern ${excerpt(pattern)}`);
     return matches;
   }
 
@@ -409,11 +721,12 @@ class Parser {
     try { this.opts.readFile(path); return true; } catch { return false; }
   }
 
-  private read(imp: Token, path: string): string {
+  private read(imp: Token, path: string): string | undefined {
     try {
-      return (this.opts.readFile ?? ((p: string) => fs.readFileSync(p, 'utf8')))(path);
+      return (this.opts.readFile ?? ((p: string) => readCorefileText(p, this.limits.maxBytes)))(path);
     } catch (e) {
-      throw this.err(imp, `could not import ${path}: ${(e as Error).message}`);
+      this.report(imp, `could not import ${excerpt(path, 200)}: ${(e as Error).message}`);
+      return undefined;
     }
   }
 }

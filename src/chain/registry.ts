@@ -2,7 +2,7 @@
 // plugin, and the one fixed order they run in (as CoreDNS's plugin.cfg, not Corefile order).
 import type { Logger } from 'pino';
 import type { Directive, ServerKey } from './corefile.js';
-import { CorefileError } from './corefile.js';
+import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
 import type { DnsResponse, Plugin } from './plugin.js';
 import type { QueryObserver } from '../server/handler.js';
 import type { ClusterOptions } from '../cluster/model.js';
@@ -21,6 +21,11 @@ export interface BlockContext {
   readonly keys: readonly ServerKey[];
   readonly runtime: RuntimeOptions;
   readonly log: Logger;
+  /**
+   * True for commands that build the server only to read it once (records, check, resolve): it
+   * never listens, so plugins that act only while serving (reload) are checked but stay quiet.
+   */
+  readonly oneShot?: boolean;
   /** The Corefile path, when the server was started with one (the reload plugin watches it). */
   readonly corefile?: string;
   /** Asks the running server to build its configuration again and swap it in. */
@@ -80,23 +85,31 @@ export class Registry {
     return this;
   }
 
-  /** Builds the plugins of one server block, in execution order. */
+  /**
+   * Builds the plugins of one server block, in execution order. An error in one directive does
+   * not stop the others from being checked: every error of the block is thrown at the end (one
+   * CorefileError, or a CorefileErrors), after closing the plugins that were built.
+   */
   build(directives: readonly Directive[], ctx: BlockContext): Plugin[] {
+    const errors: CorefileError[] = [];
     const seen = new Map<string, Directive>();
+    const notCorefile = new Set<string>();
     for (const d of directives) {
+      if (enoughErrors(errors)) break;
       const def = this.defs.get(d.name);
       if (!def) {
-        const known = (coreDnsOrder as readonly string[]).includes(d.name);
-        throw new CorefileError(
-          d.file,
-          d.line,
-          known
-            ? `plugin "${d.name}" is a CoreDNS plugin that clusterdns does not support yet; remove it (supported: ${[...this.defs.keys()].join(', ')})`
-            : `unknown plugin "${d.name}" (supported: ${[...this.defs.keys()].join(', ')})`,
-        );
+        // A file that is not a Corefile gets one error, not one per line.
+        const reason = this.unknown(d.name);
+        if (reason.startsWith(NOT_A_PLUGIN) && notCorefile.has(d.file)) continue;
+        if (reason.startsWith(NOT_A_PLUGIN)) notCorefile.add(d.file);
+        errors.push(new CorefileError(d.file, d.line, reason));
+        continue;
       }
       const first = seen.get(d.name);
-      if (first && !def.setupAll) throw new CorefileError(d.file, d.line, `plugin "${d.name}" appears twice in this server block (first at line ${first.line}); merge the two`);
+      if (first && !def.setupAll) {
+        errors.push(new CorefileError(d.file, d.line, `plugin "${d.name}" appears twice in this server block (first at line ${first.line}); merge the two`));
+        continue;
+      }
       if (!first) seen.set(d.name, d);
     }
     const ordered = [...seen.values()].sort(
@@ -104,13 +117,41 @@ export class Registry {
     );
     const plugins: Plugin[] = [];
     for (const d of ordered) {
+      if (enoughErrors(errors)) break;
       const def = this.defs.get(d.name)!;
       const all = directives.filter((x) => x.name === d.name);
-      const plugin = def.setupAll && all.length > 1 ? def.setupAll(all, ctx) : def.setup(d, ctx);
-      if (plugin) plugins.push(plugin);
+      try {
+        const setupCtx = ctx.oneShot && SERVING_ONLY.has(d.name) ? quietContext(ctx) : ctx;
+        const plugin = def.setupAll && all.length > 1 ? def.setupAll(all, setupCtx) : def.setup(d, setupCtx);
+        if (plugin) plugins.push(plugin);
+      } catch (err) {
+        const found = corefileErrors(err);
+        if (!found) {
+          closeAll(plugins);
+          throw err;
+        }
+        errors.push(...found);
+      }
+    }
+    if (errors.length > 0) {
+      closeAll(plugins);
+      throwErrors(errors);
     }
     ctx.onBuilt?.(plugins);
     return plugins;
+  }
+
+  private unknown(name: string): string {
+    const supported = `(supported: ${[...this.defs.keys()].join(', ')})`;
+    // Only echo what looks like a plugin name: a line of a file that is not a Corefile (an
+    // `import /etc/passwd`) must not end up in a log.
+    if (!/^[a-z][a-z0-9_-]{0,39}$/i.test(name)) {
+      return `${NOT_A_PLUGIN}; is this file a Corefile? ${supported}`;
+    }
+    const known = (coreDnsOrder as readonly string[]).includes(name);
+    return known
+      ? `plugin "${name}" is a CoreDNS plugin that clusterdns does not support yet; remove it ${supported}`
+      : `unknown plugin "${excerpt(name)}" ${supported}`;
   }
 
   names(): string[] {
@@ -118,7 +159,31 @@ export class Registry {
   }
 }
 
+const NOT_A_PLUGIN = 'this line does not start with a plugin name';
+
+/**
+ * Plugins that only act while the server runs. A one-shot command still checks their arguments,
+ * but their warnings about run time ("reload has no Corefile to watch") mean nothing there.
+ */
+const SERVING_ONLY = new Set(['reload']);
+
+/** The same context with warnings silenced (errors still logged); the rest reads through to ctx. */
+function quietContext(ctx: BlockContext): BlockContext {
+  return Object.create(ctx, { log: { value: ctx.log.child({}, { level: 'error' }) } }) as BlockContext;
+}
+
+/** Closes plugins built for a block that failed (they may hold watchers or sockets). */
+function closeAll(plugins: readonly Plugin[]): void {
+  for (const p of plugins) {
+    try {
+      void Promise.resolve(p.close?.()).catch(() => undefined);
+    } catch {
+      // Closing is best effort: the error being reported is the one that matters.
+    }
+  }
+}
+
 /** Helper for setups: a directive's option block as (name, args, line) with a clear error for unknown options. */
 export function optionError(d: Directive, plugin: string, known: readonly string[]): CorefileError {
-  return new CorefileError(d.file, d.line, `unknown ${plugin} option "${d.name}"; valid options: ${known.join(', ')}`);
+  return new CorefileError(d.file, d.line, `unknown ${plugin} option "${excerpt(d.name)}"; valid options: ${known.join(', ')}`);
 }

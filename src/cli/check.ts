@@ -1,7 +1,7 @@
 // `clusterdns check`: validate the Corefile and the manifests, and warn about what breaks DNS in
 // real clusters. Same loading code as `serve`, so a clean check means the server starts.
 import { buildApp } from '../app.js';
-import { CorefileError, loadCorefile, parseCorefile } from '../chain/corefile.js';
+import { corefileErrors, loadCorefile, parseCorefile } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
 import { ManifestError, type Finding } from '../cluster/model.js';
 import { defaultCorefile } from '../app.js';
@@ -43,22 +43,27 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   try {
     paths = manifestPaths(flags);
   } catch (err) {
-    if (!(err instanceof CorefileError)) throw err;
-    add({ file: err.file, line: err.line, severity: 'error', message: err.reason });
+    const found = corefileErrors(err);
+    if (!found) throw err;
+    for (const e of found) add({ file: e.file, line: e.line, severity: 'error', message: e.reason });
   }
   const options = clusterOptions(flags);
+  let manifestErrors = false;
   if (paths.length > 0) {
     const { model, findings: manifestFindings } = checkManifests(paths, options);
     manifestFindings.forEach(add);
+    manifestErrors = manifestFindings.some((f) => f.severity === 'error');
     if (model?.ignoredKinds && model.ignoredKinds.size > 0) log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'kinds ignored');
   }
-  if (!findings.some((f) => f.severity === 'error')) {
-    // Build the whole server (plugin options, bind addresses) without listening.
+  // Build the whole server (plugin options, bind addresses) without listening, unless the
+  // manifests have errors; Corefile errors found above are found again there, with the plugins'.
+  if (!manifestErrors) {
     try {
-      const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, logger: log, cluster: options });
+      const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, logger: log, cluster: options, oneShot: true });
       await app.close();
     } catch (err) {
-      if (err instanceof CorefileError) add({ file: err.file, line: err.line, severity: 'error', message: err.reason });
+      const found = corefileErrors(err);
+      if (found) for (const e of found) add({ file: e.file, line: e.line, severity: 'error', message: e.reason });
       else if (err instanceof ManifestError) err.findings.forEach(add);
       else add({ file: flags.conf ?? '(built-in default Corefile)', line: 0, severity: 'error', message: (err as Error).message });
     }

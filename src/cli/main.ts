@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { serve } from './serve.js';
 import { records, type RecordsFlags } from './records.js';
 import { check, type CheckFlags } from './check.js';
-import { addClusterFlags } from './options.js';
+import { addClusterFlags, applyCorefileLimits } from './options.js';
 import { addResolverCommands } from './resolver-commands.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -12,6 +12,7 @@ export async function main(argv: string[]): Promise<void> {
     .name('clusterdns')
     .description('Authoritative DNS for Kubernetes cluster zones, built from manifest files, answering as CoreDNS would.')
     .showHelpAfterError();
+  program.hook('preAction', (_program, command) => applyCorefileLimits(command.opts()));
 
   addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'))
     .option('-p, --port <port>', 'port of every server block whose keys name none', '53')

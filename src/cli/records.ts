@@ -27,6 +27,7 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     port: 53,
     logger: log,
     cluster: clusterOptions(flags),
+    oneShot: true,
   });
   const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
   const byZone = new Map<string, Map<string, Answer>>();

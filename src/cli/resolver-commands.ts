@@ -61,7 +61,7 @@ function podContext(flags: KubeletFlags, model: ClusterModel | undefined): PodCo
 
 /** `clusterdns resolv-conf`. */
 export async function resolvConfCommand(flags: ResolvConfFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<void> {
-  const app = flags.conf && !flags.manifests ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags) }) : undefined;
+  const app = flags.conf && !flags.manifests ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), oneShot: true }) : undefined;
   try {
     const model = loadModel(flags, app);
     const ctx = podContext(flags, model);
@@ -85,7 +85,7 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
     .map((l) => l.replace(/#.*/, '').trim())
     .filter((l) => l !== '');
   if (flags.server || flags.useNameservers) throw new Error('--audit runs in process against --conf/--manifests; drop --server/--use-nameservers');
-  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags) });
+  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags), oneShot: true });
   try {
     const header: string[] = [];
     let text: string;
@@ -125,9 +125,9 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
   const inProcess = !flags.server && !flags.useNameservers;
   const needModel = !flags.resolvConf || inProcess;
   const app = inProcess
-    ? await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags) })
+    ? await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags), oneShot: true })
     : flags.conf && !flags.manifests && needModel
-      ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags) })
+      ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), oneShot: true })
       : undefined;
   try {
     const header: string[] = [];
