@@ -5,6 +5,8 @@
 // Errors are thrown as KeyError carrying only the reason; the Corefile parser
 // adds file:line.
 
+import { excerpt } from './excerpt.js';
+
 export interface ServerKey {
   raw: string;             // as written, e.g. 'dns://cluster.local:53' or '10.0.0.0/24'
   zone: string;            // fully qualified, lowercased, trailing dot
@@ -31,9 +33,9 @@ export function parseServerKey(raw: string): ServerKey[] {
   if (scheme) {
     const name = scheme[1]!.toLowerCase();
     if (OTHER_TRANSPORTS.has(name)) {
-      throw new KeyError(`transport ${name}:// in key '${raw}' is not supported: clusterdns serves plain DNS over UDP/TCP only; use dns:// or no scheme`);
+      throw new KeyError(`transport ${name}:// in key '${excerpt(raw)}' is not supported: clusterdns serves plain DNS over UDP/TCP only; use dns:// or no scheme`);
     }
-    if (name !== 'dns') throw new KeyError(`unknown scheme ${name}:// in key '${raw}'; use dns:// or no scheme`);
+    if (name !== 'dns') throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; use dns:// or no scheme`);
     s = s.slice(scheme[0].length);
   }
 
@@ -43,19 +45,19 @@ export function parseServerKey(raw: string): ServerKey[] {
   const colon = s.lastIndexOf(':');
   if (colon !== -1) {
     const tail = s.slice(colon + 1);
-    if (tail === '') throw new KeyError(`key '${raw}' ends with ':' but has no port after it; write e.g. '${s}53' or drop the ':'`);
+    if (tail === '') throw new KeyError(`key '${excerpt(raw)}' ends with ':' but has no port after it; write e.g. '${excerpt(s)}53' or drop the ':'`);
     if (/^\d+$/.test(tail)) {
       port = Number(tail);
-      if (port > 65535) throw new KeyError(`bad port ${tail} in key '${raw}': ports go from 0 to 65535`);
+      if (port > 65535) throw new KeyError(`bad port ${excerpt(tail)} in key '${excerpt(raw)}': ports go from 0 to 65535`);
       s = s.slice(0, colon);
     } else if (!tail.includes('/')) {
-      throw new KeyError(`bad port '${tail}' in key '${raw}': the port must be a number, e.g. '${s.slice(0, colon)}:53'`);
+      throw new KeyError(`bad port '${excerpt(tail)}' in key '${excerpt(raw)}': the port must be a number, e.g. '${excerpt(s.slice(0, colon))}:53'`);
     }
   }
 
   // ":53" names the root zone (older CoreDNS releases accepted an empty host as ".").
   if (s === '') s = '.';
-  if (s.length > 255) throw new KeyError(`zone in key '${raw}' is too long: ${s.length} > 255 characters`);
+  if (s.length > 255) throw new KeyError(`zone in key '${excerpt(raw)}' is too long: ${s.length} > 255 characters`);
 
   if (s.includes('/')) return reverseKeys(raw, s, port);
 
@@ -69,8 +71,8 @@ function checkDomainName(raw: string, s: string): void {
   if (s === '.') return;
   const labels = (s.endsWith('.') ? s.slice(0, -1) : s).split('.');
   for (const label of labels) {
-    if (label === '') throw new KeyError(`zone in key '${raw}' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`);
-    if (label.length > 63) throw new KeyError(`zone in key '${raw}' is not a valid domain name: label '${label.slice(0, 20)}...' is longer than 63 characters`);
+    if (label === '') throw new KeyError(`zone in key '${excerpt(raw)}' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`);
+    if (label.length > 63) throw new KeyError(`zone in key '${excerpt(raw)}' is not a valid domain name: label '${excerpt(label, 20)}' is longer than 63 characters`);
   }
 }
 
@@ -79,10 +81,10 @@ function checkDomainName(raw: string, s: string): void {
 function reverseKeys(raw: string, cidr: string, port: number | undefined): ServerKey[] {
   // CoreDNS rejects these explicitly (plugin/normalize.go SplitHostPort).
   if (cidr.startsWith(':') || (cidr.startsWith('0') && cidr.includes(':'))) {
-    throw new KeyError(`invalid CIDR '${cidr}' in key '${raw}'`);
+    throw new KeyError(`invalid CIDR '${excerpt(cidr)}' in key '${excerpt(raw)}'`);
   }
   const net = parseCidr(cidr);
-  if (!net) throw new KeyError(`'${cidr}' in key '${raw}' is not a valid CIDR; write an address and prefix length such as 10.0.0.0/24 or fd00::/64`);
+  if (!net) throw new KeyError(`'${excerpt(cidr)}' in key '${excerpt(raw)}' is not a valid CIDR; write an address and prefix length such as 10.0.0.0/24 or fd00::/64`);
 
   const { bytes, ones } = net;
   const bits = bytes.length * 8;

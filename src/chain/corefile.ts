@@ -10,6 +10,9 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { KeyError, parseServerKey, type ServerKey } from './corefile-keys.js';
+import { excerpt, excerptLongWords } from './excerpt.js';
+
+export { excerpt } from './excerpt.js';
 
 export type { ServerKey } from './corefile-keys.js';
 
@@ -24,8 +27,13 @@ export interface Directive {
 export interface ServerBlock { keys: ServerKey[]; directives: Directive[]; file: string; line: number }
 
 export class CorefileError extends Error {
-  constructor(readonly file: string, readonly line: number, readonly reason: string) {
+  readonly reason: string;
+
+  constructor(readonly file: string, readonly line: number, reason: string) {
+    // The safety net behind the excerpts at each echo site: no word of a message is huge.
+    reason = excerptLongWords(reason);
     super(`${file}:${line}: ${reason}`);
+    this.reason = reason;
     this.name = 'CorefileError';
   }
 }
@@ -84,23 +92,6 @@ export function throwErrors(errors: readonly CorefileError[], fileOrder: readonl
   if (errors.length === 0) return;
   const sorted = sortErrors(errors, fileOrder);
   throw sorted.length === 1 ? sorted[0]! : new CorefileErrors(sorted);
-}
-
-const EXCERPT_CHARS = 40;
-
-/**
- * What an error message may echo of something read from a file or the environment: at most 40
- * characters (then "..."), control and non-ASCII characters escaped, so a message never carries
- * a whole line of a file that is not a Corefile, nor a huge token.
- */
-export function excerpt(s: string, max = EXCERPT_CHARS): string {
-  const cut = s.length > max ? s.slice(0, max) : s;
-  // eslint-disable-next-line no-control-regex
-  const safe = cut.replace(/[\u0000-\u001f\u007f-\uffff]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-  return s.length > max ? `${safe}...` : safe;
 }
 
 /** Limits on reading a Corefile and its imports (see README, Limits). */
