@@ -1,8 +1,8 @@
-// `errors [stdout] { consolidate DURATION REGEXP [LEVEL] }`: logs the errors the plugins after it
+// `errors [stdout] { stacktrace; consolidate DURATION REGEXP [LEVEL] [show_first] }`: logs the errors the plugins after it
 // fail with, in CoreDNS's words (`RCODE NAME TYPE: ERROR`), and answers SERVFAIL itself.
 import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { emptyResponse, type DnsRequest, type DnsResponse, type Next, type Plugin } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
 import { goDurationString, parseGoDuration, typeStringFromName } from '../../metrics/packet.js';
@@ -15,6 +15,8 @@ export interface ConsolidatePattern {
   /** The regular expression as written, for the summary line. */
   source: string;
   level: Level;
+  /** Log the first error of each period in full, and summarise only the ones after it. */
+  showFirst?: boolean;
 }
 
 interface PatternState extends ConsolidatePattern {
@@ -30,6 +32,8 @@ export class ErrorsPlugin implements Plugin {
   constructor(
     patterns: readonly ConsolidatePattern[],
     private readonly log: Logger,
+    /** `stacktrace`: log each error with its stack, not only its message. */
+    private readonly stacktrace = false,
   ) {
     this.patterns = patterns.map((p) => ({ ...p, count: 0, timer: undefined }));
   }
@@ -49,14 +53,18 @@ export class ErrorsPlugin implements Plugin {
   private failed(req: DnsRequest, err: unknown): DnsResponse {
     const message = err instanceof Error ? err.message : String(err);
     const p = this.patterns.find((x) => x.pattern.test(message));
+    let level: Level = 'error';
     if (p && !this.stopped) {
-      if (++p.count === 1) {
+      const count = ++p.count;
+      if (count === 1) {
         p.timer = setTimeout(() => this.flush(p), p.periodMs);
         p.timer.unref();
       }
-    } else {
-      this.log.error({ err }, `${Rcode.SERVFAIL} ${req.qname} ${typeStringFromName(req.qtype)}: ${message}`);
+      // As CoreDNS: with show_first the first error of a period is logged, at the pattern's level.
+      if (count > 1 || !p.showFirst) return emptyResponse(Rcode.SERVFAIL);
+      level = p.level;
     }
+    this.log[level](this.stacktrace ? { err } : {}, `${Rcode.SERVFAIL} ${req.qname} ${typeStringFromName(req.qtype)}: ${message}`);
     return emptyResponse(Rcode.SERVFAIL);
   }
 
@@ -64,7 +72,7 @@ export class ErrorsPlugin implements Plugin {
     const n = p.count;
     p.count = 0;
     p.timer = undefined;
-    if (n > 0) this.log[p.level](`${n} errors like '${p.source}' occurred in last ${goDurationString(p.periodMs)}`);
+    if (n > 1 || (n === 1 && !p.showFirst)) this.log[p.level](`${n} errors like '${p.source}' occurred in last ${goDurationString(p.periodMs)}`);
   }
 
   close(): void {
@@ -76,31 +84,58 @@ export class ErrorsPlugin implements Plugin {
   }
 }
 
-const LEVELS: Record<string, Level> = { warning: 'warn', warn: 'warn', error: 'error', info: 'info', debug: 'debug' };
+// CoreDNS's names (plugin/errors/setup.go); `warn` is not one of them.
+const LEVELS: Record<string, Level> = { warning: 'warn', error: 'error', info: 'info', debug: 'debug' };
+
+/** CoreDNS's maxRegexpLen. */
+const MAX_REGEXP_LEN = 10000;
 
 export const errorsPlugin: PluginDefinition = {
   name: 'errors',
   setup(d, ctx) {
     if (d.args.length > 1 || (d.args.length === 1 && d.args[0] !== 'stdout')) {
-      throw new CorefileError(d.file, d.line, `errors: invalid log file: ${d.args.join(' ')} (errors are logged to standard output; write \`errors\` or \`errors stdout\`)`);
+      throw new CorefileError(d.file, d.line, `errors: invalid log file: ${excerpt(d.args.join(' '))} (errors are logged to standard output; write \`errors\` or \`errors stdout\`)`);
     }
     const patterns: ConsolidatePattern[] = [];
+    let stacktrace = false;
     for (const o of d.block ?? []) {
-      if (o.name !== 'consolidate') throw new CorefileError(o.file, o.line, `unknown errors option "${o.name}"; the only option is consolidate`);
-      if (o.args.length < 2 || o.args.length > 3) throw new CorefileError(o.file, o.line, 'errors consolidate takes DURATION REGEXP [LEVEL], e.g. `consolidate 5m ".* i/o timeout$" warning`');
+      const fail = (reason: string): never => {
+        throw new CorefileError(o.file, o.line, reason);
+      };
+      if (o.name === 'stacktrace') {
+        if (o.args.length > 0) fail('errors stacktrace takes no arguments');
+        stacktrace = true;
+        continue;
+      }
+      if (o.name !== 'consolidate') fail(`unknown errors option "${excerpt(o.name)}"; valid options: stacktrace, consolidate`);
+      if (o.args.length < 2 || o.args.length > 4) fail('errors consolidate takes DURATION REGEXP [LEVEL] [show_first], e.g. `consolidate 5m ".* i/o timeout$" warning`');
       const periodMs = parseGoDuration(o.args[0]!);
-      if (periodMs === undefined || periodMs <= 0) throw new CorefileError(o.file, o.line, `errors consolidate: "${o.args[0]}" is not a duration; write e.g. 30s or 5m`);
+      if (periodMs === undefined || periodMs <= 0) fail(`errors consolidate: "${excerpt(o.args[0]!)}" is not a duration; write e.g. 30s or 5m`);
+      const source = o.args[1]!;
+      if (source.length > MAX_REGEXP_LEN) fail(`errors consolidate: regex pattern too long: ${source.length} > ${MAX_REGEXP_LEN}`);
       let pattern: RegExp;
       try {
-        pattern = new RegExp(o.args[1]!);
+        pattern = new RegExp(source);
       } catch (err) {
-        throw new CorefileError(o.file, o.line, `errors consolidate: bad regular expression: ${(err as Error).message}`);
+        fail(`errors consolidate: bad regular expression: ${(err as Error).message}`);
       }
-      const levelArg = o.args[2];
-      const level = levelArg === undefined ? 'error' : LEVELS[levelArg];
-      if (!level) throw new CorefileError(o.file, o.line, `errors consolidate: unknown log level argument in consolidate: ${levelArg} (use warning, error, info or debug)`);
-      patterns.push({ periodMs, pattern, source: o.args[1]!, level });
+      // Optional: a log level, then show_first (CoreDNS's parseOptionalParams).
+      let level: Level | undefined;
+      let showFirst = false;
+      for (const arg of o.args.slice(2)) {
+        const l = LEVELS[arg];
+        if (l) {
+          if (level) fail('errors consolidate: multiple log levels specified in consolidate');
+          if (showFirst) fail('errors consolidate: log level must come before show_first in consolidate');
+          level = l;
+        } else if (arg === 'show_first') {
+          showFirst = true;
+        } else {
+          fail(`errors consolidate: unknown option in consolidate: ${excerpt(arg)} (log levels: warning, error, info, debug; then show_first)`);
+        }
+      }
+      patterns.push({ periodMs: periodMs!, pattern: pattern!, source, level: level ?? 'error', showFirst });
     }
-    return new ErrorsPlugin(patterns, ctx.log.child({ plugin: 'errors' }));
+    return new ErrorsPlugin(patterns, ctx.log.child({ plugin: 'errors' }), stacktrace);
   },
 };
