@@ -2,7 +2,7 @@
 // format by default, through the block's pino logger at info level.
 import dnsPacket from 'dns-packet';
 import type { Directive } from '../../chain/corefile.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
 import type { QueryEvent } from '../../server/handler.js';
@@ -32,17 +32,18 @@ export function parseLog(d: Directive): LogRule[] {
   else {
     const last = args[args.length - 1]!;
     if (last.includes('{')) {
-      format = last === '{common}' ? COMMON_LOG_FORMAT : last === '{combined}' ? COMBINED_LOG_FORMAT : last;
+      // As CoreDNS: the names stand for their formats anywhere in the format string.
+      format = last.replaceAll('{common}', COMMON_LOG_FORMAT).replaceAll('{combined}', COMBINED_LOG_FORMAT);
       args = args.slice(0, -1);
     }
     names = args;
   }
   const classes = new Set<ResponseClass>();
   for (const o of d.block ?? []) {
-    if (o.name !== 'class') throw new CorefileError(o.file, o.line, `unknown log option "${o.name}"; the only option is class`);
+    if (o.name !== 'class') throw new CorefileError(o.file, o.line, `unknown log option "${excerpt(o.name)}"; the only option is class`);
     if (o.args.length === 0) throw new CorefileError(o.file, o.line, 'log class needs at least one of success, denial, error, all');
     for (const c of o.args) {
-      if (!(CLASSES as readonly string[]).includes(c)) throw new CorefileError(o.file, o.line, `log class: invalid Class: ${c} (use success, denial, error or all)`);
+      if (!(CLASSES as readonly string[]).includes(c)) throw new CorefileError(o.file, o.line, `log class: invalid Class: ${excerpt(c)} (use success, denial, error or all)`);
       classes.add(c as ResponseClass);
     }
   }
@@ -78,7 +79,11 @@ export class LogPlugin implements Plugin {
 export const logPlugin: PluginDefinition = {
   name: 'log',
   setup(d, ctx) {
-    const rules = parseLog(d);
+    return logPlugin.setupAll!([d], ctx);
+  },
+  // A block may have several `log` lines; their rules add up in order, as in CoreDNS.
+  setupAll(directives, ctx) {
+    const rules = directives.flatMap((d) => parseLog(d));
     const compiled = rules.map((r) => ({ ...r, nodes: parseFormat(r.format) }));
     const log = ctx.log.child({ plugin: 'log' });
     const keys = ctx.keys;
