@@ -1,10 +1,9 @@
 // `autopath [ZONES...] RESOLV-CONF` or `autopath [ZONES...] @PLUGIN`.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, readCorefileText } from '../../chain/corefile.js';
 import { isSearchPathProvider } from '../../chain/plugin.js';
-import { parseServerKey } from '../../chain/corefile-keys.js';
+import { zoneArgs } from '../../chain/zones.js';
 import { isSubdomain } from '../../dns/names.js';
 import { AutopathPlugin } from './plugin.js';
 import { parseResolvConf } from '../../resolver/resolvconf.js';
@@ -16,9 +15,10 @@ export const autopathPlugin: PluginDefinition = {
     const source = args.pop();
     if (!source) throw new CorefileError(d.file, d.line, 'autopath needs a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`');
     if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'autopath takes no option block');
-    const zones = args.length > 0 ? args.flatMap((a) => parseServerKey(a).map((k) => k.zone)) : [...ctx.zones];
+    const zones = args.length > 0 ? zoneArgs(args, d) : [...ctx.zones];
+    // CoreDNS accepts such a zone (OriginsFromArgsOrServerBlock); no query for it reaches this block.
     for (const z of zones) {
-      if (!ctx.zones.some((b) => isSubdomain(z, b))) throw new CorefileError(d.file, d.line, `autopath zone ${z} is not inside the server block's zones`);
+      if (!ctx.zones.some((b) => isSubdomain(z, b))) ctx.log.warn({ file: d.file, line: d.line }, `autopath zone ${z} is not inside the server block's zones, so autopath never sees its queries`);
     }
     if (source.startsWith('@')) {
       const name = source.slice(1);
@@ -30,7 +30,8 @@ export const autopathPlugin: PluginDefinition = {
     const file = path.resolve(path.dirname(d.file), source);
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      // A regular file of bounded size: a FIFO or device named here must not hang the setup.
+      text = readCorefileText(file);
     } catch (err) {
       throw new CorefileError(d.file, d.line, `autopath: cannot read ${file}: ${(err as Error).message}`);
     }

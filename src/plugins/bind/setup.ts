@@ -2,36 +2,49 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
 
 function interfaceAddresses(name: string): string[] | undefined {
   const iface = networkInterfaces()[name];
   return iface?.map((a) => (a.family === 'IPv6' && a.scopeid ? `${a.address}%${name}` : a.address));
 }
 
+/** IPs of each argument: an IP address, or every address of a network interface. */
+function listIP(d: Directive, args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    if (isIP(arg)) out.push(arg);
+    else {
+      const fromIface = interfaceAddresses(arg);
+      if (!fromIface) throw new CorefileError(d.file, d.line, `bind: "${excerpt(arg)}" is neither an IP address nor a network interface of this machine`);
+      out.push(...fromIface);
+    }
+  }
+  return out;
+}
+
 export const bindPlugin: PluginDefinition = {
   name: 'bind',
   setup(d, ctx) {
-    if (d.args.length === 0) throw new CorefileError(d.file, d.line, 'bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`');
-    const addresses: string[] = [];
-    for (const arg of d.args) {
-      if (isIP(arg)) addresses.push(arg);
-      else {
-        const fromIface = interfaceAddresses(arg);
-        if (!fromIface) throw new CorefileError(d.file, d.line, `bind: "${arg}" is neither an IP address nor a network interface of this machine`);
-        addresses.push(...fromIface);
+    return bindPlugin.setupAll!([d], ctx);
+  },
+  // Every `bind` line of a block adds its addresses, as CoreDNS consolidates them.
+  setupAll(directives, ctx) {
+    const all: string[] = [];
+    for (const d of directives) {
+      if (d.args.length === 0) throw new CorefileError(d.file, d.line, 'bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`');
+      const addresses = listIP(d, d.args);
+      const except = new Set<string>();
+      for (const opt of d.block ?? []) {
+        if (opt.name !== 'except') throw new CorefileError(opt.file, opt.line, `unknown bind option "${excerpt(opt.name)}"; the only option is except`);
+        if (opt.args.length === 0) throw new CorefileError(opt.file, opt.line, 'bind except needs at least one address or interface name');
+        for (const a of listIP(opt, opt.args)) except.add(a);
       }
+      all.push(...addresses.filter((a) => !except.has(a)));
     }
-    const except = new Set<string>();
-    for (const opt of d.block ?? []) {
-      if (opt.name !== 'except') throw new CorefileError(opt.file, opt.line, `unknown bind option "${opt.name}"; the only option is except`);
-      for (const a of opt.args) {
-        if (!isIP(a)) throw new CorefileError(opt.file, opt.line, `bind except: "${a}" is not an IP address`);
-        except.add(a);
-      }
-    }
-    ctx.bindAddresses = [...new Set(addresses.filter((a) => !except.has(a)))];
-    if (ctx.bindAddresses.length === 0) throw new CorefileError(d.file, d.line, 'bind: every address is excluded by except; nothing to listen on');
+    ctx.bindAddresses = [...new Set(all)];
+    const last = directives[directives.length - 1]!;
+    if (ctx.bindAddresses.length === 0) throw new CorefileError(last.file, last.line, 'bind: every address is excluded by except; nothing to listen on');
     return undefined;
   },
 };

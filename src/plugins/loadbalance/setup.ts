@@ -43,7 +43,7 @@ export const loadbalancePlugin: PluginDefinition = {
     if (d.args.length > 1 || (d.args[0] !== undefined && d.args[0] !== 'round_robin')) {
       throw new CorefileError(d.file, d.line, 'loadbalance: the only policy is round_robin (weighted is not supported)');
     }
-    if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'loadbalance takes no option block');
+    if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'loadbalance: the option block (prefer CIDR...) is not supported');
     return new LoadbalancePlugin();
   },
 };
