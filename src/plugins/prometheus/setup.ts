@@ -1,7 +1,7 @@
 // `prometheus [ADDRESS]`: the process's metrics on http://ADDRESS/metrics, and the coredns_dns_*
 // metrics of this server block's queries.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { Plugin } from '../../chain/plugin.js';
 import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
 import { collectProcessMetrics, metrics, registry, serverLabel } from '../../metrics/index.js';
@@ -73,9 +73,15 @@ export const prometheusPlugin: PluginDefinition = {
   name: 'prometheus',
   setup(d, ctx) {
     if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'prometheus takes at most one address, e.g. `prometheus localhost:9153`');
-    if (d.block && d.block.length > 0) {
-      const o = d.block[0]!;
-      throw new CorefileError(o.file, o.line, `prometheus option "${o.name}" is not supported (CoreDNS's runtime_metrics and tls are not implemented)`);
+    for (const o of d.block ?? []) {
+      // CoreDNS's runtime_metrics adds Go's runtime/metrics; every runtime metric prom-client
+      // has for Node (heap, GC, event loop lag) is exported already, so there is nothing to add.
+      if (o.name === 'runtime_metrics') {
+        if (o.args.length > 0) throw new CorefileError(o.file, o.line, 'prometheus runtime_metrics takes no arguments');
+        continue;
+      }
+      if (o.name === 'tls') throw new CorefileError(o.file, o.line, 'prometheus tls is not supported: the metrics endpoint serves plain HTTP');
+      throw new CorefileError(o.file, o.line, `unknown prometheus option "${excerpt(o.name)}"; valid options: runtime_metrics`);
     }
     const address = parseHttpAddress(d.args[0] ?? DEFAULT_PROMETHEUS_ADDRESS);
     if (typeof address === 'string') throw new CorefileError(d.file, d.line, `prometheus: ${address}`);
