@@ -1,8 +1,9 @@
-// `transfer [ZONE...] { to ADDRESS... }` -> a validated TransferConfig, following CoreDNS's
+// `transfer [ZONE...] { to ADDRESS...; source IP }` -> a validated TransferConfig, following CoreDNS's
 // plugin/transfer/setup.go: `to` is required, ADDRESS is `*`, an IP, IP:port or a CIDR network.
 import { isIP } from 'node:net';
 import type { Directive } from '../../chain/corefile.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt } from '../../chain/corefile.js';
+import { zoneArgs } from '../../chain/zones.js';
 import { coreDnsOrder, type PluginDefinition } from '../../chain/registry.js';
 import { isTransferer, type Transferer } from '../../chain/plugin.js';
 import { fqdn } from '../../dns/names.js';
@@ -18,6 +19,11 @@ export interface TransferStanza {
   /** Lowercased, fully qualified. */
   zones: string[];
   to: TransferTarget[];
+  /**
+   * `source IP`: in CoreDNS the address NOTIFY messages are sent from. clusterdns sends no
+   * NOTIFY, so it is only validated, so that a CoreDNS Corefile with it still loads.
+   */
+  source?: string;
 }
 
 export interface TransferConfig {
@@ -49,7 +55,7 @@ function parseTarget(raw: string, fail: (reason: string) => never): TransferTarg
     const bits = Number(raw.slice(slash + 1));
     const b = bytesOf(ip);
     const max = b?.family === 4 ? 32 : 128;
-    if (!b || !/^\d+$/.test(raw.slice(slash + 1)) || bits > max) fail(`transfer: "${raw}" in to is not a valid CIDR network`);
+    if (!b || !/^\d+$/.test(raw.slice(slash + 1)) || bits > max) fail(`transfer: "${excerpt(raw)}" in to is not a valid CIDR network`);
     return { kind: 'cidr', bytes: b!.bytes, bits, family: b!.family };
   }
   // IP, [IPv6]:port, IPv4:port (the port is accepted and ignored, as CoreDNS compares IPs only).
@@ -57,8 +63,13 @@ function parseTarget(raw: string, fail: (reason: string) => never): TransferTarg
   const bracket = /^\[(.+)\](?::(\d+))?$/.exec(raw);
   if (bracket) host = bracket[1]!;
   else if (isIP(raw) === 0 && /^[^:]+:\d+$/.test(raw)) host = raw.slice(0, raw.lastIndexOf(':'));
-  const ip = isIP(host) !== 0 ? canonicalIp(host) : undefined;
-  if (!ip) fail(`transfer: "${raw}" in to is not an IP address, IP:port, CIDR network or *`);
+  // A link-local IPv6 address may carry its zone (fe80::1%eth0), as Node reports such clients.
+  const pct = host.indexOf('%');
+  const zone = pct > 0 && host.includes(':') ? host.slice(pct) : '';
+  const bare = zone ? host.slice(0, pct) : host;
+  const canonical = isIP(bare) !== 0 ? canonicalIp(bare) : undefined;
+  const ip = canonical === undefined ? undefined : canonical + zone;
+  if (!ip) fail(`transfer: "${excerpt(raw)}" in to is not an IP address, IP:port, CIDR network or *`);
   return { kind: 'ip', ip: ip! };
 }
 
@@ -66,21 +77,34 @@ export function parseTransfer(d: Directive, blockZones: readonly string[]): Tran
   const fail = (reason: string, line = d.line, file = d.file): never => {
     throw new CorefileError(file, line, reason);
   };
-  const zones = d.args.length > 0 ? d.args.map((z) => fqdn(z.toLowerCase())) : [...blockZones];
+  // Zones normalised as CoreDNS's OriginsFromArgsOrServerBlock (a CIDR means its reverse zones).
+  const zones = d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones];
   const to: TransferTarget[] = [];
+  let source: string | undefined;
   for (const opt of d.block ?? []) {
-    if (opt.name !== 'to') fail(`transfer: unknown property "${opt.name}"; the only option is to ADDRESS...`, opt.line, opt.file);
+    if (opt.name === 'source') {
+      if (opt.args.length !== 1) fail('transfer: source takes one IP address', opt.line, opt.file);
+      if (source !== undefined) fail('transfer: source already specified', opt.line, opt.file);
+      if (isIP(opt.args[0]!) === 0) fail(`transfer: invalid source address "${excerpt(opt.args[0]!)}"`, opt.line, opt.file);
+      source = opt.args[0]!;
+      continue;
+    }
+    if (opt.name !== 'to') fail(`transfer: unknown property "${excerpt(opt.name)}"; valid options: to, source`, opt.line, opt.file);
     if (opt.args.length === 0) fail('transfer: to needs at least one ADDRESS (an IP, IP:port, CIDR network or *)', opt.line, opt.file);
     for (const a of opt.args) to.push(parseTarget(a, (r) => fail(r, opt.line, opt.file)));
   }
   if (to.length === 0) fail("transfer: 'to' is required, e.g. transfer { to * } or transfer { to 10.0.0.2 }");
-  return { zones, to };
+  return source === undefined ? { zones, to } : { zones, to, source };
 }
 
 export const transferPlugin: PluginDefinition = {
   name: 'transfer',
   setup(d, ctx) {
-    const stanza = parseTransfer(d, ctx.zones);
+    return transferPlugin.setupAll!([d], ctx);
+  },
+  // Each `transfer` line of a block is one stanza, as in CoreDNS.
+  setupAll(directives, ctx) {
+    const stanzas = directives.map((d) => parseTransfer(d, ctx.zones));
     let cached: Transferer[] | undefined;
     // The block's backends are known once the block is built; CoreDNS collects them on startup.
     const transferers = (): Transferer[] => {
@@ -93,6 +117,6 @@ export const transferPlugin: PluginDefinition = {
       cached = found;
       return found;
     };
-    return new TransferPlugin({ stanzas: [stanza] }, transferers, ctx.log.child({ plugin: 'transfer' }));
+    return new TransferPlugin({ stanzas }, transferers, ctx.log.child({ plugin: 'transfer' }));
   },
 };
