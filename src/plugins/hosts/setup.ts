@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt } from '../../chain/corefile.js';
+import { zoneArgs } from '../../chain/zones.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { canonicalIp } from '../../cluster/ip.js';
-import { fqdn } from '../../dns/names.js';
 import { parseGoDuration } from '../../chain/duration.js';
 import { HostsPlugin } from './plugin.js';
 
@@ -35,7 +35,8 @@ export function parseHostsDirective(d: Directive, blockZones: readonly string[])
   const cfg: HostsConfig = {
     // Relative to the Corefile, as the file plugin's zone files (CoreDNS: `root` or the cwd).
     path: file === undefined ? '/etc/hosts' : path.isAbsolute(file) || !fs.existsSync(d.file) ? path.resolve(file) : path.resolve(path.dirname(d.file), file),
-    origins: zones.length > 0 ? zones.map((z) => fqdn(z.toLowerCase())) : [...blockZones],
+    // Normalised as CoreDNS's OriginsFromArgsOrServerBlock: a CIDR means its reverse zones.
+    origins: zones.length > 0 ? zoneArgs(zones, d) : [...blockZones],
     inline: [],
     ttl: 3600,
     autoReverse: true,
@@ -46,7 +47,7 @@ export function parseHostsDirective(d: Directive, blockZones: readonly string[])
       case 'ttl': {
         if (o.args.length !== 1) fail('ttl needs a time in seconds', o);
         const n = Number(o.args[0]);
-        if (!/^\d+$/.test(o.args[0]!) || n <= 0 || n > 65535) fail(`ttl "${o.args[0]}" is invalid: give seconds from 1 to 65535`, o);
+        if (!/^\d+$/.test(o.args[0]!) || n <= 0 || n > 65535) fail(`ttl "${excerpt(o.args[0]!)}" is invalid: give seconds from 1 to 65535`, o);
         cfg.ttl = n;
         break;
       }
@@ -57,20 +58,20 @@ export function parseHostsDirective(d: Directive, blockZones: readonly string[])
       case 'reload': {
         if (o.args.length !== 1) fail('reload needs a duration (zero seconds to disable), e.g. reload 10s', o);
         const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined) fail(`invalid duration for reload "${o.args[0]}" (e.g. 300ms, 5s, 1h)`, o);
-        if (ms! < 0) fail(`invalid negative duration for reload "${o.args[0]}"`, o);
+        if (ms === undefined) fail(`invalid duration for reload "${excerpt(o.args[0]!)}" (e.g. 300ms, 5s, 1h)`, o);
+        if (ms! < 0) fail(`invalid negative duration for reload "${excerpt(o.args[0]!)}"`, o);
         cfg.reloadMs = ms!;
         break;
       }
       case 'fallthrough':
-        cfg.fallthrough = o.args.map((z) => fqdn(z.toLowerCase()));
+        cfg.fallthrough = zoneArgs(o.args, o);
         break;
       default: {
         // Before `fallthrough`, other lines are inline hosts entries (CoreDNS). clusterdns also
         // rejects a line that is neither an option nor `IP NAME...`, instead of ignoring a typo.
-        if (cfg.fallthrough !== undefined) fail(`unknown property "${o.name}" (inline entries must come before fallthrough); valid options: ${OPTIONS.join(', ')}`, o);
+        if (cfg.fallthrough !== undefined) fail(`unknown property "${excerpt(o.name)}" (inline entries must come before fallthrough); valid options: ${OPTIONS.join(', ')}`, o);
         if (!canonicalIp(o.name.replace(/%.*$/, '')) || o.args.length === 0) {
-          fail(`"${[o.name, ...o.args].join(' ')}" is neither an option (${OPTIONS.join(', ')}) nor a hosts entry "IP NAME..."`, o);
+          fail(`"${excerpt([o.name, ...o.args].join(' '))}" is neither an option (${OPTIONS.join(', ')}) nor a hosts entry "IP NAME..."`, o);
         }
         if (o.block) fail(`a hosts entry takes no block`, o);
         cfg.inline.push([o.name, ...o.args].join(' '));

@@ -6,7 +6,6 @@ import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { coreDnsOrder, type PluginDefinition } from '../../chain/registry.js';
 import { isTransferer, type Transferer } from '../../chain/plugin.js';
-import { fqdn } from '../../dns/names.js';
 import { canonicalIp, parseIp } from '../../cluster/ip.js';
 import { TransferPlugin } from './plugin.js';
 
