@@ -1,7 +1,7 @@
 // `cache [TTL] [ZONES...] { ... }` -> a validated CacheConfig, following CoreDNS's
 // plugin/cache/setup.go (cacheParse) option by option, with its defaults from cache.go.
 import type { Directive } from '../../chain/corefile.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { parseGoDuration } from '../../chain/duration.js';
 import { zoneArgs } from '../../chain/zones.js';
 
@@ -79,7 +79,7 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
   }
   cfg.zones = args.length > 0 ? zoneArgs(args, d) : [...blockZones];
   const int = (o: Directive, text: string, what: string): number => {
-    if (!/^[+-]?\d+$/.test(text)) fail(o.line, `cache ${o.name}: ${what} "${text}" is not an integer`);
+    if (!/^[+-]?\d+$/.test(text)) fail(o.line, `cache ${o.name}: ${what} "${excerpt(text)}" is not an integer`);
     return Number(text);
   };
   for (const o of d.block ?? []) {
@@ -117,7 +117,7 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
         cfg.prefetch = amount;
         if (o.args.length > 1) {
           const ms = parseGoDuration(o.args[1]!);
-          if (ms === undefined) fail(o.line, `cache prefetch: "${o.args[1]}" is not a duration (e.g. 1m)`);
+          if (ms === undefined) fail(o.line, `cache prefetch: "${excerpt(o.args[1]!)}" is not a duration (e.g. 1m)`);
           cfg.prefetchWindowMs = ms!;
         }
         if (o.args.length > 2) {
@@ -130,18 +130,20 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
         break;
       }
       case 'serve_stale': {
-        if (o.args.length > 2) fail(o.line, 'cache serve_stale: usage `serve_stale [DURATION] [immediate|verify]`');
+        // CoreDNS 1.14 also takes a verify timeout, a response TTL and a failure recheck here;
+        // the cache here does not implement those, so they are refused rather than ignored.
+        if (o.args.length > 2) fail(o.line, 'cache serve_stale: only `serve_stale [DURATION] [immediate|verify]` is supported (the verify timeout, response TTL and recheck arguments are not)');
         cfg.staleUpToMs = 3_600_000;
         if (o.args.length > 0) {
           const ms = parseGoDuration(o.args[0]!);
-          if (ms === undefined) fail(o.line, `cache serve_stale: "${o.args[0]}" is not a duration (e.g. 1h)`);
+          if (ms === undefined) fail(o.line, `cache serve_stale: "${excerpt(o.args[0]!)}" is not a duration (e.g. 1h)`);
           if (ms! < 0) fail(o.line, 'cache serve_stale: invalid negative duration');
           cfg.staleUpToMs = ms!;
         }
         cfg.verifyStale = false;
         if (o.args.length > 1) {
           const mode = o.args[1]!.toLowerCase();
-          if (mode !== 'immediate' && mode !== 'verify') fail(o.line, `cache serve_stale: invalid refresh mode "${o.args[1]}"; use immediate or verify`);
+          if (mode !== 'immediate' && mode !== 'verify') fail(o.line, `cache serve_stale: invalid refresh mode "${excerpt(o.args[1]!)}"; use immediate or verify`);
           cfg.verifyStale = mode === 'verify';
         }
         break;
@@ -149,7 +151,7 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
       case 'servfail': {
         if (o.args.length !== 1) fail(o.line, 'cache servfail: usage `servfail DURATION`');
         const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined) fail(o.line, `cache servfail: "${o.args[0]}" is not a duration (e.g. 5s)`);
+        if (ms === undefined) fail(o.line, `cache servfail: "${excerpt(o.args[0]!)}" is not a duration (e.g. 5s)`);
         if (ms! < 0) fail(o.line, 'cache servfail: invalid negative ttl');
         if (ms! > 300_000) fail(o.line, 'cache servfail: caching SERVFAIL responses over 5 minutes is not permitted (RFC 2308)');
         cfg.servfailTtl = Math.floor(ms! / 1000);
@@ -158,7 +160,7 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
       case 'disable': {
         if (o.args.length === 0) fail(o.line, 'cache disable: usage `disable success|denial [ZONES...]`');
         const which = o.args[0];
-        if (which !== 'success' && which !== 'denial') fail(o.line, `cache disable: cache type must be "success" or "denial", not "${which}"`);
+        if (which !== 'success' && which !== 'denial') fail(o.line, `cache disable: cache type must be "success" or "denial", not "${excerpt(which!)}"`);
         const zs = o.args.length > 1 ? zoneArgs(o.args.slice(1), o) : ['.'];
         if (which === 'success') cfg.disableSuccess = zs;
         else cfg.disableDenial = zs;
@@ -168,8 +170,11 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
         if (o.args.length > 0) fail(o.line, 'cache keepttl takes no arguments');
         cfg.keepTtl = true;
         break;
+      case 'serve_stale_policy':
+        fail(o.line, 'cache serve_stale_policy is not supported');
+        break;
       default:
-        fail(o.line, `unknown cache option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
+        fail(o.line, `unknown cache option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
     }
   }
   return cfg;
