@@ -91,9 +91,13 @@ export class ForwardPlugin implements Plugin {
       return emptyResponse(Rcode.REFUSED);
     }
     this.concurrent++;
-    return this.forward(req).finally(() => {
+    const answered = this.forward(req).finally(() => {
       this.concurrent--;
     });
+    if (this.cfg.next.length === 0 && !this.cfg.nextOnNodata) return answered;
+    // `next` / `next_on_nodata`: such an upstream answer goes to the next plugin (CoreDNS forward.go).
+    return answered.then((res) =>
+      this.cfg.next.includes(res.rcode) || (this.cfg.nextOnNodata && res.rcode === Rcode.NOERROR && res.answer.length === 0) ? next(req) : res);
   }
 
   /** FROM matches and the name is not under an `except` name (FROM itself always forwards). */

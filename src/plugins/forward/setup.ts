@@ -1,10 +1,9 @@
 // `forward FROM TO... { options }` -> a validated ForwardConfig, following CoreDNS's
 // plugin/forward/setup.go (parseStanza, parseBlock) and plugin/pkg/parse/host.go (HostPortOrFile).
-import fs from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import type { Directive } from '../../chain/corefile.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt, readCorefileText } from '../../chain/corefile.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
 import { Rcode } from '../../dns/records.js';
 import { parseGoDuration } from '../../chain/duration.js';
@@ -42,6 +41,10 @@ export interface ForwardConfig {
   failfastAllUnhealthy: boolean;
   /** Upstream rcodes that make forward try the next upstream. */
   failover: number[];
+  /** `next RCODE...`: upstream rcodes that hand the query to the next plugin instead. */
+  next: number[];
+  /** `next_on_nodata`: an empty NOERROR from upstream goes to the next plugin too. */
+  nextOnNodata: boolean;
   /** Per-exchange read timeout, ms (CoreDNS: static 2s). */
   readTimeoutMs: number;
   /** Overall time spent on one query across upstreams, ms (CoreDNS defaultTimeout 5s). */
@@ -53,7 +56,8 @@ export const MAX_UPSTREAMS = 15;
 
 const OPTIONS = [
   'except', 'force_tcp', 'prefer_udp', 'expire', 'max_fails', 'health_check', 'policy', 'max_concurrent',
-  'max_connect_attempts', 'failfast_all_unhealthy_upstreams', 'failover', 'next', 'max_idle_conns',
+  'max_connect_attempts', 'failfast_all_unhealthy_upstreams', 'failover', 'next', 'next_on_nodata', 'max_idle_conns',
+  'max_age', 'read_timeout',
 ];
 /** CoreDNS options for transports clusterdns does not speak (DoT, DoH, hostname upstreams). */
 const UNSUPPORTED = ['tls', 'tls_servername', 'doh_method', 'resolver'];
@@ -62,7 +66,7 @@ function zoneOf(text: string, d: Directive, what: string): string[] {
   try {
     return parseServerKey(text).map((k) => k.zone);
   } catch (err) {
-    throw new CorefileError(d.file, d.line, `forward: bad ${what} "${text}": ${(err as Error).message}`);
+    throw new CorefileError(d.file, d.line, `forward: bad ${what} "${excerpt(text)}": ${(err as Error).message}`);
   }
 }
 
@@ -103,7 +107,7 @@ export function resolvConfNameservers(text: string): UpstreamAddress[] {
 
 function duration(o: Directive, text: string | undefined, what: string): number {
   const ms = text === undefined ? undefined : parseGoDuration(text);
-  if (ms === undefined) throw new CorefileError(o.file, o.line, `forward ${what}: "${text ?? ''}" is not a duration (e.g. 500ms, 10s, 1m)`);
+  if (ms === undefined) throw new CorefileError(o.file, o.line, `forward ${what}: "${excerpt(text ?? '')}" is not a duration (e.g. 500ms, 10s, 1m)`);
   if (ms < 0) throw new CorefileError(o.file, o.line, `forward ${what} can't be negative: ${text}`);
   return ms;
 }
@@ -112,7 +116,7 @@ function rcodeArgs(o: Directive): number[] {
   if (o.args.length === 0) throw new CorefileError(o.file, o.line, `forward ${o.name}: name at least one RCODE, e.g. SERVFAIL`);
   return o.args.map((a) => {
     const code = (Rcode as Record<string, number>)[a.toUpperCase()];
-    if (code === undefined) throw new CorefileError(o.file, o.line, `forward ${o.name}: unknown RCODE "${a}"`);
+    if (code === undefined) throw new CorefileError(o.file, o.line, `forward ${o.name}: unknown RCODE "${excerpt(a)}"`);
     if (code === Rcode.NOERROR && o.name === 'failover') throw new CorefileError(o.file, o.line, 'forward failover: NOERROR cannot be used');
     return code;
   });
@@ -129,7 +133,7 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
   for (const to of d.args.slice(1)) {
     const scheme = /^([a-z0-9+.-]+):\/\//i.exec(to)?.[1]?.toLowerCase();
     if (scheme !== undefined && scheme !== 'dns') {
-      fail(d.line, `forward: '${scheme}' is not supported as a destination protocol here (${to}); clusterdns forwards plain DNS (dns:// or no prefix)`);
+      fail(d.line, `forward: '${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
     }
     const addr = parseHostPort(to);
     if (addr) {
@@ -140,9 +144,10 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
     const file = path.resolve(path.dirname(d.file), scheme === 'dns' ? to.slice(6) : to);
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      // A regular file of bounded size: a FIFO or device named here must not hang the setup.
+      text = readCorefileText(file);
     } catch (err) {
-      return fail(d.line, `forward: "${to}" is not an IP address or a readable file (${(err as Error).message})`);
+      return fail(d.line, `forward: "${excerpt(to)}" is not an IP address or a readable file (${(err as Error).message})`);
     }
     const found = resolvConfNameservers(text);
     if (found.length === 0) fail(d.line, `forward: no nameservers found in ${file}`);
@@ -165,16 +170,20 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
     maxConnectAttempts: 0,
     failfastAllUnhealthy: false,
     failover: [],
+    next: [],
+    nextOnNodata: false,
     readTimeoutMs: 2000,
     queryTimeoutMs: 5000,
   };
   void blockZones;
+  let maxAgeMs = 0;
+  let maxAgeLine = d.line;
   for (const o of d.block ?? []) {
     const none = (): void => {
       if (o.args.length > 0) fail(o.line, `forward ${o.name} takes no arguments`);
     };
     const integer = (text: string | undefined, what: string): number => {
-      if (text === undefined || !/^\d+$/.test(text)) return fail(o.line, `forward ${what}: "${text ?? ''}" must be a non-negative integer`);
+      if (text === undefined || !/^\d+$/.test(text)) return fail(o.line, `forward ${what}: "${excerpt(text ?? '')}" must be a non-negative integer`);
       return Number(text);
     };
     switch (o.name) {
@@ -208,15 +217,15 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
           else if (a === 'domain') {
             const name = o.args[++i];
             if (name === undefined) fail(o.line, 'forward health_check domain: missing FQDN');
-            if (!/^(\.|([a-z0-9_*-]{1,63}\.)*[a-z0-9_*-]{1,63}\.?)$/i.test(name!)) fail(o.line, `forward health_check: invalid domain name ${name}`);
+            if (!/^(\.|([a-z0-9_*-]{1,63}\.)*[a-z0-9_*-]{1,63}\.?)$/i.test(name!)) fail(o.line, `forward health_check: invalid domain name ${excerpt(name!)}`);
             cfg.healthCheckDomain = name === '.' ? '.' : name!.toLowerCase().replace(/\.?$/, '.');
-          } else fail(o.line, `forward health_check: unknown option ${a}`);
+          } else fail(o.line, `forward health_check: unknown option ${excerpt(a)}`);
         }
         break;
       }
       case 'policy':
         if (o.args.length !== 1) fail(o.line, 'forward policy: usage `policy random|round_robin|sequential`');
-        if (o.args[0] !== 'random' && o.args[0] !== 'round_robin' && o.args[0] !== 'sequential') fail(o.line, `forward: unknown policy '${o.args[0]}'`);
+        if (o.args[0] !== 'random' && o.args[0] !== 'round_robin' && o.args[0] !== 'sequential') fail(o.line, `forward: unknown policy '${excerpt(o.args[0]!)}'`);
         cfg.policy = o.args[0] as Policy;
         break;
       case 'max_concurrent':
@@ -239,13 +248,32 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
         cfg.failover = rcodeArgs(o);
         break;
       case 'next':
-        // Only acts when the next plugin is another forward, which one server block here cannot have.
-        rcodeArgs(o);
+        cfg.next = rcodeArgs(o);
+        break;
+      case 'next_on_nodata':
+        none();
+        cfg.nextOnNodata = true;
+        break;
+      case 'read_timeout': {
+        if (o.args.length !== 1) fail(o.line, 'forward read_timeout: usage `read_timeout DURATION`');
+        const ms = duration(o, o.args[0], 'read_timeout');
+        if (ms <= 0) fail(o.line, `forward read_timeout must be positive: ${excerpt(o.args[0]!)}`);
+        cfg.readTimeoutMs = ms;
+        break;
+      }
+      case 'max_age':
+        // Like expire and max_idle_conns, checked as CoreDNS does: each exchange here uses a
+        // socket of its own, so there is no pooled connection whose age they would bound.
+        if (o.args.length !== 1) fail(o.line, 'forward max_age: usage `max_age DURATION`');
+        maxAgeMs = duration(o, o.args[0], 'max_age');
+        maxAgeLine = o.line;
         break;
       default:
         if (UNSUPPORTED.includes(o.name)) fail(o.line, `forward ${o.name}: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns`);
-        fail(o.line, `unknown forward option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
+        if (o.name === 'source_address') fail(o.line, 'forward source_address is not supported: upstream queries leave from the address the system picks');
+        fail(o.line, `unknown forward option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
     }
   }
+  if (maxAgeMs > 0 && maxAgeMs < cfg.expireMs) fail(maxAgeLine, `forward max_age (${excerpt(d.block!.find((o) => o.name === 'max_age')!.args[0]!)}) must not be less than expire`);
   return cfg;
 }

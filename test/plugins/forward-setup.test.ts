@@ -1,0 +1,111 @@
+// CoreDNS plugin/forward/setup_test.go (TestSetup), ported, plus what the audit added: several
+// forward lines per block, next / next_on_nodata, read_timeout and max_age. The behaviour tests
+// run the real server against a scripted upstream on loopback.
+import { describe, it, expect, afterEach } from 'vitest';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Rcode } from '../../src/dns/records.js';
+import { setupBlock, setupPlugin } from '../helpers/setup.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
+import { TestDns, tmpDir, udpQuery, rcodeOf } from '../fixtures/forward/upstreams.js';
+import type { ForwardConfig } from '../../src/plugins/forward/setup.js';
+
+const cfgOf = async (body: string) => (await setupPlugin<{ cfg: ForwardConfig }>(body, 'forward')).cfg;
+const rejected = async (body: string) => (await setupBlock(body)).errors.join('\n');
+
+describe('forward setup (CoreDNS TestSetup)', () => {
+  it.each([
+    ['forward . 127.0.0.1', '.', 2],
+    ['forward . 127.0.0.1 {\n  health_check 0.5s domain example.org\n}', '.', 2],
+    ['forward . 127.0.0.1 {\n  except miek.nl\n}', '.', 2],
+    ['forward . 127.0.0.1 {\n  max_fails 3\n}', '.', 3],
+    ['forward . 127.0.0.1 {\n  force_tcp\n}', '.', 2],
+    ['forward . 127.0.0.1 {\n  prefer_udp\n}', '.', 2],
+    ['forward . 127.0.0.1 {\n  force_tcp\n  prefer_udp\n}', '.', 2],
+    ['forward . 127.0.0.1:53', '.', 2],
+    ['forward . 127.0.0.1:8080', '.', 2],
+    ['forward . [::1]:53', '.', 2],
+    ['forward . [2003::1]:53', '.', 2],
+    ['forward 10.9.3.0/18 127.0.0.1', '0.9.10.in-addr.arpa.', 2],
+  ])('accepts %j', async (body, from, maxFails) => {
+    const c = await cfgOf(body);
+    expect([c.from, c.maxFails]).toEqual([from, maxFails]);
+  });
+
+  it('reads the health check domain and the flags', async () => {
+    expect((await cfgOf('forward . 127.0.0.1 {\n  health_check 0.5s domain example.org\n}')).healthCheckDomain).toBe('example.org.');
+    const c = await cfgOf('forward . 127.0.0.1 {\n  force_tcp\n  prefer_udp\n}');
+    expect([c.forceTcp, c.preferUdp]).toEqual([true, true]);
+  });
+
+  it('accepts two forward lines in a block, as CoreDNS 1.14', async () => {
+    const r = await setupBlock('forward . ::1\nforward com ::2');
+    expect(r.errors).toEqual([]);
+    const chain = r.plugins.find((p) => p.name === 'forward') as unknown as { members: { cfg: ForwardConfig }[] };
+    expect(chain.members.map((m) => m.cfg.from)).toEqual(['.', 'com.']);
+  });
+
+  it.each([
+    // DNS over TLS and HTTPS are not implemented; CoreDNS accepts these two.
+    ['forward . tls://[2400:3200::1%dns.alidns.com]:853 {\n  tls\n}', /'tls' is not supported as a destination protocol/],
+    ['forward . https://127.0.0.1', /'https' is not supported as a destination protocol/],
+    ['forward . https://1.1.1.1/', /'https' is not supported/],
+    ['forward . a27.0.0.1', /"a27.0.0.1" is not an IP address or a readable file/],
+    ['forward . 127.0.0.1 {\n  blaatl\n}', /unknown forward option "blaatl"/],
+    ['forward . 127.0.0.1 {\n  health_check 0.5s domain\n}', /health_check domain: missing FQDN/],
+    [`forward ${'x'.repeat(64)} 127.0.0.1`, /longer than 63 characters/],
+    ['forward . 127.0.0.1 {\n  read_timeout 0s\n}', /read_timeout must be positive/],
+    ['forward . 127.0.0.1 {\n  max_age 5s\n}', /max_age \(5s\) must not be less than expire/],
+    ['forward . 127.0.0.1 {\n  max_age -1s\n}', /max_age can't be negative/],
+    ['forward . 127.0.0.1 {\n  next_on_nodata x\n}', /next_on_nodata takes no arguments/],
+    ['forward . 127.0.0.1 {\n  next BOGUS\n}', /unknown RCODE "BOGUS"/],
+    ['forward . 127.0.0.1 {\n  source_address 127.0.0.1\n}', /source_address is not supported/],
+  ])('rejects %j', async (body, reason) => {
+    expect(await rejected(body)).toMatch(reason);
+  });
+
+  it('reads read_timeout, max_age, next and next_on_nodata', async () => {
+    const c = await cfgOf('forward . 127.0.0.1 {\n  read_timeout 300ms\n  max_age 1m\n  next NXDOMAIN SERVFAIL\n  next_on_nodata\n}');
+    expect([c.readTimeoutMs, c.next, c.nextOnNodata]).toEqual([300, [Rcode.NXDOMAIN, Rcode.SERVFAIL], true]);
+  });
+});
+
+describe('forward lines and next, on a real server', () => {
+  let server: RunningServer | undefined;
+  const ups: TestDns[] = [];
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+    for (const u of ups.splice(0)) await u.stop();
+  });
+
+  async function run(corefile: string): Promise<RunningServer> {
+    const dir = tmpDir('clusterdns-fwd-setup-');
+    const conf = path.join(dir, 'Corefile');
+    fs.writeFileSync(conf, corefile);
+    server = await startServer(['--conf', conf], { timeoutMs: 30_000 });
+    return server;
+  }
+
+  it('a second forward line serves what the first does not, and next hands NXDOMAIN on', async () => {
+    const first = await new TestDns(({ name }) => (name.toLowerCase().startsWith('gone') ? { rcode: 3 } : { answers: [{ name, type: 'A', ttl: 60, data: '192.0.2.1' }] })).start();
+    const second = await new TestDns(({ name }) => ({ answers: [{ name, type: 'A', ttl: 60, data: '192.0.2.2' }] })).start();
+    ups.push(first, second);
+    const s = await run(`. {
+  forward a.test 127.0.0.1:${first.port} {
+    next NXDOMAIN
+  }
+  forward b.test 127.0.0.1:${second.port}
+}
+`);
+    const a = await udpQuery(s.port, 'x.a.test', 'A');
+    const b = await udpQuery(s.port, 'x.b.test', 'A');
+    expect(a.packet.answers?.[0]?.data).toBe('192.0.2.1');
+    expect(b.packet.answers?.[0]?.data).toBe('192.0.2.2');
+    // NXDOMAIN from the first upstream goes to the next plugin; b.test's forward does not take
+    // gone.a.test and nothing follows, so the chain ends in SERVFAIL (without `next`: NXDOMAIN).
+    const gone = await udpQuery(s.port, 'gone.a.test', 'A');
+    expect(rcodeOf(gone.packet)).toBe('SERVFAIL');
+    expect(first.count('gone.a.test')).toBeGreaterThan(0);
+  }, 30_000);
+});
