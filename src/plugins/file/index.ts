@@ -5,7 +5,7 @@ import { recordLoad } from '../../metrics/index.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { ZoneFileError } from '../../dns/zonefile.js';
 import { FilePlugin, loadZones, type Loaded } from './plugin.js';
-import { parseFile } from './setup.js';
+import { parseFile, zonesOutsideBlock } from './setup.js';
 import { FileSet } from './set.js';
 
 export const filePlugin: PluginDefinition = {
@@ -24,6 +24,9 @@ export const filePlugin: PluginDefinition = {
       throw err;
     }
     const log = ctx.log.child({ plugin: 'file' });
+    for (const z of zonesOutsideBlock(cfg, ctx.zones)) {
+      log.warn({ file: d.file, line: d.line }, `file zone ${z} is not inside the server block's zones (${ctx.zones.join(' ')}); queries for it never reach the plugin`);
+    }
     const plugin = new FilePlugin(cfg, loaded, { log, dataChanged: ctx.invalidate });
     for (const [origin, zone] of loaded.zones) {
       log.info({ zone: origin, file: cfg.file, serial: zone.serial, records: zone.records.length, reload: cfg.reloadMs / 1000 }, 'zone loaded');
@@ -34,6 +37,14 @@ export const filePlugin: PluginDefinition = {
   },
   // One zone file per line, several lines per block, as in CoreDNS.
   setupAll(ds, ctx) {
-    return new FileSet(ds.map((d) => filePlugin.setup(d, ctx) as FilePlugin));
+    const built: FilePlugin[] = [];
+    try {
+      for (const d of ds) built.push(filePlugin.setup(d, ctx) as FilePlugin);
+    } catch (err) {
+      // The zones loaded so far have their reload loops running: stop them.
+      for (const p of built) p.close();
+      throw err;
+    }
+    return new FileSet(built);
   },
 };

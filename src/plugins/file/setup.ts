@@ -5,7 +5,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../chain/duration.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { isSubdomain } from '../../dns/names.js';
 
 export interface FileConfig {
@@ -31,11 +31,6 @@ export function parseFile(d: Directive, blockZones: readonly string[]): FileConf
   // and zone files travel together (CoreDNS: relative to the `root` plugin's directory or cwd).
   const file = isAbsolute(db!) || !existsSync(d.file) ? resolve(db!) : resolve(dirname(d.file), db!);
   const zones = rest.length > 0 ? zoneArgs(rest, d) : [...blockZones];
-  for (const z of zones) {
-    if (!blockZones.some((b) => isSubdomain(z, b))) {
-      fail(d.line, `file zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
-    }
-  }
   if (new Set(zones).size !== zones.length) fail(d.line, `file: zone listed twice (${zones.join(' ')})`);
   const cfg: FileConfig = { file, zones, reloadMs: 60_000 };
   for (const o of d.block ?? []) {
@@ -43,19 +38,30 @@ export function parseFile(d: Directive, blockZones: readonly string[]): FileConf
       case 'reload': {
         if (o.args.length !== 1) fail(o.line, 'file reload: usage: reload DURATION (e.g. 30s, 1m; 0 disables)');
         const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined || ms < 0) fail(o.line, `file reload: "${o.args[0]}" is not a duration (e.g. 30s, 1m30s, 0 to disable)`);
+        if (ms === undefined || ms < 0) fail(o.line, `file reload: "${excerpt(o.args[0]!)}" is not a duration (e.g. 30s, 1m30s, 0 to disable)`);
         cfg.reloadMs = ms!;
         break;
       }
       case 'fallthrough':
         cfg.fallthrough = zoneArgs(o.args, o);
         break;
+      case 'reload_by_mtime':
+        fail(o.line, 'file reload_by_mtime is not supported: the zone file is reloaded when its SOA serial changes');
+        break;
       case 'upstream':
         // Accepted and ignored by CoreDNS since 1.7 ("remove soon"); kept for old Corefiles.
         break;
       default:
-        fail(o.line, `unknown file option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
+        fail(o.line, `unknown file option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
     }
   }
   return cfg;
+}
+
+/**
+ * Zones of a file directive outside its server block: CoreDNS loads them all the same
+ * (OriginsFromArgsOrServerBlock), but no query for them reaches the plugin. Worth a warning.
+ */
+export function zonesOutsideBlock(cfg: FileConfig, blockZones: readonly string[]): string[] {
+  return cfg.zones.filter((z) => !blockZones.some((b) => isSubdomain(z, b)));
 }
