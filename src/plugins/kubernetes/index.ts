@@ -8,6 +8,7 @@ import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
 import { CorefileError } from '../../chain/corefile.js';
+import { isSubdomain } from '../../dns/names.js';
 import { isLoopbackOrUnspecified } from '../../server/addresses.js';
 
 /** Records of the forward zones, counted as a zone transfer lists them (SOA once). */
@@ -22,6 +23,10 @@ export const kubernetesPlugin: PluginDefinition = {
   name: 'kubernetes',
   setup(d, ctx) {
     const cfg = parseKubernetes(d, ctx.zones);
+    // CoreDNS loads such a zone all the same (OriginsFromArgsOrServerBlock); no query reaches it.
+    for (const z of cfg.zones.filter((z) => !ctx.zones.some((b) => isSubdomain(z, b)))) {
+      ctx.log.warn({ file: d.file, line: d.line }, `kubernetes zone ${z} is not inside the server block's zones (${ctx.zones.join(' ')}); queries for it never reach the plugin`);
+    }
     const paths = cfg.manifests ?? ctx.runtime.manifests;
     if (paths.length === 0) {
       throw new CorefileError(d.file, d.line, 'kubernetes has no manifests to serve: pass --manifests PATH or add `manifests PATH` to this block');

@@ -1,9 +1,9 @@
 // `kubernetes [ZONES...] { ... }` -> a validated KubernetesConfig (CoreDNS's setup.go rules).
 import type { Directive } from '../../chain/corefile.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isReverse, isSubdomain } from '../../dns/names.js';
+import { isReverse } from '../../dns/names.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../chain/duration.js';
 import { parseSelector, type LabelSelector } from './selector.js';
@@ -46,11 +46,6 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
     throw new CorefileError(d.file, line, reason);
   };
   const zones = d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones];
-  for (const z of zones) {
-    if (!blockZones.some((b) => isSubdomain(z, b))) {
-      fail(d.line, `kubernetes zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
-    }
-  }
   const primaryZone = zones.find((z) => !isReverse(z));
   if (!primaryZone) fail(d.line, 'kubernetes needs at least one zone that is not in-addr.arpa or ip6.arpa (e.g. cluster.local)');
   const cfg: KubernetesConfig = {
@@ -76,15 +71,16 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
     switch (o.name) {
       case 'pods':
         need(1, 'pods disabled|insecure|verified');
+        if (o.args.length > 1) fail(o.line, 'kubernetes pods takes one mode: disabled, insecure or verified');
         if (o.args[0] !== 'disabled' && o.args[0] !== 'insecure' && o.args[0] !== 'verified') {
-          fail(o.line, `kubernetes pods: invalid mode "${o.args[0]}"; use disabled, insecure or verified`);
+          fail(o.line, `kubernetes pods: invalid mode "${excerpt(o.args[0]!)}"; use disabled, insecure or verified`);
         }
         cfg.pods = o.args[0] as PodMode;
         break;
       case 'ttl': {
         need(1, 'ttl SECONDS (0..3600)');
         const ttl = Number(o.args[0]);
-        if (!/^\d+$/.test(o.args[0]!) || ttl < 0 || ttl > 3600) fail(o.line, `kubernetes ttl: "${o.args[0]}" must be an integer from 0 to 3600`);
+        if (!/^\d+$/.test(o.args[0]!) || ttl < 0 || ttl > 3600) fail(o.line, `kubernetes ttl: "${excerpt(o.args[0]!)}" must be an integer from 0 to 3600`);
         cfg.ttl = ttl;
         break;
       }
@@ -112,11 +108,13 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
         cfg.fallthrough = zoneArgs(o.args, o);
         break;
       case 'ignore':
-        if (o.args.length !== 1 || o.args[0] !== 'empty_service') fail(o.line, 'kubernetes ignore: the only value is empty_service');
+        // As CoreDNS: only the first value counts, and `ignore` alone changes nothing.
+        if (o.args.length === 0) break;
+        if (o.args[0] !== 'empty_service') fail(o.line, `kubernetes ignore: unable to parse ignore value "${excerpt(o.args[0]!)}"; the only value is empty_service`);
         cfg.ignoreEmptyService = true;
         break;
       case 'multicluster':
-        need(1, 'multicluster ZONE...');
+        // CoreDNS accepts `multicluster` with no zones: no multicluster zone then.
         cfg.multicluster = zoneArgs(o.args, o);
         for (const z of cfg.multicluster) {
           if (!zones.includes(z)) fail(o.line, `kubernetes multicluster zone ${z} is not one of the plugin's zones (${zones.join(' ')})`);
@@ -128,18 +126,44 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
         break;
       case 'manifests':
         need(1, 'manifests PATH...');
+        if (o.args.some((p) => p === '')) fail(o.line, 'kubernetes manifests: a path is empty; give a file or directory');
         // Relative to the Corefile, so a repository's Corefile and manifests travel together.
         cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => (isAbsolute(p) || !existsSync(o.file) ? p : resolve(dirname(o.file), p)))];
         break;
       case 'watch': {
         need(1, 'watch DURATION (e.g. 2s; 0 disables)');
         const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined || ms < 0) fail(o.line, `kubernetes watch: "${o.args[0]}" is not a duration; write e.g. 500ms, 2s, 1m or 0`);
+        if (ms === undefined || ms < 0) fail(o.line, `kubernetes watch: "${excerpt(o.args[0]!)}" is not a duration; write e.g. 500ms, 2s, 1m or 0`);
         cfg.watchMs = ms!;
         break;
       }
+      // API-server connection options have no DNS effect here; their arguments are checked as
+      // CoreDNS checks them, so a Corefile CoreDNS refuses is refused here too.
+      case 'endpoint':
+        need(1, 'endpoint URL...');
+        break;
+      case 'tls':
+        if (o.args.length !== 3) fail(o.line, 'kubernetes tls takes three arguments: CERT KEY CACERT');
+        break;
+      case 'kubeconfig':
+        if (o.args.length !== 1 && o.args.length !== 2) fail(o.line, 'kubernetes kubeconfig takes KUBECONFIG [CONTEXT]');
+        break;
+      case 'startup_timeout':
+        need(1, 'startup_timeout DURATION');
+        if (parseGoDuration(o.args[0]!) === undefined) fail(o.line, `kubernetes startup_timeout: "${excerpt(o.args[0]!)}" is not a duration`);
+        break;
+      case 'apiserver_qps':
+      case 'apiserver_burst':
+      case 'apiserver_max_inflight': {
+        if (o.args.length !== 1) fail(o.line, `kubernetes ${o.name} takes one number`);
+        const text = o.args[0]!;
+        const ok = o.name === 'apiserver_qps' ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) : /^[+-]?\d+$/.test(text);
+        if (!ok) fail(o.line, `kubernetes invalid ${o.name} "${excerpt(text)}"`);
+        if (Number(text) < 0) fail(o.line, `kubernetes ${o.name} must be >= 0, got ${excerpt(text)}`);
+        break;
+      }
       default:
-        if (!OPTIONS.includes(o.name)) fail(o.line, `unknown kubernetes option "${o.name}"; valid options: ${OPTIONS.join(', ')}`);
+        fail(o.line, `unknown kubernetes option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
     }
   }
   if (cfg.namespaces.size > 0 && cfg.namespaceLabels) fail(d.line, 'kubernetes: namespaces and namespace_labels cannot be used together; keep one');

@@ -1,0 +1,81 @@
+// CoreDNS plugin/kubernetes/setup_test.go (TestKubernetesParse, API rate limiting), ported. The
+// manifests come from --manifests (runtime), as a block without `manifests` reads them.
+import { describe, it, expect } from 'vitest';
+import * as path from 'node:path';
+import { repoRoot } from '../helpers/server.js';
+import { setupBlock, setupPlugin } from '../helpers/setup.js';
+import type { KubernetesConfig } from '../../src/plugins/kubernetes/setup.js';
+
+const manifests = [path.join(repoRoot, 'examples/manifests')];
+const errorsOf = async (body: string) => (await setupBlock(body, { manifests })).errors.join('\n');
+const cfgOf = async (body: string) => (await setupPlugin<{ cfg: KubernetesConfig }>(body, 'kubernetes', { manifests })).cfg;
+
+// [should error, input, expected error] in CoreDNS's order.
+const table: [boolean, string, RegExp?][] = [
+  [false, 'kubernetes coredns.local'],
+  [false, 'kubernetes coredns.local test.local'],
+  [false, 'kubernetes coredns.local {\n}'],
+  [false, 'kubernetes coredns.local {\nendpoint http://localhost:9090 http://localhost:9091\n}'],
+  [false, 'kubernetes coredns.local {\nnamespaces demo\n}'],
+  [false, 'kubernetes coredns.local {\nnamespaces demo test\n}'],
+  [false, 'kubernetes coredns.local {\nlabels environment=prod\n}'],
+  [false, 'kubernetes coredns.local {\nlabels environment in (production, staging, qa),application=nginx\n}'],
+  [false, 'kubernetes coredns.local {\nnamespace_labels istio-injection=enabled\n}'],
+  [true, 'kubernetes coredns.local {\nnamespaces foo bar\nnamespace_labels istio-injection=enabled\n}', /namespaces and namespace_labels cannot be used together/],
+  [false, 'kubernetes coredns.local test.local {\nendpoint http://localhost:8080\nnamespaces demo test\nlabels environment in (production, staging, qa),application=nginx\nfallthrough\n}'],
+  [true, 'kubernetes coredns.local {\nendpoint\n}', /endpoint: missing argument/],
+  [true, 'kubernetes coredns.local {\nnamespaces\n}', /namespaces: missing argument/],
+  [true, 'kubernetes coredns.local {\nlabels\n}', /labels: missing argument/],
+  [true, 'kubernetes coredns.local {\nlabels environment in (production, qa\n}', /kubernetes labels: /],
+  [false, 'kubernetes coredns.local {\npods disabled\n}'],
+  [false, 'kubernetes coredns.local {\npods insecure\n}'],
+  [false, 'kubernetes coredns.local {\npods verified\n}'],
+  [true, 'kubernetes coredns.local {\npods giant_seed\n}', /invalid mode "giant_seed"/],
+  [false, 'kubernetes coredns.local {\nfallthrough ip6.arpa inaddr.arpa foo.com\n}'],
+  [true, 'kubernetes coredns.local\nkubernetes cluster.local', /appears twice/],
+  [true, 'kubernetes coredns.local {\nkubeconfig\n}', /kubeconfig takes KUBECONFIG \[CONTEXT\]/],
+  [true, 'kubernetes coredns.local {\nkubeconfig file context extraarg\n}', /kubeconfig takes KUBECONFIG \[CONTEXT\]/],
+  [false, 'kubernetes coredns.local {\nkubeconfig file\n}'],
+  [false, 'kubernetes coredns.local {\nkubeconfig file context\n}'],
+  [false, 'kubernetes coredns.local {\nkubeconfig file context\nstartup_timeout 1s\n}'],
+  [false, 'kubernetes coredns.local {\nendpoint_pod_names\n}'],
+  [true, 'kubernetes coredns.local {\nendpoint_pod_names giant_seed\n}', /endpoint_pod_names takes no arguments/],
+  [false, 'kubernetes coredns.local {\nnoendpoints\n}'],
+  [true, 'kubernetes coredns.local {\nnoendpoints ixnay on the endpointsay\n}', /noendpoints takes no arguments/],
+  [false, 'kubernetes coredns.local {\nignore empty_service\n}'],
+  [true, 'kubernetes coredns.local {\nignore ixnay on the endpointsay\n}', /unable to parse ignore value "ixnay"/],
+  [false, 'kubernetes coredns.local {\nignore empty_service ixnay on the endpointsay\n}'],
+  [false, 'kubernetes coredns.local clusterset.local {\nmulticluster clusterset.local\n}'],
+  [true, 'kubernetes coredns.local {\nmulticluster clusterset.local\n}', /multicluster zone clusterset.local. is not one of the plugin's zones/],
+  [true, 'kubernetes coredns.local clusterset.local {\nmulticluster clusterset.local test.local\n}', /multicluster zone test.local. is not one of the plugin's zones/],
+  [false, 'kubernetes coredns.local {\nmulticluster\n}'],
+  // TestKubernetesParseAPIRateLimiting
+  [false, 'kubernetes coredns.local {\napiserver_qps 50.0\napiserver_burst 100\napiserver_max_inflight 25\n}'],
+  [true, 'kubernetes coredns.local {\napiserver_qps -10\n}', /apiserver_qps must be >= 0/],
+  [true, 'kubernetes coredns.local {\napiserver_burst -5\n}', /apiserver_burst must be >= 0/],
+  [true, 'kubernetes coredns.local {\napiserver_max_inflight -1\n}', /apiserver_max_inflight must be >= 0/],
+  // And the rest of the connection options' arguments.
+  [true, 'kubernetes coredns.local {\ntls a b\n}', /tls takes three arguments/],
+  [true, 'kubernetes coredns.local {\nstartup_timeout soon\n}', /startup_timeout: "soon" is not a duration/],
+  [true, 'kubernetes coredns.local {\nmanifests ""\n}', /manifests: a path is empty/],
+];
+
+describe('kubernetes setup (CoreDNS setup_test.go)', () => {
+  it.each(table)('error %s: %j', async (shouldErr, body, reason) => {
+    const errors = await errorsOf(body);
+    if (shouldErr) expect(errors).toMatch(reason!);
+    else expect(errors).toBe('');
+  });
+
+  it('reads what the accepted lines set', async () => {
+    expect((await cfgOf('kubernetes coredns.local test.local')).zones).toEqual(['coredns.local.', 'test.local.']);
+    expect([...(await cfgOf('kubernetes coredns.local {\nnamespaces demo test\n}')).namespaces]).toEqual(['demo', 'test']);
+    expect((await cfgOf('kubernetes coredns.local {\nignore empty_service ixnay\n}')).ignoreEmptyService).toBe(true);
+    expect((await cfgOf('kubernetes coredns.local {\nmulticluster\n}')).multicluster).toEqual([]);
+    expect((await cfgOf('kubernetes coredns.local {\nfallthrough ip6.arpa inaddr.arpa foo.com\n}')).fallthrough).toEqual(['ip6.arpa.', 'inaddr.arpa.', 'foo.com.']);
+  });
+
+  it('accepts a zone outside the server block, as CoreDNS does', async () => {
+    expect((await setupBlock('kubernetes cluster.local', { key: 'example.org', manifests })).errors).toEqual([]);
+  });
+});
