@@ -26,6 +26,17 @@ describe('health setup (CoreDNS setup_test.go)', () => {
   });
 });
 
+describe('health lines add up as in CoreDNS (no ErrOnce there)', () => {
+  it('takes the last address and lameduck of several health lines', async () => {
+    const p = await setupPlugin<Http & { lameduckMs: number }>('health :1234\nhealth {\n  lameduck 3s\n}', 'health');
+    expect([p.address.text, p.lameduckMs]).toEqual([':1234', 3000]);
+  });
+
+  it('still checks every line', async () => {
+    expect((await setupBlock('health :1234\nhealth bla')).errors.join('\n')).toMatch(/"bla" has no port/);
+  });
+});
+
 describe('ready setup (CoreDNS setup_test.go)', () => {
   it.each([
     ['ready', ':8181', 'until-ready'],

@@ -19,8 +19,19 @@ describe('loadbalance setup (CoreDNS setup_test.go)', () => {
   });
 });
 
+describe('several loadbalance or autopath lines, as CoreDNS reads them', () => {
+  it('accepts them (the last wins) and checks each', async () => {
+    expect((await setupBlock('loadbalance\nloadbalance round_robin')).errors).toEqual([]);
+    expect((await setupBlock('loadbalance\nloadbalance fleeb')).errors.join('\n')).toMatch(/the only policy is round_robin/);
+    const r = await setupBlock('autopath @kubernetes\nautopath example.org @kubernetes');
+    expect(r.errors).toEqual([]);
+    expect((r.plugins.find((p) => p.name === 'autopath') as unknown as { zones: string[] }).zones).toEqual(['example.org.']);
+  });
+});
+
 describe('loop setup (CoreDNS setup_test.go)', () => {
-  it('accepts loop and rejects an argument', async () => {
+  it('accepts loop once, rejects an argument and a second loop (ErrOnce)', async () => {
+    expect((await setupBlock('loop\nloop')).errors.join('\n')).toMatch(/appears twice/);
     expect((await setupBlock('loop')).errors).toEqual([]);
     expect((await setupBlock('loop argument')).errors).toEqual(['2: loop takes no arguments']);
   });

@@ -1,6 +1,7 @@
 // `autopath [ZONES...] RESOLV-CONF` or `autopath [ZONES...] @PLUGIN`.
 import path from 'node:path';
 import type { PluginDefinition } from '../../chain/registry.js';
+import type { Plugin } from '../../chain/plugin.js';
 import { CorefileError, readCorefileText } from '../../chain/corefile.js';
 import { isSearchPathProvider } from '../../chain/plugin.js';
 import { zoneArgs } from '../../chain/zones.js';
@@ -10,6 +11,12 @@ import { parseResolvConf } from '../../resolver/resolvconf.js';
 
 export const autopathPlugin: PluginDefinition = {
   name: 'autopath',
+  // CoreDNS reads every autopath line of a block and the last one wins; each is still checked.
+  setupAll(directives, ctx) {
+    let last: Plugin | undefined;
+    for (const d of directives) last = autopathPlugin.setup(d, ctx);
+    return last;
+  },
   setup(d, ctx) {
     const args = [...d.args];
     const source = args.pop();

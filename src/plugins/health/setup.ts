@@ -1,7 +1,7 @@
 // `health [ADDRESS] { lameduck DURATION }`: HTTP /health answering 200 OK while the process runs.
 import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
 import type { Plugin } from '../../chain/plugin.js';
 import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
 import { metrics } from '../../metrics/index.js';
@@ -98,17 +98,30 @@ export class HealthPlugin implements Plugin {
 export const healthPlugin: PluginDefinition = {
   name: 'health',
   setup(d, ctx) {
-    if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'health takes at most one address, e.g. `health :8080`');
-    const address = parseHttpAddress(d.args[0] ?? DEFAULT_HEALTH_ADDRESS);
-    if (typeof address === 'string') throw new CorefileError(d.file, d.line, `health: ${address}`);
+    return healthPlugin.setupAll!([d], ctx);
+  },
+  // CoreDNS reads every health line of a block: the last address and lameduck given win.
+  setupAll(directives, ctx) {
+    let addressText = DEFAULT_HEALTH_ADDRESS;
+    let addressAt: Directive | undefined;
     let lameduckMs = 0;
-    for (const o of d.block ?? []) {
-      if (o.name !== 'lameduck') throw new CorefileError(o.file, o.line, `unknown health option "${o.name}"; the only option is lameduck`);
-      if (o.args.length !== 1) throw new CorefileError(o.file, o.line, 'health lameduck needs one duration, e.g. `lameduck 5s`');
-      const ms = parseGoDuration(o.args[0]!);
-      if (ms === undefined) throw new CorefileError(o.file, o.line, `health lameduck: unable to parse lameduck duration value "${o.args[0]}"; write e.g. 500ms, 5s or 1m`);
-      lameduckMs = ms;
+    for (const d of directives) {
+      if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'health takes at most one address, e.g. `health :8080`');
+      if (d.args[0] !== undefined) {
+        addressText = d.args[0];
+        addressAt = d;
+      }
+      for (const o of d.block ?? []) {
+        if (o.name !== 'lameduck') throw new CorefileError(o.file, o.line, `unknown health option "${excerpt(o.name)}"; the only option is lameduck`);
+        if (o.args.length !== 1) throw new CorefileError(o.file, o.line, 'health lameduck needs one duration, e.g. `lameduck 5s`');
+        const ms = parseGoDuration(o.args[0]!);
+        if (ms === undefined) throw new CorefileError(o.file, o.line, `health lameduck: unable to parse lameduck duration value "${excerpt(o.args[0]!)}"; write e.g. 500ms, 5s or 1m`);
+        lameduckMs = ms;
+      }
     }
+    const address = parseHttpAddress(addressText);
+    const at = addressAt ?? directives[0]!;
+    if (typeof address === 'string') throw new CorefileError(at.file, at.line, `health: ${excerpt(address, 120)}`);
     return new HealthPlugin(address, lameduckMs, ctx.log.child({ plugin: 'health' }));
   },
 };

@@ -39,6 +39,12 @@ class LoadbalancePlugin implements Plugin {
 
 export const loadbalancePlugin: PluginDefinition = {
   name: 'loadbalance',
+  // CoreDNS reads every loadbalance line of a block and the last one wins; each is still checked.
+  setupAll(directives, ctx) {
+    let last: Plugin | undefined;
+    for (const d of directives) last = loadbalancePlugin.setup(d, ctx);
+    return last;
+  },
   setup(d) {
     if (d.args.length > 1 || (d.args[0] !== undefined && d.args[0] !== 'round_robin')) {
       throw new CorefileError(d.file, d.line, 'loadbalance: the only policy is round_robin (weighted is not supported)');
