@@ -74,6 +74,34 @@ describe('errors', () => {
     expect(lines().slice(2).map((l) => l.msg)).toEqual(["1 errors like '.* i/o timeout$' occurred in last 150ms"]);
   });
 
+  it('show_first logs the first error of a period in full at the pattern level, then the count of the rest', async () => {
+    const { logger, lines } = capture();
+    const errors = new ErrorsPlugin([{ periodMs: 150, pattern: /i\/o timeout$/, source: '.* i/o timeout$', level: 'warn', showFirst: true }], logger.child({ plugin: 'errors' }));
+    const h = handlerWith(errors, logger);
+    await ask(h, 'a0.example.test');
+    expect(lines().map((l) => [l.level, l.msg])).toEqual([[40, '2 a0.example.test. A: plugin/failing: read udp 10.0.0.1:53: i/o timeout']]);
+    await ask(h, 'a1.example.test');
+    await ask(h, 'a2.example.test');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(lines().slice(1).map((l) => [l.level, l.msg])).toEqual([[40, "3 errors like '.* i/o timeout$' occurred in last 150ms"]]);
+    // A period with only the first error logs no summary (CoreDNS: cnt > 1 || !showFirst).
+    await ask(h, 'a3.example.test');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(lines().slice(2).map((l) => l.msg)).toEqual(['2 a3.example.test. A: plugin/failing: read udp 10.0.0.1:53: i/o timeout']);
+    errors.close();
+  });
+
+  it('stacktrace adds the error with its stack to the log line', async () => {
+    const { logger, lines } = capture();
+    const h = handlerWith(new ErrorsPlugin([], logger.child({ plugin: 'errors' }), true), logger);
+    await ask(h, 'sync.example.test');
+    const line = lines()[0] as unknown as { err?: { stack?: string } };
+    expect(line.err?.stack).toContain('disk on fire');
+    const { logger: plain, lines: plainLines } = capture();
+    await ask(handlerWith(new ErrorsPlugin([], plain.child({ plugin: 'errors' })), plain), 'sync.example.test');
+    expect((plainLines()[0] as unknown as { err?: unknown }).err).toBeUndefined();
+  });
+
   it('setup: consolidate options and arguments', async () => {
     const corefile = (body: string) => `example.test {\n  ${body}\n}\n`;
     const app = await buildApp({ corefileText: corefile('errors stdout {\n    consolidate 5m ".* i/o timeout$" warning\n    consolidate 30s "^Failed to .+"\n  }') });
