@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  parseCorefile, loadCorefile, checkDuplicateKeys, CorefileError,
+  parseCorefile, loadCorefile, checkDuplicateKeys, CorefileError, corefileErrors, excerpt,
   type Directive, type ServerBlock,
 } from '../src/chain/corefile.js';
 
@@ -398,5 +398,64 @@ describe('checkDuplicateKeys with the CLI default port', () => {
     const blocks = parse('example.org {\n}\nexample.org:53 {\n}\n');
     expect(() => checkDuplicateKeys(blocks, 1053)).not.toThrow();
     expect(() => checkDuplicateKeys(blocks, 53)).toThrow(/Corefile:3: cannot serve dns:\/\/example\.org\.:53 - it is already defined/);
+  });
+});
+
+describe('every error of a run, in line order', () => {
+  const all = (text: string, opts: Parameters<typeof parseCorefile>[2] = { env: {} }): string[] => {
+    try {
+      parseCorefile(text, '/cfg/Corefile', opts);
+    } catch (e) {
+      return (corefileErrors(e) ?? []).map((x) => x.message);
+    }
+    return [];
+  };
+
+  it('goes on after a failed import and reports the imported file after the Corefile', () => {
+    const files: Record<string, string> = { '/cfg/bad.conf': 'log "unterminated\n', '/cfg/ok.conf': 'log\n' };
+    const readFile = (p: string): string => {
+      const t = files[p];
+      if (t === undefined) throw new Error(`ENOENT: ${p}`);
+      return t;
+    };
+    expect(all('. {\n  import bad.conf\n  import ok.conf\n  import {$NOPE}\n}\nx..y {\n}\n', { env: {}, readFile })).toEqual([
+      "/cfg/Corefile:4: environment variable NOPE is not set (used in '{$NOPE}'); set it, or write the value instead",
+      "/cfg/Corefile:6: zone in key 'x..y' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)",
+      '/cfg/bad.conf:1: unterminated quoted string: add the closing "',
+    ]);
+  });
+
+  it('reports a snippet cycle and keeps parsing', () => {
+    expect(all('(a) {\n  import a\n}\n. {\n  import a\n}\nbad:port {\n}\n')).toEqual([
+      '/cfg/Corefile:2: import cycle: snippet (a) imports snippet (a); remove one of these imports',
+      "/cfg/Corefile:7: bad port 'port' in key 'bad:port': the port must be a number, e.g. 'bad:53'",
+    ]);
+  });
+
+  it('stops at a brace error, keeping what was found before it', () => {
+    expect(all('a..b {\n}\n}\nc..d {\n}\n')).toEqual([
+      "/cfg/Corefile:1: zone in key 'a..b' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)",
+      "/cfg/Corefile:3: unexpected '}' with no matching '{'",
+    ]);
+  });
+
+  it('stops after maxErrors and says so', () => {
+    const text = Array.from({ length: 20 }, (_, i) => `k${i}..x {\n}\n`).join('');
+    const got = all(text, { env: {}, limits: { maxErrors: 5 } });
+    expect(got).toHaveLength(6);
+    expect(got[5]).toMatch(/stopped after 5 errors \(--corefile-max-errors\)/);
+  });
+});
+
+describe('excerpt', () => {
+  it('cuts at 40 characters and escapes control and non-ASCII characters', () => {
+    expect(excerpt('a'.repeat(41))).toBe(`${'a'.repeat(40)}...`);
+    expect(excerpt('a\u0000b\u001bc\u00e9')).toBe('a\\x00b\\x1bc\\xe9');
+    expect(excerpt('short')).toBe('short');
+  });
+
+  it('a CorefileError never carries a word of more than 200 characters', () => {
+    const e = new CorefileError('f', 1, `bad "${'z'.repeat(5000)}" here; /a/path/that/stays/whole`);
+    expect(e.reason).toBe(`bad ${`"${'z'.repeat(39)}`}... here; /a/path/that/stays/whole`);
   });
 });
