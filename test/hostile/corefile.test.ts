@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { launcher, repoRoot } from '../helpers/server.js';
+import { setupBlock } from '../helpers/setup.js';
 import { CorefileError, CorefileErrors, corefileErrors, loadCorefile, parseCorefile } from '../../src/chain/corefile.js';
 
 let dir: string;
@@ -83,14 +84,14 @@ describe('item 1: a Corefile or import that is not a regular file', () => {
 describe('item 2: huge imports, unset variables, import depth and count', () => {
   it('an imported file of 100k lines gives file:line errors, not a stack overflow', () => {
     const conf = write('lines/Corefile', '. {\n  import many.conf\n}\n');
-    write('lines/many.conf', 'log x\n'.repeat(100_000));
-    // Parses (200k tokens) without throwing RangeError; the block is just 100k log lines.
+    write('lines/many.conf', 'cache 30\n'.repeat(100_000));
+    // Parses (200k tokens) without throwing RangeError; the block is just 100k cache lines.
     const blocks = loadCorefile(conf, { env: {} });
     expect(blocks[0]!.directives).toHaveLength(100_000);
     expect(blocks[0]!.directives[99_999]!.line).toBe(100_000);
     // The CLI reports the duplicates with file and line, and stops at the error cap.
     const r = run(['check', '--conf', conf]);
-    expect(r.out).toContain(`${path.join(dir, 'lines/many.conf')}:2: error: plugin "log" appears twice in this server block (first at line 1)`);
+    expect(r.out).toContain(`${path.join(dir, 'lines/many.conf')}:2: error: plugin "cache" appears twice in this server block (first at line 1)`);
     expect(r.out).toContain('stopped after 100 errors (--corefile-max-errors)');
     expect(r.out).not.toContain('Maximum call stack');
   });
@@ -196,6 +197,17 @@ describe('item 4: every mistake of a Corefile in one run, in line order', () => 
     const errors = errorsOf(() => parseCorefile('a..b {\n}\n{$NOPE} {\n}\nc:x {\n}\n', 'Corefile', { env: {} }));
     expect(errors.map((e) => e.line)).toEqual([1, 3, 5]);
     expect(() => parseCorefile('a..b {\n}\nc:x {\n}\n', 'Corefile', { env: {} })).toThrow(CorefileErrors);
+  });
+
+  it('reports every bad option line of a plugin block, not only the first', async () => {
+    const r = await setupBlock('cache 30 {\n  success x\n  prefetch -1\n  nosuch\n}\nforward . 127.0.0.1 {\n  policy bogus\n  max_fails x\n}');
+    expect(r.errors).toEqual([
+      '3: cache success: CAPACITY "x" is not an integer',
+      '4: cache prefetch amount should be positive: -1',
+      '5: unknown cache option "nosuch"; valid options: success, denial, prefetch, serve_stale, servfail, disable, keepttl',
+      "8: forward: unknown policy 'bogus'",
+      '9: forward max_fails: "x" must be a non-negative integer',
+    ]);
   });
 
   it('serve prints every error and does not start', () => {

@@ -1,6 +1,7 @@
 // `cache [TTL] [ZONES...] { ... }` -> a validated CacheConfig, following CoreDNS's
 // plugin/cache/setup.go (cacheParse) option by option, with its defaults from cache.go.
 import type { Directive } from '../../chain/corefile.js';
+import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { parseGoDuration } from '../../chain/duration.js';
 import { zoneArgs } from '../../chain/zones.js';
@@ -82,7 +83,7 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
     if (!/^[+-]?\d+$/.test(text)) fail(o.line, `cache ${o.name}: ${what} "${excerpt(text)}" is not an integer`);
     return Number(text);
   };
-  for (const o of d.block ?? []) {
+  forEachOption(d.block, (o) => {
     switch (o.name) {
       case 'success':
       case 'denial': {
@@ -176,6 +177,6 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
       default:
         fail(o.line, `unknown cache option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
     }
-  }
+  });
   return cfg;
 }

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
+import { forEachOption } from '../../chain/options.js';
 import { emptyResponse, type DnsRequest, type DnsResponse, type Next, type Plugin } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
 import { goDurationString, parseGoDuration, typeStringFromName } from '../../metrics/packet.js';
@@ -98,14 +99,14 @@ export const errorsPlugin: PluginDefinition = {
     }
     const patterns: ConsolidatePattern[] = [];
     let stacktrace = false;
-    for (const o of d.block ?? []) {
+    forEachOption(d.block, (o) => {
       const fail = (reason: string): never => {
         throw new CorefileError(o.file, o.line, reason);
       };
       if (o.name === 'stacktrace') {
         if (o.args.length > 0) fail('errors stacktrace takes no arguments');
         stacktrace = true;
-        continue;
+        return;
       }
       if (o.name !== 'consolidate') fail(`unknown errors option "${excerpt(o.name)}"; valid options: stacktrace, consolidate`);
       if (o.args.length < 2 || o.args.length > 4) fail('errors consolidate takes DURATION REGEXP [LEVEL] [show_first], e.g. `consolidate 5m ".* i/o timeout$" warning`');
@@ -135,7 +136,7 @@ export const errorsPlugin: PluginDefinition = {
         }
       }
       patterns.push({ periodMs: periodMs!, pattern: pattern!, source, level: level ?? 'error', showFirst });
-    }
+    });
     return new ErrorsPlugin(patterns, ctx.log.child({ plugin: 'errors' }), stacktrace);
   },
 };

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
+import { forEachOption } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../chain/duration.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
@@ -33,7 +34,7 @@ export function parseFile(d: Directive, blockZones: readonly string[]): FileConf
   const zones = rest.length > 0 ? zoneArgs(rest, d) : [...blockZones];
   if (new Set(zones).size !== zones.length) fail(d.line, `file: zone listed twice (${zones.join(' ')})`);
   const cfg: FileConfig = { file, zones, reloadMs: 60_000 };
-  for (const o of d.block ?? []) {
+  forEachOption(d.block, (o) => {
     switch (o.name) {
       case 'reload': {
         if (o.args.length !== 1) fail(o.line, 'file reload: usage: reload DURATION (e.g. 30s, 1m; 0 disables)');
@@ -54,7 +55,7 @@ export function parseFile(d: Directive, blockZones: readonly string[]): FileConf
       default:
         fail(o.line, `unknown file option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
     }
-  }
+  });
   return cfg;
 }
 

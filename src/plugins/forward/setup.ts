@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
 import type { Directive } from '../../chain/corefile.js';
+import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt, readCorefileText } from '../../chain/corefile.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
 import { Rcode } from '../../dns/records.js';
@@ -178,7 +179,7 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
   void blockZones;
   let maxAgeMs = 0;
   let maxAgeLine = d.line;
-  for (const o of d.block ?? []) {
+  forEachOption(d.block, (o) => {
     const none = (): void => {
       if (o.args.length > 0) fail(o.line, `forward ${o.name} takes no arguments`);
     };
@@ -273,7 +274,7 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
         if (o.name === 'source_address') fail(o.line, 'forward source_address is not supported: upstream queries leave from the address the system picks');
         fail(o.line, `unknown forward option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
     }
-  }
+  });
   if (maxAgeMs > 0 && maxAgeMs < cfg.expireMs) fail(maxAgeLine, `forward max_age (${excerpt(d.block!.find((o) => o.name === 'max_age')!.args[0]!)}) must not be less than expire`);
   return cfg;
 }

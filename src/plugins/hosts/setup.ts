@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
+import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
 import type { PluginDefinition } from '../../chain/registry.js';
@@ -42,7 +43,7 @@ export function parseHostsDirective(d: Directive, blockZones: readonly string[])
     autoReverse: true,
     reloadMs: 5000,
   };
-  for (const o of d.block ?? []) {
+  forEachOption(d.block, (o) => {
     switch (o.name) {
       case 'ttl': {
         if (o.args.length !== 1) fail('ttl needs a time in seconds', o);
@@ -77,7 +78,7 @@ export function parseHostsDirective(d: Directive, blockZones: readonly string[])
         cfg.inline.push([o.name, ...o.args].join(' '));
       }
     }
-  }
+  });
   return cfg;
 }
 

@@ -1,5 +1,6 @@
 // `kubernetes [ZONES...] { ... }` -> a validated KubernetesConfig (CoreDNS's setup.go rules).
 import type { Directive } from '../../chain/corefile.js';
+import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -61,7 +62,7 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
     zonal: false,
     watchMs: 2000,
   };
-  for (const o of d.block ?? []) {
+  forEachOption(d.block, (o) => {
     const need = (n: number, usage: string): void => {
       if (o.args.length < n) fail(o.line, `kubernetes ${o.name}: missing argument; usage: ${usage}`);
     };
@@ -165,7 +166,7 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
       default:
         fail(o.line, `unknown kubernetes option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
     }
-  }
+  });
   if (cfg.namespaces.size > 0 && cfg.namespaceLabels) fail(d.line, 'kubernetes: namespaces and namespace_labels cannot be used together; keep one');
   if (cfg.noEndpoints && cfg.zonal) fail(d.line, 'kubernetes: zonal needs endpoints; remove noendpoints or zonal');
   return cfg;

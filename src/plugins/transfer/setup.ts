@@ -2,6 +2,7 @@
 // plugin/transfer/setup.go: `to` is required, ADDRESS is `*`, an IP, IP:port or a CIDR network.
 import { isIP } from 'node:net';
 import type { Directive } from '../../chain/corefile.js';
+import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { coreDnsOrder, type PluginDefinition } from '../../chain/registry.js';
@@ -80,18 +81,18 @@ export function parseTransfer(d: Directive, blockZones: readonly string[]): Tran
   const zones = d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones];
   const to: TransferTarget[] = [];
   let source: string | undefined;
-  for (const opt of d.block ?? []) {
+  forEachOption(d.block, (opt) => {
     if (opt.name === 'source') {
       if (opt.args.length !== 1) fail('transfer: source takes one IP address', opt.line, opt.file);
       if (source !== undefined) fail('transfer: source already specified', opt.line, opt.file);
       if (isIP(opt.args[0]!) === 0) fail(`transfer: invalid source address "${excerpt(opt.args[0]!)}"`, opt.line, opt.file);
       source = opt.args[0]!;
-      continue;
+      return;
     }
     if (opt.name !== 'to') fail(`transfer: unknown property "${excerpt(opt.name)}"; valid options: to, source`, opt.line, opt.file);
     if (opt.args.length === 0) fail('transfer: to needs at least one ADDRESS (an IP, IP:port, CIDR network or *)', opt.line, opt.file);
     for (const a of opt.args) to.push(parseTarget(a, (r) => fail(r, opt.line, opt.file)));
-  }
+  });
   if (to.length === 0) fail("transfer: 'to' is required, e.g. transfer { to * } or transfer { to 10.0.0.2 }");
   return source === undefined ? { zones, to } : { zones, to, source };
 }
