@@ -486,7 +486,7 @@ class Parser {
     }
     // A block whose keys all failed has been reported; serving it under no zone would only add
     // confusing errors from its plugins.
-    if (keys.length === 0 && keyToks.length > 0) return undefined;
+    if (keys.length === 0) return undefined;
     return { keys, directives, file: first.file, line: first.line };
   }
 
