@@ -51,7 +51,11 @@ export async function serve(flags: ServeFlags): Promise<void> {
   );
   if (isWorker()) announceReady();
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: string): void => {
+      // One shutdown: a worker may get SIGINT from the terminal and SIGTERM from the primary.
+      if (stopping) return;
+      stopping = true;
       log.info({ signal }, 'shutting down');
       void app.close().then(resolve);
     };
@@ -65,4 +69,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       });
     }
   });
+  // A worker's IPC channel to the primary keeps it alive after the close: leave once closed,
+  // instead of waiting for the primary to kill it.
+  if (isWorker()) process.exit(0);
 }

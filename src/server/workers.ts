@@ -22,7 +22,9 @@ export const isWorker = (): boolean => cluster.isWorker;
 
 /**
  * Runs the primary: forks `count` workers running the same command line and supervises them
- * until SIGINT/SIGTERM. Resolves when every worker has exited.
+ * until SIGINT/SIGTERM. Resolves when every worker has exited after a signal; rejects once the
+ * workers are stopped when they keep dying, so the process exits non-zero and its supervisor
+ * (systemd `Restart=on-failure`, a Kubernetes pod) restarts it instead of seeing a clean exit.
  */
 export async function runPrimary(count: number, log: Logger): Promise<void> {
   const aggregator = new AggregatorRegistry();
@@ -45,7 +47,7 @@ export async function runPrimary(count: number, log: Logger): Promise<void> {
     while (restarts.length > 0 && restarts[0]! < now - 60000) restarts.shift();
     if (restarts.length > 5) {
       log.fatal('workers keep dying (more than 5 restarts in a minute); stopping');
-      void stopAll('crash loop');
+      void stopAll('crash loop').then(() => crashed(new Error('workers keep dying (more than 5 restarts in a minute); see the log above for why')));
       return;
     }
     fork();
@@ -74,8 +76,10 @@ export async function runPrimary(count: number, log: Logger): Promise<void> {
   cluster.on('message', (_w, msg: { type?: string }) => {
     if (msg?.type === 'clusterdns:ready' && ++ready === count) log.info({ workers: count }, 'all workers ready');
   });
+  let crashed: (err: Error) => void = () => undefined;
   for (let i = 0; i < count; i++) fork();
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
+    crashed = reject;
     process.once('SIGINT', () => void stopAll('SIGINT').then(resolve));
     process.once('SIGTERM', () => void stopAll('SIGTERM').then(resolve));
     for (const signal of ['SIGHUP', 'SIGUSR1'] as const) {
@@ -98,8 +102,13 @@ let nextId = 0;
 const pending = new Map<number, (reply: { text?: string; contentType?: string; error?: string }) => void>();
 
 /** In a worker: the metrics of every worker, aggregated by the primary. */
+let listening = false;
+
 export function clusterMetrics(timeoutMs = 6000): Promise<{ text: string; contentType: string }> {
-  if (pending.size === 0) {
+  // One listener for every scrape of the process's life: a listener per scrape would pile up
+  // (MaxListenersExceededWarning after 11) since `pending` empties between scrapes.
+  if (!listening) {
+    listening = true;
     process.on('message', (msg: { type?: string; id?: number; text?: string; contentType?: string; error?: string }) => {
       if (msg?.type !== METRICS_REPLY || msg.id === undefined) return;
       pending.get(msg.id)?.(msg);
