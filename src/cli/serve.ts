@@ -3,6 +3,8 @@ import { buildApp } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
+import { setHttpLimits, type HttpLimits } from '../metrics/http.js';
+import { parseGoDuration } from '../chain/duration.js';
 import { announceReady, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
 
 export interface ServeFlags extends ClusterFlags {
@@ -11,17 +13,44 @@ export interface ServeFlags extends ClusterFlags {
   logQueries?: boolean;
   workers?: string;
   upstreamResolvConf?: string;
+  httpMaxConnections?: string;
+  httpIdleTimeout?: string;
+  httpRequestTimeout?: string;
+}
+
+/** The --http-* flags: limits of the health, ready and metrics listeners. */
+function httpLimits(flags: ServeFlags): Partial<HttpLimits> {
+  const out: Partial<HttpLimits> = {};
+  if (flags.httpMaxConnections !== undefined) {
+    const n = Number(flags.httpMaxConnections);
+    if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`--http-max-connections ${flags.httpMaxConnections}: use a number from 1 to 65535`);
+    out.maxConnections = n;
+  }
+  const duration = (flag: string, text: string | undefined): number | undefined => {
+    if (text === undefined) return undefined;
+    const ms = parseGoDuration(text);
+    if (ms === undefined || ms < 100 || ms > 3_600_000) throw new Error(`${flag} ${text}: use a duration from 100ms to 1h, e.g. 5s`);
+    return ms;
+  };
+  const idle = duration('--http-idle-timeout', flags.httpIdleTimeout);
+  if (idle !== undefined) out.idleTimeoutMs = idle;
+  const request = duration('--http-request-timeout', flags.httpRequestTimeout);
+  if (request !== undefined) out.requestTimeoutMs = request;
+  return out;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const log = createLogger(flags.logLevel);
   const workers = workerCount(flags.workers);
+  // Checked before forking, so a bad flag stops the primary instead of every worker.
+  const limits = httpLimits(flags);
   if (workers > 1 && !isWorker()) {
     log.info({ workers }, 'starting worker processes');
     await runPrimary(workers, log);
     return;
   }
   if (isWorker()) joinMetricsAggregation();
+  setHttpLimits(limits);
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   let app;

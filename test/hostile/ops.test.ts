@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, launcher, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
+import net from 'node:net';
+import { tcpQuery } from '../fixtures/ops/client.js';
 
 const children = (pid: number): number[] => {
   try {
@@ -99,4 +101,109 @@ describe('--workers: shutdown and supervision', () => {
     await sleep(200);
     expect(server.stderr.join('')).not.toMatch(/MaxListenersExceededWarning/);
   }, 30000);
+});
+
+/**
+ * Spawns the server under a file-descriptor limit (prlimit sets soft and hard, so Node cannot
+ * raise it), as a machine with a small `ulimit -n` runs it. Resolves once it is ready.
+ */
+async function startLimited(nofile: number, args: string[], env: NodeJS.ProcessEnv): Promise<RunningServer> {
+  const proc = spawn('prlimit', [`--nofile=${nofile}:${nofile}`, '--', process.execPath, launcher, 'serve', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const stderr: string[] = [];
+  proc.stderr.on('data', (d: Buffer) => stderr.push(d.toString()));
+  const stop = async (): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      proc.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      proc.kill('SIGTERM');
+    });
+  };
+  const server: RunningServer = { port: Number(env.DNS_PORT), proc, logs, stderr, stop };
+  running.push(server);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in 15 s\n${logs.join('\n')}${stderr.join('')}`)), 15000);
+    let buffered = '';
+    proc.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        logs.push(buffered.slice(0, nl));
+        if (buffered.slice(0, nl).includes('"clusterdns ready"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+        buffered = buffered.slice(nl + 1);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${code}) before ready\n${logs.join('\n')}${stderr.join('')}`));
+    });
+  });
+  return server;
+}
+
+describe('HTTP endpoints under idle connections (#9.11)', () => {
+  it('400 idle connections to /health under a 256 file limit: at most the cap stay open, DNS over TCP and the probes still answer, idle ones close', async () => {
+    const [dns, health, ready, metrics] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const env = { DNS_PORT: String(dns), HEALTH_PORT: String(health), READY_PORT: String(ready), METRICS_PORT: String(metrics) };
+    const cap = 64;
+    await startLimited(256, ['--conf', 'test/fixtures/ops/Corefile', '--port', String(dns), '--http-max-connections', String(cap), '--http-idle-timeout', '3s'], env);
+    const idle: net.Socket[] = [];
+    const closed = new Set<net.Socket>();
+    try {
+      // 400 connections that send nothing, opened 50 at a time; more than the process has fds.
+      for (let batch = 0; batch < 8; batch++) {
+        await Promise.all(
+          Array.from({ length: 50 }, () =>
+            new Promise<void>((resolve) => {
+              const s = net.connect(health, '127.0.0.1');
+              idle.push(s);
+              s.on('error', () => undefined);
+              s.once('close', () => closed.add(s));
+              s.once('connect', () => resolve());
+              s.once('close', () => resolve());
+              setTimeout(resolve, 2000).unref();
+            }),
+          ),
+        );
+      }
+      await sleep(300);
+      const stillOpen = idle.length - closed.size;
+      expect(stillOpen).toBeLessThanOrEqual(cap + 1);
+      // Everything else still works: DNS over TCP, and each probe gets a connection.
+      expect((await tcpQuery(dns, 'kubernetes.default.svc.cluster.local', 'A')).rcode).toBe('NOERROR');
+      const h = await fetch(`http://127.0.0.1:${health}/health`, { signal: AbortSignal.timeout(3000) });
+      expect(h.status).toBe(200);
+      const r = await fetch(`http://127.0.0.1:${ready}/ready`, { signal: AbortSignal.timeout(3000) });
+      expect(r.status).toBe(200);
+      // A client sending its headers a line at a time is cut off at the idle timeout with 408.
+      const slow = net.connect(health, '127.0.0.1');
+      idle.push(slow);
+      let answer = '';
+      slow.on('data', (d: Buffer) => (answer += d.toString()));
+      slow.on('error', () => undefined);
+      slow.once('close', () => closed.add(slow));
+      slow.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+      const drip = setInterval(() => slow.writable && slow.write('X-Slow: 1\r\n'), 300);
+      // The idle connections and the slow one are closed within the idle timeout (3 s) plus
+      // Node's 1 s check.
+      const deadline = Date.now() + 6000;
+      while (Date.now() < deadline && closed.size < idle.length) await sleep(100);
+      clearInterval(drip);
+      expect(idle.length - closed.size).toBe(0);
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      for (const s of idle) s.destroy();
+    }
+  }, 25000);
 });
