@@ -2,7 +2,7 @@
 // dying, idle HTTP connections, repeated metrics scrapes. Every test runs the real server on
 // loopback, bounded in count and time, and stops what it starts by PID.
 import { describe, it, expect, afterEach } from 'vitest';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, execFileSync, fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,6 +89,27 @@ describe('--workers: shutdown and supervision', () => {
     expect(result, out).not.toBe('timeout');
     expect(result, out).not.toBe(0);
     expect(out).toContain('workers keep dying');
+  }, 15000);
+
+  it('(#9.16) the worker side of 20 aggregated scrapes keeps one process message listener', async () => {
+    const child = fork(path.join(repoRoot, 'test/fixtures/ops/metrics-listeners.mjs'), [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const counts = await new Promise<number[]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`no answer in 8 s: ${stderr}`));
+      }, 8000);
+      child.on('message', (msg: { type?: string; id?: number; counts?: number[] }) => {
+        if (msg.type === 'clusterdns:metrics') child.send({ type: 'clusterdns:metrics-reply', id: msg.id, text: 'x 1\n', contentType: 'text/plain' });
+        if (msg.type === 'counts') {
+          clearTimeout(timer);
+          resolve(msg.counts!);
+        }
+      });
+    });
+    expect(new Set(counts).size, `listener counts: ${counts.join(' ')}`).toBe(1);
+    expect(stderr).not.toMatch(/MaxListenersExceededWarning/);
   }, 15000);
 
   it('(#9.16) 20 /metrics scrapes with --workers 2 add no process listener (no MaxListenersExceededWarning)', async () => {
