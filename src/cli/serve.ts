@@ -1,11 +1,12 @@
 // `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
-import { buildApp } from '../app.js';
+import { buildApp, type App } from '../app.js';
+import { HealthPlugin } from '../plugins/health/setup.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 import { setHttpLimits, type HttpLimits } from '../metrics/http.js';
 import { parseGoDuration } from '../chain/duration.js';
-import { announceReady, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
+import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
 
 export interface ServeFlags extends ClusterFlags {
   port: string;
@@ -37,6 +38,12 @@ function httpLimits(flags: ServeFlags): Partial<HttpLimits> {
   const request = duration('--http-request-timeout', flags.httpRequestTimeout);
   if (request !== undefined) out.requestTimeoutMs = request;
   return out;
+}
+
+/** How long app.close() may take: health's longest lameduck, then the 2 s drain of queries in flight. */
+function shutdownBudgetMs(app: App): number {
+  const lameducks = app.chains.flatMap((c) => [...c.plugins]).map((p) => (p instanceof HealthPlugin ? p.lameduckMs : 0));
+  return Math.max(0, ...lameducks) + 2000;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -86,6 +93,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, 'shutting down');
+      if (isWorker()) announceStopping(shutdownBudgetMs(app));
       void app.close().then(resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));

@@ -9,6 +9,11 @@ import { registry } from '../metrics/index.js';
 
 const METRICS_REQUEST = 'clusterdns:metrics';
 const METRICS_REPLY = 'clusterdns:metrics-reply';
+const STOPPING = 'clusterdns:stopping';
+/** How long past its announced budget a stopping worker may run before it is killed. */
+const STOP_GRACE_MS = 10000;
+/** A worker's announced budget is believed up to this (health's lameduck is rarely above 1m). */
+const MAX_STOP_BUDGET_MS = 10 * 60_000;
 
 export function workerCount(flag: string | undefined): number {
   if (flag === undefined) return 1;
@@ -53,6 +58,26 @@ export async function runPrimary(count: number, log: Logger): Promise<void> {
     fork();
   });
   const workers = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+  // A stopping worker says how long its graceful close may take (health's lameduck plus the
+  // drain); it is killed only when still running STOP_GRACE_MS past that.
+  const budgets = new Map<number, number>();
+  const killTimers = new Map<number, NodeJS.Timeout>();
+  const armKill = (w: Worker): void => {
+    clearTimeout(killTimers.get(w.id));
+    const ms = STOP_GRACE_MS + (budgets.get(w.id) ?? 0);
+    killTimers.set(
+      w.id,
+      setTimeout(() => {
+        log.warn({ worker: w.process.pid, ms }, 'worker did not stop in time; killing it');
+        w.process.kill('SIGKILL');
+      }, ms),
+    );
+  };
+  cluster.on('message', (w, msg: { type?: string; budgetMs?: unknown }) => {
+    if (msg?.type !== STOPPING || typeof msg.budgetMs !== 'number' || !(msg.budgetMs >= 0)) return;
+    budgets.set(w.id, Math.min(msg.budgetMs, MAX_STOP_BUDGET_MS));
+    if (killTimers.has(w.id)) armKill(w);
+  });
   const stopAll = async (reason: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -61,9 +86,9 @@ export async function runPrimary(count: number, log: Logger): Promise<void> {
       workers().map(
         (w) =>
           new Promise<void>((resolve) => {
-            const timer = setTimeout(() => w.process.kill('SIGKILL'), 10000);
+            armKill(w);
             w.once('exit', () => {
-              clearTimeout(timer);
+              clearTimeout(killTimers.get(w.id));
               resolve();
             });
             w.process.kill('SIGTERM');
@@ -128,6 +153,11 @@ export function clusterMetrics(timeoutMs = 6000): Promise<{ text: string; conten
     });
     process.send?.({ type: METRICS_REQUEST, id });
   });
+}
+
+/** In a worker: tell the primary a graceful close began and may take up to `budgetMs`. */
+export function announceStopping(budgetMs: number): void {
+  process.send?.({ type: STOPPING, budgetMs });
 }
 
 /** In a worker: tell the primary this worker is serving. */

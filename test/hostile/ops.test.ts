@@ -67,6 +67,32 @@ describe('--workers: shutdown and supervision', () => {
     expect(kids.filter(alive)).toEqual([]);
   }, 20000);
 
+  for (const lameduck of [1, 11]) {
+    it(`(#9.9) with lameduck ${lameduck}s, SIGTERM keeps /health up for the lameduck, then every process is gone within 1 s${lameduck > 10 ? ' (a lameduck past the primary\'s 10 s kill timer is not cut short)' : ''}`, async () => {
+      const health = await freePort();
+      const server = await startServer(['--manifests', 'examples/manifests', '--workers', '2', '--conf', 'test/fixtures/ops/workers-lameduck.Corefile'], {
+        env: { HEALTH_PORT: String(health), LAMEDUCK: `${lameduck}s` },
+      });
+      running.push(server);
+      const deadline = Date.now() + 15000;
+      while (Date.now() < deadline && server.logs.filter((l) => l.includes('"clusterdns ready"')).length < 2) await sleep(100);
+      const kids = children(server.proc.pid!);
+      expect(kids).toHaveLength(2);
+      const exited = new Promise<number | null>((resolve) => server.proc.once('exit', (code) => resolve(code)));
+      const t0 = Date.now();
+      server.proc.kill('SIGTERM');
+      await sleep(300);
+      expect((await fetch(`http://127.0.0.1:${health}/health`, { signal: AbortSignal.timeout(2000) })).status).toBe(200);
+      const code = await Promise.race([exited, sleep(lameduck * 1000 + 5000).then(() => 'timeout' as const)]);
+      const took = Date.now() - t0;
+      expect(code).toBe(0);
+      expect(took).toBeGreaterThanOrEqual(lameduck * 1000);
+      expect(took).toBeLessThan(lameduck * 1000 + 1000);
+      expect(kids.filter(alive)).toEqual([]);
+      expect(server.logs.join('\n')).not.toContain('killing it');
+    }, 30000);
+  }
+
   it('(#9.10) workers that keep dying make the primary exit non-zero, so a supervisor restarts it', async () => {
     // Every worker fails at startup: the Corefile names an unknown plugin.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-crash-'));
