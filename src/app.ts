@@ -88,6 +88,8 @@ export interface AppOptions {
   logQueries?: boolean;
   /** The resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf). */
   upstreamResolvConf?: string;
+  /** Keep the cluster model for tools that read pods (default true; `serve` turns it off). */
+  retainModel?: boolean;
   /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
   hooks?: ReloadHooks;
 }
@@ -262,6 +264,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   const runtime: RuntimeOptions = {
     manifests: opts.manifests ?? [],
     cluster: { ...defaultClusterOptions, ...opts.cluster },
+    retainModel: opts.retainModel !== false,
   };
   const registry = defaultRegistry();
   const specs = new Map<string, ListenSpec>();
@@ -322,6 +325,9 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       }
     }
   }
+  // Plugins with large data (kubernetes) build it off the serving thread; on a reload the
+  // running configuration answers until every load is done.
+  await Promise.all(every().map((p) => p.load?.()));
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
   const app = new App(blocks, specList, chains, log, opts.logQueries, observers);
@@ -345,5 +351,5 @@ export function clusterModel(app: App | undefined, manifests: readonly string[] 
   if (paths.length === 0) return undefined;
   const same = (a: readonly string[]): boolean => a.length === paths.length && a.every((x, i) => x === paths[i]);
   const loaded = kubernetes.find((p) => same(p.manifestPaths));
-  return loaded ? loaded.currentStore.model : loadManifests(paths, options).model;
+  return loaded?.currentStore.model ?? loadManifests(paths, options).model;
 }

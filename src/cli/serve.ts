@@ -70,6 +70,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
       cluster: clusterOptions(flags),
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
+      // A server needs only the plugins' indexes, not the cluster model they were built from.
+      retainModel: false,
     });
   } catch (err) {
     if (err instanceof ManifestError) {
