@@ -3,9 +3,10 @@ import { buildApp } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
+import { transportOptions, type TransportFlags } from './transport-flags.js';
 import { announceReady, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
 
-export interface ServeFlags extends ClusterFlags {
+export interface ServeFlags extends ClusterFlags, TransportFlags {
   port: string;
   logLevel: string;
   logQueries?: boolean;
@@ -15,6 +16,7 @@ export interface ServeFlags extends ClusterFlags {
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const log = createLogger(flags.logLevel);
+  const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
   if (workers > 1 && !isWorker()) {
     log.info({ workers }, 'starting worker processes');
@@ -34,6 +36,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       cluster: clusterOptions(flags),
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
+      tcp,
     });
   } catch (err) {
     if (err instanceof ManifestError) {

@@ -1,0 +1,228 @@
+// Hostile TCP clients (issue #9): one that pipelines queries and never reads its replies, and
+// slowloris connections that trickle bytes to hold every slot. Each runs against its own real
+// server, with small limits set by flags so the test stays short; every loop is bounded in count
+// and time, and every socket is closed at the end.
+import { describe, it, expect, afterEach } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { startServer, type RunningServer } from '../helpers/server.js';
+import { buildQuery, fixture, frame, idOf, parseHeader, Rcode, serverArgs, sleep, T, udpExchange } from '../server/raw.js';
+
+const servers: RunningServer[] = [];
+const sockets: Socket[] = [];
+
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  for (const s of servers.splice(0)) {
+    const alive = s.proc.exitCode === null && s.proc.signalCode === null;
+    await s.stop();
+    expect(alive, `server died: ${s.stderr.join('')}`).toBe(true);
+  }
+});
+
+async function start(flags: string[]): Promise<RunningServer> {
+  const s = await startServer([...serverArgs, ...flags]);
+  servers.push(s);
+  return s;
+}
+
+/** Resident memory of a process in MiB, from /proc. */
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+interface Raw {
+  sock: Socket;
+  closedAt: number;
+  data: number;
+}
+
+/** A TCP connection from a chosen loopback source address; tracks when the server closes it. */
+function open(port: number, localAddress = '127.0.0.1', timeoutMs = 2000): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const sock = connect({ host: '127.0.0.1', port, localAddress });
+    sockets.push(sock);
+    const raw: Raw = { sock, closedAt: 0, data: 0 };
+    const timer = setTimeout(() => reject(new Error(`connect from ${localAddress} not done in ${timeoutMs} ms`)), timeoutMs);
+    sock.on('data', (d: Buffer) => (raw.data += d.length));
+    sock.on('error', () => undefined);
+    sock.on('close', () => (raw.closedAt ||= Date.now()));
+    sock.once('connect', () => {
+      clearTimeout(timer);
+      resolve(raw);
+    });
+  });
+}
+
+/** Resolves true once the server has closed `c`, false after timeoutMs. */
+async function closedWithin(c: Raw, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (!c.closedAt && Date.now() < end) await sleep(20);
+  return c.closedAt !== 0;
+}
+
+/** One query over a fresh connection from `localAddress`: the reply's header, or an error. */
+async function tcpAsk(port: number, localAddress: string, timeoutMs = 2000, keepOpen = false): Promise<ReturnType<typeof parseHeader>> {
+  const c = await open(port, localAddress, timeoutMs);
+  const q = buildQuery({ name: fixture.nginx, type: T.A });
+  let got = Buffer.alloc(0);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no TCP reply from ${localAddress} within ${timeoutMs} ms (closed: ${c.closedAt !== 0})`)), timeoutMs);
+    c.sock.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 2 && got.length >= 2 + got.readUInt16BE(0)) {
+        clearTimeout(timer);
+        const reply = got.subarray(2, 2 + got.readUInt16BE(0));
+        expect(idOf(reply)).toBe(idOf(q));
+        c.sock.removeAllListeners('close');
+        if (!keepOpen) c.sock.destroy();
+        resolve(parseHeader(reply));
+      }
+    });
+    c.sock.on('close', () => {
+      clearTimeout(timer);
+      reject(new Error(`TCP connection from ${localAddress} closed before a reply`));
+    });
+    c.sock.write(frame(q));
+  });
+}
+
+describe('a TCP client that pipelines queries and never reads the replies (#9.2)', () => {
+  it('stops being read: server memory stays bounded, UDP keeps answering, and the connection is closed', async () => {
+    const server = await start(['--tcp-write-timeout', '2s']);
+    const pid = server.proc.pid!;
+    const port = server.port;
+    const before = rssMiB(pid);
+    const c = await open(port);
+    c.sock.pause(); // never read
+    // ~2 KB of answer per 50-byte query: 100k queries would queue ~200 MB of replies unbounded.
+    const q = frame(buildQuery({ name: fixture.big, type: T.A }));
+    const batch = Buffer.concat(Array.from({ length: 500 }, () => q));
+    let sent = 0;
+    let peak = before;
+    let udpWorst = 0;
+    let udpMissed = 0;
+    const deadline = Date.now() + 5000;
+    const writer = (async () => {
+      // Writes as fast as the server takes them, never more than one batch ahead of the kernel.
+      while (sent < 100_000 && Date.now() < deadline && !c.closedAt) {
+        if (!c.sock.write(batch)) {
+          let wake = (): void => undefined;
+          await Promise.race([new Promise<void>((r) => c.sock.once('drain', (wake = r))), sleep(200)]);
+          c.sock.off('drain', wake);
+        }
+        sent += 500;
+      }
+    })();
+    while (Date.now() < deadline && !c.closedAt) {
+      peak = Math.max(peak, rssMiB(pid));
+      const t0 = Date.now();
+      const r = await udpExchange(buildQuery({ name: fixture.nginx, type: T.A }), { port }, 1000);
+      if (!r) udpMissed++;
+      else udpWorst = Math.max(udpWorst, Date.now() - t0);
+      await sleep(100);
+    }
+    await writer;
+    peak = Math.max(peak, rssMiB(pid));
+    const closed = await closedWithin(c, 5000);
+    console.log(`never-reading client: ${sent} queries written, RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB, worst UDP ${udpWorst} ms, UDP missed ${udpMissed}`);
+    expect(udpMissed, 'UDP queries unanswered within 1 s during the flood').toBe(0);
+    expect(udpWorst).toBeLessThan(1000);
+    expect(peak - before, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`).toBeLessThan(60);
+    expect(closed, 'a client that never reads stays connected').toBe(true);
+    // And the server still serves TCP afterwards.
+    expect((await tcpAsk(port, '127.0.0.1')).rcode).toBe(Rcode.NOERROR);
+  }, 20_000);
+
+  it('a client that reads slowly but steadily gets every reply (backpressure, not loss)', async () => {
+    const server = await start(['--tcp-max-unsent', '16KiB', '--tcp-write-timeout', '2s']);
+    const c = await open(server.port);
+    const n = 300; // ~600 KB of replies through a 16 KiB window
+    c.sock.write(Buffer.concat(Array.from({ length: n }, (_, i) => frame(buildQuery({ id: i + 1, name: fixture.big, type: T.A })))));
+    let got = Buffer.alloc(0);
+    const ids = new Set<number>();
+    c.sock.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      while (got.length >= 2 && got.length >= 2 + got.readUInt16BE(0)) {
+        ids.add(idOf(got.subarray(2)));
+        got = got.subarray(2 + got.readUInt16BE(0));
+      }
+    });
+    const end = Date.now() + 8000;
+    // Read in short bursts with pauses: progress at every write deadline, so it is never cut off.
+    while (ids.size < n && Date.now() < end && !c.closedAt) {
+      c.sock.resume();
+      await sleep(20);
+      c.sock.pause();
+      await sleep(200);
+    }
+    c.sock.resume();
+    expect(ids.size, `replies received (closed: ${c.closedAt !== 0})`).toBe(n);
+  }, 15_000);
+});
+
+describe('slowloris: connections that trickle bytes (#9.3)', () => {
+  it('closes a message still incomplete at the deadline from its first byte, however steadily bytes arrive', async () => {
+    const server = await start(['--tcp-message-timeout', '1s']);
+    const c = await open(server.port);
+    const msg = frame(buildQuery({ name: fixture.nginx, type: T.A }));
+    const started = Date.now();
+    // One byte every 200 ms: each renews an I/O timeout, none renews the message deadline.
+    for (let i = 0; i < msg.length - 1 && !c.closedAt && Date.now() - started < 6000; i++) {
+      c.sock.write(msg.subarray(i, i + 1));
+      await sleep(200);
+    }
+    expect(await closedWithin(c, 1000), 'trickling connection still open').toBe(true);
+    const after = c.closedAt - started;
+    expect(after, `closed after ${after} ms`).toBeGreaterThanOrEqual(900);
+    expect(after, `closed after ${after} ms`).toBeLessThan(2500);
+  }, 15_000);
+
+  it('caps connections per client address: the client\'s idle ones make room, other clients are untouched', async () => {
+    const server = await start(['--tcp-max-connections-per-client', '4', '--tcp-max-connections', '50']);
+    const other = await open(server.port, '127.0.0.3');
+    other.sock.write(Buffer.from([0])); // a slow connection of another client
+    const mine: Raw[] = [];
+    for (let i = 0; i < 10; i++) {
+      const c = await open(server.port, '127.0.0.2');
+      c.sock.write(Buffer.from([0]));
+      mine.push(c);
+      await sleep(30);
+    }
+    await sleep(300);
+    const open2 = mine.filter((c) => !c.closedAt).length;
+    expect(open2, 'connections from 127.0.0.2 still open').toBe(4);
+    // The oldest went first, the newest stayed.
+    expect(mine.slice(-4).every((c) => !c.closedAt)).toBe(true);
+    expect(other.closedAt, 'another client\'s connection was closed').toBe(0);
+    // The capped client still gets answers (one of its slow connections makes room).
+    expect((await tcpAsk(server.port, '127.0.0.2')).rcode).toBe(Rcode.NOERROR);
+  }, 15_000);
+
+  it('at the global cap, slow connections make room for a new client instead of refusing it', async () => {
+    const cap = 40;
+    const server = await start(['--tcp-max-connections', String(cap), '--tcp-max-connections-per-client', '10', '--tcp-message-timeout', '20s']);
+    // Fill every slot from 8 addresses, each connection holding a partial message.
+    const slow: Raw[] = [];
+    for (let i = 0; i < cap; i++) {
+      const c = await open(server.port, `127.0.1.${(i % 8) + 1}`);
+      c.sock.write(frame(buildQuery({ name: fixture.nginx, type: T.A })).subarray(0, 5));
+      slow.push(c);
+    }
+    await sleep(200);
+    expect(slow.filter((c) => c.closedAt).length, 'slow connections closed before the cap was reached').toBe(0);
+    const started = Date.now();
+    for (let i = 0; i < 10; i++) {
+      // Newcomers stay connected, so each needs a slot of its own.
+      const h = await tcpAsk(server.port, `127.0.2.${i + 1}`, 1500, true);
+      expect(h.rcode).toBe(Rcode.NOERROR);
+    }
+    expect(Date.now() - started).toBeLessThan(3000);
+    await sleep(100);
+    // Each newcomer displaced one slow connection, the oldest first.
+    const closed = slow.filter((c) => c.closedAt);
+    expect(closed.length).toBe(10);
+    expect(slow.slice(0, 10).every((c) => c.closedAt)).toBe(true);
+  }, 20_000);
+});
