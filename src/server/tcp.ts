@@ -33,7 +33,7 @@ export const defaultTcpOptions: TcpOptions = {
   idleTimeoutMs: 10_000,
   messageTimeoutMs: 3_000,
   maxConnections: 1024,
-  maxConnectionsPerClient: 64,
+  maxConnectionsPerClient: 512,
   maxUnsentBytes: 1 << 20,
   maxUnsentTotalBytes: 64 << 20,
   maxInFlight: 100,
