@@ -81,7 +81,16 @@ export function encodeBare(q: ParsedQuery, rcode: number, aa = false): Buffer {
  * RD copied; with an OPT record when the problem involved one (RFC 6891 section 7).
  */
 export function encodeFormerr(id: number, queryFlags: number, withOpt: boolean): Buffer {
-  const flags = 0x8000 | (queryFlags & 0x7800) | (queryFlags & 0x0100) | 1;
+  return encodeHeaderOnly(id, queryFlags, 1, withOpt);
+}
+
+/**
+ * A header-only reply with `rcode` (FORMERR, or NOTIMP for an unknown opcode without a readable
+ * question): QR set, ID and opcode echoed, RD copied, every other flag 0, no records but an
+ * optional OPT.
+ */
+export function encodeHeaderOnly(id: number, queryFlags: number, rcode: number, withOpt = false): Buffer {
+  const flags = 0x8000 | (queryFlags & 0x7800) | (queryFlags & 0x0100) | (rcode & 0xf);
   const size = withOpt ? 12 + 11 : 12;
   const out = Buffer.alloc(size);
   out.writeUInt16BE(id, 0);

@@ -6,7 +6,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { startServer, type RunningServer } from '../helpers/server.js';
-import { buildQuery, fixture, frame, idOf, parseHeader, Rcode, serverArgs, sleep, T, udpExchange } from '../server/raw.js';
+import { buildQuery, encodeHeader, fixture, frame, idOf, parseHeader, Rcode, serverArgs, sleep, T, udpExchange } from '../server/raw.js';
 
 const servers: RunningServer[] = [];
 const sockets: Socket[] = [];
@@ -225,4 +225,33 @@ describe('slowloris: connections that trickle bytes (#9.3)', () => {
     expect(closed.length).toBe(10);
     expect(slow.slice(0, 10).every((c) => c.closedAt)).toBe(true);
   }, 20_000);
+});
+
+describe('unknown opcodes are checked before the question (#11.1)', () => {
+  // RFC 1035 4.1.1 and RFC 8906 8.1.4: an opcode we do not implement gets NOTIMP, even when
+  // the rest of the packet would be a format error. Flags as for every NOTIMP: AA, TC, RA, Z,
+  // AD, CD 0, RD copied, opcode and ID echoed; with no readable question, header only.
+  const cases: [string, number, Buffer][] = [
+    ['opcode 15, header only (QDCOUNT 0)', 15, Buffer.alloc(0)],
+    ['opcode 2 (STATUS), QDCOUNT 0', 2, Buffer.alloc(0)],
+    ['opcode 15, QDCOUNT 1 and a label longer than 63', 15, Buffer.concat([Buffer.from([64]), Buffer.alloc(64, 0x61), Buffer.from([0, 0, 1, 0, 1])])],
+  ];
+  it.each(cases)('%s: NOTIMP, header only', async (_label, opcode, body) => {
+    const server = await start([]);
+    for (const rd of [true, false]) {
+      const qdcount = body.length > 0 ? 1 : 0;
+      const msg = Buffer.concat([encodeHeader({ id: 0x0f0f, opcode, rd, qdcount, aa: true, ra: true, z: true, ad: true, cd: true }), body]);
+      const reply = await udpExchange(msg, { port: server.port }, 2000);
+      expect(reply, 'no reply').not.toBeNull();
+      const h = parseHeader(reply!);
+      expect(h.rcode, `rcode ${h.rcode}`).toBe(Rcode.NOTIMP);
+      expect({ qr: h.qr, id: h.id, opcode: h.opcode, rd: h.rd }).toEqual({ qr: true, id: 0x0f0f, opcode, rd });
+      expect({ aa: h.aa, tc: h.tc, ra: h.ra, z: h.z, ad: h.ad, cd: h.cd }).toEqual({ aa: false, tc: false, ra: false, z: false, ad: false, cd: false });
+      expect([h.qdcount, h.ancount, h.nscount, h.arcount]).toEqual([0, 0, 0, 0]);
+      expect(reply!.length).toBe(12);
+    }
+    // Opcode QUERY with QDCOUNT 0 stays a format error.
+    const formerr = await udpExchange(encodeHeader({ id: 0x0e0e, qdcount: 0 }), { port: server.port }, 2000);
+    expect(parseHeader(formerr!).rcode).toBe(Rcode.FORMERR);
+  });
 });
