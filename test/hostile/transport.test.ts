@@ -3,10 +3,28 @@
 // server, with small limits set by flags so the test stays short; every loop is bounded in count
 // and time, and every socket is closed at the end.
 import { describe, it, expect, afterEach } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { startServer, type RunningServer } from '../helpers/server.js';
-import { buildQuery, encodeHeader, fixture, frame, idOf, parseHeader, Rcode, serverArgs, sleep, T, udpExchange } from '../server/raw.js';
+import {
+  buildQuery,
+  encodeHeader,
+  fixture,
+  fixtureDir,
+  frame,
+  idOf,
+  parseHeader,
+  rawRecords,
+  Rcode,
+  serverArgs,
+  sleep,
+  T,
+  tcpQuery,
+  udpExchange,
+  udpQuery,
+} from '../server/raw.js';
 
 const servers: RunningServer[] = [];
 const sockets: Socket[] = [];
@@ -254,4 +272,85 @@ describe('unknown opcodes are checked before the question (#11.1)', () => {
     const formerr = await udpExchange(encodeHeader({ id: 0x0e0e, qdcount: 0 }), { port: server.port }, 2000);
     expect(parseHeader(formerr!).rcode).toBe(Rcode.FORMERR);
   });
+});
+
+describe('truncation keeps the records that fit (#9.4, #11.18)', () => {
+  let dir: string;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A headless service with `n` ready endpoints, as a JSON manifest list in a fresh directory. */
+  function headless(name: string, n: number): string {
+    dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-trunc-'));
+    const slices = [];
+    for (let s = 0; s * 1000 < n; s++) {
+      const endpoints = [];
+      for (let i = s * 1000; i < Math.min(n, (s + 1) * 1000); i++) {
+        endpoints.push({ addresses: [`10.${100 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`], conditions: { ready: true } });
+      }
+      slices.push({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: `${name}-${s}`, namespace: 'proto', labels: { 'kubernetes.io/service-name': name } },
+        addressType: 'IPv4',
+        ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
+        endpoints,
+      });
+    }
+    const items = [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'proto' } },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'proto' }, spec: { clusterIP: 'None', ports: [{ name: 'http', protocol: 'TCP', port: 80 }] } },
+      ...slices,
+    ];
+    writeFileSync(path.join(dir, 'svc.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    return dir;
+  }
+
+  it('UDP: an SRV answer that fits without its additional records is sent whole, with TC', async () => {
+    const m = headless('srv', 17);
+    const server = await startServer(['--conf', path.join(fixtureDir, 'Corefile'), '--manifests', m]);
+    servers.push(server);
+    const name = '_http._tcp.srv.proto.svc.cluster.local';
+    const full = await tcpQuery(buildQuery({ name, type: T.SRV, edns: { udpSize: 1232 } }), { port: server.port });
+    const fh = parseHeader(full);
+    expect(fh.ancount).toBe(17);
+    expect(fh.arcount).toBe(18); // 17 A glue records and OPT
+    // Preconditions: the whole reply is over 1232, the answer section alone is not.
+    const answerEnd = rawRecords(full).find((r) => r.section === 'additional')!.offset;
+    expect(full.length).toBeGreaterThan(1232);
+    expect(answerEnd + 11).toBeLessThanOrEqual(1232);
+
+    const q = buildQuery({ name, type: T.SRV, edns: { udpSize: 1232 } });
+    const reply = await udpQuery(q, { port: server.port });
+    const h = parseHeader(reply);
+    expect(h.tc).toBe(true);
+    expect(reply.length).toBeLessThanOrEqual(1232);
+    expect(h.ancount, 'every SRV record is kept').toBe(17);
+    const recs = rawRecords(reply);
+    expect(recs.filter((r) => r.section === 'answer').map((r) => r.rdata.toString('hex'))).toEqual(
+      rawRecords(full).filter((r) => r.section === 'answer').map((r) => r.rdata.toString('hex')),
+    );
+    // Glue records fill what is left (16 octets each), and the OPT record is last.
+    const extra = recs.filter((r) => r.section === 'additional');
+    expect(extra.at(-1)!.type).toBe(T.OPT);
+    expect(extra.slice(0, -1).every((r) => r.type === T.A)).toBe(true);
+    expect(1232 - reply.length).toBeLessThan(16);
+  });
+
+  it('TCP: an answer over 65,535 octets gets as many records as fit and TC, not an empty reply', async () => {
+    const n = 5000; // 5000 A records of 16 octets: 80,000 octets
+    const m = headless('huge', n);
+    const server = await startServer(['--conf', path.join(fixtureDir, 'Corefile'), '--manifests', m]);
+    servers.push(server);
+    const reply = await tcpQuery(buildQuery({ name: 'huge.proto.svc.cluster.local', type: T.A }), { port: server.port }, 5000);
+    const h = parseHeader(reply);
+    expect(h.tc).toBe(true);
+    expect(reply.length).toBeLessThanOrEqual(65535);
+    expect(65535 - reply.length).toBeLessThan(16);
+    expect(h.ancount).toBeGreaterThan(4000);
+    expect(h.ancount).toBeLessThan(n);
+    const ips = new Set(rawRecords(reply).map((r) => r.rdata.join('.')));
+    expect(ips.size).toBe(h.ancount);
+  }, 20_000);
 });
