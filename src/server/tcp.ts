@@ -158,7 +158,10 @@ class Connection {
     socket.on('timeout', () => {
       // Idle means nothing to do either way; a reply being computed or sent is not idle
       // (the write deadline watches a client that does not read).
-      if (this.inFlight > 0 || this.unsent > 0) return;
+      if (this.inFlight > 0 || this.unsent > 0) {
+        socket.setTimeout(opts.idleTimeoutMs);
+        return;
+      }
       this.close();
     });
     socket.on('error', () => this.close());
