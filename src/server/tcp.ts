@@ -133,8 +133,8 @@ class Connection {
   private inFlight = 0;
   /** Reply bytes handed to the socket and not yet flushed. */
   private unsent = 0;
-  /** Reply bytes flushed so far: the write deadline's measure of progress. */
-  private flushed = 0;
+  /** When reply bytes last left for the kernel (or began to wait): the write deadline's clock. */
+  private flushedAt = Date.now();
   /** Complete messages received. */
   messages = 0;
   private lastMessageAt = Date.now();
@@ -258,17 +258,17 @@ class Connection {
   /** Closes the connection when its unsent replies make no progress for the write deadline. */
   private armWriteTimer(): void {
     if (this.writeTimer) return;
-    const flushedBefore = this.flushed;
+    const left = this.flushedAt + this.opts.writeTimeoutMs - Date.now();
     this.writeTimer = setTimeout(() => {
       this.writeTimer = undefined;
       if (this.closed || !this.overOutput()) return;
-      if (this.flushed === flushedBefore) {
+      if (Date.now() - this.flushedAt >= this.opts.writeTimeoutMs) {
         this.log.debug({ client: this.address, unsent: this.unsent }, 'TCP client does not read its replies; closing');
         this.close();
         return;
       }
       this.armWriteTimer();
-    }, this.opts.writeTimeoutMs);
+    }, Math.max(1, left));
   }
 
   private dispatch(msg: Buffer): void {
@@ -310,6 +310,8 @@ class Connection {
       at += m.length + 2;
     }
     const size = frame.length;
+    // With nothing pending before, the client has had no chance to fall behind until now.
+    if (this.unsent === 0) this.flushedAt = Date.now();
     this.unsent += size;
     this.conns.unsent += size;
     this.socket.write(frame, () => {
@@ -318,7 +320,7 @@ class Connection {
       if (this.closed) return;
       this.unsent -= size;
       this.conns.unsent -= size;
-      this.flushed += size;
+      this.flushedAt = Date.now();
       // 'drain' only follows a write the stream refused; a limit below its high-water mark
       // needs this to resume.
       if (this.paused) this.pump();
