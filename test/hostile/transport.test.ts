@@ -153,6 +153,39 @@ describe('a TCP client that pipelines queries and never reads the replies (#9.2)
     expect((await tcpAsk(port, '127.0.0.1')).rcode).toBe(Rcode.NOERROR);
   }, 20_000);
 
+  it('bounds the unsent replies of all connections together (--tcp-max-unsent-total)', async () => {
+    // Each connection alone may hold 64 MiB; together only 1 MiB.
+    const server = await start(['--tcp-max-unsent', '64MiB', '--tcp-max-unsent-total', '1MiB', '--tcp-write-timeout', '3s']);
+    const pid = server.proc.pid!;
+    const before = rssMiB(pid);
+    const q = frame(buildQuery({ name: fixture.big, type: T.A }));
+    const batch = Buffer.concat(Array.from({ length: 500 }, () => q));
+    const clients = await Promise.all([open(server.port, '127.0.0.2'), open(server.port, '127.0.0.3')]);
+    let peak = before;
+    const deadline = Date.now() + 3000;
+    await Promise.all(
+      clients.map(async (c) => {
+        c.sock.pause();
+        // 40k queries each: ~80 MB of replies per connection if nothing held them back.
+        for (let sent = 0; sent < 40_000 && Date.now() < deadline && !c.closedAt; sent += 500) {
+          if (!c.sock.write(batch)) {
+            let wake = (): void => undefined;
+            await Promise.race([new Promise<void>((r) => c.sock.once('drain', (wake = r))), sleep(100)]);
+            c.sock.off('drain', wake);
+          }
+          peak = Math.max(peak, rssMiB(pid));
+        }
+      }),
+    );
+    while (Date.now() < deadline) {
+      peak = Math.max(peak, rssMiB(pid));
+      await sleep(100);
+    }
+    console.log(`two never-reading clients, 1 MiB total: RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB`);
+    expect(peak - before, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`).toBeLessThan(40);
+    expect((await udpExchange(buildQuery({ name: fixture.nginx, type: T.A }), { port: server.port }, 1000)) !== null).toBe(true);
+  }, 15_000);
+
   it('a client that reads slowly but steadily gets every reply (backpressure, not loss)', async () => {
     const server = await start(['--tcp-max-unsent', '16KiB', '--tcp-write-timeout', '2s']);
     const c = await open(server.port);
