@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { startServer, type RunningServer } from '../helpers/server.js';
+import { TestDns } from '../fixtures/forward/upstreams.js';
 import {
   buildQuery,
   encodeHeader,
@@ -210,6 +211,43 @@ describe('a TCP client that pipelines queries and never reads the replies (#9.2)
     }
     c.sock.resume();
     expect(ids.size, `replies received (closed: ${c.closedAt !== 0})`).toBe(n);
+  }, 15_000);
+});
+
+describe('pipelined queries whose answers take time (forwarded)', () => {
+  let upstream: TestDns | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await upstream?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers at most --tcp-max-in-flight of one connection at once, and all of them in the end', async () => {
+    upstream = await new TestDns(({ name }) => ({ delayMs: 300, answers: [{ name, type: 'A', ttl: 5, data: '192.0.2.1' }] })).start();
+    dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-inflight-'));
+    const conf = path.join(dir, 'Corefile');
+    writeFileSync(conf, `. {\n    bind 127.0.0.1\n    forward . 127.0.0.1:${upstream.port}\n}\n`);
+    const server = await startServer(['--conf', conf, '--tcp-max-in-flight', '4']);
+    servers.push(server);
+    const c = await open(server.port);
+    const n = 20;
+    c.sock.write(Buffer.concat(Array.from({ length: n }, (_, i) => frame(buildQuery({ id: i + 1, name: `q${i}.ext.test`, type: T.A })))));
+    let got = Buffer.alloc(0);
+    const ids = new Set<number>();
+    c.sock.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      while (got.length >= 2 && got.length >= 2 + got.readUInt16BE(0)) {
+        ids.add(idOf(got.subarray(2)));
+        got = got.subarray(2 + got.readUInt16BE(0));
+      }
+    });
+    await sleep(150);
+    // The default (100) would have forwarded all 20 by now.
+    expect(upstream.count(), 'queries forwarded while the first ones are still being answered').toBe(4);
+    const end = Date.now() + 5000;
+    while (ids.size < n && Date.now() < end) await sleep(50);
+    expect(ids.size).toBe(n);
+    expect(upstream.count()).toBe(n);
   }, 15_000);
 });
 
