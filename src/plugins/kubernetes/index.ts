@@ -32,7 +32,7 @@ export const kubernetesPlugin: PluginDefinition = {
     if (model.ignoredKinds && model.ignoredKinds.size > 0) {
       ctx.log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'manifest kinds without DNS meaning, ignored');
     }
-    const store = new KubernetesStore(model, cfg);
+    const store = KubernetesStore.fromModel(model, cfg);
     ctx.log.info(
       { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: model.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: model.pods.length, endpointSlices: model.endpointSlices.length },
       'kubernetes data loaded',
@@ -54,7 +54,7 @@ export const kubernetesPlugin: PluginDefinition = {
     const reload = (): void => {
       try {
         const next = loadManifests(paths, ctx.runtime.cluster);
-        const nextStore = new KubernetesStore(next.model, cfg);
+        const nextStore = KubernetesStore.fromModel(next.model, cfg);
         plugin.setStore(nextStore);
         recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: next.model.objectCount, records: countRecords(plugin) });
         ctx.invalidate();
