@@ -13,6 +13,7 @@ import { QueryHandler, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
 import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
+import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
 import { kubernetesPlugin } from './plugins/kubernetes/index.js';
@@ -90,6 +91,8 @@ export interface AppOptions {
   upstreamResolvConf?: string;
   /** Keep the cluster model for tools that read pods (default true; `serve` turns it off). */
   retainModel?: boolean;
+  /** TCP transport limits (serve --tcp-* flags); unset ones keep their defaults. */
+  tcp?: Partial<TcpOptions>;
   /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
   hooks?: ReloadHooks;
 }
@@ -150,7 +153,7 @@ export class App {
     try {
       for (let i = 0; i < this.specs.length; i++) {
         const spec = this.specs[i]!;
-        const l = await listen(spec.address, spec.port, () => this.handlers[i]!, this.log);
+        const l = await listen(spec.address, spec.port, () => this.handlers[i]!, this.log, this.options.tcp);
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }

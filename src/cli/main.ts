@@ -5,6 +5,7 @@ import { records, type RecordsFlags } from './records.js';
 import { check, type CheckFlags } from './check.js';
 import { addClusterFlags } from './options.js';
 import { addResolverCommands } from './resolver-commands.js';
+import { addTransportFlags } from './transport-flags.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command();
@@ -13,7 +14,9 @@ export async function main(argv: string[]): Promise<void> {
     .description('Authoritative DNS for Kubernetes cluster zones, built from manifest files, answering as CoreDNS would.')
     .showHelpAfterError();
 
-  addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'))
+  const serveCommand = addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'));
+  addTransportFlags(serveCommand);
+  serveCommand
     .option('-p, --port <port>', 'port of every server block whose keys name none', '53')
     .option('--log-level <level>', 'trace, debug, info, warn, error or fatal', 'info')
     .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')

@@ -4,11 +4,12 @@ import { HealthPlugin } from '../plugins/health/setup.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
+import { transportOptions, type TransportFlags } from './transport-flags.js';
 import { setHttpLimits, type HttpLimits } from '../metrics/http.js';
 import { parseGoDuration } from '../chain/duration.js';
 import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
 
-export interface ServeFlags extends ClusterFlags {
+export interface ServeFlags extends ClusterFlags, TransportFlags {
   port: string;
   logLevel: string;
   logQueries?: boolean;
@@ -48,6 +49,7 @@ function shutdownBudgetMs(app: App): number {
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const log = createLogger(flags.logLevel);
+  const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
   // Checked before forking, so a bad flag stops the primary instead of every worker.
   const limits = httpLimits(flags);
@@ -72,6 +74,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       upstreamResolvConf: flags.upstreamResolvConf,
       // A server needs only the plugins' indexes, not the cluster model they were built from.
       retainModel: false,
+      tcp,
     });
   } catch (err) {
     if (err instanceof ManifestError) {
