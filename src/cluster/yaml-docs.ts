@@ -4,7 +4,7 @@
 
 import { closeSync, constants as fsConstants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Parser } from 'yaml';
+import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Parser } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
 
@@ -26,24 +26,38 @@ export const defaultManifestLimits: ManifestLimits = {
   maxAliases: 100,
 };
 
-/** Field path ("spec.ports[0].port") -> 1-based line, for findings that name the field's line. */
+/**
+ * Field path ("spec.ports[0].port") -> 1-based line, for findings that name the field's line.
+ * Built on first use, by parsing the object's document again: only objects with a finding pay for
+ * it, and no AST or index is kept for the others.
+ */
 export class Positions {
+  private lines: ReadonlyMap<string, number> | undefined;
+
   constructor(
     /** Line of the object's first line. */
     readonly line: number,
-    private readonly lines: ReadonlyMap<string, number>,
+    private build?: () => ReadonlyMap<string, number>,
   ) {}
+
+  private index(): ReadonlyMap<string, number> {
+    if (!this.lines) {
+      this.lines = this.build?.() ?? new Map();
+      this.build = undefined;
+    }
+    return this.lines;
+  }
 
   /** Whether `path` itself is written in the object. */
   has(path: string): boolean {
-    return this.lines.has(path);
+    return this.index().has(path);
   }
 
   /** The line of `path`, else of its nearest written ancestor, else the object's line. */
   lineOf(path: string | undefined): number {
     let p = path;
     while (p !== undefined && p !== '') {
-      const l = this.lines.get(p);
+      const l = this.index().get(p);
       if (l !== undefined) return l;
       const cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
       p = cut > 0 ? p.slice(0, cut) : undefined;
@@ -275,6 +289,24 @@ function mapValue(node: unknown, key: string): unknown {
   return undefined;
 }
 
+/**
+ * The field lines of one object, from its document's text (`text` from `start` to `end`, whose
+ * first line is `firstLine`); `item` selects an item of a `*List`.
+ */
+function lazyIndex(text: string, start: number, end: number, firstLine: number, json: boolean, item?: number): () => Map<string, number> {
+  return () => {
+    const lc = new LineCounter();
+    const doc = parseAllDocuments(text.slice(start, end), { lineCounter: lc, version: '1.2', merge: !json, uniqueKeys: false, keepSourceTokens: false });
+    const first = Array.isArray(doc) ? doc[0] : undefined;
+    let node: unknown = first?.contents;
+    if (item !== undefined) {
+      const items = mapValue(node, 'items');
+      node = isSeq(items) ? items.items[item] : undefined;
+    }
+    return isMap(node) || isSeq(node) ? indexNode(node, (off) => lc.linePos(off).line + firstLine - 1) : new Map();
+  };
+}
+
 const SYNTAX_FIX = "fix the YAML (check indentation, quoting and '---' separators)";
 
 /**
@@ -329,10 +361,14 @@ export function parseManifestText(
       continue;
     }
     for (const w of doc.warnings) err(lineAt(w.pos[0]), `YAML: ${w.message.split('\n')[0]}`, 'warning');
-    const dup = json
-      ? (key: string, line: number, first: number): void =>
-          err(line, `duplicate key ${excerpt(key)} (first at line ${first}); JSON readers keep the last one, so the earlier value is ignored: remove one of them`, 'warning')
-      : undefined;
+    if (json) {
+      // Every JSON reader keeps the last of duplicate keys; YAML forbids them, JSON only warns.
+      indexNode(root, lineAt, (key, line, first) =>
+        err(line, `duplicate key ${excerpt(key)} (first at line ${first}); JSON readers keep the last one, so the earlier value is ignored: remove one of them`, 'warning'),
+      );
+    }
+    const [docStart, , docEnd] = doc.range;
+    const docLine = lineAt(docStart);
     if (!isRecord(value)) {
       err(rootLine, `a manifest document must be a mapping (an object with apiVersion, kind and metadata), not ${Array.isArray(value) ? 'a sequence' : 'a scalar'}`);
       continue;
@@ -351,14 +387,14 @@ export function parseManifestText(
           file,
           line,
           obj: item,
-          positions: new Positions(line, node ? indexNode(node, lineAt, dup) : new Map()),
+          positions: new Positions(line, lazyIndex(text, docStart, docEnd, docLine, json, j)),
           ...(itemKind !== undefined ? { listKind: itemKind } : {}),
           ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
         });
       });
       continue;
     }
-    out.push({ file, line: rootLine, obj: value, positions: new Positions(rootLine, indexNode(root, lineAt, dup)) });
+    out.push({ file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(text, docStart, docEnd, docLine, json)) });
   }
   return out;
 }
