@@ -42,7 +42,11 @@ export class Positions {
 
   private index(): ReadonlyMap<string, number> {
     if (!this.lines) {
-      this.lines = this.build?.() ?? new Map();
+      try {
+        this.lines = this.build?.() ?? new Map();
+      } catch {
+        this.lines = new Map(); // findings fall back to the object's line
+      }
       this.build = undefined;
     }
     return this.lines;
@@ -111,6 +115,10 @@ export function excerpt(v: unknown, max = 60): string {
   return walk(v) ? out : `${out.slice(0, max)}...`;
 }
 
+function specialKind(st: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+  return st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'a special file';
+}
+
 /**
  * Expands paths (files or directories, walked recursively) into a sorted list of manifest files.
  * Hidden files and directories (leading '.') are skipped inside directories; a file named
@@ -140,8 +148,7 @@ export function collectManifestFiles(paths: readonly string[], findings: Finding
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const ent of entries) {
       if (ent.name.startsWith('.')) continue;
-      if (!ent.isDirectory() && !ent.isFile() && !ent.isSymbolicLink()) continue; // FIFOs, sockets, devices
-      if (!ent.isDirectory() && !ent.isSymbolicLink() && !MANIFEST_EXT.test(ent.name)) continue;
+      if (!ent.isDirectory() && !MANIFEST_EXT.test(ent.name) && !ent.isSymbolicLink()) continue;
       const p = join(dir, ent.name);
       let st;
       try {
@@ -150,7 +157,9 @@ export function collectManifestFiles(paths: readonly string[], findings: Finding
         continue; // dangling link
       }
       if (st.isDirectory()) walk(p, identity(st));
-      else if (st.isFile() && MANIFEST_EXT.test(ent.name)) addFile(p, identity(st));
+      else if (!MANIFEST_EXT.test(ent.name)) continue;
+      else if (st.isFile()) addFile(p, identity(st));
+      else findings.push({ file: p, line: 0, severity: 'warning', message: `is ${specialKind(st)}, not a regular file, so it is skipped` });
     }
   };
   for (const p of paths) {
@@ -187,8 +196,7 @@ export function readManifestFile(file: string, findings: Finding[], maxBytes = d
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) {
-      const what = st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'not a regular file';
-      return fail(`is ${what}, not a regular file; manifests must be regular files`);
+      return fail(`is ${specialKind(st)}, not a regular file; manifests must be regular files`);
     }
     if (st.size > maxBytes) return fail(`is ${st.size} bytes, more than the ${maxBytes}-byte limit; split it or raise --max-manifest-file-bytes`);
     // Read to the cap plus one byte: a file that grows while being read is refused too.
@@ -218,6 +226,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A document whose value is too large (or cyclic) to use; the message completes "this document ...". */
 class TooBig extends Error {}
 
 /**
@@ -231,7 +240,7 @@ function expandedSize(v: unknown, max: number): number {
     total += 2;
     if (typeof x === 'string') total += x.length;
     else if (Array.isArray(x) || (typeof x === 'object' && x !== null)) {
-      if (open.has(x)) throw new TooBig('an alias refers to a node that contains it');
+      if (open.has(x)) throw new TooBig('refers to itself: an alias inside the node its anchor names; write the value out');
       open.add(x);
       if (Array.isArray(x)) for (const e of x) walk(e);
       else {
@@ -242,7 +251,7 @@ function expandedSize(v: unknown, max: number): number {
       }
       open.delete(x);
     } else total += 8;
-    if (total > max) throw new TooBig(`is larger than ${max} bytes once its aliases are expanded`);
+    if (total > max) throw new TooBig(`is larger than ${max} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes`);
   };
   walk(v);
   return total;
@@ -338,7 +347,10 @@ export function parseManifestText(
       // The first error only: the ones after it are mostly its consequences.
       const e = doc.errors[0]!;
       const pos = lc.linePos(e.pos[0]);
-      const reason = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      // The reader recurses per nesting level: a document nested deeper than the stack allows is
+      // reported here rather than crashing.
+      const reason = /Maximum call stack/.test(first) ? 'nested too deeply (thousands of levels); flatten it' : first;
       err(pos.line, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${reason}; ${SYNTAX_FIX}`);
       continue;
     }
@@ -350,14 +362,15 @@ export function parseManifestText(
       expandedSize(value, maxObjectBytes);
     } catch (e) {
       const m = (e as Error).message;
-      if (e instanceof TooBig) err(rootLine, `this document ${m}; shrink it or raise --max-manifest-object-bytes`);
+      if (e instanceof TooBig) err(rootLine, `this document ${m}`);
       else if (/Excessive alias count/.test(m)) {
         err(rootLine, `this document expands its YAML aliases more than ${maxAliases} times per anchor (an alias bomb?); write the values out or raise --max-yaml-aliases`);
       } else if (/Unresolved alias/.test(m)) {
         const alias = firstUnresolvedAlias(root);
         const line = alias?.range ? lineAt(alias.range[0] ?? 0) : rootLine;
         err(line, `YAML syntax error at line ${line}: unknown alias "*${alias?.source ?? '?'}"; an anchor must be defined before its alias in the same document (anchors do not cross '---')`);
-      } else err(rootLine, `cannot read this document: ${m.slice(0, 200)}`);
+      } else if (e instanceof RangeError && /call stack/.test(m)) err(rootLine, 'this document is nested too deeply (thousands of levels); flatten it');
+      else err(rootLine, `cannot read this document: ${m.slice(0, 200)}`);
       continue;
     }
     for (const w of doc.warnings) err(lineAt(w.pos[0]), `YAML: ${w.message.split('\n')[0]}`, 'warning');
