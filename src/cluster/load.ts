@@ -114,14 +114,15 @@ function build(
       const apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
       const md = o['metadata'];
       const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${excerpt(md['name'])}` : '';
-      const check = new Checker(findings, source, `${kind ?? 'object'}${nameHint}`, raw.positions);
+      const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
+      const check = new Checker(findings, source, `${kindText}${nameHint}`, raw.positions);
       if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"', 'kind');
       if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`, 'apiVersion');
       if (kind === undefined || apiVersion === undefined) {
         if (nameHint === '') check.error('metadata.name is missing; every object needs a name');
         continue;
       }
-      check.what = kind;
+      check.what = kindText;
       const group = groupOf(apiVersion);
       const known = KNOWN_KINDS[kind]?.includes(group) === true;
       const namespaced = !CLUSTER_SCOPED.has(kind);

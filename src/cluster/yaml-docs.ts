@@ -347,7 +347,7 @@ export function parseManifestText(
       // The first error only: the ones after it are mostly its consequences.
       const e = doc.errors[0]!;
       const pos = lc.linePos(e.pos[0]);
-      const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').slice(0, 200);
       // The reader recurses per nesting level: a document nested deeper than the stack allows is
       // reported here rather than crashing.
       const reason = /Maximum call stack/.test(first) ? 'nested too deeply (thousands of levels); flatten it' : first;
@@ -373,7 +373,7 @@ export function parseManifestText(
       else err(rootLine, `cannot read this document: ${m.slice(0, 200)}`);
       continue;
     }
-    for (const w of doc.warnings) err(lineAt(w.pos[0]), `YAML: ${w.message.split('\n')[0]}`, 'warning');
+    for (const w of doc.warnings) err(lineAt(w.pos[0]), `YAML: ${w.message.split('\n')[0]!.slice(0, 200)}`, 'warning');
     if (json) {
       // Every JSON reader keeps the last of duplicate keys; YAML forbids them, JSON only warns.
       indexNode(root, lineAt, (key, line, first) =>

@@ -66,7 +66,7 @@ export const kubernetesPlugin: PluginDefinition = {
         recordLoadError({ plugin: 'kubernetes', zones: cfg.zones });
       }
     };
-    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload);
+    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload, ctx.runtime.cluster.manifestLimits?.maxFileBytes);
     return plugin;
   },
 };
