@@ -320,8 +320,8 @@ const SYNTAX_FIX = "fix the YAML (check indentation, quoting and '---' separator
 
 /**
  * Splits a file into raw objects, document by document (a broken document is reported with its
- * line and the others still load). Every object keeps the lines of its fields; the AST is
- * dropped as soon as its document is read.
+ * line and the others still load). Each document's AST is dropped once its value is built; an
+ * object finds the lines of its fields through `positions`, on demand.
  */
 export function parseManifestText(
   file: string,
