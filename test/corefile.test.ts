@@ -443,7 +443,7 @@ describe('every error of a run, in line order', () => {
     const text = Array.from({ length: 20 }, (_, i) => `k${i}..x {\n}\n`).join('');
     const got = all(text, { env: {}, limits: { maxErrors: 5 } });
     expect(got).toHaveLength(6);
-    expect(got[5]).toMatch(/stopped after 5 errors \(--corefile-max-errors\)/);
+    expect(got[5]).toMatch(/stopped after 5 errors \(--max-corefile-errors\)/);
   });
 });
 

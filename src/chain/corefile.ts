@@ -79,7 +79,7 @@ export function sortErrors(errors: readonly CorefileError[], fileOrder: readonly
   if (out.length <= max) return out;
   const last = out[max - 1]!;
   return [...out.slice(0, max), new CorefileError(last.file, last.line,
-    `stopped after ${max} errors (--corefile-max-errors); fix these and run again`)];
+    `stopped after ${max} errors (--max-corefile-errors); fix these and run again`)];
 }
 
 /** True once `errors` holds as many errors as are reported: time to stop looking for more. */
@@ -182,7 +182,7 @@ export function readCorefileText(path: string, maxBytes = processLimits.maxBytes
         : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'not a regular file';
       throw new Error(`it is ${kind}; a Corefile and its imports must be regular files`);
     }
-    if (st.size > maxBytes) throw new Error(`it is ${st.size} bytes, more than the limit of ${maxBytes} (--corefile-max-bytes)`);
+    if (st.size > maxBytes) throw new Error(`it is ${st.size} bytes, more than the limit of ${maxBytes} (--max-corefile-bytes)`);
     // Read in chunks up to one byte past the limit: the file may have grown since fstat, and
     // files like those in /proc report size 0.
     const chunks: Buffer[] = [];
@@ -193,7 +193,7 @@ export function readCorefileText(path: string, maxBytes = processLimits.maxBytes
       if (got === 0) break;
       chunks.push(buf.subarray(0, got));
       total += got;
-      if (total > maxBytes) throw new Error(`it is more than the limit of ${maxBytes} bytes (--corefile-max-bytes)`);
+      if (total > maxBytes) throw new Error(`it is more than the limit of ${maxBytes} bytes (--max-corefile-bytes)`);
     }
     return Buffer.concat(chunks).toString('utf8');
   } finally {
@@ -363,7 +363,7 @@ class Parser {
   private push(toks: readonly Token[], chain: string[], imported: boolean, at: Token | undefined): void {
     this.tokenCount += toks.length;
     if (this.tokenCount > this.limits.maxTokens) {
-      this.fatal(at ?? toks[0]!, `more than ${this.limits.maxTokens} tokens after expanding imports (--corefile-max-tokens); check for snippets imported many times`);
+      this.fatal(at ?? toks[0]!, `more than ${this.limits.maxTokens} tokens after expanding imports (--max-corefile-tokens); check for snippets imported many times`);
     }
     if (toks.length > 0) this.frames.push({ toks, pos: 0, chain, imported });
   }
@@ -610,14 +610,14 @@ class Parser {
       return;
     }
     if (chain.length > this.limits.maxImportDepth) {
-      this.report(imp, `imports nest more than ${this.limits.maxImportDepth} deep (--corefile-max-import-depth): ${chain.map(describe).map((d) => excerpt(d, 80)).join(' imports ')}`);
+      this.report(imp, `imports nest more than ${this.limits.maxImportDepth} deep (--max-corefile-import-depth): ${chain.map(describe).map((d) => excerpt(d, 80)).join(' imports ')}`);
       return;
     }
 
     const snippet = this.snippets.get(pattern);
     if (snippet) {
       if (++this.snippetImports > this.limits.maxImports) {
-        this.fatal(imp, `more than ${this.limits.maxImports} snippet imports expanded (--corefile-max-imports); check for runaway snippet imports`);
+        this.fatal(imp, `more than ${this.limits.maxImports} snippet imports expanded (--max-corefile-imports); check for runaway snippet imports`);
       }
       const next = this.withChain(imp, chain, `snippet:${pattern}`);
       if (next) this.push(snippet, next, true, imp);
@@ -625,7 +625,7 @@ class Parser {
     }
     const paths = this.resolveImport(imp, pattern);
     if (this.fileImports + paths.length > this.limits.maxImports) {
-      this.fatal(imp, `more than ${this.limits.maxImports} files imported (--corefile-max-imports); import fewer files`);
+      this.fatal(imp, `more than ${this.limits.maxImports} files imported (--max-corefile-imports); import fewer files`);
     }
     this.fileImports += paths.length;
     // Pushed in reverse, so the first file is read first.

@@ -1,6 +1,7 @@
 // Flags shared by every command that loads a cluster, and their translation to options.
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { ClusterOptions } from '../cluster/model.js';
+import { defaultManifestLimits, type ManifestLimits } from '../cluster/yaml-docs.js';
 import { defaultCorefileLimits, setCorefileLimits, type CorefileLimits } from '../chain/corefile.js';
 
 export interface ClusterFlags {
@@ -9,12 +10,24 @@ export interface ClusterFlags {
   serviceCidr?: string[];
   podCidr?: string[];
   namespace?: string;
-  corefileMaxBytes?: string;
-  corefileMaxImports?: string;
-  corefileMaxImportDepth?: string;
-  corefileMaxTokens?: string;
-  corefileMaxErrors?: string;
+  maxManifestFileBytes?: number;
+  maxManifestObjectBytes?: number;
+  maxYamlAliases?: number;
+  maxCorefileBytes?: number;
+  maxCorefileImports?: number;
+  maxCorefileImportDepth?: number;
+  maxCorefileTokens?: number;
+  maxCorefileErrors?: number;
 }
+
+/** Parser of a whole-number flag >= min: commander reports anything else with the flag's name. */
+const count =
+  (min: number) =>
+  (text: string): number => {
+    const n = /^[0-9]+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`give a whole number of at least ${min}`);
+    return n;
+  };
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -27,33 +40,36 @@ export function addClusterFlags(cmd: Command): Command {
     .option('--service-cidr <cidr>', 'service CIDR for cluster IPs the manifests leave out; repeat for dual-stack (default 10.96.0.0/12 and fd00:10:96::/112)', collect)
     .option('--pod-cidr <cidr>', 'pod CIDR for derived pods; repeat for dual-stack (default 10.244.0.0/16 and fd00:10:244::/56)', collect)
     .option('-n, --namespace <ns>', 'namespace of objects that name none, as kubectl apply -n (default "default")')
-    .option('--corefile-max-bytes <n>', `largest Corefile or imported file read, in bytes (default ${defaultCorefileLimits.maxBytes})`)
-    .option('--corefile-max-imports <n>', `most snippet imports, and most files imported, per Corefile (default ${defaultCorefileLimits.maxImports})`)
-    .option('--corefile-max-import-depth <n>', `deepest nesting of imports (default ${defaultCorefileLimits.maxImportDepth})`)
-    .option('--corefile-max-tokens <n>', `most tokens in a Corefile once imports are expanded (default ${defaultCorefileLimits.maxTokens})`)
-    .option('--corefile-max-errors <n>', `most Corefile errors reported in one run (default ${defaultCorefileLimits.maxErrors})`);
+    .option('--max-manifest-file-bytes <n>', `largest manifest file read (default ${defaultManifestLimits.maxFileBytes})`, count(1))
+    .option('--max-manifest-object-bytes <n>', `largest manifest object, with YAML aliases expanded (default ${defaultManifestLimits.maxObjectBytes})`, count(1))
+    .option('--max-yaml-aliases <n>', `YAML alias expansions allowed per anchor (default ${defaultManifestLimits.maxAliases})`, count(0))
+    .option('--max-corefile-bytes <n>', `largest Corefile or imported file read (default ${defaultCorefileLimits.maxBytes})`, count(1))
+    .option('--max-corefile-imports <n>', `snippet imports, and files imported, allowed per Corefile (default ${defaultCorefileLimits.maxImports})`, count(1))
+    .option('--max-corefile-import-depth <n>', `deepest nesting of imports (default ${defaultCorefileLimits.maxImportDepth})`, count(1))
+    .option('--max-corefile-tokens <n>', `most tokens in a Corefile once imports are expanded (default ${defaultCorefileLimits.maxTokens})`, count(1))
+    .option('--max-corefile-errors <n>', `most Corefile errors reported in one run (default ${defaultCorefileLimits.maxErrors})`, count(1));
 }
 
-/** Applies the --corefile-max-* flags to every Corefile parse of this process. */
+/** Applies the --max-corefile-* flags to every Corefile parse of this process. */
 export function applyCorefileLimits(flags: ClusterFlags): void {
   const limits: Partial<CorefileLimits> = {};
-  const set = (key: keyof CorefileLimits, flag: string, value: string | undefined): void => {
-    if (value === undefined) return;
-    if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new Error(`${flag} ${value}: must be a whole number of at least 1`);
-    limits[key] = Number(value);
-  };
-  set('maxBytes', '--corefile-max-bytes', flags.corefileMaxBytes);
-  set('maxImports', '--corefile-max-imports', flags.corefileMaxImports);
-  set('maxImportDepth', '--corefile-max-import-depth', flags.corefileMaxImportDepth);
-  set('maxTokens', '--corefile-max-tokens', flags.corefileMaxTokens);
-  set('maxErrors', '--corefile-max-errors', flags.corefileMaxErrors);
+  if (flags.maxCorefileBytes !== undefined) limits.maxBytes = flags.maxCorefileBytes;
+  if (flags.maxCorefileImports !== undefined) limits.maxImports = flags.maxCorefileImports;
+  if (flags.maxCorefileImportDepth !== undefined) limits.maxImportDepth = flags.maxCorefileImportDepth;
+  if (flags.maxCorefileTokens !== undefined) limits.maxTokens = flags.maxCorefileTokens;
+  if (flags.maxCorefileErrors !== undefined) limits.maxErrors = flags.maxCorefileErrors;
   setCorefileLimits(limits);
 }
 
 export function clusterOptions(flags: ClusterFlags): Partial<ClusterOptions> | undefined {
-  const out: { serviceCIDRs?: string[]; podCIDRs?: string[]; defaultNamespace?: string } = {};
+  const out: { serviceCIDRs?: string[]; podCIDRs?: string[]; defaultNamespace?: string; manifestLimits?: Partial<ManifestLimits> } = {};
   if (flags.serviceCidr) out.serviceCIDRs = flags.serviceCidr;
   if (flags.podCidr) out.podCIDRs = flags.podCidr;
   if (flags.namespace) out.defaultNamespace = flags.namespace;
+  const limits: { maxFileBytes?: number; maxObjectBytes?: number; maxAliases?: number } = {};
+  if (flags.maxManifestFileBytes !== undefined) limits.maxFileBytes = flags.maxManifestFileBytes;
+  if (flags.maxManifestObjectBytes !== undefined) limits.maxObjectBytes = flags.maxManifestObjectBytes;
+  if (flags.maxYamlAliases !== undefined) limits.maxAliases = flags.maxYamlAliases;
+  if (Object.keys(limits).length > 0) out.manifestLimits = limits;
   return Object.keys(out).length > 0 ? (out as Partial<ClusterOptions>) : undefined;
 }

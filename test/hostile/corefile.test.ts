@@ -75,8 +75,8 @@ describe('item 1: a Corefile or import that is not a regular file', () => {
     const big = write('big/huge.conf', `${'# padding\n'.repeat(120_000)}log\n`); // ~1.2 MB
     const conf = write('big/Corefile', '. {\n  import huge.conf\n}\n');
     const r = run(['check', '--conf', conf]);
-    expect(r.out).toContain(`${conf}:2: error: could not import ${big}: it is 1200004 bytes, more than the limit of 1048576 (--corefile-max-bytes)`);
-    const raised = run(['check', '--conf', conf, '--corefile-max-bytes', '2000000']);
+    expect(r.out).toContain(`${conf}:2: error: could not import ${big}: it is 1200004 bytes, more than the limit of 1048576 (--max-corefile-bytes)`);
+    const raised = run(['check', '--conf', conf, '--max-corefile-bytes', '2000000']);
     expect(raised.out).toContain('0 error(s)');
   });
 });
@@ -92,7 +92,7 @@ describe('item 2: huge imports, unset variables, import depth and count', () => 
     // The CLI reports the duplicates with file and line, and stops at the error cap.
     const r = run(['check', '--conf', conf]);
     expect(r.out).toContain(`${path.join(dir, 'lines/many.conf')}:2: error: plugin "cache" appears twice in this server block (first at line 1)`);
-    expect(r.out).toContain('stopped after 100 errors (--corefile-max-errors)');
+    expect(r.out).toContain('stopped after 100 errors (--max-corefile-errors)');
     expect(r.out).not.toContain('Maximum call stack');
   });
 
@@ -121,7 +121,7 @@ describe('item 2: huge imports, unset variables, import depth and count', () => 
     const errors = errorsOf(() => loadCorefile(conf, { env: {} }));
     expect(errors).toHaveLength(1);
     expect(errors[0]!.file).toBe(path.join(dir, 'deep/f9.conf'));
-    expect(errors[0]!.reason).toMatch(/^imports nest more than 10 deep \(--corefile-max-import-depth\)/);
+    expect(errors[0]!.reason).toMatch(/^imports nest more than 10 deep \(--max-corefile-import-depth\)/);
     expect(loadCorefile(conf, { env: {}, limits: { maxImportDepth: 20 } })[0]!.directives).toHaveLength(1);
   });
 
@@ -129,7 +129,7 @@ describe('item 2: huge imports, unset variables, import depth and count', () => 
     for (let i = 0; i < 30; i++) write(`glob/d/${String(i).padStart(2, '0')}.conf`, '');
     const conf = write('glob/Corefile', '. {\n  import d/*.conf\n}\n');
     const errors = errorsOf(() => loadCorefile(conf, { env: {}, limits: { maxImports: 20 } }));
-    expect(errors.map((e) => e.message)).toEqual([`${conf}:2: more than 20 files imported (--corefile-max-imports); import fewer files`]);
+    expect(errors.map((e) => e.message)).toEqual([`${conf}:2: more than 20 files imported (--max-corefile-imports); import fewer files`]);
     expect(loadCorefile(conf, { env: {} })).toHaveLength(1);
   });
 
@@ -138,7 +138,7 @@ describe('item 2: huge imports, unset variables, import depth and count', () => 
     const text = `(big) {\n${'  log a b c d\n'.repeat(500)}}\n. {\n${'  import big\n'.repeat(500)}}\n`;
     const errors = errorsOf(() => parseCorefile(text, 'Corefile', { env: {} }));
     expect(errors.map((e) => e.message)).toEqual([
-      expect.stringMatching(/^Corefile:\d+: more than 1000000 tokens after expanding imports \(--corefile-max-tokens\)/),
+      expect.stringMatching(/^Corefile:\d+: more than 1000000 tokens after expanding imports \(--max-corefile-tokens\)/),
     ]);
   });
 });
