@@ -106,6 +106,8 @@ export interface CorefileLimits {
   maxTokens: number;
   /** Errors reported in one run; reading stops there (a file that is not a Corefile has one per line). */
   maxErrors: number;
+  /** Blocks inside blocks: a server block's is 1, a plugin's option block 2. */
+  maxNesting: number;
 }
 
 export const defaultCorefileLimits: Readonly<CorefileLimits> = Object.freeze({
@@ -115,6 +117,7 @@ export const defaultCorefileLimits: Readonly<CorefileLimits> = Object.freeze({
   maxImportDepth: 10,
   maxTokens: 1_000_000,
   maxErrors: 100,
+  maxNesting: 16,
 });
 
 let processLimits: CorefileLimits = { ...defaultCorefileLimits };
@@ -459,14 +462,14 @@ class Parser {
     let directives: Directive[];
     if (this.is(open, '{')) {
       this.advance();
-      directives = this.lines(open);
+      directives = this.lines(open, 1);
     } else if (!open) {
       directives = []; // keys with nothing after them: a server with no plugins
     } else if (this.is(open, '}')) {
       this.fatal(open, "unexpected '}' with no matching '{'");
     } else {
       // Like Caddy, a Corefile holding one server may omit the braces.
-      directives = this.lines(undefined);
+      directives = this.lines(undefined, 0);
       const stray = directives.find((d) => /[.:/()]/.test(d.name));
       if (stray) {
         this.fatal(first, `missing server block body: keys '${excerpt(keyToks.map((k) => k.text).join(' '))}' are not followed by '{', `
@@ -551,7 +554,11 @@ class Parser {
    * undefined, for a brace-less server). Each line is a Directive; a '{' on a
    * line opens its nested block, and a '}' may end a line early.
    */
-  private lines(open: Token | undefined): Directive[] {
+  private lines(open: Token | undefined, depth: number): Directive[] {
+    // Each nested block is one level of recursion here; bound it before the stack is.
+    if (open && depth > this.limits.maxNesting) {
+      this.fatal(open, `blocks nest more than ${this.limits.maxNesting} deep (--max-corefile-nesting); a plugin's options take one block`);
+    }
     const out: Directive[] = [];
     for (;;) {
       const t = this.peek();
@@ -572,7 +579,7 @@ class Parser {
       for (let a = this.peek(); a && !a.nl && !this.is(a, '}'); a = this.peek()) {
         if (this.is(a, '{')) {
           this.advance();
-          d.block = this.lines(a);
+          d.block = this.lines(a, depth + 1);
           const after = this.peek();
           if (after && !after.nl && !this.is(after, '}')) {
             this.fatal(after, `unexpected '${excerpt(after.text)}' after '}' closing the block of '${excerpt(d.name)}'; start it on a new line`);

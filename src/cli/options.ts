@@ -18,6 +18,7 @@ export interface ClusterFlags {
   maxCorefileImportDepth?: number;
   maxCorefileTokens?: number;
   maxCorefileErrors?: number;
+  maxCorefileNesting?: number;
 }
 
 /** Parser of a whole-number flag >= min: commander reports anything else with the flag's name. */
@@ -47,7 +48,8 @@ export function addClusterFlags(cmd: Command): Command {
     .option('--max-corefile-imports <n>', `snippet imports, and files imported, allowed per Corefile (default ${defaultCorefileLimits.maxImports})`, count(1))
     .option('--max-corefile-import-depth <n>', `deepest nesting of imports (default ${defaultCorefileLimits.maxImportDepth})`, count(1))
     .option('--max-corefile-tokens <n>', `most tokens in a Corefile once imports are expanded (default ${defaultCorefileLimits.maxTokens})`, count(1))
-    .option('--max-corefile-errors <n>', `most Corefile errors reported in one run (default ${defaultCorefileLimits.maxErrors})`, count(1));
+    .option('--max-corefile-errors <n>', `most Corefile errors reported in one run (default ${defaultCorefileLimits.maxErrors})`, count(1))
+    .option('--max-corefile-nesting <n>', `deepest nesting of { } blocks in a Corefile (default ${defaultCorefileLimits.maxNesting})`, count(1));
 }
 
 /** Applies the --max-corefile-* flags to every Corefile parse of this process. */
@@ -58,6 +60,7 @@ export function applyCorefileLimits(flags: ClusterFlags): void {
   if (flags.maxCorefileImportDepth !== undefined) limits.maxImportDepth = flags.maxCorefileImportDepth;
   if (flags.maxCorefileTokens !== undefined) limits.maxTokens = flags.maxCorefileTokens;
   if (flags.maxCorefileErrors !== undefined) limits.maxErrors = flags.maxCorefileErrors;
+  if (flags.maxCorefileNesting !== undefined) limits.maxNesting = flags.maxCorefileNesting;
   setCorefileLimits(limits);
 }
 

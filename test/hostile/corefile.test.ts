@@ -96,6 +96,14 @@ describe('item 2: huge imports, unset variables, import depth and count', () => 
     expect(r.out).not.toContain('Maximum call stack');
   });
 
+  it('100k nested blocks give an error at the first level too deep, not a stack overflow', () => {
+    const n = 100_000;
+    const conf = write('nest/Corefile', `. {\n${'a {\n'.repeat(n)}${'}\n'.repeat(n)}}\n`);
+    const r = run(['check', '--conf', conf]);
+    expect(r.out).toContain(`${conf}:17: error: blocks nest more than 16 deep (--max-corefile-nesting)`);
+    expect(r.err + r.out).not.toContain('Maximum call stack');
+  });
+
   it('an unset variable is an error with file:line and its name, also inside a kubernetes block', () => {
     const conf = write('unset/Corefile', '. {\n  kubernetes cluster.local {\n    manifests {$CLUSTERDNS_TEST_UNSET}\n  }\n}\n');
     const r = run(['check', '--conf', conf]);
