@@ -108,6 +108,11 @@ export interface CorefileLimits {
   maxErrors: number;
   /** Blocks inside blocks: a server block's is 1, a plugin's option block 2. */
   maxNesting: number;
+  /**
+   * Zones of the server block keys, and separately of one directive's zone arguments, once a
+   * CIDR off an octet boundary is split (10.0.0.0/25 is 128 zones).
+   */
+  maxZones: number;
 }
 
 export const defaultCorefileLimits: Readonly<CorefileLimits> = Object.freeze({
@@ -118,6 +123,7 @@ export const defaultCorefileLimits: Readonly<CorefileLimits> = Object.freeze({
   maxTokens: 1_000_000,
   maxErrors: 100,
   maxNesting: 16,
+  maxZones: 10_000,
 });
 
 let processLimits: CorefileLimits = { ...defaultCorefileLimits };
@@ -347,6 +353,7 @@ class Parser {
   private snippetImports = 0;
   private fileImports = 0;
   private tokenCount = 0;
+  private zoneCount = 0;
   private frames: Frame[] = [];
   readonly blocks: ServerBlock[] = [];
   readonly errors: CorefileError[] = [];
@@ -481,7 +488,12 @@ class Parser {
     const keys: ServerKey[] = [];
     for (const k of keyToks) {
       try {
-        keys.push(...parseServerKey(k.text));
+        const parsed = parseServerKey(k.text);
+        this.zoneCount += parsed.length;
+        if (this.zoneCount > this.limits.maxZones) {
+          this.fatal(k, `more than ${this.limits.maxZones} server block zones (--max-corefile-zones); a CIDR key off an octet boundary counts every zone it is split into`);
+        }
+        for (const key of parsed) keys.push(key);
       } catch (e) {
         if (e instanceof KeyError) this.report(k, e.message);
         else throw e;

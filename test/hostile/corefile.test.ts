@@ -104,6 +104,17 @@ describe('item 2: huge imports, unset variables, import depth and count', () => 
     expect(r.err + r.out).not.toContain('Maximum call stack');
   });
 
+  it('bounds the zones CIDR keys and zone arguments expand to (10.x.y.0/25 is 128 zones each)', async () => {
+    const cidrs = Array.from({ length: 2000 }, (_, i) => `10.${i >> 8}.${i & 255}.0/25`);
+    // 256,000 zones: gigabytes and minutes before the cap, an error at once with it.
+    const keys = errorsOf(() => parseCorefile(`${cidrs.join(',')} {\n}\n`, 'Corefile', { env: {} }));
+    expect(keys.map((e) => e.message)).toEqual([
+      'Corefile:1: more than 10000 server block zones (--max-corefile-zones); a CIDR key off an octet boundary counts every zone it is split into',
+    ]);
+    const r = await setupBlock(`hosts /etc/hosts ${cidrs.join(' ')}`);
+    expect(r.errors).toEqual(['2: hosts: more than 10000 zones (--max-corefile-zones)']);
+  });
+
   it('an unset variable is an error with file:line and its name, also inside a kubernetes block', () => {
     const conf = write('unset/Corefile', '. {\n  kubernetes cluster.local {\n    manifests {$CLUSTERDNS_TEST_UNSET}\n  }\n}\n');
     const r = run(['check', '--conf', conf]);
