@@ -3,7 +3,7 @@
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import pino, { type Logger } from 'pino';
-import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, enoughErrors, throwErrors, CorefileError, type ServerBlock } from './chain/corefile.js';
+import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, corefileLimits, enoughErrors, throwErrors, CorefileError, type ServerBlock } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
 import { Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
 import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
@@ -302,8 +302,10 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   // Filled by the App once it exists; plugins invalidate answer caches through it at run time.
   const handlers: QueryHandler[] = [];
   const every = (): Plugin[] => chains.flatMap((c) => [...c.plugins]);
+  const maxListeners = corefileLimits().maxListeners;
+  let listenersFull = false;
   for (const block of blocks) {
-    if (enoughErrors(errors)) break;
+    if (enoughErrors(errors) || listenersFull) break;
     const zones = [...new Set(block.keys.map((k) => k.zone))];
     let built: readonly Plugin[] = [];
     const blockObservers: QueryObserver[] = [];
@@ -345,14 +347,22 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
     chains.push(chain);
     observers.set(chain, blockObservers);
     const addresses = ctx.bindAddresses.length > 0 ? ctx.bindAddresses : ['::'];
+    // Every address and port pair is a UDP and a TCP socket: keys with many ports times many
+    // bind addresses must not open thousands of them.
     for (const key of block.keys) {
       const port = key.port ?? defaultPort;
       for (const address of addresses) {
         const id = `${address}|${port}`;
+        if (!specs.has(id) && specs.size >= maxListeners) {
+          errors.push(new CorefileError(block.file, block.line, `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`));
+          listenersFull = true;
+          break;
+        }
         const spec = specs.get(id) ?? { address, port, entries: [] };
         spec.entries.push({ zone: key.zone, chain });
         specs.set(id, spec);
       }
+      if (listenersFull) break;
     }
   }
   if (errors.length > 0) {

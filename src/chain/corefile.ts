@@ -113,6 +113,8 @@ export interface CorefileLimits {
    * CIDR off an octet boundary is split (10.0.0.0/25 is 128 zones).
    */
   maxZones: number;
+  /** Distinct listen address and port pairs of all server blocks (each a UDP and a TCP socket). */
+  maxListeners: number;
 }
 
 export const defaultCorefileLimits: Readonly<CorefileLimits> = Object.freeze({
@@ -124,6 +126,7 @@ export const defaultCorefileLimits: Readonly<CorefileLimits> = Object.freeze({
   maxErrors: 100,
   maxNesting: 16,
   maxZones: 10_000,
+  maxListeners: 256,
 });
 
 let processLimits: CorefileLimits = { ...defaultCorefileLimits };

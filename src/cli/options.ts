@@ -20,6 +20,7 @@ export interface ClusterFlags {
   maxCorefileErrors?: number;
   maxCorefileNesting?: number;
   maxCorefileZones?: number;
+  maxCorefileListeners?: number;
 }
 
 /** Parser of a whole-number flag >= min: commander reports anything else with the flag's name. */
@@ -51,7 +52,8 @@ export function addClusterFlags(cmd: Command): Command {
     .option('--max-corefile-tokens <n>', `most tokens in a Corefile once imports are expanded (default ${defaultCorefileLimits.maxTokens})`, count(1))
     .option('--max-corefile-errors <n>', `most Corefile errors reported in one run (default ${defaultCorefileLimits.maxErrors})`, count(1))
     .option('--max-corefile-nesting <n>', `deepest nesting of { } blocks in a Corefile (default ${defaultCorefileLimits.maxNesting})`, count(1))
-    .option('--max-corefile-zones <n>', `most zones of all server block keys, and of one directive's zone arguments (default ${defaultCorefileLimits.maxZones})`, count(1));
+    .option('--max-corefile-zones <n>', `most zones of all server block keys, and of one directive's zone arguments (default ${defaultCorefileLimits.maxZones})`, count(1))
+    .option('--max-corefile-listeners <n>', `most listen address and port pairs of all server blocks (default ${defaultCorefileLimits.maxListeners})`, count(1));
 }
 
 /** Applies the --max-corefile-* flags to every Corefile parse of this process. */
@@ -64,6 +66,7 @@ export function applyCorefileLimits(flags: ClusterFlags): void {
   if (flags.maxCorefileErrors !== undefined) limits.maxErrors = flags.maxCorefileErrors;
   if (flags.maxCorefileNesting !== undefined) limits.maxNesting = flags.maxCorefileNesting;
   if (flags.maxCorefileZones !== undefined) limits.maxZones = flags.maxCorefileZones;
+  if (flags.maxCorefileListeners !== undefined) limits.maxListeners = flags.maxCorefileListeners;
   setCorefileLimits(limits);
 }
 

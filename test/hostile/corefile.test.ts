@@ -115,6 +115,12 @@ describe('item 2: huge imports, unset variables, import depth and count', () => 
     expect(r.errors).toEqual(['2: hosts: more than 10000 zones (--max-corefile-zones)']);
   });
 
+  it('bounds listen address and port pairs (each is two sockets)', async () => {
+    const keys = Array.from({ length: 300 }, (_, i) => `example.org:${20000 + i}`).join(',');
+    const r = await setupBlock('bind 127.0.0.1 127.0.0.2', { key: keys });
+    expect(r.errors).toEqual(['1: more than 256 listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses']);
+  });
+
   it('an unset variable is an error with file:line and its name, also inside a kubernetes block', () => {
     const conf = write('unset/Corefile', '. {\n  kubernetes cluster.local {\n    manifests {$CLUSTERDNS_TEST_UNSET}\n  }\n}\n');
     const r = run(['check', '--conf', conf]);
