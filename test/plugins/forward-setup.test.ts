@@ -109,3 +109,44 @@ describe('forward lines and next, on a real server', () => {
     expect(first.count('gone.a.test')).toBeGreaterThan(0);
   }, 30_000);
 });
+
+describe('forward option tables (CoreDNS TestSetupMaxConcurrent ... TestSetupReadTimeout, policy)', () => {
+  it.each([
+    ['policy random', (c: ForwardConfig) => c.policy, 'random'],
+    ['policy round_robin', (c: ForwardConfig) => c.policy, 'round_robin'],
+    ['policy sequential', (c: ForwardConfig) => c.policy, 'sequential'],
+    ['max_concurrent 1000', (c: ForwardConfig) => c.maxConcurrent, 1000],
+    ['max_connect_attempts 0', (c: ForwardConfig) => c.maxConnectAttempts, 0],
+    ['max_connect_attempts 5', (c: ForwardConfig) => c.maxConnectAttempts, 5],
+    ['max_idle_conns 10', () => true, true],
+    ['max_idle_conns 0', () => true, true],
+    ['health_check 0.5s', (c: ForwardConfig) => [c.healthCheckRd, c.healthCheckDomain], [true, '.']],
+    ['health_check 0.5s no_rec', (c: ForwardConfig) => [c.healthCheckRd, c.healthCheckDomain], [false, '.']],
+    ['health_check 0.5s no_rec domain example.org', (c: ForwardConfig) => [c.healthCheckRd, c.healthCheckDomain], [false, 'example.org.']],
+    ['health_check 0.5s domain .', (c: ForwardConfig) => c.healthCheckDomain, '.'],
+    ['health_check 0.5s domain example.org.', (c: ForwardConfig) => c.healthCheckDomain, 'example.org.'],
+    ['next NXDOMAIN SERVFAIL REFUSED', (c: ForwardConfig) => c.next, [Rcode.NXDOMAIN, Rcode.SERVFAIL, Rcode.REFUSED]],
+    ['failfast_all_unhealthy_upstreams', (c: ForwardConfig) => c.failfastAllUnhealthy, true],
+    ['max_age 30s', () => true, true],
+    ['expire 10s\n  max_age 10s', () => true, true],
+    ['read_timeout 5s', (c: ForwardConfig) => c.readTimeoutMs, 5000],
+    ['read_timeout 500ms', (c: ForwardConfig) => c.readTimeoutMs, 500],
+  ])('accepts %j', async (opt, get, want) => {
+    expect(get(await cfgOf(`forward . 127.0.0.1 {\n  ${opt}\n}`))).toEqual(want);
+  });
+
+  it.each([
+    ['policy random2', /unknown policy 'random2'/],
+    ['max_concurrent many', /"many" must be a non-negative integer/],
+    ['max_concurrent -4', /"-4" must be a non-negative integer/],
+    ['max_connect_attempts many', /"many" must be a non-negative integer/],
+    ['max_idle_conns -1', /"-1" must be a non-negative integer/],
+    ['health_check no_rec', /"no_rec" is not a duration/],
+    ['health_check domain example.org', /"domain" is not a duration/],
+    ['health_check 0.5s rec', /health_check: unknown option rec/],
+    ['health_check 0.5s domain example..org', /health_check: invalid domain name example..org/],
+    ['failfast_all_unhealthy_upstreams false', /failfast_all_unhealthy_upstreams takes no arguments/],
+  ])('rejects %j', async (opt, reason) => {
+    expect(await rejected(`forward . 127.0.0.1 {\n  ${opt}\n}`)).toMatch(reason);
+  });
+});
