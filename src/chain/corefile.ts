@@ -3,9 +3,11 @@
 // (core/dnsserver/register.go, plugin/normalize.go). See corefile-keys.ts for keys.
 //
 // Pipeline: lex each file into tokens that remember file, line and whether they
-// start a line; then parse server blocks. `import` is resolved while parsing by
-// splicing tokens into the stream, as Caddy does, so a snippet or file may hold
-// anything from one directive to whole server blocks.
+// start a line; then parse server blocks. `import` is resolved while parsing, as
+// Caddy does, so a snippet or file may hold anything from one directive to whole
+// server blocks: its tokens are read next (a stack of token frames, so an import
+// copies nothing). The parser keeps going after an error wherever the structure
+// stays clear, and every read is bounded (CorefileLimits).
 
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
