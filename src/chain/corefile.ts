@@ -24,6 +24,7 @@ export interface Directive {
   block?: Directive[];     // nested `{ ... }` block, one Directive per line
   file: string;            // file the token came from (the imported file for imported lines)
   line: number;            // 1-based line of `name`
+  imported?: boolean;      // the line came from an imported file (its text is not echoed in errors)
 }
 
 export interface ServerBlock { keys: ServerKey[]; directives: Directive[]; file: string; line: number }
@@ -446,6 +447,9 @@ class Parser {
     return out;
   }
 
+  /** True for tokens of a file other than the Corefile itself (an imported file). */
+  private imported(t: Token): boolean { return t.file !== this.files[0]; }
+
   private is(t: Token | undefined, brace: '{' | '}'): boolean { return !!t && !t.quoted && t.text === brace; }
   private isImport(t: Token): boolean { return !t.quoted && t.text === 'import'; }
 
@@ -484,8 +488,10 @@ class Parser {
       directives = this.lines(undefined, 0);
       const stray = directives.find((d) => /[.:/()]/.test(d.name));
       if (stray) {
-        this.fatal(first, `missing server block body: keys '${excerpt(keyToks.map((k) => k.text).join(' '))}' are not followed by '{', `
-          + `so everything after them is read as their plugins, but '${excerpt(stray.name)}' at ${stray.file}:${stray.line} looks like another server block; `
+        // Names no token: this is what a file that is not a Corefile (an `import /etc/passwd`)
+        // runs into, and its lines must not end up in a log.
+        this.fatal(first, 'missing server block body: the keys on this line are not followed by \'{\', '
+          + `so everything after them is read as their plugins, but the line ${stray.file}:${stray.line} looks like another server block; `
           + "put '{' after the keys and a matching '}' after their plugins");
       }
     }
@@ -500,7 +506,8 @@ class Parser {
         }
         for (const key of parsed) keys.push(key);
       } catch (e) {
-        if (e instanceof KeyError) this.report(k, e.message);
+        // A key read from an imported file is not quoted back: the file may not be a Corefile.
+        if (e instanceof KeyError) this.report(k, this.imported(k) ? 'this server block key is not a zone, CIDR or [scheme://]zone:port' : e.message);
         else throw e;
       }
     }
@@ -592,6 +599,7 @@ class Parser {
       if (this.isImport(t)) { this.expandImport(); continue; }
 
       const d: Directive = { name: this.word(t), args: [], file: t.file, line: t.line };
+      if (this.imported(t)) d.imported = true;
       this.advance();
       for (let a = this.peek(); a && !a.nl && !this.is(a, '}'); a = this.peek()) {
         if (this.is(a, '{')) {

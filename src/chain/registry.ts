@@ -104,7 +104,7 @@ export class Registry {
       const def = this.defs.get(d.name);
       if (!def) {
         // A file that is not a Corefile gets one error, not one per line.
-        const reason = this.unknown(d.name);
+        const reason = this.unknown(d.name, d.imported === true);
         if (reason.startsWith(NOT_A_PLUGIN) && notCorefile.has(d.file)) continue;
         if (reason.startsWith(NOT_A_PLUGIN)) notCorefile.add(d.file);
         errors.push(new CorefileError(d.file, d.line, reason));
@@ -146,14 +146,15 @@ export class Registry {
     return plugins;
   }
 
-  private unknown(name: string): string {
+  private unknown(name: string, imported: boolean): string {
     const supported = `(supported: ${[...this.defs.keys()].join(', ')})`;
-    // Only echo what looks like a plugin name: a line of a file that is not a Corefile (an
-    // `import /etc/passwd`) must not end up in a log.
-    if (!/^[a-z][a-z0-9_-]{0,39}$/i.test(name)) {
-      return `${NOT_A_PLUGIN}; is this file a Corefile? ${supported}`;
-    }
     const known = (coreDnsOrder as readonly string[]).includes(name);
+    // Only echo what looks like a plugin name, and from an imported file only CoreDNS's plugin
+    // names: a line of a file that is not a Corefile (`import /etc/shadow`) must not end up in a log.
+    if (!/^[a-z][a-z0-9_-]{0,39}$/i.test(name)) return `${NOT_A_PLUGIN} name; is this file a Corefile? ${supported}`;
+    if (imported && !known) {
+      return `${NOT_A_PLUGIN} CoreDNS knows (an imported file's text is not quoted back); check its spelling, or whether this file is a Corefile ${supported}`;
+    }
     return known
       ? `plugin "${name}" is a CoreDNS plugin that clusterdns does not support yet; remove it ${supported}`
       : `unknown plugin "${excerpt(name)}" ${supported}`;
@@ -164,7 +165,7 @@ export class Registry {
   }
 }
 
-const NOT_A_PLUGIN = 'this line does not start with a plugin name';
+const NOT_A_PLUGIN = 'this line does not start with a plugin';
 
 /**
  * Plugins that only act while the server runs. A one-shot command still checks their arguments,

@@ -180,6 +180,22 @@ describe('item 3: errors echo at most a short excerpt', () => {
     expect(r.out).toContain('1 error(s)');
   });
 
+  it('import /etc/passwd outside a block does not echo its lines either', () => {
+    const conf = write('passwd-top.Corefile', 'import /etc/passwd\n');
+    const lines = fs.readFileSync('/etc/passwd', 'utf8').split('\n').filter((l) => l.includes(':'));
+    const r = run(['check', '--conf', conf]);
+    expect(r.code).toBe(1);
+    for (const l of lines.slice(0, 3)) expect(r.out).not.toContain(l.split(':').slice(0, 2).join(':'));
+  });
+
+  it('a word-like secret in an imported file is not quoted back', () => {
+    const secret = write('secret.txt', 'dXNlcjpodW50ZXIyc2VjcmV0\n');
+    const conf = write('secret.Corefile', `. {\n  import ${secret}\n}\n`);
+    const r = run(['check', '--conf', conf]);
+    expect(r.out).toContain(`${secret}:1: error: this line does not start with a plugin CoreDNS knows (an imported file's text is not quoted back)`);
+    expect(r.out).not.toContain('dXNlcjpodW50ZXIy');
+  });
+
   it('a huge token is cut to 40 characters and "..."', () => {
     const huge = 'x'.repeat(300_000); // three of them stay under the 1 MiB file cap
     const conf = write('huge.Corefile', `. {\n  ${huge}\n  errors ${huge}\n}\n${huge}.example:1053 {\n}\n`);
