@@ -8,6 +8,8 @@ export interface ClusterFlags {
   serviceCidr?: string[];
   podCidr?: string[];
   namespace?: string;
+  loadbalancerCidr?: string[];
+  serviceNodePortRange?: string;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -20,13 +22,17 @@ export function addClusterFlags(cmd: Command): Command {
     .option('-m, --manifests <path>', 'manifest file or directory (recursive); repeat for more', collect)
     .option('--service-cidr <cidr>', 'service CIDR for cluster IPs the manifests leave out; repeat for dual-stack (default 10.96.0.0/12 and fd00:10:96::/112)', collect)
     .option('--pod-cidr <cidr>', 'pod CIDR for derived pods; repeat for dual-stack (default 10.244.0.0/16 and fd00:10:244::/56)', collect)
-    .option('-n, --namespace <ns>', 'namespace of objects that name none, as kubectl apply -n (default "default")');
+    .option('-n, --namespace <ns>', 'namespace of objects that name none, as kubectl apply -n (default "default")')
+    .option('--loadbalancer-cidr <cidr>', 'LoadBalancer address pool for Services, Gateways and ingress controllers without status; repeat for dual-stack (default 172.18.255.0/24 and fc00:f853:ccd:e793:ffff::/112)', collect)
+    .option('--service-node-port-range <range>', 'node port range LOW-HIGH for NodePort/LoadBalancer Services (default 30000-32767)');
 }
 
 export function clusterOptions(flags: ClusterFlags): Partial<ClusterOptions> | undefined {
-  const out: { serviceCIDRs?: string[]; podCIDRs?: string[]; defaultNamespace?: string } = {};
+  const out: { serviceCIDRs?: string[]; podCIDRs?: string[]; defaultNamespace?: string; loadBalancerCIDRs?: string[]; nodePortRange?: string } = {};
   if (flags.serviceCidr) out.serviceCIDRs = flags.serviceCidr;
   if (flags.podCidr) out.podCIDRs = flags.podCidr;
   if (flags.namespace) out.defaultNamespace = flags.namespace;
+  if (flags.loadbalancerCidr) out.loadBalancerCIDRs = flags.loadbalancerCidr;
+  if (flags.serviceNodePortRange) out.nodePortRange = flags.serviceNodePortRange;
   return Object.keys(out).length > 0 ? (out as Partial<ClusterOptions>) : undefined;
 }

@@ -1,6 +1,7 @@
 // The typed cluster model: what the manifests declare, after the control-plane defaults
 // (cluster IP allocation, Endpoints -> EndpointSlice mirroring) have been applied.
 // Everything downstream (record store, resolv.conf emulation) reads only this.
+import type { EdgeModel } from './edge.js';
 
 /** Where an object came from, for messages that name the file and line. */
 export interface SourceRef {
@@ -176,6 +177,8 @@ export interface ClusterModel {
   readonly workloads?: readonly WorkloadInfo[];
   /** "namespace/name" of the Services whose EndpointSlices the endpoints controller generated from pods. */
   readonly controllerServices?: ReadonlySet<string>;
+  /** Ingresses, Gateways, routes, DNSEndpoints and load balancer statuses (src/cluster/edge.ts). */
+  readonly edge?: EdgeModel;
 }
 
 export interface ClusterOptions {
@@ -189,6 +192,10 @@ export interface ClusterOptions {
   readonly nodes?: readonly ClusterNode[];
   /** Pods to mark not ready, for testing: "namespace/name" entries, '*' and '?' globs allowed. */
   readonly notReady?: readonly string[];
+  /** LoadBalancer address pools (--loadbalancer-cidr); default DEFAULT_LB_CIDRS of loadbalancer.ts. */
+  readonly loadBalancerCIDRs?: readonly string[];
+  /** Node port range LOW-HIGH (--service-node-port-range); default 30000-32767. */
+  readonly nodePortRange?: string;
 }
 
 /** kind-style default nodes: three nodes in three zones, dual-stack node addresses. */
