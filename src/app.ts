@@ -34,6 +34,7 @@ import { loopPlugin } from './plugins/loop/setup.js';
 import { hostsPlugin } from './plugins/hosts/setup.js';
 import { rewritePlugin } from './plugins/rewrite/setup.js';
 import { k8sExternalPlugin } from './plugins/k8s_external/index.js';
+import { k8sGatewayPlugin } from './plugins/k8s_gateway/index.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -74,7 +75,7 @@ export function defaultRegistry(): Registry {
     .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
     .register(loadbalancePlugin)
     .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin)
-    .register(k8sExternalPlugin);
+    .register(k8sExternalPlugin).register(k8sGatewayPlugin);
 }
 
 export interface AppOptions {
