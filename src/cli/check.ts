@@ -19,7 +19,7 @@ function manifestPaths(flags: CheckFlags): string[] {
   const paths = new Set<string>();
   for (const block of blocks) {
     for (const d of block.directives) {
-      if (d.name !== 'kubernetes') continue;
+      if (d.name !== 'kubernetes' && d.name !== 'k8s_gateway') continue;
       const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args);
       for (const p of own.length > 0 ? own : (flags.manifests ?? [])) paths.add(p);
     }
@@ -47,9 +47,11 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     add({ file: err.file, line: err.line, severity: 'error', message: err.reason });
   }
   const options = clusterOptions(flags);
+  let skipped: ReadonlyMap<string, number> | undefined;
   if (paths.length > 0) {
     const { model, findings: manifestFindings } = checkManifests(paths, options);
     manifestFindings.forEach(add);
+    skipped = model?.ignoredKinds;
     if (model?.ignoredKinds && model.ignoredKinds.size > 0) log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'kinds ignored');
   }
   if (!findings.some((f) => f.severity === 'error')) {
@@ -65,6 +67,8 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   for (const f of findings) out.write(`${f.file}:${f.line}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
+  // Kinds without DNS meaning, once each, so nothing is skipped silently (info: not counted).
+  for (const [kind, n] of skipped ?? []) out.write(`${paths.join(',')}: info: ${kind}: ${n} object(s) of a kind clusterdns does not use, skipped [kind-skipped]\n`);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
   out.write(`${errors} error(s), ${warnings} warning(s)${paths.length === 0 ? '; no manifests given (--manifests or a kubernetes `manifests` option)' : ''}\n`);
