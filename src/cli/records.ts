@@ -8,6 +8,8 @@ import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { FilePlugin } from '../plugins/file/plugin.js';
 import { FileSet } from '../plugins/file/set.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
+import { K8sExternalPlugin } from '../plugins/k8s_external/plugin.js';
+import { K8sGatewayPlugin } from '../plugins/k8s_gateway/plugin.js';
 import { rdataText, recordText } from '../dns/present.js';
 import { canonicalCompare } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../dns/names.js';
@@ -48,6 +50,22 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
           }
           byZone.set(zone, set);
         }
+      }
+    }
+  }
+  // Edge zones (k8s_external, k8s_gateway): the names those plugins list, asked through the server.
+  for (const [listener] of app.listenerZones().entries()) {
+    for (const plugin of app.chains.flatMap((c) => c.plugins)) {
+      if (!(plugin instanceof K8sExternalPlugin) && !(plugin instanceof K8sGatewayPlugin)) continue;
+      for (const q of plugin.questions()) {
+        if (only && q.zone !== only) continue;
+        const reply = await app.query(q.name, q.type, { listener });
+        const set = byZone.get(q.zone) ?? new Map<string, Answer>();
+        for (const rr of [...(reply.answers ?? []), ...(reply.additionals ?? [])]) {
+          if (rr.type === 'OPT' || !isSubdomain(fqdn(rr.name.toLowerCase()), q.zone)) continue;
+          set.set(`${rr.name.toLowerCase()}|${rr.type}|${rdataText(rr)}`, rr);
+        }
+        byZone.set(q.zone, set);
       }
     }
   }

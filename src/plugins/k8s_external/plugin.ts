@@ -359,6 +359,25 @@ export class K8sExternalPlugin implements Transferer {
     return out;
   }
 
+  /** The names a zone transfer lists, with their types, for `clusterdns records` (forward zones only). */
+  questions(): { name: string; type: string; zone: string }[] {
+    const out: { name: string; type: string; zone: string }[] = [];
+    for (const zone of this.cfg.zones) {
+      if (zone.endsWith('.arpa.')) continue;
+      const seen = new Set<string>();
+      for (const r of this.transfer(zone) ?? []) {
+        const name = r.name.toLowerCase();
+        const types = r.type === 'CNAME' ? ['A', 'AAAA'] : [r.type];
+        for (const type of types) {
+          if (seen.has(`${name}|${type}`)) continue;
+          seen.add(`${name}|${type}`);
+          out.push({ name, type, zone });
+        }
+      }
+    }
+    return out;
+  }
+
   private srvSync(item: Item, owner: string, zone: string): Rr[] {
     if (item.port === -1) return [];
     const ip = parseIp(item.host);

@@ -142,6 +142,30 @@ export class K8sGatewayPlugin implements Plugin {
     return out.map((r) => ({ ...r, ttl: TTL_SOA }) as Rr);
   }
 
+  /**
+   * The names this plugin answers, for `clusterdns records`: per zone its apex (SOA, NS), the
+   * apex name, and every indexed host inside the zone (a Service's `name.namespace` key under
+   * each zone), with the types that can hold data.
+   */
+  questions(): { name: string; type: string; zone: string }[] {
+    const out: { name: string; type: string; zone: string }[] = [];
+    const index = this.deps.index();
+    for (const zone of this.cfg.zones) {
+      if (zone === '.' || zone.endsWith('.arpa.')) continue;
+      out.push({ name: zone, type: 'SOA', zone }, { name: zone, type: 'NS', zone }, { name: join(this.cfg.apex, zone), type: 'A', zone });
+      const names = new Set<string>();
+      for (const r of this.cfg.resources) {
+        for (const h of index.hosts(r)) {
+          const fq = join(h);
+          if (isSubdomain(fq, zone)) names.add(fq);
+          else if (r === 'Service' && h.split('.').length === 2) names.add(join(h, zone));
+        }
+      }
+      for (const name of [...names].sort()) for (const type of ['A', 'AAAA', 'TXT']) out.push({ name, type, zone });
+    }
+    return out;
+  }
+
   serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
     const matched = matchZone(req.qname, this.cfg.zones);
     if (!matched) return next(req);
