@@ -1,0 +1,53 @@
+// Split horizon from a pod: with k8s_gateway in the Corefile, the library and `clusterdns
+// resolve --pod` follow the pod's search list to the in-cluster answer for an ingress host;
+// `clusterdns records` lists the edge zones.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCluster } from '../../src/api.js';
+import { launcher, repoRoot } from '../helpers/server.js';
+
+const manifests = path.join(repoRoot, 'test/fixtures/edge/gateway/manifests');
+const corefile = `. {
+    k8s_gateway ttomcat.com demo.com
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }
+}
+`;
+
+describe('ingress hosts from a pod (split horizon)', () => {
+  it('resolve www.ttomcat.com from a tomcat pod walks the search list, then gets the ingress address', async () => {
+    const cluster = await loadCluster({ manifests: [manifests], corefile });
+    try {
+      const pod = cluster.model!.pods.find((p) => p.namespace === 'default' && p.name.startsWith('tomcat-deploy-'))!;
+      const nginx = cluster.model!.edge!.serviceStatus.get('ingress-nginx/ingress-nginx-controller')!.addresses[0]!.ip!;
+      const trace = await cluster.resolve('www.ttomcat.com', { from: `default/${pod.name}` });
+      expect(trace.result.status).toBe('ok');
+      expect(trace.result.answers).toEqual([nginx]);
+      expect(trace.queries.filter((q) => q.type === 'A').map((q) => `${q.name} ${q.rcode}`)).toEqual([
+        'www.ttomcat.com.default.svc.cluster.local. NXDOMAIN',
+        'www.ttomcat.com.svc.cluster.local. NXDOMAIN',
+        'www.ttomcat.com.cluster.local. NXDOMAIN',
+        'www.ttomcat.com. NOERROR',
+      ]);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('clusterdns records prints the k8s_gateway and k8s_external zones with the filled addresses', () => {
+    const out = execFileSync(process.execPath, [launcher, 'records', '-c', path.join(repoRoot, 'test/fixtures/edge/gateway/Corefile'), '-m', manifests, '--zone', 'ttomcat.com'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    expect(out).toMatch(/^www\.ttomcat\.com\.\t30\tIN\tA\t172\.18\.255\.\d+$/m);
+    const ext = execFileSync(process.execPath, [launcher, 'records', '-c', path.join(repoRoot, 'test/fixtures/edge/external/Corefile'), '-m', path.join(repoRoot, 'test/fixtures/edge/external/manifests.yaml'), '--zone', 'example.org'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    expect(ext).toMatch(/^pooled\.testns\.example\.org\.\t5\tIN\tA\t172\.18\.255\.\d+$/m);
+    expect(ext).toMatch(/^lb\.testns\.example\.org\.\t5\tIN\tA\t203\.0\.113\.7$/m);
+  });
+});
