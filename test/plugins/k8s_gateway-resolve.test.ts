@@ -51,3 +51,24 @@ describe('ingress hosts from a pod (split horizon)', () => {
     expect(ext).toMatch(/^lb\.testns\.example\.org\.\t5\tIN\tA\t203\.0\.113\.7$/m);
   });
 });
+
+describe('examples/Corefile.edge', () => {
+  it('answers the README dig lines: Ingress hosts, the HTTPRoute, the LoadBalancer Service, k8s_external', async () => {
+    const { buildApp } = await import('../../src/app.js');
+    const app = await buildApp({ conf: path.join(repoRoot, 'examples/Corefile.edge'), manifests: [], port: 0 });
+    try {
+      const a = async (name: string): Promise<string[]> =>
+        ((await app.query(name, 'A')).answers ?? []).map((r) => `${r.type} ${String((r as { data: unknown }).data)}`);
+      const nginx = await a('www.example.com');
+      expect(nginx).toEqual([expect.stringMatching(/^A 172\.18\.255\.\d+$/)]);
+      expect(await a('ingress.demo.com')).toEqual(nginx);
+      expect(await a('api.example.com')).toEqual([expect.stringMatching(/^A 172\.18\.255\.\d+$/)]);
+      const checkout = await a('checkout.example.com');
+      expect(checkout).toEqual([expect.stringMatching(/^A 172\.18\.255\.\d+$/)]);
+      expect(await a('checkout.shop.example.org')).toEqual(checkout);
+      expect(await a('web.shop.svc.cluster.local')).toEqual([expect.stringMatching(/^A 10\./)]);
+    } finally {
+      await app.close();
+    }
+  });
+});
