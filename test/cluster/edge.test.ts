@@ -196,6 +196,71 @@ describe('ingress controllers and Gateway attachment', () => {
     ]);
   });
 
+  it('listener rules: TLSRoute only on TLS listeners, GRPCRoute on HTTP ones, namespace selectors, wildcard intersections', () => {
+    const text = `apiVersion: v1
+kind: Namespace
+metadata: {name: team-a, labels: {gateway-access: "yes"}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-b}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+    - name: tls
+      port: 443
+      protocol: TLS
+      hostname: "*.secure.example.com"
+      allowedRoutes: {namespaces: {from: All}}
+    - name: http
+      port: 80
+      protocol: HTTP
+      allowedRoutes:
+        namespaces:
+          from: Selector
+          selector: {matchLabels: {gateway-access: "yes"}}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: t, namespace: team-b}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: ["*.secure.example.com", "db.secure.example.com", "x.example.com"]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: g, namespace: team-a}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [grpc.example.com]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: h, namespace: team-b}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: http}]
+  hostnames: [blocked.example.com]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: nohost, namespace: team-a}
+spec:
+  parentRefs: [{name: gw, namespace: infra, port: 443}]
+`;
+    const { model, findings } = buildModel(doc(text));
+    expect(model.edge!.routeHosts.map((h) => `${h.route.kind}/${h.route.name}:${h.host}`).sort()).toEqual([
+      'GRPCRoute/g:grpc.example.com',
+      'TLSRoute/t:*.secure.example.com',
+      'TLSRoute/t:db.secure.example.com',
+    ]);
+    const rejected = findings.filter((f) => f.code === 'route-parent-rejects').map((f) => f.message.split(':')[0]);
+    expect(rejected).toEqual(['HTTPRoute "team-b/h"', 'HTTPRoute "team-a/nohost"']);
+  });
+
   it('warns about hosts claimed twice and Ingresses whose class has no controller', () => {
     const ing = (name: string, host: string, cls: string): string => `---
 apiVersion: networking.k8s.io/v1
