@@ -5,6 +5,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { buildApp } from '../app.js';
 import { CorefileError, loadCorefile, parseCorefile } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
+import { filledStatuses } from '../cluster/edge.js';
 import { ManifestError, type Finding } from '../cluster/model.js';
 import { defaultCorefile } from '../app.js';
 import { createLogger } from './logger.js';
@@ -51,10 +52,12 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   }
   const options = clusterOptions(flags);
   let skipped: ReadonlyMap<string, number> | undefined;
+  let filled: { source: { file: string; line: number }; text: string }[] = [];
   if (paths.length > 0) {
     const { model, findings: manifestFindings } = checkManifests(paths, options);
     manifestFindings.forEach(add);
     skipped = model?.ignoredKinds;
+    filled = filledStatuses(model?.edge, model?.services ?? []);
     if (model?.ignoredKinds && model.ignoredKinds.size > 0) log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'kinds ignored');
   }
   if (!findings.some((f) => f.severity === 'error')) {
@@ -70,6 +73,8 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   for (const f of findings) out.write(`${f.file}:${f.line}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
+  // Statuses clusterdns filled in as the controllers would (info: not counted).
+  for (const f of filled) out.write(`${f.source.file}:${f.source.line}: info: ${f.text} [status-filled]\n`);
   // Kinds without DNS meaning, once each, so nothing is skipped silently (info: not counted).
   for (const [kind, n] of skipped ?? []) out.write(`${paths.join(',')}: info: ${kind}: ${n} object(s) of a kind clusterdns does not use, skipped [kind-skipped]\n`);
   const errors = findings.filter((f) => f.severity === 'error').length;

@@ -619,3 +619,24 @@ function warnDuplicateHosts(ingresses: readonly IngressInfo[], routeHosts: reado
   for (const i of ingresses) for (const h of i.hosts) claim(h, `Ingress "${i.namespace}/${i.name}"`, i.source);
   for (const r of routeHosts) claim(r.host, `${r.route.kind} "${r.route.namespace}/${r.route.name}"`, r.route.source);
 }
+
+/**
+ * One line per status clusterdns filled in (not written in the manifests), for `check`:
+ * "where: what: addresses (who filled it)".
+ */
+export function filledStatuses(edge: EdgeModel | undefined, services: readonly Service[]): { source: SourceRef; text: string }[] {
+  if (!edge) return [];
+  const out: { source: SourceRef; text: string }[] = [];
+  const show = (st: EdgeStatus, controller = 'ingress controller'): string => `${st.addresses.map((a) => a.ip ?? a.hostname).join(', ')} (${st.origin === 'pool' ? 'LoadBalancer pool' : controller})`;
+  for (const svc of services) {
+    const st = edge.serviceStatus.get(`${svc.namespace}/${svc.name}`);
+    if (st && (st.origin === 'pool' || st.origin === 'controller') && st.addresses.length > 0) out.push({ source: svc.source, text: `Service "${svc.namespace}/${svc.name}": status.loadBalancer ${show(st)}` });
+  }
+  for (const i of edge.ingresses) {
+    if (i.status.origin !== 'manifest' && i.status.addresses.length > 0) out.push({ source: i.source, text: `Ingress "${i.namespace}/${i.name}" (${i.hosts.join(', ')}): status.loadBalancer ${show(i.status)}` });
+  }
+  for (const g of edge.gateways) {
+    if (g.status.origin !== 'manifest' && g.status.addresses.length > 0) out.push({ source: g.source, text: `Gateway "${g.namespace}/${g.name}": status.addresses ${show(g.status, 'Gateway spec.addresses')}` });
+  }
+  return out;
+}

@@ -288,6 +288,8 @@ spec:
     }
     expect(out).toMatch(/articles\.yaml:4: warning: .*extensions\/v1beta1 Deployment.* \[deprecated-api-version\]/);
     expect(out).toMatch(/example-com\.yaml:76: warning: .* \[route-parent-missing\]/);
+    expect(out).toMatch(/ingress-nginx\.yaml:20: info: Service "ingress-nginx\/ingress-nginx-controller": status\.loadBalancer 172\.18\.255\.\d+ \(LoadBalancer pool\) \[status-filled\]/);
+    expect(out).toMatch(/articles\.yaml:36: info: Ingress "default\/ingress-tomcat" \(www\.ttomcat\.com\): status\.loadBalancer 172\.18\.255\.\d+ \(ingress controller\) \[status-filled\]/);
     const skip = path.join(repoRoot, 'test/fixtures/edge/skipped.yaml');
     const skipped = execFileSync(process.execPath, [launcher, 'check', '-m', skip], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     expect(skipped.split('\n').filter((l) => l.includes('[kind-skipped]'))).toEqual([
