@@ -3,6 +3,9 @@
 import { CorefileError } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+import { emptyResponse } from '../../chain/plugin.js';
+import { Rcode } from '../../dns/records.js';
+import { nestedLookup } from '../k8s_gateway/nested.js';
 import { KubernetesPlugin } from '../kubernetes/plugin.js';
 import { K8sExternalPlugin, type ExternalSource } from './plugin.js';
 import { parseK8sExternal } from './setup.js';
@@ -25,7 +28,8 @@ export const k8sExternalPlugin: PluginDefinition = {
       store: () => kubernetes!.currentStore,
       ttl: () => kubernetes!.cfg.ttl,
       localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
-      lookup: ctx.lookup,
+      // Host-name addresses are chased through the server, a bounded number of levels deep.
+      lookup: (name, qtype) => nestedLookup(() => ctx.lookup(name, qtype)) ?? Promise.resolve(emptyResponse(Rcode.SERVFAIL)),
     };
     ctx.log.info({ plugin: 'k8s_external', zones: cfg.zones, apex: cfg.apex, headless: cfg.headless }, 'k8s_external zones');
     return new K8sExternalPlugin(cfg, () => source);

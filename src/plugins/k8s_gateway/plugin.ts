@@ -8,6 +8,7 @@ import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
 import { canonicalIp, parseIp } from '../../cluster/ip.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import type { Found, HostIndex } from './hosts.js';
+import { nestedLookup } from './nested.js';
 import type { K8sGatewayConfig } from './setup.js';
 
 /** SOA and NS records, and the apex's own addresses, always use this TTL (ttlSOA). */
@@ -96,7 +97,7 @@ export class K8sGatewayPlugin implements Plugin {
       if (a.ip) out.push(a.ip);
       else if (a.hostname) {
         for (const t of ['A', 'AAAA']) {
-          const res = await this.deps.lookup(join(a.hostname), t).catch(() => undefined);
+          const res = await nestedLookup(() => this.deps.lookup(join(a.hostname!), t))?.catch(() => undefined);
           for (const r of res?.answer ?? []) if (r.type === t) out.push(String((r as { data: unknown }).data));
         }
       }
