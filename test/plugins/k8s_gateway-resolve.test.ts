@@ -72,3 +72,36 @@ describe('examples/Corefile.edge', () => {
     }
   });
 });
+
+describe('k8s_gateway options and manifest changes', () => {
+  it('secondary adds a second NS at the apex; a changed manifest is re-read (watch)', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const { startServer } = await import('../helpers/server.js');
+    const { digQuery } = await import('../helpers/clients.js');
+    const { which } = await import('../helpers/server.js');
+    const dig = which('dig');
+    if (!dig) return;
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-gateway-'));
+    const ingress = (ip: string): string =>
+      `apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: a, namespace: default}\nspec:\n  rules: [{host: a.example.com}]\nstatus:\n  loadBalancer:\n    ingress: [{ip: ${ip}}]\n`;
+    fs.writeFileSync(path.join(tmp, 'm.yaml'), ingress('192.0.2.1'));
+    fs.writeFileSync(path.join(tmp, 'Corefile'), 'example.com {\n  bind 127.0.0.1\n  k8s_gateway {\n    secondary dns2.kube-system\n    manifests m.yaml\n    watch 100ms\n  }\n}\n');
+    const server = await startServer(['--conf', path.join(tmp, 'Corefile')]);
+    try {
+      const ns = await digQuery(dig, server.port, 'example.com', 'NS', false);
+      expect(ns.answer.map((l) => l.split(/\s+/).slice(-1)[0])).toEqual(['dns1.kube-system.example.com.', 'dns2.kube-system.example.com.']);
+      expect((await digQuery(dig, server.port, 'a.example.com', 'A', false)).answer[0]).toMatch(/192\.0\.2\.1$/);
+      fs.writeFileSync(path.join(tmp, 'm.yaml'), ingress('192.0.2.2') + '# changed\n');
+      let last = '';
+      for (let i = 0; i < 40 && !last.endsWith('192.0.2.2'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        last = (await digQuery(dig, server.port, 'a.example.com', 'A', false)).answer[0] ?? '';
+      }
+      expect(last).toMatch(/192\.0\.2\.2$/);
+    } finally {
+      await server.stop();
+      fs.rmSync(tmp, { recursive: true });
+    }
+  });
+});
