@@ -138,3 +138,26 @@ describe.skipIf(!dig)('k8s_external through the real server (dig)', () => {
     fs.rmSync(tmp, { recursive: true });
   });
 });
+
+describe('Corefile errors of the edge plugins name the line', () => {
+  it.each([
+    ['k8s_external example.org {\n    ttl 4000\n  }', /Corefile:4.*ttl must be in range \[0, 3600\]: 4000/s],
+    ['k8s_external example.org {\n    apex\n  }', /Corefile:4.*apex needs a name/s],
+    ['k8s_external example.org {\n    bogus\n  }', /Corefile:4.*unknown property 'bogus'/s],
+    ['k8s_gateway example.org {\n    resources Ingress Widget\n  }', /Corefile:4.*unknown resource "Widget"/s],
+    ['k8s_gateway example.org {\n    ttl x\n  }', /Corefile:4.*ttl "x" is not an integer/s],
+    ['k8s_gateway example.org {\n    nope 1\n  }', /Corefile:4.*unknown property 'nope'/s],
+  ])('%s', async (directive, re) => {
+    const { buildApp } = await import('../../src/app.js');
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edge-corefile-'));
+    const conf = path.join(tmp, 'Corefile');
+    fs.writeFileSync(conf, `. {\n  kubernetes cluster.local\n  ${directive}\n}\n`);
+    try {
+      await expect(buildApp({ conf, manifests: [path.join(dir, 'manifests.yaml')], port: 0 })).rejects.toThrow(re);
+    } finally {
+      fs.rmSync(tmp, { recursive: true });
+    }
+  });
+});
