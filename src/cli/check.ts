@@ -6,7 +6,7 @@ import { buildApp } from '../app.js';
 import { CorefileError, loadCorefile, parseCorefile } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
 import { filledStatuses } from '../cluster/edge.js';
-import { ManifestError, type Finding } from '../cluster/model.js';
+import { findingPlace, ManifestError, type Finding } from '../cluster/model.js';
 import { defaultCorefile } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
@@ -72,7 +72,7 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     }
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  for (const f of findings) out.write(`${f.file}:${f.line}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
+  for (const f of findings) out.write(`${findingPlace(f)}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
   // Statuses clusterdns filled in as the controllers would (info: not counted).
   for (const f of filled) out.write(`${f.source.file}:${f.source.line}: info: ${f.text} [status-filled]\n`);
   // Kinds without DNS meaning, once each, so nothing is skipped silently (info: not counted).

@@ -640,3 +640,11 @@ export function filledStatuses(edge: EdgeModel | undefined, services: readonly S
   }
   return out;
 }
+
+/** Services carrying their load balancer status (written or filled), so lean copies keep it. */
+export function withLoadBalancerStatus(services: readonly Service[], edge: EdgeModel): Service[] {
+  return services.map((s) => {
+    const st = edge.serviceStatus.get(`${s.namespace}/${s.name}`);
+    return st && st.addresses.length > 0 ? { ...s, loadBalancer: st.addresses } : s;
+  });
+}

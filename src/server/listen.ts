@@ -4,7 +4,7 @@ import type net from 'node:net';
 import type { Logger } from 'pino';
 import { Gate, type PacketHandler } from './gate.js';
 import { listenUdp } from './udp.js';
-import { listenTcp } from './tcp.js';
+import { listenTcp, defaultTcpOptions, type TcpOptions } from './tcp.js';
 
 export interface Listener {
   address: string;
@@ -25,7 +25,13 @@ function bindError(err: NodeJS.ErrnoException, address: string, port: number): E
   return new Error(`cannot listen on ${address} port ${port}: ${err.message}`);
 }
 
-export async function listen(address: string, port: number, target: () => PacketHandler, log: Logger): Promise<Listener> {
+export async function listen(
+  address: string,
+  port: number,
+  target: () => PacketHandler,
+  log: Logger,
+  tcpOptions: Partial<TcpOptions> = {},
+): Promise<Listener> {
   const handler = new Gate(target);
   let udp: dgram.Socket;
   try {
@@ -37,7 +43,7 @@ export async function listen(address: string, port: number, target: () => Packet
   const actual = udp.address().port;
   let tcp: net.Server;
   try {
-    tcp = await listenTcp(address, actual, handler, log);
+    tcp = await listenTcp(address, actual, handler, log, { ...defaultTcpOptions, ...tcpOptions });
   } catch (err) {
     udp.close();
     throw bindError(err as NodeJS.ErrnoException, address, actual);

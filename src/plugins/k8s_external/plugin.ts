@@ -54,7 +54,7 @@ export class K8sExternalPlugin implements Transferer {
   static externalAddresses(store: KubernetesStore, namespace: string, name: string): string[] {
     const svc = store.service(namespace, name);
     if (!svc) return [];
-    const lb = store.model.edge?.serviceStatus.get(`${namespace}/${name}`)?.addresses ?? [];
+    const lb = svc.loadBalancer ?? [];
     return [...svc.externalIPs, ...lb.map((a) => a.ip ?? a.hostname ?? '')].filter((x) => x !== '');
   }
 

@@ -48,6 +48,12 @@ export class K8sGatewayPlugin implements Plugin {
   ) {}
 
   watcher?: { start(): void; stop(): void };
+  /** Reads the manifests and builds the host index (set by the registration). */
+  loader?: () => Promise<void>;
+
+  async load(): Promise<void> {
+    await this.loader?.();
+  }
 
   start(): void {
     this.watcher?.start();
