@@ -206,7 +206,7 @@ export class EdgeCollector {
       case 'GatewayClass': {
         const spec = check.obj(o, 'spec', 'spec');
         const controllerName = check.str(spec, 'controllerName', 'spec.controllerName');
-        if (!controllerName) check.error('spec.controllerName is missing; name the controller that implements this class, e.g. gateway.envoyproxy.io/gatewayclass-controller');
+        if (!controllerName) check.error('spec.controllerName is missing; name the controller that implements this class, e.g. gateway.envoyproxy.io/gatewayclass-controller', 'spec');
         this.gatewayClasses.push({ name: meta.name, ...(controllerName ? { controllerName } : {}), source: meta.source });
         break;
       }
@@ -226,7 +226,7 @@ export class EdgeCollector {
     const out: LbAddress[] = [];
     list.forEach((e, i) => {
       if (!isObj(e)) {
-        check.error(`${path}[${i}] must be a mapping like {ip: 203.0.113.10} or {hostname: lb.example.com}`);
+        check.error(`${path}[${i}] must be a mapping like {ip: 203.0.113.10} or {hostname: lb.example.com}`, `${path}[${i}]`);
         return;
       }
       const ipText = check.str(e, 'ip', `${path}[${i}].ip`);
@@ -235,7 +235,7 @@ export class EdgeCollector {
         const ip = check.ip(ipText, `${path}[${i}].ip`);
         if (ip) out.push({ ip });
       } else if (hostname) out.push({ hostname: lower(hostname) });
-      else check.warn(`${path}[${i}] has neither ip nor hostname and is ignored`);
+      else check.warn(`${path}[${i}] has neither ip nor hostname and is ignored`, `${path}[${i}]`);
     });
     return out;
   }
@@ -257,7 +257,7 @@ export class EdgeCollector {
       for (const part of ann.split(',').map((s) => s.trim()).filter(Boolean)) {
         const ip = canonicalIp(part);
         if (ip) requested.push(ip);
-        else check.error(`annotation metallb.io/loadBalancerIPs: "${part}" is not an IP address; list addresses separated by commas`);
+        else check.error(`annotation metallb.io/loadBalancerIPs: "${part}" is not an IP address; list addresses separated by commas`, 'metadata.annotations');
       }
     }
     this.rawServices.set(`${meta.namespace}/${meta.name}`, { addresses, requested });
@@ -269,13 +269,13 @@ export class EdgeCollector {
     const hosts: string[] = [];
     check.arr(spec, 'rules', 'spec.rules').forEach((r, i) => {
       if (!isObj(r)) {
-        check.error(`spec.rules[${i}] must be a mapping with host and http`);
+        check.error(`spec.rules[${i}] must be a mapping with host and http`, `spec.rules[${i}]`);
         return;
       }
       const host = check.str(r, 'host', `spec.rules[${i}].host`);
       if (host === undefined || host === '') return;
       if (!validHost(host)) {
-        check.error(`spec.rules[${i}].host "${host}" is not a valid host name; use a DNS name such as www.example.com or a wildcard *.example.com (no IP addresses, no port)`);
+        check.error(`spec.rules[${i}].host "${host}" is not a valid host name; use a DNS name such as www.example.com or a wildcard *.example.com (no IP addresses, no port)`, `spec.rules[${i}].host`);
         return;
       }
       if (!hosts.includes(lower(host))) hosts.push(lower(host));
@@ -289,18 +289,18 @@ export class EdgeCollector {
   private readGateway(o: Obj, meta: ObjectMeta, check: Checker): void {
     const spec = check.obj(o, 'spec', 'spec');
     const className = check.str(spec, 'gatewayClassName', 'spec.gatewayClassName') ?? '';
-    if (className === '') check.error('spec.gatewayClassName is missing; name the GatewayClass of this Gateway');
+    if (className === '') check.error('spec.gatewayClassName is missing; name the GatewayClass of this Gateway', 'spec');
     const listeners: ListenerInfo[] = [];
     check.arr(spec, 'listeners', 'spec.listeners').forEach((l, i) => {
       const path = `spec.listeners[${i}]`;
       if (!isObj(l)) {
-        check.error(`${path} must be a mapping with name, port and protocol`);
+        check.error(`${path} must be a mapping with name, port and protocol`, path);
         return;
       }
       const name = check.str(l, 'name', `${path}.name`) ?? '';
-      if (name === '') check.error(`${path}.name is missing; every listener needs a name (routes attach to it with sectionName)`);
+      if (name === '') check.error(`${path}.name is missing; every listener needs a name (routes attach to it with sectionName)`, path);
       const hostname = check.str(l, 'hostname', `${path}.hostname`);
-      if (hostname && !validHost(hostname)) check.error(`${path}.hostname "${hostname}" is not a valid host name`);
+      if (hostname && !validHost(hostname)) check.error(`${path}.hostname "${hostname}" is not a valid host name`, `${path}.hostname`);
       const port = check.port(l, 'port', `${path}.port`);
       const protocol = check.str(l, 'protocol', `${path}.protocol`) ?? 'HTTP';
       const ar = check.obj(l, 'allowedRoutes', `${path}.allowedRoutes`);
@@ -308,9 +308,9 @@ export class EdgeCollector {
       const fromText = check.str(nsObj, 'from', `${path}.allowedRoutes.namespaces.from`) ?? 'Same';
       let from: ListenerInfo['from'] = 'Same';
       if (fromText === 'Same' || fromText === 'All' || fromText === 'Selector' || fromText === 'None') from = fromText;
-      else check.error(`${path}.allowedRoutes.namespaces.from "${fromText}" is not valid; use Same, All, Selector or None`);
+      else check.error(`${path}.allowedRoutes.namespaces.from "${fromText}" is not valid; use Same, All, Selector or None`, `${path}.allowedRoutes.namespaces.from`);
       const selector = from === 'Selector' ? readLabelSelector(nsObj, 'selector', `${path}.allowedRoutes.namespaces.selector`, check) : undefined;
-      if (from === 'Selector' && !selector) check.error(`${path}.allowedRoutes.namespaces.selector is required when from is Selector`);
+      if (from === 'Selector' && !selector) check.error(`${path}.allowedRoutes.namespaces.selector is required when from is Selector`, `${path}.allowedRoutes.namespaces`);
       const kindsRaw = check.arr(ar, 'kinds', `${path}.allowedRoutes.kinds`);
       const kinds = kindsRaw.length > 0 ? kindsRaw.filter(isObj).map((k) => String(k['kind'] ?? '')) : undefined;
       listeners.push({
@@ -352,7 +352,7 @@ export class EdgeCollector {
     const hostnames: string[] = [];
     check.arr(spec, 'hostnames', 'spec.hostnames').forEach((h, i) => {
       if (typeof h !== 'string' || !validHost(h)) {
-        check.error(`spec.hostnames[${i}] ${JSON.stringify(h)} is not a valid host name; use e.g. www.example.com or *.example.com`);
+        check.error(`spec.hostnames[${i}] ${JSON.stringify(h)} is not a valid host name; use e.g. www.example.com or *.example.com`, `spec.hostnames[${i}]`);
         return;
       }
       if (!hostnames.includes(lower(h))) hostnames.push(lower(h));
@@ -360,12 +360,12 @@ export class EdgeCollector {
     const parentRefs: ParentRef[] = [];
     check.arr(spec, 'parentRefs', 'spec.parentRefs').forEach((p, i) => {
       if (!isObj(p)) {
-        check.error(`spec.parentRefs[${i}] must be a mapping with at least name`);
+        check.error(`spec.parentRefs[${i}] must be a mapping with at least name`, `spec.parentRefs[${i}]`);
         return;
       }
       const name = check.str(p, 'name', `spec.parentRefs[${i}].name`);
       if (!name) {
-        check.error(`spec.parentRefs[${i}].name is missing; name the Gateway this route attaches to`);
+        check.error(`spec.parentRefs[${i}].name is missing; name the Gateway this route attaches to`, `spec.parentRefs[${i}]`);
         return;
       }
       const sectionName = check.str(p, 'sectionName', `spec.parentRefs[${i}].sectionName`);
@@ -388,20 +388,20 @@ export class EdgeCollector {
     check.arr(spec, 'endpoints', 'spec.endpoints').forEach((e, i) => {
       const path = `spec.endpoints[${i}]`;
       if (!isObj(e)) {
-        check.error(`${path} must be a mapping with dnsName, recordType and targets`);
+        check.error(`${path} must be a mapping with dnsName, recordType and targets`, path);
         return;
       }
       const dnsName = check.str(e, 'dnsName', `${path}.dnsName`);
       const recordType = check.str(e, 'recordType', `${path}.recordType`) ?? 'A';
       if (!dnsName) {
-        check.error(`${path}.dnsName is missing`);
+        check.error(`${path}.dnsName is missing`, path);
         return;
       }
       const targets = check.arr(e, 'targets', `${path}.targets`).filter((t): t is string => typeof t === 'string');
       if (recordType === 'A' || recordType === 'AAAA') {
         for (const t of targets) {
           const p = parseIp(t);
-          if (!p || (p.family === 4) !== (recordType === 'A')) check.error(`${path}.targets: "${t}" is not an ${recordType === 'A' ? 'IPv4' : 'IPv6'} address, so it cannot be an ${recordType} record`);
+          if (!p || (p.family === 4) !== (recordType === 'A')) check.error(`${path}.targets: "${t}" is not an ${recordType === 'A' ? 'IPv4' : 'IPv6'} address, so it cannot be an ${recordType} record`, `${path}.targets`);
         }
       }
       const ttl = e['recordTTL'];

@@ -16,7 +16,7 @@ import { familyOf, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, t
 import { Checker, isObj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
-import { assignNodePorts } from './nodeports.js';
+import { assignNodePorts, nodePortLines } from './nodeports.js';
 import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile } from './yaml-docs.js';
 
 export { ManifestError } from './model.js';
@@ -190,7 +190,7 @@ function build(
     }
   }
 
-  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs, findings), opts.nodePortRange, findings);
+  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs, findings), opts.nodePortRange, findings, nodePortLines(serviceDrafts));
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));

@@ -5,6 +5,7 @@
 // port is reserved, so results do not depend on file order.
 import { createHash } from 'node:crypto';
 import type { Finding, Service, ServicePort } from './model.js';
+import type { ServiceDraft } from './objects.js';
 
 export const DEFAULT_NODE_PORT_RANGE = '30000-32767';
 
@@ -18,7 +19,13 @@ export function parsePortRange(text: string): { lo: number; hi: number } | undef
 
 const hasNodePorts = (s: Service): boolean => s.type === 'NodePort' || s.type === 'LoadBalancer';
 
-export function assignNodePorts(services: readonly Service[], rangeText: string | undefined, findings: Finding[]): Service[] {
+export function assignNodePorts(
+  services: readonly Service[],
+  rangeText: string | undefined,
+  findings: Finding[],
+  /** Line of a field of a Service, when the reader kept field positions. */
+  lineOf: (svc: Service, path: string) => number = (svc) => svc.source.line,
+): Service[] {
   const range = parsePortRange(rangeText ?? DEFAULT_NODE_PORT_RANGE);
   if (!range) {
     findings.push({ file: '<options>', line: 0, severity: 'error', message: `node port range "${rangeText}" is not valid; write LOW-HIGH such as 30000-32767 (--service-node-port-range)` });
@@ -31,7 +38,8 @@ export function assignNodePorts(services: readonly Service[], rangeText: string 
     const seenHere = new Map<number, string>();
     svc.ports.forEach((p, i) => {
       if (p.nodePort === undefined) return;
-      const err = (message: string): void => void findings.push({ ...svc.source, severity: 'error', message: `${where}: spec.ports[${i}].nodePort ${p.nodePort}: ${message}` });
+      const err = (message: string): void =>
+        void findings.push({ file: svc.source.file, line: lineOf(svc, `spec.ports[${i}].nodePort`), severity: 'error', message: `${where}: spec.ports[${i}].nodePort ${p.nodePort}: ${message}` });
       if (!hasNodePorts(svc)) {
         err(`may not be used when type is ${svc.type} (the API server rejects it); remove it or set spec.type: NodePort`);
         return;
@@ -74,4 +82,10 @@ export function assignNodePorts(services: readonly Service[], rangeText: string 
     });
     return { ...svc, ports };
   });
+}
+
+/** Field lines of the Services' manifests, from their drafts' checkers. */
+export function nodePortLines(drafts: readonly ServiceDraft[]): (svc: Service, path: string) => number {
+  const byKey = new Map(drafts.map((d) => [`${d.meta.namespace}/${d.meta.name}`, d.check]));
+  return (svc, path) => byKey.get(`${svc.namespace}/${svc.name}`)?.lineOf(path) ?? svc.source.line;
 }

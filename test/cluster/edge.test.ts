@@ -60,6 +60,12 @@ describe('node ports', () => {
     expect(f.some((x) => x.severity === 'error' && x.file === 'm.yaml' && x.line > 0 && re.test(x.message)), JSON.stringify(f)).toBe(true);
   });
 
+  it('the error names the nodePort field\'s line', () => {
+    const text = svc('a', 'NodePort', '    - port: 80\n      nodePort: 8080\n');
+    const line = text.split('\n').findIndex((l) => l.includes('nodePort: 8080')) + 1;
+    expect(failing(text).find((f) => /nodePort 8080/.test(f.message))!.line).toBe(line);
+  });
+
   it('one nodePort for TCP and UDP in the same Service is accepted (DNS on 53)', () => {
     const { model } = buildModel(doc(svc('dns', 'NodePort', '    - port: 53\n      nodePort: 30053\n      protocol: UDP\n    - port: 53\n      name: tcp\n      nodePort: 30053\n')));
     expect(model.services[0]!.ports.map((p) => p.nodePort)).toEqual([30053, 30053]);
