@@ -169,6 +169,8 @@ export function intersectHost(listener: string | undefined, route: string): stri
 /** Reads edge objects as load.ts meets them, then fills their status in build(). */
 export class EdgeCollector {
   private readonly rawServices = new Map<string, { addresses: LbAddress[]; requested: string[] }>();
+  /** "namespace/name" of LoadBalancer Services with spec.allocateLoadBalancerNodePorts: false. */
+  readonly withoutNodePorts = new Set<string>();
   private readonly ingresses: { meta: ObjectMeta; className?: string; hosts: string[]; addresses: LbAddress[]; check: Checker }[] = [];
   private readonly ingressClasses: IngressClassInfo[] = [];
   private readonly gateways: { meta: ObjectMeta; className: string; listeners: ListenerInfo[]; status: LbAddress[]; requested: string[]; check: Checker }[] = [];
@@ -246,6 +248,7 @@ export class EdgeCollector {
     const addresses = this.readLbIngress(check.arr(lb, 'ingress', 'status.loadBalancer.ingress'), 'status.loadBalancer.ingress', check);
     // Addresses a user asks the load balancer for: spec.loadBalancerIP (deprecated) and MetalLB's annotation.
     const spec = check.obj(o, 'spec', 'spec');
+    if (spec['allocateLoadBalancerNodePorts'] === false) this.withoutNodePorts.add(`${meta.namespace}/${meta.name}`);
     const requested: string[] = [];
     const lbIP = check.str(spec, 'loadBalancerIP', 'spec.loadBalancerIP');
     if (lbIP) {

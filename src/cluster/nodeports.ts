@@ -25,6 +25,8 @@ export function assignNodePorts(
   findings: Finding[],
   /** Line of a field of a Service, when the reader kept field positions. */
   lineOf: (svc: Service, path: string) => number = (svc) => svc.source.line,
+  /** LoadBalancer Services with spec.allocateLoadBalancerNodePorts: false get none allocated. */
+  withoutNodePorts: ReadonlySet<string> = new Set(),
 ): Service[] {
   const range = parsePortRange(rangeText ?? DEFAULT_NODE_PORT_RANGE);
   if (!range) {
@@ -66,6 +68,7 @@ export function assignNodePorts(
   const size = range.hi - range.lo + 1;
   return services.map((svc) => {
     if (!hasNodePorts(svc) || svc.ports.every((p) => p.nodePort !== undefined)) return svc;
+    if (svc.type === 'LoadBalancer' && withoutNodePorts.has(`${svc.namespace}/${svc.name}`)) return svc;
     const ports: ServicePort[] = svc.ports.map((p, i) => {
       if (p.nodePort !== undefined) return p;
       let off = createHash('sha256').update(`${svc.namespace}/${svc.name}/${i}`).digest().readUInt32BE(0) % size;

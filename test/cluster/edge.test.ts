@@ -66,6 +66,11 @@ describe('node ports', () => {
     expect(failing(text).find((f) => /nodePort 8080/.test(f.message))!.line).toBe(line);
   });
 
+  it('a LoadBalancer Service with allocateLoadBalancerNodePorts: false gets none', () => {
+    const { model } = buildModel(doc(svc('lb', 'LoadBalancer', '    - port: 80\n', '  allocateLoadBalancerNodePorts: false\n')));
+    expect(model.services[0]!.ports[0]!.nodePort).toBeUndefined();
+  });
+
   it('one nodePort for TCP and UDP in the same Service is accepted (DNS on 53)', () => {
     const { model } = buildModel(doc(svc('dns', 'NodePort', '    - port: 53\n      nodePort: 30053\n      protocol: UDP\n    - port: 53\n      name: tcp\n      nodePort: 30053\n')));
     expect(model.services[0]!.ports.map((p) => p.nodePort)).toEqual([30053, 30053]);
