@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Finding } from './model.js';
 import type { Cidr } from './ip.js';
+import { FreeOffsets } from './free-offsets.js';
 import { bigIntToBytes, canonicalIp, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from './ip.js';
 
 /** Defaults: the top of kind's docker network (where MetalLB examples for kind put their pool), and a ULA /112. */
@@ -18,8 +19,7 @@ interface Pool {
   readonly cidr: Cidr;
   /** First usable address (network + 1). */
   readonly base: bigint;
-  readonly size: number;
-  readonly used: Set<number>;
+  readonly used: FreeOffsets;
 }
 
 export class LoadBalancerPool {
@@ -40,7 +40,7 @@ export class LoadBalancerPool {
         findings.push({ file: '<options>', line: 0, severity: 'error', message: `load balancer CIDR "${t}" has no usable address; use a prefix of /30 or shorter (IPv6 /126)` });
         continue;
       }
-      this.pools.push({ cidr: c, base: ipToBigInt(c.network) + 1n, size: Number(size), used: new Set() });
+      this.pools.push({ cidr: c, base: ipToBigInt(c.network) + 1n, used: new FreeOffsets(Number(size)) });
     }
   }
 
@@ -55,7 +55,7 @@ export class LoadBalancerPool {
     for (const pool of this.pools) {
       if (!cidrContains(pool.cidr, p)) continue;
       const off = ipToBigInt(p.bytes) - pool.base;
-      if (off >= 0n && off < BigInt(pool.size)) pool.used.add(Number(off));
+      if (off >= 0n && off < BigInt(pool.used.size)) pool.used.take(Number(off));
     }
   }
 
@@ -64,14 +64,11 @@ export class LoadBalancerPool {
     const h = createHash('sha256').update(key).digest().readBigUInt64BE(0);
     for (const pool of this.pools) {
       if (pool.cidr.family !== family) continue;
-      let off = Number(h % BigInt(pool.size));
-      for (let i = 0; i < pool.size; i++) {
-        if (!pool.used.has(off)) {
-          pool.used.add(off);
-          return canonicalIp(formatIp(bigIntToBytes(pool.base + BigInt(off), family)))!;
-        }
-        off = off + 1 === pool.size ? 0 : off + 1;
-      }
+      // Linear probing from the hashed start, in amortised constant time however full the pool is.
+      const off = pool.used.firstFreeFrom(Number(h % BigInt(pool.used.size)));
+      if (off === undefined) continue;
+      pool.used.take(off);
+      return canonicalIp(formatIp(bigIntToBytes(pool.base + BigInt(off), family)))!;
     }
     return undefined;
   }

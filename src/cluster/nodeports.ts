@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Finding, Service, ServicePort } from './model.js';
 import type { ServiceDraft } from './objects.js';
+import { FreeOffsets } from './free-offsets.js';
 
 export const DEFAULT_NODE_PORT_RANGE = '30000-32767';
 
@@ -66,19 +67,18 @@ export function assignNodePorts(
     });
   }
   const size = range.hi - range.lo + 1;
+  // Linear probing past taken ports, in amortised constant time however full the range is.
+  const free = new FreeOffsets(size);
+  for (const port of owner.keys()) free.take(port - range.lo);
   return services.map((svc) => {
     if (!hasNodePorts(svc) || svc.ports.every((p) => p.nodePort !== undefined)) return svc;
     if (svc.type === 'LoadBalancer' && withoutNodePorts.has(`${svc.namespace}/${svc.name}`)) return svc;
     const ports: ServicePort[] = svc.ports.map((p, i) => {
       if (p.nodePort !== undefined) return p;
-      let off = createHash('sha256').update(`${svc.namespace}/${svc.name}/${i}`).digest().readUInt32BE(0) % size;
-      for (let n = 0; n < size; n++) {
-        const port = range.lo + off;
-        if (!owner.has(port)) {
-          owner.set(port, svc);
-          return { ...p, nodePort: port };
-        }
-        off = off + 1 === size ? 0 : off + 1;
+      const off = free.firstFreeFrom(createHash('sha256').update(`${svc.namespace}/${svc.name}/${i}`).digest().readUInt32BE(0) % size);
+      if (off !== undefined) {
+        free.take(off);
+        return { ...p, nodePort: range.lo + off };
       }
       findings.push({ ...svc.source, severity: 'error', message: `Service "${svc.namespace}/${svc.name}": no node port left in ${range.lo}-${range.hi} for spec.ports[${i}]; widen --service-node-port-range` });
       return p;
