@@ -200,7 +200,7 @@ describe('ingress controllers and Gateway attachment', () => {
   it('route hostnames are the intersection with the listener hostname, and only on accepting listeners', async () => {
     const { loadManifests } = await import('../../src/cluster/load.js');
     const { model, findings } = loadManifests([fixture]);
-    expect(model.edge!.routeHosts.map((h) => `${h.route.name}:${h.host}@${h.gateway.name}`).sort()).toEqual(['pooled-route:pooled.example.com@pooled', 'shop:shop.example.com@web']);
+    expect(model.edge!.routeHosts.map((h) => `${h.route.name}:${h.host}@${h.gateway.name}`).sort()).toEqual(['grpc:grpc.example.com@web', 'pooled-route:pooled.example.com@pooled', 'shop:shop.example.com@web']);
     expect(findings.filter((f) => f.code?.startsWith('route-')).map((f) => `${path.basename(f.file)}:${f.line}:${f.code}`)).toEqual([
       'example-com.yaml:63:route-parent-rejects',
       'example-com.yaml:76:route-parent-missing',
@@ -299,6 +299,7 @@ spec:
     }
     expect(out).toMatch(/articles\.yaml:4: warning: .*extensions\/v1beta1 Deployment.* \[deprecated-api-version\]/);
     expect(out).toMatch(/example-com\.yaml:76: warning: .* \[route-parent-missing\]/);
+    expect(out).toMatch(/HTTPRoute "apps\/shop": host "shop\.example\.com" is also claimed by Ingress "apps\/dup" .* \[host-claimed-twice\]/);
     expect(out).toMatch(/ingress-nginx\.yaml:20: info: Service "ingress-nginx\/ingress-nginx-controller": status\.loadBalancer 172\.18\.255\.\d+ \(LoadBalancer pool\) \[status-filled\]/);
     expect(out).toMatch(/articles\.yaml:36: info: Ingress "default\/ingress-tomcat" \(www\.ttomcat\.com\): status\.loadBalancer 172\.18\.255\.\d+ \(ingress controller\) \[status-filled\]/);
     const skip = path.join(repoRoot, 'test/fixtures/edge/skipped.yaml');

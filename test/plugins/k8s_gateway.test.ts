@@ -22,9 +22,12 @@ const rows: Row[] = [
   ['ingress.demo.com', 'MX', 'NOERROR', [], [soa('demo.com')]],
   ['ingress.demo.com', 'TXT', 'NXDOMAIN', [], [soa('demo.com')]],
   ['nope.demo.com', 'A', 'NXDOMAIN', [], [soa('demo.com')]],
-  // HTTPRoute: the parent Gateway's status address, only where the listener accepts the route.
+  // HTTPRoute: the parent Gateway's status address, only where the listener accepts the route
+  // (shop.example.com is also an Ingress host; HTTPRoute comes first in `resources`).
   ['shop.example.com', 'A', 'NOERROR', ['shop.example.com. 60 IN A 198.51.100.20']],
   ['sneaky.example.com', 'A', 'NXDOMAIN', [], [soa('example.com')]],
+  // GRPCRoute on an HTTP listener; a host also claimed by an Ingress answers with the first kind in `resources`.
+  ['grpc.example.com', 'A', 'NOERROR', ['grpc.example.com. 60 IN A 198.51.100.20']],
   ['orphan.example.com', 'A', 'NXDOMAIN', [], [soa('example.com')]],
   // Ingress wildcard host: one label, exact names first.
   ['foo.wild.example.com', 'A', 'NOERROR', [`foo.wild.example.com. 60 IN A ${NGINX}`]],
