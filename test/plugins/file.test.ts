@@ -129,6 +129,22 @@ const cases: Case[] = [
   { q: 'NoThere.Example.ORG. A', rcode: 'NXDOMAIN', authority: [NEG_SOA.replace(/^example\.org\./, 'Example.ORG.')] },
   { q: 'Foo.WILD.example.org. A', rcode: 'NOERROR', answer: ['Foo.WILD.example.org. 3600 IN A 192.0.2.99'], authority: NS },
 
+  // ---- ANY (RFC 8482 4.1): one RRset of the name (CNAME, else A, else AAAA, else the first in
+  // file order), never an empty answer for a name that has data
+  { q: 'example.org. ANY', rcode: 'NOERROR', answer: ['example.org. 3600 IN A 192.0.2.1'], authority: NS, why: 'apex: the A RRset' },
+  { q: 'www.example.org. ANY', rcode: 'NOERROR', answer: ['www.example.org. 3600 IN CNAME web.example.org.'], authority: NS, why: 'the CNAME, not chased' },
+  { q: 'web.example.org. ANY', rcode: 'NOERROR', answer: WEB, authority: NS },
+  { q: 'mail.example.org. ANY', rcode: 'NOERROR', answer: ['mail.example.org. 600 IN A 192.0.2.25'], authority: NS, why: 'A before AAAA' },
+  {
+    q: 'txt.example.org. ANY', rcode: 'NOERROR', authority: NS, why: 'the whole TXT RRset',
+    answer: ['txt.example.org. 3600 IN TXT "two strings" "in one record"', 'txt.example.org. 3600 IN TXT "quote \\" backslash \\\\ semicolon ; decimal ABC"', 'txt.example.org. 3600 IN TXT "unquoted-word"'],
+  },
+  { q: '_http._tcp.example.org. ANY', rcode: 'NOERROR', answer: ['_http._tcp.example.org. 3600 IN SRV 0 5 80 web.example.org.'], authority: NS, additional: WEB, why: 'SRV with its additional addresses' },
+  { q: 'foo.wild.example.org. ANY', rcode: 'NOERROR', answer: ['foo.wild.example.org. 3600 IN A 192.0.2.99'], authority: NS, why: 'from the wildcard' },
+  { q: 'ent.example.org. ANY', ...NODATA, why: 'an empty non-terminal has no RRset' },
+  { q: 'nothere.example.org. ANY', ...NXDOMAIN },
+  { q: 'hidden.sub.example.org. ANY', ...REFERRAL, why: 'below a cut: the referral' },
+
   // ---- the reverse zone
   { q: '80.2.0.192.in-addr.arpa. PTR', rcode: 'NOERROR', answer: ['80.2.0.192.in-addr.arpa. 86400 IN PTR web.example.org.'], authority: REV_NS },
   { q: '7.2.0.192.in-addr.arpa. PTR', rcode: 'NXDOMAIN', authority: [REV_NEG_SOA], why: 'SOA TTL 86400, MINIMUM 600: the denial carries 600' },

@@ -230,6 +230,22 @@ const cases: Case[] = [
   { q: 'nope.testns.svc.cluster.local. PTR', ...NXDOMAIN },
   { q: 'svc1.testns.svc.cluster.local. CAA', ...NODATA, why: 'other types: fake A lookup' },
   { q: 'nope.testns.svc.cluster.local. CAA', ...NXDOMAIN },
+
+  // ---- ANY (RFC 8482 4.1): one RRset of the name, never an empty answer for a name with data.
+  // CoreDNS decides ANY with a fake A lookup (NODATA for every name); clusterdns answers it as
+  // its file plugin does.
+  { q: 'svc1.testns.svc.cluster.local. ANY', rcode: 'NOERROR', answer: ['svc1.testns.svc.cluster.local. 5 IN A 10.0.0.1'], why: 'the A RRset' },
+  { q: 'svc6.testns.svc.cluster.local. ANY', rcode: 'NOERROR', answer: ['svc6.testns.svc.cluster.local. 5 IN AAAA 1234:abcd::1'], why: 'IPv6-only: the AAAA RRset' },
+  { q: 'ext.testns.svc.cluster.local. ANY', rcode: 'NOERROR', answer: ['ext.testns.svc.cluster.local. 5 IN CNAME example.net.'], why: 'ExternalName: the CNAME, not chased' },
+  {
+    q: '_dns._udp.multiport.testns.svc.cluster.local. ANY', rcode: 'NOERROR', why: 'a name with addresses answers A first',
+    answer: ['_dns._udp.multiport.testns.svc.cluster.local. 5 IN A 10.0.0.4'],
+  },
+  { q: 'dns-version.cluster.local. ANY', rcode: 'NOERROR', answer: ['dns-version.cluster.local. 28800 IN TXT "1.1.0"'], why: 'TXT only' },
+  { q: 'cluster.local. ANY', rcode: 'NOERROR', answer: [SOA], why: 'apex: the SOA' },
+  { q: `${rev('10.0.0.1')} ANY`, rcode: 'NOERROR', answer: [`${rev('10.0.0.1')} 5 IN PTR svc1.testns.svc.cluster.local.`], why: 'reverse name: the PTR' },
+  { q: 'testns.svc.cluster.local. ANY', ...NODATA, why: 'a namespace has no records of its own' },
+  { q: 'nope.testns.svc.cluster.local. ANY', ...NXDOMAIN },
   { q: 'example.com. A', rcode: 'REFUSED', why: 'outside every server block zone (core/dnsserver/server.go:409-410)' },
 
   // ---- Letter case: owners echo the question; SOA, SRV targets and glue use the zone as spelled

@@ -208,12 +208,25 @@ export class Zone {
   /** The answer from the node owning `qname` (or the wildcard node standing in for it). */
   private fromNode(node: Node, qtype: string, spell: (name: string) => string, depth: number, rename: (rrs: readonly Rr[]) => Rr[]): LookupResult {
     const cname = node.get('CNAME');
+    if (qtype === 'ANY') return this.anyAnswer(node, spell, rename);
     if (cname && qtype !== 'CNAME') {
       const first = rename(cname);
       return this.chase(first, (cname[0] as { data: string }).data, qtype, spell, depth);
     }
     const rrs = node.get(qtype);
     if (!rrs || rrs.length === 0) return { kind: 'nodata', answer: [], authority: [{ ...this.negativeSoa, name: spell(this.origin) } as Rr], additional: [] };
+    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr), additional: this.additional(rrs) };
+  }
+
+  /**
+   * ANY (RFC 8482 4.1): one RRset of the name rather than all of them, so a name with data never
+   * looks empty. The CNAME when there is one (not chased), else the addresses (A, then AAAA: what
+   * a client asking ANY most often wants), else the first RRset in file order.
+   */
+  private anyAnswer(node: Node, spell: (name: string) => string, rename: (rrs: readonly Rr[]) => Rr[]): LookupResult {
+    // A node exists only because it owns records, so some RRset is always there.
+    const type = ['CNAME', 'A', 'AAAA'].find((t) => node.has(t)) ?? node.keys().next().value!;
+    const rrs = node.get(type)!;
     return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr), additional: this.additional(rrs) };
   }
 

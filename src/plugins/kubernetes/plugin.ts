@@ -237,6 +237,15 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
           answer = this.fakeA(state);
         }
         break;
+      case 'ANY': {
+        const any = this.any(state);
+        answer = then(any, (r) => {
+          if (r === NX) return NX;
+          extra = r.extra;
+          return r.records;
+        });
+        break;
+      }
       default:
         // A fake A lookup tells NODATA from NXDOMAIN for every other type.
         answer = this.fakeA(state);
@@ -251,6 +260,40 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       }
       return { rcode: Rcode.NOERROR, aa: true, answer: dedup(records), authority: [], additional: dedup(extra), cacheable };
     });
+  }
+
+  /**
+   * ANY (RFC 8482 4.1): one RRset of the name instead of an empty answer, which would tell the
+   * client the name has no records (CoreDNS decides ANY like any other type with a fake A
+   * lookup, so it sends NODATA; the file plugin here answers ANY the same way). The CNAME of an
+   * ExternalName service (not chased), else A, AAAA, SRV, the TXT of dns-version, the PTR of a reverse name, the
+   * apex SOA; NODATA or NXDOMAIN as for A when the name has none of these.
+   */
+  private any(state: State): MaybePromise<{ records: Rr[]; extra: Rr[] } | typeof NX> {
+    const none: Rr[] = [];
+    if (isReverse(state.qname)) {
+      const ptr = this.ptr({ ...state, qtype: 'PTR' });
+      if (ptr === NX || ptr.length > 0) return ptr === NX ? NX : { records: ptr, extra: none };
+    }
+    // Only dns-version.<zone> has TXT, and no other record: ask it first.
+    const txt = this.mapItems({ ...state, qtype: 'TXT' }, (items) => items.filter((i) => i.text !== undefined).map((i) => this.rr(state.name, 'TXT', i.ttl, [i.text!])));
+    if (txt !== NX && txt.length > 0) return { records: txt, extra: none };
+    const cname = this.mapItems({ ...state, qtype: 'CNAME' }, (items) => {
+      const first = items[0];
+      return first && !isIP(first.host) ? [this.rr(state.name, 'CNAME', first.ttl, first.host)] : [];
+    });
+    if (cname === NX) return NX;
+    if (cname.length > 0) return { records: cname, extra: none };
+    // No ExternalName here, so the address lookups below stay synchronous.
+    const a = this.addresses({ ...state, qtype: 'A' }, [], { used: false }) as Rr[] | typeof NX;
+    if (a === NX) return NX;
+    if (a.length > 0) return { records: a, extra: none };
+    const aaaa = this.addresses({ ...state, qtype: 'AAAA' }, [], { used: false }) as Rr[] | typeof NX;
+    if (aaaa !== NX && aaaa.length > 0) return { records: aaaa, extra: none };
+    const srv = this.srv({ ...state, qtype: 'SRV' });
+    if (srv !== NX && srv.records.length > 0) return srv;
+    if (state.qname === state.zone) return { records: [this.soa(state)], extra: none };
+    return { records: none, extra: none };
   }
 
   private fakeA(state: State): MaybePromise<Rr[] | typeof NX> {
