@@ -195,13 +195,15 @@ const cases: Case[] = [
   { q: 'dns-version.cluster.local. A', ...NXDOMAIN, why: 'label below zone is not svc/pod' },
   { q: 'cluster.local. SOA', rcode: 'NOERROR', answer: [SOA] },
   // ns.go nsAddrs(): no Service's slice holds one of the server's own IPs, so it falls back to
-  // `ns.dns.<zone>` -> k.localIPs. local.go boundIPs(): with `bind 127.0.0.1` ListenHosts is
-  // ["127.0.0.1"]; net.ParseCIDR("127.0.0.1") fails (not CIDR), ip is nil, and loopback would be
-  // excluded anyway, so localIPs is empty. Hence no NS record and no ns.dns address: the apex NS
-  // and ns.dns.<zone> A/AAAA are NODATA (empty answer, SOA in authority: handler.go:79-81).
-  { q: 'cluster.local. NS', ...NODATA, why: 'bind 127.0.0.1: no bound non-loopback IP, no NS' },
-  { q: 'ns.dns.cluster.local. A', ...NODATA, why: 'bind 127.0.0.1: no address for ns.dns' },
-  { q: 'ns.dns.cluster.local. AAAA', ...NODATA },
+  // `ns.dns.<zone>` -> k.localIPs, the non-loopback bound addresses (local.go boundIPs). With
+  // `bind 127.0.0.1` CoreDNS has none and answers the apex NS with NODATA; a zone always has NS
+  // at its apex, so clusterdns names the loopback address it is bound to (ns.ts).
+  {
+    q: 'cluster.local. NS', rcode: 'NOERROR', why: 'bind 127.0.0.1, no kube-dns Service: ns.dns.<zone> at the bound address',
+    answer: ['cluster.local. 5 IN NS ns.dns.cluster.local.'], additional: ['ns.dns.cluster.local. 5 IN A 127.0.0.1'],
+  },
+  { q: 'ns.dns.cluster.local. A', rcode: 'NOERROR', answer: ['ns.dns.cluster.local. 5 IN A 127.0.0.1'], why: 'the address behind the NS' },
+  { q: 'ns.dns.cluster.local. AAAA', ...NODATA, why: 'bound to IPv4 only' },
 
   // ---- NXDOMAIN vs NODATA (reference section 4)
   { q: 'cluster.local. A', ...NODATA, why: 'apex' },

@@ -8,7 +8,7 @@ import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+import { serverAddresses } from './ns.js';
 
 /** Records of the forward zones, counted as a zone transfer lists them (SOA once). */
 function countRecords(plugin: KubernetesPlugin): number {
@@ -42,7 +42,7 @@ export const kubernetesPlugin: PluginDefinition = {
       store,
       {
         lookup: ctx.lookup,
-        localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
+        localAddresses: () => serverAddresses(ctx.bindAddresses),
       },
       paths,
     );

@@ -60,7 +60,7 @@ const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
   lookup(name: string, qtype: string): Promise<DnsResponse>;
-  /** Non-loopback addresses the server is bound to, CoreDNS's localIPs fallback for NS. */
+  /** The server's own addresses (ns.ts), CoreDNS's localIPs fallback for NS; never empty. */
   localAddresses(): string[];
 }
 
@@ -464,7 +464,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
   /**
    * The name servers of the zone. CoreDNS finds the Service whose endpoints hold its own pod
    * IPs; clusterdns stands in for the CoreDNS pods, so that is kube-system/kube-dns when the
-   * manifests declare it, else the server's own non-loopback addresses as `ns.dns.<zone>`.
+   * manifests declare it, else the server's own addresses as `ns.dns.<zone>` (ns.ts).
    */
   private nsAddrs(state: State): Item[] {
     const ttl = this.cfg.ttl;
