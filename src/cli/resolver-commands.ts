@@ -6,7 +6,7 @@ import pino from 'pino';
 import { buildApp, clusterModel, type App } from '../app.js';
 import type { ClusterModel, Pod } from '../cluster/model.js';
 import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
-import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile } from '../resolver/kubelet.js';
+import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podGethostname, podHostsFile } from '../resolver/kubelet.js';
 import { describeResolvConf, parseResolvConf } from '../resolver/resolvconf.js';
 import { formatTrace, resolveStub } from '../resolver/stub.js';
 import { audit, formatAudit, type AuditRow } from '../resolver/audit.js';
@@ -103,7 +103,7 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
       if (ctx.exists) {
         const p = ctx.pod as Pod;
         hosts = parseHosts(podHostsFile(p, ctx.clusterDomain));
-        hostname ??= podHostnameAndDomain(p, ctx.clusterDomain).hostname;
+        hostname ??= podGethostname(p, ctx.clusterDomain);
         clientIp = p.podIP;
       }
     }
@@ -148,8 +148,7 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
       if (ctx.exists) {
         hosts = parseHosts(podHostsFile(ctx.pod, ctx.clusterDomain));
         const p = ctx.pod as Pod;
-        const hd = podHostnameAndDomain(p, ctx.clusterDomain);
-        hostname ??= p.setHostnameAsFQDN && hd.domain ? `${hd.hostname}.${hd.domain}` : hd.hostname;
+        hostname ??= podGethostname(p, ctx.clusterDomain);
         clientIp = p.podIP;
       }
     }
@@ -215,7 +214,7 @@ export function addResolverCommands(program: Command): void {
     .option('--server <host:port>', 'send every query to this server (UDP, TCP when truncated)')
     .option('--use-nameservers', "send to the resolv.conf's nameservers on port 53 with the libc's order, retry and failover")
     .option('--hosts <file>', 'hosts file consulted first where the libc would (default with --pod: its kubelet /etc/hosts)')
-    .option('--hostname <name>', "gethostname() for glibc's and Go's default search domain when the file sets none")
+    .option('--hostname <name>', "gethostname() for glibc's and Go's default search domain when the file sets none (default with --pod: the pod's, the node's for hostNetwork pods)")
     .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
     .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
     .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`")
