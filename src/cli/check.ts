@@ -7,6 +7,7 @@ import { ManifestError, type Finding } from '../cluster/model.js';
 import { defaultCorefile } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
+import { manifestPath } from '../plugins/kubernetes/setup.js';
 
 export interface CheckFlags extends ClusterFlags {
   warnOnly?: boolean;
@@ -20,7 +21,8 @@ function manifestPaths(flags: CheckFlags): string[] {
   for (const block of blocks) {
     for (const d of block.directives) {
       if (d.name !== 'kubernetes') continue;
-      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args);
+      // The same paths serve reads: relative to the Corefile's directory, not the current one.
+      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args.map((p) => manifestPath(p, o.file)));
       for (const p of own.length > 0 ? own : (flags.manifests ?? [])) paths.add(p);
     }
   }
