@@ -2,6 +2,7 @@
 // stub resolver (glibc, musl or Go) asks for a name (issue 4, sections 1 and 2).
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import dnsTypes from 'dns-packet/types.js';
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from '../app.js';
 import type { ClusterModel, Pod } from '../cluster/model.js';
@@ -80,6 +81,7 @@ export async function resolvConfCommand(flags: ResolvConfFlags, out: NodeJS.Writ
 
 /** `clusterdns resolve --audit FILE`: every name of FILE from the pod, per libc, with fixes. */
 export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJS.WritableStream = process.stdout): Promise<AuditRow[]> {
+  flags = { ...flags, type: checkQueryType(flags.type) };
   const names = readFileSync(file, 'utf8')
     .split(/\r?\n/)
     .map((l) => l.replace(/#.*/, '').trim())
@@ -116,8 +118,30 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
   }
 }
 
+/** Types a stub resolver has no business asking (transfers, EDNS pseudo-records). */
+const NOT_QUERY_TYPES = new Set(['AXFR', 'IXFR', 'OPT', 'TSIG', 'TKEY']);
+
+/**
+ * --type as the resolver sends it (upper case), or an error naming the fix: a name dns-packet does
+ * not know would go out as type 0.
+ */
+export function checkQueryType(type: string | undefined): string | undefined {
+  if (type === undefined) return undefined;
+  const t = type.toUpperCase();
+  if (dnsTypes.toType(t) === 0 || NOT_QUERY_TYPES.has(t)) {
+    throw new Error(`--type "${type}" is not a DNS query type; use A, AAAA (getaddrinfo for one family) or a record type such as SRV, TXT, PTR, MX, CNAME, NS, SOA, CAA`);
+  }
+  return t;
+}
+
+/** Exit status of `resolve`, as `getent hosts` has it: 0 when the lookup found something, else 2. */
+export function resolveExitCode(trace: Trace): number {
+  return trace.result.status === 'ok' ? 0 : 2;
+}
+
 /** `clusterdns resolve`: returns the trace (also printed). */
 export async function resolveCommand(name: string, flags: ResolveFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<Trace> {
+  flags = { ...flags, type: checkQueryType(flags.type) };
   const libc = (flags.libc ?? 'glibc') as Libc;
   if (!LIBCS.includes(libc)) throw new Error(`--libc "${flags.libc}" is not one of ${LIBCS.join(', ')}`);
   if (flags.server && flags.useNameservers) throw new Error('use either --server or --use-nameservers, not both');
@@ -204,7 +228,7 @@ export function addResolverCommands(program: Command): void {
   addClusterFlags(
     program
       .command('resolve')
-      .description("emulate a pod's stub resolver (glibc, musl or Go): the queries it sends for NAME, in order, their answers and the result")
+      .description("emulate a pod's stub resolver (glibc, musl or Go): the queries it sends for NAME, in order, their answers and the result; exits 2 when the lookup fails, as getent does")
       .argument('<name>', 'the name the application looks up'),
   )
     .option('-t, --type <type>', 'res_search for this type (A and AAAA: getaddrinfo AF_INET / AF_INET6); default: getaddrinfo AF_UNSPEC (A and AAAA)')
@@ -223,6 +247,6 @@ export function addResolverCommands(program: Command): void {
     .option('--audit', 'NAME is a file of names (one per line, # comments): report the queries each libc sends per name, failures and fixes')
     .action(async (name: string, opts: ResolveFlags) => {
       if (opts.audit) await auditCommand(name, opts);
-      else await resolveCommand(name, opts);
+      else process.exitCode = resolveExitCode(await resolveCommand(name, opts));
     });
 }
