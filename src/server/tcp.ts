@@ -26,7 +26,6 @@ export async function listenTcp(
   const server = net.createServer({ noDelay: true }, (socket) => serveConnection(socket, handler, log, local, opts));
   // Above the cap Node closes new connections at once instead of leaving them hanging.
   server.maxConnections = opts.maxConnections;
-  server.on('error', (err) => log.error({ err, address, port }, 'TCP server error'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port, host: address, ipv6Only: net.isIPv6(address) && address !== '::' }, () => {
@@ -34,6 +33,8 @@ export async function listenTcp(
       resolve();
     });
   });
+  // Only after listen succeeded: a listen failure is the caller's to explain in one line.
+  server.on('error', (err) => log.error({ err, address, port }, 'TCP server error'));
   return server;
 }
 

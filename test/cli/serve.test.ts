@@ -50,7 +50,9 @@ describe('clusterdns serve', () => {
     try {
       const r = await run(['serve', '--conf', path.join(repoRoot, 'examples/Corefile'), '--manifests', path.join(repoRoot, 'examples/manifests'), '--port', String(port)]);
       expect(r.code).not.toBe(0);
-      expect(r.stderr).toMatch(/already in use/);
+      // One clear line naming address:port and the fix; no logged error with a stack before it.
+      expect(r.stderr).toBe(`clusterdns: cannot listen on 127.0.0.1:${port} (UDP): the port is already in use by another process; stop it or choose another --port\n`);
+      expect(r.stdout).not.toMatch(/stack|"level":50/);
     } finally {
       blocker.close();
     }
