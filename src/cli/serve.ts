@@ -1,6 +1,7 @@
 // `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
 import { buildApp } from '../app.js';
 import { createLogger } from './logger.js';
+import { suggestDig } from './try-name.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 import { announceReady, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
@@ -43,12 +44,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   const listeners = await app.listen();
   for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
-  const first = listeners[0];
-  const host = first && (first.address === '::' ? '127.0.0.1' : first.address);
-  log.info(
-    { listeners, try: first ? `dig @${host} -p ${first.port} kubernetes.default.svc.cluster.local` : undefined },
-    'clusterdns ready',
-  );
+  log.info({ listeners, try: suggestDig(app, listeners) }, 'clusterdns ready');
   if (isWorker()) announceReady();
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {

@@ -83,3 +83,29 @@ describe('clusterdns serve', () => {
     expect(server.proc.exitCode).toBe(0);
   });
 });
+
+describe('clusterdns serve: the startup "try" line names data the server has (issue #11.15)', () => {
+  const cases = [
+    { why: 'a cluster without the kubernetes API Service', args: ['--conf', 'test/fixtures/k8s/Corefile.main', '--manifests', 'test/fixtures/k8s/manifests'] },
+    { why: 'a file zone (example.org)', args: ['--conf', 'test/fixtures/file/Corefile.main'], want: /^dig @127\.0\.0\.1 -p \d+ example\.org$/ },
+  ];
+  for (const c of cases) {
+    it(`${c.why}: the suggested query gets an answer`, async () => {
+      const server = await startServer(c.args);
+      try {
+        const ready = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'clusterdns ready');
+        const line = String(ready?.try);
+        expect(line).not.toContain('kubernetes.default.svc');
+        if (c.want) expect(line).toMatch(c.want);
+        const m = /^dig @127\.0\.0\.1 -p (\d+) (\S+)(?: (\S+))?$/.exec(line);
+        expect(m, line).not.toBeNull();
+        expect(Number(m![1])).toBe(server.port);
+        const reply = await dnsQuery(server.port, m![2]!, m![3] ?? 'A');
+        expect(reply.rcode, line).toBe('NOERROR');
+        expect(reply.answers.length, line).toBeGreaterThan(0);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+});
