@@ -1,5 +1,5 @@
 // Shared types of the stub-resolver emulation (issue 4, sections 1-2). The algorithms themselves
-// live in glibc.ts, musl.ts and go.ts; /work/shared/reference/resolvers.md section 2 is the spec.
+// live in glibc.ts, musl.ts and go.ts; each follows that libc's own source (glibc 2.36, musl 1.2.3, Go 1.19).
 
 export type Libc = 'glibc' | 'musl' | 'go';
 export const LIBCS: readonly Libc[] = ['glibc', 'musl', 'go'];

@@ -1,6 +1,6 @@
 // Behaviour of the kubernetes plugin with its default options (zone cluster.local plus the two
 // reverse zones), as CoreDNS v1.14.x answers. Every expectation comes from CoreDNS's code and
-// tests (see /work/shared/reference/coredns-kubernetes.md; `file:line` in plugin/kubernetes/ unless
+// tests (`file:line` in CoreDNS's plugin/kubernetes/ unless
 // a path is given), not from clusterdns's output. The same table runs in process, through the
 // real server with dig over UDP and TCP, and with Node's c-ares resolver.
 //
