@@ -42,7 +42,7 @@ export const kubernetesPlugin: PluginDefinition = {
       store,
       {
         lookup: ctx.lookup,
-        localAddresses: () => serverAddresses(ctx.bindAddresses),
+        localAddresses: (bindOnly) => serverAddresses(ctx.bindAddresses, bindOnly ? {} : undefined),
       },
       paths,
     );

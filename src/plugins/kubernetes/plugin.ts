@@ -60,8 +60,11 @@ const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
   lookup(name: string, qtype: string): Promise<DnsResponse>;
-  /** The server's own addresses (ns.ts), CoreDNS's localIPs fallback for NS; never empty. */
-  localAddresses(): string[];
+  /**
+   * The server's own addresses (ns.ts), CoreDNS's localIPs fallback for NS; never empty.
+   * `bindOnly`: from the bind addresses alone, never this machine's interfaces (`records`).
+   */
+  localAddresses(bindOnly?: boolean): string[];
 }
 
 export class KubernetesPlugin implements SearchPathProvider, Transferer {
@@ -74,6 +77,12 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     /** The manifest paths the store is loaded from (the block's own, else the command line's). */
     readonly manifestPaths: readonly string[] = cfg.manifests ?? [],
   ) {}
+
+  /**
+   * Name the server's addresses from the Corefile alone (bind lines, else 127.0.0.1), not from
+   * this machine's interfaces, so `records` prints the same on every machine.
+   */
+  machineIndependent = false;
 
   /** Polls the manifests for changes while the server runs. */
   watcher?: { start(): void; stop(): void; check(): void };
@@ -478,7 +487,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       if (items.length > 0) return items;
     }
     void state;
-    return this.deps.localAddresses().map((ip) => ({ host: ip, port: -1, relative: 'ns.dns', ttl }));
+    return this.deps.localAddresses(this.machineIndependent).map((ip) => ({ host: ip, port: -1, relative: 'ns.dns', ttl }));
   }
 
   // ---- record builders (CoreDNS's plugin/backend_lookup.go) -------------------------------
