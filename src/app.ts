@@ -13,6 +13,7 @@ import { QueryHandler, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
 import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
+import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
 import { kubernetesPlugin } from './plugins/kubernetes/index.js';
@@ -88,6 +89,10 @@ export interface AppOptions {
   logQueries?: boolean;
   /** The resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf). */
   upstreamResolvConf?: string;
+  /** Keep the cluster model for tools that read pods (default true; `serve` turns it off). */
+  retainModel?: boolean;
+  /** TCP transport limits (serve --tcp-* flags); unset ones keep their defaults. */
+  tcp?: Partial<TcpOptions>;
   /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
   hooks?: ReloadHooks;
 }
@@ -148,7 +153,7 @@ export class App {
     try {
       for (let i = 0; i < this.specs.length; i++) {
         const spec = this.specs[i]!;
-        const l = await listen(spec.address, spec.port, () => this.handlers[i]!, this.log);
+        const l = await listen(spec.address, spec.port, () => this.handlers[i]!, this.log, this.options.tcp);
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }
@@ -270,6 +275,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   const runtime: RuntimeOptions = {
     manifests: opts.manifests ?? [],
     cluster: { ...defaultClusterOptions, ...opts.cluster },
+    retainModel: opts.retainModel !== false,
   };
   const registry = defaultRegistry();
   const specs = new Map<string, ListenSpec>();
@@ -330,6 +336,9 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       }
     }
   }
+  // Plugins with large data (kubernetes) build it off the serving thread; on a reload the
+  // running configuration answers until every load is done.
+  await Promise.all(every().map((p) => p.load?.()));
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
   const app = new App(blocks, specList, chains, log, opts.logQueries, observers);
@@ -353,5 +362,5 @@ export function clusterModel(app: App | undefined, manifests: readonly string[] 
   if (paths.length === 0) return undefined;
   const same = (a: readonly string[]): boolean => a.length === paths.length && a.every((x, i) => x === paths[i]);
   const loaded = kubernetes.find((p) => same(p.manifestPaths));
-  return loaded ? loaded.currentStore.model : loadManifests(paths, options).model;
+  return loaded?.currentStore.model ?? loadManifests(paths, options).model;
 }

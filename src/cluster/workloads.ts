@@ -441,7 +441,7 @@ export function deriveWorkloadPods(
         w.check.warn('no node matches spec.template.spec.nodeSelector, so its pods stay Pending without an IP and get no endpoints; fix the nodeSelector or the configured nodes');
       }
     }
-    out.push(...derived);
+    for (const p of derived) out.push(p); // not push(...derived): a 100k-replica workload overflows the stack
     infos.push({
       kind: w.kind,
       name: w.meta.name,

@@ -4,7 +4,7 @@ import type net from 'node:net';
 import type { Logger } from 'pino';
 import { Gate, type PacketHandler } from './gate.js';
 import { listenUdp } from './udp.js';
-import { listenTcp } from './tcp.js';
+import { listenTcp, defaultTcpOptions, type TcpOptions } from './tcp.js';
 
 export interface Listener {
   address: string;
@@ -26,7 +26,13 @@ function bindError(err: NodeJS.ErrnoException, address: string, port: number, pr
   return new Error(`cannot listen on ${where}: ${err.message}`);
 }
 
-export async function listen(address: string, port: number, target: () => PacketHandler, log: Logger): Promise<Listener> {
+export async function listen(
+  address: string,
+  port: number,
+  target: () => PacketHandler,
+  log: Logger,
+  tcpOptions: Partial<TcpOptions> = {},
+): Promise<Listener> {
   const handler = new Gate(target);
   let udp!: dgram.Socket;
   let tcp!: net.Server;
@@ -41,7 +47,7 @@ export async function listen(address: string, port: number, target: () => Packet
     }
     actual = udp.address().port;
     try {
-      tcp = await listenTcp(address, actual, handler, log);
+      tcp = await listenTcp(address, actual, handler, log, { ...defaultTcpOptions, ...tcpOptions });
       break;
     } catch (err) {
       udp.close();

@@ -87,6 +87,13 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
   /** Polls the manifests for changes while the server runs. */
   watcher?: { start(): void; stop(): void; check(): void };
 
+  /** Loads the store (set by setup; runs off the serving thread). */
+  loader?: () => Promise<void>;
+
+  async load(): Promise<void> {
+    await this.loader?.();
+  }
+
   start(): void {
     this.watcher?.start();
   }
