@@ -128,6 +128,7 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
       if (prev) {
         d.check.error(
           `cluster IP ${ip} is already used by Service "${keyOf(prev)}" (${prev.meta.source.file}:${prev.meta.source.line}); every cluster IP must be unique, pick another one or omit it to have one allocated`,
+          d.check.written('spec.clusterIPs', 'spec.clusterIP'),
         );
         continue;
       }
@@ -138,6 +139,7 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
         const within = cidrs.filter((c) => c.family === parseIp(ip)!.family).map((c) => c.text);
         d.check.warn(
           `cluster IP ${ip} is outside every service CIDR (${within.length > 0 ? within.join(', ') : 'none configured for its family'}); a real API server would reject it — choose an address inside the service CIDR or change the configured CIDRs`,
+          d.check.written('spec.clusterIPs', 'spec.clusterIP'),
         );
       }
     }

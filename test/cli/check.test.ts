@@ -21,7 +21,8 @@ describe('clusterdns check', () => {
   it('reports manifest errors with file, line and severity, and fails', () => {
     const r = check('--manifests', 'test/fixtures/cli/broken.yaml');
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/test\/fixtures\/cli\/broken\.yaml:9: error: .*Bad_Name/);
+    expect(r.out).toMatch(/test\/fixtures\/cli\/broken\.yaml:12: error: .*Bad_Name/); // the metadata.name line
+    expect(r.out).toMatch(/test\/fixtures\/cli\/broken\.yaml:14: error: .*spec\.clusterIP "10\.96\.5\.300"/);
     expect(r.out).toContain('2 error(s), 0 warning(s)');
   });
 

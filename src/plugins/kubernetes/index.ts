@@ -92,7 +92,7 @@ export const kubernetesPlugin: PluginDefinition = {
         loading = false;
       })();
     };
-    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload);
+    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload, ctx.runtime.cluster.manifestLimits?.maxFileBytes);
     return plugin;
   },
 };
