@@ -198,6 +198,14 @@ export class App {
     return dnsPacket.decode(reply);
   }
 
+  /** Runs a message exactly as given (malformed ones too) through the handler path; the reply's bytes, if any. */
+  async queryWire(msg: Buffer, opts: { protocol?: 'udp' | 'tcp'; listener?: number; client?: string } = {}): Promise<Buffer | undefined> {
+    const handler = this.handlers[opts.listener ?? 0];
+    if (!handler) throw new Error('no server block to query');
+    const client = { address: opts.client ?? '127.0.0.1', port: 5353 };
+    return (await handler.handle(msg, opts.protocol ?? 'udp', client, client)) ?? undefined;
+  }
+
   /**
    * Builds the server again from the same options (a changed Corefile, manifests, zone files)
    * and swaps it in. Listeners that stay the same keep their sockets, so no query is lost; a

@@ -1,7 +1,5 @@
 // `clusterdns check`: validate the Corefile and the manifests, and warn about what breaks DNS in
 // real clusters. Same loading code as `serve`, so a clean check means the server starts.
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
 import { buildApp } from '../app.js';
 import { CorefileError, loadCorefile, parseCorefile } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
@@ -10,6 +8,7 @@ import { findingPlace, ManifestError, type Finding } from '../cluster/model.js';
 import { defaultCorefile } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
+import { manifestPath } from '../plugins/kubernetes/setup.js';
 
 export interface CheckFlags extends ClusterFlags {
   warnOnly?: boolean;
@@ -23,8 +22,8 @@ function manifestPaths(flags: CheckFlags): string[] {
   for (const block of blocks) {
     for (const d of block.directives) {
       if (d.name !== 'kubernetes' && d.name !== 'k8s_gateway') continue;
-      // Relative to the Corefile, as the plugins resolve them.
-      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args.map((p) => (isAbsolute(p) || !existsSync(o.file) ? p : resolve(dirname(o.file), p))));
+      // The same paths serve reads: relative to the Corefile's directory, not the current one.
+      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args.map((p) => manifestPath(p, o.file)));
       for (const p of own.length > 0 ? own : (flags.manifests ?? [])) paths.add(p);
     }
   }

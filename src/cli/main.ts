@@ -5,6 +5,7 @@ import { records, type RecordsFlags } from './records.js';
 import { check, type CheckFlags } from './check.js';
 import { addClusterFlags } from './options.js';
 import { addResolverCommands } from './resolver-commands.js';
+import { packageVersion } from './version.js';
 import { addTransportFlags } from './transport-flags.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -12,6 +13,7 @@ export async function main(argv: string[]): Promise<void> {
   program
     .name('clusterdns')
     .description('Authoritative DNS for Kubernetes cluster zones, built from manifest files, answering as CoreDNS would.')
+    .version(packageVersion(), '-V, --version', 'print the version (from package.json) and exit')
     .showHelpAfterError();
 
   const serveCommand = addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'));

@@ -36,6 +36,8 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     for (const chain of app.chains) {
       for (const plugin of chain.plugins) {
         if (!(plugin instanceof KubernetesPlugin)) continue;
+        // ns.dns.<zone> from the Corefile's bind lines, not this machine's interfaces.
+        plugin.machineIndependent = true;
         if (!plugin.cfg.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
         for (const q of enumerateQuestions(plugin.cfg, plugin.currentStore)) {
           const zone = plugin.cfg.zones.filter((z) => isSubdomain(q.name, z)).sort((a, b) => b.length - a.length)[0]!;

@@ -2,6 +2,7 @@
 import { buildApp, type App } from '../app.js';
 import { HealthPlugin } from '../plugins/health/setup.js';
 import { createLogger } from './logger.js';
+import { suggestDig } from './try-name.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
@@ -84,12 +85,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   const listeners = await app.listen();
   for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
-  const first = listeners[0];
-  const host = first && (first.address === '::' ? '127.0.0.1' : first.address);
-  log.info(
-    { listeners, try: first ? `dig @${host} -p ${first.port} kubernetes.default.svc.cluster.local` : undefined },
-    'clusterdns ready',
-  );
+  log.info({ listeners, try: suggestDig(app, listeners) }, 'clusterdns ready');
   if (isWorker()) announceReady();
   await new Promise<void>((resolve) => {
     let stopping = false;

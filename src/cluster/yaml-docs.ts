@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Parser } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
+import { linesOf, scanJson } from './json-scan.js';
 
 /** Bounds on what one manifest file or object may cost to read. */
 export interface ManifestLimits {
@@ -329,8 +330,12 @@ export function parseManifestText(
   findings: Finding[],
   limits: Partial<ManifestLimits> = {},
 ): RawObject[] {
-  const { maxObjectBytes, maxAliases } = { ...defaultManifestLimits, ...limits };
+  const { maxObjectBytes, maxAliases, maxFileBytes } = { ...defaultManifestLimits, ...limits };
   const json = /\.json$/i.test(file);
+  if (json) {
+    const fast = parseJsonFast(file, text, findings, maxObjectBytes);
+    if (fast) return fast;
+  }
   const out: RawObject[] = [];
   const lc = new LineCounter();
   const lineAt = (offset: number): number => lc.linePos(offset).line;
@@ -359,7 +364,12 @@ export function parseManifestText(
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: maxAliases });
-      expandedSize(value, maxObjectBytes);
+      // A `*List` holds many objects: each item is one object, the whole is bounded like a file.
+      const items = isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? value['items'] : undefined;
+      if (items) {
+        expandedSize(value, Math.max(maxFileBytes, maxObjectBytes));
+        for (const item of items) expandedSize(item, maxObjectBytes);
+      } else expandedSize(value, maxObjectBytes);
     } catch (e) {
       const m = (e as Error).message;
       if (e instanceof TooBig) err(rootLine, `this document ${m}`);
@@ -409,6 +419,68 @@ export function parseManifestText(
     }
     out.push({ file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(text, docStart, docEnd, docLine, json)) });
   }
+  return out;
+}
+
+/**
+ * JSON files (what `kubectl get -o json` writes, often one List of every object) are read with
+ * JSON.parse, several times faster than a YAML reader and without its garbage, and one scan
+ * (json-scan.ts) for the items' lines and duplicate keys. Field lines are found on demand by
+ * parsing just the one object's text. Returns undefined when the text is not valid JSON (or
+ * its List has items the scan cannot place), so the YAML reader reports it with its line.
+ */
+function parseJsonFast(file: string, text: string, findings: Finding[], maxObjectBytes: number): RawObject[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  const scan = scanJson(text);
+  const kind = value['kind'];
+  const items = value['items'];
+  const isList = typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items);
+  if (isList && (scan.itemStarts.length !== items.length || scan.itemEnds.length !== items.length)) return undefined;
+  const root = text.search(/\S/);
+  const offsets = [root, ...scan.duplicates.map((d) => d.first), ...scan.duplicates.map((d) => d.at), ...(isList ? scan.itemStarts : [])];
+  const order = offsets.map((o, i) => [o, i] as const).sort((a, b) => a[0] - b[0]);
+  const sortedLines = linesOf(text, order.map((x) => x[0]));
+  const lineOf: number[] = [];
+  order.forEach(([, i], k) => (lineOf[i] = sortedLines[k]!));
+  const rootLine = lineOf[0]!;
+  const nd = scan.duplicates.length;
+  scan.duplicates.forEach((d, k) => {
+    findings.push({ file, line: lineOf[1 + nd + k]!, severity: 'warning', message: `duplicate key ${excerpt(d.key)} (first at line ${lineOf[1 + k]}); JSON readers keep the last one, so the earlier value is ignored: remove one of them` });
+  });
+  if (!isList) {
+    if (text.length > maxObjectBytes) {
+      findings.push({ file, line: rootLine, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
+      return [];
+    }
+    return [{ file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(text, root, text.length, rootLine, true)) }];
+  }
+  const itemKind = kind === 'List' ? undefined : (kind as string).slice(0, -'List'.length);
+  const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : undefined;
+  const out: RawObject[] = [];
+  (items as unknown[]).forEach((item, j) => {
+    if (item === null || item === undefined) return;
+    const start = scan.itemStarts[j]!;
+    const end = scan.itemEnds[j]!;
+    const line = lineOf[1 + 2 * nd + j]!;
+    if (end - start > maxObjectBytes) {
+      findings.push({ file, line, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
+      return;
+    }
+    out.push({
+      file,
+      line,
+      obj: item,
+      positions: new Positions(line, lazyIndex(text, start, end, line, true)),
+      ...(itemKind !== undefined ? { listKind: itemKind } : {}),
+      ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
+    });
+  });
   return out;
 }
 

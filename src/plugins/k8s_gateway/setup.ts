@@ -1,12 +1,11 @@
 // `k8s_gateway [ZONE...] { resources ...; ingressClasses ...; gatewayClasses ...; ttl TTL; apex APEX;
 // secondary NS; fallthrough [ZONE...]; manifests PATH...; kubeconfig ... }`, parsed as the
 // k8s_gateway plugin's setup.go (github.com/k8s-gateway/k8s_gateway) does.
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../chain/duration.js';
+import { manifestPath } from '../kubernetes/setup.js';
 
 export const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -84,7 +83,7 @@ export function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8
         break;
       case 'manifests':
         need('manifests PATH...');
-        cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => (isAbsolute(p) || !existsSync(o.file) ? p : resolve(dirname(o.file), p)))];
+        cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.file))];
         break;
       case 'watch': {
         need('watch DURATION (e.g. 2s; 0 disables)');

@@ -8,7 +8,7 @@ import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+import { serverAddresses } from './ns.js';
 import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.js';
 import type { LoadRequest } from './loader-protocol.js';
 
@@ -28,7 +28,9 @@ export const kubernetesPlugin: PluginDefinition = {
     if (paths.length === 0) {
       throw new CorefileError(d.file, d.line, 'kubernetes has no manifests to serve: pass --manifests PATH or add `manifests PATH` to this block');
     }
-    const localAddresses = (): string[] => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a));
+    // ns.dns.<zone>'s addresses when no kube-dns Service names the server (ns.ts); `bindOnly`
+    // leaves this machine's interfaces out (records).
+    const localAddresses = (bindOnly?: boolean): string[] => serverAddresses(ctx.bindAddresses, bindOnly ? {} : undefined);
     const plugin = new KubernetesPlugin(cfg, KubernetesStore.empty(cfg), { lookup: ctx.lookup, localAddresses }, paths);
     const request = (): LoadRequest => ({
       paths: [...paths],
