@@ -105,3 +105,51 @@ describe('k8s_gateway options and manifest changes', () => {
     }
   });
 });
+
+describe('fallthrough to the next plugin (file)', () => {
+  it('k8s_gateway and k8s_external pass names nothing claims to the file plugin; claimed names stay theirs', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const { buildApp } = await import('../../src/app.js');
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edge-fallthrough-'));
+    const zone = (origin: string): string =>
+      `$ORIGIN ${origin}.\n@ 60 IN SOA ns.${origin}. admin.${origin}. 1 7200 1800 86400 60\n@ 60 IN NS ns.${origin}.\nns 60 IN A 192.0.2.250\nstatic 60 IN A 192.0.2.251\n`;
+    fs.writeFileSync(path.join(tmp, 'db.com'), zone('example.com'));
+    fs.writeFileSync(path.join(tmp, 'db.org'), zone('example.org'));
+    fs.writeFileSync(
+      path.join(tmp, 'Corefile'),
+      `example.com {\n  k8s_gateway {\n    resources HTTPRoute Ingress Service\n    fallthrough\n  }\n  file db.com example.com\n}\n` +
+        `. {\n  kubernetes cluster.local\n  k8s_external example.org {\n    fallthrough\n  }\n  file db.org example.org\n}\n`,
+    );
+    const app = await buildApp({ conf: path.join(tmp, 'Corefile'), manifests: [manifests, path.join(repoRoot, 'test/fixtures/edge/external/manifests.yaml')], port: 0 });
+    try {
+      const a = async (name: string): Promise<string[]> => ((await app.query(name, 'A')).answers ?? []).map((r) => String((r as { data: unknown }).data));
+      expect(await a('static.example.com')).toEqual(['192.0.2.251']);
+      expect(await a('shop.example.com')).toEqual(['198.51.100.20']);
+      expect(await a('static.example.org')).toEqual(['192.0.2.251']);
+      expect(await a('svc1.testns.example.org')).toEqual(['1.2.3.4']);
+      expect((await app.query('nothing.example.org', 'A')).rcode).toBe('NXDOMAIN');
+    } finally {
+      await app.close();
+      fs.rmSync(tmp, { recursive: true });
+    }
+  });
+});
+
+describe('cluster flags', () => {
+  it('--loadbalancer-cidr and --service-node-port-range reach the model through the command line', () => {
+    const out = execFileSync(
+      process.execPath,
+      [launcher, 'records', '-c', path.join(repoRoot, 'test/fixtures/edge/external/Corefile'), '-m', path.join(repoRoot, 'test/fixtures/edge/external/manifests.yaml'), '--zone', 'example.org', '--loadbalancer-cidr', '192.0.2.64/29', '--service-node-port-range', '31000-31010'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    expect(out).toMatch(/^pooled\.testns\.example\.org\.\t5\tIN\tA\t192\.0\.2\.(6[5-9]|70)$/m);
+    let err = '';
+    try {
+      execFileSync(process.execPath, [launcher, 'check', '-m', path.join(repoRoot, 'test/fixtures/edge/external/manifests.yaml'), '--service-node-port-range', '40000-30000'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      err = (e as { stdout: string }).stdout;
+    }
+    expect(err).toMatch(/node port range "40000-30000" is not valid; write LOW-HIGH/);
+  });
+});
