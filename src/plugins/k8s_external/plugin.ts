@@ -7,6 +7,7 @@ import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
 import { canonicalIp, parseIp, reverseNameToIp } from '../../cluster/ip.js';
 import type { KubernetesStore } from '../kubernetes/store.js';
+import type { Service } from '../../cluster/model.js';
 import type { K8sExternalConfig } from './setup.js';
 
 /** What the kubernetes plugin of the same block lends this plugin. */
@@ -40,6 +41,27 @@ function rr(name: string, type: string, ttl: number, data: unknown): Rr {
 
 function join(...parts: string[]): string {
   return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
+}
+
+/** External address -> Services holding it (CoreDNS's SvcExtIndexReverse), built once per store. */
+const reverseIndexes = new WeakMap<KubernetesStore, Map<string, Service[]>>();
+
+function reverseIndex(store: KubernetesStore): Map<string, Service[]> {
+  let index = reverseIndexes.get(store);
+  if (index) return index;
+  index = new Map();
+  const services = [...store.services.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
+  for (const svc of services) {
+    for (const a of K8sExternalPlugin.externalAddresses(store, svc.namespace, svc.name)) {
+      const ip = canonicalIp(a);
+      if (!ip) continue;
+      const list = index.get(ip);
+      if (list) list.push(svc);
+      else index.set(ip, [svc]);
+    }
+  }
+  reverseIndexes.set(store, index);
+  return index;
 }
 
 export class K8sExternalPlugin implements Transferer {
@@ -166,11 +188,9 @@ export class K8sExternalPlugin implements Transferer {
       const ip = reverseNameToIp(req.qname);
       if (ip) {
         const items: Item[] = [];
-        for (const svc of [...store.services.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1))) {
+        for (const svc of reverseIndex(store).get(ip) ?? []) {
           if (!store.namespaceExposed(svc.namespace)) continue;
-          if (K8sExternalPlugin.externalAddresses(store, svc.namespace, svc.name).some((a) => canonicalIp(a) === ip)) {
-            items.push({ host: `${svc.name}.${svc.namespace}`, port: -1, key: '', ttl });
-          }
+          items.push({ host: `${svc.name}.${svc.namespace}`, port: -1, key: '', ttl });
         }
         return { items, rcode: items.length > 0 ? Rcode.NOERROR : Rcode.NXDOMAIN };
       }
