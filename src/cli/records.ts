@@ -11,7 +11,7 @@ import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
 import { K8sExternalPlugin } from '../plugins/k8s_external/plugin.js';
 import { K8sGatewayPlugin } from '../plugins/k8s_gateway/plugin.js';
 import { rdataText, recordText } from '../dns/present.js';
-import { canonicalCompare } from '../dns/canonical.js';
+import { canonicalCompare, canonicalKey } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../dns/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
@@ -104,11 +104,10 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   };
   let first = true;
   for (const zone of zones) {
-    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
+    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, name: canonicalKey(rr.name), type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
     keyed.sort((a, b) => {
       if (a.soa !== b.soa) return a.soa - b.soa;
-      const byName = canonicalCompare(a.rr.name, b.rr.name);
-      if (byName !== 0) return byName;
+      if (a.name !== b.name) return a.name < b.name ? -1 : 1;
       if (a.type !== b.type) return a.type - b.type;
       return a.rdata < b.rdata ? -1 : a.rdata > b.rdata ? 1 : 0;
     });
