@@ -175,8 +175,17 @@ export class QueryHandler {
   }
 
   private finish(msg: Buffer, q: ParsedQuery, res: DnsResponse, limit: number, shape: number, protocol: Protocol): Buffer {
-    if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
-    const out = encodeResponse(q, res, limit);
+    let out: Buffer;
+    try {
+      if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
+      out = encodeResponse(q, res, limit);
+    } catch (err) {
+      // A record no encoder can write (bad data from a plugin or an upstream): the client gets
+      // SERVFAIL instead of silence, and the log names the query.
+      metrics().panics.inc();
+      this.log.error({ err, qname: q.name, qtype: typeName(q.qtype), plugin: res.plugin }, 'answer could not be encoded; answering SERVFAIL');
+      return encodeBare(q, Rcode.SERVFAIL);
+    }
     if (res.plugin !== undefined && this.observers.length > 0) this.writers.set(out, res.plugin);
     if (res.cacheable) {
       this.cache.set(msg, q.questionEnd, shape, out);

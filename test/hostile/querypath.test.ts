@@ -1,0 +1,139 @@
+// Hostile inputs on the query path (issue #9): what a Corefile, a manifest or an upstream can make
+// one query cost. Every server here is the real one on a loopback port, queried with raw sockets.
+import dgram from 'node:dgram';
+import net from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startServer, type RunningServer } from '../helpers/server.js';
+import { buildQuery, decode, encodeRr, parseHeader, Rcode, T, udpExchange, udpQuery, tcpQuery } from '../server/raw.js';
+
+function tmpDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * An upstream that answers every question with `answer(question)` raw records appended after
+ * the question (over UDP and TCP), so the tests can send what no well-behaved server would.
+ */
+class RawUpstream {
+  port = 0;
+  asked = 0;
+  private udp?: dgram.Socket;
+  private tcp?: net.Server;
+  private readonly conns = new Set<net.Socket>();
+
+  constructor(private readonly records: (qname: Buffer) => Buffer[]) {}
+
+  reply(query: Buffer): Buffer | undefined {
+    if (query.length < 17) return undefined;
+    let o = 12;
+    while (o < query.length && query[o] !== 0) o += query[o]! + 1;
+    const qend = o + 5;
+    if (qend > query.length) return undefined;
+    this.asked++;
+    const records = this.records(query.subarray(12, o + 1));
+    const head = Buffer.from(query.subarray(0, 12));
+    head.writeUInt16BE(0x8180 | (query.readUInt16BE(2) & 0x0100), 2);
+    head.writeUInt16BE(1, 4);
+    head.writeUInt16BE(records.length, 6);
+    head.writeUInt16BE(0, 8);
+    head.writeUInt16BE(0, 10);
+    return Buffer.concat([head, query.subarray(12, qend), ...records]);
+  }
+
+  async start(): Promise<this> {
+    this.port = await freePort();
+    const udp = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => udp.bind(this.port, '127.0.0.1', () => resolve()));
+    udp.on('message', (m, rinfo) => {
+      const r = this.reply(m);
+      if (r) udp.send(r, rinfo.port, rinfo.address);
+    });
+    this.udp = udp;
+    this.tcp = net.createServer((sock) => {
+      this.conns.add(sock);
+      sock.on('close', () => this.conns.delete(sock));
+      sock.on('error', () => undefined);
+      let buf = Buffer.alloc(0);
+      sock.on('data', (chunk: Buffer) => {
+        buf = Buffer.concat([buf, chunk]);
+        while (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
+          const r = this.reply(buf.subarray(2, buf.readUInt16BE(0) + 2));
+          buf = buf.subarray(buf.readUInt16BE(0) + 2);
+          if (r) {
+            const len = Buffer.alloc(2);
+            len.writeUInt16BE(r.length);
+            sock.write(Buffer.concat([len, r]));
+          }
+        }
+      });
+    });
+    await new Promise<void>((resolve) => this.tcp!.listen(this.port, '127.0.0.1', () => resolve()));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.udp?.close();
+    for (const c of this.conns) c.destroy();
+    await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
+  }
+}
+
+const PTR_TO_QUESTION = Buffer.from([0xc0, 0x0c]);
+
+describe('#9.17 malformed upstream records', () => {
+  let upstream: RawUpstream;
+  let server: RunningServer;
+  beforeAll(async () => {
+    upstream = await new RawUpstream((qname) => {
+      const name = qname.toString('latin1');
+      // short.test: an A record with 2 bytes of rdata; long.test: 5 bytes; good.test: a fine one.
+      if (name.includes('short')) return [encodeRr(PTR_TO_QUESTION, T.A, 1, 60, Buffer.from([10, 0]))];
+      if (name.includes('long')) return [encodeRr(PTR_TO_QUESTION, T.A, 1, 60, Buffer.from([10, 0, 0, 1, 9]))];
+      if (name.includes('badname')) return [encodeRr(PTR_TO_QUESTION, T.CNAME, 1, 60, Buffer.from([3, 0x61, 0x62]))];
+      // An AAAA record inside an A answer whose rdata is 4 bytes: no valid AAAA.
+      if (name.includes('aaaa')) return [encodeRr(PTR_TO_QUESTION, T.AAAA, 1, 60, Buffer.from([10, 0, 0, 1]))];
+      // Well formed on the wire, but a 63-octet label of 0xff bytes: the decoder reads each as
+      // U+FFFD, three octets in UTF-8, so the answer can no longer be encoded.
+      if (name.includes('binary')) return [encodeRr(PTR_TO_QUESTION, T.CNAME, 1, 60, Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0xff), Buffer.from([0])]))];
+      return [encodeRr(PTR_TO_QUESTION, T.A, 1, 60, Buffer.from([192, 0, 2, 7]))];
+    }).start();
+    const dir = tmpDir('clusterdns-qp-');
+    fs.writeFileSync(path.join(dir, 'Corefile'), `. {\n  forward . 127.0.0.1:${upstream.port} {\n    max_fails 0\n  }\n}\n`);
+    server = await startServer(['--conf', path.join(dir, 'Corefile')]);
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+    await upstream?.stop();
+  });
+
+  it.each(['short.test', 'long.test', 'badname.test', 'aaaa.test'])('%s: SERVFAIL over UDP and TCP, never silence', async (name) => {
+    const t0 = Date.now();
+    const reply = await udpExchange(buildQuery({ name, type: T.A }), { port: server.port }, 3000);
+    expect(reply, 'a reply, not silence').not.toBeNull();
+    expect(parseHeader(reply!).rcode).toBe(Rcode.SERVFAIL);
+    const treply = await tcpQuery(buildQuery({ name, type: T.A }), { port: server.port });
+    expect(parseHeader(treply).rcode).toBe(Rcode.SERVFAIL);
+    // Malformed is an error at once, not a wait for a better reply until the timeout.
+    expect(Date.now() - t0).toBeLessThan(2500);
+  });
+
+  it('an answer the encoder cannot write is SERVFAIL, logged with the query', async () => {
+    const reply = await udpExchange(buildQuery({ name: 'binary.test', type: T.A }), { port: server.port }, 3000);
+    expect(reply, 'a reply, not silence').not.toBeNull();
+    expect(parseHeader(reply!).rcode).toBe(Rcode.SERVFAIL);
+    expect(server.logs.some((l) => l.includes('binary.test') && l.includes('could not be encoded'))).toBe(true);
+  });
+
+  it('a well-formed upstream answer still passes', async () => {
+    const reply = await udpQuery(buildQuery({ name: 'good.test', type: T.A }), { port: server.port });
+    expect(parseHeader(reply).rcode).toBe(Rcode.NOERROR);
+    expect(decode(reply).answers?.map((a) => a.data)).toEqual(['192.0.2.7']);
+  });
+
+  it('the failure is logged naming the query', () => {
+    expect(server.logs.some((l) => l.includes('short.test') && /malformed|SERVFAIL/i.test(l))).toBe(true);
+  });
+});
