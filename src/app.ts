@@ -68,6 +68,25 @@ export function defaultCorefile(upstreamResolvConf = process.env.CLUSTERDNS_UPST
 }
 
 
+/** Nested internal lookups per query, as CoreDNS's file plugin allows re-entries (loop > 8 fails). */
+export const DEFAULT_MAX_LOOKUP_DEPTH = 8;
+
+/** A warn logger that writes at most one line per interval and counts the ones it held back. */
+function throttled(log: Logger, intervalMs: number): (fields: object, msg: string) => void {
+  let last = 0;
+  let held = 0;
+  return (fields, msg) => {
+    const now = Date.now();
+    if (now - last < intervalMs) {
+      held++;
+      return;
+    }
+    last = now;
+    log.warn({ ...fields, suppressed: held }, msg);
+    held = 0;
+  };
+}
+
 export function defaultRegistry(): Registry {
   return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin).register(filePlugin).register(forwardPlugin).register(cachePlugin)
     .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
@@ -88,6 +107,10 @@ export interface AppOptions {
   logQueries?: boolean;
   /** The resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf). */
   upstreamResolvConf?: string;
+  /** Internal lookups (ExternalName targets through the server) one query may nest; default 8. */
+  maxLookupDepth?: number;
+  /** Bytes of encoded answers each listener's answer cache keeps; default 32 MiB. */
+  answerCacheBytes?: number;
   /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
   hooks?: ReloadHooks;
 }
@@ -269,12 +292,24 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   // Upstream lookups (ExternalName targets) go through the server again, like CoreDNS's
   // upstream package; bound once the routers exist.
   let upstreamRouter: Router | undefined;
-  const lookup = async (name: string, qtype: string): Promise<DnsResponse> => {
+  const maxDepth = opts.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH;
+  const loopLog = throttled(log, 1000);
+  const lookup = async (name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse> => {
     const qname = name.toLowerCase().endsWith('.') ? name.toLowerCase() : name.toLowerCase() + '.';
+    // The questions asked on the way here, the client's first (CoreDNS's file plugin bails out
+    // after 8 re-entries through the server; the kubernetes plugin has no bound, and recursed
+    // until the stack overflowed).
+    const trail = from ? (from.lookupTrail ?? [`${from.qname}|${from.qtype}`]) : [];
+    const key = `${qname}|${qtype}`;
+    if (trail.includes(key) || trail.length > maxDepth) {
+      const why = trail.includes(key) ? 'loop' : `depth over ${maxDepth}`;
+      loopLog({ chain: [...trail, key].map((k) => k.replace('|', ' ')).join(' -> '), limit: maxDepth }, `internal lookup ${why}: stopped with SERVFAIL for ${qname} ${qtype} (a CNAME/ExternalName chain through the server's own zones; fix the targets, or raise --max-lookup-depth)`);
+      return emptyResponse(Rcode.SERVFAIL);
+    }
     const chain = upstreamRouter?.chainFor(qname);
     if (!chain) return emptyResponse(Rcode.REFUSED);
     const local = { address: '127.0.0.1', port: 0 };
-    const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local };
+    const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local, lookupTrail: from ? [...trail, key] : undefined };
     return chain.serve(req);
   };
   const observers = new Map<Chain, QueryObserver[]>();

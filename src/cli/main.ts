@@ -19,6 +19,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')
     .option('--workers <n>', 'worker processes sharing the ports (a number or auto = one per core); default 1')
     .option('--upstream-resolv-conf <file>', 'the resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf)')
+    .option('--max-lookup-depth <n>', 'internal lookups (ExternalName targets through the server) one query may nest', '8')
     .action(async (opts: Parameters<typeof serve>[0]) => {
       await serve(opts);
     });

@@ -11,6 +11,7 @@ export interface ServeFlags extends ClusterFlags {
   logQueries?: boolean;
   workers?: string;
   upstreamResolvConf?: string;
+  maxLookupDepth?: string;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -24,6 +25,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (isWorker()) joinMetricsAggregation();
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
+  const maxLookupDepth = Number(flags.maxLookupDepth ?? '8');
+  if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
   let app;
   try {
     app = await buildApp({
@@ -34,6 +37,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       cluster: clusterOptions(flags),
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
+      maxLookupDepth,
     });
   } catch (err) {
     if (err instanceof ManifestError) {

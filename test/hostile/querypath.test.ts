@@ -137,3 +137,70 @@ describe('#9.17 malformed upstream records', () => {
     expect(server.logs.some((l) => l.includes('short.test') && /malformed|SERVFAIL/i.test(l))).toBe(true);
   });
 });
+
+describe('#9.7 ExternalName loops across server blocks', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    const dir = tmpDir('clusterdns-qp-');
+    fs.writeFileSync(
+      path.join(dir, 'svc.yaml'),
+      [
+        'a:b.x.svc.other.local',
+        'b:a.x.svc.cluster.local',
+        // h0 (cluster.local) -> h1 (other.local) -> h2 (cluster.local) ... -> h19 -> web
+        ...Array.from({ length: 20 }, (_, i) => `h${i}:${i === 19 ? 'web' : `h${i + 1}`}.x.svc.${i % 2 ? 'cluster' : 'other'}.local`),
+      ]
+        .map((s) => s.split(':'))
+        .map(([n, t]) => `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${n}\n  namespace: x\nspec:\n  type: ExternalName\n  externalName: ${t}\n`)
+        .join('---\n') + '---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: x\nspec:\n  clusterIP: 10.96.5.5\n  ports:\n  - port: 80\n',
+    );
+    fs.writeFileSync(
+      path.join(dir, 'Corefile'),
+      `cluster.local {\n  kubernetes cluster.local {\n    manifests ${dir}\n  }\n}\nother.local {\n  kubernetes other.local {\n    manifests ${dir}\n  }\n}\n`,
+    );
+    server = await startServer(['--conf', path.join(dir, 'Corefile')]);
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('a two-block loop answers the CNAME chain it has at once, and stops', async () => {
+    const t0 = Date.now();
+    const reply = await udpQuery(buildQuery({ name: 'a.x.svc.cluster.local', type: T.A }), { port: server.port }, 3000);
+    expect(Date.now() - t0).toBeLessThan(500);
+    const h = parseHeader(reply);
+    expect(h.rcode).toBe(Rcode.NOERROR);
+    expect(decode(reply).answers?.map((a) => `${a.name} ${a.type} ${String(a.data)}`)).toEqual([
+      'a.x.svc.cluster.local CNAME b.x.svc.other.local',
+      'b.x.svc.other.local CNAME a.x.svc.cluster.local',
+    ]);
+    expect(server.logs.some((l) => l.includes('internal lookup loop') && l.includes('a.x.svc.cluster.local'))).toBe(true);
+  });
+
+  it('a burst of looping queries costs little and other queries keep their latency', async () => {
+    // 64 loop queries at once, then a normal one: before the bound each loop query recursed
+    // until the stack overflowed (~18 ms of CPU apiece) and the normal one waited behind them.
+    const loops = Array.from({ length: 64 }, (_, i) =>
+      udpExchange(buildQuery({ name: i % 2 ? 'a.x.svc.cluster.local' : 'B.x.svc.other.local', type: T.A }), { port: server.port }, 5000),
+    );
+    const t0 = Date.now();
+    const good = await udpQuery(buildQuery({ name: 'web.x.svc.cluster.local', type: T.A }), { port: server.port }, 5000);
+    const goodMs = Date.now() - t0;
+    const replies = await Promise.all(loops);
+    const allMs = Date.now() - t0;
+    expect(replies.every((r) => r !== null && parseHeader(r).rcode === Rcode.NOERROR)).toBe(true);
+    expect(decode(good).answers?.map((a) => a.data)).toEqual(['10.96.5.5']);
+    expect(goodMs).toBeLessThan(300);
+    expect(allMs).toBeLessThan(1000);
+  });
+
+  it('a long chain without a loop stops at the depth limit (8 internal lookups)', async () => {
+    const reply = await udpQuery(buildQuery({ name: 'h0.x.svc.cluster.local', type: T.A }), { port: server.port }, 3000);
+    expect(parseHeader(reply).rcode).toBe(Rcode.NOERROR);
+    const answers = decode(reply).answers ?? [];
+    // h0 -> h1 -> ... -> h19 -> web: the first 9 CNAMEs (8 lookups deep), then nothing more.
+    expect(answers.map((a) => a.type)).toEqual(Array(9).fill('CNAME'));
+    expect(answers.map((a) => a.name)).toEqual(Array.from({ length: 9 }, (_, i) => `h${i}.x.svc.${i % 2 ? 'other' : 'cluster'}.local`));
+    expect(server.logs.some((l) => l.includes('internal lookup') && l.includes('depth'))).toBe(true);
+  });
+});

@@ -38,6 +38,8 @@ interface State {
   zone: string;
   /** The zone as the client spelled it (SOA, NS, SRV targets use it). */
   zoneSp: string;
+  /** The request being answered, when there is one: lookups through the server carry it (their depth and loops). */
+  req?: DnsRequest;
 }
 
 type MaybePromise<T> = T | Promise<T>;
@@ -59,7 +61,7 @@ const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
 
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
-  lookup(name: string, qtype: string): Promise<DnsResponse>;
+  lookup(name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse>;
   /** Non-loopback addresses the server is bound to, CoreDNS's localIPs fallback for NS. */
   localAddresses(): string[];
 }
@@ -183,6 +185,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       qtype: req.qtype,
       zone,
       zoneSp: zone === '.' ? '.' : req.name.slice(req.name.length - zone.length),
+      req,
     };
     let cacheable = true;
     let answer: MaybePromise<Rr[] | typeof NX>;
@@ -475,7 +478,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       const slot = records.length;
       records.push(cname);
       pending.push(
-        this.deps.lookup(target, state.qtype).then(
+        this.deps.lookup(target, state.qtype, state.req).then(
           (res) => void records.splice(slot + 1, 0, ...res.answer),
           () => undefined,
         ),
