@@ -9,7 +9,7 @@ import { Registry, type BlockContext, type RuntimeOptions } from './chain/regist
 import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { Rcode } from './dns/records.js';
-import { QueryHandler, type QueryObserver } from './server/handler.js';
+import { QueryHandler, type HandlerOptions, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
 import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
@@ -150,9 +150,10 @@ export class App {
     readonly log: Logger,
     logQueries = false,
     observers: ReadonlyMap<Chain, readonly QueryObserver[]> = new Map(),
+    handlerOptions: HandlerOptions = {},
   ) {
     for (const spec of specs) {
-      const handler = new QueryHandler(new Router(spec.entries), log);
+      const handler = new QueryHandler(new Router(spec.entries), log, handlerOptions);
       if (logQueries) handler.observe(queryLogger(log));
       const seen = new Set<QueryObserver>();
       for (const { chain } of spec.entries) {
@@ -359,7 +360,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   }
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
-  const app = new App(blocks, specList, chains, log, opts.logQueries, observers);
+  const app = new App(blocks, specList, chains, log, opts.logQueries, observers, { answerCacheBytes: opts.answerCacheBytes });
   handlers.push(...app.queryHandlers);
   app.options = opts;
   if (!opts.hooks) {

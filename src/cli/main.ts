@@ -20,6 +20,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--workers <n>', 'worker processes sharing the ports (a number or auto = one per core); default 1')
     .option('--upstream-resolv-conf <file>', 'the resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf)')
     .option('--max-lookup-depth <n>', 'internal lookups (ExternalName targets through the server) one query may nest', '8')
+    .option('--answer-cache-bytes <size>', 'bytes of encoded answers each listener keeps (e.g. 33554432, 32MiB, 0 = off)', '32MiB')
     .action(async (opts: Parameters<typeof serve>[0]) => {
       await serve(opts);
     });

@@ -12,6 +12,16 @@ export interface ServeFlags extends ClusterFlags {
   workers?: string;
   upstreamResolvConf?: string;
   maxLookupDepth?: string;
+  answerCacheBytes?: string;
+}
+
+/** A byte count: a whole number, optionally with KiB, MiB or GiB (K, M, G, KB, MB, GB read the same). */
+export function parseBytes(text: string): number | undefined {
+  const m = /^(\d+)\s*(k|m|g)?(i?b)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase() as 'k' | 'm' | 'g'] ?? 1;
+  const n = Number(m[1]) * unit;
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -27,6 +37,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   const maxLookupDepth = Number(flags.maxLookupDepth ?? '8');
   if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
+  const answerCacheBytes = parseBytes(flags.answerCacheBytes ?? '32MiB');
+  if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
   let app;
   try {
     app = await buildApp({
@@ -38,6 +50,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
       maxLookupDepth,
+      answerCacheBytes,
     });
   } catch (err) {
     if (err instanceof ManifestError) {
