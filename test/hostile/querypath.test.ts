@@ -256,3 +256,46 @@ describe('#9.13 Corefile regexes run in linear time (RE2, as CoreDNS)', () => {
     expect(Date.now() - t0).toBeLessThan(1500);
   });
 });
+
+describe('#9.12 letter-case variants of a large answer', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    const dir = tmpDir('clusterdns-qp-');
+    // A headless service with 3000 ready endpoints: its A answer is about 48 KB (TCP).
+    const slices = [0, 1, 2].map(
+      (s) =>
+        `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: huge-${s}\n  namespace: x\n  labels:\n    kubernetes.io/service-name: huge\naddressType: IPv4\nendpoints:\n` +
+        Array.from({ length: 1000 }, (_, i) => `  - addresses: ["10.${100 + s}.${Math.floor(i / 250)}.${(i % 250) + 1}"]\n    conditions:\n      ready: true\n`).join(''),
+    );
+    fs.writeFileSync(path.join(dir, 'huge.yaml'), ['apiVersion: v1\nkind: Service\nmetadata:\n  name: huge\n  namespace: x\nspec:\n  clusterIP: None\n', ...slices].join('---\n'));
+    fs.writeFileSync(path.join(dir, 'Corefile'), `cluster.local {\n  kubernetes cluster.local {\n    manifests ${dir}\n  }\n}\n`);
+    server = await startServer(['--conf', path.join(dir, 'Corefile')], { timeoutMs: 30_000 });
+  }, 40_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const rssKb = (): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'))![1]);
+
+  it('2000 spellings over TCP add about one answer to the cache, not one per spelling', async () => {
+    const name = 'huge.x.svc.cluster.local';
+    const first = await tcpQuery(buildQuery({ name, type: T.A }), { port: server.port }, 5000);
+    expect(first.length).toBeGreaterThan(45_000);
+    const before = rssKb();
+    let seed = 12345;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const t0 = Date.now();
+    for (let i = 0; i < 2000; i++) {
+      const spelled = [...name].map((c) => (rand() < 0.5 ? c.toUpperCase() : c)).join('');
+      const reply = await tcpQuery(buildQuery({ name: spelled, type: T.A }), { port: server.port }, 5000);
+      expect(parseHeader(reply).ancount).toBe(3000);
+      // The question section echoes the client's spelling.
+      expect(reply.subarray(12, 12 + name.length + 2).toString('latin1')).toContain(spelled.split('.')[0]!);
+    }
+    const grownMb = (rssKb() - before) / 1024;
+    // Measured: ~37 MB after the fix (garbage not yet collected), ~108 MB before.
+    // One entry per spelling held ~48 KB each: 2000 spellings grew the server by ~100 MB.
+    expect(grownMb).toBeLessThan(60);
+    expect(Date.now() - t0).toBeLessThan(9000);
+  }, 40_000);
+});
