@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startServer, type RunningServer } from '../helpers/server.js';
+import { spawnSync } from 'node:child_process';
+import { buildApp } from '../../src/app.js';
+import { freePort, launcher, startServer, type RunningServer } from '../helpers/server.js';
 import { buildQuery, decode, encodeRr, parseHeader, Rcode, T, udpExchange, udpQuery, tcpQuery } from '../server/raw.js';
 
 function tmpDir(prefix: string): string {
@@ -140,8 +142,9 @@ describe('#9.17 malformed upstream records', () => {
 
 describe('#9.7 ExternalName loops across server blocks', () => {
   let server: RunningServer;
+  let dir: string;
   beforeAll(async () => {
-    const dir = tmpDir('clusterdns-qp-');
+    dir = tmpDir('clusterdns-qp-');
     fs.writeFileSync(
       path.join(dir, 'svc.yaml'),
       [
@@ -202,6 +205,18 @@ describe('#9.7 ExternalName loops across server blocks', () => {
     expect(answers.map((a) => a.type)).toEqual(Array(9).fill('CNAME'));
     expect(answers.map((a) => a.name)).toEqual(Array.from({ length: 9 }, (_, i) => `h${i}.x.svc.${i % 2 ? 'other' : 'cluster'}.local`));
     expect(server.logs.some((l) => l.includes('internal lookup') && l.includes('depth'))).toBe(true);
+  });
+
+  it('--max-lookup-depth sets the bound, and bad values are refused with the fix', async () => {
+    const app = await buildApp({ conf: path.join(dir, 'Corefile'), port: 0, maxLookupDepth: 2 });
+    const reply = await app.query('h0.x.svc.cluster.local', 'A');
+    expect(reply.answers?.map((a) => a.name)).toEqual(['h0.x.svc.cluster.local', 'h1.x.svc.other.local', 'h2.x.svc.cluster.local']);
+    const run = spawnSync(process.execPath, [launcher, 'serve', '--conf', path.join(dir, 'Corefile'), '--port', '0', '--max-lookup-depth', 'lots'], { encoding: 'utf8', timeout: 10_000 });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr + run.stdout).toContain('--max-lookup-depth lots: must be a whole number');
+    const run2 = spawnSync(process.execPath, [launcher, 'serve', '--conf', path.join(dir, 'Corefile'), '--port', '0', '--answer-cache-bytes', 'much'], { encoding: 'utf8', timeout: 10_000 });
+    expect(run2.status).not.toBe(0);
+    expect(run2.stderr + run2.stdout).toContain('--answer-cache-bytes much: must be a byte count');
   });
 });
 
