@@ -28,7 +28,7 @@ class RawUpstream {
 
   constructor(private readonly records: (qname: Buffer) => Buffer[]) {}
 
-  reply(query: Buffer): Buffer | undefined {
+  reply(query: Buffer, proto: 'udp' | 'tcp' = 'udp'): Buffer | undefined {
     if (query.length < 17) return undefined;
     let o = 12;
     while (o < query.length && query[o] !== 0) o += query[o]! + 1;
@@ -42,7 +42,13 @@ class RawUpstream {
     head.writeUInt16BE(records.length, 6);
     head.writeUInt16BE(0, 8);
     head.writeUInt16BE(0, 10);
-    return Buffer.concat([head, query.subarray(12, qend), ...records]);
+    const out = Buffer.concat([head, query.subarray(12, qend), ...records]);
+    // cut*: over UDP the reply is truncated mid-record with TC set, as some servers do.
+    if (proto === 'udp' && query.subarray(12, o).toString('latin1').includes('cut')) {
+      out[2] = out[2]! | 0x02;
+      return out.subarray(0, out.length - 3);
+    }
+    return out;
   }
 
   async start(): Promise<this> {
@@ -62,7 +68,7 @@ class RawUpstream {
       sock.on('data', (chunk: Buffer) => {
         buf = Buffer.concat([buf, chunk]);
         while (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
-          const r = this.reply(buf.subarray(2, buf.readUInt16BE(0) + 2));
+          const r = this.reply(buf.subarray(2, buf.readUInt16BE(0) + 2), 'tcp');
           buf = buf.subarray(buf.readUInt16BE(0) + 2);
           if (r) {
             const len = Buffer.alloc(2);
@@ -127,6 +133,12 @@ describe('#9.17 malformed upstream records', () => {
     expect(reply, 'a reply, not silence').not.toBeNull();
     expect(parseHeader(reply!).rcode).toBe(Rcode.SERVFAIL);
     expect(server.logs.some((l) => l.includes('binary.test') && l.includes('could not be encoded'))).toBe(true);
+  });
+
+  it('a truncated UDP reply cut mid-record is asked again over TCP', async () => {
+    const reply = await udpQuery(buildQuery({ name: 'cut.test', type: T.A }), { port: server.port }, 3000);
+    expect(parseHeader(reply).rcode).toBe(Rcode.NOERROR);
+    expect(decode(reply).answers?.map((a) => a.data)).toEqual(['192.0.2.7']);
   });
 
   it('a well-formed upstream answer still passes', async () => {

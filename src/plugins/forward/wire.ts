@@ -119,3 +119,15 @@ export function malformed(msg: Buffer): string | undefined {
     return (err as Error).message;
   }
 }
+
+/** Offset after the question section, or undefined when it does not fit in the message. */
+export function questionEnd(msg: Buffer): number | undefined {
+  try {
+    if (msg.length < 12) return undefined;
+    let off = 12;
+    for (let i = msg.readUInt16BE(4); i > 0; i--) off = skipName(msg, off, msg.length) + 4;
+    return off <= msg.length ? off : undefined;
+  } catch {
+    return undefined;
+  }
+}
