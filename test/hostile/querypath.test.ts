@@ -164,6 +164,9 @@ describe('#9.7 ExternalName loops across server blocks', () => {
         'b:a.x.svc.cluster.local',
         // h0 (cluster.local) -> h1 (other.local) -> h2 (cluster.local) ... -> h19 -> web
         ...Array.from({ length: 20 }, (_, i) => `h${i}:${i === 19 ? 'web' : `h${i + 1}`}.x.svc.${i % 2 ? 'cluster' : 'other'}.local`),
+        // Inside one zone: k0 -> ... -> k10 -> web (11 CNAMEs) and m0 -> ... -> m11 -> web (12).
+        ...Array.from({ length: 11 }, (_, i) => `k${i}:${i === 10 ? 'web' : `k${i + 1}`}.x.svc.cluster.local`),
+        ...Array.from({ length: 12 }, (_, i) => `m${i}:${i === 11 ? 'web' : `m${i + 1}`}.x.svc.cluster.local`),
       ]
         .map((s) => s.split(':'))
         .map(([n, t]) => `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${n}\n  namespace: x\nspec:\n  type: ExternalName\n  externalName: ${t}\n`)
@@ -217,6 +220,14 @@ describe('#9.7 ExternalName loops across server blocks', () => {
     expect(answers.map((a) => a.type)).toEqual(Array(9).fill('CNAME'));
     expect(answers.map((a) => a.name)).toEqual(Array.from({ length: 9 }, (_, i) => `h${i}.x.svc.${i % 2 ? 'other' : 'cluster'}.local`));
     expect(server.logs.some((l) => l.includes('internal lookup') && l.includes('depth'))).toBe(true);
+  });
+
+  it('a chain inside one zone follows CoreDNS's maxCnameChainLength (10): 11 CNAMEs resolve, 12 give NODATA', async () => {
+    const k = decode(await udpQuery(buildQuery({ name: 'k0.x.svc.cluster.local', type: T.A }), { port: server.port }, 3000));
+    expect(k.answers?.map((a) => a.type)).toEqual([...Array(11).fill('CNAME'), 'A']);
+    const m = await udpQuery(buildQuery({ name: 'm0.x.svc.cluster.local', type: T.A }), { port: server.port }, 3000);
+    expect(parseHeader(m).rcode).toBe(Rcode.NOERROR);
+    expect(parseHeader(m).ancount).toBe(0);
   });
 
   it('--max-lookup-depth sets the bound, and bad values are refused with the fix', async () => {

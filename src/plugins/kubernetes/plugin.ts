@@ -462,7 +462,9 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       const target = item.host;
       const targetLower = target.toLowerCase();
       if (targetLower === state.qname) continue; // CNAME to itself
-      if (previous.length > 7) continue;
+      // CoreDNS's maxCnameChainLength (10 since v1.12.1; 7 before): a longer chain inside the
+      // zone gets nothing, since each step keeps its CNAME only when the next one found records.
+      if (previous.length > 10) continue;
       const cname = this.rr(state.name, 'CNAME', item.ttl, target.replace(/\.$/, '') === '' ? '.' : target);
       if (previous.some((p) => p.type === 'CNAME' && eq(p.name, cname.name) && eq(String(p.data), target))) continue;
       if (isSubdomain(targetLower, state.zone)) {
