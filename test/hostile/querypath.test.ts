@@ -222,7 +222,7 @@ describe('#9.7 ExternalName loops across server blocks', () => {
     expect(server.logs.some((l) => l.includes('internal lookup') && l.includes('depth'))).toBe(true);
   });
 
-  it('a chain inside one zone follows CoreDNS's maxCnameChainLength (10): 11 CNAMEs resolve, 12 give NODATA', async () => {
+  it('a chain inside one zone follows the maxCnameChainLength of CoreDNS (10): 11 CNAMEs resolve, 12 give NODATA', async () => {
     const k = decode(await udpQuery(buildQuery({ name: 'k0.x.svc.cluster.local', type: T.A }), { port: server.port }, 3000));
     expect(k.answers?.map((a) => a.type)).toEqual([...Array(11).fill('CNAME'), 'A']);
     const m = await udpQuery(buildQuery({ name: 'm0.x.svc.cluster.local', type: T.A }), { port: server.port }, 3000);
