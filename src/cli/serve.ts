@@ -26,6 +26,11 @@ export function parseBytes(text: string): number | undefined {
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const log = createLogger(flags.logLevel);
+  // Checked before workers start, so a bad value fails once instead of in every worker.
+  const maxLookupDepth = Number(flags.maxLookupDepth ?? '8');
+  if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
+  const answerCacheBytes = parseBytes(flags.answerCacheBytes ?? '32MiB');
+  if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
   const workers = workerCount(flags.workers);
   if (workers > 1 && !isWorker()) {
     log.info({ workers }, 'starting worker processes');
@@ -35,10 +40,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (isWorker()) joinMetricsAggregation();
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
-  const maxLookupDepth = Number(flags.maxLookupDepth ?? '8');
-  if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
-  const answerCacheBytes = parseBytes(flags.answerCacheBytes ?? '32MiB');
-  if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
   let app;
   try {
     app = await buildApp({
