@@ -12,6 +12,11 @@ export interface RuntimeOptions {
   /** Default manifest paths of every `kubernetes` block that names none itself. */
   manifests: string[];
   cluster: ClusterOptions;
+  /**
+   * Keep the cluster model beside the plugins' indexes, for tools that look at pods (resolve,
+   * resolv-conf, the library). A serving process leaves it out: it needs only the indexes.
+   */
+  retainModel?: boolean;
 }
 
 /** What a plugin's setup may read and set for its server block. */

@@ -3,10 +3,11 @@
 import { buildApp } from '../app.js';
 import { CorefileError, loadCorefile, parseCorefile } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
-import { ManifestError, type Finding } from '../cluster/model.js';
+import { findingPlace, ManifestError, type Finding } from '../cluster/model.js';
 import { defaultCorefile } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
+import { manifestPath } from '../plugins/kubernetes/setup.js';
 
 export interface CheckFlags extends ClusterFlags {
   warnOnly?: boolean;
@@ -20,7 +21,8 @@ function manifestPaths(flags: CheckFlags): string[] {
   for (const block of blocks) {
     for (const d of block.directives) {
       if (d.name !== 'kubernetes') continue;
-      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args);
+      // The same paths serve reads: relative to the Corefile's directory, not the current one.
+      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args.map((p) => manifestPath(p, o.file)));
       for (const p of own.length > 0 ? own : (flags.manifests ?? [])) paths.add(p);
     }
   }
@@ -64,7 +66,7 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     }
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  for (const f of findings) out.write(`${f.file}:${f.line}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
+  for (const f of findings) out.write(`${findingPlace(f)}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
   out.write(`${errors} error(s), ${warnings} warning(s)${paths.length === 0 ? '; no manifests given (--manifests or a kubernetes `manifests` option)' : ''}\n`);

@@ -34,6 +34,8 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     for (const chain of app.chains) {
       for (const plugin of chain.plugins) {
         if (!(plugin instanceof KubernetesPlugin)) continue;
+        // ns.dns.<zone> from the Corefile's bind lines, not this machine's interfaces.
+        plugin.machineIndependent = true;
         if (!plugin.cfg.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
         for (const q of enumerateQuestions(plugin.cfg, plugin.currentStore)) {
           const zone = plugin.cfg.zones.filter((z) => isSubdomain(q.name, z)).sort((a, b) => b.length - a.length)[0]!;
@@ -69,21 +71,34 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
-  const lines: string[] = [];
+  // Sort keys are computed once per record (not per comparison), and the output is written in
+  // chunks: a 100k-endpoint cluster has hundreds of thousands of records.
+  let chunk: string[] = [];
+  const emit = async (line: string): Promise<void> => {
+    chunk.push(line);
+    if (chunk.length >= 4096) await flush();
+  };
+  const flush = async (): Promise<void> => {
+    if (chunk.length === 0) return;
+    const text = chunk.join('\n') + '\n';
+    chunk = [];
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  };
+  let first = true;
   for (const zone of zones) {
-    const rrs = [...byZone.get(zone)!.values()].sort((a, b) => {
-      if (a.type === 'SOA' && b.type !== 'SOA') return -1;
-      if (b.type === 'SOA' && a.type !== 'SOA') return 1;
-      const byName = canonicalCompare(a.name, b.name);
+    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
+    keyed.sort((a, b) => {
+      if (a.soa !== b.soa) return a.soa - b.soa;
+      const byName = canonicalCompare(a.rr.name, b.rr.name);
       if (byName !== 0) return byName;
-      const ta = TYPE_ORDER.indexOf(a.type);
-      const tb = TYPE_ORDER.indexOf(b.type);
-      if (ta !== tb) return ta - tb;
-      const ra = rdataText(a);
-      const rb = rdataText(b);
-      return ra < rb ? -1 : ra > rb ? 1 : 0;
+      if (a.type !== b.type) return a.type - b.type;
+      return a.rdata < b.rdata ? -1 : a.rdata > b.rdata ? 1 : 0;
     });
-    lines.push(`; zone ${zone} (${rrs.length} records)`, `$ORIGIN ${zone}`, ...rrs.map(recordText), '');
+    if (!first) await emit('');
+    first = false;
+    await emit(`; zone ${zone} (${keyed.length} records)`);
+    await emit(`$ORIGIN ${zone}`);
+    for (const k of keyed) await emit(recordText(k.rr));
   }
-  out.write(lines.join('\n'));
+  await flush();
 }

@@ -14,7 +14,7 @@ import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, ServiceDraft } from './objects.js';
 import { familyOf, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
 import { Checker, isObj } from './validate.js';
-import { collectManifestFiles, parseManifestText, readManifestFile } from './yaml-docs.js';
+import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile } from './yaml-docs.js';
 
 export { ManifestError } from './model.js';
 
@@ -100,7 +100,7 @@ function build(
   let objectCount = 0;
 
   for (const doc of docs) {
-    for (const raw of parseManifestText(doc.file, doc.text, findings)) {
+    for (const raw of parseManifestText(doc.file, doc.text, findings, opts.manifestLimits)) {
       objectCount++;
       const source: SourceRef = { file: raw.file, line: raw.line };
       if (!isObj(raw.obj)) {
@@ -113,15 +113,16 @@ function build(
       const kind = typeof kindRaw === 'string' && kindRaw !== '' ? kindRaw : undefined;
       const apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
       const md = o['metadata'];
-      const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` "${md['name']}"` : '';
-      const check = new Checker(findings, source, `${kind ?? 'object'}${nameHint}`);
-      if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"');
-      if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`);
+      const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${excerpt(md['name'])}` : '';
+      const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
+      const check = new Checker(findings, source, `${kindText}${nameHint}`, raw.positions);
+      if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"', 'kind');
+      if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`, 'apiVersion');
       if (kind === undefined || apiVersion === undefined) {
         if (nameHint === '') check.error('metadata.name is missing; every object needs a name');
         continue;
       }
-      check.what = kind;
+      check.what = kindText;
       const group = groupOf(apiVersion);
       const known = KNOWN_KINDS[kind]?.includes(group) === true;
       const namespaced = !CLUSTER_SCOPED.has(kind);
@@ -142,7 +143,7 @@ function build(
         ignoredKinds.set(label, (ignoredKinds.get(label) ?? 0) + 1);
         const groups = KNOWN_KINDS[kind];
         if (group === '' && groups && !groups.includes('')) {
-          check.warn(`apiVersion ${apiVersion} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`);
+          check.warn(`apiVersion ${excerpt(apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
         }
         continue;
       }
@@ -251,8 +252,9 @@ export function buildModel(
 export function loadManifests(paths: string[], options?: Partial<ClusterOptions>): { model: ClusterModel; findings: Finding[] } {
   const findings: Finding[] = [];
   const docs: { file: string; text: string }[] = [];
+  const maxFileBytes = options?.manifestLimits?.maxFileBytes ?? defaultManifestLimits.maxFileBytes;
   for (const file of collectManifestFiles(paths, findings)) {
-    const text = readManifestFile(file, findings);
+    const text = readManifestFile(file, findings, maxFileBytes);
     if (text !== undefined) docs.push({ file, text });
   }
   return build(docs, options, findings);

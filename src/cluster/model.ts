@@ -2,6 +2,8 @@
 // (cluster IP allocation, Endpoints -> EndpointSlice mirroring) have been applied.
 // Everything downstream (record store, resolv.conf emulation) reads only this.
 
+import type { ManifestLimits } from './yaml-docs.js';
+
 /** Where an object came from, for messages that name the file and line. */
 export interface SourceRef {
   readonly file: string;
@@ -189,6 +191,8 @@ export interface ClusterOptions {
   readonly nodes?: readonly ClusterNode[];
   /** Pods to mark not ready, for testing: "namespace/name" entries, '*' and '?' globs allowed. */
   readonly notReady?: readonly string[];
+  /** Bounds on manifest files and objects (defaults in yaml-docs.ts: defaultManifestLimits). */
+  readonly manifestLimits?: Partial<ManifestLimits>;
 }
 
 /** kind-style default nodes: three nodes in three zones, dual-stack node addresses. */
@@ -209,11 +213,17 @@ export const defaultClusterOptions: ClusterOptions = {
 /** A problem in the input, located so a user can fix it. */
 export interface Finding {
   readonly file: string;
+  /** 1-based; 0 when the finding is about the whole path (a missing file, a directory). */
   readonly line: number;
   readonly severity: 'error' | 'warning';
   readonly message: string;
   /** A stable identifier of the kind of finding (e.g. 'selector-no-pods'), for model checks. */
   readonly code?: string;
+}
+
+/** "file:line", or just "file" for a finding about a whole path (line 0). */
+export function findingPlace(f: Pick<Finding, 'file' | 'line'>): string {
+  return f.line > 0 ? `${f.file}:${f.line}` : f.file;
 }
 
 /** Thrown when manifests cannot be loaded; carries every error found, not just the first. */
@@ -222,7 +232,7 @@ export class ManifestError extends Error {
     super(
       findings
         .filter((f) => f.severity === 'error')
-        .map((f) => `${f.file}:${f.line}: ${f.message}`)
+        .map((f) => `${findingPlace(f)}: ${f.message}`)
         .join('\n'),
     );
     this.name = 'ManifestError';
