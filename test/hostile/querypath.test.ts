@@ -208,8 +208,9 @@ describe('#9.7 ExternalName loops across server blocks', () => {
     const allMs = Date.now() - t0;
     expect(replies.every((r) => r !== null && parseHeader(r).rcode === Rcode.NOERROR)).toBe(true);
     expect(decode(good).answers?.map((a) => a.data)).toEqual(['10.96.5.5']);
-    expect(goodMs).toBeLessThan(300);
-    expect(allMs).toBeLessThan(1000);
+    // Bounds with room for a loaded machine; before the fix: good ~1700 ms, all ~1700 ms.
+    expect(goodMs).toBeLessThan(600);
+    expect(allMs).toBeLessThan(1500);
   });
 
   it('a long chain without a loop stops at the depth limit (8 internal lookups)', async () => {
@@ -283,7 +284,7 @@ describe('#9.13 Corefile regexes run in linear time (RE2, as CoreDNS)', () => {
     const good = await udpQuery(buildQuery({ name: 'web-1.rx.cluster.local', type: T.A }), { port: server.port }, 1500);
     // No answer rule: the owner is the rewritten name, as CoreDNS's regex rules leave it.
     expect(decode(good).answers?.map((a) => `${a.name} ${String(a.data)}`)).toEqual(['web.x.svc.cluster.local 10.96.5.5']);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(Date.now() - t0).toBeLessThan(1500);
   });
 
   it('an errors consolidate pattern matched against a client-chosen name costs no more', async () => {
