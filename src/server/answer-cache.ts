@@ -9,7 +9,9 @@
 // Keyed without regard to letter case (names are case-insensitive; 0x20 clients randomise case
 // per query). A reply echoes the client's spelling, so an entry answers another spelling only
 // once the handler has shown that the reply for any spelling is this one with the question name
-// bytes replaced (see QueryHandler.checkCase); until then only the exact spelling hits.
+// bytes replaced (see QueryHandler.checkCase); until then only the exact spelling hits. Answers
+// shown to depend on the spelling (SRV targets spell the zone as asked) are kept per spelling,
+// each in a slot of its own, within the same byte budget.
 
 /** How an entry may answer other spellings of its question. */
 export enum CaseUse {
@@ -17,7 +19,7 @@ export enum CaseUse {
   Unchecked = 0,
   /** Any spelling: the reply with the question name bytes copied from the query. */
   Any = 1,
-  /** Exact spelling only (the reply spells names after the question elsewhere too). */
+  /** Exact spelling only (the reply spells names after the question elsewhere too); other spellings get slots of their own. */
   Exact = 2,
 }
 
@@ -51,6 +53,17 @@ export function answerShape(edns: boolean, dnssecOk: boolean, limit: number): nu
 
 /** Each byte with ASCII letters folded to lower case. */
 const FOLD = new Uint8Array(256).map((_, c) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c));
+
+/**
+ * The slot of one spelling of a question whose answer depends on the spelling (an Exact entry
+ * holds the slot of the first): the hash of the bytes as sent, salted so it never equals the
+ * folded hash of the same bytes.
+ */
+function spellingHash(buf: Buffer, start: number, end: number, shape: number): number {
+  let h = 0x9e3779b9 ^ shape;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+  return h >>> 0;
+}
 
 function hash(buf: Buffer, start: number, end: number, shape: number): number {
   // FNV-1a over the question name with ASCII letters folded to lower case, then type, class and
@@ -106,10 +119,16 @@ export class AnswerCache {
    * or any spelling once the entry is known to answer any (copy the query's name bytes in).
    */
   get(msg: Buffer, questionEnd: number, shape: number): CachedAnswer | undefined {
-    const e = this.entries.get(hash(msg, 12, questionEnd, shape));
+    let e = this.entries.get(hash(msg, 12, questionEnd, shape));
     if (e === undefined || e.shape !== shape) return undefined;
     const cmp = compareQuestion(e.question, msg, 12, questionEnd);
-    if (cmp < 0 || (cmp === 1 && e.caseUse !== CaseUse.Any)) return undefined;
+    if (cmp < 0) return undefined;
+    if (cmp === 1 && e.caseUse !== CaseUse.Any) {
+      if (e.caseUse !== CaseUse.Exact) return undefined;
+      // Answers that depend on the spelling are kept per spelling, in slots of their own.
+      e = this.entries.get(spellingHash(msg, 12, questionEnd, shape));
+      if (e === undefined || e.shape !== shape || compareQuestion(e.question, msg, 12, questionEnd) !== 0) return undefined;
+    }
     e.ref = true;
     this.hits++;
     return e;
@@ -125,6 +144,10 @@ export class AnswerCache {
     const old = this.entries.get(key);
     if (old !== undefined && old.shape === shape) {
       const cmp = compareQuestion(old.question, msg, 12, questionEnd);
+      if (cmp === 1 && old.caseUse === CaseUse.Exact) {
+        this.put(spellingHash(msg, 12, questionEnd, shape), Buffer.from(msg.subarray(12, questionEnd)), shape, reply, CaseUse.Exact);
+        return false;
+      }
       if (cmp === 1) return old.caseUse === CaseUse.Unchecked;
     }
     this.put(key, Buffer.from(msg.subarray(12, questionEnd)), shape, reply, CaseUse.Unchecked);
