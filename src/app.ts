@@ -34,6 +34,8 @@ import { transferPlugin } from './plugins/transfer/setup.js';
 import { loopPlugin } from './plugins/loop/setup.js';
 import { hostsPlugin } from './plugins/hosts/setup.js';
 import { rewritePlugin } from './plugins/rewrite/setup.js';
+import { k8sExternalPlugin } from './plugins/k8s_external/index.js';
+import { k8sGatewayPlugin } from './plugins/k8s_gateway/index.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -92,7 +94,8 @@ export function defaultRegistry(): Registry {
   return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin).register(filePlugin).register(forwardPlugin).register(cachePlugin)
     .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
     .register(loadbalancePlugin)
-    .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin);
+    .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin)
+    .register(k8sExternalPlugin).register(k8sGatewayPlugin);
 }
 
 export interface AppOptions {

@@ -66,7 +66,8 @@ export interface PluginDefinition {
 }
 
 /**
- * CoreDNS's plugin.cfg order (v1.14). Plugins clusterdns does not implement are listed so the
+ * CoreDNS's plugin.cfg order (v1.14), plus the external k8s_gateway just before kubernetes (where
+ * its README tells builders to put it). Plugins clusterdns does not implement are listed so the
  * error for them can say so, instead of calling them unknown.
  */
 export const coreDnsOrder = [
@@ -74,7 +75,7 @@ export const coreDnsOrder = [
   'multisocket', 'reload', 'nsid', 'bufsize', 'bind', 'debug', 'trace', 'ready', 'health', 'pprof',
   'prometheus', 'errors', 'log', 'dnstap', 'local', 'dns64', 'acl', 'any', 'chaos', 'loadbalance',
   'tsig', 'cache', 'rewrite', 'header', 'dnssec', 'autopath', 'minimal', 'template', 'transfer',
-  'hosts', 'route53', 'azure', 'clouddns', 'k8s_external', 'kubernetes', 'file', 'auto', 'secondary',
+  'hosts', 'route53', 'azure', 'clouddns', 'k8s_external', 'k8s_gateway', 'kubernetes', 'file', 'auto', 'secondary',
   'etcd', 'loop', 'forward', 'grpc', 'erratic', 'whoami', 'on', 'sign', 'view', 'nomad',
 ] as const;
 
