@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Directive, ServerKey } from './corefile.js';
 import { CorefileError } from './corefile.js';
-import type { DnsResponse, Plugin } from './plugin.js';
+import type { DnsRequest, DnsResponse, Plugin } from './plugin.js';
 import type { QueryObserver } from '../server/handler.js';
 import type { ClusterOptions } from '../cluster/model.js';
 
@@ -42,9 +42,11 @@ export interface BlockContext {
   bindAddresses: string[];
   /**
    * Resolves a name through the server again, from the top of the chain of whichever block
-   * serves it (CoreDNS's upstream lookups, e.g. for ExternalName targets).
+   * serves it (CoreDNS's upstream lookups, e.g. for ExternalName targets). Pass the request being
+   * answered as `from`: lookups made while answering it are then bounded in depth and a question
+   * already asked on the way answers SERVFAIL, so a loop across server blocks stops.
    */
-  readonly lookup: (name: string, qtype: string) => Promise<DnsResponse>;
+  readonly lookup: (name: string, qtype: string, from?: DnsRequest) => Promise<DnsResponse>;
   /**
    * Another plugin of the same server block, by name, once the block is built (plugins that
    * cooperate through a published contract, like autopath asking kubernetes for a search path).

@@ -6,12 +6,14 @@ import { CorefileError } from '../../chain/corefile.js';
 import { emptyResponse, type DnsRequest, type DnsResponse, type Next, type Plugin } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
 import { goDurationString, parseGoDuration, typeStringFromName } from '../../metrics/packet.js';
+import { compileRegex } from '../../chain/regex.js';
 
 type Level = 'warn' | 'error' | 'info' | 'debug';
 
 export interface ConsolidatePattern {
   periodMs: number;
-  pattern: RegExp;
+  /** Matched anywhere in the error message (Go's MatchString); RE2 from a Corefile. */
+  pattern: { test(message: string): boolean };
   /** The regular expression as written, for the summary line. */
   source: string;
   level: Level;
@@ -90,9 +92,10 @@ export const errorsPlugin: PluginDefinition = {
       if (o.args.length < 2 || o.args.length > 3) throw new CorefileError(o.file, o.line, 'errors consolidate takes DURATION REGEXP [LEVEL], e.g. `consolidate 5m ".* i/o timeout$" warning`');
       const periodMs = parseGoDuration(o.args[0]!);
       if (periodMs === undefined || periodMs <= 0) throw new CorefileError(o.file, o.line, `errors consolidate: "${o.args[0]}" is not a duration; write e.g. 30s or 5m`);
-      let pattern: RegExp;
+      let pattern: ConsolidatePattern['pattern'];
       try {
-        pattern = new RegExp(o.args[1]!);
+        // RE2 (Go's syntax and linear time, as CoreDNS): error messages carry client-chosen names.
+        pattern = compileRegex(o.args[1]!);
       } catch (err) {
         throw new CorefileError(o.file, o.line, `errors consolidate: bad regular expression: ${(err as Error).message}`);
       }

@@ -38,6 +38,8 @@ interface State {
   zone: string;
   /** The zone as the client spelled it (SOA, NS, SRV targets use it). */
   zoneSp: string;
+  /** The request being answered, when there is one: lookups through the server carry it (their depth and loops). */
+  req?: DnsRequest;
 }
 
 type MaybePromise<T> = T | Promise<T>;
@@ -59,7 +61,7 @@ const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
 
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
-  lookup(name: string, qtype: string): Promise<DnsResponse>;
+  lookup(name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse>;
   /**
    * The server's own addresses (ns.ts), CoreDNS's localIPs fallback for NS; never empty.
    * `bindOnly`: from the bind addresses alone, never this machine's interfaces (`records`).
@@ -199,6 +201,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       qtype: req.qtype,
       zone,
       zoneSp: zone === '.' ? '.' : req.name.slice(req.name.length - zone.length),
+      req,
     };
     let cacheable = true;
     let answer: MaybePromise<Rr[] | typeof NX>;
@@ -518,7 +521,9 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       const target = item.host;
       const targetLower = target.toLowerCase();
       if (targetLower === state.qname) continue; // CNAME to itself
-      if (previous.length > 7) continue;
+      // CoreDNS's maxCnameChainLength (10 since v1.12.1; 7 before): a longer chain inside the
+      // zone gets nothing, since each step keeps its CNAME only when the next one found records.
+      if (previous.length > 10) continue;
       const cname = this.rr(state.name, 'CNAME', item.ttl, target.replace(/\.$/, '') === '' ? '.' : target);
       if (previous.some((p) => p.type === 'CNAME' && eq(p.name, cname.name) && eq(String(p.data), target))) continue;
       if (isSubdomain(targetLower, state.zone)) {
@@ -534,7 +539,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       const slot = records.length;
       records.push(cname);
       pending.push(
-        this.deps.lookup(target, state.qtype).then(
+        this.deps.lookup(target, state.qtype, state.req).then(
           (res) => void records.splice(slot + 1, 0, ...res.answer),
           () => undefined,
         ),
