@@ -9,7 +9,7 @@ import { Registry, type BlockContext, type RuntimeOptions } from './chain/regist
 import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { Rcode } from './dns/records.js';
-import { QueryHandler, type QueryObserver } from './server/handler.js';
+import { QueryHandler, type HandlerOptions, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
 import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
@@ -34,6 +34,8 @@ import { transferPlugin } from './plugins/transfer/setup.js';
 import { loopPlugin } from './plugins/loop/setup.js';
 import { hostsPlugin } from './plugins/hosts/setup.js';
 import { rewritePlugin } from './plugins/rewrite/setup.js';
+import { k8sExternalPlugin } from './plugins/k8s_external/index.js';
+import { k8sGatewayPlugin } from './plugins/k8s_gateway/index.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -69,11 +71,31 @@ export function defaultCorefile(upstreamResolvConf = process.env.CLUSTERDNS_UPST
 }
 
 
+/** Nested internal lookups per query, as CoreDNS's file plugin allows re-entries (loop > 8 fails). */
+export const DEFAULT_MAX_LOOKUP_DEPTH = 8;
+
+/** A warn logger that writes at most one line per interval and counts the ones it held back. */
+function throttled(log: Logger, intervalMs: number): (fields: object, msg: string) => void {
+  let last = 0;
+  let held = 0;
+  return (fields, msg) => {
+    const now = Date.now();
+    if (now - last < intervalMs) {
+      held++;
+      return;
+    }
+    last = now;
+    log.warn({ ...fields, suppressed: held }, msg);
+    held = 0;
+  };
+}
+
 export function defaultRegistry(): Registry {
   return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin).register(filePlugin).register(forwardPlugin).register(cachePlugin)
     .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
     .register(loadbalancePlugin)
-    .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin);
+    .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin)
+    .register(k8sExternalPlugin).register(k8sGatewayPlugin);
 }
 
 export interface AppOptions {
@@ -89,6 +111,10 @@ export interface AppOptions {
   logQueries?: boolean;
   /** The resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf). */
   upstreamResolvConf?: string;
+  /** Internal lookups (ExternalName targets through the server) one query may nest; default 8. */
+  maxLookupDepth?: number;
+  /** Bytes of encoded answers each listener's answer cache keeps; default 32 MiB. */
+  answerCacheBytes?: number;
   /** Keep the cluster model for tools that read pods (default true; `serve` turns it off). */
   retainModel?: boolean;
   /** TCP transport limits (serve --tcp-* flags); unset ones keep their defaults. */
@@ -134,9 +160,10 @@ export class App {
     readonly log: Logger,
     logQueries = false,
     observers: ReadonlyMap<Chain, readonly QueryObserver[]> = new Map(),
+    handlerOptions: HandlerOptions = {},
   ) {
     for (const spec of specs) {
-      const handler = new QueryHandler(new Router(spec.entries), log);
+      const handler = new QueryHandler(new Router(spec.entries), log, handlerOptions);
       if (logQueries) handler.observe(queryLogger(log));
       const seen = new Set<QueryObserver>();
       for (const { chain } of spec.entries) {
@@ -195,6 +222,14 @@ export class App {
     const reply = await handler.handle(msg, opts.protocol ?? 'tcp', client, client);
     if (!reply) throw new Error(`no reply for ${name} ${type}`);
     return dnsPacket.decode(reply);
+  }
+
+  /** Runs a message exactly as given (malformed ones too) through the handler path; the reply's bytes, if any. */
+  async queryWire(msg: Buffer, opts: { protocol?: 'udp' | 'tcp'; listener?: number; client?: string } = {}): Promise<Buffer | undefined> {
+    const handler = this.handlers[opts.listener ?? 0];
+    if (!handler) throw new Error('no server block to query');
+    const client = { address: opts.client ?? '127.0.0.1', port: 5353 };
+    return (await handler.handle(msg, opts.protocol ?? 'udp', client, client)) ?? undefined;
   }
 
   /**
@@ -287,12 +322,24 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   // Upstream lookups (ExternalName targets) go through the server again, like CoreDNS's
   // upstream package; bound once the routers exist.
   let upstreamRouter: Router | undefined;
-  const lookup = async (name: string, qtype: string): Promise<DnsResponse> => {
+  const maxDepth = opts.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH;
+  const loopLog = throttled(log, 1000);
+  const lookup = async (name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse> => {
     const qname = name.toLowerCase().endsWith('.') ? name.toLowerCase() : name.toLowerCase() + '.';
+    // The questions asked on the way here, the client's first (CoreDNS's file plugin bails out
+    // after 8 re-entries through the server; the kubernetes plugin has no bound, and recursed
+    // until the stack overflowed).
+    const trail = from ? (from.lookupTrail ?? [`${from.qname}|${from.qtype}`]) : [];
+    const key = `${qname}|${qtype}`;
+    if (trail.includes(key) || trail.length > maxDepth) {
+      const why = trail.includes(key) ? 'loop' : `depth over ${maxDepth}`;
+      loopLog({ chain: [...trail, key].map((k) => k.replace('|', ' ')).join(' -> '), limit: maxDepth }, `internal lookup ${why}: stopped with SERVFAIL for ${qname} ${qtype} (a CNAME/ExternalName chain through the server's own zones; fix the targets, or raise --max-lookup-depth)`);
+      return emptyResponse(Rcode.SERVFAIL);
+    }
     const chain = upstreamRouter?.chainFor(qname);
     if (!chain) return emptyResponse(Rcode.REFUSED);
     const local = { address: '127.0.0.1', port: 0 };
-    const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local };
+    const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local, lookupTrail: from ? [...trail, key] : undefined };
     return chain.serve(req);
   };
   const observers = new Map<Chain, QueryObserver[]>();
@@ -374,7 +421,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   await Promise.all(every().map((p) => p.load?.()));
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
-  const app = new App(blocks, specList, chains, log, opts.logQueries, observers);
+  const app = new App(blocks, specList, chains, log, opts.logQueries, observers, { answerCacheBytes: opts.answerCacheBytes });
   handlers.push(...app.queryHandlers);
   app.options = opts;
   if (!opts.hooks) {

@@ -27,6 +27,11 @@ export interface DnsRequest {
    * RFC 1995); absent otherwise.
    */
   readonly queryAuthority?: readonly Rr[];
+  /**
+   * Set on requests made by internal lookups (BlockContext.lookup): the questions (`qname|qtype`)
+   * from the client's down to this one, so a chain of lookups is bounded and a loop is seen.
+   */
+  readonly lookupTrail?: readonly string[];
 }
 
 /** What a plugin returns. The server adds header bits, OPT, and truncation. */

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Directive, ServerKey } from './corefile.js';
 import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
-import type { DnsResponse, Plugin } from './plugin.js';
+import type { DnsRequest, DnsResponse, Plugin } from './plugin.js';
 import type { QueryObserver } from '../server/handler.js';
 import type { ClusterOptions } from '../cluster/model.js';
 
@@ -47,9 +47,11 @@ export interface BlockContext {
   bindAddresses: string[];
   /**
    * Resolves a name through the server again, from the top of the chain of whichever block
-   * serves it (CoreDNS's upstream lookups, e.g. for ExternalName targets).
+   * serves it (CoreDNS's upstream lookups, e.g. for ExternalName targets). Pass the request being
+   * answered as `from`: lookups made while answering it are then bounded in depth and a question
+   * already asked on the way answers SERVFAIL, so a loop across server blocks stops.
    */
-  readonly lookup: (name: string, qtype: string) => Promise<DnsResponse>;
+  readonly lookup: (name: string, qtype: string, from?: DnsRequest) => Promise<DnsResponse>;
   /**
    * Another plugin of the same server block, by name, once the block is built (plugins that
    * cooperate through a published contract, like autopath asking kubernetes for a search path).
@@ -69,7 +71,8 @@ export interface PluginDefinition {
 }
 
 /**
- * CoreDNS's plugin.cfg order (v1.14). Plugins clusterdns does not implement are listed so the
+ * CoreDNS's plugin.cfg order (v1.14), plus the external k8s_gateway just before kubernetes (where
+ * its README tells builders to put it). Plugins clusterdns does not implement are listed so the
  * error for them can say so, instead of calling them unknown.
  */
 export const coreDnsOrder = [
@@ -77,7 +80,7 @@ export const coreDnsOrder = [
   'multisocket', 'reload', 'nsid', 'bufsize', 'bind', 'debug', 'trace', 'ready', 'health', 'pprof',
   'prometheus', 'errors', 'log', 'dnstap', 'local', 'dns64', 'acl', 'any', 'chaos', 'loadbalance',
   'tsig', 'cache', 'rewrite', 'header', 'dnssec', 'autopath', 'minimal', 'template', 'transfer',
-  'hosts', 'route53', 'azure', 'clouddns', 'k8s_external', 'kubernetes', 'file', 'auto', 'secondary',
+  'hosts', 'route53', 'azure', 'clouddns', 'k8s_external', 'k8s_gateway', 'kubernetes', 'file', 'auto', 'secondary',
   'etcd', 'loop', 'forward', 'grpc', 'erratic', 'whoami', 'on', 'sign', 'view', 'nomad',
 ] as const;
 

@@ -10,6 +10,8 @@ export interface ClusterFlags {
   serviceCidr?: string[];
   podCidr?: string[];
   namespace?: string;
+  loadbalancerCidr?: string[];
+  serviceNodePortRange?: string;
   maxManifestFileBytes?: number;
   maxManifestObjectBytes?: number;
   maxYamlAliases?: number;
@@ -43,6 +45,8 @@ export function addClusterFlags(cmd: Command): Command {
     .option('--service-cidr <cidr>', 'service CIDR for cluster IPs the manifests leave out; repeat for dual-stack (default 10.96.0.0/12 and fd00:10:96::/112)', collect)
     .option('--pod-cidr <cidr>', 'pod CIDR for derived pods; repeat for dual-stack (default 10.244.0.0/16 and fd00:10:244::/56)', collect)
     .option('-n, --namespace <ns>', 'namespace of objects that name none, as kubectl apply -n (default "default")')
+    .option('--loadbalancer-cidr <cidr>', 'LoadBalancer address pool for Services, Gateways and ingress controllers without status; repeat for dual-stack (default 172.18.255.0/24 and fc00:f853:ccd:e793:ffff::/112)', collect)
+    .option('--service-node-port-range <range>', 'node port range LOW-HIGH for NodePort/LoadBalancer Services (default 30000-32767)')
     .option('--max-manifest-file-bytes <n>', `largest manifest file read (default ${defaultManifestLimits.maxFileBytes})`, count(1))
     .option('--max-manifest-object-bytes <n>', `largest manifest object, with YAML aliases expanded (default ${defaultManifestLimits.maxObjectBytes})`, count(1))
     .option('--max-yaml-aliases <n>', `YAML alias expansions allowed per anchor (default ${defaultManifestLimits.maxAliases})`, count(0))
@@ -71,10 +75,19 @@ export function applyCorefileLimits(flags: ClusterFlags): void {
 }
 
 export function clusterOptions(flags: ClusterFlags): Partial<ClusterOptions> | undefined {
-  const out: { serviceCIDRs?: string[]; podCIDRs?: string[]; defaultNamespace?: string; manifestLimits?: Partial<ManifestLimits> } = {};
+  const out: {
+    serviceCIDRs?: string[];
+    podCIDRs?: string[];
+    defaultNamespace?: string;
+    manifestLimits?: Partial<ManifestLimits>;
+    loadBalancerCIDRs?: string[];
+    nodePortRange?: string;
+  } = {};
   if (flags.serviceCidr) out.serviceCIDRs = flags.serviceCidr;
   if (flags.podCidr) out.podCIDRs = flags.podCidr;
   if (flags.namespace) out.defaultNamespace = flags.namespace;
+  if (flags.loadbalancerCidr) out.loadBalancerCIDRs = flags.loadbalancerCidr;
+  if (flags.serviceNodePortRange) out.nodePortRange = flags.serviceNodePortRange;
   const limits: { maxFileBytes?: number; maxObjectBytes?: number; maxAliases?: number } = {};
   if (flags.maxManifestFileBytes !== undefined) limits.maxFileBytes = flags.maxManifestFileBytes;
   if (flags.maxManifestObjectBytes !== undefined) limits.maxObjectBytes = flags.maxManifestObjectBytes;

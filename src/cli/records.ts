@@ -8,8 +8,10 @@ import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { FilePlugin } from '../plugins/file/plugin.js';
 import { FileSet } from '../plugins/file/set.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
+import { K8sExternalPlugin } from '../plugins/k8s_external/plugin.js';
+import { K8sGatewayPlugin } from '../plugins/k8s_gateway/plugin.js';
 import { rdataText, recordText } from '../dns/present.js';
-import { canonicalCompare } from '../dns/canonical.js';
+import { canonicalCompare, canonicalKey } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../dns/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
@@ -35,6 +37,8 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     for (const chain of app.chains) {
       for (const plugin of chain.plugins) {
         if (!(plugin instanceof KubernetesPlugin)) continue;
+        // ns.dns.<zone> from the Corefile's bind lines, not this machine's interfaces.
+        plugin.machineIndependent = true;
         if (!plugin.cfg.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
         for (const q of enumerateQuestions(plugin.cfg, plugin.currentStore)) {
           const zone = plugin.cfg.zones.filter((z) => isSubdomain(q.name, z)).sort((a, b) => b.length - a.length)[0]!;
@@ -49,6 +53,22 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
           }
           byZone.set(zone, set);
         }
+      }
+    }
+  }
+  // Edge zones (k8s_external, k8s_gateway): the names those plugins list, asked through the server.
+  for (const [listener] of app.listenerZones().entries()) {
+    for (const plugin of app.chains.flatMap((c) => c.plugins)) {
+      if (!(plugin instanceof K8sExternalPlugin) && !(plugin instanceof K8sGatewayPlugin)) continue;
+      for (const q of plugin.questions()) {
+        if (only && q.zone !== only) continue;
+        const reply = await app.query(q.name, q.type, { listener });
+        const set = byZone.get(q.zone) ?? new Map<string, Answer>();
+        for (const rr of [...(reply.answers ?? []), ...(reply.additionals ?? [])]) {
+          if (rr.type === 'OPT' || !isSubdomain(fqdn(rr.name.toLowerCase()), q.zone)) continue;
+          set.set(`${rr.name.toLowerCase()}|${rr.type}|${rdataText(rr)}`, rr);
+        }
+        byZone.set(q.zone, set);
       }
     }
   }
@@ -85,11 +105,10 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   };
   let first = true;
   for (const zone of zones) {
-    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
+    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, name: canonicalKey(rr.name), type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
     keyed.sort((a, b) => {
       if (a.soa !== b.soa) return a.soa - b.soa;
-      const byName = canonicalCompare(a.rr.name, b.rr.name);
-      if (byName !== 0) return byName;
+      if (a.name !== b.name) return a.name < b.name ? -1 : 1;
       if (a.type !== b.type) return a.type - b.type;
       return a.rdata < b.rdata ? -1 : a.rdata > b.rdata ? 1 : 0;
     });

@@ -2,6 +2,7 @@
 import { buildApp, type App } from '../app.js';
 import { HealthPlugin } from '../plugins/health/setup.js';
 import { createLogger } from './logger.js';
+import { suggestDig } from './try-name.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
@@ -15,9 +16,20 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
   logQueries?: boolean;
   workers?: string;
   upstreamResolvConf?: string;
+  maxLookupDepth?: string;
+  answerCacheBytes?: string;
   httpMaxConnections?: string;
   httpIdleTimeout?: string;
   httpRequestTimeout?: string;
+}
+
+/** A byte count: a whole number, optionally with KiB, MiB or GiB (K, M, G, KB, MB, GB read the same). */
+export function parseBytes(text: string): number | undefined {
+  const m = /^(\d+)\s*(k|m|g)?(i?b)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase() as 'k' | 'm' | 'g'] ?? 1;
+  const n = Number(m[1]) * unit;
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 /** The --http-* flags: limits of the health, ready and metrics listeners. */
@@ -49,6 +61,11 @@ function shutdownBudgetMs(app: App): number {
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const log = createLogger(flags.logLevel);
+  // Checked before workers start, so a bad value fails once instead of in every worker.
+  const maxLookupDepth = Number(flags.maxLookupDepth ?? '8');
+  if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
+  const answerCacheBytes = parseBytes(flags.answerCacheBytes ?? '32MiB');
+  if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
   const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
   // Checked before forking, so a bad flag stops the primary instead of every worker.
@@ -72,6 +89,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
       cluster: clusterOptions(flags),
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
+      maxLookupDepth,
+      answerCacheBytes,
       // A server needs only the plugins' indexes, not the cluster model they were built from.
       retainModel: false,
       tcp,
@@ -84,12 +103,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   const listeners = await app.listen();
   for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
-  const first = listeners[0];
-  const host = first && (first.address === '::' ? '127.0.0.1' : first.address);
-  log.info(
-    { listeners, try: first ? `dig @${host} -p ${first.port} kubernetes.default.svc.cluster.local` : undefined },
-    'clusterdns ready',
-  );
+  log.info({ listeners, try: suggestDig(app, listeners) }, 'clusterdns ready');
   if (isWorker()) announceReady();
   await new Promise<void>((resolve) => {
     let stopping = false;

@@ -14,6 +14,9 @@ import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, ServiceDraft } from './objects.js';
 import { familyOf, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
 import { Checker, isObj } from './validate.js';
+import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
+import { normalizeApiVersion } from './legacy-versions.js';
+import { assignNodePorts, nodePortLines } from './nodeports.js';
 import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile } from './yaml-docs.js';
 
 export { ManifestError } from './model.js';
@@ -98,6 +101,7 @@ function build(
   const manifestNodes: ClusterNode[] = [];
   const ignoredKinds = new Map<string, number>();
   let objectCount = 0;
+  const edge = new EdgeCollector();
 
   for (const doc of docs) {
     for (const raw of parseManifestText(doc.file, doc.text, findings, opts.manifestLimits)) {
@@ -111,7 +115,7 @@ function build(
       const kindRaw = o['kind'] ?? raw.listKind;
       const apiVersionRaw = o['apiVersion'] ?? raw.listApiVersion;
       const kind = typeof kindRaw === 'string' && kindRaw !== '' ? kindRaw : undefined;
-      const apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
+      let apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
       const md = o['metadata'];
       const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${excerpt(md['name'])}` : '';
       const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
@@ -123,6 +127,7 @@ function build(
         continue;
       }
       check.what = kindText;
+      apiVersion = normalizeApiVersion(kind, apiVersion, o, check);
       const group = groupOf(apiVersion);
       const known = KNOWN_KINDS[kind]?.includes(group) === true;
       const namespaced = !CLUSTER_SCOPED.has(kind);
@@ -138,6 +143,7 @@ function build(
       }
       seen.set(key, source);
       if (namespaced) impliedNamespaces.add(meta.namespace);
+      if (edge.read(kind, group, o, meta, check)) continue;
       if (!known) {
         const label = group === '' ? kind : `${kind}.${group}`;
         ignoredKinds.set(label, (ignoredKinds.get(label) ?? 0) + 1);
@@ -184,7 +190,7 @@ function build(
     }
   }
 
-  const services = allocateClusterIPs(serviceDrafts, cidrs, findings);
+  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs, findings), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));
@@ -214,9 +220,10 @@ function build(
     namespaces.set(n, declaredNamespaces.get(n) ?? { name: n, labels: { 'kubernetes.io/metadata.name': n } });
   }
 
+  const edgeModel = edge.build(services, namespaces, opts, findings);
   const model: ClusterModel = {
     namespaces,
-    services,
+    services: withLoadBalancerStatus(services, edgeModel),
     endpointSlices,
     pods: finalPods,
     serviceImports: imports.sort(byNsName),
@@ -225,6 +232,7 @@ function build(
     nodes,
     workloads: derived.infos,
     controllerServices: generated.managed,
+    edge: edgeModel,
   };
   const sorted = findings
     .map((f, i) => ({ f, i }))

@@ -1,6 +1,7 @@
 // The typed cluster model: what the manifests declare, after the control-plane defaults
 // (cluster IP allocation, Endpoints -> EndpointSlice mirroring) have been applied.
 // Everything downstream (record store, resolv.conf emulation) reads only this.
+import type { EdgeModel } from './edge.js';
 
 import type { ManifestLimits } from './yaml-docs.js';
 
@@ -49,6 +50,8 @@ export interface Service extends ObjectMeta {
   readonly publishNotReadyAddresses: boolean;
   readonly ipFamilies: readonly ('IPv4' | 'IPv6')[];
   readonly externalIPs: readonly string[];
+  /** status.loadBalancer.ingress, as written or as the LoadBalancer pool filled it (src/cluster/edge.ts). */
+  readonly loadBalancer?: readonly { readonly ip?: string; readonly hostname?: string }[];
 }
 
 export interface EndpointPort {
@@ -178,6 +181,8 @@ export interface ClusterModel {
   readonly workloads?: readonly WorkloadInfo[];
   /** "namespace/name" of the Services whose EndpointSlices the endpoints controller generated from pods. */
   readonly controllerServices?: ReadonlySet<string>;
+  /** Ingresses, Gateways, routes, DNSEndpoints and load balancer statuses (src/cluster/edge.ts). */
+  readonly edge?: EdgeModel;
 }
 
 export interface ClusterOptions {
@@ -191,6 +196,10 @@ export interface ClusterOptions {
   readonly nodes?: readonly ClusterNode[];
   /** Pods to mark not ready, for testing: "namespace/name" entries, '*' and '?' globs allowed. */
   readonly notReady?: readonly string[];
+  /** LoadBalancer address pools (--loadbalancer-cidr); default DEFAULT_LB_CIDRS of loadbalancer.ts. */
+  readonly loadBalancerCIDRs?: readonly string[];
+  /** Node port range LOW-HIGH (--service-node-port-range); default 30000-32767. */
+  readonly nodePortRange?: string;
   /** Bounds on manifest files and objects (defaults in yaml-docs.ts: defaultManifestLimits). */
   readonly manifestLimits?: Partial<ManifestLimits>;
 }

@@ -145,7 +145,8 @@ function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
     const tp = p['targetPort'];
     if (typeof tp === 'string' && tp !== '') targetPort = /^[0-9]+$/.test(tp) ? Number(tp) : tp;
     else if (tp !== undefined && tp !== null) targetPort = check.port(p, 'targetPort', `${path}.targetPort`);
-    const nodePort = check.port(p, 'nodePort', `${path}.nodePort`);
+    // nodePort 0 means unset, as the API server reads it (one is allocated for NodePort/LoadBalancer).
+    const nodePort = p['nodePort'] === 0 ? undefined : check.port(p, 'nodePort', `${path}.nodePort`);
     out.push({
       name,
       protocol,

@@ -329,7 +329,7 @@ export function parseManifestText(
   text: string,
   findings: Finding[],
   limits: Partial<ManifestLimits> = {},
-): RawObject[] {
+): Iterable<RawObject> {
   const { maxObjectBytes, maxAliases, maxFileBytes } = { ...defaultManifestLimits, ...limits };
   const json = /\.json$/i.test(file);
   if (json) {
@@ -423,27 +423,42 @@ export function parseManifestText(
 }
 
 /**
- * JSON files (what `kubectl get -o json` writes, often one List of every object) are read with
- * JSON.parse, several times faster than a YAML reader and without its garbage, and one scan
- * (json-scan.ts) for the items' lines and duplicate keys. Field lines are found on demand by
- * parsing just the one object's text. Returns undefined when the text is not valid JSON (or
- * its List has items the scan cannot place), so the YAML reader reports it with its line.
+ * JSON files (what `kubectl get -o json` writes, often one List of every object) skip the YAML
+ * reader: one scan (json-scan.ts) finds the List's items, their lines and duplicate keys; the
+ * List's wrapper is checked with its items left out, and each item is parsed with JSON.parse
+ * only when the loader reaches it, so a 50 MB List never exists as one object tree (the peak is
+ * the text and one item). Field lines are found on demand from the one object's text. Returns
+ * undefined when the text is not JSON the scan can place, so the YAML reader reports it with
+ * its line; an item that does not parse is reported the same way, at its own lines.
  */
-function parseJsonFast(file: string, text: string, findings: Finding[], maxObjectBytes: number): RawObject[] | undefined {
-  let value: unknown;
+function parseJsonFast(file: string, text: string, findings: Finding[], maxObjectBytes: number): Iterable<RawObject> | undefined {
+  const scan = scanJson(text);
+  const n = scan.itemStarts.length;
+  if (scan.itemEnds.length !== n) return undefined;
+  // The wrapper with every item replaced by null: valid JSON exactly when the text outside the
+  // items is (each item is checked when parsed).
+  let wrapper: unknown;
   try {
-    value = JSON.parse(text);
+    if (n === 0) wrapper = JSON.parse(text);
+    else {
+      const pieces = [text.slice(0, scan.itemStarts[0])];
+      for (let i = 0; i < n; i++) {
+        const after = i + 1 < n ? text.slice(scan.itemEnds[i], scan.itemStarts[i + 1]) : text.slice(scan.itemEnds[i]);
+        if (i + 1 < n && !/^\s*,\s*$/.test(after)) return undefined;
+        pieces.push('null', after);
+      }
+      wrapper = JSON.parse(pieces.join(''));
+    }
   } catch {
     return undefined;
   }
-  if (!isRecord(value)) return undefined;
-  const scan = scanJson(text);
-  const kind = value['kind'];
-  const items = value['items'];
+  if (!isRecord(wrapper)) return undefined;
+  const kind = wrapper['kind'];
+  const items = wrapper['items'];
   const isList = typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items);
-  if (isList && (scan.itemStarts.length !== items.length || scan.itemEnds.length !== items.length)) return undefined;
+  if (n > 0 && (!isList || (items as unknown[]).length !== n)) return undefined;
   const root = text.search(/\S/);
-  const offsets = [root, ...scan.duplicates.map((d) => d.first), ...scan.duplicates.map((d) => d.at), ...(isList ? scan.itemStarts : [])];
+  const offsets = [root, ...scan.duplicates.map((d) => d.first), ...scan.duplicates.map((d) => d.at), ...scan.itemStarts];
   const order = offsets.map((o, i) => [o, i] as const).sort((a, b) => a[0] - b[0]);
   const sortedLines = linesOf(text, order.map((x) => x[0]));
   const lineOf: number[] = [];
@@ -458,30 +473,41 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
       findings.push({ file, line: rootLine, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
       return [];
     }
-    return [{ file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(text, root, text.length, rootLine, true)) }];
+    return [{ file, line: rootLine, obj: wrapper, positions: new Positions(rootLine, lazyIndex(text, root, text.length, rootLine, true)) }];
   }
   const itemKind = kind === 'List' ? undefined : (kind as string).slice(0, -'List'.length);
-  const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : undefined;
-  const out: RawObject[] = [];
-  (items as unknown[]).forEach((item, j) => {
-    if (item === null || item === undefined) return;
-    const start = scan.itemStarts[j]!;
-    const end = scan.itemEnds[j]!;
-    const line = lineOf[1 + 2 * nd + j]!;
-    if (end - start > maxObjectBytes) {
-      findings.push({ file, line, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
-      return;
+  const apiVersion = typeof wrapper['apiVersion'] === 'string' ? wrapper['apiVersion'] : undefined;
+  return (function* items(): Generator<RawObject> {
+    for (let j = 0; j < n; j++) {
+      const start = scan.itemStarts[j]!;
+      const end = scan.itemEnds[j]!;
+      const line = lineOf[1 + 2 * nd + j]!;
+      if (end - start > maxObjectBytes) {
+        findings.push({ file, line, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
+        continue;
+      }
+      let item: unknown;
+      try {
+        item = JSON.parse(text.slice(start, end));
+      } catch {
+        // Not JSON: the YAML reader names the line and column (shifted to this item's lines).
+        const local: Finding[] = [];
+        parseManifestText(`${file}#item`, text.slice(start, end), local);
+        for (const f of local) findings.push({ ...f, file, line: f.line + line - 1 });
+        if (!local.some((f) => f.severity === 'error')) findings.push({ file, line, severity: 'error', message: 'this List item is not valid JSON; fix its syntax' });
+        continue;
+      }
+      if (item === null || item === undefined) continue;
+      yield {
+        file,
+        line,
+        obj: item,
+        positions: new Positions(line, lazyIndex(text, start, end, line, true)),
+        ...(itemKind !== undefined ? { listKind: itemKind } : {}),
+        ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
+      };
     }
-    out.push({
-      file,
-      line,
-      obj: item,
-      positions: new Positions(line, lazyIndex(text, start, end, line, true)),
-      ...(itemKind !== undefined ? { listKind: itemKind } : {}),
-      ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
-    });
-  });
-  return out;
+  })();
 }
 
 function firstUnresolvedAlias(root: YamlNode): { source: string; range?: readonly number[] | null } | undefined {

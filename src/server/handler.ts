@@ -6,7 +6,8 @@ import { Rcode } from '../dns/records.js';
 import { parseQuery, isProblem, typeName, className, fastCacheSlot, type ParsedQuery } from '../dns/query.js';
 import { encodeBare, encodeFormerr, encodeHeaderOnly, encodeResponse, udpLimit } from '../dns/response.js';
 import type { Logger } from 'pino';
-import { AnswerCache, answerShape } from './answer-cache.js';
+import { AnswerCache, answerShape, CaseUse, type CachedAnswer } from './answer-cache.js';
+import type { Chain } from '../chain/chain.js';
 import dnsPacket from 'dns-packet';
 import type { Rr } from '../dns/records.js';
 import { metrics } from '../metrics/index.js';
@@ -46,8 +47,13 @@ export type Reply = Buffer & { more?: Buffer[] };
 /** Called after every packet; must not throw into the serving path (errors are logged). */
 export type QueryObserver = (e: QueryEvent) => void;
 
+export interface HandlerOptions {
+  /** Byte budget of the cache of encoded answers (0 turns it off). */
+  answerCacheBytes?: number;
+}
+
 export class QueryHandler {
-  private cache = new AnswerCache();
+  private readonly cache: AnswerCache;
   private readonly observers: QueryObserver[] = [];
   /** Which plugin wrote a reply, for observers (metrics' `plugin` label). */
   private readonly writers = new WeakMap<Buffer, string>();
@@ -55,7 +61,16 @@ export class QueryHandler {
   constructor(
     private router: Router,
     private readonly log: Logger,
-  ) {}
+    opts: HandlerOptions = {},
+  ) {
+    this.cache = new AnswerCache(opts.answerCacheBytes);
+  }
+
+  /** What the answer cache holds now and has done, for tests and tools. */
+  cacheStats(): { entries: number; bytes: number; maxBytes: number; hits: number; evictions: number } {
+    const c = this.cache;
+    return { entries: c.size, bytes: c.bytes, maxBytes: c.maxBytes, hits: c.hits, evictions: c.evictions };
+  }
 
   /** Swaps in new chains (a reload) and forgets every encoded answer of the old ones. */
   setRouter(router: Router): void {
@@ -108,7 +123,7 @@ export class QueryHandler {
     const slot = fastCacheSlot(msg, protocol === 'tcp');
     if (slot >= 0) {
       const hit = this.cache.get(msg, slot % 512, Math.floor(slot / 512));
-      if (hit) return this.fromCache(hit, msg.readUInt16BE(0), msg[2]! & 0x01);
+      if (hit) return this.fromCache(hit, msg, msg.readUInt16BE(0), msg[2]! & 0x01);
     }
     const parsed = parseQuery(msg);
     if (isProblem(parsed)) {
@@ -133,7 +148,7 @@ export class QueryHandler {
     const limit = protocol === 'udp' ? udpLimit(q) : 65535;
     const shape = answerShape(q.edns !== undefined, q.edns?.do ?? false, limit);
     const hit = this.cache.get(msg, q.questionEnd, shape);
-    if (hit) return this.fromCache(hit, q.id, (q.flags >> 8) & 0x01);
+    if (hit) return this.fromCache(hit, msg, q.id, (q.flags >> 8) & 0x01);
 
     const qname = q.name.toLowerCase();
     const chain = this.router.chainFor(qname);
@@ -160,28 +175,74 @@ export class QueryHandler {
     }
     if (res instanceof Promise) {
       return res.then(
-        (r) => this.finish(msg, q, r, limit, shape, protocol),
+        (r) => this.finish(msg, q, r, limit, shape, protocol, chain, req),
         (err: unknown) => this.failed(q, err),
       );
     }
-    return this.finish(msg, q, res, limit, shape, protocol);
+    return this.finish(msg, q, res, limit, shape, protocol, chain, req);
   }
 
-  private fromCache(hit: Buffer, id: number, rd: number): Buffer {
-    const out = patched(hit, id, rd);
+  private fromCache(hit: CachedAnswer, msg: Buffer, id: number, rd: number): Buffer {
+    const out = patched(hit.reply, id, rd);
+    // The client's spelling of the name goes into the question (entries that answer any spelling
+    // were stored with the query's question bytes at offset 12, so lengths agree).
+    if (hit.caseUse === CaseUse.Any) msg.copy(out, 12, 12, 12 + hit.question.length - 4);
     if (this.observers.length > 0) {
-      const writer = this.writers.get(hit);
+      const writer = this.writers.get(hit.reply);
       if (writer) this.writers.set(out, writer);
     }
     return out;
   }
 
-  private finish(msg: Buffer, q: ParsedQuery, res: DnsResponse, limit: number, shape: number, protocol: Protocol): Buffer {
-    if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
-    const out = encodeResponse(q, res, limit);
+  /**
+   * Decides whether one reply serves every spelling of q's name: asks the chain again with every
+   * letter of the name in the other case and compares. The reply may be reused for any spelling
+   * (with the question's name bytes copied in) only when (1) the two replies are byte for byte
+   * the same outside the question name, so every name spelled after the question is a
+   * compression pointer into it, and (2) no name that kept its spelling between the two (a name
+   * from the data, not from the question) equals a suffix of the question but for case, since
+   * compression, which matches case-sensitively, would then point at the question for some
+   * spellings and not for others. Runs once per question whose second spelling is seen.
+   */
+  private checkCase(msg: Buffer, q: ParsedQuery, res: DnsResponse, out: Buffer, limit: number, shape: number, chain: Chain, req: DnsRequest): void {
+    const question = Buffer.from(msg.subarray(12, q.questionEnd));
+    const generation = this.cache.generation;
+    const flipped = flipCase(q.name);
+    const settle = (anyCase: boolean): void => this.cache.settle(question, shape, out, anyCase, generation);
+    const judge = (other: DnsResponse): void => {
+      try {
+        const otherOut = encodeResponse({ ...q, name: flipped }, other, limit);
+        settle(other.cacheable === true && sameButQuestionName(out, otherOut, question.length - 4) && dataNamesApart(res, other, q.name));
+      } catch {
+        settle(false);
+      }
+    };
+    let again: DnsResponse | Promise<DnsResponse>;
+    try {
+      again = chain.serve({ ...req, name: flipped });
+    } catch {
+      settle(false);
+      return;
+    }
+    if (again instanceof Promise) again.then(judge, () => settle(false));
+    else judge(again);
+  }
+
+  private finish(msg: Buffer, q: ParsedQuery, res: DnsResponse, limit: number, shape: number, protocol: Protocol, chain: Chain, req: DnsRequest): Buffer {
+    let out: Buffer;
+    try {
+      if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
+      out = encodeResponse(q, res, limit);
+    } catch (err) {
+      // A record no encoder can write (bad data from a plugin or an upstream): the client gets
+      // SERVFAIL instead of silence, and the log names the query.
+      metrics().panics.inc();
+      this.log.error({ err, qname: q.name, qtype: typeName(q.qtype), plugin: res.plugin }, 'answer could not be encoded; answering SERVFAIL');
+      return encodeBare(q, Rcode.SERVFAIL);
+    }
     if (res.plugin !== undefined && this.observers.length > 0) this.writers.set(out, res.plugin);
-    if (res.cacheable) {
-      this.cache.set(msg, q.questionEnd, shape, out);
+    if (res.cacheable && this.cache.maxBytes > 0 && this.cache.set(msg, q.questionEnd, shape, out)) {
+      this.checkCase(msg, q, res, out, limit, shape, chain, req);
     }
     return out;
   }
@@ -225,6 +286,77 @@ function encodeMessages(q: ParsedQuery, res: DnsResponse): Reply {
   const head = out[0]! as Reply;
   head.more = out.slice(1);
   return head;
+}
+
+/** The name with every ASCII letter in the other case. */
+function flipCase(name: string): string {
+  let out = '';
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    out += (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ? String.fromCharCode(c ^ 0x20) : name[i];
+  }
+  return out;
+}
+
+/** Same length and bytes, except the question name (nameLen bytes at offset 12). */
+function sameButQuestionName(a: Buffer, b: Buffer, nameLen: number): boolean {
+  if (a.length !== b.length || a.length < 12 + nameLen) return false;
+  return a.compare(b, 0, 12, 0, 12) === 0 && a.compare(b, 12 + nameLen, b.length, 12 + nameLen, a.length) === 0;
+}
+
+/** Owner and RDATA names of a record, in the fields the encoder writes as names. */
+function namesOf(rr: Rr): unknown[] {
+  const data = (rr as { data?: unknown }).data as Record<string, unknown> | string | undefined;
+  switch (rr.type) {
+    case 'CNAME':
+    case 'DNAME':
+    case 'NS':
+    case 'PTR':
+      return [rr.name, data];
+    case 'MX':
+      return [rr.name, typeof data === 'object' ? data?.exchange : undefined];
+    case 'SRV':
+      return [rr.name, typeof data === 'object' ? data?.target : undefined];
+    case 'SOA':
+      return [rr.name, typeof data === 'object' ? data?.mname : undefined, typeof data === 'object' ? data?.rname : undefined];
+    default:
+      return [rr.name];
+  }
+}
+
+/**
+ * True when the two responses (to two spellings of `qname`) have the same records, and every
+ * name that is the same in both (so came from the data, not the question) shares no suffix
+ * with letters in it with the question, compared without regard to case.
+ */
+function dataNamesApart(a: DnsResponse, b: DnsResponse, qname: string): boolean {
+  const fq = (n: string): string => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
+  const suffixes = new Set<string>();
+  for (let s = fq(qname); s !== '.' && s !== ''; s = s.slice(s.indexOf('.') + 1)) if (/[a-z]/.test(s)) suffixes.add(s);
+  const sections: [readonly Rr[], readonly Rr[]][] = [
+    [a.answer, b.answer],
+    [a.authority, b.authority],
+    [a.additional, b.additional],
+  ];
+  for (const [x, y] of sections) {
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) {
+      if (x[i]!.type !== y[i]!.type) return false;
+      const nx = namesOf(x[i]!);
+      const ny = namesOf(y[i]!);
+      for (let j = 0; j < nx.length; j++) {
+        const n1 = nx[j];
+        const n2 = ny[j];
+        if (typeof n1 !== 'string' || typeof n2 !== 'string' || n1.includes('\\')) return false;
+        if (n1 !== n2) {
+          if (n1.toLowerCase() !== n2.toLowerCase()) return false;
+          continue;
+        }
+        for (let s = fq(n1); s !== '.' && s !== ''; s = s.slice(s.indexOf('.') + 1)) if (suffixes.has(s)) return false;
+      }
+    }
+  }
+  return true;
 }
 
 function patched(cached: Buffer, id: number, rd: number): Buffer {

@@ -112,7 +112,6 @@ export async function listenTcp(
     }
     new Connection(socket, handler, log, local, opts, conns);
   });
-  server.on('error', (err) => log.error({ err, address, port }, 'TCP server error'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port, host: address, ipv6Only: net.isIPv6(address) && address !== '::' }, () => {
@@ -120,6 +119,8 @@ export async function listenTcp(
       resolve();
     });
   });
+  // Only after listen succeeded: a listen failure is the caller's to explain in one line.
+  server.on('error', (err) => log.error({ err, address, port }, 'TCP server error'));
   return server;
 }
 

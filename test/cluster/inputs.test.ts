@@ -141,7 +141,7 @@ metadata: {name: kn}
     expect([...model.ignoredKinds!]).toEqual([
       ['ConfigMap', 2],
       ['CustomResourceDefinition.apiextensions.k8s.io', 1],
-      ['Ingress.networking.k8s.io', 1],
+      // Ingress is read now (src/cluster/edge.ts), so it is not listed.
       ['Service.serving.knative.dev', 1],
       ['Widget.example.com', 1],
     ]);

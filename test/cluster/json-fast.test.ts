@@ -18,7 +18,7 @@ const list = {
 
 function objects(file: string, text: string): { lines: number[]; findings: Finding[]; objs: unknown[] } {
   const findings: Finding[] = [];
-  const raw = parseManifestText(file, text, findings);
+  const raw = [...parseManifestText(file, text, findings)];
   return { lines: raw.map((r) => r.line), findings, objs: raw.map((r) => r.obj) };
 }
 
@@ -66,5 +66,21 @@ describe('JSON fast path', () => {
     const s = scanJson('{"items":[1, "two", {"items":[3]}, [4], null],"kind":"List"}');
     expect(s.itemStarts).toHaveLength(5);
     expect(s.itemEnds).toHaveLength(5);
+  });
+});
+
+describe('JSON fast path: broken items', () => {
+  it('reports an item that is not JSON at its own line and keeps the others', () => {
+    const text = '{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}},\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "b",}},\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}}\n  ]\n}\n';
+    const { objs, findings } = objects('l.json', text);
+    expect(objs.map((o) => (o as { metadata: { name: string } }).metadata.name)).toEqual(['a', 'c']);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ file: 'l.json', line: 6, severity: 'error' });
+  });
+
+  it('hands a List whose wrapper is broken to the YAML reader', () => {
+    const text = '{\n  "kind": "List",\n  "items": [\n    {"kind": "Namespace"}\n  ],,\n}\n';
+    const { findings } = objects('w.json', text);
+    expect(findings.some((f) => f.severity === 'error')).toBe(true);
   });
 });

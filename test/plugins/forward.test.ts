@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { ForwardPlugin } from '../../src/plugins/forward/plugin.js';
+import { malformed } from '../../src/plugins/forward/wire.js';
 import { parseForward, parseHostPort, resolvConfNameservers } from '../../src/plugins/forward/setup.js';
 import { parseGoDuration } from '../../src/chain/duration.js';
 import { parseCorefile, CorefileError } from '../../src/chain/corefile.js';
@@ -379,4 +380,50 @@ describe.skipIf(!dig)('forward through the real server: slow, truncating, spoofi
     const s = await slow;
     expect(['SERVFAIL', 'NOERROR']).toContain(rcodeOf(s.packet));
   }, 15_000);
+});
+
+describe('upstream replies are unpacked strictly (miekg/dns Unpack)', () => {
+  const head = (an: number, ns = 0, ar = 0): Buffer => Buffer.from([0x12, 0x34, 0x81, 0x80, 0, 1, 0, an, 0, ns, 0, ar]);
+  const question = Buffer.concat([Buffer.from([3, 0x77, 0x77, 0x77, 4, 0x74, 0x65, 0x73, 0x74, 0]), Buffer.from([0, 1, 0, 1])]);
+  const rr = (type: number, rdata: Buffer, owner = Buffer.from([0xc0, 0x0c])): Buffer => {
+    const fixed = Buffer.alloc(10);
+    fixed.writeUInt16BE(type, 0);
+    fixed.writeUInt16BE(1, 2);
+    fixed.writeUInt32BE(60, 4);
+    fixed.writeUInt16BE(rdata.length, 8);
+    return Buffer.concat([owner, fixed, rdata]);
+  };
+  const msg = (...records: Buffer[]): Buffer => Buffer.concat([head(records.length), question, ...records]);
+  const name = (...labels: string[]): Buffer => Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0])]);
+  const soaTail = Buffer.alloc(20);
+
+  it.each([
+    ['A of 4 bytes', msg(rr(1, Buffer.from([10, 0, 0, 1])))],
+    ['AAAA of 16 bytes', msg(rr(28, Buffer.alloc(16)))],
+    ['CNAME with a pointer into the question', msg(rr(5, Buffer.concat([Buffer.from([1, 0x61]), Buffer.from([0xc0, 0x10])])))],
+    ['MX', msg(rr(15, Buffer.concat([Buffer.from([0, 10]), name('mx', 'test')])))],
+    ['SRV', msg(rr(33, Buffer.concat([Buffer.alloc(6), name('t', 'test')])))],
+    ['SOA', msg(rr(6, Buffer.concat([name('ns', 'test'), name('h', 'test'), soaTail])))],
+    ['TXT of two strings', msg(rr(16, Buffer.from([1, 0x61, 2, 0x62, 0x63])))],
+    ['an unknown type with any RDATA', msg(rr(65280, Buffer.from([1, 2, 3])))],
+  ])('accepts %s', (_what, m) => {
+    expect(malformed(m)).toBeUndefined();
+  });
+
+  it.each([
+    ['A of 2 bytes', msg(rr(1, Buffer.from([10, 0]))), /answer record 1: A: RDATA of 2 bytes, not 4/],
+    ['A of 5 bytes', msg(rr(1, Buffer.from([10, 0, 0, 1, 9]))), /RDATA of 5 bytes/],
+    ['AAAA of 4 bytes', msg(rr(28, Buffer.from([10, 0, 0, 1]))), /AAAA: RDATA of 4 bytes, not 16/],
+    ['a CNAME name running past its RDATA', msg(rr(5, Buffer.from([3, 0x61, 0x62]))), /name runs past its end/],
+    ['a CNAME with bytes after its name', msg(rr(5, Buffer.concat([name('a'), Buffer.from([7])]))), /does not end where its RDLENGTH says/],
+    ['a pointer loop (a pointer to itself)', msg(rr(5, Buffer.from([0xc0, 0x26]))), /compression pointers|name longer/],
+    ['a pointer out of the message', msg(rr(5, Buffer.from([0xff, 0xff]))), /out of the message/],
+    ['SOA without its 20 bytes', msg(rr(6, Buffer.concat([name('ns'), name('h'), Buffer.alloc(8)]))), /SOA/],
+    ['TXT string longer than the RDATA', msg(rr(16, Buffer.from([5, 0x61]))), /TXT/],
+    ['RDLENGTH past the end', Buffer.concat([head(1), question, Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 40, 1, 2])]), /RDLENGTH 40 runs past the end/],
+    ['a record header cut short', Buffer.concat([head(1), question, Buffer.from([0xc0, 0x0c, 0, 1])]), /record header runs past the end/],
+    ['a reserved label type', msg(rr(5, Buffer.from([0x80, 0]))), /reserved label type/],
+  ])('refuses %s', (_what, m, err) => {
+    expect(malformed(m)).toMatch(err);
+  });
 });

@@ -67,6 +67,12 @@ describe('rewrite in process', () => {
     [['name', 'substring', 'us-west', 'eu'], 'a.us-west.example.', 'a.eu.example.'],
     [['name', 'regex', '(.*)-(us-west-1)\\.example\\.org', '{1}.service.{2}.consul'], 'ftp-us-west-1.example.org.', 'ftp.service.us-west-1.consul.'],
     [['continue', 'name', 'regex', '^(.*)\\.x\\.$', '{1}.y'], 'a.x.', 'a.y.'],
+    // Go's RE2 syntax: named groups (?P<n>...), inline flags, classes; a group that took no part is empty.
+    [['name', 'regex', '^(?P<host>[a-z]+)\\.(?i:OLD)\\.test\\.$', '{1}.new.test'], 'web.old.test.', 'web.new.test.'],
+    [['name', 'regex', '^(a)?(b+)\\.x\\.$', '{1}{2}.y'], 'bb.x.', 'bb.y.'],
+    [['name', 'regex', '^([[:alpha:]]+)-\\d+\\.x\\.$', '{1}.y'], 'web-12.x.', 'web.y.'],
+    // Leftmost-first, as Go: the lazy group stops at the first dash.
+    [['name', 'regex', '^(.+?)-(.*)\\.x\\.$', '{2}.{1}.y'], 'a-b-c.x.', 'b-c.a.y.'],
   ])('rule %j: %s -> %s', (args, name, out) => {
     expect(applyRule(parseRule(args), name)).toBe(out);
   });
@@ -74,12 +80,23 @@ describe('rewrite in process', () => {
   it.each([
     [['name', 'prefix', 'a', 'b', 'answer', 'auto', 'answer', 'name', 'x', 'y'], /auto name answer rule cannot be combined/],
     [['name', 'regex', '(a', 'b'], /invalid regex/],
+    // RE2 has no backreferences or lookaround; CoreDNS (Go's regexp) rejects them the same way.
+    [['name', 'regex', '(a)\\1', 'b'], /invalid regex matching pattern: \(a\)\\1: .*invalid escape/],
+    [['name', 'regex', 'a(?=b)', 'b'], /invalid regex matching pattern: .*Perl syntax/],
     [['name', 'regex', '(a)', '{1}{2}'], /more subexpressions/],
     [['name', 'fuzzy', 'a', 'b'], /only exact, prefix, suffix, substring, and regex/],
     [['type', 'ANY', 'HINFO'], /not supported by clusterdns yet/],
     [['name', 'a'], /too few arguments/],
   ])('rejects %j', (args, err) => {
     expect(() => parseRule(args)).toThrow(err);
+  });
+
+  it('matches in time linear in the name (RE2), not by backtracking', () => {
+    const rule = parseRule(['name', 'regex', '^(([a-z0-9]+)-?)*\\.rx\\.cluster\\.local\\.$', 'x.y']);
+    const t0 = process.hrtime.bigint();
+    for (let n = 10; n <= 60; n += 10) expect(applyRule(rule, `${'a'.repeat(n)}!.rx.cluster.local.`)).toBeUndefined();
+    // A backtracking engine needs seconds at 30 characters and far more at 60.
+    expect(Number(process.hrtime.bigint() - t0) / 1e6).toBeLessThan(200);
   });
 
   it('an invalid name after a rewrite is SERVFAIL', async () => {

@@ -7,12 +7,14 @@ import { forEachOption } from '../../chain/options.js';
 import { emptyResponse, type DnsRequest, type DnsResponse, type Next, type Plugin } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
 import { goDurationString, parseGoDuration, typeStringFromName } from '../../metrics/packet.js';
+import { compileRegex } from '../../chain/regex.js';
 
 type Level = 'warn' | 'error' | 'info' | 'debug';
 
 export interface ConsolidatePattern {
   periodMs: number;
-  pattern: RegExp;
+  /** Matched anywhere in the error message (Go's MatchString); RE2 from a Corefile. */
+  pattern: { test(message: string): boolean };
   /** The regular expression as written, for the summary line. */
   source: string;
   level: Level;
@@ -114,9 +116,10 @@ export const errorsPlugin: PluginDefinition = {
       if (periodMs === undefined || periodMs <= 0) fail(`errors consolidate: "${excerpt(o.args[0]!)}" is not a duration; write e.g. 30s or 5m`);
       const source = o.args[1]!;
       if (source.length > MAX_REGEXP_LEN) fail(`errors consolidate: regex pattern too long: ${source.length} > ${MAX_REGEXP_LEN}`);
-      let pattern: RegExp;
+      let pattern: ConsolidatePattern['pattern'];
       try {
-        pattern = new RegExp(source);
+        // RE2 (Go's syntax and linear time, as CoreDNS): error messages carry client-chosen names.
+        pattern = compileRegex(source);
       } catch (err) {
         fail(`errors consolidate: bad regular expression: ${(err as Error).message}`);
       }

@@ -13,6 +13,7 @@ import { encodePacket } from '../../dns/encode.js';
 import { typeCode } from '../../dns/query.js';
 import type { ForwardConfig } from './setup.js';
 import { ExchangeError, randomId, Upstream } from './upstream.js';
+import { malformed, questionEnd } from './wire.js';
 
 /** No upstream gave an answer: the chain turns this into SERVFAIL, as CoreDNS's (SERVFAIL, err). */
 export class ForwardError extends Error {
@@ -224,16 +225,35 @@ export function buildQuery(req: DnsRequest, id: number): Buffer {
   });
 }
 
+/** A reply with our ID whose records do not unpack (CoreDNS: Unpack fails, an exchange error). */
+export class MalformedReply extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedReply';
+  }
+}
+
 /**
  * The reply to our query, or undefined to drop the message and keep waiting: it must be a
  * response with our ID and our question (name compared without regard to case, as 0x20
- * clients do; type and class exactly). Undecodable messages are dropped too.
+ * clients do; type and class exactly). Undecodable messages are dropped too. A reply with our
+ * ID whose records are malformed throws MalformedReply: this upstream failed this exchange.
  */
 export function acceptReply(msg: Buffer, id: number, req: DnsRequest): Packet | undefined {
   if (msg.length < 12 || msg.readUInt16BE(0) !== id || (msg[2]! & 0x80) === 0) return undefined;
+  let wire = msg;
+  const bad = malformed(msg);
+  if (bad !== undefined) {
+    // A truncated reply may be cut mid-record: keep its header and question only, as CoreDNS's
+    // truncateResponse does, and the exchange asks again over TCP.
+    const end = (msg[2]! & 0x02) !== 0 ? questionEnd(msg) : undefined;
+    if (end === undefined) throw new MalformedReply(`malformed reply to ${req.name} ${req.qtype}: ${bad}`);
+    wire = Buffer.from(msg.subarray(0, end));
+    wire.fill(0, 6, 12);
+  }
   let p: Packet;
   try {
-    p = dnsPacket.decode(msg);
+    p = dnsPacket.decode(wire);
   } catch {
     return undefined;
   }

@@ -17,7 +17,10 @@ export class ExchangeError extends Error {
   }
 }
 
-/** Accepts a datagram or TCP message as the reply, or returns undefined to drop it and keep waiting. */
+/**
+ * Accepts a datagram or TCP message as the reply, or returns undefined to drop it and keep
+ * waiting; throwing ends the exchange with that error (a malformed reply).
+ */
 export type ReplyCheck<T> = (msg: Buffer) => T | undefined;
 
 export function randomId(): number {
@@ -105,7 +108,7 @@ export class Upstream {
       });
       sock.on('error', (err) => finish(new ExchangeError(this.label, `udp: ${err.message}`)));
       sock.on('message', (msg) => {
-        const ok = check(msg);
+        const ok = this.checked(check, msg, finish);
         if (ok !== undefined) finish(null, ok);
       });
       sock.connect(this.addr.port, this.addr.host, () => {
@@ -139,11 +142,21 @@ export class Upstream {
           if (buf.length < len + 2) break;
           const msg = buf.subarray(2, len + 2);
           buf = buf.subarray(len + 2);
-          const ok = check(msg);
+          const ok = this.checked(check, msg, finish);
           if (ok !== undefined) finish(null, ok);
         }
       });
     });
+  }
+
+  /** Runs the reply check; an error it throws fails the exchange instead of escaping the socket handler. */
+  private checked<T>(check: ReplyCheck<T>, msg: Buffer, finish: (err: Error | null) => void): T | undefined {
+    try {
+      return check(msg);
+    } catch (err) {
+      finish(new ExchangeError(this.label, (err as Error).message));
+      return undefined;
+    }
   }
 
   /** Starts the probe unless one is running (plugin/pkg/up: at most one check loop in flight). */

@@ -9,7 +9,7 @@ import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { isSubdomain } from '../../dns/names.js';
-import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+import { serverAddresses } from './ns.js';
 import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.js';
 import type { LoadRequest } from './loader-protocol.js';
 
@@ -33,7 +33,9 @@ export const kubernetesPlugin: PluginDefinition = {
     if (paths.length === 0) {
       throw new CorefileError(d.file, d.line, 'kubernetes has no manifests to serve: pass --manifests PATH or add `manifests PATH` to this block');
     }
-    const localAddresses = (): string[] => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a));
+    // ns.dns.<zone>'s addresses when no kube-dns Service names the server (ns.ts); `bindOnly`
+    // leaves this machine's interfaces out (records).
+    const localAddresses = (bindOnly?: boolean): string[] => serverAddresses(ctx.bindAddresses, bindOnly ? {} : undefined);
     const plugin = new KubernetesPlugin(cfg, KubernetesStore.empty(cfg), { lookup: ctx.lookup, localAddresses }, paths);
     const request = (): LoadRequest => ({
       paths: [...paths],
@@ -42,12 +44,19 @@ export const kubernetesPlugin: PluginDefinition = {
       zones: [...ctx.zones],
       localAddresses: localAddresses(),
       retainModel: ctx.runtime.retainModel !== false,
+      countRecords: exportsMetrics(),
       chunkWeight: DEFAULT_CHUNK_WEIGHT,
     });
-    const report = (data: LoadedData): number => {
-      const records = data.records ?? countRecords(plugin);
-      recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: data.objectCount, records });
-      return records;
+    // The records gauge is a full zone walk: only worth it when the prometheus plugin exports it.
+    const exportsMetrics = (): boolean => ctx.allPlugins().some((p) => p.name === 'prometheus');
+    const report = (data: LoadedData): void => {
+      recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: data.objectCount });
+      const counted = data.records ?? (data.thread === 'main' && exportsMetrics() ? Promise.resolve(countRecords(plugin)) : undefined);
+      void counted?.then((records) => {
+        if (plugin.currentStore !== data.store) return; // newer data came meanwhile
+        recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: data.objectCount, records });
+        ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records counted (forward zones, as a zone transfer would list them)');
+      });
     };
 
     // Throws ManifestError with every problem found: the server does not start on half the data.
@@ -61,8 +70,7 @@ export const kubernetesPlugin: PluginDefinition = {
         { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: data.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: data.pods, endpointSlices: data.endpointSlices, thread: data.thread },
         'kubernetes data loaded',
       );
-      const records = report(data);
-      ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records built (forward zones, as a zone transfer would list them)');
+      report(data);
     };
 
     // Manifests that change under a running server are loaded again off the serving thread and

@@ -16,24 +16,29 @@ import { Rcode } from '../../dns/records.js';
 const port = parentPort!;
 const req = workerData as LoadRequest;
 
+let counter: (() => number) | undefined;
+
 function run(): LoaderMessage[] {
   const cfg = parseKubernetes(req.directive, req.zones);
   const { model, findings } = loadManifests(req.paths, req.cluster);
   const parts: StoreParts = storeParts(model, cfg);
-  const store = KubernetesStore.fromParts(parts, cfg);
-  // The records gauge counts what a zone transfer of each forward zone lists (SOA once).
-  const plugin = new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => req.localAddresses }, req.paths);
-  const records = cfg.zones.reduce((n, z) => {
-    const rrs = plugin.transfer(z);
-    return rrs ? n + rrs.length - 1 : n;
-  }, 0);
+  if (req.countRecords) {
+    // The records gauge counts what a zone transfer of each forward zone lists (SOA once).
+    counter = () => {
+      const store = KubernetesStore.fromParts(parts, cfg);
+      const plugin = new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => req.localAddresses }, req.paths);
+      return cfg.zones.reduce((n, z) => {
+        const rrs = plugin.transfer(z);
+        return rrs ? n + rrs.length - 1 : n;
+      }, 0);
+    };
+  }
   const out: LoaderMessage[] = [
     {
       type: 'head',
       findings: [...findings],
       objectCount: model.objectCount,
       ignoredKinds: model.ignoredKinds ? Object.fromEntries(model.ignoredKinds) : {},
-      records,
       pods: model.pods.length,
       endpointSlices: model.endpointSlices.length,
     },
@@ -59,5 +64,8 @@ port.on('message', (m: unknown) => {
   if (m !== 'next') return;
   const next = queue.shift();
   if (next) port.postMessage(next);
-  if (queue.length === 0) port.close();
+  if (queue.length > 0) return;
+  // The data is handed over; the count comes after it, unasked.
+  if (next?.type === 'end' && counter) port.postMessage({ type: 'records', records: counter() } satisfies LoaderMessage);
+  port.close();
 });

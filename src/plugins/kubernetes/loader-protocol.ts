@@ -13,21 +13,27 @@ export interface LoadRequest {
   /** Non-loopback bound addresses, for the NS records the records count includes. */
   localAddresses: string[];
   retainModel: boolean;
+  /**
+   * Count the records (clusterdns_records_loaded): a full zone walk, done after the data is
+   * handed over so it never delays the first answer; only when something exports the gauge.
+   */
+  countRecords: boolean;
   /** Rough size of one chunk (entries, an endpoint address counting as one). */
   chunkWeight: number;
 }
 
 export type LoaderMessage =
-  | { type: 'head'; findings: Finding[]; objectCount: number; ignoredKinds: Record<string, number>; records: number; pods: number; endpointSlices: number }
+  | { type: 'head'; findings: Finding[]; objectCount: number; ignoredKinds: Record<string, number>; pods: number; endpointSlices: number }
   | { type: 'chunk'; parts: Partial<StoreParts> }
   | { type: 'model'; model: ClusterModel }
   | { type: 'end' }
+  | { type: 'records'; records: number }
   | { type: 'error'; findings?: Finding[]; message?: string; stack?: string };
 
 /** Splits parts into pieces of about `weight` entries each (a slice weighs its addresses). */
 export function* chunkParts(parts: StoreParts, weight: number): Generator<Partial<StoreParts>> {
   yield { namespaces: parts.namespaces, serial: parts.serial, recordSources: parts.recordSources };
-  const lists = ['services', 'slices', 'imports', 'importSlices', 'serviceByIp', 'endpointsByIp', 'podsByIp'] as const;
+  const lists = ['services', 'slices', 'imports', 'importSlices', 'serviceByIp', 'podsByIp'] as const;
   for (const field of lists) {
     const list = parts[field] as unknown[];
     let start = 0;

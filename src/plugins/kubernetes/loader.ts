@@ -17,8 +17,11 @@ export interface LoadedData {
   findings: Finding[];
   objectCount: number;
   ignoredKinds: Record<string, number>;
-  /** Records of the forward zones as a zone transfer lists them; undefined when not counted here. */
-  records: number | undefined;
+  /**
+   * Records of the forward zones as a zone transfer lists them, counted by the loader thread
+   * after the data was handed over; undefined when not asked for or counted in this thread.
+   */
+  records: Promise<number> | undefined;
   pods: number;
   endpointSlices: number;
   /** Where the work ran. */
@@ -38,6 +41,8 @@ export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig): Promise<
     let head: Extract<LoaderMessage, { type: 'head' }> | undefined;
     let model: ClusterModel | undefined;
     let settled = false;
+    let counted: ((n: number) => void) | undefined;
+    const records = req.countRecords ? new Promise<number>((r) => (counted = r)) : undefined;
     const fail = (err: Error): void => {
       if (settled) return;
       settled = true;
@@ -64,16 +69,20 @@ export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig): Promise<
           model = m.model;
           askNext();
           return;
+        case 'records':
+          counted?.(m.records);
+          return;
         case 'end': {
           if (!head) return fail(new Error('kubernetes loader thread ended without data'));
           settled = true;
-          void worker.terminate();
+          // Without a count to wait for, the thread is done; with one it ends after posting it.
+          if (!records) void worker.terminate();
           resolve({
             store: assembler.finish(model),
             findings: head.findings,
             objectCount: head.objectCount,
             ignoredKinds: head.ignoredKinds,
-            records: head.records,
+            records,
             pods: head.pods,
             endpointSlices: head.endpointSlices,
             thread: 'worker',

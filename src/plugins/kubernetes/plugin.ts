@@ -38,6 +38,8 @@ interface State {
   zone: string;
   /** The zone as the client spelled it (SOA, NS, SRV targets use it). */
   zoneSp: string;
+  /** The request being answered, when there is one: lookups through the server carry it (their depth and loops). */
+  req?: DnsRequest;
 }
 
 type MaybePromise<T> = T | Promise<T>;
@@ -59,9 +61,12 @@ const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
 
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
-  lookup(name: string, qtype: string): Promise<DnsResponse>;
-  /** Non-loopback addresses the server is bound to, CoreDNS's localIPs fallback for NS. */
-  localAddresses(): string[];
+  lookup(name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse>;
+  /**
+   * The server's own addresses (ns.ts), CoreDNS's localIPs fallback for NS; never empty.
+   * `bindOnly`: from the bind addresses alone, never this machine's interfaces (`records`).
+   */
+  localAddresses(bindOnly?: boolean): string[];
 }
 
 export class KubernetesPlugin implements SearchPathProvider, Transferer {
@@ -74,6 +79,12 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     /** The manifest paths the store is loaded from (the block's own, else the command line's). */
     readonly manifestPaths: readonly string[] = cfg.manifests ?? [],
   ) {}
+
+  /**
+   * Name the server's addresses from the Corefile alone (bind lines, else 127.0.0.1), not from
+   * this machine's interfaces, so `records` prints the same on every machine.
+   */
+  machineIndependent = false;
 
   /** Polls the manifests for changes while the server runs. */
   watcher?: { start(): void; stop(): void; check(): void };
@@ -190,6 +201,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       qtype: req.qtype,
       zone,
       zoneSp: zone === '.' ? '.' : req.name.slice(req.name.length - zone.length),
+      req,
     };
     let cacheable = true;
     let answer: MaybePromise<Rr[] | typeof NX>;
@@ -244,6 +256,15 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
           answer = this.fakeA(state);
         }
         break;
+      case 'ANY': {
+        const any = this.any(state);
+        answer = then(any, (r) => {
+          if (r === NX) return NX;
+          extra = r.extra;
+          return r.records;
+        });
+        break;
+      }
       default:
         // A fake A lookup tells NODATA from NXDOMAIN for every other type.
         answer = this.fakeA(state);
@@ -258,6 +279,40 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       }
       return { rcode: Rcode.NOERROR, aa: true, answer: dedup(records), authority: [], additional: dedup(extra), cacheable };
     });
+  }
+
+  /**
+   * ANY (RFC 8482 4.1): one RRset of the name instead of an empty answer, which would tell the
+   * client the name has no records (CoreDNS decides ANY like any other type with a fake A
+   * lookup, so it sends NODATA; the file plugin here answers ANY the same way). The CNAME of an
+   * ExternalName service (not chased), else A, AAAA, SRV, the TXT of dns-version, the PTR of a reverse name, the
+   * apex SOA; NODATA or NXDOMAIN as for A when the name has none of these.
+   */
+  private any(state: State): MaybePromise<{ records: Rr[]; extra: Rr[] } | typeof NX> {
+    const none: Rr[] = [];
+    if (isReverse(state.qname)) {
+      const ptr = this.ptr({ ...state, qtype: 'PTR' });
+      if (ptr === NX || ptr.length > 0) return ptr === NX ? NX : { records: ptr, extra: none };
+    }
+    // Only dns-version.<zone> has TXT, and no other record: ask it first.
+    const txt = this.mapItems({ ...state, qtype: 'TXT' }, (items) => items.filter((i) => i.text !== undefined).map((i) => this.rr(state.name, 'TXT', i.ttl, [i.text!])));
+    if (txt !== NX && txt.length > 0) return { records: txt, extra: none };
+    const cname = this.mapItems({ ...state, qtype: 'CNAME' }, (items) => {
+      const first = items[0];
+      return first && !isIP(first.host) ? [this.rr(state.name, 'CNAME', first.ttl, first.host)] : [];
+    });
+    if (cname === NX) return NX;
+    if (cname.length > 0) return { records: cname, extra: none };
+    // No ExternalName here, so the address lookups below stay synchronous.
+    const a = this.addresses({ ...state, qtype: 'A' }, [], { used: false }) as Rr[] | typeof NX;
+    if (a === NX) return NX;
+    if (a.length > 0) return { records: a, extra: none };
+    const aaaa = this.addresses({ ...state, qtype: 'AAAA' }, [], { used: false }) as Rr[] | typeof NX;
+    if (aaaa !== NX && aaaa.length > 0) return { records: aaaa, extra: none };
+    const srv = this.srv({ ...state, qtype: 'SRV' });
+    if (srv !== NX && srv.records.length > 0) return srv;
+    if (state.qname === state.zone) return { records: [this.soa(state)], extra: none };
+    return { records: none, extra: none };
   }
 
   private fakeA(state: State): MaybePromise<Rr[] | typeof NX> {
@@ -428,7 +483,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
   /**
    * The name servers of the zone. CoreDNS finds the Service whose endpoints hold its own pod
    * IPs; clusterdns stands in for the CoreDNS pods, so that is kube-system/kube-dns when the
-   * manifests declare it, else the server's own non-loopback addresses as `ns.dns.<zone>`.
+   * manifests declare it, else the server's own addresses as `ns.dns.<zone>` (ns.ts).
    */
   private nsAddrs(state: State): Item[] {
     const ttl = this.cfg.ttl;
@@ -442,7 +497,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       if (items.length > 0) return items;
     }
     void state;
-    return this.deps.localAddresses().map((ip) => ({ host: ip, port: -1, relative: 'ns.dns', ttl }));
+    return this.deps.localAddresses(this.machineIndependent).map((ip) => ({ host: ip, port: -1, relative: 'ns.dns', ttl }));
   }
 
   // ---- record builders (CoreDNS's plugin/backend_lookup.go) -------------------------------
@@ -466,7 +521,9 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       const target = item.host;
       const targetLower = target.toLowerCase();
       if (targetLower === state.qname) continue; // CNAME to itself
-      if (previous.length > 7) continue;
+      // CoreDNS's maxCnameChainLength (10 since v1.12.1; 7 before): a longer chain inside the
+      // zone gets nothing, since each step keeps its CNAME only when the next one found records.
+      if (previous.length > 10) continue;
       const cname = this.rr(state.name, 'CNAME', item.ttl, target.replace(/\.$/, '') === '' ? '.' : target);
       if (previous.some((p) => p.type === 'CNAME' && eq(p.name, cname.name) && eq(String(p.data), target))) continue;
       if (isSubdomain(targetLower, state.zone)) {
@@ -482,7 +539,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       const slot = records.length;
       records.push(cname);
       pending.push(
-        this.deps.lookup(target, state.qtype).then(
+        this.deps.lookup(target, state.qtype, state.req).then(
           (res) => void records.splice(slot + 1, 0, ...res.answer),
           () => undefined,
         ),

@@ -18,6 +18,8 @@ export interface ReadySlice {
   addresses: EndpointAddress[];
   /** multicluster: the source cluster id. */
   cluster?: string;
+  /** Position of the slice among the model's EndpointSlices (reverse answers keep that order). */
+  order?: number;
 }
 
 export interface PtrTarget {
@@ -37,10 +39,49 @@ export function endpointName(ip: string, hostname: string | undefined, targetRef
   return dashed.endsWith('-') ? dashed + '0' : dashed;
 }
 
-/** A reverse (PTR) target of an endpoint IP. */
-export interface EndpointPtr {
-  relative: string;
-  namespace: string;
+/**
+ * Endpoint IP -> the endpoints that hold it, for PTR answers. 100k endpoints are 100k entries, so
+ * an entry is a number (or, for an IP in several slices, a few) indexing parallel arrays that
+ * point at strings the slices already hold: the service key and the endpoint name. The PTR
+ * target is put together when asked: `name.service.namespace.svc`.
+ */
+export class EndpointIndex {
+  private readonly byIp = new Map<string, number | number[]>();
+  private readonly keys: string[] = [];
+  private readonly names: string[] = [];
+  /** Slice order, then address position: the order the model lists them in. */
+  private readonly rank: number[] = [];
+
+  add(ip: string, serviceKey: string, name: string, rank: number): void {
+    const i = this.keys.length;
+    this.keys.push(serviceKey);
+    this.names.push(name);
+    this.rank.push(rank);
+    const had = this.byIp.get(ip);
+    if (had === undefined) this.byIp.set(ip, i);
+    else if (typeof had === 'number') this.byIp.set(ip, [had, i]);
+    else had.push(i);
+  }
+
+  /** Puts the entries of IPs held by several endpoints in model order (slices arrive by service). */
+  seal(): void {
+    for (const v of this.byIp.values()) if (typeof v !== 'number') v.sort((a, b) => this.rank[a]! - this.rank[b]!);
+  }
+
+  get size(): number {
+    return this.byIp.size;
+  }
+
+  /** [relative PTR target, namespace] of each endpoint holding ip. */
+  *targets(ip: string): Generator<[string, string]> {
+    const v = this.byIp.get(ip);
+    if (v === undefined) return;
+    for (const i of typeof v === 'number' ? [v] : v) {
+      const k = this.keys[i]!;
+      // A service key is `name.namespace`, and a Service name has no dots.
+      yield [`${this.names[i]}.${k}.svc`, k.slice(k.indexOf('.') + 1)];
+    }
+  }
 }
 
 /**
@@ -56,7 +97,6 @@ export interface StoreParts {
   importSlices: [string, ReadySlice[]][];
   /** Canonical cluster IP -> key of the first service holding it. */
   serviceByIp: [string, string][];
-  endpointsByIp: [string, EndpointPtr[]][];
   podsByIp: [string, Pod[]][];
   serial: number;
   recordSources: number;
@@ -104,7 +144,7 @@ export class KubernetesStore {
   /** Cluster IP -> the first service holding it. */
   private readonly serviceByIp: ReadonlyMap<string, Service>;
   /** Endpoint IP -> PTR targets (endpoint name under its service). */
-  private readonly endpointsByIp: ReadonlyMap<string, EndpointPtr[]>;
+  private readonly endpointsByIp: EndpointIndex;
   /** status.podIP -> pods (pods verified). */
   private readonly podsByIp: ReadonlyMap<string, Pod[]>;
   readonly serial: number;
@@ -125,7 +165,7 @@ export class KubernetesStore {
       imports: ReadonlyMap<string, ServiceImport>;
       importSlices: ReadonlyMap<string, ReadySlice[]>;
       serviceByIp: ReadonlyMap<string, Service>;
-      endpointsByIp: ReadonlyMap<string, EndpointPtr[]>;
+      endpointsByIp: EndpointIndex;
       podsByIp: ReadonlyMap<string, Pod[]>;
     },
     serial: number,
@@ -149,7 +189,7 @@ export class KubernetesStore {
   static empty(cfg: KubernetesConfig): KubernetesStore {
     return new KubernetesStore(
       cfg,
-      { namespaces: new Set(), services: new Map(), slices: new Map(), imports: new Map(), importSlices: new Map(), serviceByIp: new Map(), endpointsByIp: new Map(), podsByIp: new Map() },
+      { namespaces: new Set(), services: new Map(), slices: new Map(), imports: new Map(), importSlices: new Map(), serviceByIp: new Map(), endpointsByIp: new EndpointIndex(), podsByIp: new Map() },
       0,
       0,
       undefined,
@@ -179,7 +219,6 @@ export class KubernetesStore {
       imports: [...this.imports],
       importSlices: [...this.importSlices],
       serviceByIp: [...this.serviceByIp].map(([ip, svc]) => [ip, keyOf.get(svc)!]),
-      endpointsByIp: [...this.endpointsByIp],
       podsByIp: [...this.podsByIp],
       serial: this.serial,
       recordSources: this.recordSources,
@@ -223,9 +262,9 @@ export class KubernetesStore {
     const svc = this.serviceByIp.get(ip);
     if (svc && (!restrict || this.namespaceExposed(svc.namespace))) return [`${svc.name}.${svc.namespace}.svc`];
     const out: string[] = [];
-    for (const ep of this.endpointsByIp.get(ip) ?? []) {
-      if (restrict && !this.namespaceExposed(ep.namespace)) continue;
-      out.push(ep.relative);
+    for (const [relative, namespace] of this.endpointsByIp.targets(ip)) {
+      if (restrict && !this.namespaceExposed(namespace)) continue;
+      out.push(relative);
     }
     return out;
   }
@@ -270,9 +309,10 @@ export function storeParts(model: ClusterModel, cfg: KubernetesConfig): StorePar
 
   const slices = new Map<string, ReadySlice[]>();
   const importSlices = new Map<string, ReadySlice[]>();
-  const endpointsByIp = new Map<string, EndpointPtr[]>();
   if (!cfg.noEndpoints) {
+    let order = 0;
     for (const slice of model.endpointSlices) {
+      order++;
       if (!labelOk(slice.labels)) continue;
       const mcService = slice.labels['multicluster.kubernetes.io/service-name'];
       if (mcService && cfg.multicluster.length > 0) {
@@ -284,11 +324,8 @@ export function storeParts(model: ClusterModel, cfg: KubernetesConfig): StorePar
       }
       if (!slice.serviceName) continue;
       const ready = readySlice(slice, cfg.endpointPodNames);
+      ready.order = order;
       push(slices, key(slice.namespace, slice.serviceName), ready);
-      for (const a of ready.addresses) {
-        const c = canonicalIp(a.ip) ?? a.ip;
-        push(endpointsByIp, c, { relative: `${a.name}.${slice.serviceName}.${slice.namespace}.svc`, namespace: slice.namespace });
-      }
     }
   }
 
@@ -315,7 +352,6 @@ export function storeParts(model: ClusterModel, cfg: KubernetesConfig): StorePar
     imports: [...imports],
     importSlices: [...importSlices],
     serviceByIp: [...serviceByIp],
-    endpointsByIp: [...endpointsByIp],
     podsByIp: [...podsByIp],
     serial: contentSerial(model),
     recordSources: services.size + model.endpointSlices.length + model.pods.length,
@@ -333,7 +369,7 @@ export class StoreAssembler {
   private readonly imports = new Map<string, ServiceImport>();
   private readonly importSlices = new Map<string, ReadySlice[]>();
   private readonly serviceByIpKey = new Map<string, string>();
-  private readonly endpointsByIp = new Map<string, EndpointPtr[]>();
+  private readonly endpointsByIp = new EndpointIndex();
   private readonly podsByIp = new Map<string, Pod[]>();
   private serial = 0;
   private recordSources = 0;
@@ -343,17 +379,28 @@ export class StoreAssembler {
   add(parts: Partial<StoreParts>): void {
     for (const n of parts.namespaces ?? []) this.namespaces.add(n);
     for (const [k, v] of parts.services ?? []) this.services.set(k, v);
-    for (const [k, v] of parts.slices ?? []) this.slices.set(k, v);
+    for (const [k, v] of parts.slices ?? []) {
+      this.slices.set(k, v);
+      // The reverse index is built here, from the strings the slices hold, not sent separately.
+      for (const slice of v) {
+        const rank = (slice.order ?? 0) * 65536;
+        slice.addresses.forEach((a, i) => {
+          // Loading accepted only canonical IPv4 (no leading zeros); IPv6 may be written many ways.
+          const c = a.ip.includes(':') ? canonicalIp(a.ip) : a.ip;
+          this.endpointsByIp.add(c === undefined ? a.ip : c, k, a.name, rank + i);
+        });
+      }
+    }
     for (const [k, v] of parts.imports ?? []) this.imports.set(k, v);
     for (const [k, v] of parts.importSlices ?? []) this.importSlices.set(k, v);
     for (const [k, v] of parts.serviceByIp ?? []) this.serviceByIpKey.set(k, v);
-    for (const [k, v] of parts.endpointsByIp ?? []) this.endpointsByIp.set(k, v);
     for (const [k, v] of parts.podsByIp ?? []) this.podsByIp.set(k, v);
     if (parts.serial !== undefined) this.serial = parts.serial;
     if (parts.recordSources !== undefined) this.recordSources = parts.recordSources;
   }
 
   finish(model?: ClusterModel): KubernetesStore {
+    this.endpointsByIp.seal();
     const serviceByIp = new Map<string, Service>();
     for (const [ip, k] of this.serviceByIpKey) {
       const svc = this.services.get(k);

@@ -1,6 +1,7 @@
 // `rewrite name` rules as CoreDNS's plugin/rewrite (name.go, reverter.go): match the question name
 // (lowercased, fully qualified) exactly, by prefix, suffix, substring or regular expression, rewrite
 // it, and build the response rules that map the answer back to what the client asked.
+import { compileRegex, type CorefileRegex } from '../../chain/regex.js';
 
 /** Rewrites one string; returns it unchanged when it does not apply. */
 export type StringRewriter = (s: string) => string;
@@ -18,7 +19,8 @@ export interface NameRule {
   match: MatchType;
   from: string;
   to: string;
-  pattern?: RegExp;
+  /** Compiled with RE2 (Go's syntax, linear-time matching), as CoreDNS's regexp. */
+  pattern?: CorefileRegex;
   /** `answer auto` (always on for exact): revert the rewrite in owner names and record data. */
   auto: boolean;
   /** Explicit `answer name` / `answer value` rules. */
@@ -38,7 +40,7 @@ function expand(template: string, groups: readonly (string | undefined)[]): stri
   return s;
 }
 
-export function regexRewriter(pattern: RegExp, replacement: string): StringRewriter {
+export function regexRewriter(pattern: CorefileRegex, replacement: string): StringRewriter {
   return (src) => {
     const m = pattern.exec(src);
     return m ? expand(replacement, m) : src;
@@ -64,23 +66,18 @@ function normalize(name: string): string {
   return lower.endsWith('.') ? lower : `${lower}.`;
 }
 
-/** Go's regexp syntax is close to JavaScript's for the patterns people write; (?P<n>...) is mapped. */
-function compile(pattern: string): RegExp {
+function compile(pattern: string): CorefileRegex {
   try {
-    return new RegExp(pattern.replace(/\(\?P</g, '(?<'));
-  } catch {
-    throw new RuleError(`invalid regex matching pattern: ${pattern}`);
+    return compileRegex(pattern);
+  } catch (err) {
+    throw new RuleError(`invalid regex matching pattern: ${pattern}: ${(err as Error).message}`);
   }
 }
 
-function groupCount(re: RegExp): number {
-  return new RegExp(`${re.source}|`).exec('')!.length - 1;
-}
-
-function checkGroups(re: RegExp, to: string, from: string): void {
+function checkGroups(re: CorefileRegex, to: string, from: string): void {
   let used = 0;
   for (let i = 0; i <= 100; i++) if (to.includes(`{${i}}`)) used++;
-  if (used > groupCount(re)) throw new RuleError(`the rewrite regex pattern (${to}) uses more subexpressions than its corresponding matching regex pattern (${from})`);
+  if (used > re.groupCount) throw new RuleError(`the rewrite regex pattern (${to}) uses more subexpressions than its corresponding matching regex pattern (${from})`);
 }
 
 function parseAnswers(match: string, args: readonly string[]): { auto: boolean; rules: ResponseRule[] } {
