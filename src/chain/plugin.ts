@@ -1,4 +1,4 @@
-// The plugin contract shared by every plugin and the chain (see ../shared/DESIGN.md).
+// The plugin contract shared by every plugin and the chain (see ARCHITECTURE.md).
 import type { Rr } from '../dns/records.js';
 
 export type Protocol = 'udp' | 'tcp';

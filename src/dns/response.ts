@@ -1,4 +1,4 @@
-// Encodes replies. Header bits follow ../shared/reference/protocol.md: RD copied, RA/Z/AD/CD
+// Encodes replies. Header bits as the protocol behaviour section of README.md: RD copied, RA/Z/AD/CD
 // clear, OPT only when the query had one (our payload size 1232, DO copied).
 import type { Packet } from 'dns-packet';
 import { encodePacket } from './encode.js';

@@ -1,7 +1,7 @@
 // Behaviour of the kubernetes plugin's options, as CoreDNS v1.14.x answers: one server block per
 // option (test/fixtures/k8s/Corefile.options), each with its own zone, over the same manifests as
-// kubernetes.test.ts. Expectations come from CoreDNS (reference: /work/shared/reference/
-// coredns-kubernetes.md; `file:line` in plugin/kubernetes/), not from clusterdns's output.
+// kubernetes.test.ts. Expectations come from CoreDNS (`file:line` in coredns/coredns
+// plugin/kubernetes/), not from clusterdns's output.
 import path from 'node:path';
 import { repoRoot } from '../helpers/server.js';
 import { runTable, soa, type Case } from '../helpers/clients.js';

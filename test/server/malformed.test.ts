@@ -1,4 +1,4 @@
-// Odd and malformed packets over UDP: one test per row of /work/shared/reference/protocol.md
+// Odd and malformed packets over UDP: one test per row of README.md's protocol behaviour table
 // (RFC 1035 4.1.1, RFC 6891 6.1.1/7, RFC 8482, RFC 5936/1995, RFC 8945). After every bad packet
 // the server must still answer a good query.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';

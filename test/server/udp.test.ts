@@ -1,5 +1,5 @@
 // UDP answers of a well-formed query: header bits, question echo, EDNS0, truncation.
-// Spec: /work/shared/reference/protocol.md; RFC 1035 4.1.1, RFC 6891, RFC 3225, RFC 4035 3.1.6.
+// Spec: README.md "Protocol behaviour"; RFC 1035 4.1.1, RFC 6891, RFC 3225, RFC 4035 3.1.6.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import {
