@@ -33,6 +33,7 @@ import { transferPlugin } from './plugins/transfer/setup.js';
 import { loopPlugin } from './plugins/loop/setup.js';
 import { hostsPlugin } from './plugins/hosts/setup.js';
 import { rewritePlugin } from './plugins/rewrite/setup.js';
+import { etcdPlugin } from './plugins/etcd/setup.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -72,7 +73,8 @@ export function defaultRegistry(): Registry {
   return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin).register(filePlugin).register(forwardPlugin).register(cachePlugin)
     .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
     .register(loadbalancePlugin)
-    .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin);
+    .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin)
+    .register(etcdPlugin);
 }
 
 export interface AppOptions {

@@ -1,0 +1,430 @@
+// An in-memory copy of everything under the plugin's etcd path, kept current by one etcd Watch
+// from a known revision, so answers never wait on etcd. A lost watch resumes from the last
+// revision it saw (the etcd3 client does this); a watch cancelled by compaction relists. While
+// etcd is unreachable the last copy keeps serving.
+//
+// Change sets that `clusterdns sync` has to split over several transactions are bracketed by a
+// marker key (see TXN_MARKER): while it says "writing" the mirror holds the events back and
+// applies them all at once when it says "done", so queries see the old or the new data, never
+// a mix.
+import { Etcd3, type IOptions } from 'etcd3';
+import type { Logger } from 'pino';
+import { Gauge, Counter } from 'prom-client';
+import { registry } from '../../metrics/index.js';
+import { parseService, type Service } from './msg.js';
+
+/** Marker of a multi-transaction change set, under the path: `/skydns/.clusterdns/txn`. */
+export const MARKER_DIR = '.clusterdns/';
+export const TXN_MARKER = `${MARKER_DIR}txn`;
+
+export interface MarkerValue {
+  state: 'writing' | 'done';
+  owner?: string;
+}
+
+export interface MirrorOptions {
+  /** etcd key prefix with leading and trailing slash, e.g. `/skydns/`. */
+  prefix: string;
+  endpoints: string[];
+  username?: string;
+  password?: string;
+  tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
+  /** Labels the metrics (the plugin's zones joined with ','). */
+  zonesLabel: string;
+  log: Logger;
+}
+
+export interface Entry {
+  key: string;
+  svc: Service;
+  /** etcd lease ID ('0' for none). */
+  lease: string;
+  modRevision: number;
+}
+
+interface RawKv {
+  key: string;
+  value: string;
+  lease: string;
+  modRevision: number;
+}
+
+interface MirrorMetrics {
+  revision: Gauge<'zones'>;
+  lag: Gauge<'zones'>;
+  connected: Gauge<'zones'>;
+  keys: Gauge<'zones'>;
+  badValues: Gauge<'zones'>;
+  events: Counter<'zones'>;
+  relists: Counter<'zones'>;
+}
+
+let shared: MirrorMetrics | undefined;
+function mirrorMetrics(): MirrorMetrics {
+  if (shared) return shared;
+  const registers = [registry()];
+  shared = {
+    revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'etcd revision the mirror reflects (the SOA serial of the etcd zones).', labelNames: ['zones'], registers }),
+    lag: new Gauge({
+      name: 'clusterdns_etcd_lag_seconds',
+      help: 'Seconds since the mirror was last known to be current with etcd (0 while the watch is connected).',
+      labelNames: ['zones'],
+      registers,
+    }),
+    connected: new Gauge({ name: 'clusterdns_etcd_watch_connected', help: '1 while the etcd watch is connected, else 0.', labelNames: ['zones'], registers }),
+    keys: new Gauge({ name: 'clusterdns_etcd_keys', help: 'Records held in the mirror.', labelNames: ['zones'], registers }),
+    badValues: new Gauge({ name: 'clusterdns_etcd_bad_values', help: 'Keys whose value is skipped because it is not a valid SkyDNS record.', labelNames: ['zones'], registers }),
+    events: new Counter({ name: 'clusterdns_etcd_events_total', help: 'etcd watch events applied to the mirror.', labelNames: ['zones'], registers }),
+    relists: new Counter({ name: 'clusterdns_etcd_relists_total', help: 'Full reads of the etcd path (startup, after compaction).', labelNames: ['zones'], registers }),
+  };
+  return shared;
+}
+
+/** Events of this size or more rebuild the sorted key index instead of splicing it. */
+const REBUILD_AT = 256;
+/** Retry delays for a failed list (ms): doubling up to the cap. */
+const RETRY_MIN_MS = 200;
+const RETRY_MAX_MS = 5000;
+
+export class EtcdMirror {
+  private readonly client: Etcd3;
+  private readonly entries = new Map<string, Entry>();
+  /** Keys of `entries`, sorted as etcd sorts them (byte order; the same for ASCII keys). */
+  private sorted: string[] = [];
+  /** Keys whose value was refused, with the reason (logged once per value). */
+  private readonly bad = new Map<string, string>();
+  /** Events of a change set still being written (key -> kv, or null for a delete). */
+  private pending: Map<string, RawKv | null> | undefined;
+  private readonly leases = new Map<string, number>();
+  private readonly m = mirrorMetrics();
+  private watcher: { cancel(): Promise<void> } | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private lagTimer: NodeJS.Timeout | undefined;
+  /** Highest revision applied: the SOA serial. 0 before the first sync. */
+  revision = 0;
+  synced = false;
+  connected = false;
+  /** When the mirror was last known to be current (ms since epoch). */
+  private currentAt = 0;
+  /** Resolves once the first list succeeded. */
+  readonly firstSync: Promise<void>;
+  private resolveFirst!: () => void;
+  /** Called after the data changed (each server block using the mirror forgets encoded answers). */
+  readonly listeners = new Set<() => void>();
+  private started = false;
+
+  constructor(private readonly opts: MirrorOptions) {
+    const options: IOptions = { hosts: opts.endpoints, dialTimeout: 2000 };
+    if (opts.username !== undefined) options.auth = { username: opts.username, password: opts.password ?? '' };
+    if (opts.tls?.ca || opts.tls?.cert) {
+      // Without a CA file grpc falls back to the system's CAs.
+      options.credentials = { rootCertificate: opts.tls.ca as Buffer, privateKey: opts.tls.key, certChain: opts.tls.cert };
+    }
+    this.client = new Etcd3(options);
+    this.firstSync = new Promise((r) => (this.resolveFirst = r));
+  }
+
+  /** Starts reading etcd; later calls (a reload that kept the mirror) do nothing. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    this.lagTimer = setInterval(() => this.updateLag(), 1000);
+    this.lagTimer.unref();
+    void this.relist();
+  }
+
+  /** Services whose key starts with `prefix`, in key order. */
+  range(prefix: string): Entry[] {
+    const out: Entry[] = [];
+    for (let i = lowerBound(this.sorted, prefix); i < this.sorted.length; i++) {
+      const k = this.sorted[i]!;
+      if (!k.startsWith(prefix)) break;
+      out.push(this.entries.get(k)!);
+    }
+    return out;
+  }
+
+  get(key: string): Entry | undefined {
+    return this.entries.get(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Granted TTL (seconds) of a lease, when known. */
+  leaseTtl(lease: string): number | undefined {
+    return this.leases.get(lease);
+  }
+
+  /** Why a key's value is skipped, when it is. */
+  badValue(key: string): string | undefined {
+    return this.bad.get(key);
+  }
+
+  private get log(): Logger {
+    return this.opts.log;
+  }
+
+  private serialize(job: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(job).catch((err: unknown) => this.log.error({ err }, 'etcd mirror update failed'));
+    return this.queue;
+  }
+
+  /** Reads the whole path, then watches from the revision after it. Retries until it works. */
+  private async relist(attempt = 0): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.watcher?.cancel().catch(() => undefined);
+      this.watcher = undefined;
+      const prefix = this.opts.prefix;
+      let res = await this.client.getAll().prefix(prefix).exec();
+      let rev = Number(res.header.revision);
+      // A change set in the middle of being written: read the state before it began.
+      const marker = res.kvs.find((kv) => kv.key.toString() === prefix + TXN_MARKER);
+      if (marker && parseMarker(marker.value.toString())?.state === 'writing') {
+        const before = Number(marker.mod_revision) - 1;
+        try {
+          res = await this.client.getAll().prefix(prefix).revision(before).exec();
+          rev = before;
+        } catch (err) {
+          this.log.warn({ err: (err as Error).message }, 'etcd: a change set is being written and the revision before it is compacted; serving what is there now');
+        }
+      }
+      const kvs: RawKv[] = res.kvs.map((kv) => ({ key: kv.key.toString(), value: kv.value.toString(), lease: kv.lease, modRevision: Number(kv.mod_revision) }));
+      await this.fetchLeases(kvs);
+      if (this.closed) return;
+      this.replaceAll(kvs, rev);
+      this.m.relists.inc({ zones: this.opts.zonesLabel });
+      this.startWatch(rev + 1);
+      if (!this.synced) {
+        this.synced = true;
+        this.log.info({ prefix, revision: this.revision, records: this.entries.size, skipped: this.bad.size }, 'etcd mirror synced');
+        this.resolveFirst();
+      }
+    } catch (err) {
+      if (this.closed) return;
+      const delay = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** attempt);
+      const msg = (err as Error).message;
+      if (attempt === 0 || attempt % 10 === 0) {
+        this.log.warn({ err: msg, endpoints: this.opts.endpoints, retryMs: delay }, this.synced ? 'etcd unreachable; still serving the last mirror' : 'etcd unreachable; not ready until the first sync');
+      }
+      this.retryTimer = setTimeout(() => void this.relist(attempt + 1), delay);
+      this.retryTimer.unref();
+    }
+  }
+
+  private startWatch(from: number): void {
+    const w = this.client.watch().prefix(this.opts.prefix).startRevision(String(from)).watcher();
+    this.watcher = w;
+    this.setConnected(true);
+    w.on('connected', () => this.setConnected(true));
+    w.on('disconnected', (err: Error) => {
+      if (this.connected) this.log.warn({ err: err?.message, revision: this.revision }, 'etcd watch lost; serving the mirror and resuming from the last revision');
+      this.setConnected(false);
+    });
+    w.on('data', (res) => {
+      const kvs: (RawKv & { del: boolean })[] = res.events.map((ev) => ({
+        key: ev.kv.key.toString(),
+        value: ev.kv.value.toString(),
+        lease: ev.kv.lease,
+        modRevision: Number(ev.kv.mod_revision),
+        del: ev.type === 'Delete',
+      }));
+      this.currentAt = Date.now();
+      if (kvs.length === 0) return;
+      void this.serialize(async () => {
+        await this.fetchLeases(kvs.filter((k) => !k.del));
+        this.applyEvents(kvs);
+      });
+    });
+    w.on('error', (err: Error) => {
+      // The watch was cancelled (compacted past our revision, or the server refused it).
+      if (this.watcher !== w) return;
+      this.log.warn({ err: err.message, revision: this.revision }, 'etcd watch cancelled; reading the whole path again');
+      this.setConnected(false);
+      void this.serialize(() => this.relist());
+    });
+  }
+
+  private setConnected(on: boolean): void {
+    if (on) this.currentAt = Date.now();
+    else if (this.connected) this.currentAt = Date.now();
+    this.connected = on;
+    this.m.connected.set({ zones: this.opts.zonesLabel }, on ? 1 : 0);
+    this.updateLag();
+  }
+
+  private updateLag(): void {
+    const lag = this.connected || !this.synced ? 0 : (Date.now() - this.currentAt) / 1000;
+    this.m.lag.set({ zones: this.opts.zonesLabel }, lag);
+  }
+
+  /** Learns the granted TTL of leases not seen before (one request per lease, failures ignored). */
+  private async fetchLeases(kvs: readonly RawKv[]): Promise<void> {
+    const unknown = [...new Set(kvs.map((k) => k.lease).filter((l) => l && l !== '0' && !this.leases.has(l)))];
+    await Promise.all(
+      unknown.map(async (id) => {
+        try {
+          const r = await this.client.leaseClient.leaseTimeToLive({ ID: id });
+          if (Number(r.grantedTTL) > 0) this.leases.set(id, Number(r.grantedTTL));
+        } catch (err) {
+          this.log.debug({ lease: id, err: (err as Error).message }, 'etcd: lease TTL unknown; using the record TTL');
+        }
+      }),
+    );
+  }
+
+  private replaceAll(kvs: readonly RawKv[], rev: number): void {
+    this.entries.clear();
+    const badBefore = new Map(this.bad);
+    this.bad.clear();
+    this.pending = undefined;
+    let serial = 0;
+    for (const kv of kvs) {
+      serial = Math.max(serial, kv.modRevision);
+      if (kv.key === this.opts.prefix + TXN_MARKER) {
+        if (parseMarker(kv.value)?.state === 'writing' && kv.modRevision > rev) this.pending = new Map();
+        continue;
+      }
+      this.put(kv, badBefore);
+    }
+    this.sorted = [...this.entries.keys()].sort(byteOrder);
+    // The serial is the last change the mirror holds, so replicas that read the same data agree.
+    this.revision = Math.max(this.revision, serial);
+    this.changed(rev);
+  }
+
+  private applyEvents(events: readonly (RawKv & { del: boolean })[]): void {
+    const markerKey = this.opts.prefix + TXN_MARKER;
+    let flush = false;
+    for (const ev of events) {
+      if (ev.key === markerKey) {
+        const state = ev.del ? undefined : parseMarker(ev.value)?.state;
+        if (state === 'writing') this.pending ??= new Map();
+        else flush = true;
+        this.revision = Math.max(this.revision, ev.modRevision);
+        continue;
+      }
+      if (ev.key.startsWith(this.opts.prefix + MARKER_DIR)) continue;
+      if (this.pending) this.pending.set(ev.key, ev.del ? null : ev);
+      else this.applyOne(ev, ev.del);
+      this.revision = Math.max(this.revision, ev.modRevision);
+    }
+    this.m.events.inc({ zones: this.opts.zonesLabel }, events.length);
+    if (flush && this.pending) {
+      const batch = this.pending;
+      this.pending = undefined;
+      for (const [key, kv] of batch) this.applyOne(kv ?? { key, value: '', lease: '0', modRevision: 0 }, kv === null, batch.size >= REBUILD_AT);
+      if (batch.size >= REBUILD_AT) this.sorted = [...this.entries.keys()].sort(byteOrder);
+      this.log.info({ records: batch.size, revision: this.revision }, 'etcd: change set complete, applied at once');
+    } else if (this.pending) {
+      // Held back: answers keep the old data, and the serial with it.
+      return;
+    }
+    this.changed(this.revision);
+  }
+
+  private applyOne(kv: RawKv, del: boolean, deferIndex = false): void {
+    const had = this.entries.has(kv.key);
+    if (del) {
+      this.entries.delete(kv.key);
+      this.bad.delete(kv.key);
+    } else {
+      this.put(kv);
+    }
+    if (deferIndex) return;
+    const has = this.entries.has(kv.key);
+    if (had === has) return;
+    const i = lowerBound(this.sorted, kv.key);
+    if (has) this.sorted.splice(i, 0, kv.key);
+    else if (this.sorted[i] === kv.key) this.sorted.splice(i, 1);
+  }
+
+  private put(kv: RawKv, badBefore?: Map<string, string>): void {
+    const svc = parseService(kv.value);
+    if (typeof svc === 'string') {
+      this.entries.delete(kv.key);
+      const seen = (badBefore ?? this.bad).get(kv.key);
+      this.bad.set(kv.key, svc);
+      if (seen !== svc) this.log.warn({ key: kv.key, revision: kv.modRevision }, `etcd: skipping ${kv.key}: ${svc}`);
+      return;
+    }
+    this.bad.delete(kv.key);
+    this.entries.set(kv.key, { key: kv.key, svc, lease: kv.lease ?? '0', modRevision: kv.modRevision });
+  }
+
+  private changed(rev: number): void {
+    const zones = this.opts.zonesLabel;
+    this.m.revision.set({ zones }, this.revision);
+    this.m.keys.set({ zones }, this.entries.size);
+    this.m.badValues.set({ zones }, this.bad.size);
+    this.currentAt = Date.now();
+    void rev;
+    for (const l of this.listeners) l();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.lagTimer) clearInterval(this.lagTimer);
+    await this.watcher?.cancel().catch(() => undefined);
+    this.client.close();
+  }
+}
+
+export function parseMarker(value: string): MarkerValue | undefined {
+  try {
+    const v = JSON.parse(value) as MarkerValue;
+    return v && (v.state === 'writing' || v.state === 'done') ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function lowerBound(arr: readonly string[], x: string): number {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (arr[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Mirrors shared by configuration, so a reload that keeps the same etcd and path keeps serving
+ * the synced copy instead of starting empty. Each plugin acquires one and releases it on close.
+ */
+const mirrors = new Map<string, { mirror: EtcdMirror; refs: number }>();
+
+export function acquireMirror(opts: MirrorOptions, onChange: () => void): { mirror: EtcdMirror; release: () => Promise<void> } {
+  const id = JSON.stringify([opts.prefix, opts.endpoints, opts.username, opts.password, opts.tls?.ca?.toString('base64'), opts.tls?.cert?.toString('base64'), opts.tls?.key?.toString('base64')]);
+  let slot = mirrors.get(id);
+  if (!slot) {
+    slot = { mirror: new EtcdMirror(opts), refs: 0 };
+    mirrors.set(id, slot);
+  }
+  slot.refs++;
+  slot.mirror.listeners.add(onChange);
+  const s = slot;
+  let released = false;
+  return {
+    mirror: s.mirror,
+    release: async () => {
+      if (released) return;
+      released = true;
+      s.mirror.listeners.delete(onChange);
+      if (--s.refs > 0) return;
+      mirrors.delete(id);
+      await s.mirror.close();
+    },
+  };
+}
