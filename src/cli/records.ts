@@ -1,7 +1,7 @@
 // `clusterdns records`: every record the server would serve, as a sorted zone file. Each record
 // comes from asking the real query path, so the listing is what the server answers.
 import type { Answer } from 'dns-packet';
-import { buildApp } from '../app.js';
+import { buildApp, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
@@ -29,6 +29,35 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     cluster: clusterOptions(flags),
   });
   const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
+  const byZone = await servedRecords(app, only);
+  await app.close();
+  if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
+  // Cluster zones first, reverse zones after them; each in canonical order.
+  const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
+  const lines: string[] = [];
+  for (const zone of zones) {
+    const rrs = [...byZone.get(zone)!.values()].sort((a, b) => {
+      if (a.type === 'SOA' && b.type !== 'SOA') return -1;
+      if (b.type === 'SOA' && a.type !== 'SOA') return 1;
+      const byName = canonicalCompare(a.name, b.name);
+      if (byName !== 0) return byName;
+      const ta = TYPE_ORDER.indexOf(a.type);
+      const tb = TYPE_ORDER.indexOf(b.type);
+      if (ta !== tb) return ta - tb;
+      const ra = rdataText(a);
+      const rb = rdataText(b);
+      return ra < rb ? -1 : ra > rb ? 1 : 0;
+    });
+    lines.push(`; zone ${zone} (${rrs.length} records)`, `$ORIGIN ${zone}`, ...rrs.map(recordText), '');
+  }
+  out.write(lines.join('\n'));
+}
+
+/**
+ * Every record the kubernetes and file plugins of `app` serve, by zone (key: owner|type|rdata),
+ * each asked of the real query path. `clusterdns sync` publishes the same set.
+ */
+export async function servedRecords(app: App, only?: string): Promise<Map<string, Map<string, Answer>>> {
   const byZone = new Map<string, Map<string, Answer>>();
   for (const [listener, chainZones] of app.listenerZones().entries()) {
     for (const chain of app.chains) {
@@ -65,25 +94,5 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
       }
     }
   }
-  await app.close();
-  if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
-  // Cluster zones first, reverse zones after them; each in canonical order.
-  const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
-  const lines: string[] = [];
-  for (const zone of zones) {
-    const rrs = [...byZone.get(zone)!.values()].sort((a, b) => {
-      if (a.type === 'SOA' && b.type !== 'SOA') return -1;
-      if (b.type === 'SOA' && a.type !== 'SOA') return 1;
-      const byName = canonicalCompare(a.name, b.name);
-      if (byName !== 0) return byName;
-      const ta = TYPE_ORDER.indexOf(a.type);
-      const tb = TYPE_ORDER.indexOf(b.type);
-      if (ta !== tb) return ta - tb;
-      const ra = rdataText(a);
-      const rb = rdataText(b);
-      return ra < rb ? -1 : ra > rb ? 1 : 0;
-    });
-    lines.push(`; zone ${zone} (${rrs.length} records)`, `$ORIGIN ${zone}`, ...rrs.map(recordText), '');
-  }
-  out.write(lines.join('\n'));
+  return byZone;
 }

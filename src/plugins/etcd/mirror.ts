@@ -7,7 +7,8 @@
 // marker key (see TXN_MARKER): while it says "writing" the mirror holds the events back and
 // applies them all at once when it says "done", so queries see the old or the new data, never
 // a mix.
-import { Etcd3, type IOptions } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
+import { listPrefix, newClient, type RawKv } from './kv.js';
 import type { Logger } from 'pino';
 import { Gauge, Counter } from 'prom-client';
 import { registry } from '../../metrics/index.js';
@@ -38,13 +39,6 @@ export interface Entry {
   key: string;
   svc: Service;
   /** etcd lease ID ('0' for none). */
-  lease: string;
-  modRevision: number;
-}
-
-interface RawKv {
-  key: string;
-  value: string;
   lease: string;
   modRevision: number;
 }
@@ -116,13 +110,7 @@ export class EtcdMirror {
   private started = false;
 
   constructor(private readonly opts: MirrorOptions) {
-    const options: IOptions = { hosts: opts.endpoints, dialTimeout: 2000 };
-    if (opts.username !== undefined) options.auth = { username: opts.username, password: opts.password ?? '' };
-    if (opts.tls?.ca || opts.tls?.cert) {
-      // Without a CA file grpc falls back to the system's CAs.
-      options.credentials = { rootCertificate: opts.tls.ca as Buffer, privateKey: opts.tls.key, certChain: opts.tls.cert };
-    }
-    this.client = new Etcd3(options);
+    this.client = newClient(opts);
     this.firstSync = new Promise((r) => (this.resolveFirst = r));
   }
 
@@ -180,20 +168,18 @@ export class EtcdMirror {
       await this.watcher?.cancel().catch(() => undefined);
       this.watcher = undefined;
       const prefix = this.opts.prefix;
-      let res = await this.client.getAll().prefix(prefix).exec();
-      let rev = Number(res.header.revision);
+      let { kvs, revision: rev } = await listPrefix(this.client, prefix);
       // A change set in the middle of being written: read the state before it began.
-      const marker = res.kvs.find((kv) => kv.key.toString() === prefix + TXN_MARKER);
-      if (marker && parseMarker(marker.value.toString())?.state === 'writing') {
-        const before = Number(marker.mod_revision) - 1;
+      const marker = kvs.find((kv) => kv.key === prefix + TXN_MARKER);
+      if (marker && parseMarker(marker.value)?.state === 'writing') {
+        const before = marker.modRevision - 1;
         try {
-          res = await this.client.getAll().prefix(prefix).revision(before).exec();
+          ({ kvs } = await listPrefix(this.client, prefix, before));
           rev = before;
         } catch (err) {
           this.log.warn({ err: (err as Error).message }, 'etcd: a change set is being written and the revision before it is compacted; serving what is there now');
         }
       }
-      const kvs: RawKv[] = res.kvs.map((kv) => ({ key: kv.key.toString(), value: kv.value.toString(), lease: kv.lease, modRevision: Number(kv.mod_revision) }));
       await this.fetchLeases(kvs);
       if (this.closed) return;
       this.replaceAll(kvs, rev);
