@@ -1,6 +1,7 @@
 // etcd reads shared by the mirror and `clusterdns sync`: a whole prefix, page by page at one
 // revision, so a large record set never needs one huge response (gRPC's default limit is 4 MiB).
 import { Etcd3, type IOptions } from 'etcd3';
+import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 
 /** Keys per page of a prefix read. */
 export const PAGE_KEYS = 2000;
@@ -26,6 +27,10 @@ export function newClient(o: ClientOptions): Etcd3 {
     dialTimeout: 2000,
     // Watch responses of a large transaction can exceed gRPC's 4 MiB default.
     grpcOptions: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 },
+    // A lost watch retries within 2 s at worst (the client's default grows to 30 s), so replicas
+    // catch up soon after etcd comes back.
+    // etcd3 types this as IBackoff but calls it as the factory its own default is.
+    faultHandling: { watchBackoff: new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 }) as unknown as IBackoff<unknown> },
   };
   if (o.username !== undefined) options.auth = { username: o.username, password: o.password ?? '' };
   if (o.tls?.ca || o.tls?.cert) {

@@ -78,7 +78,7 @@ function mirrorMetrics(): MirrorMetrics {
 const REBUILD_AT = 256;
 /** Retry delays for a failed list (ms): doubling up to the cap. */
 const RETRY_MIN_MS = 200;
-const RETRY_MAX_MS = 5000;
+const RETRY_MAX_MS = 2000;
 
 export class EtcdMirror {
   private readonly client: Etcd3;
