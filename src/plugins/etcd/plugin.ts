@@ -14,7 +14,7 @@ const DEFAULT_PRIORITY = 10;
 const DEFAULT_TTL = 300;
 const MAX_CNAME_CHAIN = 10;
 /** How long startup waits for the first read of etcd. */
-const START_WAIT_MS = 5000;
+const START_WAIT_MS = 2000;
 const NX = Symbol('nxdomain');
 type Found = KeyedService[] | typeof NX;
 
