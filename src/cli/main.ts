@@ -46,6 +46,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--interval <ms>', 'how often --watch looks at the manifests', '1000')
     .option('--max-txn-ops <n>', 'operations per etcd transaction (etcd --max-txn-ops)', '128')
     .option('--max-txn-bytes <n>', 'bytes of keys and values per transaction (under etcd --max-request-bytes)', '1048576')
+    .option('--allow-empty', 'let a configuration that serves no records delete every key this owner wrote')
     .option('--log-level <level>', 'log level (stderr)', 'info')
     .action(async (opts: SyncFlags) => {
       await sync(opts);

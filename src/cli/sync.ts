@@ -27,6 +27,7 @@ export interface SyncFlags extends ClusterFlags {
   interval: string;
   maxTxnOps: string;
   maxTxnBytes: string;
+  allowEmpty?: boolean;
   logLevel: string;
 }
 
@@ -35,6 +36,8 @@ export interface SyncLimits {
   maxTxnOps: number;
   /** Bytes of keys and values per transaction, under etcd's --max-request-bytes (1.5 MiB). */
   maxTxnBytes: number;
+  /** Allow a run that serves no records to delete every owned key. */
+  allowEmpty?: boolean;
 }
 
 export interface SyncResult {
@@ -163,6 +166,9 @@ export async function syncValues(client: Etcd3, prefixPath: string, owner: strin
   }
   for (const [key, cur] of current) if (cur.owned && !desired.has(key)) ops.push({ kind: 'delete', key });
   const puts = ops.filter((o) => o.kind === 'put').length;
+  if (desired.size === 0 && ops.length > 0 && !limits.allowEmpty) {
+    throw new Error(`sync: the configuration serves no records, so this would delete all ${ops.length} keys owned by "${owner}" under ${prefix}; check --conf and --manifests, or pass --allow-empty to really empty it`);
+  }
   const result: SyncResult = { puts, deletes: ops.length - puts, conflicts, transactions: 0, mode: 'none', revision: 0, records: desired.size };
   if (ops.length === 0) return result;
 
@@ -213,7 +219,7 @@ export async function sync(flags: SyncFlags): Promise<void> {
   const log = createLogger(flags.logLevel, 2);
   if (!flags.etcd || flags.etcd.length === 0) throw new Error('sync needs --etcd URL (repeat it, or separate URLs with commas), e.g. --etcd http://127.0.0.1:2379');
   const endpoints = flags.etcd.flatMap((e) => e.split(',')).filter(Boolean);
-  const limits: SyncLimits = { maxTxnOps: parseLimit('--max-txn-ops', flags.maxTxnOps, 2), maxTxnBytes: parseLimit('--max-txn-bytes', flags.maxTxnBytes, 1024) };
+  const limits: SyncLimits = { maxTxnOps: parseLimit('--max-txn-ops', flags.maxTxnOps, 2), maxTxnBytes: parseLimit('--max-txn-bytes', flags.maxTxnBytes, 1024), allowEmpty: flags.allowEmpty };
   const interval = parseLimit('--interval', flags.interval, 100);
   const client = newClient({ endpoints });
   const once = async (): Promise<SyncResult> => {

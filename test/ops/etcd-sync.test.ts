@@ -166,4 +166,17 @@ describe.skipIf(Boolean(etcdMissing) || !dig)('clusterdns sync on a real etcd', 
     }
     expect(proc.exitCode).toBe(0);
   }, 40_000);
+
+  it('refuses to empty the prefix when the configuration serves nothing', async () => {
+    const empty = path.join(dir, 'Empty.Corefile');
+    fs.writeFileSync(empty, 'cluster.local {\n    hosts {\n        10.0.0.1 a.cluster.local\n    }\n}\n');
+    const before = await revision();
+    const err = await run(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--conf', empty], { cwd: repoRoot }).then(
+      () => undefined,
+      (e: { stderr: string }) => e.stderr,
+    );
+    expect(err).toMatch(/serves no records, so this would delete all \d+ keys owned by "clusterdns-sync"/);
+    expect(await revision()).toBe(before);
+    expect((await digQuery(dig!, replica.port, 'db.apps.svc.cluster.local.', 'A', false)).rcode).toBe('NOERROR');
+  });
 });

@@ -348,6 +348,12 @@ export class EtcdMirror {
     this.m.keys.set({ zones }, this.entries.size);
     this.m.badValues.set({ zones }, this.bad.size);
     this.currentAt = Date.now();
+    // Leases outlive nothing here: forget those no record uses once they pile up.
+    if (this.leases.size > 2 * this.entries.size + 1024) {
+      const used = new Set<string>();
+      for (const e of this.entries.values()) if (e.lease !== '0') used.add(e.lease);
+      for (const id of this.leases.keys()) if (!used.has(id)) this.leases.delete(id);
+    }
     void rev;
     for (const l of this.listeners) l();
   }
