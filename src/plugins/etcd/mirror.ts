@@ -165,8 +165,7 @@ export class EtcdMirror {
   private async relist(attempt = 0): Promise<void> {
     if (this.closed) return;
     try {
-      await this.watcher?.cancel().catch(() => undefined);
-      this.watcher = undefined;
+      await this.stopWatch();
       const prefix = this.opts.prefix;
       let { kvs, revision: rev } = await listPrefix(this.client, prefix);
       // A change set in the middle of being written: read the state before it began.
@@ -202,6 +201,16 @@ export class EtcdMirror {
     }
   }
 
+  /** Cancels the watch, waiting at most a second for etcd to confirm. */
+  private async stopWatch(): Promise<void> {
+    const w = this.watcher;
+    this.watcher = undefined;
+    if (!w) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([w.cancel().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, 1000)))]);
+    clearTimeout(timer);
+  }
+
   private startWatch(from: number): void {
     const w = this.client.watch().prefix(this.opts.prefix).startRevision(String(from)).watcher();
     this.watcher = w;
@@ -227,8 +236,10 @@ export class EtcdMirror {
       });
     });
     w.on('error', (err: Error) => {
-      // The watch was cancelled (compacted past our revision, or the server refused it).
+      // The watch was cancelled (compacted past our revision, or the server refused it). etcd
+      // has already dropped it: cancelling it again would wait for an end that never comes.
       if (this.watcher !== w) return;
+      this.watcher = undefined;
       this.log.warn({ err: err.message, revision: this.revision }, 'etcd watch cancelled; reading the whole path again');
       this.setConnected(false);
       void this.serialize(() => this.relist());
@@ -362,7 +373,7 @@ export class EtcdMirror {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.lagTimer) clearInterval(this.lagTimer);
-    await this.watcher?.cancel().catch(() => undefined);
+    await this.stopWatch();
     this.client.close();
   }
 }
