@@ -294,34 +294,48 @@ export class EtcdMirror {
     this.changed(rev);
   }
 
+  /**
+   * Applies watch events revision by revision (one etcd transaction is one revision). A revision
+   * that sets the marker to "writing" starts holding events back, this one included; the one
+   * that sets it to "done" (or deletes it) applies everything held at once. The serial moves
+   * only when data is applied, so answers and serial change together.
+   */
   private applyEvents(events: readonly (RawKv & { del: boolean })[]): void {
     const markerKey = this.opts.prefix + TXN_MARKER;
-    let flush = false;
-    for (const ev of events) {
-      if (ev.key === markerKey) {
-        const state = ev.del ? undefined : parseMarker(ev.value)?.state;
-        if (state === 'writing') this.pending ??= new Map();
-        else flush = true;
-        this.revision = Math.max(this.revision, ev.modRevision);
+    let applied = false;
+    for (let i = 0; i < events.length; ) {
+      const rev = events[i]!.modRevision;
+      let j = i;
+      let state: MarkerValue['state'] | 'deleted' | undefined;
+      while (j < events.length && events[j]!.modRevision === rev) {
+        const ev = events[j]!;
+        if (ev.key === markerKey) state = ev.del ? 'deleted' : (parseMarker(ev.value)?.state ?? 'done');
+        j++;
+      }
+      const group = events.slice(i, j).filter((ev) => !ev.key.startsWith(this.opts.prefix + MARKER_DIR));
+      i = j;
+      if (state === 'writing' || (this.pending && state === undefined)) {
+        this.pending ??= new Map();
+        for (const ev of group) this.pending.set(ev.key, ev.del ? null : ev);
         continue;
       }
-      if (ev.key.startsWith(this.opts.prefix + MARKER_DIR)) continue;
-      if (this.pending) this.pending.set(ev.key, ev.del ? null : ev);
-      else this.applyOne(ev, ev.del);
-      this.revision = Math.max(this.revision, ev.modRevision);
+      if (this.pending) {
+        const batch = this.pending;
+        this.pending = undefined;
+        for (const ev of group) batch.set(ev.key, ev.del ? null : ev);
+        const rebuild = batch.size >= REBUILD_AT;
+        for (const [key, kv] of batch) this.applyOne(kv ?? { key, value: '', lease: '0', modRevision: 0 }, kv === null, rebuild);
+        if (rebuild) this.sorted = [...this.entries.keys()].sort(byteOrder);
+        this.log.info({ records: batch.size, revision: rev }, 'etcd: change set complete, applied at once');
+      } else {
+        for (const ev of group) this.applyOne(ev, ev.del, group.length >= REBUILD_AT);
+        if (group.length >= REBUILD_AT) this.sorted = [...this.entries.keys()].sort(byteOrder);
+      }
+      this.revision = Math.max(this.revision, rev);
+      applied = true;
     }
     this.m.events.inc({ zones: this.opts.zonesLabel }, events.length);
-    if (flush && this.pending) {
-      const batch = this.pending;
-      this.pending = undefined;
-      for (const [key, kv] of batch) this.applyOne(kv ?? { key, value: '', lease: '0', modRevision: 0 }, kv === null, batch.size >= REBUILD_AT);
-      if (batch.size >= REBUILD_AT) this.sorted = [...this.entries.keys()].sort(byteOrder);
-      this.log.info({ records: batch.size, revision: this.revision }, 'etcd: change set complete, applied at once');
-    } else if (this.pending) {
-      // Held back: answers keep the old data, and the serial with it.
-      return;
-    }
-    this.changed(this.revision);
+    if (applied) this.changed(this.revision);
   }
 
   private applyOne(kv: RawKv, del: boolean, deferIndex = false): void {
