@@ -172,7 +172,8 @@ export async function syncValues(client: Etcd3, prefixPath: string, owner: strin
   const result: SyncResult = { puts, deletes: ops.length - puts, conflicts, transactions: 0, mode: 'none', revision: 0, records: desired.size };
   if (ops.length === 0) return result;
 
-  const marker = (state: MarkerValue['state']): { key: string; value: string } => ({ key: markerKey, value: JSON.stringify({ state, owner }) });
+  const began = Date.now();
+  const marker = (state: MarkerValue['state']): { key: string; value: string } => ({ key: markerKey, value: JSON.stringify({ state, owner, at: began }) });
   const size = (o: Op): number => o.key.length + (o.kind === 'put' ? o.value.length : 0) + 16;
   const markerBytes = marker('writing').key.length + marker('writing').value.length + 16;
   // Each transaction carries the marker (one op), so the batch budget leaves room for it.
@@ -190,22 +191,27 @@ export async function syncValues(client: Etcd3, prefixPath: string, owner: strin
   }
   batches.push(batch);
   result.mode = batches.length === 1 ? 'single' : 'marked';
+  // The marker is written by the first transaction ("writing": its revision is where the change
+  // set begins, which a reader starting in the middle reads from) and by the last ("done").
+  // Every transaction requires the marker to be as this run left it: a concurrent sync fails.
   let expect = markerRev;
+  let revision = 0;
   for (let i = 0; i < batches.length; i++) {
     const last = i === batches.length - 1;
-    const m = marker(last ? 'done' : 'writing');
     const clauses = batches[i]!.map((o) => (o.kind === 'put' ? client.put(o.key).value(o.value) : client.delete().key(o.key)));
-    const res = await client
-      .if(markerKey, 'Mod', '==', expect)
-      .then(...clauses, client.put(m.key).value(m.value))
-      .commit();
+    if (i === 0 || last) {
+      const m = marker(last ? 'done' : 'writing');
+      clauses.push(client.put(m.key).value(m.value));
+    }
+    const res = await client.if(markerKey, 'Mod', '==', expect).then(...clauses).commit();
     if (!res.succeeded) {
       throw new Error(`sync: another writer changed ${markerKey} while this sync ran (expected revision ${expect}); run sync again`);
     }
-    expect = Number(res.header.revision);
+    revision = Number(res.header.revision);
+    if (i === 0) expect = revision;
     result.transactions++;
   }
-  result.revision = expect;
+  result.revision = revision;
   return result;
 }
 

@@ -147,4 +147,30 @@ describe.skipIf(Boolean(etcdMissing) || !dig)('the etcd mirror across lost watch
     proxy.restore();
     expect([...rcodes]).toEqual(['NOERROR']);
   });
+
+  it('a replica starting in the middle of a change set reads the state before it; an abandoned one is applied after changeset_timeout', async () => {
+    // A sync that wrote its first transaction and died: the marker says "writing".
+    const marker = '/skydns/.clusterdns/txn';
+    await client
+      .if(marker, 'Mod', '>', -1)
+      .then(client.put(marker).value(JSON.stringify({ state: 'writing', owner: 'test', at: Date.now() })), client.put(namePath('mid.watch.test.', 'skydns')).value(JSON.stringify({ host: '10.6.1.1' })))
+      .commit();
+    const late = path.join(dir, 'Late.Corefile');
+    fs.writeFileSync(late, `watch.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${etcd.endpoints[0]}\n        changeset_timeout 2s\n    }\n}\n`);
+    const second = await startServer(['--conf', late]);
+    try {
+      expect((await digQuery(dig!, second.port, 'd.watch.test.', 'A', false)).answer).toEqual(['d.watch.test. 300 IN A 10.6.0.4']);
+      expect((await digQuery(dig!, second.port, 'mid.watch.test.', 'A', false)).rcode).toBe('NXDOMAIN');
+      expect((await digQuery(dig!, server.port, 'mid.watch.test.', 'A', false)).rcode).toBe('NXDOMAIN');
+      // The late replica gives up waiting after 2 s and applies what arrived, saying why.
+      await waitFor('the abandoned change set', async () => (await firstA(second.port, 'mid.watch.test.')) === '10.6.1.1', 6000);
+      expect(second.logs.some((l) => l.includes('a change set was not finished in time'))).toBe(true);
+      // The first replica (60 s) still holds it back, until the marker says done.
+      expect((await digQuery(dig!, server.port, 'mid.watch.test.', 'A', false)).rcode).toBe('NXDOMAIN');
+      await client.put(marker).value(JSON.stringify({ state: 'done', owner: 'test' })).exec();
+      await waitFor('the completed change set', async () => (await firstA(server.port, 'mid.watch.test.')) === '10.6.1.1');
+    } finally {
+      await second.stop();
+    }
+  }, 20_000);
 });

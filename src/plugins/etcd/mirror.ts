@@ -21,6 +21,8 @@ export const TXN_MARKER = `${MARKER_DIR}txn`;
 export interface MarkerValue {
   state: 'writing' | 'done';
   owner?: string;
+  /** When the change set began (ms since the epoch), so a reader can tell an abandoned one. */
+  at?: number;
 }
 
 export interface MirrorOptions {
@@ -33,6 +35,8 @@ export interface MirrorOptions {
   /** Labels the metrics (the plugin's zones joined with ','). */
   zonesLabel: string;
   log: Logger;
+  /** How long a change set may be held back before what arrived is applied anyway (ms). */
+  changesetTimeoutMs: number;
 }
 
 export interface Entry {
@@ -89,6 +93,9 @@ export class EtcdMirror {
   private readonly bad = new Map<string, string>();
   /** Events of a change set still being written (key -> kv, or null for a delete). */
   private pending: Map<string, RawKv | null> | undefined;
+  /** When the held-back change set began (ms since the epoch). */
+  private pendingSince = 0;
+  private pendingRevision = 0;
   private readonly leases = new Map<string, number>();
   private readonly m = mirrorMetrics();
   private watcher: { cancel(): Promise<void> } | undefined;
@@ -118,7 +125,10 @@ export class EtcdMirror {
   start(): void {
     if (this.started || this.closed) return;
     this.started = true;
-    this.lagTimer = setInterval(() => this.updateLag(), 1000);
+    this.lagTimer = setInterval(() => {
+      this.updateLag();
+      this.expirePending();
+    }, 1000);
     this.lagTimer.unref();
     void this.relist();
   }
@@ -170,8 +180,11 @@ export class EtcdMirror {
       let { kvs, revision: rev } = await listPrefix(this.client, prefix);
       // A change set in the middle of being written: read the state before it began.
       const marker = kvs.find((kv) => kv.key === prefix + TXN_MARKER);
-      if (marker && parseMarker(marker.value)?.state === 'writing') {
-        const before = marker.modRevision - 1;
+      const m = marker ? parseMarker(marker.value) : undefined;
+      if (m?.state === 'writing' && !(m.at !== undefined && Date.now() - m.at > this.opts.changesetTimeoutMs)) {
+        // sync writes the marker in the first and the last transaction only: its revision is
+        // where the change set began.
+        const before = marker!.modRevision - 1;
         try {
           ({ kvs } = await listPrefix(this.client, prefix, before));
           rev = before;
@@ -315,18 +328,18 @@ export class EtcdMirror {
       const group = events.slice(i, j).filter((ev) => !ev.key.startsWith(this.opts.prefix + MARKER_DIR));
       i = j;
       if (state === 'writing' || (this.pending && state === undefined)) {
-        this.pending ??= new Map();
+        if (!this.pending) {
+          this.pending = new Map();
+          this.pendingSince = Date.now();
+        }
         for (const ev of group) this.pending.set(ev.key, ev.del ? null : ev);
+        this.pendingRevision = rev;
         continue;
       }
       if (this.pending) {
-        const batch = this.pending;
-        this.pending = undefined;
-        for (const ev of group) batch.set(ev.key, ev.del ? null : ev);
-        const rebuild = batch.size >= REBUILD_AT;
-        for (const [key, kv] of batch) this.applyOne(kv ?? { key, value: '', lease: '0', modRevision: 0 }, kv === null, rebuild);
-        if (rebuild) this.sorted = [...this.entries.keys()].sort(byteOrder);
-        this.log.info({ records: batch.size, revision: rev }, 'etcd: change set complete, applied at once');
+        for (const ev of group) this.pending.set(ev.key, ev.del ? null : ev);
+        const size = this.applyPending();
+        this.log.info({ records: size, revision: rev }, 'etcd: change set complete, applied at once');
       } else {
         for (const ev of group) this.applyOne(ev, ev.del, group.length >= REBUILD_AT);
         if (group.length >= REBUILD_AT) this.sorted = [...this.entries.keys()].sort(byteOrder);
@@ -336,6 +349,29 @@ export class EtcdMirror {
     }
     this.m.events.inc({ zones: this.opts.zonesLabel }, events.length);
     if (applied) this.changed(this.revision);
+  }
+
+  /** Applies the held-back events; returns how many keys they touched. */
+  private applyPending(): number {
+    const batch = this.pending;
+    this.pending = undefined;
+    if (!batch) return 0;
+    const rebuild = batch.size >= REBUILD_AT;
+    for (const [key, kv] of batch) this.applyOne(kv ?? { key, value: '', lease: '0', modRevision: 0 }, kv === null, rebuild);
+    if (rebuild) this.sorted = [...this.entries.keys()].sort(byteOrder);
+    return batch.size;
+  }
+
+  /** A change set whose writer died half way must not freeze every other writer's updates. */
+  private expirePending(): void {
+    if (!this.pending || Date.now() - this.pendingSince <= this.opts.changesetTimeoutMs) return;
+    const size = this.applyPending();
+    this.revision = Math.max(this.revision, this.pendingRevision);
+    this.log.warn(
+      { records: size, revision: this.revision, heldMs: Date.now() - this.pendingSince },
+      'etcd: a change set was not finished in time (its writer may have died); applied what arrived. Run clusterdns sync again to complete it',
+    );
+    this.changed(this.revision);
   }
 
   private applyOne(kv: RawKv, del: boolean, deferIndex = false): void {

@@ -27,9 +27,11 @@ export interface EtcdConfig {
   maxLeaseTtl: number;
   /** undefined: no fallthrough; []: every zone; else the listed zones. */
   fallthrough?: string[];
+  /** Milliseconds a marked change set may be held back before what arrived is applied anyway. */
+  changesetTimeoutMs: number;
 }
 
-const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'stubzones', 'debug', 'upstream'];
+const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'stubzones', 'debug', 'upstream'];
 export const DEFAULT_ENDPOINT = 'http://localhost:2379';
 
 /** The etcd key prefix of a `path` value: `/skydns/`. */
@@ -56,7 +58,7 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
   for (const z of zones) {
     if (!blockZones.some((b) => isSubdomain(z, b))) fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
   }
-  const cfg: EtcdConfig = { zones, path: 'skydns', endpoints: [DEFAULT_ENDPOINT], minLeaseTtl: 30, maxLeaseTtl: 86400 };
+  const cfg: EtcdConfig = { zones, path: 'skydns', endpoints: [DEFAULT_ENDPOINT], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000 };
   const rel = (f: string): string => (path.isAbsolute(f) || !fs.existsSync(d.file) ? path.resolve(f) : path.resolve(path.dirname(d.file), f));
   for (const o of d.block ?? []) {
     switch (o.name) {
@@ -104,13 +106,19 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
       case 'fallthrough':
         cfg.fallthrough = zoneArgs(o.args, o);
         break;
+      case 'changeset_timeout': {
+        const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
+        if (ms === undefined || ms <= 0) fail('changeset_timeout needs one positive duration, e.g. changeset_timeout 60s', o);
+        cfg.changesetTimeoutMs = ms!;
+        break;
+      }
       case 'stubzones':
       case 'debug':
       case 'upstream':
         // Accepted and ignored, as CoreDNS does ("remove soon").
         break;
       default:
-        fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 7).join(', ')}`, o);
+        fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 8).join(', ')}`, o);
     }
   }
   if (cfg.minLeaseTtl > cfg.maxLeaseTtl) fail(`min-lease-ttl (${cfg.minLeaseTtl}s) is above max-lease-ttl (${cfg.maxLeaseTtl}s)`);
@@ -133,6 +141,7 @@ export const etcdPlugin: PluginDefinition = {
         tls: cfg.tls ? { ca: read(cfg.tls.ca), cert: read(cfg.tls.cert), key: read(cfg.tls.key) } : undefined,
         zonesLabel: cfg.zones.join(','),
         log,
+        changesetTimeoutMs: cfg.changesetTimeoutMs,
       },
       ctx.invalidate,
     );
