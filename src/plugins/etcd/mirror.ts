@@ -61,17 +61,20 @@ let shared: MirrorMetrics | undefined;
 function mirrorMetrics(): MirrorMetrics {
   if (shared) return shared;
   const registers = [registry()];
+  // With --workers, the primary merges the workers' metrics by these aggregators: the revision
+  // of the laggiest worker, the worst lag, connected only when every worker is.
   shared = {
-    revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'etcd revision the mirror reflects (the SOA serial of the etcd zones).', labelNames: ['zones'], registers }),
+    revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'etcd revision the mirror reflects (the SOA serial of the etcd zones).', labelNames: ['zones'], registers, aggregator: 'min' }),
     lag: new Gauge({
       name: 'clusterdns_etcd_lag_seconds',
       help: 'Seconds since the mirror was last known to be current with etcd (0 while the watch is connected).',
       labelNames: ['zones'],
       registers,
+      aggregator: 'max',
     }),
-    connected: new Gauge({ name: 'clusterdns_etcd_watch_connected', help: '1 while the etcd watch is connected, else 0.', labelNames: ['zones'], registers }),
-    keys: new Gauge({ name: 'clusterdns_etcd_keys', help: 'Records held in the mirror.', labelNames: ['zones'], registers }),
-    badValues: new Gauge({ name: 'clusterdns_etcd_bad_values', help: 'Keys whose value is skipped because it is not a valid SkyDNS record.', labelNames: ['zones'], registers }),
+    connected: new Gauge({ name: 'clusterdns_etcd_watch_connected', help: '1 while the etcd watch is connected, else 0.', labelNames: ['zones'], registers, aggregator: 'min' }),
+    keys: new Gauge({ name: 'clusterdns_etcd_keys', help: 'Records held in the mirror.', labelNames: ['zones'], registers, aggregator: 'max' }),
+    badValues: new Gauge({ name: 'clusterdns_etcd_bad_values', help: 'Keys whose value is skipped because it is not a valid SkyDNS record.', labelNames: ['zones'], registers, aggregator: 'max' }),
     events: new Counter({ name: 'clusterdns_etcd_events_total', help: 'etcd watch events applied to the mirror.', labelNames: ['zones'], registers }),
     relists: new Counter({ name: 'clusterdns_etcd_relists_total', help: 'Full reads of the etcd path (startup, after compaction).', labelNames: ['zones'], registers }),
   };
