@@ -1,7 +1,8 @@
 // Starts real etcd members (Debian etcd-server, /usr/bin/etcd) on loopback ports in a temp dir,
 // and stops each by PID. One member, or a cluster of three.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
@@ -70,16 +71,37 @@ function launch(m: EtcdMember, initialCluster: string, state: 'new' | 'existing'
   return proc;
 }
 
-async function waitHealthy(urls: string[], timeoutMs: number): Promise<void> {
+/** Client certificate files for an etcd that serves https and wants client certificates. */
+export interface EtcdTls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+async function health(url: string, tls?: EtcdTls): Promise<boolean> {
+  if (!tls) {
+    const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+    return ((await r.json()) as { health?: string }).health === 'true';
+  }
+  return new Promise((resolve, reject) => {
+    const req = https.get(`${url}/health`, { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key), timeout: 1000 }, (res) => {
+      let body = '';
+      res.on('data', (b: Buffer) => (body += b.toString()));
+      res.on('end', () => resolve(body.includes('"health":"true"')));
+    });
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+  });
+}
+
+async function waitHealthy(urls: string[], timeoutMs: number, tls?: EtcdTls): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
     const ok = await Promise.all(
       urls.map(async (u) => {
         try {
-          const r = await fetch(`${u}/health`, { signal: AbortSignal.timeout(1000) });
-          const body = (await r.json()) as { health?: string };
-          return body.health === 'true';
+          return await health(u, tls);
         } catch (err) {
           last = (err as Error).message;
           return false;
@@ -92,14 +114,17 @@ async function waitHealthy(urls: string[], timeoutMs: number): Promise<void> {
   throw new Error(`etcd not healthy within ${timeoutMs} ms at ${urls.join(' ')}: ${last}`);
 }
 
-/** Starts `size` members on loopback ports; resolves once every one reports healthy. */
-export async function startEtcd(size = 1, extra: string[] = []): Promise<EtcdCluster> {
+/**
+ * Starts `size` members on loopback ports; resolves once every one reports healthy. With `tls`,
+ * client URLs are https (pass etcd's --cert-file and friends in `extra`).
+ */
+export async function startEtcd(size = 1, extra: string[] = [], tls?: EtcdTls): Promise<EtcdCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-etcd-'));
   const members: EtcdMember[] = [];
   for (let i = 0; i < size; i++) {
     const c = await freePort();
     const p = await freePort();
-    members.push({ name: `m${i}`, clientUrl: `http://127.0.0.1:${c}`, peerUrl: `http://127.0.0.1:${p}`, dataDir: path.join(dir, `m${i}`), log: [] });
+    members.push({ name: `m${i}`, clientUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${c}`, peerUrl: `http://127.0.0.1:${p}`, dataDir: path.join(dir, `m${i}`), log: [] });
   }
   const initial = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
   for (const m of members) m.proc = launch(m, initial, 'new', extra);
@@ -119,7 +144,7 @@ export async function startEtcd(size = 1, extra: string[] = []): Promise<EtcdClu
     async restart(i) {
       const m = members[i]!;
       m.proc = launch(m, initial, 'existing', extra);
-      await waitHealthy([m.clientUrl], 15000);
+      await waitHealthy([m.clientUrl], 15000, tls);
     },
     client() {
       return new Etcd3({ hosts: members.map((m) => m.clientUrl) });
@@ -130,7 +155,7 @@ export async function startEtcd(size = 1, extra: string[] = []): Promise<EtcdClu
     },
   };
   try {
-    await waitHealthy(cluster.endpoints, 20000);
+    await waitHealthy(cluster.endpoints, 20000, tls);
   } catch (err) {
     const logs = members.map((m) => `${m.name}: ${m.log.join('').slice(-2000)}`).join('\n');
     await cluster.stop();

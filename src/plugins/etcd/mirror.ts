@@ -210,7 +210,7 @@ export class EtcdMirror {
       const delay = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** attempt);
       const msg = (err as Error).message;
       if (attempt === 0 || attempt % 10 === 0) {
-        this.log.warn({ err: msg, endpoints: this.opts.endpoints, retryMs: delay }, this.synced ? 'etcd unreachable; still serving the last mirror' : 'etcd unreachable; not ready until the first sync');
+        this.log.warn({ err: msg, endpoints: this.opts.endpoints, retryMs: delay }, this.synced ? 'cannot read etcd; still serving the last mirror' : 'cannot read etcd; not ready until the first read succeeds');
       }
       this.retryTimer = setTimeout(() => void this.relist(attempt + 1), delay);
       this.retryTimer.unref();
