@@ -26,12 +26,12 @@ function parse(text: string): ReturnType<typeof parseEtcd> {
 
 describe('etcd Corefile syntax', () => {
   it('defaults as CoreDNS: path skydns, localhost:2379, lease TTLs 30 s to 24 h, the block zones', () => {
-    expect(parse('skydns.local {\n  etcd\n}\n')).toEqual({ zones: ['skydns.local.'], path: 'skydns', endpoints: ['http://localhost:2379'], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000 });
+    expect(parse('skydns.local {\n  etcd\n}\n')).toEqual({ zones: ['skydns.local.'], path: 'skydns', endpoints: ['http://localhost:2379'], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000, lookupLimit: 4096 });
   });
 
   it('reads every option', () => {
     const cfg = parse(
-      'skydns.local 10.0.0.0/24 {\n  etcd skydns.local 10.0.0.0/24 {\n    path /mydns\n    endpoint http://127.0.0.1:2379 http://127.0.0.1:4001\n    credentials root secret\n    min-lease-ttl 60\n    max-lease-ttl 1h\n    fallthrough in-addr.arpa\n    changeset_timeout 5m\n    stubzones\n  }\n}\n',
+      'skydns.local 10.0.0.0/24 {\n  etcd skydns.local 10.0.0.0/24 {\n    path /mydns\n    endpoint http://127.0.0.1:2379 http://127.0.0.1:4001\n    credentials root secret\n    min-lease-ttl 60\n    max-lease-ttl 1h\n    fallthrough in-addr.arpa\n    changeset_timeout 5m\n    lookup_limit 100\n    stubzones\n  }\n}\n',
     );
     expect(cfg).toEqual({
       zones: ['skydns.local.', '0.0.10.in-addr.arpa.'],
@@ -43,6 +43,7 @@ describe('etcd Corefile syntax', () => {
       maxLeaseTtl: 3600,
       fallthrough: ['in-addr.arpa.'],
       changesetTimeoutMs: 300_000,
+      lookupLimit: 100,
     });
   });
 
@@ -57,6 +58,7 @@ describe('etcd Corefile syntax', () => {
     ['etcd {\n    tls /nonexistent/ca.pem\n  }', 'Corefile:3: etcd: tls file /nonexistent/ca.pem does not exist'],
     ['etcd {\n    bogus 1\n  }', 'Corefile:3: etcd: unknown property "bogus"'],
     ['etcd {\n    changeset_timeout 0\n  }', 'Corefile:3: etcd: changeset_timeout needs one positive duration'],
+    ['etcd {\n    lookup_limit 0\n  }', 'Corefile:3: etcd: lookup_limit needs one whole number of at least 1'],
     ['etcd other.zone', 'Corefile:2: etcd: zone other.zone. is not inside the server block\'s zones'],
   ];
   for (const [snippet, error] of rejected) {

@@ -170,6 +170,7 @@ describe.skipIf(Boolean(etcdMissing) || !dig)('etcd plugin on a real etcd (dig)'
     etcd = await startEtcd(1);
     client = etcd.client();
     for (const [name, value] of services) await put(client, name, value);
+    for (let i = 1; i <= 5; i++) await put(client, `r${i}.big.limit.test.`, { host: `10.9.0.${i}` });
     // Bad values: each is skipped with a log line naming its key; the rest keep serving.
     await put(client, 'bad1.skydns.test.', 'not json');
     await put(client, 'bad2.skydns.test.', { host: '10.1.1.1', hots: 'typo' });
@@ -191,6 +192,13 @@ describe.skipIf(Boolean(etcdMissing) || !dig)('etcd plugin on a real etcd (dig)'
         endpoint ${etcd.endpoints.join(' ')}
         min-lease-ttl 30
         max-lease-ttl 1h
+    }
+}
+limit.test {
+    etcd {
+        path /skydns
+        endpoint ${etcd.endpoints.join(' ')}
+        lookup_limit 3
     }
 }
 example.org {
@@ -216,6 +224,12 @@ example.org {
       checkObserved(await digQuery(dig!, server.port, name, type, false), c);
     });
   }
+
+  it('lookup_limit: a name above more records than the limit answers with the first ones in key order', async () => {
+    const o = await digQuery(dig!, server.port, 'big.limit.test.', 'A', false);
+    expect(o.answer.sort()).toEqual(['big.limit.test. 300 IN A 10.9.0.1', 'big.limit.test. 300 IN A 10.9.0.2', 'big.limit.test. 300 IN A 10.9.0.3']);
+    expect((await digQuery(dig!, server.port, 'r5.big.limit.test.', 'A', false)).answer).toEqual(['r5.big.limit.test. 300 IN A 10.9.0.5']);
+  });
 
   it('skips bad values with a log line naming the key, and serves the rest', async () => {
     for (const q of ['bad1.skydns.test.', 'bad2.skydns.test.', 'bad3.skydns.test.']) {

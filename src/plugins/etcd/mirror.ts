@@ -55,6 +55,7 @@ interface MirrorMetrics {
   badValues: Gauge<'zones'>;
   events: Counter<'zones'>;
   relists: Counter<'zones'>;
+  truncated: Counter<'zones'>;
 }
 
 let shared: MirrorMetrics | undefined;
@@ -77,6 +78,7 @@ function mirrorMetrics(): MirrorMetrics {
     badValues: new Gauge({ name: 'clusterdns_etcd_bad_values', help: 'Keys whose value is skipped because it is not a valid SkyDNS record.', labelNames: ['zones'], registers, aggregator: 'max' }),
     events: new Counter({ name: 'clusterdns_etcd_events_total', help: 'etcd watch events applied to the mirror.', labelNames: ['zones'], registers }),
     relists: new Counter({ name: 'clusterdns_etcd_relists_total', help: 'Full reads of the etcd path (startup, after compaction).', labelNames: ['zones'], registers }),
+    truncated: new Counter({ name: 'clusterdns_etcd_lookups_truncated_total', help: 'Lookups that matched more records than lookup_limit and used the first ones.', labelNames: ['zones'], registers }),
   };
   return shared;
 }
@@ -136,15 +138,20 @@ export class EtcdMirror {
     void this.relist();
   }
 
-  /** Services whose key starts with `prefix`, in key order. */
-  range(prefix: string): Entry[] {
+  /**
+   * Services whose key starts with `prefix`, in key order, at most `limit` of them (a name high
+   * in a large tree would otherwise cost a scan of the whole tree per query). `truncated` says
+   * there were more.
+   */
+  range(prefix: string, limit = Infinity): { entries: Entry[]; truncated: boolean } {
     const out: Entry[] = [];
     for (let i = lowerBound(this.sorted, prefix); i < this.sorted.length; i++) {
       const k = this.sorted[i]!;
       if (!k.startsWith(prefix)) break;
+      if (out.length >= limit) return { entries: out, truncated: true };
       out.push(this.entries.get(k)!);
     }
-    return out;
+    return { entries: out, truncated: false };
   }
 
   get(key: string): Entry | undefined {
@@ -160,9 +167,9 @@ export class EtcdMirror {
     return this.leases.get(lease);
   }
 
-  /** Why a key's value is skipped, when it is. */
-  badValue(key: string): string | undefined {
-    return this.bad.get(key);
+  /** Counts a lookup cut at the limit. */
+  countTruncated(): void {
+    this.m.truncated.inc({ zones: this.opts.zonesLabel });
   }
 
   private get log(): Logger {

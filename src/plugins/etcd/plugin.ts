@@ -208,7 +208,9 @@ export class EtcdPlugin implements Plugin {
       const e = this.mirror.get(path);
       entries = e ? [e] : [];
     } else {
-      entries = this.mirror.range(path.endsWith('/') ? path : path + '/');
+      const r = this.mirror.range(path.endsWith('/') ? path : path + '/', this.cfg.lookupLimit);
+      entries = r.entries;
+      if (r.truncated) this.mirror.countTruncated();
       if (entries.length === 0) {
         const e = this.mirror.get(path.replace(/\/$/, ''));
         entries = e ? [e] : [];

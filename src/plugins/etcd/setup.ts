@@ -29,10 +29,14 @@ export interface EtcdConfig {
   fallthrough?: string[];
   /** Milliseconds a marked change set may be held back before what arrived is applied anyway. */
   changesetTimeoutMs: number;
+  /** Records one lookup reads at most (the first in key order). */
+  lookupLimit: number;
 }
 
-const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'stubzones', 'debug', 'upstream'];
+const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'lookup_limit', 'stubzones', 'debug', 'upstream'];
 export const DEFAULT_ENDPOINT = 'http://localhost:2379';
+/** A 64 KiB message holds about 4,000 address records: more could never be sent anyway. */
+export const DEFAULT_LOOKUP_LIMIT = 4096;
 
 /** The etcd key prefix of a `path` value: `/skydns/`. */
 export function keyPrefix(p: string): string {
@@ -58,7 +62,7 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
   for (const z of zones) {
     if (!blockZones.some((b) => isSubdomain(z, b))) fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
   }
-  const cfg: EtcdConfig = { zones, path: 'skydns', endpoints: [DEFAULT_ENDPOINT], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000 };
+  const cfg: EtcdConfig = { zones, path: 'skydns', endpoints: [DEFAULT_ENDPOINT], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000, lookupLimit: DEFAULT_LOOKUP_LIMIT };
   const rel = (f: string): string => (path.isAbsolute(f) || !fs.existsSync(d.file) ? path.resolve(f) : path.resolve(path.dirname(d.file), f));
   for (const o of d.block ?? []) {
     switch (o.name) {
@@ -106,6 +110,12 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
       case 'fallthrough':
         cfg.fallthrough = zoneArgs(o.args, o);
         break;
+      case 'lookup_limit': {
+        const n = o.args.length === 1 && /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : 0;
+        if (n < 1) fail('lookup_limit needs one whole number of at least 1, e.g. lookup_limit 4096', o);
+        cfg.lookupLimit = n;
+        break;
+      }
       case 'changeset_timeout': {
         const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
         if (ms === undefined || ms <= 0) fail('changeset_timeout needs one positive duration, e.g. changeset_timeout 60s', o);
@@ -118,7 +128,7 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
         // Accepted and ignored, as CoreDNS does ("remove soon").
         break;
       default:
-        fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 8).join(', ')}`, o);
+        fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 9).join(', ')}`, o);
     }
   }
   if (cfg.minLeaseTtl > cfg.maxLeaseTtl) fail(`min-lease-ttl (${cfg.minLeaseTtl}s) is above max-lease-ttl (${cfg.maxLeaseTtl}s)`);
