@@ -58,9 +58,21 @@ const services: [string, Record<string, unknown>][] = [
   ['a.dom.skydns.test.', { host: '127.0.0.1', group: 'g1' }],
   ['b.sub.dom.skydns.test.', { host: '127.0.0.2', group: 'g1' }],
   ['c.sub.dom.skydns.test.', { host: '127.0.0.3', group: 'g2' }],
-  // MX (other_test.go).
-  ['a.mx.skydns.test.', { host: 'mail.skydns.test', mail: true, priority: 50 }],
-  ['mail.skydns.test.', { host: '10.0.0.9' }],
+  // other_test.go: MX, TXT, one address under two ports.
+  ['a.mail.skydns.test.', { host: 'mx.skydns.test', priority: 50, mail: true }],
+  ['b.mail.skydns.test.', { host: 'mx.miek.nl', priority: 50, mail: true }],
+  ['a.mx.skydns.test.', { host: 'a.ipaddr.skydns.test', priority: 30, mail: true }],
+  ['a.mx2.skydns.test.', { host: 'a.ipaddr.skydns.test', mail: true }],
+  ['b.mx2.skydns.test.', { host: 'b.ipaddr.skydns.test', mail: true }],
+  ['a.mx3.skydns.test.', { host: 'a.ipaddr.skydns.test', priority: 20, mail: true }],
+  ['b.mx3.skydns.test.', { host: 'a.ipaddr.skydns.test', priority: 30, mail: true }],
+  ['a.ipaddr.skydns.test.', { host: '172.16.1.1' }],
+  ['b.ipaddr.skydns.test.', { host: '172.16.1.2' }],
+  ['a1.txt.skydns.test.', { text: 'abc' }],
+  ['a2.txt.skydns.test.', { text: 'abc abc' }],
+  ['large400.skydns.test.', { text: '0'.repeat(400) }],
+  ['http.multiport.http.skydns.test.', { host: '10.11.11.10', port: 80 }],
+  ['https.multiport.http.skydns.test.', { host: '10.11.11.10', port: 443 }],
   // A CNAME to a name outside the zones goes through the server (here: hosts).
   ['ext.skydns.test.', { host: 'out.example.org' }],
 ];
@@ -142,7 +154,29 @@ const cases: Case[] = [
   { q: 'skydns_zoned.test. AAAA', rcode: 'NOERROR', answer: ['skydns_zoned.test. 300 IN AAAA 2003::8:1', 'skydns_zoned.test. 300 IN AAAA 2003::8:2'] },
   { q: '1.0.0.10.in-addr.arpa. PTR', rcode: 'NOERROR', answer: ['1.0.0.10.in-addr.arpa. 300 IN PTR reverse.example.com.'] },
   { q: 'dom.skydns.test. A', rcode: 'NOERROR', answer: ['dom.skydns.test. 300 IN A 127.0.0.1', 'dom.skydns.test. 300 IN A 127.0.0.2'], why: 'group g1 wins' },
-  { q: 'mx.skydns.test. MX', rcode: 'NOERROR', answer: ['mx.skydns.test. 300 IN MX 50 mail.skydns.test.'], additional: ['mail.skydns.test. 300 IN A 10.0.0.9'] },
+  { q: 'a.server1.dev.region1.skydns.test. MX', rcode: 'NOERROR', authority: [SOA], why: 'not mail' },
+  {
+    q: 'a.mail.skydns.test. MX',
+    rcode: 'NOERROR',
+    answer: ['a.mail.skydns.test. 300 IN MX 50 mx.skydns.test.'],
+    additional: ['a.ipaddr.skydns.test. 300 IN A 172.16.1.1', 'mx.skydns.test. 300 IN CNAME a.ipaddr.skydns.test.'],
+  },
+  {
+    q: 'mx2.skydns.test. MX',
+    rcode: 'NOERROR',
+    answer: ['mx2.skydns.test. 300 IN MX 10 a.ipaddr.skydns.test.', 'mx2.skydns.test. 300 IN MX 10 b.ipaddr.skydns.test.'],
+    additional: ['a.ipaddr.skydns.test. 300 IN A 172.16.1.1', 'b.ipaddr.skydns.test. 300 IN A 172.16.1.2'],
+  },
+  {
+    q: 'mx3.skydns.test. MX',
+    rcode: 'NOERROR',
+    answer: ['mx3.skydns.test. 300 IN MX 20 a.ipaddr.skydns.test.', 'mx3.skydns.test. 300 IN MX 30 a.ipaddr.skydns.test.'],
+    additional: ['a.ipaddr.skydns.test. 300 IN A 172.16.1.1'],
+  },
+  { q: 'a1.txt.skydns.test. TXT', rcode: 'NOERROR', answer: ['a1.txt.skydns.test. 300 IN TXT "abc"'] },
+  { q: 'a2.txt.skydns.test. TXT', rcode: 'NOERROR', answer: ['a2.txt.skydns.test. 300 IN TXT "abc abc"'] },
+  { q: 'large400.skydns.test. TXT', rcode: 'NOERROR', answer: [`large400.skydns.test. 300 IN TXT "${'0'.repeat(255)}" "${'0'.repeat(145)}"`] },
+  { q: 'multiport.http.skydns.test. A', rcode: 'NOERROR', answer: ['multiport.http.skydns.test. 300 IN A 10.11.11.10'], why: 'one address under two ports' },
   { q: 'ext.skydns.test. A', rcode: 'NOERROR', answer: ['ext.skydns.test. 300 IN CNAME out.example.org.', 'out.example.org. 3600 IN A 192.0.2.7'], why: 'CNAME out of the zone, resolved by the server' },
 ];
 
