@@ -4,7 +4,7 @@ import pino from 'pino';
 import { buildApp, clusterModel, type App } from './app.js';
 import type { ClusterModel, ClusterOptions, Pod } from './cluster/model.js';
 import { parseHosts } from './resolver/hosts.js';
-import { formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile } from './resolver/kubelet.js';
+import { formatResolvConf, podDNS, podGethostname, podHostsFile } from './resolver/kubelet.js';
 import { podDnsContext } from './resolver/pods.js';
 import { parseResolvConf } from './resolver/resolvconf.js';
 import { resolveStub } from './resolver/stub.js';
@@ -76,8 +76,8 @@ export class Cluster {
     const ctx = podDnsContext(this.model, { pod: opts.from, namespace: opts.namespace });
     const text = opts.resolvConf ?? formatResolvConf(podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf }));
     const pod = ctx.exists ? (ctx.pod as Pod) : undefined;
-    const hd = pod ? podHostnameAndDomain(pod, ctx.clusterDomain) : undefined;
-    const conf = { ...parseResolvConf(text, libc, hd ? { hostname: hd.hostname } : {}), nameservers: [IN_PROCESS] };
+    const hostname = pod ? podGethostname(pod, ctx.clusterDomain) : undefined;
+    const conf = { ...parseResolvConf(text, libc, hostname !== undefined ? { hostname } : {}), nameservers: [IN_PROCESS] };
     const hosts = pod ? parseHosts(podHostsFile(pod, ctx.clusterDomain)) : undefined;
     return resolveStub(name, {
       libc,

@@ -13,6 +13,7 @@ import { QueryHandler, type QueryObserver } from './server/handler.js';
 import { queryLogger } from './server/querylog.js';
 import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
+import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
 import { kubernetesPlugin } from './plugins/kubernetes/index.js';
@@ -33,6 +34,8 @@ import { transferPlugin } from './plugins/transfer/setup.js';
 import { loopPlugin } from './plugins/loop/setup.js';
 import { hostsPlugin } from './plugins/hosts/setup.js';
 import { rewritePlugin } from './plugins/rewrite/setup.js';
+import { k8sExternalPlugin } from './plugins/k8s_external/index.js';
+import { k8sGatewayPlugin } from './plugins/k8s_gateway/index.js';
 import { etcdPlugin } from './plugins/etcd/setup.js';
 
 /**
@@ -74,6 +77,7 @@ export function defaultRegistry(): Registry {
     .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
     .register(loadbalancePlugin)
     .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin)
+    .register(k8sExternalPlugin).register(k8sGatewayPlugin)
     .register(etcdPlugin);
 }
 
@@ -90,6 +94,10 @@ export interface AppOptions {
   logQueries?: boolean;
   /** The resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf). */
   upstreamResolvConf?: string;
+  /** Keep the cluster model for tools that read pods (default true; `serve` turns it off). */
+  retainModel?: boolean;
+  /** TCP transport limits (serve --tcp-* flags); unset ones keep their defaults. */
+  tcp?: Partial<TcpOptions>;
   /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
   hooks?: ReloadHooks;
 }
@@ -150,7 +158,7 @@ export class App {
     try {
       for (let i = 0; i < this.specs.length; i++) {
         const spec = this.specs[i]!;
-        const l = await listen(spec.address, spec.port, () => this.handlers[i]!, this.log);
+        const l = await listen(spec.address, spec.port, () => this.handlers[i]!, this.log, this.options.tcp);
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }
@@ -190,6 +198,14 @@ export class App {
     const reply = await handler.handle(msg, opts.protocol ?? 'tcp', client, client);
     if (!reply) throw new Error(`no reply for ${name} ${type}`);
     return dnsPacket.decode(reply);
+  }
+
+  /** Runs a message exactly as given (malformed ones too) through the handler path; the reply's bytes, if any. */
+  async queryWire(msg: Buffer, opts: { protocol?: 'udp' | 'tcp'; listener?: number; client?: string } = {}): Promise<Buffer | undefined> {
+    const handler = this.handlers[opts.listener ?? 0];
+    if (!handler) throw new Error('no server block to query');
+    const client = { address: opts.client ?? '127.0.0.1', port: 5353 };
+    return (await handler.handle(msg, opts.protocol ?? 'udp', client, client)) ?? undefined;
   }
 
   /**
@@ -264,6 +280,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   const runtime: RuntimeOptions = {
     manifests: opts.manifests ?? [],
     cluster: { ...defaultClusterOptions, ...opts.cluster },
+    retainModel: opts.retainModel !== false,
   };
   const registry = defaultRegistry();
   const specs = new Map<string, ListenSpec>();
@@ -324,6 +341,9 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       }
     }
   }
+  // Plugins with large data (kubernetes) build it off the serving thread; on a reload the
+  // running configuration answers until every load is done.
+  await Promise.all(every().map((p) => p.load?.()));
   const specList = [...specs.values()];
   upstreamRouter = new Router(specList.flatMap((s) => s.entries));
   const app = new App(blocks, specList, chains, log, opts.logQueries, observers);
@@ -347,5 +367,5 @@ export function clusterModel(app: App | undefined, manifests: readonly string[] 
   if (paths.length === 0) return undefined;
   const same = (a: readonly string[]): boolean => a.length === paths.length && a.every((x, i) => x === paths[i]);
   const loaded = kubernetes.find((p) => same(p.manifestPaths));
-  return loaded ? loaded.currentStore.model : loadManifests(paths, options).model;
+  return loaded?.currentStore.model ?? loadManifests(paths, options).model;
 }

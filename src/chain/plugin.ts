@@ -63,6 +63,12 @@ export interface Plugin {
    * ready, prometheus, log, reload) leave it out, and the chain does not call them per query.
    */
   serve?(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse>;
+  /**
+   * Loads the plugin's data (off the serving thread where it is large). The server awaits every
+   * plugin's load before the configuration serves, at start and on a reload, so queries keep
+   * being answered by the running configuration meanwhile; a load that throws fails the build.
+   */
+  load?(): Promise<void>;
   /** Called once the server's listeners are up (plugins with their own listeners start here). */
   start?(): void | Promise<void>;
   /**

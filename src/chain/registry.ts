@@ -12,6 +12,11 @@ export interface RuntimeOptions {
   /** Default manifest paths of every `kubernetes` block that names none itself. */
   manifests: string[];
   cluster: ClusterOptions;
+  /**
+   * Keep the cluster model beside the plugins' indexes, for tools that look at pods (resolve,
+   * resolv-conf, the library). A serving process leaves it out: it needs only the indexes.
+   */
+  retainModel?: boolean;
 }
 
 /** What a plugin's setup may read and set for its server block. */
@@ -59,7 +64,8 @@ export interface PluginDefinition {
 }
 
 /**
- * CoreDNS's plugin.cfg order (v1.14). Plugins clusterdns does not implement are listed so the
+ * CoreDNS's plugin.cfg order (v1.14), plus the external k8s_gateway just before kubernetes (where
+ * its README tells builders to put it). Plugins clusterdns does not implement are listed so the
  * error for them can say so, instead of calling them unknown.
  */
 export const coreDnsOrder = [
@@ -67,7 +73,7 @@ export const coreDnsOrder = [
   'multisocket', 'reload', 'nsid', 'bufsize', 'bind', 'debug', 'trace', 'ready', 'health', 'pprof',
   'prometheus', 'errors', 'log', 'dnstap', 'local', 'dns64', 'acl', 'any', 'chaos', 'loadbalance',
   'tsig', 'cache', 'rewrite', 'header', 'dnssec', 'autopath', 'minimal', 'template', 'transfer',
-  'hosts', 'route53', 'azure', 'clouddns', 'k8s_external', 'kubernetes', 'file', 'auto', 'secondary',
+  'hosts', 'route53', 'azure', 'clouddns', 'k8s_external', 'k8s_gateway', 'kubernetes', 'file', 'auto', 'secondary',
   'etcd', 'loop', 'forward', 'grpc', 'erratic', 'whoami', 'on', 'sign', 'view', 'nomad',
 ] as const;
 

@@ -3,10 +3,12 @@
 import { buildApp } from '../app.js';
 import { CorefileError, loadCorefile, parseCorefile } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
-import { ManifestError, type Finding } from '../cluster/model.js';
+import { filledStatuses } from '../cluster/edge.js';
+import { findingPlace, ManifestError, type Finding } from '../cluster/model.js';
 import { defaultCorefile } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
+import { manifestPath } from '../plugins/kubernetes/setup.js';
 
 export interface CheckFlags extends ClusterFlags {
   warnOnly?: boolean;
@@ -19,8 +21,9 @@ function manifestPaths(flags: CheckFlags): string[] {
   const paths = new Set<string>();
   for (const block of blocks) {
     for (const d of block.directives) {
-      if (d.name !== 'kubernetes') continue;
-      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args);
+      if (d.name !== 'kubernetes' && d.name !== 'k8s_gateway') continue;
+      // The same paths serve reads: relative to the Corefile's directory, not the current one.
+      const own = (d.block ?? []).filter((o) => o.name === 'manifests').flatMap((o) => o.args.map((p) => manifestPath(p, o.file)));
       for (const p of own.length > 0 ? own : (flags.manifests ?? [])) paths.add(p);
     }
   }
@@ -47,9 +50,13 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     add({ file: err.file, line: err.line, severity: 'error', message: err.reason });
   }
   const options = clusterOptions(flags);
+  let skipped: ReadonlyMap<string, number> | undefined;
+  let filled: { source: { file: string; line: number }; text: string }[] = [];
   if (paths.length > 0) {
     const { model, findings: manifestFindings } = checkManifests(paths, options);
     manifestFindings.forEach(add);
+    skipped = model?.ignoredKinds;
+    filled = filledStatuses(model?.edge, model?.services ?? []);
     if (model?.ignoredKinds && model.ignoredKinds.size > 0) log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'kinds ignored');
   }
   if (!findings.some((f) => f.severity === 'error')) {
@@ -64,7 +71,11 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     }
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  for (const f of findings) out.write(`${f.file}:${f.line}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
+  for (const f of findings) out.write(`${findingPlace(f)}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
+  // Statuses clusterdns filled in as the controllers would (info: not counted).
+  for (const f of filled) out.write(`${f.source.file}:${f.source.line}: info: ${f.text} [status-filled]\n`);
+  // Kinds without DNS meaning, once each, so nothing is skipped silently (info: not counted).
+  for (const [kind, n] of skipped ?? []) out.write(`${paths.join(',')}: info: ${kind}: ${n} object(s) of a kind clusterdns does not use, skipped [kind-skipped]\n`);
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
   out.write(`${errors} error(s), ${warnings} warning(s)${paths.length === 0 ? '; no manifests given (--manifests or a kubernetes `manifests` option)' : ''}\n`);

@@ -5,6 +5,8 @@ import { records, type RecordsFlags } from './records.js';
 import { check, type CheckFlags } from './check.js';
 import { addClusterFlags } from './options.js';
 import { addResolverCommands } from './resolver-commands.js';
+import { packageVersion } from './version.js';
+import { addTransportFlags } from './transport-flags.js';
 import { sync, type SyncFlags } from './sync.js';
 
 export async function main(argv: string[]): Promise<void> {
@@ -12,14 +14,20 @@ export async function main(argv: string[]): Promise<void> {
   program
     .name('clusterdns')
     .description('Authoritative DNS for Kubernetes cluster zones, built from manifest files, answering as CoreDNS would.')
+    .version(packageVersion(), '-V, --version', 'print the version (from package.json) and exit')
     .showHelpAfterError();
 
-  addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'))
+  const serveCommand = addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'));
+  addTransportFlags(serveCommand);
+  serveCommand
     .option('-p, --port <port>', 'port of every server block whose keys name none', '53')
     .option('--log-level <level>', 'trace, debug, info, warn, error or fatal', 'info')
     .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')
     .option('--workers <n>', 'worker processes sharing the ports (a number or auto = one per core); default 1')
     .option('--upstream-resolv-conf <file>', 'the resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf)')
+    .option('--http-max-connections <n>', 'connections per health/ready/metrics listener; beyond it the oldest idle one is closed (default 128)')
+    .option('--http-idle-timeout <duration>', 'health/ready/metrics: close a connection with no request after this long; headers must arrive within it (default 5s)')
+    .option('--http-request-timeout <duration>', 'health/ready/metrics: a whole request must arrive within this long (default 10s)')
     .action(async (opts: Parameters<typeof serve>[0]) => {
       await serve(opts);
     });

@@ -8,8 +8,10 @@ import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { FilePlugin } from '../plugins/file/plugin.js';
 import { FileSet } from '../plugins/file/set.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
+import { K8sExternalPlugin } from '../plugins/k8s_external/plugin.js';
+import { K8sGatewayPlugin } from '../plugins/k8s_gateway/plugin.js';
 import { rdataText, recordText } from '../dns/present.js';
-import { canonicalCompare } from '../dns/canonical.js';
+import { canonicalCompare, canonicalKey } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../dns/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
@@ -34,28 +36,41 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
-  const lines: string[] = [];
+  // Sort keys are computed once per record (not per comparison), and the output is written in
+  // chunks: a 100k-endpoint cluster has hundreds of thousands of records.
+  let chunk: string[] = [];
+  const emit = async (line: string): Promise<void> => {
+    chunk.push(line);
+    if (chunk.length >= 4096) await flush();
+  };
+  const flush = async (): Promise<void> => {
+    if (chunk.length === 0) return;
+    const text = chunk.join('\n') + '\n';
+    chunk = [];
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  };
+  let first = true;
   for (const zone of zones) {
-    const rrs = [...byZone.get(zone)!.values()].sort((a, b) => {
-      if (a.type === 'SOA' && b.type !== 'SOA') return -1;
-      if (b.type === 'SOA' && a.type !== 'SOA') return 1;
-      const byName = canonicalCompare(a.name, b.name);
-      if (byName !== 0) return byName;
-      const ta = TYPE_ORDER.indexOf(a.type);
-      const tb = TYPE_ORDER.indexOf(b.type);
-      if (ta !== tb) return ta - tb;
-      const ra = rdataText(a);
-      const rb = rdataText(b);
-      return ra < rb ? -1 : ra > rb ? 1 : 0;
+    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, name: canonicalKey(rr.name), type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
+    keyed.sort((a, b) => {
+      if (a.soa !== b.soa) return a.soa - b.soa;
+      if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+      if (a.type !== b.type) return a.type - b.type;
+      return a.rdata < b.rdata ? -1 : a.rdata > b.rdata ? 1 : 0;
     });
-    lines.push(`; zone ${zone} (${rrs.length} records)`, `$ORIGIN ${zone}`, ...rrs.map(recordText), '');
+    if (!first) await emit('');
+    first = false;
+    await emit(`; zone ${zone} (${keyed.length} records)`);
+    await emit(`$ORIGIN ${zone}`);
+    for (const k of keyed) await emit(recordText(k.rr));
   }
-  out.write(lines.join('\n'));
+  await flush();
 }
 
 /**
- * Every record the kubernetes and file plugins of `app` serve, by zone (key: owner|type|rdata),
- * each asked of the real query path. `clusterdns sync` publishes the same set.
+ * Every record the kubernetes, edge (k8s_external, k8s_gateway) and file plugins of `app` serve,
+ * by zone (key: owner|type|rdata), each asked of the real query path. `clusterdns sync`
+ * publishes the same set.
  */
 export async function servedRecords(app: App, only?: string): Promise<Map<string, Map<string, Answer>>> {
   const byZone = new Map<string, Map<string, Answer>>();
@@ -63,6 +78,8 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
     for (const chain of app.chains) {
       for (const plugin of chain.plugins) {
         if (!(plugin instanceof KubernetesPlugin)) continue;
+        // ns.dns.<zone> from the Corefile's bind lines, not this machine's interfaces.
+        plugin.machineIndependent = true;
         if (!plugin.cfg.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
         for (const q of enumerateQuestions(plugin.cfg, plugin.currentStore)) {
           const zone = plugin.cfg.zones.filter((z) => isSubdomain(q.name, z)).sort((a, b) => b.length - a.length)[0]!;
@@ -77,6 +94,22 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
           }
           byZone.set(zone, set);
         }
+      }
+    }
+  }
+  // Edge zones (k8s_external, k8s_gateway): the names those plugins list, asked through the server.
+  for (const [listener] of app.listenerZones().entries()) {
+    for (const plugin of app.chains.flatMap((c) => c.plugins)) {
+      if (!(plugin instanceof K8sExternalPlugin) && !(plugin instanceof K8sGatewayPlugin)) continue;
+      for (const q of plugin.questions()) {
+        if (only && q.zone !== only) continue;
+        const reply = await app.query(q.name, q.type, { listener });
+        const set = byZone.get(q.zone) ?? new Map<string, Answer>();
+        for (const rr of [...(reply.answers ?? []), ...(reply.additionals ?? [])]) {
+          if (rr.type === 'OPT' || !isSubdomain(fqdn(rr.name.toLowerCase()), q.zone)) continue;
+          set.set(`${rr.name.toLowerCase()}|${rr.type}|${rdataText(rr)}`, rr);
+        }
+        byZone.set(q.zone, set);
       }
     }
   }

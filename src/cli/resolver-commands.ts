@@ -2,11 +2,12 @@
 // stub resolver (glibc, musl or Go) asks for a name (issue 4, sections 1 and 2).
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import dnsTypes from 'dns-packet/types.js';
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from '../app.js';
 import type { ClusterModel, Pod } from '../cluster/model.js';
 import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
-import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podHostnameAndDomain, podHostsFile } from '../resolver/kubelet.js';
+import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podGethostname, podHostsFile } from '../resolver/kubelet.js';
 import { describeResolvConf, parseResolvConf } from '../resolver/resolvconf.js';
 import { formatTrace, resolveStub } from '../resolver/stub.js';
 import { audit, formatAudit, type AuditRow } from '../resolver/audit.js';
@@ -80,6 +81,7 @@ export async function resolvConfCommand(flags: ResolvConfFlags, out: NodeJS.Writ
 
 /** `clusterdns resolve --audit FILE`: every name of FILE from the pod, per libc, with fixes. */
 export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJS.WritableStream = process.stdout): Promise<AuditRow[]> {
+  flags = { ...flags, type: checkQueryType(flags.type) };
   const names = readFileSync(file, 'utf8')
     .split(/\r?\n/)
     .map((l) => l.replace(/#.*/, '').trim())
@@ -103,7 +105,7 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
       if (ctx.exists) {
         const p = ctx.pod as Pod;
         hosts = parseHosts(podHostsFile(p, ctx.clusterDomain));
-        hostname ??= podHostnameAndDomain(p, ctx.clusterDomain).hostname;
+        hostname ??= podGethostname(p, ctx.clusterDomain);
         clientIp = p.podIP;
       }
     }
@@ -116,8 +118,30 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
   }
 }
 
+/** Types a stub resolver has no business asking (transfers, EDNS pseudo-records). */
+const NOT_QUERY_TYPES = new Set(['AXFR', 'IXFR', 'OPT', 'TSIG', 'TKEY']);
+
+/**
+ * --type as the resolver sends it (upper case), or an error naming the fix: a name dns-packet does
+ * not know would go out as type 0.
+ */
+export function checkQueryType(type: string | undefined): string | undefined {
+  if (type === undefined) return undefined;
+  const t = type.toUpperCase();
+  if (dnsTypes.toType(t) === 0 || NOT_QUERY_TYPES.has(t)) {
+    throw new Error(`--type "${type}" is not a DNS query type; use A, AAAA (getaddrinfo for one family) or a record type such as SRV, TXT, PTR, MX, CNAME, NS, SOA, CAA`);
+  }
+  return t;
+}
+
+/** Exit status of `resolve`, as `getent hosts` has it: 0 when the lookup found something, else 2. */
+export function resolveExitCode(trace: Trace): number {
+  return trace.result.status === 'ok' ? 0 : 2;
+}
+
 /** `clusterdns resolve`: returns the trace (also printed). */
 export async function resolveCommand(name: string, flags: ResolveFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<Trace> {
+  flags = { ...flags, type: checkQueryType(flags.type) };
   const libc = (flags.libc ?? 'glibc') as Libc;
   if (!LIBCS.includes(libc)) throw new Error(`--libc "${flags.libc}" is not one of ${LIBCS.join(', ')}`);
   if (flags.server && flags.useNameservers) throw new Error('use either --server or --use-nameservers, not both');
@@ -148,8 +172,7 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
       if (ctx.exists) {
         hosts = parseHosts(podHostsFile(ctx.pod, ctx.clusterDomain));
         const p = ctx.pod as Pod;
-        const hd = podHostnameAndDomain(p, ctx.clusterDomain);
-        hostname ??= p.setHostnameAsFQDN && hd.domain ? `${hd.hostname}.${hd.domain}` : hd.hostname;
+        hostname ??= podGethostname(p, ctx.clusterDomain);
         clientIp = p.podIP;
       }
     }
@@ -205,7 +228,7 @@ export function addResolverCommands(program: Command): void {
   addClusterFlags(
     program
       .command('resolve')
-      .description("emulate a pod's stub resolver (glibc, musl or Go): the queries it sends for NAME, in order, their answers and the result")
+      .description("emulate a pod's stub resolver (glibc, musl or Go): the queries it sends for NAME, in order, their answers and the result; exits 2 when the lookup fails, as getent does")
       .argument('<name>', 'the name the application looks up'),
   )
     .option('-t, --type <type>', 'res_search for this type (A and AAAA: getaddrinfo AF_INET / AF_INET6); default: getaddrinfo AF_UNSPEC (A and AAAA)')
@@ -215,7 +238,7 @@ export function addResolverCommands(program: Command): void {
     .option('--server <host:port>', 'send every query to this server (UDP, TCP when truncated)')
     .option('--use-nameservers', "send to the resolv.conf's nameservers on port 53 with the libc's order, retry and failover")
     .option('--hosts <file>', 'hosts file consulted first where the libc would (default with --pod: its kubelet /etc/hosts)')
-    .option('--hostname <name>', "gethostname() for glibc's and Go's default search domain when the file sets none")
+    .option('--hostname <name>', "gethostname() for glibc's and Go's default search domain when the file sets none (default with --pod: the pod's, the node's for hostNetwork pods)")
     .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
     .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
     .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`")
@@ -224,6 +247,6 @@ export function addResolverCommands(program: Command): void {
     .option('--audit', 'NAME is a file of names (one per line, # comments): report the queries each libc sends per name, failures and fixes')
     .action(async (name: string, opts: ResolveFlags) => {
       if (opts.audit) await auditCommand(name, opts);
-      else await resolveCommand(name, opts);
+      else process.exitCode = resolveExitCode(await resolveCommand(name, opts));
     });
 }

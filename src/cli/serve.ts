@@ -1,27 +1,66 @@
 // `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
-import { buildApp } from '../app.js';
+import { buildApp, type App } from '../app.js';
+import { HealthPlugin } from '../plugins/health/setup.js';
 import { createLogger } from './logger.js';
+import { suggestDig } from './try-name.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
-import { announceReady, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
+import { transportOptions, type TransportFlags } from './transport-flags.js';
+import { setHttpLimits, type HttpLimits } from '../metrics/http.js';
+import { parseGoDuration } from '../chain/duration.js';
+import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
 
-export interface ServeFlags extends ClusterFlags {
+export interface ServeFlags extends ClusterFlags, TransportFlags {
   port: string;
   logLevel: string;
   logQueries?: boolean;
   workers?: string;
   upstreamResolvConf?: string;
+  httpMaxConnections?: string;
+  httpIdleTimeout?: string;
+  httpRequestTimeout?: string;
+}
+
+/** The --http-* flags: limits of the health, ready and metrics listeners. */
+function httpLimits(flags: ServeFlags): Partial<HttpLimits> {
+  const out: Partial<HttpLimits> = {};
+  if (flags.httpMaxConnections !== undefined) {
+    const n = Number(flags.httpMaxConnections);
+    if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`--http-max-connections ${flags.httpMaxConnections}: use a number from 1 to 65535`);
+    out.maxConnections = n;
+  }
+  const duration = (flag: string, text: string | undefined): number | undefined => {
+    if (text === undefined) return undefined;
+    const ms = parseGoDuration(text);
+    if (ms === undefined || ms < 100 || ms > 3_600_000) throw new Error(`${flag} ${text}: use a duration from 100ms to 1h, e.g. 5s`);
+    return ms;
+  };
+  const idle = duration('--http-idle-timeout', flags.httpIdleTimeout);
+  if (idle !== undefined) out.idleTimeoutMs = idle;
+  const request = duration('--http-request-timeout', flags.httpRequestTimeout);
+  if (request !== undefined) out.requestTimeoutMs = request;
+  return out;
+}
+
+/** How long app.close() may take: health's longest lameduck, then the 2 s drain of queries in flight. */
+function shutdownBudgetMs(app: App): number {
+  const lameducks = app.chains.flatMap((c) => [...c.plugins]).map((p) => (p instanceof HealthPlugin ? p.lameduckMs : 0));
+  return Math.max(0, ...lameducks) + 2000;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const log = createLogger(flags.logLevel);
+  const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
+  // Checked before forking, so a bad flag stops the primary instead of every worker.
+  const limits = httpLimits(flags);
   if (workers > 1 && !isWorker()) {
     log.info({ workers }, 'starting worker processes');
     await runPrimary(workers, log);
     return;
   }
   if (isWorker()) joinMetricsAggregation();
+  setHttpLimits(limits);
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   let app;
@@ -34,6 +73,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
       cluster: clusterOptions(flags),
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
+      // A server needs only the plugins' indexes, not the cluster model they were built from.
+      retainModel: false,
+      tcp,
     });
   } catch (err) {
     if (err instanceof ManifestError) {
@@ -43,16 +85,16 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   const listeners = await app.listen();
   for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
-  const first = listeners[0];
-  const host = first && (first.address === '::' ? '127.0.0.1' : first.address);
-  log.info(
-    { listeners, try: first ? `dig @${host} -p ${first.port} kubernetes.default.svc.cluster.local` : undefined },
-    'clusterdns ready',
-  );
+  log.info({ listeners, try: suggestDig(app, listeners) }, 'clusterdns ready');
   if (isWorker()) announceReady();
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: string): void => {
+      // One shutdown: a worker may get SIGINT from the terminal and SIGTERM from the primary.
+      if (stopping) return;
+      stopping = true;
       log.info({ signal }, 'shutting down');
+      if (isWorker()) announceStopping(shutdownBudgetMs(app));
       void app.close().then(resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
@@ -65,4 +107,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       });
     }
   });
+  // A worker's IPC channel to the primary keeps it alive after the close: leave once closed,
+  // instead of waiting for the primary to kill it.
+  if (isWorker()) process.exit(0);
 }

@@ -19,6 +19,7 @@ import type { Cidr } from './ip.js';
 import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from './ip.js';
 import type { Family, FamilyInfo, ServiceDraft } from './objects.js';
 import { familyOf } from './objects.js';
+import { FreeOffsets } from './free-offsets.js';
 
 interface Range {
   readonly cidr: Cidr;
@@ -29,7 +30,14 @@ interface Range {
   readonly max: number;
   /** Offsets [0, staticBand) form the static band. */
   readonly staticBand: number;
-  readonly used: Set<number>;
+  /** Free offsets of the static band [0, staticBand) and of the dynamic band [staticBand, max). */
+  readonly staticFree: FreeOffsets;
+  readonly dynamicFree: FreeOffsets;
+}
+
+function takeOffset(r: Range, off: number): void {
+  if (off < r.staticBand) r.staticFree.take(off);
+  else r.dynamicFree.take(off - r.staticBand);
 }
 
 function makeRange(cidr: Cidr): Range {
@@ -49,14 +57,17 @@ function makeRange(cidr: Cidr): Range {
     if (staticBand > 256n) staticBand = 256n;
   }
   if (staticBand > max) staticBand = max;
-  return {
+  const range: Range = {
     cidr,
     family: cidr.family === 4 ? 'IPv4' : 'IPv6',
     base: ipToBigInt(cidr.network) + 1n,
     max: Number(max),
     staticBand: Number(staticBand),
-    used: new Set([0]), // reserved for default/kubernetes
+    staticFree: new FreeOffsets(Number(staticBand)),
+    dynamicFree: new FreeOffsets(Number(max - staticBand)),
   };
+  takeOffset(range, 0); // reserved for default/kubernetes
+  return range;
 }
 
 /** Parses the configured service CIDRs; reports invalid ones. */
@@ -84,17 +95,11 @@ function ipAt(r: Range, offset: number): string {
   return formatIp(bigIntToBytes(r.base + BigInt(offset), r.cidr.family === 4 ? 4 : 6));
 }
 
-/** Probes [lo, hi) from lo + h mod (hi - lo), wrapping; returns a free offset or undefined. */
-function probe(r: Range, lo: number, hi: number, h: bigint): number | undefined {
-  const n = hi - lo;
-  if (n <= 0) return undefined;
-  let off = Number(h % BigInt(n));
-  for (let i = 0; i < n; i++) {
-    const o = lo + off;
-    if (!r.used.has(o)) return o;
-    off = off + 1 === n ? 0 : off + 1;
-  }
-  return undefined;
+/** The first free offset of a band from lo + h mod size, wrapping (linear probing's answer). */
+function probe(band: FreeOffsets, lo: number, h: bigint): number | undefined {
+  if (band.size <= 0) return undefined;
+  const off = band.firstFreeFrom(Number(h % BigInt(band.size)));
+  return off === undefined ? undefined : lo + off;
 }
 
 const keyOf = (s: ServiceDraft): string => `${s.meta.namespace}/${s.meta.name}`;
@@ -123,16 +128,18 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
       if (prev) {
         d.check.error(
           `cluster IP ${ip} is already used by Service "${keyOf(prev)}" (${prev.meta.source.file}:${prev.meta.source.line}); every cluster IP must be unique, pick another one or omit it to have one allocated`,
+          d.check.written('spec.clusterIPs', 'spec.clusterIP'),
         );
         continue;
       }
       owner.set(ip, d);
       const hit = rangeFor(ip);
-      if (hit) hit.r.used.add(hit.off);
+      if (hit) takeOffset(hit.r, hit.off);
       else {
         const within = cidrs.filter((c) => c.family === parseIp(ip)!.family).map((c) => c.text);
         d.check.warn(
           `cluster IP ${ip} is outside every service CIDR (${within.length > 0 ? within.join(', ') : 'none configured for its family'}); a real API server would reject it — choose an address inside the service CIDR or change the configured CIDRs`,
+          d.check.written('spec.clusterIPs', 'spec.clusterIP'),
         );
       }
     }
@@ -162,9 +169,9 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
       const h = hashKey(keyOf(d));
       for (const r of famRanges) {
         if (got !== undefined) break;
-        const off = probe(r, r.staticBand, r.max, h) ?? probe(r, 0, r.staticBand, h);
+        const off = probe(r.dynamicFree, r.staticBand, h) ?? probe(r.staticFree, 0, h);
         if (off !== undefined) {
-          r.used.add(off);
+          takeOffset(r, off);
           got = ipAt(r, off);
         }
       }

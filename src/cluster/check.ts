@@ -18,10 +18,13 @@ export type CheckCode =
   | 'unnamed-port'
   | 'name-too-long';
 
-const mapText = (m: Readonly<Record<string, string>>): string =>
-  Object.entries(m)
+/** A selector as k=v,k=v, cut short: messages never echo more than an excerpt of the input. */
+const mapText = (m: Readonly<Record<string, string>>): string => {
+  const t = Object.entries(m)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
+  return t.length > 120 ? `${t.slice(0, 120)}...` : t;
+};
 
 function sortFindings(findings: Finding[]): Finding[] {
   return findings

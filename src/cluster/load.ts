@@ -14,7 +14,10 @@ import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, ServiceDraft } from './objects.js';
 import { familyOf, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
 import { Checker, isObj } from './validate.js';
-import { collectManifestFiles, parseManifestText, readManifestFile } from './yaml-docs.js';
+import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
+import { normalizeApiVersion } from './legacy-versions.js';
+import { assignNodePorts, nodePortLines } from './nodeports.js';
+import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile } from './yaml-docs.js';
 
 export { ManifestError } from './model.js';
 
@@ -98,9 +101,10 @@ function build(
   const manifestNodes: ClusterNode[] = [];
   const ignoredKinds = new Map<string, number>();
   let objectCount = 0;
+  const edge = new EdgeCollector();
 
   for (const doc of docs) {
-    for (const raw of parseManifestText(doc.file, doc.text, findings)) {
+    for (const raw of parseManifestText(doc.file, doc.text, findings, opts.manifestLimits)) {
       objectCount++;
       const source: SourceRef = { file: raw.file, line: raw.line };
       if (!isObj(raw.obj)) {
@@ -111,17 +115,19 @@ function build(
       const kindRaw = o['kind'] ?? raw.listKind;
       const apiVersionRaw = o['apiVersion'] ?? raw.listApiVersion;
       const kind = typeof kindRaw === 'string' && kindRaw !== '' ? kindRaw : undefined;
-      const apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
+      let apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
       const md = o['metadata'];
-      const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` "${md['name']}"` : '';
-      const check = new Checker(findings, source, `${kind ?? 'object'}${nameHint}`);
-      if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"');
-      if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`);
+      const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${excerpt(md['name'])}` : '';
+      const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
+      const check = new Checker(findings, source, `${kindText}${nameHint}`, raw.positions);
+      if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"', 'kind');
+      if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`, 'apiVersion');
       if (kind === undefined || apiVersion === undefined) {
         if (nameHint === '') check.error('metadata.name is missing; every object needs a name');
         continue;
       }
-      check.what = kind;
+      check.what = kindText;
+      apiVersion = normalizeApiVersion(kind, apiVersion, o, check);
       const group = groupOf(apiVersion);
       const known = KNOWN_KINDS[kind]?.includes(group) === true;
       const namespaced = !CLUSTER_SCOPED.has(kind);
@@ -137,12 +143,13 @@ function build(
       }
       seen.set(key, source);
       if (namespaced) impliedNamespaces.add(meta.namespace);
+      if (edge.read(kind, group, o, meta, check)) continue;
       if (!known) {
         const label = group === '' ? kind : `${kind}.${group}`;
         ignoredKinds.set(label, (ignoredKinds.get(label) ?? 0) + 1);
         const groups = KNOWN_KINDS[kind];
         if (group === '' && groups && !groups.includes('')) {
-          check.warn(`apiVersion ${apiVersion} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`);
+          check.warn(`apiVersion ${excerpt(apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
         }
         continue;
       }
@@ -183,7 +190,7 @@ function build(
     }
   }
 
-  const services = allocateClusterIPs(serviceDrafts, cidrs, findings);
+  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs, findings), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));
@@ -213,9 +220,10 @@ function build(
     namespaces.set(n, declaredNamespaces.get(n) ?? { name: n, labels: { 'kubernetes.io/metadata.name': n } });
   }
 
+  const edgeModel = edge.build(services, namespaces, opts, findings);
   const model: ClusterModel = {
     namespaces,
-    services,
+    services: withLoadBalancerStatus(services, edgeModel),
     endpointSlices,
     pods: finalPods,
     serviceImports: imports.sort(byNsName),
@@ -224,6 +232,7 @@ function build(
     nodes,
     workloads: derived.infos,
     controllerServices: generated.managed,
+    edge: edgeModel,
   };
   const sorted = findings
     .map((f, i) => ({ f, i }))
@@ -251,8 +260,9 @@ export function buildModel(
 export function loadManifests(paths: string[], options?: Partial<ClusterOptions>): { model: ClusterModel; findings: Finding[] } {
   const findings: Finding[] = [];
   const docs: { file: string; text: string }[] = [];
+  const maxFileBytes = options?.manifestLimits?.maxFileBytes ?? defaultManifestLimits.maxFileBytes;
   for (const file of collectManifestFiles(paths, findings)) {
-    const text = readManifestFile(file, findings);
+    const text = readManifestFile(file, findings, maxFileBytes);
     if (text !== undefined) docs.push({ file, text });
   }
   return build(docs, options, findings);

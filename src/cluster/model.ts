@@ -1,6 +1,9 @@
 // The typed cluster model: what the manifests declare, after the control-plane defaults
 // (cluster IP allocation, Endpoints -> EndpointSlice mirroring) have been applied.
 // Everything downstream (record store, resolv.conf emulation) reads only this.
+import type { EdgeModel } from './edge.js';
+
+import type { ManifestLimits } from './yaml-docs.js';
 
 /** Where an object came from, for messages that name the file and line. */
 export interface SourceRef {
@@ -47,6 +50,8 @@ export interface Service extends ObjectMeta {
   readonly publishNotReadyAddresses: boolean;
   readonly ipFamilies: readonly ('IPv4' | 'IPv6')[];
   readonly externalIPs: readonly string[];
+  /** status.loadBalancer.ingress, as written or as the LoadBalancer pool filled it (src/cluster/edge.ts). */
+  readonly loadBalancer?: readonly { readonly ip?: string; readonly hostname?: string }[];
 }
 
 export interface EndpointPort {
@@ -176,6 +181,8 @@ export interface ClusterModel {
   readonly workloads?: readonly WorkloadInfo[];
   /** "namespace/name" of the Services whose EndpointSlices the endpoints controller generated from pods. */
   readonly controllerServices?: ReadonlySet<string>;
+  /** Ingresses, Gateways, routes, DNSEndpoints and load balancer statuses (src/cluster/edge.ts). */
+  readonly edge?: EdgeModel;
 }
 
 export interface ClusterOptions {
@@ -189,6 +196,12 @@ export interface ClusterOptions {
   readonly nodes?: readonly ClusterNode[];
   /** Pods to mark not ready, for testing: "namespace/name" entries, '*' and '?' globs allowed. */
   readonly notReady?: readonly string[];
+  /** LoadBalancer address pools (--loadbalancer-cidr); default DEFAULT_LB_CIDRS of loadbalancer.ts. */
+  readonly loadBalancerCIDRs?: readonly string[];
+  /** Node port range LOW-HIGH (--service-node-port-range); default 30000-32767. */
+  readonly nodePortRange?: string;
+  /** Bounds on manifest files and objects (defaults in yaml-docs.ts: defaultManifestLimits). */
+  readonly manifestLimits?: Partial<ManifestLimits>;
 }
 
 /** kind-style default nodes: three nodes in three zones, dual-stack node addresses. */
@@ -209,11 +222,17 @@ export const defaultClusterOptions: ClusterOptions = {
 /** A problem in the input, located so a user can fix it. */
 export interface Finding {
   readonly file: string;
+  /** 1-based; 0 when the finding is about the whole path (a missing file, a directory). */
   readonly line: number;
   readonly severity: 'error' | 'warning';
   readonly message: string;
   /** A stable identifier of the kind of finding (e.g. 'selector-no-pods'), for model checks. */
   readonly code?: string;
+}
+
+/** "file:line", or just "file" for a finding about a whole path (line 0). */
+export function findingPlace(f: Pick<Finding, 'file' | 'line'>): string {
+  return f.line > 0 ? `${f.file}:${f.line}` : f.file;
 }
 
 /** Thrown when manifests cannot be loaded; carries every error found, not just the first. */
@@ -222,7 +241,7 @@ export class ManifestError extends Error {
     super(
       findings
         .filter((f) => f.severity === 'error')
-        .map((f) => `${f.file}:${f.line}: ${f.message}`)
+        .map((f) => `${findingPlace(f)}: ${f.message}`)
         .join('\n'),
     );
     this.name = 'ManifestError';

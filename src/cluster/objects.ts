@@ -17,6 +17,7 @@ import type {
 } from './model.js';
 import { parseIp } from './ip.js';
 import { Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
+import { excerpt } from './yaml-docs.js';
 import type { Obj } from './validate.js';
 
 export type Family = 'IPv4' | 'IPv6';
@@ -89,23 +90,25 @@ export function readMeta(
   const nsWritten = check.str(md, 'namespace', 'metadata.namespace');
   const namespace = namespaced ? (nsWritten === undefined || nsWritten === '' ? defaultNamespace : nsWritten) : '';
   if (name === undefined || name === '') {
-    check.error('metadata.name is missing; every object needs a name');
+    check.error('metadata.name is missing; every object needs a name', 'metadata');
     return undefined;
   }
-  check.what = `${check.what} "${namespaced ? `${namespace}/` : ''}${name}"`;
+  check.what = `${check.what} ${excerpt(`${namespaced ? `${namespace}/` : ''}${name}`, 120)}`;
   if (nameRule === 'dns1035' && !isDns1035Label(name)) {
     check.error(
-      `name "${name}" is not a valid DNS-1035 label; use at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit`,
+      `name ${excerpt(name)} is not a valid DNS-1035 label; use at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit`,
+      'metadata.name',
     );
   } else if (nameRule === 'dns1123label' && !isDns1123Label(name)) {
     check.error(
-      `name "${name}" is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
+      `name ${excerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
+      'metadata.name',
     );
   } else if (nameRule === 'subdomain' && !isDns1123Subdomain(name)) {
-    check.error(`name "${name}" is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`);
+    check.error(`name ${excerpt(name)} is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`, 'metadata.name');
   }
   if (namespaced && nsWritten !== undefined && nsWritten !== '' && !isDns1123Label(nsWritten)) {
-    check.error(`metadata.namespace "${nsWritten}" is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`);
+    check.error(`metadata.namespace ${excerpt(nsWritten)} is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`, 'metadata.namespace');
   }
   return {
     name,
@@ -128,21 +131,22 @@ function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
   check.arr(spec, 'ports', 'spec.ports').forEach((p, i) => {
     const path = `spec.ports[${i}]`;
     if (!isObj(p)) {
-      check.error(`${path} must be a mapping with at least "port"`);
+      check.error(`${path} must be a mapping with at least "port"`, path);
       return;
     }
     const name = check.str(p, 'name', `${path}.name`) ?? '';
     const protocol = check.protocol(p, 'protocol', `${path}.protocol`);
     const port = check.port(p, 'port', `${path}.port`);
     if (port === undefined) {
-      if (p['port'] === undefined || p['port'] === null) check.error(`${path}.port is missing; every Service port needs a port number (1-65535)`);
+      if (p['port'] === undefined || p['port'] === null) check.error(`${path}.port is missing; every Service port needs a port number (1-65535)`, path);
       return;
     }
     let targetPort: number | string | undefined;
     const tp = p['targetPort'];
     if (typeof tp === 'string' && tp !== '') targetPort = /^[0-9]+$/.test(tp) ? Number(tp) : tp;
     else if (tp !== undefined && tp !== null) targetPort = check.port(p, 'targetPort', `${path}.targetPort`);
-    const nodePort = check.port(p, 'nodePort', `${path}.nodePort`);
+    // nodePort 0 means unset, as the API server reads it (one is allocated for NodePort/LoadBalancer).
+    const nodePort = p['nodePort'] === 0 ? undefined : check.port(p, 'nodePort', `${path}.nodePort`);
     out.push({
       name,
       protocol,
@@ -158,9 +162,9 @@ function readFamilies(spec: Obj, check: Checker): Family[] {
   const out: Family[] = [];
   check.arr(spec, 'ipFamilies', 'spec.ipFamilies').forEach((f, i) => {
     if (f !== 'IPv4' && f !== 'IPv6') {
-      check.error(`spec.ipFamilies[${i}] ${JSON.stringify(f)} is not an IP family; use IPv4 or IPv6`);
+      check.error(`spec.ipFamilies[${i}] ${excerpt(f)} is not an IP family; use IPv4 or IPv6`, `spec.ipFamilies[${i}]`);
     } else if (out.includes(f)) {
-      check.error(`spec.ipFamilies lists ${f} twice`);
+      check.error(`spec.ipFamilies lists ${f} twice`, `spec.ipFamilies[${i}]`);
     } else out.push(f);
   });
   return out;
@@ -172,7 +176,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   let type: ServiceType = 'ClusterIP';
   if (typeText !== undefined && typeText !== '') {
     if ((SERVICE_TYPES as readonly string[]).includes(typeText)) type = typeText as ServiceType;
-    else check.error(`spec.type "${typeText}" is not a Service type; use ClusterIP, NodePort, LoadBalancer or ExternalName`);
+    else check.error(`spec.type ${excerpt(typeText)} is not a Service type; use ClusterIP, NodePort, LoadBalancer or ExternalName`, 'spec.type');
   }
   const ports = readServicePorts(spec, check);
   const selectorPresent = isObj(spec['selector']);
@@ -188,7 +192,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   const writtenFamilies = readFamilies(spec, check);
   const policyText = check.str(spec, 'ipFamilyPolicy', 'spec.ipFamilyPolicy');
   if (policyText !== undefined && !['SingleStack', 'PreferDualStack', 'RequireDualStack'].includes(policyText)) {
-    check.error(`spec.ipFamilyPolicy "${policyText}" is not valid; use SingleStack, PreferDualStack or RequireDualStack`);
+    check.error(`spec.ipFamilyPolicy ${excerpt(policyText)} is not valid; use SingleStack, PreferDualStack or RequireDualStack`, 'spec.ipFamilyPolicy');
   }
   const base = {
     meta,
@@ -203,10 +207,10 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   if (type === 'ExternalName') {
     const externalName = check.str(spec, 'externalName', 'spec.externalName');
     if (externalName === undefined || externalName === '') {
-      check.error('type ExternalName needs spec.externalName; set it to a DNS name such as my.database.example.com');
+      check.error('type ExternalName needs spec.externalName; set it to a DNS name such as my.database.example.com', 'spec.type');
     }
     if ((clusterIP !== undefined && clusterIP !== '') || rawIPs.length > 0) {
-      check.warn('spec.clusterIP/clusterIPs are ignored for an ExternalName Service; remove them');
+      check.warn('spec.clusterIP/clusterIPs are ignored for an ExternalName Service; remove them', rawIPs.length > 0 ? 'spec.clusterIPs' : 'spec.clusterIP');
     }
     return { ...base, headless: false, ...(externalName ? { externalName } : {}), declaredIPs: [], families: [] };
   }
@@ -214,17 +218,17 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   // clusterIPs, else [clusterIP]
   const written: string[] = [];
   rawIPs.forEach((v, i) => {
-    if (typeof v !== 'string') check.error(`spec.clusterIPs[${i}] must be a string`);
+    if (typeof v !== 'string') check.error(`spec.clusterIPs[${i}] must be a string`, `spec.clusterIPs[${i}]`);
     else written.push(v);
   });
   if (written.length === 0 && clusterIP !== undefined && clusterIP !== '') written.push(clusterIP);
   else if (written.length > 0 && clusterIP !== undefined && clusterIP !== '' && clusterIP !== written[0]) {
-    check.error(`spec.clusterIP "${clusterIP}" must equal spec.clusterIPs[0] "${written[0]}"; make them agree or drop spec.clusterIP`);
+    check.error(`spec.clusterIP ${excerpt(clusterIP)} must equal spec.clusterIPs[0] ${excerpt(written[0])}; make them agree or drop spec.clusterIP`, 'spec.clusterIP');
   }
 
   if (written[0] === 'None') {
-    if (written.length > 1) check.error('a headless Service must have spec.clusterIPs ["None"] only');
-    if (type !== 'ClusterIP') check.error(`clusterIP "None" (headless) is only valid for type ClusterIP, not ${type}`);
+    if (written.length > 1) check.error('a headless Service must have spec.clusterIPs ["None"] only', 'spec.clusterIPs');
+    if (type !== 'ClusterIP') check.error(`clusterIP "None" (headless) is only valid for type ClusterIP, not ${type}`, 'spec.type');
     const primary = writtenFamilies[0] ?? fam.primary;
     const families: Family[] = [primary];
     const second = writtenFamilies[1] ?? otherFamily(primary);
@@ -237,14 +241,14 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   written.forEach((v, i) => {
     const path = rawIPs.length > 0 ? `spec.clusterIPs[${i}]` : 'spec.clusterIP';
     if (v === 'None') {
-      check.error(`${path} "None" is only allowed as the first and only cluster IP (headless Service)`);
+      check.error(`${path} "None" is only allowed as the first and only cluster IP (headless Service)`, path);
       return;
     }
     const ip = check.ip(v, path, 'write an IPv4 or IPv6 address, "None" for a headless Service, or omit it to have one allocated');
     if (ip === undefined) return;
     const f = familyOf(ip)!;
     if (declaredFamilies.includes(f)) {
-      check.error(`${path} "${v}": spec.clusterIPs may hold at most one address per IP family`);
+      check.error(`${path} ${excerpt(v)}: spec.clusterIPs may hold at most one address per IP family`, path);
       return;
     }
     declaredIPs.push(ip);
@@ -255,7 +259,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   if (policy === undefined || !['SingleStack', 'PreferDualStack', 'RequireDualStack'].includes(policy)) {
     policy = 'SingleStack';
     if (policyText === undefined && (declaredFamilies.length > 1 || writtenFamilies.length > 1)) {
-      check.warn('two IP families but no spec.ipFamilyPolicy; treated as PreferDualStack (set spec.ipFamilyPolicy: PreferDualStack or RequireDualStack)');
+      check.warn('two IP families but no spec.ipFamilyPolicy; treated as PreferDualStack (set spec.ipFamilyPolicy: PreferDualStack or RequireDualStack)', 'spec');
       policy = 'PreferDualStack';
     }
   }
@@ -263,13 +267,13 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   declaredFamilies.forEach((f, i) => {
     const w = writtenFamilies[i];
     if (w !== undefined && w !== f) {
-      check.error(`spec.clusterIPs[${i}] "${declaredIPs[i]}" is ${f} but spec.ipFamilies[${i}] is ${w}; list them in the same order`);
+      check.error(`spec.clusterIPs[${i}] "${declaredIPs[i]}" is ${f} but spec.ipFamilies[${i}] is ${w}; list them in the same order`, `spec.ipFamilies[${i}]`);
     }
   });
   const families: Family[] = [primary];
   if (policy === 'SingleStack') {
     if (declaredIPs.length > 1) {
-      check.error('ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack');
+      check.error('ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack', 'spec.clusterIPs');
     }
   } else {
     const second = declaredFamilies[1] ?? writtenFamilies[1] ?? otherFamily(primary);
@@ -277,6 +281,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
     else if (policy === 'RequireDualStack') {
       check.error(
         `ipFamilyPolicy RequireDualStack needs an ${second} cluster IP, but no ${second} service CIDR is configured; add one or use PreferDualStack`,
+        'spec.ipFamilyPolicy',
       );
     }
   }
@@ -288,14 +293,14 @@ function readEndpointPorts(parent: Obj, check: Checker, path: string): EndpointP
   check.arr(parent, 'ports', path).forEach((p, i) => {
     const pp = `${path}[${i}]`;
     if (!isObj(p)) {
-      check.error(`${pp} must be a mapping`);
+      check.error(`${pp} must be a mapping`, pp);
       return;
     }
     const name = check.str(p, 'name', `${pp}.name`) ?? '';
     const protocol = check.protocol(p, 'protocol', `${pp}.protocol`);
     const port = check.port(p, 'port', `${pp}.port`);
     if (port === undefined) {
-      if (p['port'] === undefined || p['port'] === null) check.warn(`${pp} has no port number and is ignored`);
+      if (p['port'] === undefined || p['port'] === null) check.warn(`${pp} has no port number and is ignored`, pp);
       return;
     }
     out.push({ name, protocol, port });
@@ -314,7 +319,7 @@ function hostnameOf(o: Obj, check: Checker, path: string): string | undefined {
   const h = check.str(o, 'hostname', path);
   if (h === undefined || h === '') return undefined;
   if (!isDns1123Label(h)) {
-    check.error(`${path} "${h}" is not a valid DNS-1123 label; use lower-case letters, digits and '-', at most 63`);
+    check.error(`${path} ${excerpt(h)} is not a valid DNS-1123 label; use lower-case letters, digits and '-', at most 63`, path);
   }
   return h;
 }
@@ -324,29 +329,29 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
   let addressType: EndpointSlice['addressType'] = 'IPv4';
   if (addressTypeText === 'IPv4' || addressTypeText === 'IPv6' || addressTypeText === 'FQDN') addressType = addressTypeText;
   else if (addressTypeText === undefined) check.error('addressType is missing; set it to IPv4, IPv6 or FQDN');
-  else check.error(`addressType "${addressTypeText}" is not valid; use IPv4, IPv6 or FQDN`);
+  else check.error(`addressType ${excerpt(addressTypeText)} is not valid; use IPv4, IPv6 or FQDN`, 'addressType');
   const beta = apiVersion.endsWith('/v1beta1');
   const endpoints: Endpoint[] = [];
   check.arr(o, 'endpoints', 'endpoints').forEach((e, i) => {
     const path = `endpoints[${i}]`;
     if (!isObj(e)) {
-      check.error(`${path} must be a mapping with "addresses"`);
+      check.error(`${path} must be a mapping with "addresses"`, path);
       return;
     }
     const addresses: string[] = [];
     const rawAddrs = check.arr(e, 'addresses', `${path}.addresses`);
-    if (rawAddrs.length === 0) check.error(`${path}.addresses is empty; list the endpoint's address`);
+    if (rawAddrs.length === 0) check.error(`${path}.addresses is empty; list the endpoint's address`, path);
     rawAddrs.forEach((a, j) => {
       const ap = `${path}.addresses[${j}]`;
       if (addressType === 'FQDN') {
-        if (typeof a !== 'string' || a === '') check.error(`${ap} must be a DNS name`);
+        if (typeof a !== 'string' || a === '') check.error(`${ap} must be a DNS name`, ap);
         else addresses.push(a);
         return;
       }
       const ip = check.ip(a, ap);
       if (ip === undefined) return;
       if (familyOf(ip) !== addressType) {
-        check.error(`${ap} "${String(a)}" is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`);
+        check.error(`${ap} ${excerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`, ap);
         return;
       }
       addresses.push(ip);
@@ -368,7 +373,7 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
   });
   const serviceName = meta.labels['kubernetes.io/service-name'] ?? meta.labels['multicluster.kubernetes.io/service-name'];
   if (serviceName === undefined) {
-    check.warn('has no kubernetes.io/service-name label, so no Service owns it; add the label with the Service name');
+    check.warn('has no kubernetes.io/service-name label, so no Service owns it; add the label with the Service name', 'metadata.labels');
   }
   return {
     ...meta,
@@ -385,7 +390,7 @@ export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): Endpoints
   check.arr(o, 'subsets', 'subsets').forEach((s, i) => {
     const path = `subsets[${i}]`;
     if (!isObj(s)) {
-      check.error(`${path} must be a mapping`);
+      check.error(`${path} must be a mapping`, path);
       return;
     }
     const readAddrs = (key: string): EndpointsAddress[] => {
@@ -393,7 +398,7 @@ export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): Endpoints
       check.arr(s, key, `${path}.${key}`).forEach((a, j) => {
         const ap = `${path}.${key}[${j}]`;
         if (!isObj(a)) {
-          check.error(`${ap} must be a mapping with "ip"`);
+          check.error(`${ap} must be a mapping with "ip"`, ap);
           return;
         }
         const ip = check.ip(a['ip'], `${ap}.ip`);
@@ -425,7 +430,7 @@ export function readContainerPorts(spec: Obj, check: Checker, path: string): Con
       check.arr(c, 'ports', `${path}.${key}[${i}].ports`).forEach((p, j) => {
         const pp = `${path}.${key}[${i}].ports[${j}]`;
         if (!isObj(p)) {
-          check.error(`${pp} must be a mapping with containerPort`);
+          check.error(`${pp} must be a mapping with containerPort`, pp);
           return;
         }
         const containerPort = check.port(p, 'containerPort', `${pp}.containerPort`);
@@ -469,7 +474,7 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   const podIPs: string[] = [];
   check.arr(status, 'podIPs', 'status.podIPs').forEach((p, i) => {
     if (!isObj(p)) {
-      check.error(`status.podIPs[${i}] must be a mapping like {ip: 10.244.0.5}`);
+      check.error(`status.podIPs[${i}] must be a mapping like {ip: 10.244.0.5}`, `status.podIPs[${i}]`);
       return;
     }
     const ip = check.ip(p['ip'], `status.podIPs[${i}].ip`);
@@ -479,7 +484,7 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   const rawPodIP = status['podIP'];
   if (rawPodIP !== undefined && rawPodIP !== null && rawPodIP !== '') podIP = check.ip(rawPodIP, 'status.podIP');
   if (podIP !== undefined && podIPs.length > 0 && podIPs[0] !== podIP) {
-    check.error(`status.podIP "${podIP}" must equal status.podIPs[0].ip "${podIPs[0]}"`);
+    check.error(`status.podIP "${podIP}" must equal status.podIPs[0].ip "${podIPs[0]}"`, 'status.podIP');
   }
   if (podIP === undefined) podIP = podIPs[0];
   else if (podIPs.length === 0) podIPs.push(podIP);
@@ -487,8 +492,8 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   const deletion = md['deletionTimestamp'];
   const hostname = check.str(spec, 'hostname', 'spec.hostname');
   const subdomain = check.str(spec, 'subdomain', 'spec.subdomain');
-  if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname "${hostname}" is not a valid DNS-1123 label`);
-  if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain "${subdomain}" is not a valid DNS-1123 label`);
+  if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname ${excerpt(hostname)} is not a valid DNS-1123 label`, 'spec.hostname');
+  if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain ${excerpt(subdomain)} is not a valid DNS-1123 label`, 'spec.subdomain');
   const nodeName = check.str(spec, 'nodeName', 'spec.nodeName');
   const owner = readOwner(o);
   return {
@@ -514,7 +519,7 @@ export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, '
   const policy = check.str(spec, 'dnsPolicy', `${path}.dnsPolicy`);
   if (policy !== undefined && policy !== '') {
     if (!['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'].includes(policy)) {
-      check.error(`${path}.dnsPolicy "${policy}" is not valid; use ClusterFirst, ClusterFirstWithHostNet, Default or None`);
+      check.error(`${path}.dnsPolicy ${excerpt(policy)} is not valid; use ClusterFirst, ClusterFirstWithHostNet, Default or None`, `${path}.dnsPolicy`);
     }
     out.dnsPolicy = policy;
   }
@@ -523,19 +528,19 @@ export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, '
     const strings = (key: string): string[] =>
       check.arr(dc, key, `${path}.dnsConfig.${key}`).flatMap((v, i) => {
         if (typeof v === 'string') return [v];
-        check.error(`${path}.dnsConfig.${key}[${i}] must be a string`);
+        check.error(`${path}.dnsConfig.${key}[${i}] must be a string`, `${path}.dnsConfig.${key}[${i}]`);
         return [];
       });
     const options: { name: string; value?: string }[] = [];
     check.arr(dc, 'options', `${path}.dnsConfig.options`).forEach((o, i) => {
       if (!isObj(o)) {
-        check.error(`${path}.dnsConfig.options[${i}] must be a mapping like {name: ndots, value: "2"}`);
+        check.error(`${path}.dnsConfig.options[${i}] must be a mapping like {name: ndots, value: "2"}`, `${path}.dnsConfig.options[${i}]`);
         return;
       }
       const name = check.str(o, 'name', `${path}.dnsConfig.options[${i}].name`);
       const value = check.str(o, 'value', `${path}.dnsConfig.options[${i}].value`);
       if (!name) {
-        check.error(`${path}.dnsConfig.options[${i}].name is required`);
+        check.error(`${path}.dnsConfig.options[${i}].name is required`, `${path}.dnsConfig.options[${i}]`);
         return;
       }
       options.push(value !== undefined ? { name, value } : { name });
@@ -545,7 +550,7 @@ export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, '
   const aliases: HostAlias[] = [];
   check.arr(spec, 'hostAliases', `${path}.hostAliases`).forEach((a, i) => {
     if (!isObj(a)) {
-      check.error(`${path}.hostAliases[${i}] must be a mapping like {ip: 10.1.2.3, hostnames: [foo.local]}`);
+      check.error(`${path}.hostAliases[${i}] must be a mapping like {ip: 10.1.2.3, hostnames: [foo.local]}`, `${path}.hostAliases[${i}]`);
       return;
     }
     const ip = check.ip(a['ip'], `${path}.hostAliases[${i}].ip`);
@@ -563,7 +568,7 @@ export function toServiceImport(o: Obj, meta: ObjectMeta, check: Checker): Servi
   const t = check.str(spec, 'type', 'spec.type');
   let type: ServiceImport['type'] = 'ClusterSetIP';
   if (t === 'ClusterSetIP' || t === 'Headless') type = t;
-  else check.error(`spec.type ${t === undefined ? 'is missing' : `"${t}" is not valid`}; use ClusterSetIP or Headless`);
+  else check.error(`spec.type ${t === undefined ? 'is missing' : `${excerpt(t)} is not valid`}; use ClusterSetIP or Headless`, 'spec.type');
   const ips: string[] = [];
   check.arr(spec, 'ips', 'spec.ips').forEach((v, i) => {
     const ip = check.ip(v, `spec.ips[${i}]`);

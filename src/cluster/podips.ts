@@ -12,6 +12,7 @@ import type { ClusterNode, Finding, Pod } from './model.js';
 import type { Cidr } from './ip.js';
 import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from './ip.js';
 import { familyOf } from './objects.js';
+import { FreeOffsets } from './free-offsets.js';
 
 interface PodRange {
   readonly cidr: Cidr;
@@ -19,7 +20,8 @@ interface PodRange {
   readonly network: bigint;
   /** Usable offsets are 1..size (capped at 2^32 for large IPv6 ranges). */
   readonly size: number;
-  readonly used: Set<number>;
+  /** Offset o + 1 of the range is free when offset o here is. */
+  readonly used: FreeOffsets;
 }
 
 export function parsePodCidrs(texts: readonly string[], findings: Finding[]): Cidr[] {
@@ -39,7 +41,7 @@ function makeRange(cidr: Cidr): PodRange {
   if (cidr.family === 4) size -= 1n; // broadcast
   if (size > 0xffffffffn) size = 0xffffffffn;
   if (size < 0n) size = 0n;
-  return { cidr, family: cidr.family === 4 ? 'IPv4' : 'IPv6', network: ipToBigInt(cidr.network), size: Number(size), used: new Set() };
+  return { cidr, family: cidr.family === 4 ? 'IPv4' : 'IPv6', network: ipToBigInt(cidr.network), size: Number(size), used: new FreeOffsets(Number(size)) };
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -54,7 +56,7 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
       for (const r of ranges) {
         if (r.cidr.family !== parsed.family) continue;
         const off = ipToBigInt(parsed.bytes) - r.network;
-        if (off >= 1n && off <= BigInt(r.size)) r.used.add(Number(off));
+        if (off >= 1n && off <= BigInt(r.size)) r.used.take(Number(off) - 1);
       }
     }
   }
@@ -64,6 +66,18 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
     .filter((p) => p.podIPs.length === 0 && p.phase === 'Running' && !p.deleting)
     .map((p) => ({ p, k: `${p.namespace}/${p.name}` }))
     .sort((a, b) => cmp(a.k, b.k));
+  // A range too small for the pods that need an address fails here, before any probing.
+  const demand = needing.filter(({ p }) => !p.hostNetwork).length;
+  const short = ranges.filter((r) => r.size > 0 && r.used.free < demand);
+  if (short.length > 0) {
+    findings.push({
+      file: '<options>',
+      line: 0,
+      severity: 'error',
+      message: `a pod CIDR (${short.map((r) => r.cidr.text).join(', ')}) is full: ${demand} pods need an address and ${short.map((r) => `${r.cidr.text} has ${r.used.free} free`).join(', ')}; configure a larger pod CIDR (--pod-cidr)`,
+    });
+    return [...pods];
+  }
   let full = false;
   for (const { p, k } of needing) {
     if (p.hostNetwork) {
@@ -81,21 +95,13 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
     const ips: string[] = [];
     for (const r of ranges) {
       if (r.size === 0) continue;
-      let off = Number(h % BigInt(r.size));
-      let got: number | undefined;
-      for (let i = 0; i < r.size; i++) {
-        if (!r.used.has(off + 1)) {
-          got = off + 1;
-          break;
-        }
-        off = off + 1 === r.size ? 0 : off + 1;
-      }
-      if (got === undefined) {
+      const off = r.used.firstFreeFrom(Number(h % BigInt(r.size)));
+      if (off === undefined) {
         full = true;
         continue;
       }
-      r.used.add(got);
-      ips.push(formatIp(bigIntToBytes(r.network + BigInt(got), r.cidr.family)));
+      r.used.take(off);
+      ips.push(formatIp(bigIntToBytes(r.network + BigInt(off + 1), r.cidr.family)));
     }
     result.set(p, ips);
   }

@@ -3,6 +3,7 @@
 // as in k8s.io/apimachinery/pkg/labels. An empty LabelSelector matches everything; a missing one
 // matches nothing (metav1.LabelSelectorAsSelector(nil) is labels.Nothing()).
 
+import { excerpt } from './yaml-docs.js';
 import type { Checker, Obj } from './validate.js';
 import { isObj } from './validate.js';
 
@@ -53,7 +54,7 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
   const v = parent[key];
   if (v === undefined || v === null) return undefined;
   if (!isObj(v)) {
-    check.error(`${path} must be a mapping with matchLabels and/or matchExpressions`);
+    check.error(`${path} must be a mapping with matchLabels and/or matchExpressions`, path);
     return undefined;
   }
   const matchLabels = check.stringMap(v, 'matchLabels', `${path}.matchLabels`);
@@ -61,7 +62,7 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
   check.arr(v, 'matchExpressions', `${path}.matchExpressions`).forEach((e, i) => {
     const ep = `${path}.matchExpressions[${i}]`;
     if (!isObj(e)) {
-      check.error(`${ep} must be a mapping with key, operator and values`);
+      check.error(`${ep} must be a mapping with key, operator and values`, ep);
       return;
     }
     const k = check.str(e, 'key', `${ep}.key`);
@@ -69,19 +70,19 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
     const values: string[] = [];
     check.arr(e, 'values', `${ep}.values`).forEach((x) => values.push(String(x)));
     if (k === undefined || k === '') {
-      check.error(`${ep}.key is missing`);
+      check.error(`${ep}.key is missing`, ep);
       return;
     }
     if (op !== 'In' && op !== 'NotIn' && op !== 'Exists' && op !== 'DoesNotExist') {
-      check.error(`${ep}.operator ${JSON.stringify(op)} is not valid; use In, NotIn, Exists or DoesNotExist`);
+      check.error(`${ep}.operator ${excerpt(op)} is not valid; use In, NotIn, Exists or DoesNotExist`, `${ep}.operator`);
       return;
     }
     if ((op === 'In' || op === 'NotIn') && values.length === 0) {
-      check.error(`${ep}: operator ${op} needs at least one value`);
+      check.error(`${ep}: operator ${op} needs at least one value`, ep);
       return;
     }
     if ((op === 'Exists' || op === 'DoesNotExist') && values.length > 0) {
-      check.error(`${ep}: operator ${op} takes no values; remove them`);
+      check.error(`${ep}: operator ${op} takes no values; remove them`, `${ep}.values`);
       return;
     }
     matchExpressions.push({ key: k, operator: op, values });

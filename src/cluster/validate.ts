@@ -2,6 +2,7 @@
 
 import type { Finding, SourceRef } from './model.js';
 import { canonicalIp } from './ip.js';
+import { excerpt, type Positions } from './yaml-docs.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -23,20 +24,34 @@ export function isDns1123Subdomain(s: string): boolean {
   return s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
 }
 
-/** Reports findings located at one object. `what` names the object, e.g. 'Service "apps/web"'. */
+/**
+ * Reports findings located at one object. `what` names the object, e.g. 'Service "apps/web"'.
+ * A finding about a field names the field's line (from `positions`), else the object's.
+ */
 export class Checker {
   constructor(
     readonly findings: Finding[],
     readonly source: SourceRef,
     public what: string,
+    readonly positions?: Positions,
   ) {}
 
-  error(message: string): void {
-    this.findings.push({ file: this.source.file, line: this.source.line, severity: 'error', message: `${this.what}: ${message}` });
+  /** Line of a field path such as "spec.ports[0].port" (its nearest written ancestor's when absent). */
+  lineOf(path?: string): number {
+    return path !== undefined && this.positions ? this.positions.lineOf(path) : this.source.line;
   }
 
-  warn(message: string): void {
-    this.findings.push({ file: this.source.file, line: this.source.line, severity: 'warning', message: `${this.what}: ${message}` });
+  /** The first of `paths` written in the object (the last one when none is). */
+  written(...paths: string[]): string {
+    return paths.find((p) => this.positions?.has(p)) ?? paths[paths.length - 1]!;
+  }
+
+  error(message: string, path?: string): void {
+    this.findings.push({ file: this.source.file, line: this.lineOf(path), severity: 'error', message: `${this.what}: ${message}` });
+  }
+
+  warn(message: string, path?: string): void {
+    this.findings.push({ file: this.source.file, line: this.lineOf(path), severity: 'warning', message: `${this.what}: ${message}` });
   }
 
   /** A mapping field; absent/null gives {}. */
@@ -44,7 +59,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return {};
     if (!isObj(v)) {
-      this.error(`${path} must be a mapping`);
+      this.error(`${path} must be a mapping`, path);
       return {};
     }
     return v;
@@ -55,7 +70,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v)) {
-      this.error(`${path} must be a list`);
+      this.error(`${path} must be a list`, path);
       return [];
     }
     return v;
@@ -66,7 +81,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'string') {
-      this.error(`${path} must be a string, got ${JSON.stringify(v)}; quote the value`);
+      this.error(`${path} must be a string, got ${excerpt(v)}; quote the value`, path);
       return undefined;
     }
     return v;
@@ -76,7 +91,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'boolean') {
-      this.error(`${path} must be true or false, got ${JSON.stringify(v)}`);
+      this.error(`${path} must be true or false, got ${excerpt(v)}`, path);
       return undefined;
     }
     return v;
@@ -87,7 +102,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535) {
-      this.error(`${path} ${JSON.stringify(v)} is not a valid port number; use an integer between 1 and 65535`);
+      this.error(`${path} ${excerpt(v)} is not a valid port number; use an integer between 1 and 65535`, path);
       return undefined;
     }
     return v;
@@ -101,9 +116,9 @@ export class Checker {
       if (typeof v === 'string') out[k] = v;
       else if (v === null || v === undefined) out[k] = '';
       else if (typeof v === 'number' || typeof v === 'boolean') {
-        this.warn(`${path}.${k} must be a string, got ${JSON.stringify(v)}; quote it (kubectl would reject it), read as "${String(v)}"`);
+        this.warn(`${path}.${k} must be a string, got ${excerpt(v)}; quote it (kubectl would reject it), read as "${String(v)}"`, `${path}.${k}`);
         out[k] = String(v);
-      } else this.error(`${path}.${k} must be a string`);
+      } else this.error(`${path}.${k} must be a string, got ${excerpt(v)}`, `${path}.${k}`);
     }
     return out;
   }
@@ -111,11 +126,11 @@ export class Checker {
   /** Validates an IP literal; returns its canonical text or undefined (after an error). */
   ip(value: unknown, path: string, fix = 'write a plain IPv4 or IPv6 address'): string | undefined {
     if (typeof value !== 'string') {
-      this.error(`${path} must be an IP address string, got ${JSON.stringify(value)}`);
+      this.error(`${path} must be an IP address string, got ${excerpt(value)}`, path);
       return undefined;
     }
     const c = canonicalIp(value);
-    if (c === undefined) this.error(`${path} "${value}" is not a valid IP address; ${fix}`);
+    if (c === undefined) this.error(`${path} ${excerpt(value)} is not a valid IP address; ${fix}`, path);
     return c;
   }
 
@@ -123,7 +138,7 @@ export class Checker {
     const p = this.str(parent, key, path);
     if (p === undefined || p === '') return 'TCP';
     if (p !== 'TCP' && p !== 'UDP' && p !== 'SCTP') {
-      this.error(`${path} "${p}" is not supported; use TCP, UDP or SCTP (upper case)`);
+      this.error(`${path} ${excerpt(p)} is not supported; use TCP, UDP or SCTP (upper case)`, path);
     }
     return p;
   }

@@ -23,6 +23,7 @@
 // a ReplicaSet it owns, or pods owned by a ReplicaSet `<deploy>-<hash>` that is not in the
 // manifests) gets no derived pods.
 
+import { excerpt } from './yaml-docs.js';
 import { createHash } from 'node:crypto';
 import type { ClusterNode, ContainerPort, ObjectMeta, Pod, WorkloadInfo } from './model.js';
 import { READY_ANNOTATION, readContainerPorts, readOwner, readPodDNS } from './objects.js';
@@ -140,7 +141,7 @@ function readCount(spec: Obj, key: string, path: string, check: Checker, dflt: n
   const v = spec[key];
   if (v === undefined || v === null) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
-    check.error(`${path} ${JSON.stringify(v)} must be a non-negative integer`);
+    check.error(`${path} ${excerpt(v)} must be a non-negative integer`, path);
     return 0;
   }
   return v;
@@ -151,8 +152,8 @@ function readTemplate(t: Obj, check: Checker, path: string): PodTemplate {
   const spec = check.obj(t, 'spec', `${path}.spec`);
   const hostname = check.str(spec, 'hostname', `${path}.spec.hostname`);
   const subdomain = check.str(spec, 'subdomain', `${path}.spec.subdomain`);
-  if (hostname && !isDns1123Label(hostname)) check.error(`${path}.spec.hostname "${hostname}" is not a valid DNS-1123 label`);
-  if (subdomain && !isDns1123Label(subdomain)) check.error(`${path}.spec.subdomain "${subdomain}" is not a valid DNS-1123 label`);
+  if (hostname && !isDns1123Label(hostname)) check.error(`${path}.spec.hostname ${excerpt(hostname)} is not a valid DNS-1123 label`, `${path}.spec.hostname`);
+  if (subdomain && !isDns1123Label(subdomain)) check.error(`${path}.spec.subdomain ${excerpt(subdomain)} is not a valid DNS-1123 label`, `${path}.spec.subdomain`);
   const nodeName = check.str(spec, 'nodeName', `${path}.spec.nodeName`);
   return {
     raw: t,
@@ -187,7 +188,7 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
   let template: PodTemplate | undefined;
   if (isObj(tObj)) template = readTemplate(tObj, check, 'spec.template');
   else {
-    check.warn(`has no spec.template, so it runs no pods (the API server would reject it); add the pod template`);
+    check.warn(`has no spec.template, so it runs no pods (the API server would reject it); add the pod template`, 'spec');
     runnable = false;
   }
 
@@ -208,11 +209,12 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
     if (kind !== 'DaemonSet') replicas = readCount(spec, 'replicas', 'spec.replicas', check, 1);
     selector = readLabelSelector(spec, 'selector', 'spec.selector', check);
     if (selector === undefined || isEmptySelector(selector)) {
-      check.warn('has no spec.selector (apps/v1 requires a non-empty one), so it runs no pods; add spec.selector.matchLabels matching the template labels');
+      check.warn('has no spec.selector (apps/v1 requires a non-empty one), so it runs no pods; add spec.selector.matchLabels matching the template labels', 'spec.selector');
       runnable = false;
     } else if (template && !matchesSelector(selector, template.labels)) {
       check.warn(
         'spec.selector does not match spec.template.metadata.labels, so the API server would reject it and it runs no pods; make the template labels satisfy the selector',
+        'spec.selector',
       );
       runnable = false;
     }
@@ -220,7 +222,7 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
       const sn = check.str(spec, 'serviceName', 'spec.serviceName');
       if (sn) {
         serviceName = sn;
-        if (!isDns1123Label(sn)) check.error(`spec.serviceName "${sn}" is not a valid DNS-1123 label (it becomes the pods' subdomain)`);
+        if (!isDns1123Label(sn)) check.error(`spec.serviceName ${excerpt(sn)} is not a valid DNS-1123 label (it becomes the pods' subdomain)`, 'spec.serviceName');
       }
       const ordinals = check.obj(spec, 'ordinals', 'spec.ordinals');
       ordinalStart = readCount(ordinals, 'start', 'spec.ordinals.start', check, 0);
@@ -441,7 +443,7 @@ export function deriveWorkloadPods(
         w.check.warn('no node matches spec.template.spec.nodeSelector, so its pods stay Pending without an IP and get no endpoints; fix the nodeSelector or the configured nodes');
       }
     }
-    out.push(...derived);
+    for (const p of derived) out.push(p); // not push(...derived): a 100k-replica workload overflows the stack
     infos.push({
       kind: w.kind,
       name: w.meta.name,

@@ -1,11 +1,75 @@
-// Reading manifest files: directory walking, multi-document YAML / JSON parsing with source lines,
-// and flattening of `kind: List` / `*List` documents into their items.
+// Reading manifest files: directory walking, safe file reading, multi-document YAML / JSON parsing
+// with source lines (the `yaml` package's AST), and flattening of `kind: List` / `*List`
+// documents into their items.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { constructFromEvents, CORE_SCHEMA, EVENT_ID, getScalarValue, mergeTag, parseEvents, YAMLException } from 'js-yaml';
-import type { Event } from 'js-yaml';
+import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Parser } from 'yaml';
+import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
+import { linesOf, scanJson } from './json-scan.js';
+
+/** Bounds on what one manifest file or object may cost to read. */
+export interface ManifestLimits {
+  /** Largest manifest file read, in bytes. */
+  readonly maxFileBytes: number;
+  /** Largest object (one YAML/JSON document), in bytes of its value with every alias expanded. */
+  readonly maxObjectBytes: number;
+  /** Alias expansions allowed per anchor (the `yaml` package's maxAliasCount). */
+  readonly maxAliases: number;
+}
+
+// Kubernetes itself stores objects of at most 1.5 MiB (etcd's request limit), so a 4 MiB object
+// can never have come from a cluster; 64 MiB files hold tens of thousands of objects.
+export const defaultManifestLimits: ManifestLimits = {
+  maxFileBytes: 64 * 1024 * 1024,
+  maxObjectBytes: 4 * 1024 * 1024,
+  maxAliases: 100,
+};
+
+/**
+ * Field path ("spec.ports[0].port") -> 1-based line, for findings that name the field's line.
+ * Built on first use, by parsing the object's document again: only objects with a finding pay for
+ * it, and no AST or index is kept for the others.
+ */
+export class Positions {
+  private lines: ReadonlyMap<string, number> | undefined;
+
+  constructor(
+    /** Line of the object's first line. */
+    readonly line: number,
+    private build?: () => ReadonlyMap<string, number>,
+  ) {}
+
+  private index(): ReadonlyMap<string, number> {
+    if (!this.lines) {
+      try {
+        this.lines = this.build?.() ?? new Map();
+      } catch {
+        this.lines = new Map(); // findings fall back to the object's line
+      }
+      this.build = undefined;
+    }
+    return this.lines;
+  }
+
+  /** Whether `path` itself is written in the object. */
+  has(path: string): boolean {
+    return this.index().has(path);
+  }
+
+  /** The line of `path`, else of its nearest written ancestor, else the object's line. */
+  lineOf(path: string | undefined): number {
+    let p = path;
+    while (p !== undefined && p !== '') {
+      const l = this.index().get(p);
+      if (l !== undefined) return l;
+      const cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
+      p = cut > 0 ? p.slice(0, cut) : undefined;
+    }
+    return this.line;
+  }
+}
 
 /** One manifest object as written, with where it starts. */
 export interface RawObject {
@@ -13,6 +77,8 @@ export interface RawObject {
   /** 1-based line of the object's first line. */
   readonly line: number;
   readonly obj: unknown;
+  /** Lines of the object's fields. */
+  readonly positions?: Positions;
   /** For items of a `*List`: the kind and apiVersion they inherit when they name none. */
   readonly listKind?: string;
   readonly listApiVersion?: string;
@@ -20,14 +86,58 @@ export interface RawObject {
 
 const MANIFEST_EXT = /\.(ya?ml|json)$/i;
 
+const identity = (st: { dev: bigint; ino: bigint }): string => `${st.dev}:${st.ino}`;
+
+/** A short, bounded rendering of an input value for messages: never the whole input. */
+export function excerpt(v: unknown, max = 60): string {
+  let out = '';
+  const add = (s: string): boolean => {
+    out += s;
+    return out.length <= max;
+  };
+  const walk = (x: unknown): boolean => {
+    if (Array.isArray(x)) {
+      if (!add('[')) return false;
+      for (let i = 0; i < x.length; i++) if ((i > 0 && !add(',')) || !walk(x[i])) return false;
+      return add(']');
+    }
+    if (typeof x === 'object' && x !== null) {
+      if (!add('{')) return false;
+      let first = true;
+      for (const [k, val] of Object.entries(x)) {
+        if ((!first && !add(',')) || !add(`${JSON.stringify(k.length > max ? k.slice(0, max) : k)}:`) || !walk(val)) return false;
+        first = false;
+      }
+      return add('}');
+    }
+    if (typeof x === 'string') return add(JSON.stringify(x.length > max ? x.slice(0, max + 1) : x));
+    return add(x === undefined ? 'undefined' : JSON.stringify(x) ?? String(x));
+  };
+  return walk(v) ? out : `${out.slice(0, max)}...`;
+}
+
+function specialKind(st: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+  return st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'a special file';
+}
+
 /**
  * Expands paths (files or directories, walked recursively) into a sorted list of manifest files.
  * Hidden files and directories (leading '.') are skipped inside directories; a file named
- * explicitly is always read.
+ * explicitly is always read. Directories and files are tracked by device and inode, so symlink
+ * loops end and a file reached through several links is read once.
  */
 export function collectManifestFiles(paths: readonly string[], findings: Finding[]): string[] {
-  const out = new Set<string>();
-  const walk = (dir: string): void => {
+  const out: string[] = [];
+  const seenDirs = new Set<string>();
+  const seenFiles = new Set<string>();
+  const addFile = (p: string, id: string): void => {
+    if (seenFiles.has(id)) return;
+    seenFiles.add(id);
+    out.push(p);
+  };
+  const walk = (dir: string, dirId: string): void => {
+    if (seenDirs.has(dirId)) return; // a symlink back to a directory already walked
+    seenDirs.add(dirId);
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -35,272 +145,363 @@ export function collectManifestFiles(paths: readonly string[], findings: Finding
       findings.push({ file: dir, line: 0, severity: 'error', message: `cannot read directory: ${(e as Error).message}` });
       return;
     }
+    // Sorted so that which of several links to one file is kept does not depend on the file system.
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const ent of entries) {
       if (ent.name.startsWith('.')) continue;
+      if (!ent.isDirectory() && !MANIFEST_EXT.test(ent.name) && !ent.isSymbolicLink()) continue;
       const p = join(dir, ent.name);
-      let isDir = ent.isDirectory();
-      let isFile = ent.isFile();
-      if (ent.isSymbolicLink()) {
-        try {
-          const st = statSync(p);
-          isDir = st.isDirectory();
-          isFile = st.isFile();
-        } catch {
-          continue; // dangling link
-        }
+      let st;
+      try {
+        st = statSync(p, { bigint: true });
+      } catch {
+        continue; // dangling link
       }
-      if (isDir) walk(p);
-      else if (isFile && MANIFEST_EXT.test(ent.name)) out.add(p);
+      if (st.isDirectory()) walk(p, identity(st));
+      else if (!MANIFEST_EXT.test(ent.name)) continue;
+      else if (st.isFile()) addFile(p, identity(st));
+      else findings.push({ file: p, line: 0, severity: 'warning', message: `is ${specialKind(st)}, not a regular file, so it is skipped` });
     }
   };
   for (const p of paths) {
     let st;
     try {
-      st = statSync(p);
+      st = statSync(p, { bigint: true });
     } catch (e) {
-      findings.push({ file: p, line: 0, severity: 'error', message: `cannot read manifest path: ${(e as Error).message}` });
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : (e as Error).message;
+      findings.push({ file: p, line: 0, severity: 'error', message: `manifest path ${why}; check the --manifests flag or the kubernetes block's manifests option` });
       continue;
     }
-    if (st.isDirectory()) walk(p);
-    else out.add(p);
+    if (st.isDirectory()) walk(p, identity(st));
+    else addFile(p, identity(st));
   }
-  return [...out].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Offsets of line starts, for offset -> 1-based line conversion. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-function lineOf(starts: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
-
-/** Start offset of a node event, including its anchor/tag; -1 when unknown. */
-function nodeStart(e: Event): number {
-  let s = -1;
-  const consider = (v: number): void => {
-    if (v >= 0 && (s < 0 || v < s)) s = v;
+/**
+ * Reads a manifest file: regular files only (a FIFO would block forever, /dev/zero never ends),
+ * at most `maxBytes`. Opened non-blocking so that a FIFO is refused instead of waited on.
+ */
+export function readManifestFile(file: string, findings: Finding[], maxBytes = defaultManifestLimits.maxFileBytes): string | undefined {
+  const fail = (message: string): undefined => {
+    findings.push({ file, line: 0, severity: 'error', message });
+    return undefined;
   };
-  switch (e.type) {
-    case EVENT_ID.MAPPING:
-    case EVENT_ID.SEQUENCE:
-      consider(e.start);
-      consider(e.anchorStart);
-      consider(e.tagStart);
-      break;
-    case EVENT_ID.SCALAR:
-      consider(e.valueStart);
-      consider(e.anchorStart);
-      consider(e.tagStart);
-      break;
-    case EVENT_ID.ALIAS:
-      consider(e.anchorStart);
-      break;
-    default:
-      break;
+  let fd: number;
+  try {
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  } catch (e) {
+    return fail(`cannot read manifest file: ${(e as Error).message}`);
   }
-  return s;
-}
-
-interface DocPositions {
-  /** Offset of the document's root node (-1 when empty/unknown). */
-  root: number;
-  /** Offsets of the items of a top-level `items:` sequence, when there is one. */
-  items: number[];
-}
-
-interface Frame {
-  isMap: boolean;
-  /** Mapping: number of child nodes seen (even = next is a key). */
-  n: number;
-  lastKey?: string;
-  /** This sequence is the root mapping's `items`. */
-  isItems: boolean;
-}
-
-/** One pass over the events: the root offset of each document and of its `items` entries. */
-function documentPositions(events: readonly Event[], source: string): DocPositions[] {
-  const docs: DocPositions[] = [];
-  let cur: DocPositions | undefined;
-  const stack: Frame[] = [];
-  // Called for every node event before it is opened: updates the parent and returns whether the
-  // node is the value of the root mapping's `items` key.
-  const enter = (e: Event): boolean => {
-    if (!cur) return false;
-    const parent = stack[stack.length - 1];
-    if (!parent) {
-      cur.root = nodeStart(e);
-      return false;
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      return fail(`is ${specialKind(st)}, not a regular file; manifests must be regular files`);
     }
-    let isItemsValue = false;
-    if (parent.isMap) {
-      const isKey = parent.n % 2 === 0;
-      if (isKey) {
-        parent.lastKey = stack.length === 1 && e.type === EVENT_ID.SCALAR ? getScalarValue(source, e) : undefined;
-      } else if (stack.length === 1 && parent.lastKey === 'items') {
-        isItemsValue = true;
+    if (st.size > maxBytes) return fail(`is ${st.size} bytes, more than the ${maxBytes}-byte limit; split it or raise --max-manifest-file-bytes`);
+    // Read to the cap plus one byte: a file that grows while being read is refused too.
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(st.size + 1, 64 * 1024)));
+    let n = 0;
+    let chunk = buf;
+    for (;;) {
+      if (n === chunk.length) {
+        if (chunk.length > maxBytes) return fail(`grew past the ${maxBytes}-byte limit while being read; split it or raise --max-manifest-file-bytes`);
+        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, chunk.length * 2));
+        chunk.copy(bigger, 0, 0, n);
+        chunk = bigger;
       }
-    } else if (parent.isItems) {
-      cur.items.push(nodeStart(e));
+      const r = readSync(fd, chunk, n, chunk.length - n, null);
+      if (r === 0) break;
+      n += r;
     }
-    parent.n++;
-    return isItemsValue;
-  };
-  for (const e of events) {
-    switch (e.type) {
-      case EVENT_ID.DOCUMENT:
-        cur = { root: -1, items: [] };
-        docs.push(cur);
-        stack.length = 0;
-        break;
-      case EVENT_ID.MAPPING:
-      case EVENT_ID.SEQUENCE: {
-        const isItems = enter(e);
-        stack.push({ isMap: e.type === EVENT_ID.MAPPING, n: 0, isItems: isItems && e.type === EVENT_ID.SEQUENCE });
-        break;
-      }
-      case EVENT_ID.SCALAR:
-      case EVENT_ID.ALIAS:
-        enter(e);
-        break;
-      case EVENT_ID.POP:
-        if (stack.length > 0) stack.pop();
-        else cur = undefined;
-        break;
-      default:
-        break;
-    }
+    return chunk.toString('utf8', 0, n);
+  } catch (e) {
+    return fail(`cannot read manifest file: ${(e as Error).message}`);
+  } finally {
+    closeSync(fd);
   }
-  return docs;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function yamlFinding(file: string, lineOffset: number, e: unknown): Finding {
-  if (e instanceof YAMLException) {
-    const line = (e.mark?.line ?? 0) + 1 + lineOffset;
-    const col = (e.mark?.column ?? 0) + 1;
-    return {
-      file,
-      line,
-      severity: 'error',
-      message: `YAML syntax error at line ${line}, column ${col}: ${e.reason}; fix the YAML (check indentation, quoting and '---' separators)`,
-    };
-  }
-  return { file, line: 1 + lineOffset, severity: 'error', message: `cannot parse manifest: ${(e as Error)?.message ?? String(e)}` };
+/** A document whose value is too large (or cyclic) to use; the message completes "this document ...". */
+class TooBig extends Error {}
+
+/**
+ * Size of a value with every shared (aliased) part counted each time it appears: what a
+ * serializer or deep copy of it would build. Stops as soon as `max` is passed.
+ */
+function expandedSize(v: unknown, max: number): number {
+  let total = 0;
+  const open = new Set<object>();
+  const walk = (x: unknown): void => {
+    total += 2;
+    if (typeof x === 'string') total += x.length;
+    else if (Array.isArray(x) || (typeof x === 'object' && x !== null)) {
+      if (open.has(x)) throw new TooBig('refers to itself: an alias inside the node its anchor names; write the value out');
+      open.add(x);
+      if (Array.isArray(x)) for (const e of x) walk(e);
+      else {
+        for (const [k, e] of Object.entries(x)) {
+          total += k.length;
+          walk(e);
+        }
+      }
+      open.delete(x);
+    } else total += 8;
+    if (total > max) throw new TooBig(`is larger than ${max} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes`);
+  };
+  walk(v);
+  return total;
 }
 
-interface ParsedChunk {
-  docs: unknown[];
-  positions: DocPositions[];
-  starts: number[];
+/** Walks a document's AST: the lines of the fields of one object root, and JSON duplicate keys. */
+function indexNode(root: YamlNode, lineAt: (offset: number) => number, onDuplicate?: (key: string, line: number, first: number) => void): Map<string, number> {
+  const lines = new Map<string, number>();
+  const visit = (node: unknown, path: string): void => {
+    if (isMap(node)) {
+      const seen = onDuplicate ? new Map<string, number>() : undefined;
+      for (const pair of (node as YAMLMap).items) {
+        if (!isPair(pair) || !isScalar(pair.key)) continue;
+        const key = String(pair.key.value);
+        if (key === '<<') continue; // merged fields were written elsewhere: their parent's line is the best
+        const line = lineAt(pair.key.range?.[0] ?? 0);
+        if (seen) {
+          const first = seen.get(key);
+          if (first !== undefined) onDuplicate!(key, line, first);
+          else seen.set(key, line);
+        }
+        const p = path === '' ? key : `${path}.${key}`;
+        lines.set(p, line);
+        visit(pair.value, p);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => {
+        const p = `${path}[${i}]`;
+        const r = (item as YamlNode | null)?.range;
+        if (r) lines.set(p, lineAt(r[0]));
+        visit(item, p);
+      });
+    }
+    // Scalars have no fields; an alias is located at the alias itself (its parent's entry).
+  };
+  visit(root, '');
+  return lines;
 }
 
-/** The core schema plus merge keys (`<<: *anchor`), which Kubernetes' YAML reader (go-yaml) accepts. */
-const MANIFEST_SCHEMA = CORE_SCHEMA.withTags(mergeTag);
-
-function parseChunk(text: string, json: boolean): ParsedChunk {
-  const events = parseEvents(text, {});
-  const docs = constructFromEvents(events, { source: text, json, ...(json ? {} : { schema: MANIFEST_SCHEMA }) });
-  return { docs, positions: documentPositions(events, text), starts: lineStarts(text) };
+/** The node of `key` in a mapping node, when written there (not through an alias or merge). */
+function mapValue(node: unknown, key: string): unknown {
+  if (!isMap(node)) return undefined;
+  for (const pair of node.items) if (isPair(pair) && isScalar(pair.key) && pair.key.value === key) return pair.value;
+  return undefined;
 }
 
 /**
- * Splits a file into raw objects. Syntax errors are reported with the YAML line; when the whole
- * file does not parse, each `---`-separated part is retried on its own so the valid documents of
- * the file still load and every broken one is reported.
+ * The field lines of one object, from its document's text (`text` from `start` to `end`, whose
+ * first line is `firstLine`); `item` selects an item of a `*List`.
  */
-export function parseManifestText(file: string, text: string, findings: Finding[]): RawObject[] {
+function lazyIndex(text: string, start: number, end: number, firstLine: number, json: boolean, item?: number): () => Map<string, number> {
+  return () => {
+    const lc = new LineCounter();
+    const doc = parseAllDocuments(text.slice(start, end), { lineCounter: lc, version: '1.2', merge: !json, uniqueKeys: false, keepSourceTokens: false });
+    const first = Array.isArray(doc) ? doc[0] : undefined;
+    let node: unknown = first?.contents;
+    if (item !== undefined) {
+      const items = mapValue(node, 'items');
+      node = isSeq(items) ? items.items[item] : undefined;
+    }
+    return isMap(node) || isSeq(node) ? indexNode(node, (off) => lc.linePos(off).line + firstLine - 1) : new Map();
+  };
+}
+
+const SYNTAX_FIX = "fix the YAML (check indentation, quoting and '---' separators)";
+
+/**
+ * Splits a file into raw objects, document by document (a broken document is reported with its
+ * line and the others still load). Each document's AST is dropped once its value is built; an
+ * object finds the lines of its fields through `positions`, on demand.
+ */
+export function parseManifestText(
+  file: string,
+  text: string,
+  findings: Finding[],
+  limits: Partial<ManifestLimits> = {},
+): RawObject[] {
+  const { maxObjectBytes, maxAliases, maxFileBytes } = { ...defaultManifestLimits, ...limits };
   const json = /\.json$/i.test(file);
+  if (json) {
+    const fast = parseJsonFast(file, text, findings, maxObjectBytes);
+    if (fast) return fast;
+  }
   const out: RawObject[] = [];
-  const emit = (chunk: ParsedChunk, lineOffset: number): void => {
-    chunk.docs.forEach((doc, i) => {
-      if (doc === null || doc === undefined) return; // empty document
-      const pos = chunk.positions[i];
-      const rootLine = pos && pos.root >= 0 ? lineOf(chunk.starts, pos.root) + lineOffset : 1 + lineOffset;
-      if (!isRecord(doc)) {
-        findings.push({
-          file,
-          line: rootLine,
-          severity: 'error',
-          message: `a manifest document must be a mapping (an object with apiVersion, kind and metadata), not ${Array.isArray(doc) ? 'a sequence' : 'a scalar'}`,
-        });
-        return;
-      }
-      const kind = doc['kind'];
-      const items = doc['items'];
-      if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items)) {
-        const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
-        const apiVersion = typeof doc['apiVersion'] === 'string' ? doc['apiVersion'] : undefined;
-        items.forEach((item, j) => {
-          const off = pos?.items[j];
-          const line = off !== undefined && off >= 0 ? lineOf(chunk.starts, off) + lineOffset : rootLine;
-          if (item === null || item === undefined) return;
-          out.push({
-            file,
-            line,
-            obj: item,
-            ...(itemKind !== undefined ? { listKind: itemKind } : {}),
-            ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
-          });
-        });
-        return;
-      }
-      out.push({ file, line: rootLine, obj: doc });
-    });
+  const lc = new LineCounter();
+  const lineAt = (offset: number): number => lc.linePos(offset).line;
+  const err = (line: number, message: string, severity: 'error' | 'warning' = 'error'): void => {
+    findings.push({ file, line, severity, message });
   };
-  let whole: unknown;
-  try {
-    emit(parseChunk(text, json), 0);
-    return out;
-  } catch (e) {
-    whole = e;
-    if (json) {
-      findings.push(yamlFinding(file, 0, e));
-      return out;
+  // JSON: duplicate keys are last-wins in every JSON reader, so they load (with a warning); YAML
+  // forbids them. Merge keys are a YAML extension Kubernetes' reader (go-yaml) accepts.
+  const composer = new Composer({ version: '1.2', schema: 'core', merge: !json, uniqueKeys: !json, keepSourceTokens: false });
+  const docs = composer.compose(new Parser(lc.addNewLine).parse(text), false, text.length);
+  for (const doc of docs as Iterable<Document.Parsed>) {
+    const root = doc.contents;
+    if (doc.errors.length > 0) {
+      // The first error only: the ones after it are mostly its consequences.
+      const e = doc.errors[0]!;
+      const pos = lc.linePos(e.pos[0]);
+      const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').slice(0, 200);
+      // The reader recurses per nesting level: a document nested deeper than the stack allows is
+      // reported here rather than crashing.
+      const reason = /Maximum call stack/.test(first) ? 'nested too deeply (thousands of levels); flatten it' : first;
+      err(pos.line, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${reason}; ${SYNTAX_FIX}`);
+      continue;
     }
-  }
-  // Retry document by document.
-  const lines = text.split('\n');
-  let start = 0;
-  let failed = false;
-  const flush = (end: number): void => {
-    const part = lines.slice(start, end).join('\n');
+    if (root === null || (isScalar(root) && root.value === null && !root.tag)) continue; // empty document
+    const rootLine = root.range ? lineAt(root.range[0]) : 1;
+    let value: unknown;
     try {
-      emit(parseChunk(part, false), start);
+      value = doc.toJS({ maxAliasCount: maxAliases });
+      // A `*List` holds many objects: each item is one object, the whole is bounded like a file.
+      const items = isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? value['items'] : undefined;
+      if (items) {
+        expandedSize(value, Math.max(maxFileBytes, maxObjectBytes));
+        for (const item of items) expandedSize(item, maxObjectBytes);
+      } else expandedSize(value, maxObjectBytes);
     } catch (e) {
-      failed = true;
-      findings.push(yamlFinding(file, start, e));
+      const m = (e as Error).message;
+      if (e instanceof TooBig) err(rootLine, `this document ${m}`);
+      else if (/Excessive alias count/.test(m)) {
+        err(rootLine, `this document expands its YAML aliases more than ${maxAliases} times per anchor (an alias bomb?); write the values out or raise --max-yaml-aliases`);
+      } else if (/Unresolved alias/.test(m)) {
+        const alias = firstUnresolvedAlias(root);
+        const line = alias?.range ? lineAt(alias.range[0] ?? 0) : rootLine;
+        err(line, `YAML syntax error at line ${line}: unknown alias "*${alias?.source ?? '?'}"; an anchor must be defined before its alias in the same document (anchors do not cross '---')`);
+      } else if (e instanceof RangeError && /call stack/.test(m)) err(rootLine, 'this document is nested too deeply (thousands of levels); flatten it');
+      else err(rootLine, `cannot read this document: ${m.slice(0, 200)}`);
+      continue;
     }
-  };
-  for (let i = 0; i < lines.length; i++) {
-    if (i > start && /^---(\s|$)/.test(lines[i]!)) {
-      flush(i);
-      start = i;
+    for (const w of doc.warnings) err(lineAt(w.pos[0]), `YAML: ${w.message.split('\n')[0]!.slice(0, 200)}`, 'warning');
+    if (json) {
+      // Every JSON reader keeps the last of duplicate keys; YAML forbids them, JSON only warns.
+      indexNode(root, lineAt, (key, line, first) =>
+        err(line, `duplicate key ${excerpt(key)} (first at line ${first}); JSON readers keep the last one, so the earlier value is ignored: remove one of them`, 'warning'),
+      );
     }
+    const [docStart, , docEnd] = doc.range;
+    const docLine = lineAt(docStart);
+    if (!isRecord(value)) {
+      err(rootLine, `a manifest document must be a mapping (an object with apiVersion, kind and metadata), not ${Array.isArray(value) ? 'a sequence' : 'a scalar'}`);
+      continue;
+    }
+    const kind = value['kind'];
+    const items = value['items'];
+    if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items)) {
+      const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
+      const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : undefined;
+      const itemsNode = mapValue(root, 'items');
+      items.forEach((item, j) => {
+        if (item === null || item === undefined) return;
+        const node = isSeq(itemsNode) ? (itemsNode.items[j] as YamlNode | undefined) : undefined;
+        const line = node?.range ? lineAt(node.range[0]) : rootLine;
+        out.push({
+          file,
+          line,
+          obj: item,
+          positions: new Positions(line, lazyIndex(text, docStart, docEnd, docLine, json, j)),
+          ...(itemKind !== undefined ? { listKind: itemKind } : {}),
+          ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
+        });
+      });
+      continue;
+    }
+    out.push({ file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(text, docStart, docEnd, docLine, json)) });
   }
-  flush(lines.length);
-  if (!failed) findings.push(yamlFinding(file, 0, whole)); // an error only the whole file shows
   return out;
 }
 
-export function readManifestFile(file: string, findings: Finding[]): string | undefined {
+/**
+ * JSON files (what `kubectl get -o json` writes, often one List of every object) are read with
+ * JSON.parse, several times faster than a YAML reader and without its garbage, and one scan
+ * (json-scan.ts) for the items' lines and duplicate keys. Field lines are found on demand by
+ * parsing just the one object's text. Returns undefined when the text is not valid JSON (or
+ * its List has items the scan cannot place), so the YAML reader reports it with its line.
+ */
+function parseJsonFast(file: string, text: string, findings: Finding[], maxObjectBytes: number): RawObject[] | undefined {
+  let value: unknown;
   try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    findings.push({ file, line: 0, severity: 'error', message: `cannot read manifest file: ${(e as Error).message}` });
+    value = JSON.parse(text);
+  } catch {
     return undefined;
   }
+  if (!isRecord(value)) return undefined;
+  const scan = scanJson(text);
+  const kind = value['kind'];
+  const items = value['items'];
+  const isList = typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items);
+  if (isList && (scan.itemStarts.length !== items.length || scan.itemEnds.length !== items.length)) return undefined;
+  const root = text.search(/\S/);
+  const offsets = [root, ...scan.duplicates.map((d) => d.first), ...scan.duplicates.map((d) => d.at), ...(isList ? scan.itemStarts : [])];
+  const order = offsets.map((o, i) => [o, i] as const).sort((a, b) => a[0] - b[0]);
+  const sortedLines = linesOf(text, order.map((x) => x[0]));
+  const lineOf: number[] = [];
+  order.forEach(([, i], k) => (lineOf[i] = sortedLines[k]!));
+  const rootLine = lineOf[0]!;
+  const nd = scan.duplicates.length;
+  scan.duplicates.forEach((d, k) => {
+    findings.push({ file, line: lineOf[1 + nd + k]!, severity: 'warning', message: `duplicate key ${excerpt(d.key)} (first at line ${lineOf[1 + k]}); JSON readers keep the last one, so the earlier value is ignored: remove one of them` });
+  });
+  if (!isList) {
+    if (text.length > maxObjectBytes) {
+      findings.push({ file, line: rootLine, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
+      return [];
+    }
+    return [{ file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(text, root, text.length, rootLine, true)) }];
+  }
+  const itemKind = kind === 'List' ? undefined : (kind as string).slice(0, -'List'.length);
+  const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : undefined;
+  const out: RawObject[] = [];
+  (items as unknown[]).forEach((item, j) => {
+    if (item === null || item === undefined) return;
+    const start = scan.itemStarts[j]!;
+    const end = scan.itemEnds[j]!;
+    const line = lineOf[1 + 2 * nd + j]!;
+    if (end - start > maxObjectBytes) {
+      findings.push({ file, line, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
+      return;
+    }
+    out.push({
+      file,
+      line,
+      obj: item,
+      positions: new Positions(line, lazyIndex(text, start, end, line, true)),
+      ...(itemKind !== undefined ? { listKind: itemKind } : {}),
+      ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
+    });
+  });
+  return out;
+}
+
+function firstUnresolvedAlias(root: YamlNode): { source: string; range?: readonly number[] | null } | undefined {
+  const anchors = new Set<string>();
+  let found: { source: string; range?: readonly number[] | null } | undefined;
+  const visit = (n: unknown): void => {
+    if (found || n === null || typeof n !== 'object') return;
+    if (isAlias(n)) {
+      if (!anchors.has(n.source)) found = n;
+      return;
+    }
+    const anchor = (n as { anchor?: string }).anchor;
+    if (isPair(n)) {
+      visit(n.key);
+      visit(n.value);
+      return;
+    }
+    if (anchor) anchors.add(anchor);
+    if (isMap(n) || isSeq(n)) for (const it of n.items) visit(it);
+  };
+  visit(root);
+  return found;
 }

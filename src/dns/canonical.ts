@@ -40,3 +40,18 @@ export function canonicalCompare(a: string, b: string): number {
   }
   return la.length - lb.length;
 }
+
+/**
+ * A string whose plain (code unit) order is the canonical order of names, for sorting many
+ * names with one key each instead of decoding both names on every comparison: labels right to
+ * left, each byte b as the code unit b + 1, each label closed by code unit 0 (so a label sorts
+ * before every longer label it is a prefix of, as RFC 4034 6.1 orders them).
+ */
+export function canonicalKey(name: string): string {
+  const ls = labels(name);
+  let out = '';
+  for (let i = ls.length - 1; i >= 0; i--) {
+    out += String.fromCharCode(...ls[i]!.map((b) => b + 1)) + '\u0000';
+  }
+  return out;
+}

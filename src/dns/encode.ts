@@ -568,10 +568,40 @@ function writeSection(list: readonly unknown[]): void {
 }
 
 /**
+ * Writes the records of `list` while the message stays within `budget` octets; returns how many
+ * fit. The record that overflows is taken back; its compression entries point past the end,
+ * which is harmless because nothing but a root-owned OPT is written after it.
+ */
+function writeSectionWithin(list: readonly unknown[], budget: number): number {
+  for (let i = 0; i < list.length; i++) {
+    const mark = pos;
+    writeRecord(list[i] as AnyRecord);
+    if (pos > budget) {
+      pos = mark;
+      return i;
+    }
+  }
+  return list.length;
+}
+
+/** How a reply too large for its transport is cut down (what miekg/dns `Msg.Truncate` does). */
+export interface FitOptions {
+  /** The largest message allowed, in octets (at least 512 is assumed by callers). */
+  limit: number;
+  /** The OPT record, written last and always kept: its size comes off the budget first. */
+  opt?: unknown;
+}
+
+/**
  * Encodes a packet given in dns-packet's shapes, with name compression. The result is a fresh
  * Buffer of exactly the message's length.
+ *
+ * With `fit`, a message over `fit.limit` keeps the question and OPT and as many records as fit,
+ * in section order: answer records first, then authority, then additional, every name
+ * compressed; the first record that does not fit ends the message, and TC is set when any
+ * record was left out.
  */
-export function encodePacket(p: Packet): Buffer {
+export function encodePacket(p: Packet, fit?: FitOptions): Buffer {
   const questions = p.questions ?? [];
   const answers = p.answers ?? [];
   const authorities = p.authorities ?? [];
@@ -586,16 +616,38 @@ export function encodePacket(p: Packet): Buffer {
     u16checked(questions.length, 'QDCOUNT');
     u16checked(answers.length, 'ANCOUNT');
     u16checked(authorities.length, 'NSCOUNT');
-    u16checked(additionals.length, 'ARCOUNT');
+    u16checked(additionals.length + (fit?.opt ? 1 : 0), 'ARCOUNT');
     for (const q of questions) {
       writeName(q.name, true);
       ensure(4);
       u16(typeCode(q.type));
       u16(classCode(q.class));
     }
-    writeSection(answers);
-    writeSection(authorities);
-    writeSection(additionals);
+    if (!fit) {
+      writeSection(answers);
+      writeSection(authorities);
+      writeSection(additionals);
+    } else {
+      // The OPT record's owner is the root, so its size does not depend on compression.
+      let optSize = 0;
+      if (fit.opt) {
+        const at = pos;
+        writeRecord(fit.opt as AnyRecord);
+        optSize = pos - at;
+        pos = at;
+      }
+      const budget = fit.limit - optSize;
+      const an = writeSectionWithin(answers, budget);
+      const ns = an === answers.length ? writeSectionWithin(authorities, budget) : 0;
+      const ar = ns === authorities.length && an === answers.length ? writeSectionWithin(additionals, budget) : 0;
+      if (fit.opt) writeRecord(fit.opt as AnyRecord);
+      if (an < answers.length || ns < authorities.length || ar < additionals.length) {
+        buf[2] = buf[2]! | 0x02; // TC
+        buf.writeUInt16BE(an, 6);
+        buf.writeUInt16BE(ns, 8);
+        buf.writeUInt16BE(ar + (fit.opt ? 1 : 0), 10);
+      }
+    }
     const out = Buffer.allocUnsafe(pos);
     buf.copy(out, 0, 0, pos);
     return out;

@@ -27,7 +27,9 @@ export interface ParsedQuery {
 export type QueryProblem =
   | { kind: 'drop' }
   | { kind: 'formerr'; id: number; flags: number; withOpt: boolean }
-  | { kind: 'notimp'; query: ParsedQuery };
+  | { kind: 'notimp'; query: ParsedQuery }
+  /** An opcode we do not serve on a packet whose question cannot be read (QDCOUNT 0, say). */
+  | { kind: 'notimp-header'; id: number; flags: number };
 
 const OPT = 41;
 const TSIG = 250;
@@ -101,7 +103,8 @@ function skipName(buf: Buffer, start: number): number {
 
 /**
  * Parses a query. Returns the query, or the problem that decides the reply:
- * drop (too short for a header, or QR=1), FORMERR, or NOTIMP for opcodes we do not serve.
+ * drop (too short for a header, or QR=1), FORMERR, or NOTIMP for opcodes we do not serve (with
+ * the question echoed when it can be read, header only otherwise).
  */
 export function parseQuery(buf: Buffer): ParsedQuery | QueryProblem {
   if (buf.length < HEADER_SIZE) return { kind: 'drop' };
@@ -171,6 +174,9 @@ export function parseQuery(buf: Buffer): ParsedQuery | QueryProblem {
     if (opcode !== 0) return { kind: 'notimp', query };
     return query;
   } catch (err) {
+    // The opcode decides before the question (RFC 1035 4.1.1, RFC 8906 8.1.4): a packet of an
+    // opcode we do not implement gets NOTIMP whatever follows its header.
+    if (err instanceof Malformed && opcode !== 0) return { kind: 'notimp-header', id, flags };
     if (err instanceof Malformed) return { kind: 'formerr', id, flags, withOpt };
     throw err;
   }

@@ -17,11 +17,10 @@ export function udpLimit(q: ParsedQuery): number {
   return Math.min(OUR_UDP_SIZE, Math.max(PLAIN_UDP_SIZE, q.edns.udpSize));
 }
 
-function headerFlags(q: ParsedQuery, rcode: number, aa: boolean, tc: boolean, relayed: { ra?: boolean; ad?: boolean } = {}): number {
+function headerFlags(q: ParsedQuery, rcode: number, aa: boolean, relayed: { ra?: boolean; ad?: boolean } = {}): number {
   return (
     (q.opcode << 11) |
     (aa ? 0x0400 : 0) |
-    (tc ? 0x0200 : 0) |
     (q.flags & 0x0100) | // RD copied
     (relayed.ra ? 0x0080 : 0) |
     (relayed.ad ? 0x0020 : 0) |
@@ -45,30 +44,24 @@ function question(q: ParsedQuery): Packet['questions'] {
 }
 
 /**
- * Encodes a chain response. When it does not fit in `limit` bytes the reply is sent with TC=1
- * and empty record sections (question and OPT kept), so the client retries over TCP.
+ * Encodes a chain response within `limit` bytes. A response that does not fit keeps its question
+ * and OPT record and as many records as fit, answer records first, then authority, then
+ * additional, and has TC set (as CoreDNS, through miekg/dns `Msg.Truncate`): the client gets
+ * the records that fit and knows to retry over TCP for the rest.
  */
 export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number): Buffer {
-  const additionals = q.edns ? [...res.additional, optRecord(q, res.rcode)] : res.additional;
-  const full = encodePacket({
-    id: q.id,
-    type: 'response',
-    flags: headerFlags(q, res.rcode, res.aa, false, res),
-    questions: question(q),
-    answers: res.answer,
-    authorities: res.authority,
-    additionals,
-  });
-  if (full.length <= limit) return full;
-  return encodePacket({
-    id: q.id,
-    type: 'response',
-    flags: headerFlags(q, res.rcode, res.aa, true, res),
-    questions: question(q),
-    answers: [],
-    authorities: [],
-    additionals: q.edns ? [optRecord(q, res.rcode)] : [],
-  });
+  return encodePacket(
+    {
+      id: q.id,
+      type: 'response',
+      flags: headerFlags(q, res.rcode, res.aa, res),
+      questions: question(q),
+      answers: res.answer,
+      authorities: res.authority,
+      additionals: res.additional,
+    },
+    { limit, opt: q.edns ? optRecord(q, res.rcode) : undefined },
+  );
 }
 
 /** A reply with no records: REFUSED, NOTIMP, BADVERS and friends, question echoed. */
@@ -81,7 +74,16 @@ export function encodeBare(q: ParsedQuery, rcode: number, aa = false): Buffer {
  * RD copied; with an OPT record when the problem involved one (RFC 6891 section 7).
  */
 export function encodeFormerr(id: number, queryFlags: number, withOpt: boolean): Buffer {
-  const flags = 0x8000 | (queryFlags & 0x7800) | (queryFlags & 0x0100) | 1;
+  return encodeHeaderOnly(id, queryFlags, 1, withOpt);
+}
+
+/**
+ * A header-only reply with `rcode` (FORMERR, or NOTIMP for an unknown opcode without a readable
+ * question): QR set, ID and opcode echoed, RD copied, every other flag 0, no records but an
+ * optional OPT.
+ */
+export function encodeHeaderOnly(id: number, queryFlags: number, rcode: number, withOpt = false): Buffer {
+  const flags = 0x8000 | (queryFlags & 0x7800) | (queryFlags & 0x0100) | (rcode & 0xf);
   const size = withOpt ? 12 + 11 : 12;
   const out = Buffer.alloc(size);
   out.writeUInt16BE(id, 0);

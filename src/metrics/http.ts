@@ -3,7 +3,7 @@
 // CoreDNS opens a listener per plugin and per address (with SO_REUSEPORT); one listener with
 // several paths answers the same URLs without the kernel spreading connections between twins.
 import http from 'node:http';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 
 export interface HttpAddress {
   /** Host to listen on; '' is every address (Go's `:8080`). */
@@ -34,6 +34,36 @@ export function parseHttpAddress(text: string): HttpAddress | string {
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) return `"${text}": port "${portText}" is not a number from 0 to 65535`;
   if (host !== '' && host !== 'localhost' && isIP(host) === 0 && !/^[a-z0-9.-]+$/i.test(host)) return `"${text}": "${host}" is not a host name or IP address`;
   return { host, port: Number(portText), text };
+}
+
+/**
+ * What one HTTP listener may hold. Probes and scrapers open a connection or two at a time; these
+ * bounds keep a client that opens many and sends nothing (or headers a byte at a time) from
+ * taking the process's file descriptors, which DNS over TCP and reloads need too.
+ */
+export interface HttpLimits {
+  /**
+   * Connections open at once per listener. One more is accepted, then the oldest connection
+   * with no request being answered is closed (or the new one, when every one is busy), so a
+   * probe still gets in while idle connections fill the listener.
+   */
+  maxConnections: number;
+  /**
+   * A connection with no request under way (new, or kept alive after one) is closed after this
+   * long, and the request headers must arrive within it (else 408).
+   */
+  idleTimeoutMs: number;
+  /** The whole request must arrive within this long (else 408). */
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = { maxConnections: 128, idleTimeoutMs: 5000, requestTimeoutMs: 10000 };
+
+let limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS };
+
+/** Sets the limits of the HTTP listeners opened from now on (serve's --http-* flags). */
+export function setHttpLimits(next: Partial<HttpLimits>): void {
+  limits = { ...limits, ...next };
 }
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
@@ -69,7 +99,14 @@ function listenHost(host: string): string | undefined {
 
 function createEndpoint(addr: HttpAddress, key: string): Endpoint {
   const routes = new Map<string, Route>();
-  const server = http.createServer((req, res) => {
+  const { maxConnections, idleTimeoutMs, requestTimeoutMs } = limits;
+  // Open connections, oldest first (a Set keeps insertion order), and those answering a request.
+  const open = new Set<Socket>();
+  const busy = new Set<Socket>();
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const socket = req.socket;
+    busy.add(socket);
+    res.once('close', () => busy.delete(socket));
     const path = (req.url ?? '/').split('?')[0]!;
     const route = routes.get(path);
     if (!route) {
@@ -82,9 +119,23 @@ function createEndpoint(addr: HttpAddress, key: string): Endpoint {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
         res.end(`${err instanceof Error ? err.message : String(err)}\n`);
       });
+  };
+  const server = http.createServer(
+    {
+      headersTimeout: idleTimeoutMs,
+      requestTimeout: Math.max(requestTimeoutMs, idleTimeoutMs),
+      keepAliveTimeout: idleTimeoutMs,
+      // Node checks the header and request deadlines this often (default 30 s).
+      connectionsCheckingInterval: Math.min(1000, idleTimeoutMs),
+    },
+    handle,
+  );
+  // Inactivity of a connection that sent nothing yet; Node's headersTimeout only starts with
+  // the first byte. A connection busy answering (a metrics aggregation) is left alone.
+  server.timeout = idleTimeoutMs;
+  server.on('timeout', (socket: Socket) => {
+    if (!busy.has(socket)) socket.destroy();
   });
-  // Probes and scrapers reconnect every time; idle keep-alive sockets must not hold close() up.
-  server.keepAliveTimeout = 5000;
   const listening = new Promise<number>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       endpoints.delete(key);
@@ -99,7 +150,24 @@ function createEndpoint(addr: HttpAddress, key: string): Endpoint {
   });
   // Neither the listener nor its connections keep the process alive: DNS decides when it exits.
   server.unref();
-  server.on('connection', (socket: import('node:net').Socket) => socket.unref());
+  server.on('connection', (socket: Socket) => {
+    socket.unref();
+    open.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      busy.delete(socket);
+    });
+    if (open.size <= maxConnections) return;
+    let victim: Socket = socket;
+    for (const s of open) {
+      if (s !== socket && !busy.has(s)) {
+        victim = s;
+        break;
+      }
+    }
+    open.delete(victim);
+    victim.destroy();
+  });
   return { server, routes, listening, closing: undefined };
 }
 

@@ -24,6 +24,9 @@ export interface PodDNSInput {
   readonly subdomain?: string;
   readonly podIPs?: readonly string[];
   readonly hostAliases?: readonly HostAlias[];
+  /** spec.nodeName: a hostNetwork pod's gethostname() is its node's host name. */
+  readonly nodeName?: string;
+  readonly setHostnameAsFQDN?: boolean;
 }
 
 export interface KubeletDNSOptions {
@@ -204,6 +207,19 @@ export function podHostnameAndDomain(pod: PodDNSInput, clusterDomain: string): {
   if (hostname.length > 63) hostname = hostname.slice(0, 63).replace(/[-.]+$/, '');
   const domain = pod.subdomain ? `${pod.subdomain}.${pod.namespace}.svc.${clusterDomain}` : '';
   return { hostname, domain };
+}
+
+/**
+ * What gethostname() returns inside the pod, which glibc and Go take their default search domain
+ * from (the part after the first dot) when resolv.conf has no search or domain line: the node's
+ * host name for a hostNetwork pod (it shares the node's UTS namespace; the node name stands in
+ * for it), `hostname.subdomain.ns.svc.DOMAIN` with setHostnameAsFQDN, else the short hostname
+ * (no dot: no default domain). Undefined for a hostNetwork pod with no node.
+ */
+export function podGethostname(pod: PodDNSInput, clusterDomain: string): string | undefined {
+  if (pod.hostNetwork) return pod.nodeName || undefined;
+  const { hostname, domain } = podHostnameAndDomain(pod, clusterDomain);
+  return pod.setHostnameAsFQDN && domain ? `${hostname}.${domain}` : hostname;
 }
 
 /** A typical node /etc/hosts, used for hostNetwork pods (kubelet copies the node's file). */

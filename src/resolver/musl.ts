@@ -3,6 +3,46 @@
 import type { Exchange, LookupMode, LookupResult, ResolvConf, SendResult } from './types.js';
 import { answerData, answerType, countDots } from './types.js';
 
+/** Type codes musl's getaddrinfo and res_query send here. */
+const TYPE_CODES: Record<string, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33 };
+
+let nextId = 0x5a5a;
+
+/**
+ * The query musl 1.2.3 puts on the wire for `name` (__res_mkquery in src/network/res_mkquery.c,
+ * then name_from_dns clearing the AD bit), byte for byte, or undefined where musl refuses to
+ * build one. 1.2.3 strips one trailing dot and does not check for a second, so `web..` (a `.`
+ * search entry) becomes the label `web` followed by a 0x2e byte where the terminating zero
+ * belongs: `03 'web' 2e 00 01 00 01 00`, which no server can parse.
+ */
+export function muslQuery(name: string, type: string): Buffer | undefined {
+  const code = TYPE_CODES[type];
+  if (code === undefined) return undefined;
+  const dname = Buffer.from(name, 'latin1');
+  let l = Math.min(dname.length, 255);
+  if (l > 0 && dname[l - 1] === 0x2e) l--;
+  const n = 17 + l + (l > 0 ? 1 : 0);
+  if (l > 253) return undefined;
+  const q = Buffer.alloc(Math.max(n, 280));
+  q[2] = 1; // op 0, RD
+  q[3] = 0; // name_from_dns clears the AD bit __res_mkquery sets
+  q[5] = 1;
+  dname.copy(q, 13, 0, l);
+  let i = 13;
+  while (q[i] !== 0) {
+    let j = i;
+    while (q[j] !== 0 && q[j] !== 0x2e) j++;
+    if (j - i - 1 > 62 || j === i) return undefined; // (j-i-1u > 62u) also rejects empty labels
+    q[i - 1] = j - i;
+    i = j + 1;
+  }
+  q[i + 1] = code;
+  q[i + 3] = 1; // class IN
+  nextId = (nextId * 1103515245 + 12345) & 0xffff;
+  q.writeUInt16BE(nextId, 0);
+  return q.subarray(0, n);
+}
+
 type Outcome =
   | { kind: 'addrs'; answers: string[] }
   | { kind: 'next' } // NXDOMAIN: try the next candidate
@@ -21,7 +61,7 @@ export class MuslResolver {
    * kept; REFUSED and other rcodes are ignored. Rounds are modelled as `attempts` (the number of
    * retry intervals within the timeout). Returns the kept reply per query, undefined = none.
    */
-  private async msend(name: string, types: string[]): Promise<(SendResult | undefined)[]> {
+  private async msend(name: string, types: string[], wires?: Buffer[]): Promise<(SendResult | undefined)[]> {
     const kept: (SendResult | undefined)[] = types.map(() => undefined);
     const rounds = this.conf.timeout > 0 ? this.conf.attempts : 0;
     const servers = this.conf.nameservers;
@@ -31,7 +71,7 @@ export class MuslResolver {
       types.forEach((_, i) => {
         if (kept[i] === undefined) for (const server of servers) items.push({ i, server });
       });
-      const replies = await this.ex.round(items.map((it) => ({ name, type: types[it.i]!, server: it.server })));
+      const replies = await this.ex.round(items.map((it) => ({ name, type: types[it.i]!, server: it.server, ...(wires ? { wire: wires[it.i]! } : {}) })));
       let servfailRetry = 2 * types.length;
       const queue = items.map((it, k) => ({ ...it, reply: replies[k]! }));
       while (queue.length > 0) {
@@ -41,7 +81,7 @@ export class MuslResolver {
         if (reply.rcode === 'NOERROR' || reply.rcode === 'NXDOMAIN') kept[i] = reply;
         else if (reply.rcode === 'SERVFAIL' && servfailRetry > 0) {
           servfailRetry--;
-          queue.push({ i, server, reply: await this.ex.extra(name, types[i]!, server) });
+          queue.push({ i, server, reply: await this.ex.extra(name, types[i]!, server, wires?.[i]) });
         }
       }
     }
@@ -56,13 +96,12 @@ export class MuslResolver {
     const name = candidate.endsWith('.') ? candidate : `${candidate}.`;
     let kept: (SendResult | undefined)[];
     if (/\.\.$/.test(name) || name.includes('..')) {
-      // A `.` search token gives `name..`: 1.2.3 encodes a packet no server can parse (rule 5):
-      // nothing comes back until the timeout.
-      for (let round = 0; round < (this.conf.timeout > 0 ? this.conf.attempts : 0); round++) {
-        this.ex.roundTrips++;
-        for (const t of types) for (const s of this.conf.nameservers) this.ex.malformed(name, t, s);
-      }
-      kept = types.map(() => undefined);
+      // A `.` search token gives `name..`: 1.2.3 encodes a packet no server can parse (rule 5)
+      // and sends it as it is; a server answers FORMERR at best, which musl ignores, so the
+      // lookup waits out the timeout.
+      const wires = types.map((t) => muslQuery(candidate, t));
+      if (wires.some((w) => w === undefined)) return { kind: 'stop', status: 'BADNAME', error: 'EAI_NONAME' };
+      kept = await this.msend(name, types, wires as Buffer[]);
     } else kept = await this.msend(name, types);
     // Checked in query order: missing or SERVFAIL -> EAI_AGAIN; NXDOMAIN -> next candidate;
     // any other rcode -> EAI_FAIL (:165-175).

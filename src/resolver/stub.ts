@@ -70,7 +70,7 @@ export function formatTrace(t: Trace, header: string[] = []): string {
   const sw = Math.max(6, ...t.queries.map((q) => q.server.length));
   t.queries.forEach((q, i) => {
     const ans = q.answers.length > 0 ? `  ${q.answers.join(', ')}` : '';
-    lines.push(`  ${String(i + 1).padStart(2)}. ${q.name.padEnd(w)}  ${q.type.padEnd(tw)}  -> ${q.server.padEnd(sw)}  ${q.rcode}${q.malformed ? ' (malformed packet, no reply)' : ''}${ans}`);
+    lines.push(`  ${String(i + 1).padStart(2)}. ${q.name.padEnd(w)}  ${q.type.padEnd(tw)}  -> ${q.server.padEnd(sw)}  ${q.rcode}${q.malformed ? ` (malformed packet ${q.wire ?? ''})` : ''}${ans}`);
   });
   if (t.queries.length === 0) lines.push('  (no queries sent)');
   const r = t.result;

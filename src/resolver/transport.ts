@@ -25,10 +25,25 @@ function toResult(p: Packet): SendResult {
 
 /** Sends through the app's full handler path, without sockets. `client` is the source address plugins see. */
 export function inProcessSend(app: App, client?: string): SendFn {
-  return async (name, type) => {
+  const send: SendFn = async (name, type) => {
     const p = await app.query(name, type, { protocol: 'udp', ...(client ? { client } : {}) });
     return toResult(p);
   };
+  send.raw = async (message) => {
+    const reply = await app.queryWire(message, { protocol: 'udp', ...(client ? { client } : {}) });
+    return replyResult(reply);
+  };
+  return send;
+}
+
+/** A raw reply as a SendResult: no reply, or one that does not decode, is a timeout. */
+function replyResult(reply: Buffer | undefined): SendResult {
+  if (!reply) return { rcode: 'TIMEOUT', answers: [], timeout: true };
+  try {
+    return toResult(dnsPacket.decode(reply));
+  } catch {
+    return { rcode: 'TIMEOUT', answers: [], timeout: true };
+  }
 }
 
 /** Splits HOST:PORT, [V6]:PORT or a bare IP (port 53). */
@@ -121,7 +136,7 @@ export interface NetworkSendOptions {
 
 /** Sends over the network: UDP, retried over TCP when truncated. */
 export function networkSend(opts: NetworkSendOptions): SendFn {
-  return async (name, type, server) => {
+  const send: SendFn = async (name, type, server) => {
     const { host, port } = opts.resolve ? opts.resolve(server) : parseHostPort(server);
     const msg = query(name, type, opts.edns ?? false);
     let p: Packet | undefined;
@@ -133,4 +148,11 @@ export function networkSend(opts: NetworkSendOptions): SendFn {
     if (!p) return { rcode: 'TIMEOUT', answers: [], timeout: true };
     return toResult(p);
   };
+  // A message as the libc built it, over UDP only (musl 1.2.3 has no TCP fallback).
+  send.raw = async (message, server) => {
+    const { host, port } = opts.resolve ? opts.resolve(server) : parseHostPort(server);
+    const p = await udp(host, port, message, opts.timeoutMs);
+    return p ? toResult(p) : { rcode: 'TIMEOUT', answers: [], timeout: true };
+  };
+  return send;
 }

@@ -1,5 +1,5 @@
 // Shared types of the stub-resolver emulation (issue 4, sections 1-2). The algorithms themselves
-// live in glibc.ts, musl.ts and go.ts; /work/shared/reference/resolvers.md section 2 is the spec.
+// live in glibc.ts, musl.ts and go.ts; each follows that libc's own source (glibc 2.36, musl 1.2.3, Go 1.19).
 
 export type Libc = 'glibc' | 'musl' | 'go';
 export const LIBCS: readonly Libc[] = ['glibc', 'musl', 'go'];
@@ -51,8 +51,14 @@ export interface SendResult {
   readonly recursionAvailable?: boolean;
 }
 
-/** Sends one query for an absolute name (trailing dot) to a server label and reports the reply. */
-export type SendFn = (name: string, type: string, server: string) => Promise<SendResult>;
+/**
+ * Sends one query for an absolute name (trailing dot) to a server label and reports the reply.
+ * `raw`, when the transport has it, sends a message exactly as given (musl's malformed `name..`
+ * query) and reports the reply the same way.
+ */
+export type SendFn = ((name: string, type: string, server: string) => Promise<SendResult>) & {
+  raw?: (message: Buffer, server: string) => Promise<SendResult>;
+};
 
 export interface QueryRecord {
   /** Absolute name as sent on the wire (trailing dot, case as typed). */
@@ -62,8 +68,10 @@ export interface QueryRecord {
   /** The reply's rcode, or TIMEOUT when there was none. */
   rcode: Rcode;
   answers: string[];
-  /** musl 1.2.3 only: a `name..` candidate encoded into a packet no server can parse (no reply). */
+  /** musl 1.2.3 only: a `name..` candidate encoded into a packet no server can parse. */
   malformed?: boolean;
+  /** The message as sent, in hex, for a malformed one (musl's own encoding). */
+  wire?: string;
 }
 
 /**
@@ -117,23 +125,29 @@ export class Exchange {
   constructor(private readonly send: SendFn) {}
 
   /** One send-and-wait step with one or more queries in flight; replies are returned in the order given. */
-  async round(items: readonly { name: string; type: string; server: string }[]): Promise<SendResult[]> {
+  async round(items: readonly { name: string; type: string; server: string; wire?: Buffer }[]): Promise<SendResult[]> {
     if (items.length === 0) return [];
     this.roundTrips++;
     const out: SendResult[] = [];
-    for (const it of items) out.push(await this.sendOne(it.name, it.type, it.server));
+    for (const it of items) out.push(it.wire ? await this.malformed(it.name, it.type, it.server, it.wire) : await this.sendOne(it.name, it.type, it.server));
     return out;
   }
 
   /** A query sent within the current round trip (musl's immediate SERVFAIL re-send). */
-  async extra(name: string, type: string, server: string): Promise<SendResult> {
-    return this.sendOne(name, type, server);
+  async extra(name: string, type: string, server: string, wire?: Buffer): Promise<SendResult> {
+    return wire ? this.malformed(name, type, server, wire) : this.sendOne(name, type, server);
   }
 
-  /** A query that is sent but that no server can parse (musl's `name..`): no reply. */
-  malformed(name: string, type: string, server: string): SendResult {
-    this.queries.push({ name, type, server, rcode: 'TIMEOUT', answers: [], malformed: true });
-    return { rcode: 'TIMEOUT', answers: [], timeout: true };
+  /**
+   * A query no server can parse (musl's `name..`), sent as the libc encoded it: through the
+   * transport's `raw` when it has one (the server's real reaction comes back), else recorded as
+   * sent and unanswered.
+   */
+  async malformed(name: string, type: string, server: string, message: Buffer): Promise<SendResult> {
+    const wire = message.toString('hex');
+    const r: SendResult = this.send.raw ? await this.send.raw(message, server) : { rcode: 'TIMEOUT', answers: [], timeout: true };
+    this.queries.push({ name, type, server, rcode: r.timeout ? 'TIMEOUT' : r.rcode, answers: r.timeout ? [] : [...r.answers], malformed: true, wire });
+    return r;
   }
 
   private async sendOne(name: string, type: string, server: string): Promise<SendResult> {

@@ -4,7 +4,7 @@ import type { DnsRequest, DnsResponse, Protocol } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
 import { Rcode } from '../dns/records.js';
 import { parseQuery, isProblem, typeName, className, fastCacheSlot, type ParsedQuery } from '../dns/query.js';
-import { encodeBare, encodeFormerr, encodeResponse, udpLimit } from '../dns/response.js';
+import { encodeBare, encodeFormerr, encodeHeaderOnly, encodeResponse, udpLimit } from '../dns/response.js';
 import type { Logger } from 'pino';
 import { AnswerCache, answerShape } from './answer-cache.js';
 import dnsPacket from 'dns-packet';
@@ -119,6 +119,8 @@ export class QueryHandler {
           return encodeFormerr(parsed.id, parsed.flags, parsed.withOpt);
         case 'notimp':
           return encodeBare(parsed.query, Rcode.NOTIMP);
+        case 'notimp-header':
+          return encodeHeaderOnly(parsed.id, parsed.flags, Rcode.NOTIMP);
       }
     }
     const q = parsed;

@@ -4,7 +4,7 @@ import type net from 'node:net';
 import type { Logger } from 'pino';
 import { Gate, type PacketHandler } from './gate.js';
 import { listenUdp } from './udp.js';
-import { listenTcp } from './tcp.js';
+import { listenTcp, defaultTcpOptions, type TcpOptions } from './tcp.js';
 
 export interface Listener {
   address: string;
@@ -13,34 +13,47 @@ export interface Listener {
   close(drainMs?: number): Promise<void>;
 }
 
-/** Explains the two bind failures people hit, with the fix. */
-function bindError(err: NodeJS.ErrnoException, address: string, port: number): Error {
+/** Explains the bind failures people hit in one line, naming address:port and the fix. */
+function bindError(err: NodeJS.ErrnoException, address: string, port: number, proto: 'UDP' | 'TCP'): Error {
+  const where = `${address.includes(':') ? `[${address}]` : address}:${port} (${proto})`;
   if (err.code === 'EACCES') {
     return new Error(
-      `cannot listen on ${address} port ${port}: ports below 1024 need privileges. Run as root, grant the capability (sudo setcap cap_net_bind_service=+ep "$(command -v node)"), or use a high port such as --port 1053`,
+      `cannot listen on ${where}: ports below 1024 need privileges. Run as root, grant the capability (sudo setcap cap_net_bind_service=+ep "$(command -v node)"), or use a high port such as --port 1053`,
     );
   }
-  if (err.code === 'EADDRINUSE') return new Error(`cannot listen on ${address} port ${port}: the port is already in use; stop the other server or choose another --port`);
-  if (err.code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${address}: no interface of this machine has that address; fix the bind line`);
-  return new Error(`cannot listen on ${address} port ${port}: ${err.message}`);
+  if (err.code === 'EADDRINUSE') return new Error(`cannot listen on ${where}: the port is already in use by another process; stop it or choose another --port`);
+  if (err.code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${where}: no interface of this machine has the address ${address}; fix the bind line`);
+  return new Error(`cannot listen on ${where}: ${err.message}`);
 }
 
-export async function listen(address: string, port: number, target: () => PacketHandler, log: Logger): Promise<Listener> {
+export async function listen(
+  address: string,
+  port: number,
+  target: () => PacketHandler,
+  log: Logger,
+  tcpOptions: Partial<TcpOptions> = {},
+): Promise<Listener> {
   const handler = new Gate(target);
-  let udp: dgram.Socket;
-  try {
-    udp = await listenUdp(address, port, handler, log);
-  } catch (err) {
-    throw bindError(err as NodeJS.ErrnoException, address, port);
-  }
-  // Port 0 picks a free UDP port; TCP then takes the same number.
-  const actual = udp.address().port;
-  let tcp: net.Server;
-  try {
-    tcp = await listenTcp(address, actual, handler, log);
-  } catch (err) {
-    udp.close();
-    throw bindError(err as NodeJS.ErrnoException, address, actual);
+  let udp!: dgram.Socket;
+  let tcp!: net.Server;
+  let actual = port;
+  // Port 0 picks a free UDP port and TCP then takes the same number, which another process may
+  // hold over TCP: try fresh numbers then (a fixed port is never swapped for another).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      udp = await listenUdp(address, port, handler, log);
+    } catch (err) {
+      throw bindError(err as NodeJS.ErrnoException, address, port, 'UDP');
+    }
+    actual = udp.address().port;
+    try {
+      tcp = await listenTcp(address, actual, handler, log, { ...defaultTcpOptions, ...tcpOptions });
+      break;
+    } catch (err) {
+      udp.close();
+      if (port === 0 && (err as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 20) continue;
+      throw bindError(err as NodeJS.ErrnoException, address, actual, 'TCP');
+    }
   }
   const connections = new Set<net.Socket>();
   tcp.on('connection', (socket: net.Socket) => {

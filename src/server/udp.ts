@@ -41,7 +41,6 @@ export async function listenUdp(address: string, port: number, handler: PacketHa
       socket.send(reply, rinfo.port, rinfo.address);
     }
   });
-  socket.on('error', (err) => log.error({ err, address, port }, 'UDP socket error'));
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
     socket.bind(port, address, () => {
@@ -49,5 +48,7 @@ export async function listenUdp(address: string, port: number, handler: PacketHa
       resolve();
     });
   });
+  // Only after the bind: a bind failure is the caller's to explain in one line, not a logged stack.
+  socket.on('error', (err) => log.error({ err, address, port }, 'UDP socket error'));
   return socket;
 }

@@ -50,7 +50,9 @@ describe('clusterdns serve', () => {
     try {
       const r = await run(['serve', '--conf', path.join(repoRoot, 'examples/Corefile'), '--manifests', path.join(repoRoot, 'examples/manifests'), '--port', String(port)]);
       expect(r.code).not.toBe(0);
-      expect(r.stderr).toMatch(/already in use/);
+      // One clear line naming address:port and the fix; no logged error with a stack before it.
+      expect(r.stderr).toBe(`clusterdns: cannot listen on 127.0.0.1:${port} (UDP): the port is already in use by another process; stop it or choose another --port\n`);
+      expect(r.stdout).not.toMatch(/stack|"level":50/);
     } finally {
       blocker.close();
     }
@@ -80,4 +82,30 @@ describe('clusterdns serve', () => {
     }
     expect(server.proc.exitCode).toBe(0);
   });
+});
+
+describe('clusterdns serve: the startup "try" line names data the server has (issue #11.15)', () => {
+  const cases = [
+    { why: 'a cluster without the kubernetes API Service', args: ['--conf', 'test/fixtures/k8s/Corefile.main', '--manifests', 'test/fixtures/k8s/manifests'] },
+    { why: 'a file zone (example.org)', args: ['--conf', 'test/fixtures/file/Corefile.main'], want: /^dig @127\.0\.0\.1 -p \d+ example\.org$/ },
+  ];
+  for (const c of cases) {
+    it(`${c.why}: the suggested query gets an answer`, async () => {
+      const server = await startServer(c.args);
+      try {
+        const ready = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'clusterdns ready');
+        const line = String(ready?.try);
+        expect(line).not.toContain('kubernetes.default.svc');
+        if (c.want) expect(line).toMatch(c.want);
+        const m = /^dig @127\.0\.0\.1 -p (\d+) (\S+)(?: (\S+))?$/.exec(line);
+        expect(m, line).not.toBeNull();
+        expect(Number(m![1])).toBe(server.port);
+        const reply = await dnsQuery(server.port, m![2]!, m![3] ?? 'A');
+        expect(reply.rcode, line).toBe('NOERROR');
+        expect(reply.answers.length, line).toBeGreaterThan(0);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
 });

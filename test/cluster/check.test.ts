@@ -163,7 +163,7 @@ metadata: {name: ${'p'.repeat(64)}}
     const r = checkManifests([join(FIXTURES, 'check')]);
     expect(r.model).toBeDefined();
     expect(r.findings.map((f) => [f.file.split('/').pop(), f.line, f.severity, f.code ?? 'load'])).toEqual([
-      ['app.yaml', 1, 'warning', 'load'],
+      ['app.yaml', 5, 'warning', 'load'], // the spec.selector line
       ['app.yaml', 16, 'warning', 'selector-no-pods'],
     ]);
   });

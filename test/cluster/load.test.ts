@@ -180,7 +180,7 @@ describe('manifest files', () => {
   });
 
   it('reports a missing path', () => {
-    expect(() => loadManifests([join(FIXTURES, 'does-not-exist')])).toThrow(/cannot read manifest path/);
+    expect(() => loadManifests([join(FIXTURES, 'does-not-exist')])).toThrow(/does-not-exist: manifest path does not exist; check the --manifests flag/);
   });
 
   it('reads typed lists whose items name no kind', () => {
@@ -476,7 +476,7 @@ describe('cluster IP allocation', () => {
     const { model, findings } = buildModel([{ file: 'x.yaml', text: service('far', 'default', '  clusterIP: 172.16.0.10\n') }]);
     expect(svc(model, 'default', 'far').clusterIPs).toEqual(['172.16.0.10']);
     expect(findings).toHaveLength(1);
-    expect(findings[0]).toMatchObject({ file: 'x.yaml', line: 1, severity: 'warning' });
+    expect(findings[0]).toMatchObject({ file: 'x.yaml', line: 9, severity: 'warning' }); // the spec.clusterIP line
     expect(findings[0]!.message).toMatch(/outside every service CIDR \(10\.96\.0\.0\/12\)/);
   });
 
@@ -537,7 +537,7 @@ describe('dual-stack', () => {
   it('RequireDualStack fails when the cluster has one family', () => {
     const f = failing([{ file: 'x.yaml', text: service('d', 'default', '  ipFamilyPolicy: RequireDualStack\n') }], v4only);
     expect(f).toHaveLength(1);
-    expect(f[0]).toMatchObject({ file: 'x.yaml', line: 1 });
+    expect(f[0]).toMatchObject({ file: 'x.yaml', line: 9 }); // the spec.ipFamilyPolicy line
     expect(f[0]!.message).toMatch(/RequireDualStack needs an IPv6 cluster IP/);
   });
 
@@ -572,41 +572,36 @@ describe('validation errors', () => {
     const errors = f.filter((x) => x.severity === 'error');
     expect(errors).toHaveLength(19);
     expect((err as ManifestError).message.split("\n")).toHaveLength(19);
-    expect((err as ManifestError).message).toContain(`${join(FIXTURES, 'errors/broken.yaml')}:13: YAML syntax error at line 13`);
+    expect((err as ManifestError).message).toContain(`${join(FIXTURES, 'errors/broken.yaml')}:12: YAML syntax error at line 12`);
 
     // YAML syntax error, with the YAML line; the other documents of the file still load.
-    expect(at(f, 'broken.yaml', 13)).toEqual([
-      expect.stringMatching(/^error: YAML syntax error at line 13, column 13: bad indentation/),
+    expect(at(f, 'broken.yaml', 12)).toEqual([
+      expect.stringMatching(/^error: YAML syntax error at line 12, column 9: Nested mappings are not allowed in compact mappings/),
     ]);
     expect(f.filter((x) => x.file.endsWith('broken.yaml'))).toHaveLength(1);
 
     // Duplicates name both locations; a cluster IP claimed twice names the first owner.
+    // Every finding about a field is at the field's line; the others at the object's first line.
     expect(at(f, 'dup-b.yaml', 2)).toEqual([expect.stringMatching(/Service "apps\/twin": is declared twice, here and at .*dup-a\.yaml:1/)]);
-    expect(at(f, 'dup-b.yaml', 10)).toEqual([expect.stringMatching(/"apps\/thief": cluster IP 10\.96\.7\.7 is already used by Service "apps\/twin" \(.*dup-a\.yaml:1\)/)]);
+    expect(at(f, 'dup-b.yaml', 16)).toEqual([expect.stringMatching(/"apps\/thief": cluster IP 10\.96\.7\.7 is already used by Service "apps\/twin" \(.*dup-a\.yaml:1\)/)]);
 
     expect(at(f, 'many.yaml', 1)).toEqual([expect.stringMatching(/"no-kind": kind is missing/)]);
     expect(at(f, 'many.yaml', 5)).toEqual([expect.stringMatching(/"no-api-version": apiVersion is missing/)]);
-    expect(at(f, 'many.yaml', 9)).toEqual([expect.stringMatching(/metadata\.name is missing/)]);
-    expect(at(f, 'many.yaml', 14)).toEqual([expect.stringMatching(/"Bad_Name" is not a valid DNS-1035 label/)]);
-    expect(at(f, 'many.yaml', 19)).toEqual([expect.stringMatching(/"1starts-with-digit" is not a valid DNS-1035 label/)]);
-    expect(at(f, 'many.yaml', 24)).toEqual([expect.stringMatching(/"-bad-ns" is not a valid DNS-1123 label/)]);
-    expect(at(f, 'many.yaml', 29)).toEqual([expect.stringMatching(/spec\.clusterIP "10\.96\.0\.300" is not a valid IP address/)]);
-    expect(at(f, 'many.yaml', 36)).toEqual([expect.stringMatching(/spec\.clusterIPs\[1\] "fd00::zz" is not a valid IP address/)]);
-    expect(at(f, 'many.yaml', 44)).toEqual([
-      expect.stringMatching(/spec\.ports\[0\]\.port 0 is not a valid port number/),
-      expect.stringMatching(/spec\.ports\[1\]\.port 70000 is not a valid port number/),
-      expect.stringMatching(/spec\.ports\[2\]\.protocol "tcp" is not supported/),
-    ]);
-    expect(at(f, 'many.yaml', 58)).toEqual([expect.stringMatching(/type ExternalName needs spec\.externalName/)]);
-    expect(at(f, 'many.yaml', 65)).toEqual([
-      expect.stringMatching(/endpoints\[0\]\.addresses\[0\] "10\.0\.0\.256" is not a valid IP address/),
-      expect.stringMatching(/endpoints\[1\]\.addresses\[0\] "fd00::1" is not an IPv4 address/),
-    ]);
-    expect(at(f, 'many.yaml', 75)).toEqual([expect.stringMatching(/status\.podIP "10\.244\.0\.x" is not a valid IP address/)]);
-    expect(at(f, 'many.yaml', 82)).toEqual([
-      expect.stringMatching(/^error: .*subsets\[0\]\.addresses\[0\]\.ip "not-an-ip" is not a valid IP address/),
-      expect.stringMatching(/^warning: .*not mirrored/),
-    ]);
+    expect(at(f, 'many.yaml', 11)).toEqual([expect.stringMatching(/metadata\.name is missing/)]);
+    expect(at(f, 'many.yaml', 17)).toEqual([expect.stringMatching(/"Bad_Name" is not a valid DNS-1035 label/)]);
+    expect(at(f, 'many.yaml', 22)).toEqual([expect.stringMatching(/"1starts-with-digit" is not a valid DNS-1035 label/)]);
+    expect(at(f, 'many.yaml', 27)).toEqual([expect.stringMatching(/"-bad-ns" is not a valid DNS-1123 label/)]);
+    expect(at(f, 'many.yaml', 34)).toEqual([expect.stringMatching(/spec\.clusterIP "10\.96\.0\.300" is not a valid IP address/)]);
+    expect(at(f, 'many.yaml', 42)).toEqual([expect.stringMatching(/spec\.clusterIPs\[1\] "fd00::zz" is not a valid IP address/)]);
+    expect(at(f, 'many.yaml', 51)).toEqual([expect.stringMatching(/spec\.ports\[0\]\.port 0 is not a valid port number/)]);
+    expect(at(f, 'many.yaml', 53)).toEqual([expect.stringMatching(/spec\.ports\[1\]\.port 70000 is not a valid port number/)]);
+    expect(at(f, 'many.yaml', 56)).toEqual([expect.stringMatching(/spec\.ports\[2\]\.protocol "tcp" is not supported/)]);
+    expect(at(f, 'many.yaml', 63)).toEqual([expect.stringMatching(/type ExternalName needs spec\.externalName/)]);
+    expect(at(f, 'many.yaml', 72)).toEqual([expect.stringMatching(/endpoints\[0\]\.addresses\[0\] "10\.0\.0\.256" is not a valid IP address/)]);
+    expect(at(f, 'many.yaml', 73)).toEqual([expect.stringMatching(/endpoints\[1\]\.addresses\[0\] "fd00::1" is not an IPv4 address/)]);
+    expect(at(f, 'many.yaml', 80)).toEqual([expect.stringMatching(/status\.podIP "10\.244\.0\.x" is not a valid IP address/)]);
+    expect(at(f, 'many.yaml', 88)).toEqual([expect.stringMatching(/^error: .*subsets\[0\]\.addresses\[0\]\.ip "not-an-ip" is not a valid IP address/)]);
+    expect(at(f, 'many.yaml', 82)).toEqual([expect.stringMatching(/^warning: .*not mirrored/)]);
   });
 
   it('rejects names longer than 63 characters and bad namespaces', () => {
@@ -616,8 +611,8 @@ describe('validation errors', () => {
       { file: 'y.yaml', text: service('ok', 'Bad.NS') },
     ]);
     expect(f.map((x) => [x.file, x.line])).toEqual([
-      ['x.yaml', 1],
-      ['y.yaml', 1],
+      ['x.yaml', 4], // metadata.name
+      ['y.yaml', 5], // metadata.namespace
     ]);
     expect(f[0]!.message).toContain('not a valid DNS-1035 label');
     expect(f[1]!.message).toContain('metadata.namespace "Bad.NS" is not a valid namespace name');
@@ -644,7 +639,7 @@ describe('validation errors', () => {
       'apiVersion: v1\nkind: Service\nmetadata:\n  name: "x\n  bad: 1\n', // lines 9-14
     ].join('\n---\n');
     const f = failing([{ file: 'm.yaml', text }]);
-    expect(f.map((x) => x.line)).toEqual([7, 13]); // 13: where the unterminated quote runs into a mapping
+    expect(f.map((x) => x.line)).toEqual([7, 14]); // 14: where the unterminated quote is still open
     expect(f.every((x) => x.file === 'm.yaml' && /YAML syntax error/.test(x.message))).toBe(true);
   });
 
@@ -668,6 +663,6 @@ items:
   metadata: {name: BAD}
 `;
     const f = failing([{ file: 'l.yaml', text }]);
-    expect(f.map((x) => [x.file, x.line])).toEqual([['l.yaml', 7]]);
+    expect(f.map((x) => [x.file, x.line])).toEqual([['l.yaml', 9]]); // the item's metadata line
   });
 });

@@ -473,3 +473,65 @@ describe.runIf(await hasDig())('dig reads our replies', () => {
     }
   });
 });
+
+describe('fitting a message into a size limit (miekg/dns Msg.Truncate, what CoreDNS sends)', () => {
+  const optRr = opt(0x8000);
+  const srvAnswers = srvPacket.answers!;
+  const glue = srvPacket.additionals!.filter((r) => r.type !== 'OPT');
+  const counts = (b: Buffer): number[] => [4, 6, 8, 10].map((o) => b.readUInt16BE(o));
+  const tc = (b: Buffer): boolean => (b[2]! & 0x02) !== 0;
+
+  it('leaves a message that fits unchanged: every record, no TC', () => {
+    const p = resp(srvAnswers, { additionals: glue });
+    const full = encodePacket({ ...p, additionals: [...glue, optRr] });
+    const fitted = encodePacket(p, { limit: full.length, opt: optRr });
+    expect(fitted.equals(full)).toBe(true);
+    expect(tc(fitted)).toBe(false);
+  });
+
+  it('drops additional records first and keeps the whole answer, the OPT record last, TC set', () => {
+    const p = resp(srvAnswers, { additionals: glue });
+    const full = encodePacket({ ...p, additionals: [...glue, optRr] });
+    const fitted = encodePacket(p, { limit: full.length - 1, opt: optRr });
+    expect(tc(fitted)).toBe(true);
+    expect(fitted.length).toBeLessThanOrEqual(full.length - 1);
+    // One glue A record (16 octets: pointer, fixed fields, address) goes.
+    expect(counts(fitted)).toEqual([1, 3, 0, 3]);
+    const d = dnsPacket.decode(fitted);
+    expect(d.answers!.map((a) => a.type)).toEqual(['SRV', 'SRV', 'SRV']);
+    expect(d.additionals!.map((a) => a.type)).toEqual(['A', 'A', 'OPT']);
+    expect((d.additionals![2] as unknown as { flags: number }).flags & 0x8000).toBe(0x8000);
+  });
+
+  it('keeps as many answer records as fit, in order, and nothing after them', () => {
+    const p = resp(hundredA, { authorities: [soa], additionals: glue });
+    for (const limit of [512, 1232]) {
+      const fitted = encodePacket(p, { limit, opt: optRr });
+      expect(tc(fitted)).toBe(true);
+      expect(fitted.length).toBeLessThanOrEqual(limit);
+      // 16 octets per A record; OPT is 11: no room for one more.
+      expect(limit - fitted.length).toBeLessThan(16);
+      const [qd, an, ns, ar] = counts(fitted);
+      expect([qd, ns, ar]).toEqual([1, 0, 1]);
+      const d = dnsPacket.decode(fitted);
+      expect(d.answers!.map((a) => (a as { data?: unknown }).data)).toEqual(hundredA.slice(0, an).map((a) => (a as { data?: unknown }).data));
+      expect(d.additionals!.map((a) => a.type)).toEqual(['OPT']);
+    }
+  });
+
+  it('without an OPT record uses the whole limit', () => {
+    const fitted = encodePacket(resp(hundredA), { limit: 512 });
+    expect(tc(fitted)).toBe(true);
+    expect(512 - fitted.length).toBeLessThan(16);
+    expect(counts(fitted)[3]).toBe(0);
+  });
+
+  it('cuts an answer over 65,535 octets (one TCP frame) to the records that fit', () => {
+    const many: Answer[] = Array.from({ length: 5000 }, (_, i) => ({ name: headless, type: 'A', class: 'IN', ttl: 5, data: `10.1.${i >> 8}.${i & 255}` }));
+    const fitted = encodePacket(resp(many), { limit: 65535 });
+    expect(tc(fitted)).toBe(true);
+    expect(fitted.length).toBeLessThanOrEqual(65535);
+    expect(65535 - fitted.length).toBeLessThan(16);
+    expect(dnsPacket.decode(fitted).answers!.length).toBe(counts(fitted)[1]);
+  });
+});

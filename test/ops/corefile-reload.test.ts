@@ -68,6 +68,16 @@ describe('Corefile reload', () => {
     expect(await ttl()).toBe(60);
   });
 
+  it('keeps polling after a rejected Corefile: the same content is not retried, the next edit goes live', async () => {
+    // The broken Corefile of the test above is still on disk. Two more polls (2s +/- 0.5s each)
+    // must not load it again.
+    await new Promise((r) => setTimeout(r, 5200));
+    expect(server.logs.filter((l) => l.includes('reload failed')).length).toBe(1);
+    fs.writeFileSync(conf, corefile(45));
+    const seen = await waitFor(45, 4000);
+    expect(seen.at(-1)).toBe(45);
+  }, 12000);
+
   it('reloads at once on SIGHUP', async () => {
     fs.writeFileSync(conf, corefile(7).replace('reload 2s 1s', ''));
     server.proc.kill('SIGHUP');

@@ -1,5 +1,5 @@
 // Manifests that change under a running server: queries keep being answered, the new data shows
-// up within the watch interval, and a broken edit keeps the last good data.
+// up within two watch intervals (a change must be stable across two polls), and a broken edit keeps the last good data.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -49,6 +49,7 @@ describe('manifest reload', () => {
       queries++;
       seen.add(ip!);
       if (ip === '10.96.2.2') break;
+      await new Promise((r) => setTimeout(r, 5)); // a change applies after two quiet polls (2 x 200 ms)
     }
     expect([...seen].every((ip) => ip === '10.96.1.1' || ip === '10.96.2.2')).toBe(true);
     expect(seen.has('10.96.2.2')).toBe(true);

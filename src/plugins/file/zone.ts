@@ -2,8 +2,9 @@
 // included), and the RFC 1034 4.3.2 lookup with RFC 4592 wildcards and RFC 6672 DNAME, shaped
 // after CoreDNS's plugin/file (lookup.go) so answers match it section by section:
 //  - positive answers carry the apex NS RRset in the authority section (lookup.go returns
-//    z.ns() with every Success), NXDOMAIN and NODATA carry the SOA as stored (no RFC 2308
-//    minimum applied: CoreDNS's z.soa() returns the record unchanged);
+//    z.ns() with every Success); NXDOMAIN and NODATA carry the SOA with the TTL RFC 2308
+//    section 3 asks for, min(SOA TTL, SOA MINIMUM), so a resolver caches the denial for the
+//    zone's negative TTL (CoreDNS's z.soa() sends the record's own TTL: a known difference);
 //  - referrals: NS of the cut in authority, glue (A/AAAA of in-bailiwick NS targets) in
 //    additional, AA clear;
 //  - CNAME chains are followed inside the zone (at most 8 links, as CoreDNS's maxChain) and stop
@@ -75,6 +76,8 @@ type Node = Map<string, Rr[]>;
 export class Zone {
   readonly origin: string;
   readonly soa: Rr;
+  /** The SOA as negative answers carry it: TTL min(SOA TTL, MINIMUM) (RFC 2308 section 3). */
+  private readonly negativeSoa: Rr;
   readonly ns: Rr[];
   /** Every record, in file order (records(), and the transfer plugin later). */
   readonly records: Rr[];
@@ -137,6 +140,9 @@ export class Zone {
     }
     if (!soa) throw new ZoneFileError(file, 1, `no SOA record for the zone ${origin}; the apex must have one`);
     this.soa = soa.rr;
+    const ttl = (soa.rr as { ttl?: number }).ttl ?? 0;
+    const minimum = (soa.rr as { data: { minimum: number } }).data.minimum;
+    this.negativeSoa = { ...soa.rr, ttl: Math.min(ttl, minimum) } as Rr;
     this.ns = this.nodes.get(origin)?.get('NS') ?? [];
     this.records = [records.find((r) => r.type === 'SOA')!, ...records.filter((r) => r.type !== 'SOA')];
   }
@@ -157,6 +163,7 @@ export class Zone {
   private resolve(qname: string, qtype: string, spell: (name: string) => string, depth: number): LookupResult {
     const rename = (rrs: readonly Rr[], owner?: string): Rr[] => rrs.map((rr) => ({ ...rr, name: owner ?? spell(rr.name) }) as Rr);
     const soa = (): Rr[] => rename([this.soa]);
+    const negSoa = (): Rr[] => rename([this.negativeSoa]);
     const ns = (): Rr[] => rename(this.ns);
     const none: Rr[] = [];
 
@@ -188,25 +195,38 @@ export class Zone {
 
     if (encloser === qname) {
       const node = this.nodes.get(qname);
-      if (!node) return { kind: 'nodata', answer: none, authority: soa(), additional: none }; // empty non-terminal
+      if (!node) return { kind: 'nodata', answer: none, authority: negSoa(), additional: none }; // empty non-terminal
       return this.fromNode(node, qtype, spell, depth, rename);
     }
 
     // RFC 4592: the source of synthesis is the wildcard child of the closest encloser.
     const wild = this.nodes.get(childOf('*', encloser));
     if (wild) return this.fromNode(wild, qtype, spell, depth, (rrs) => rename(rrs, spell(qname)));
-    return { kind: 'nxdomain', answer: none, authority: soa(), additional: none };
+    return { kind: 'nxdomain', answer: none, authority: negSoa(), additional: none };
   }
 
   /** The answer from the node owning `qname` (or the wildcard node standing in for it). */
   private fromNode(node: Node, qtype: string, spell: (name: string) => string, depth: number, rename: (rrs: readonly Rr[]) => Rr[]): LookupResult {
     const cname = node.get('CNAME');
+    if (qtype === 'ANY') return this.anyAnswer(node, spell, rename);
     if (cname && qtype !== 'CNAME') {
       const first = rename(cname);
       return this.chase(first, (cname[0] as { data: string }).data, qtype, spell, depth);
     }
     const rrs = node.get(qtype);
-    if (!rrs || rrs.length === 0) return { kind: 'nodata', answer: [], authority: [{ ...this.soa, name: spell(this.origin) } as Rr], additional: [] };
+    if (!rrs || rrs.length === 0) return { kind: 'nodata', answer: [], authority: [{ ...this.negativeSoa, name: spell(this.origin) } as Rr], additional: [] };
+    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr), additional: this.additional(rrs) };
+  }
+
+  /**
+   * ANY (RFC 8482 4.1): one RRset of the name rather than all of them, so a name with data never
+   * looks empty. The CNAME when there is one (not chased), else the addresses (A, then AAAA: what
+   * a client asking ANY most often wants), else the first RRset in file order.
+   */
+  private anyAnswer(node: Node, spell: (name: string) => string, rename: (rrs: readonly Rr[]) => Rr[]): LookupResult {
+    // A node exists only because it owns records, so some RRset is always there.
+    const type = ['CNAME', 'A', 'AAAA'].find((t) => node.has(t)) ?? node.keys().next().value!;
+    const rrs = node.get(type)!;
     return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr), additional: this.additional(rrs) };
   }
 

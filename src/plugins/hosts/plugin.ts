@@ -101,6 +101,12 @@ export class HostsPlugin implements Plugin {
       case 'AAAA':
         answer = this.lookup('name6', qname).map((ip) => this.rr(qname, 'AAAA', ip));
         break;
+      case 'ANY': {
+        // RFC 8482 4.1: one RRset (A, else AAAA) rather than an empty answer for a known name.
+        const v4 = this.lookup('name4', qname).map((ip) => this.rr(qname, 'A', ip));
+        answer = v4.length > 0 ? v4 : this.lookup('name6', qname).map((ip) => this.rr(qname, 'AAAA', ip));
+        break;
+      }
     }
     if (answer.length === 0 && !this.exists(qname)) {
       if (this.fallsThrough(qname)) return next(req);

@@ -1,6 +1,6 @@
-// Registers the kubernetes plugin: parse its block, load the manifests it serves, build the store.
+// Registers the kubernetes plugin: parse its block; the manifests it serves are loaded and the
+// store built off the serving thread (loader.ts) when the server builds, and again when they change.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
 import { ManifestWatcher } from './watch.js';
 import { recordLoad, recordLoadError } from '../../metrics/index.js';
@@ -8,7 +8,9 @@ import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+import { serverAddresses } from './ns.js';
+import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.js';
+import type { LoadRequest } from './loader-protocol.js';
 
 /** Records of the forward zones, counted as a zone transfer lists them (SOA once). */
 function countRecords(plugin: KubernetesPlugin): number {
@@ -26,47 +28,77 @@ export const kubernetesPlugin: PluginDefinition = {
     if (paths.length === 0) {
       throw new CorefileError(d.file, d.line, 'kubernetes has no manifests to serve: pass --manifests PATH or add `manifests PATH` to this block');
     }
-    // Throws ManifestError with every problem found: the server does not start on half the data.
-    const { model, findings } = loadManifests(paths, ctx.runtime.cluster);
-    for (const f of findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
-    if (model.ignoredKinds && model.ignoredKinds.size > 0) {
-      ctx.log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'manifest kinds without DNS meaning, ignored');
-    }
-    const store = new KubernetesStore(model, cfg);
-    ctx.log.info(
-      { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: model.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: model.pods.length, endpointSlices: model.endpointSlices.length },
-      'kubernetes data loaded',
-    );
-    const plugin = new KubernetesPlugin(
-      cfg,
-      store,
-      {
-        lookup: ctx.lookup,
-        localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
-      },
-      paths,
-    );
-    const records = countRecords(plugin);
-    recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: model.objectCount, records });
-    ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records built (forward zones, as a zone transfer would list them)');
-    // Manifests that change under a running server are reloaded: a new store is built and swapped
-    // in one step; a change that fails to load is logged and the last good data keeps serving.
-    const reload = (): void => {
-      try {
-        const next = loadManifests(paths, ctx.runtime.cluster);
-        const nextStore = new KubernetesStore(next.model, cfg);
-        plugin.setStore(nextStore);
-        recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: next.model.objectCount, records: countRecords(plugin) });
-        ctx.invalidate();
-        ctx.log.info({ plugin: 'kubernetes', objects: next.model.objectCount, services: nextStore.services.size }, 'manifests changed: kubernetes data reloaded');
-      } catch (err) {
-        const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
-        for (const f of findings) ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
-        if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
-        recordLoadError({ plugin: 'kubernetes', zones: cfg.zones });
-      }
+    // ns.dns.<zone>'s addresses when no kube-dns Service names the server (ns.ts); `bindOnly`
+    // leaves this machine's interfaces out (records).
+    const localAddresses = (bindOnly?: boolean): string[] => serverAddresses(ctx.bindAddresses, bindOnly ? {} : undefined);
+    const plugin = new KubernetesPlugin(cfg, KubernetesStore.empty(cfg), { lookup: ctx.lookup, localAddresses }, paths);
+    const request = (): LoadRequest => ({
+      paths: [...paths],
+      cluster: ctx.runtime.cluster,
+      directive: d,
+      zones: [...ctx.zones],
+      localAddresses: localAddresses(),
+      retainModel: ctx.runtime.retainModel !== false,
+      countRecords: exportsMetrics(),
+      chunkWeight: DEFAULT_CHUNK_WEIGHT,
+    });
+    // The records gauge is a full zone walk: only worth it when the prometheus plugin exports it.
+    const exportsMetrics = (): boolean => ctx.allPlugins().some((p) => p.name === 'prometheus');
+    const report = (data: LoadedData): void => {
+      recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: data.objectCount });
+      const counted = data.records ?? (data.thread === 'main' && exportsMetrics() ? Promise.resolve(countRecords(plugin)) : undefined);
+      void counted?.then((records) => {
+        if (plugin.currentStore !== data.store) return; // newer data came meanwhile
+        recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: data.objectCount, records });
+        ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records counted (forward zones, as a zone transfer would list them)');
+      });
     };
-    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload);
+
+    // Throws ManifestError with every problem found: the server does not start on half the data.
+    plugin.loader = async () => {
+      const data = await loadOffThread(request(), cfg);
+      for (const f of data.findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
+      if (Object.keys(data.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: data.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
+      plugin.setStore(data.store);
+      const store = data.store;
+      ctx.log.info(
+        { plugin: 'kubernetes', zones: cfg.zones, manifests: paths, objects: data.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: data.pods, endpointSlices: data.endpointSlices, thread: data.thread },
+        'kubernetes data loaded',
+      );
+      report(data);
+    };
+
+    // Manifests that change under a running server are loaded again off the serving thread and
+    // swapped in one step; a change that fails to load is logged and the last good data keeps
+    // serving. Changes that arrive during a load start one more load after it.
+    let loading = false;
+    let again = false;
+    const reload = (): void => {
+      if (loading) {
+        again = true;
+        return;
+      }
+      loading = true;
+      void (async () => {
+        do {
+          again = false;
+          try {
+            const data = await loadOffThread(request(), cfg);
+            plugin.setStore(data.store);
+            report(data);
+            ctx.invalidate();
+            ctx.log.info({ plugin: 'kubernetes', objects: data.objectCount, services: data.store.services.size }, 'manifests changed: kubernetes data reloaded');
+          } catch (err) {
+            const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
+            for (const f of findings) ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+            if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
+            recordLoadError({ plugin: 'kubernetes', zones: cfg.zones });
+          }
+        } while (again);
+        loading = false;
+      })();
+    };
+    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload, ctx.runtime.cluster.manifestLimits?.maxFileBytes);
     return plugin;
   },
 };

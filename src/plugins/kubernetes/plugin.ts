@@ -60,8 +60,11 @@ const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
   lookup(name: string, qtype: string): Promise<DnsResponse>;
-  /** Non-loopback addresses the server is bound to, CoreDNS's localIPs fallback for NS. */
-  localAddresses(): string[];
+  /**
+   * The server's own addresses (ns.ts), CoreDNS's localIPs fallback for NS; never empty.
+   * `bindOnly`: from the bind addresses alone, never this machine's interfaces (`records`).
+   */
+  localAddresses(bindOnly?: boolean): string[];
 }
 
 export class KubernetesPlugin implements SearchPathProvider, Transferer {
@@ -75,8 +78,21 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     readonly manifestPaths: readonly string[] = cfg.manifests ?? [],
   ) {}
 
+  /**
+   * Name the server's addresses from the Corefile alone (bind lines, else 127.0.0.1), not from
+   * this machine's interfaces, so `records` prints the same on every machine.
+   */
+  machineIndependent = false;
+
   /** Polls the manifests for changes while the server runs. */
   watcher?: { start(): void; stop(): void; check(): void };
+
+  /** Loads the store (set by setup; runs off the serving thread). */
+  loader?: () => Promise<void>;
+
+  async load(): Promise<void> {
+    await this.loader?.();
+  }
 
   start(): void {
     this.watcher?.start();
@@ -237,6 +253,15 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
           answer = this.fakeA(state);
         }
         break;
+      case 'ANY': {
+        const any = this.any(state);
+        answer = then(any, (r) => {
+          if (r === NX) return NX;
+          extra = r.extra;
+          return r.records;
+        });
+        break;
+      }
       default:
         // A fake A lookup tells NODATA from NXDOMAIN for every other type.
         answer = this.fakeA(state);
@@ -251,6 +276,40 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       }
       return { rcode: Rcode.NOERROR, aa: true, answer: dedup(records), authority: [], additional: dedup(extra), cacheable };
     });
+  }
+
+  /**
+   * ANY (RFC 8482 4.1): one RRset of the name instead of an empty answer, which would tell the
+   * client the name has no records (CoreDNS decides ANY like any other type with a fake A
+   * lookup, so it sends NODATA; the file plugin here answers ANY the same way). The CNAME of an
+   * ExternalName service (not chased), else A, AAAA, SRV, the TXT of dns-version, the PTR of a reverse name, the
+   * apex SOA; NODATA or NXDOMAIN as for A when the name has none of these.
+   */
+  private any(state: State): MaybePromise<{ records: Rr[]; extra: Rr[] } | typeof NX> {
+    const none: Rr[] = [];
+    if (isReverse(state.qname)) {
+      const ptr = this.ptr({ ...state, qtype: 'PTR' });
+      if (ptr === NX || ptr.length > 0) return ptr === NX ? NX : { records: ptr, extra: none };
+    }
+    // Only dns-version.<zone> has TXT, and no other record: ask it first.
+    const txt = this.mapItems({ ...state, qtype: 'TXT' }, (items) => items.filter((i) => i.text !== undefined).map((i) => this.rr(state.name, 'TXT', i.ttl, [i.text!])));
+    if (txt !== NX && txt.length > 0) return { records: txt, extra: none };
+    const cname = this.mapItems({ ...state, qtype: 'CNAME' }, (items) => {
+      const first = items[0];
+      return first && !isIP(first.host) ? [this.rr(state.name, 'CNAME', first.ttl, first.host)] : [];
+    });
+    if (cname === NX) return NX;
+    if (cname.length > 0) return { records: cname, extra: none };
+    // No ExternalName here, so the address lookups below stay synchronous.
+    const a = this.addresses({ ...state, qtype: 'A' }, [], { used: false }) as Rr[] | typeof NX;
+    if (a === NX) return NX;
+    if (a.length > 0) return { records: a, extra: none };
+    const aaaa = this.addresses({ ...state, qtype: 'AAAA' }, [], { used: false }) as Rr[] | typeof NX;
+    if (aaaa !== NX && aaaa.length > 0) return { records: aaaa, extra: none };
+    const srv = this.srv({ ...state, qtype: 'SRV' });
+    if (srv !== NX && srv.records.length > 0) return srv;
+    if (state.qname === state.zone) return { records: [this.soa(state)], extra: none };
+    return { records: none, extra: none };
   }
 
   private fakeA(state: State): MaybePromise<Rr[] | typeof NX> {
@@ -421,7 +480,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
   /**
    * The name servers of the zone. CoreDNS finds the Service whose endpoints hold its own pod
    * IPs; clusterdns stands in for the CoreDNS pods, so that is kube-system/kube-dns when the
-   * manifests declare it, else the server's own non-loopback addresses as `ns.dns.<zone>`.
+   * manifests declare it, else the server's own addresses as `ns.dns.<zone>` (ns.ts).
    */
   private nsAddrs(state: State): Item[] {
     const ttl = this.cfg.ttl;
@@ -435,7 +494,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       if (items.length > 0) return items;
     }
     void state;
-    return this.deps.localAddresses().map((ip) => ({ host: ip, port: -1, relative: 'ns.dns', ttl }));
+    return this.deps.localAddresses(this.machineIndependent).map((ip) => ({ host: ip, port: -1, relative: 'ns.dns', ttl }));
   }
 
   // ---- record builders (CoreDNS's plugin/backend_lookup.go) -------------------------------

@@ -41,6 +41,15 @@ const OPTIONS = [
 ];
 
 
+/**
+ * A `manifests` path as every command reads it: relative to the directory of the Corefile (or
+ * imported file) it is written in, so a repository's Corefile and manifests travel together.
+ * Paths of a Corefile given as text (no file on disk) stay as written.
+ */
+export function manifestPath(p: string, corefile: string): string {
+  return isAbsolute(p) || !existsSync(corefile) ? p : resolve(dirname(corefile), p);
+}
+
 export function parseKubernetes(d: Directive, blockZones: readonly string[]): KubernetesConfig {
   const fail = (line: number, reason: string): never => {
     throw new CorefileError(d.file, line, reason);
@@ -129,7 +138,7 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
       case 'manifests':
         need(1, 'manifests PATH...');
         // Relative to the Corefile, so a repository's Corefile and manifests travel together.
-        cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => (isAbsolute(p) || !existsSync(o.file) ? p : resolve(dirname(o.file), p)))];
+        cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.file))];
         break;
       case 'watch': {
         need(1, 'watch DURATION (e.g. 2s; 0 disables)');

@@ -37,96 +37,153 @@ export function endpointName(ip: string, hostname: string | undefined, targetRef
   return dashed.endsWith('-') ? dashed + '0' : dashed;
 }
 
+/** A reverse (PTR) target of an endpoint IP. */
+export interface EndpointPtr {
+  relative: string;
+  namespace: string;
+}
+
+/**
+ * Everything a store holds, as arrays of plain data: what a loader thread builds and hands to
+ * the serving thread in chunks (structured clone), and what the serving thread assembles into a
+ * store without touching the manifests. Objects are the lean forms (see leanService, leanPod).
+ */
+export interface StoreParts {
+  namespaces: string[];
+  services: [string, Service][];
+  slices: [string, ReadySlice[]][];
+  imports: [string, ServiceImport][];
+  importSlices: [string, ReadySlice[]][];
+  /** Canonical cluster IP -> key of the first service holding it. */
+  serviceByIp: [string, string][];
+  endpointsByIp: [string, EndpointPtr[]][];
+  podsByIp: [string, Pod[]][];
+  serial: number;
+  recordSources: number;
+}
+
+const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_SOURCE = Object.freeze({ file: '', line: 0 });
+
+/**
+ * A Service as the store keeps it: what DNS reads. Labels, annotations and the selector were
+ * used to filter and to build endpoints; they are dropped so 10k Services cost what DNS needs.
+ */
+export function leanService(svc: Service): Service {
+  const { labels: _l, annotations: _a, selector: _s, source: _src, ...rest } = svc;
+  return { ...rest, labels: NO_STRINGS, annotations: NO_STRINGS, source: NO_SOURCE };
+}
+
+/** A Pod as `pods verified` and autopath read it: its names, addresses and phase. */
+export function leanPod(pod: Pod): Pod {
+  const out: { -readonly [K in keyof Pod]?: Pod[K] } = {
+    name: pod.name,
+    namespace: pod.namespace,
+    labels: NO_STRINGS,
+    annotations: NO_STRINGS,
+    source: NO_SOURCE,
+    podIPs: pod.podIPs,
+    phase: pod.phase,
+    deleting: pod.deleting,
+    hostNetwork: pod.hostNetwork,
+  };
+  if (pod.podIP !== undefined) out.podIP = pod.podIP;
+  if (pod.hostname !== undefined) out.hostname = pod.hostname;
+  if (pod.subdomain !== undefined) out.subdomain = pod.subdomain;
+  if (pod.nodeName !== undefined) out.nodeName = pod.nodeName;
+  if (pod.ready !== undefined) out.ready = pod.ready;
+  return out as Pod;
+}
+
 export class KubernetesStore {
   readonly namespaces: ReadonlySet<string>;
-  readonly services = new Map<string, Service>();
-  readonly slices = new Map<string, ReadySlice[]>();
-  readonly imports = new Map<string, ServiceImport>();
-  readonly importSlices = new Map<string, ReadySlice[]>();
+  readonly services: ReadonlyMap<string, Service>;
+  readonly slices: ReadonlyMap<string, ReadySlice[]>;
+  readonly imports: ReadonlyMap<string, ServiceImport>;
+  readonly importSlices: ReadonlyMap<string, ReadySlice[]>;
   /** Cluster IP -> the first service holding it. */
-  private readonly serviceByIp = new Map<string, Service>();
+  private readonly serviceByIp: ReadonlyMap<string, Service>;
   /** Endpoint IP -> PTR targets (endpoint name under its service). */
-  private readonly endpointsByIp = new Map<string, { relative: string; namespace: string }[]>();
+  private readonly endpointsByIp: ReadonlyMap<string, EndpointPtr[]>;
   /** status.podIP -> pods (pods verified). */
-  private readonly podsByIp = new Map<string, Pod[]>();
+  private readonly podsByIp: ReadonlyMap<string, Pod[]>;
   readonly serial: number;
   readonly recordSources: number;
+  /**
+   * The cluster model the store was built from, kept only when asked (tools that also look at
+   * pods: resolve, resolv-conf, the library); a serving process does not hold it.
+   */
+  readonly model: ClusterModel | undefined;
 
+  /** Use fromModel, fromParts or a StoreAssembler. */
   constructor(
-    /** The cluster model this store was built from. */
-    readonly model: ClusterModel,
     private readonly cfg: KubernetesConfig,
+    maps: {
+      namespaces: ReadonlySet<string>;
+      services: ReadonlyMap<string, Service>;
+      slices: ReadonlyMap<string, ReadySlice[]>;
+      imports: ReadonlyMap<string, ServiceImport>;
+      importSlices: ReadonlyMap<string, ReadySlice[]>;
+      serviceByIp: ReadonlyMap<string, Service>;
+      endpointsByIp: ReadonlyMap<string, EndpointPtr[]>;
+      podsByIp: ReadonlyMap<string, Pod[]>;
+    },
+    serial: number,
+    recordSources: number,
+    model: ClusterModel | undefined,
   ) {
-    const nsSelector = cfg.namespaceLabels;
-    this.namespaces = new Set(
-      [...model.namespaces.values()].filter((ns) => !nsSelector || nsSelector(ns.labels)).map((ns) => ns.name),
-    );
-    const labelOk = (labels: Readonly<Record<string, string>>): boolean => !cfg.labels || cfg.labels(labels);
-
-    for (const svc of model.services) {
-      if (!labelOk(svc.labels)) continue;
-      const k = key(svc.namespace, svc.name);
-      if (!this.services.has(k)) this.services.set(k, svc);
-    }
-    const sorted = [...this.services.values()].sort((a, b) => (a.namespace + '/' + a.name < b.namespace + '/' + b.name ? -1 : 1));
-    for (const svc of sorted) {
-      if (svc.headless) continue;
-      for (const ip of svc.clusterIPs) {
-        const c = canonicalIp(ip);
-        if (c && !this.serviceByIp.has(c)) this.serviceByIp.set(c, svc);
-      }
-    }
-
-    if (!cfg.noEndpoints) {
-      for (const slice of model.endpointSlices) {
-        if (!labelOk(slice.labels)) continue;
-        const mcService = slice.labels['multicluster.kubernetes.io/service-name'];
-        if (mcService && cfg.multicluster.length > 0) {
-          const ready = this.readySlice(slice);
-          ready.cluster = slice.labels['multicluster.kubernetes.io/source-cluster'];
-          push(this.importSlices, key(slice.namespace, mcService), ready);
-          continue;
-        }
-        if (!slice.serviceName) continue;
-        const ready = this.readySlice(slice);
-        push(this.slices, key(slice.namespace, slice.serviceName), ready);
-        for (const a of ready.addresses) {
-          const c = canonicalIp(a.ip) ?? a.ip;
-          const list = this.endpointsByIp.get(c) ?? [];
-          list.push({ relative: `${a.name}.${slice.serviceName}.${slice.namespace}.svc`, namespace: slice.namespace });
-          this.endpointsByIp.set(c, list);
-        }
-      }
-    }
-
-    if (cfg.multicluster.length > 0) {
-      for (const si of model.serviceImports) {
-        if (nsSelector && !this.namespaces.has(si.namespace)) continue;
-        this.imports.set(key(si.namespace, si.name), si);
-      }
-    }
-
-    if (cfg.pods === 'verified') {
-      for (const pod of model.pods) {
-        if (!labelOk(pod.labels) || pod.deleting || !pod.podIP) continue;
-        if (pod.phase === 'Succeeded' || pod.phase === 'Failed' || pod.phase === 'Unknown') continue;
-        push(this.podsByIp, pod.podIP, pod);
-      }
-    }
-    this.recordSources = this.services.size + model.endpointSlices.length + model.pods.length;
-    this.serial = contentSerial(model);
+    this.namespaces = maps.namespaces;
+    this.services = maps.services;
+    this.slices = maps.slices;
+    this.imports = maps.imports;
+    this.importSlices = maps.importSlices;
+    this.serviceByIp = maps.serviceByIp;
+    this.endpointsByIp = maps.endpointsByIp;
+    this.podsByIp = maps.podsByIp;
+    this.serial = serial;
+    this.recordSources = recordSources;
+    this.model = model;
   }
 
-  private readySlice(slice: EndpointSlice): ReadySlice {
-    const addresses: EndpointAddress[] = [];
-    for (const ep of slice.endpoints) {
-      // conditions.ready unset counts as ready (CoreDNS object/endpoint.go).
-      if (ep.ready === false) continue;
-      for (const ip of ep.addresses) {
-        addresses.push({ ip, name: endpointName(ip, ep.hostname, ep.targetRefName, this.cfg.endpointPodNames), zone: ep.zone?.toLowerCase() });
-      }
-    }
-    return { ports: slice.ports, addresses };
+  /** A store with no data (a plugin whose data is still loading). */
+  static empty(cfg: KubernetesConfig): KubernetesStore {
+    return new KubernetesStore(
+      cfg,
+      { namespaces: new Set(), services: new Map(), slices: new Map(), imports: new Map(), importSlices: new Map(), serviceByIp: new Map(), endpointsByIp: new Map(), podsByIp: new Map() },
+      0,
+      0,
+      undefined,
+    );
+  }
+
+  /** Builds the store from a cluster model: the model filtered by the plugin's options and indexed. */
+  static fromModel(model: ClusterModel, cfg: KubernetesConfig, opts: { retainModel?: boolean } = {}): KubernetesStore {
+    return KubernetesStore.fromParts(storeParts(model, cfg), cfg, opts.retainModel === false ? undefined : model);
+  }
+
+  /** Assembles a store from its parts (see StoreParts). */
+  static fromParts(parts: StoreParts, cfg: KubernetesConfig, model?: ClusterModel): KubernetesStore {
+    const a = new StoreAssembler(cfg);
+    a.add(parts);
+    return a.finish(model);
+  }
+
+  /** The store's data as parts (what fromParts takes back). */
+  parts(): StoreParts {
+    const keyOf = new Map<Service, string>();
+    for (const [k, svc] of this.services) keyOf.set(svc, k);
+    return {
+      namespaces: [...this.namespaces],
+      services: [...this.services],
+      slices: [...this.slices],
+      imports: [...this.imports],
+      importSlices: [...this.importSlices],
+      serviceByIp: [...this.serviceByIp].map(([ip, svc]) => [ip, keyOf.get(svc)!]),
+      endpointsByIp: [...this.endpointsByIp],
+      podsByIp: [...this.podsByIp],
+      serial: this.serial,
+      recordSources: this.recordSources,
+    };
   }
 
   /** CoreDNS's namespaceExposed: listed by `namespaces` (when set) and existing after namespace_labels. */
@@ -171,6 +228,153 @@ export class KubernetesStore {
       out.push(ep.relative);
     }
     return out;
+  }
+}
+
+function readySlice(slice: EndpointSlice, podNames: boolean): ReadySlice {
+  const addresses: EndpointAddress[] = [];
+  for (const ep of slice.endpoints) {
+    // conditions.ready unset counts as ready (CoreDNS object/endpoint.go).
+    if (ep.ready === false) continue;
+    for (const ip of ep.addresses) {
+      const a: EndpointAddress = { ip, name: endpointName(ip, ep.hostname, ep.targetRefName, podNames) };
+      if (ep.zone !== undefined) a.zone = ep.zone.toLowerCase();
+      addresses.push(a);
+    }
+  }
+  return { ports: slice.ports, addresses };
+}
+
+/** The model filtered by the plugin's options and indexed, as parts (runs on a loader thread). */
+export function storeParts(model: ClusterModel, cfg: KubernetesConfig): StoreParts {
+  const nsSelector = cfg.namespaceLabels;
+  const namespaces = [...model.namespaces.values()].filter((ns) => !nsSelector || nsSelector(ns.labels)).map((ns) => ns.name);
+  const nsSet = new Set(namespaces);
+  const labelOk = (labels: Readonly<Record<string, string>>): boolean => !cfg.labels || cfg.labels(labels);
+
+  const services = new Map<string, Service>();
+  for (const svc of model.services) {
+    if (!labelOk(svc.labels)) continue;
+    const k = key(svc.namespace, svc.name);
+    if (!services.has(k)) services.set(k, leanService(svc));
+  }
+  const serviceByIp = new Map<string, string>();
+  const sorted = [...services].sort((a, b) => (a[1].namespace + '/' + a[1].name < b[1].namespace + '/' + b[1].name ? -1 : 1));
+  for (const [k, svc] of sorted) {
+    if (svc.headless) continue;
+    for (const ip of svc.clusterIPs) {
+      const c = canonicalIp(ip);
+      if (c && !serviceByIp.has(c)) serviceByIp.set(c, k);
+    }
+  }
+
+  const slices = new Map<string, ReadySlice[]>();
+  const importSlices = new Map<string, ReadySlice[]>();
+  const endpointsByIp = new Map<string, EndpointPtr[]>();
+  if (!cfg.noEndpoints) {
+    for (const slice of model.endpointSlices) {
+      if (!labelOk(slice.labels)) continue;
+      const mcService = slice.labels['multicluster.kubernetes.io/service-name'];
+      if (mcService && cfg.multicluster.length > 0) {
+        const ready = readySlice(slice, cfg.endpointPodNames);
+        const cluster = slice.labels['multicluster.kubernetes.io/source-cluster'];
+        if (cluster !== undefined) ready.cluster = cluster;
+        push(importSlices, key(slice.namespace, mcService), ready);
+        continue;
+      }
+      if (!slice.serviceName) continue;
+      const ready = readySlice(slice, cfg.endpointPodNames);
+      push(slices, key(slice.namespace, slice.serviceName), ready);
+      for (const a of ready.addresses) {
+        const c = canonicalIp(a.ip) ?? a.ip;
+        push(endpointsByIp, c, { relative: `${a.name}.${slice.serviceName}.${slice.namespace}.svc`, namespace: slice.namespace });
+      }
+    }
+  }
+
+  const imports = new Map<string, ServiceImport>();
+  if (cfg.multicluster.length > 0) {
+    for (const si of model.serviceImports) {
+      if (nsSelector && !nsSet.has(si.namespace)) continue;
+      imports.set(key(si.namespace, si.name), si);
+    }
+  }
+
+  const podsByIp = new Map<string, Pod[]>();
+  if (cfg.pods === 'verified') {
+    for (const pod of model.pods) {
+      if (!labelOk(pod.labels) || pod.deleting || !pod.podIP) continue;
+      if (pod.phase === 'Succeeded' || pod.phase === 'Failed' || pod.phase === 'Unknown') continue;
+      push(podsByIp, pod.podIP, leanPod(pod));
+    }
+  }
+  return {
+    namespaces,
+    services: [...services],
+    slices: [...slices],
+    imports: [...imports],
+    importSlices: [...importSlices],
+    serviceByIp: [...serviceByIp],
+    endpointsByIp: [...endpointsByIp],
+    podsByIp: [...podsByIp],
+    serial: contentSerial(model),
+    recordSources: services.size + model.endpointSlices.length + model.pods.length,
+  };
+}
+
+/**
+ * Builds a store from parts that may arrive in pieces (a loader thread sends them a chunk at a
+ * time so the serving thread never stops for long): each `add` indexes what it is given.
+ */
+export class StoreAssembler {
+  private readonly namespaces = new Set<string>();
+  private readonly services = new Map<string, Service>();
+  private readonly slices = new Map<string, ReadySlice[]>();
+  private readonly imports = new Map<string, ServiceImport>();
+  private readonly importSlices = new Map<string, ReadySlice[]>();
+  private readonly serviceByIpKey = new Map<string, string>();
+  private readonly endpointsByIp = new Map<string, EndpointPtr[]>();
+  private readonly podsByIp = new Map<string, Pod[]>();
+  private serial = 0;
+  private recordSources = 0;
+
+  constructor(private readonly cfg: KubernetesConfig) {}
+
+  add(parts: Partial<StoreParts>): void {
+    for (const n of parts.namespaces ?? []) this.namespaces.add(n);
+    for (const [k, v] of parts.services ?? []) this.services.set(k, v);
+    for (const [k, v] of parts.slices ?? []) this.slices.set(k, v);
+    for (const [k, v] of parts.imports ?? []) this.imports.set(k, v);
+    for (const [k, v] of parts.importSlices ?? []) this.importSlices.set(k, v);
+    for (const [k, v] of parts.serviceByIp ?? []) this.serviceByIpKey.set(k, v);
+    for (const [k, v] of parts.endpointsByIp ?? []) this.endpointsByIp.set(k, v);
+    for (const [k, v] of parts.podsByIp ?? []) this.podsByIp.set(k, v);
+    if (parts.serial !== undefined) this.serial = parts.serial;
+    if (parts.recordSources !== undefined) this.recordSources = parts.recordSources;
+  }
+
+  finish(model?: ClusterModel): KubernetesStore {
+    const serviceByIp = new Map<string, Service>();
+    for (const [ip, k] of this.serviceByIpKey) {
+      const svc = this.services.get(k);
+      if (svc) serviceByIp.set(ip, svc);
+    }
+    return new KubernetesStore(
+      this.cfg,
+      {
+        namespaces: this.namespaces,
+        services: this.services,
+        slices: this.slices,
+        imports: this.imports,
+        importSlices: this.importSlices,
+        serviceByIp,
+        endpointsByIp: this.endpointsByIp,
+        podsByIp: this.podsByIp,
+      },
+      this.serial,
+      this.recordSources,
+      model,
+    );
   }
 }
 

@@ -1,0 +1,251 @@
+#!/usr/bin/env node
+// Real-cluster scale, served: one `kubectl get -A -o json`-style List (bench/gen-list.js; default
+// 10,000 Services and 10,000 EndpointSlices of 10 ready endpoints = 100,000 endpoints) served by
+// the real server with `kubernetes cluster.local in-addr.arpa ip6.arpa { pods insecure }`, and
+// measured against the bare Node UDP responder (bench/bare-responder.js) in the same run:
+//   - start to first answer, RSS after loading, peak RSS over the whole run;
+//   - hot path: dnsperf on 40 repeated names (answer cache hits);
+//   - miss path: dnsperf on 50,000 distinct names (A hits, AAAA NODATA, ndots:5 search-walk
+//     NXDOMAINs), more than the answer cache holds;
+//   - reloads: a paced client at 2,000 qps (bench/paced-client.js) while the server gets 3
+//     SIGHUPs: queries lost, p50/p99/max latency;
+//   - `clusterdns records` on the same input: time and whether it completes.
+// Writes a section of bench/RESULTS.md between the scale-serve markers.
+//
+// Options: --services N (10000) --endpoints N per service (10) --workers N (1) --seconds N per
+// dnsperf run (10) --rounds N (2) --reload-qps N (2000) --no-pin.
+// Everything stays on loopback; every load is bounded in time; children are stopped by PID.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import dgram from 'node:dgram';
+import {
+  BENCH, ROOT, HOST, PIN, option, freePort, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, runLoad, rssOf,
+  median, fmt, clockTicks, machine, stopChildrenOnSignals,
+} from './lib.js';
+
+const SERVICES = option('--services', 10000, 1, 1000000);
+const ENDPOINTS = option('--endpoints', 10, 0, 1000);
+const WORKERS = option('--workers', 1, 1, 16);
+const SECONDS = option('--seconds', 10, 1, 120);
+const ROUNDS = option('--rounds', 2, 1, 10);
+const RELOAD_QPS = option('--reload-qps', 2000, 1, 50000);
+const RELOAD_SECONDS = 15;
+const RELOAD_AT = [3, 7, 11];
+const MISS_NAMES = 50000;
+
+/** Deterministic shuffle (mulberry32), so every run asks the same sequence. */
+function shuffle(xs, seed) {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+}
+
+function writeQueryFiles(dir, names) {
+  const hits = names.hits;
+  const hot = path.join(dir, 'hot.txt');
+  fs.writeFileSync(hot, hits.slice(0, 40).map((h) => `${h}.svc.cluster.local A`).join('\n') + '\n');
+  // A fifth A hits, a fifth AAAA (NODATA: the services are IPv4 only), three fifths the NXDOMAINs
+  // a pod's ndots:5 search walk sends before the name itself.
+  const fifth = Math.floor(MISS_NAMES / 5);
+  const lines = [];
+  for (let i = 0; i < fifth; i++) lines.push(`${hits[i % hits.length]}.svc.cluster.local A`);
+  for (let i = 0; i < fifth; i++) lines.push(`${hits[(i + fifth) % hits.length]}.svc.cluster.local AAAA`);
+  for (let i = 0; lines.length < MISS_NAMES; i++) {
+    const h = hits[i % hits.length];
+    const ns = h.split('.')[1];
+    const suffix = [`${ns}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local'][Math.floor(i / hits.length) % 3];
+    lines.push(`${h}.svc.cluster.local.${suffix} A`);
+  }
+  const miss = path.join(dir, 'miss.txt');
+  fs.writeFileSync(miss, shuffle(lines, 0x5ca1e).join('\n') + '\n');
+  return { hot, miss, distinct: new Set(lines).size };
+}
+
+/** One UDP query; resolves with the reply's rcode and answer count, or null after timeoutMs. */
+function udpAsk(port, name, timeoutMs = 1000) {
+  const labels = name.split('.');
+  const q = Buffer.alloc(12 + labels.reduce((n, l) => n + l.length + 1, 0) + 5);
+  q.writeUInt16BE(0x4242, 0);
+  q.writeUInt16BE(0x0100, 2);
+  q.writeUInt16BE(1, 4);
+  let off = 12;
+  for (const l of labels) {
+    q[off++] = l.length;
+    off += q.write(l, off, 'latin1');
+  }
+  q.writeUInt16BE(1, off + 1);
+  q.writeUInt16BE(1, off + 3);
+  return new Promise((resolve) => {
+    const s = dgram.createSocket('udp4');
+    const timer = setTimeout(() => {
+      s.close();
+      resolve(null);
+    }, timeoutMs);
+    s.on('message', (m) => {
+      clearTimeout(timer);
+      s.close();
+      resolve({ rcode: m[3] & 15, answers: m.readUInt16BE(6) });
+    });
+    s.send(q, port, HOST);
+  });
+}
+
+/** PIDs of a process and its descendants (the workers of --workers N). */
+function processTree(pid) {
+  const out = [pid];
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    const kids = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+    for (const k of kids ? kids.split(' ') : []) out.push(...processTree(Number(k)));
+  }
+  return out;
+}
+
+function treeRss(pid) {
+  let peak = 0;
+  let now = 0;
+  const each = [];
+  for (const p of processTree(pid)) {
+    try {
+      const r = rssOf(p);
+      peak += r.peak;
+      now += r.now;
+      each.push(r.peak);
+    } catch {
+      /* exited */
+    }
+  }
+  return { peak, now, each };
+}
+
+const mib = (b) => (b / 1048576).toFixed(1);
+
+async function main() {
+  checkDnsperf();
+  const clkTck = clockTicks();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-scale-serve-'));
+  const result = { services: SERVICES, endpointsPerService: ENDPOINTS, workers: WORKERS };
+  try {
+    const list = path.join(tmp, 'cluster.json');
+    const gen = JSON.parse(execFileSync(process.execPath, [path.join(BENCH, 'gen-list.js'), list, String(SERVICES), String(ENDPOINTS)], { encoding: 'utf8' }));
+    result.manifestBytes = gen.bytes;
+    result.endpoints = gen.endpoints;
+    const names = JSON.parse(fs.readFileSync(`${list}.names.json`, 'utf8'));
+    const files = writeQueryFiles(tmp, names);
+    result.missDistinct = files.distinct;
+    const corefile = path.join(tmp, 'Corefile');
+    fs.writeFileSync(corefile, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
+    // An empty Node process: the RSS floor every figure below includes.
+    result.emptyNodeRss = Number(execFileSync(process.execPath, ['-e', 'console.log(process.resourceUsage().maxRSS * 1024)'], { encoding: 'utf8' }).trim());
+
+    const base = await startNode('baseline', [path.join(BENCH, 'bare-responder.js'), '--address', HOST, '--port', '0'], bareReady);
+    // A port free for UDP and TCP alike: with --port 0 the server's UDP pick may be taken on TCP.
+    const serverArgs = [path.join(ROOT, 'bin', 'clusterdns.js'), 'serve', '--conf', corefile, '--manifests', list, '--port', String(await freePort())];
+    if (WORKERS > 1) serverArgs.push('--workers', String(WORKERS));
+    const server = await startNode('clusterdns', serverArgs, serverReady);
+    const first = await udpAsk(server.port, `${names.hits[0]}.svc.cluster.local`);
+    result.startToFirstAnswerMs = Math.round(performance.now() - server.startedAt);
+    result.firstAnswer = first;
+    const loaded = treeRss(server.child.pid);
+    result.rssAfterLoad = loaded.now;
+    console.log(`loaded: first answer after ${result.startToFirstAnswerMs} ms, RSS ${mib(loaded.now)} MiB (${JSON.stringify(first)})`);
+
+    for (const [label, queries] of [['hot', files.hot], ['miss', files.miss]]) {
+      const pairs = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const b = await measure(base, SECONDS, queries, clkTck);
+        const s = await measure(server, SECONDS, queries, clkTck);
+        pairs.push({ base: b, server: s });
+        console.log(`${label} round ${round}: bare ${fmt(b.qps, 0)} qps, clusterdns ${fmt(s.qps, 0)} qps (${fmt(s.cpuUsPerQuery, 1)} us CPU/query, lost ${s.lost}, ${s.rcodes})`);
+      }
+      result[label] = {
+        ratio: median(pairs.map((p) => p.server.qps / p.base.qps)),
+        serverQps: median(pairs.map((p) => p.server.qps)),
+        baseQps: median(pairs.map((p) => p.base.qps)),
+        cpuUsPerQuery: median(pairs.map((p) => p.server.cpuUsPerQuery)),
+        baseCpuUsPerQuery: median(pairs.map((p) => p.base.cpuUsPerQuery)),
+        lost: Math.max(...pairs.map((p) => p.server.lost)),
+        rcodes: pairs[0].server.rcodes,
+      };
+    }
+
+    // Reloads under a steady load: SIGHUP to the primary (it forwards to workers).
+    const before = treeRss(server.child.pid);
+    const timers = RELOAD_AT.map((t) => setTimeout(() => server.child.kill('SIGHUP'), t * 1000));
+    let peakDuringReload = 0;
+    const sampler = setInterval(() => {
+      try {
+        peakDuringReload = Math.max(peakDuringReload, treeRss(server.child.pid).now);
+      } catch {
+        /* exited */
+      }
+    }, 100);
+    const paced = await runLoad(process.execPath, [path.join(BENCH, 'paced-client.js'), String(server.port), String(RELOAD_QPS), String(RELOAD_SECONDS), files.miss], RELOAD_SECONDS + 30);
+    clearInterval(sampler);
+    timers.forEach(clearTimeout);
+    result.reload = { qps: RELOAD_QPS, reloads: RELOAD_AT.length, ...JSON.parse(paced.trim().split('\n').pop()), rssBefore: before.now, rssPeakDuring: peakDuringReload };
+    console.log(`reloads: ${JSON.stringify(result.reload)}`);
+    result.peakRss = treeRss(server.child.pid).peak;
+    result.peakRssPerProcess = treeRss(server.child.pid).each;
+    for (const t of [server, base]) await stop(t.child);
+
+    // `records` on the same input, bounded.
+    const t0 = performance.now();
+    const rec = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'clusterdns.js'), 'records', '--conf', corefile, '--manifests', list], { encoding: 'utf8', timeout: 120000, maxBuffer: 1 << 30 });
+    result.records = { ms: Math.round(performance.now() - t0), status: rec.status, lines: rec.stdout ? rec.stdout.split('\n').length : 0, error: rec.status === 0 ? undefined : (rec.stderr || String(rec.error)).trim().split('\n').slice(-2).join(' ') };
+    console.log(`records: ${JSON.stringify(result.records)}`);
+  } finally {
+    for (const c of children) await stop(c);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify(result));
+  writeSection(result);
+}
+
+function writeSection(r) {
+  const objects = r.services + r.services + r.endpoints; // services + endpoint slices + endpoints
+  const perObject = (bytes) => Math.round((bytes - r.emptyNodeRss * r.workers) / objects);
+  const target = 54 * 1048576 + 1024 * objects;
+  const m = machine();
+  const section = [
+    `<!-- scale-serve:${r.workers}:start -->`,
+    `## Served at scale: ${r.services} Services, ${r.endpoints} endpoints${r.workers > 1 ? `, --workers ${r.workers}` : ''} (bench/scale-serve.js)`,
+    '',
+    `- date: ${new Date().toISOString()}; ${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${PIN ? 'server on CPU 0, load on CPU 1' : 'not pinned'}`,
+    `- input: one kubectl-style JSON List, ${mib(r.manifestBytes)} MiB (${r.services} Services, ${r.services} EndpointSlices, ${r.endpoints} ready endpoints, with managedFields, annotations and status as an API server returns them); Corefile \`kubernetes cluster.local in-addr.arpa ip6.arpa { pods insecure }\``,
+    '',
+    '| figure | value | target (issue #10) |',
+    '| --- | ---: | --- |',
+    `| start to first answer | ${r.startToFirstAnswerMs} ms | <= 2,000 ms |`,
+    `| RSS after loading${r.workers > 1 ? ' (all processes)' : ''} | ${mib(r.rssAfterLoad)} MiB | |`,
+    `| peak RSS over the run${r.workers > 1 ? ' (sum of processes)' : ''} | ${mib(r.peakRss)} MiB (${perObject(r.peakRss)} B per object above an empty Node's ${mib(r.emptyNodeRss)} MiB) | <= ${mib(target * r.workers)} MiB (54 MiB + 1 KB per object${r.workers > 1 ? ', per process' : ''}) |`,
+    `| hot path (40 names, cached) | ${fmt(r.hot.ratio, 3)} of bare (${fmt(r.hot.serverQps, 0)} vs ${fmt(r.hot.baseQps, 0)} qps; ${fmt(r.hot.cpuUsPerQuery, 1)} vs ${fmt(r.hot.baseCpuUsPerQuery, 1)} us CPU/query) | >= 1.0 |`,
+    `| miss path (${r.missDistinct} distinct names) | ${fmt(r.miss.ratio, 3)} of bare (${fmt(r.miss.serverQps, 0)} vs ${fmt(r.miss.baseQps, 0)} qps; ${fmt(r.miss.cpuUsPerQuery, 1)} vs ${fmt(r.miss.baseCpuUsPerQuery, 1)} us CPU/query; ${r.miss.rcodes}) | >= 0.7 (stretch 0.9) |`,
+    `| ${r.reload.reloads} SIGHUP reloads at a steady ${r.reload.qps} qps | ${r.reload.lost} of ${r.reload.sent} lost; p50 ${r.reload.p50ms} ms, p99 ${r.reload.p99ms} ms, max ${r.reload.maxms} ms | 0 lost, p99 < 5 ms, max < 50 ms |`,
+    `| RSS during reloads | ${mib(r.reload.rssPeakDuring)} MiB peak vs ${mib(r.reload.rssBefore)} MiB before | < 2x steady state |`,
+    `| \`clusterdns records\` | ${r.records.status === 0 ? `${r.records.ms} ms, ${r.records.lines} lines` : `failed after ${r.records.ms} ms: ${r.records.error}`} | <= 10,000 ms |`,
+    `<!-- scale-serve:${r.workers}:end -->`,
+    '',
+  ].join('\n');
+  const results = path.join(BENCH, 'RESULTS.md');
+  const old = fs.existsSync(results) ? fs.readFileSync(results, 'utf8') : '# clusterdns benchmark\n\n';
+  const re = new RegExp(`<!-- scale-serve:${r.workers}:start -->[\\s\\S]*<!-- scale-serve:${r.workers}:end -->\\n?`);
+  fs.writeFileSync(results, old.replace(re, '').trimEnd() + '\n\n' + section);
+  console.log(`scale-serve section written to ${results}`);
+}
+
+stopChildrenOnSignals();
+main().catch((err) => {
+  console.error(`bench: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exitCode = 1;
+});

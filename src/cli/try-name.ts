@@ -1,0 +1,43 @@
+// The `dig` line the startup log suggests: a name this server holds data for on its first
+// listener, not a fixed one the user's manifests may lack.
+import type { App, ListenerInfo } from '../app.js';
+import { isTransferer } from '../chain/plugin.js';
+import type { Rr } from '../dns/records.js';
+
+function digLine(host: string, port: number, name: string, type: string): string {
+  const bare = name === '.' ? '.' : name.replace(/\.$/, '');
+  return `dig @${host} -p ${port} ${bare}${type === 'A' ? '' : ` ${type}`}`;
+}
+
+/** Every record the backends (kubernetes, file) of `zone` hold, in their zone transfer order. */
+function zoneRecords(app: App, zone: string): Rr[] {
+  const out: Rr[] = [];
+  for (const chain of app.chains) {
+    if (!chain.zones.includes(zone)) continue;
+    for (const p of chain.plugins) if (isTransferer(p)) out.push(...(p.transfer(zone) ?? []));
+  }
+  return out;
+}
+
+/**
+ * `dig` for a name the first listener has data for, read from the backends' zone data rather
+ * than asked (a probe could leave the machine through forward, or show up in logs and metrics):
+ * the API server's Service when the cluster has it, else the zone's first address record that
+ * is not a name server's, else the zone's SOA. Undefined when no backend there holds a zone.
+ */
+export function suggestDig(app: App, listeners: readonly ListenerInfo[]): string | undefined {
+  const first = listeners[0];
+  if (!first) return undefined;
+  const host = first.address === '::' || first.address === '0.0.0.0' ? '127.0.0.1' : first.address;
+  let soa: Rr | undefined;
+  for (const zone of first.zones) {
+    const rrs = zoneRecords(app, zone);
+    soa ??= rrs.find((r) => r.type === 'SOA');
+    const servers = new Set(rrs.filter((r) => r.type === 'NS').map((r) => String((r as { data: unknown }).data).toLowerCase()));
+    const addresses = rrs.filter((r) => (r.type === 'A' || r.type === 'AAAA') && !servers.has(r.name.toLowerCase()));
+    const api = addresses.find((r) => r.type === 'A' && r.name.toLowerCase() === (zone === '.' ? 'kubernetes.default.svc.' : `kubernetes.default.svc.${zone}`));
+    const pick = api ?? addresses[0];
+    if (pick) return digLine(host, first.port, pick.name, pick.type);
+  }
+  return soa ? digLine(host, first.port, soa.name, 'SOA') : undefined;
+}

@@ -1,0 +1,94 @@
+// Node ports, as the API server validates and allocates them: NodePort and LoadBalancer Services
+// get one per port from the node-port range when the manifest leaves it out (or writes 0); a
+// nodePort outside the range, used by two Services, or on a type that has none is an error.
+// Allocation is a hash of "namespace/name/port index" with linear probing, after every written
+// port is reserved, so results do not depend on file order.
+import { createHash } from 'node:crypto';
+import type { Finding, Service, ServicePort } from './model.js';
+import type { ServiceDraft } from './objects.js';
+import { FreeOffsets } from './free-offsets.js';
+
+export const DEFAULT_NODE_PORT_RANGE = '30000-32767';
+
+export function parsePortRange(text: string): { lo: number; hi: number } | undefined {
+  const m = /^(\d+)-(\d+)$/.exec(text.trim());
+  if (!m) return undefined;
+  const lo = Number(m[1]);
+  const hi = Number(m[2]);
+  return lo >= 1 && hi <= 65535 && lo <= hi ? { lo, hi } : undefined;
+}
+
+const hasNodePorts = (s: Service): boolean => s.type === 'NodePort' || s.type === 'LoadBalancer';
+
+export function assignNodePorts(
+  services: readonly Service[],
+  rangeText: string | undefined,
+  findings: Finding[],
+  /** Line of a field of a Service, when the reader kept field positions. */
+  lineOf: (svc: Service, path: string) => number = (svc) => svc.source.line,
+  /** LoadBalancer Services with spec.allocateLoadBalancerNodePorts: false get none allocated. */
+  withoutNodePorts: ReadonlySet<string> = new Set(),
+): Service[] {
+  const range = parsePortRange(rangeText ?? DEFAULT_NODE_PORT_RANGE);
+  if (!range) {
+    findings.push({ file: '<options>', line: 0, severity: 'error', message: `node port range "${rangeText}" is not valid; write LOW-HIGH such as 30000-32767 (--service-node-port-range)` });
+    return [...services];
+  }
+  const owner = new Map<number, Service>();
+  const bySource = [...services].sort((a, b) => (a.source.file < b.source.file ? -1 : a.source.file > b.source.file ? 1 : a.source.line - b.source.line));
+  for (const svc of bySource) {
+    const where = `Service "${svc.namespace}/${svc.name}"`;
+    const seenHere = new Map<number, string>();
+    svc.ports.forEach((p, i) => {
+      if (p.nodePort === undefined) return;
+      const err = (message: string): void =>
+        void findings.push({ file: svc.source.file, line: lineOf(svc, `spec.ports[${i}].nodePort`), severity: 'error', message: `${where}: spec.ports[${i}].nodePort ${p.nodePort}: ${message}` });
+      if (!hasNodePorts(svc)) {
+        err(`may not be used when type is ${svc.type} (the API server rejects it); remove it or set spec.type: NodePort`);
+        return;
+      }
+      if (p.nodePort < range.lo || p.nodePort > range.hi) {
+        err(`is outside the node port range ${range.lo}-${range.hi}; pick a port in the range, omit it to have one allocated, or widen --service-node-port-range`);
+        return;
+      }
+      // One Service may use a node port once per protocol (TCP and UDP on 53, say).
+      const prevProto = seenHere.get(p.nodePort);
+      if (prevProto !== undefined) {
+        if (prevProto === p.protocol) err(`is used twice in this Service for ${p.protocol}; each port needs its own nodePort`);
+        return;
+      }
+      seenHere.set(p.nodePort, p.protocol);
+      const prev = owner.get(p.nodePort);
+      if (prev) {
+        err(`is already allocated to Service "${prev.namespace}/${prev.name}" (${prev.source.file}:${prev.source.line}); node ports are unique across the cluster, pick another or omit it`);
+        return;
+      }
+      owner.set(p.nodePort, svc);
+    });
+  }
+  const size = range.hi - range.lo + 1;
+  // Linear probing past taken ports, in amortised constant time however full the range is.
+  const free = new FreeOffsets(size);
+  for (const port of owner.keys()) free.take(port - range.lo);
+  return services.map((svc) => {
+    if (!hasNodePorts(svc) || svc.ports.every((p) => p.nodePort !== undefined)) return svc;
+    if (svc.type === 'LoadBalancer' && withoutNodePorts.has(`${svc.namespace}/${svc.name}`)) return svc;
+    const ports: ServicePort[] = svc.ports.map((p, i) => {
+      if (p.nodePort !== undefined) return p;
+      const off = free.firstFreeFrom(createHash('sha256').update(`${svc.namespace}/${svc.name}/${i}`).digest().readUInt32BE(0) % size);
+      if (off !== undefined) {
+        free.take(off);
+        return { ...p, nodePort: range.lo + off };
+      }
+      findings.push({ ...svc.source, severity: 'error', message: `Service "${svc.namespace}/${svc.name}": no node port left in ${range.lo}-${range.hi} for spec.ports[${i}]; widen --service-node-port-range` });
+      return p;
+    });
+    return { ...svc, ports };
+  });
+}
+
+/** Field lines of the Services' manifests, from their drafts' checkers. */
+export function nodePortLines(drafts: readonly ServiceDraft[]): (svc: Service, path: string) => number {
+  const byKey = new Map(drafts.map((d) => [`${d.meta.namespace}/${d.meta.name}`, d.check]));
+  return (svc, path) => byKey.get(`${svc.namespace}/${svc.name}`)?.lineOf(path) ?? svc.source.line;
+}

@@ -1,0 +1,407 @@
+// The k8s_external plugin: Services' external addresses (spec.externalIPs and
+// status.loadBalancer.ingress) under an outside zone, answered as CoreDNS's plugin/k8s_external
+// (external.go, apex.go, msg_to_dns.go, transfer.go) with the kubernetes plugin's External*
+// functions (plugin/kubernetes/external.go) reading the same cluster data.
+import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
+import { Rcode, type Rr } from '../../dns/records.js';
+import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
+import { canonicalIp, parseIp, reverseNameToIp } from '../../cluster/ip.js';
+import type { KubernetesStore } from '../kubernetes/store.js';
+import type { Service } from '../../cluster/model.js';
+import type { K8sExternalConfig } from './setup.js';
+
+/** What the kubernetes plugin of the same block lends this plugin. */
+export interface ExternalSource {
+  store(): KubernetesStore;
+  /** The kubernetes plugin's ttl: SRV and CNAME records carry it (msg.Service.TTL). */
+  ttl(): number;
+  /** Non-loopback addresses the server is bound to, when no kube-dns Service exists. */
+  localAddresses(): string[];
+  lookup(name: string, qtype: string): Promise<DnsResponse>;
+}
+
+/** CoreDNS's msg.Service as External returns it. */
+interface Item {
+  /** IP address, or a host name (a load balancer `hostname`: answered as CNAME). */
+  host: string;
+  port: number;
+  /** Owner of the item below the zone: 'svc.ns' or 'ep.svc.ns' (msg.Domain(Key)). */
+  key: string;
+  ttl: number;
+}
+
+const eqFold = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+const stripUnderscore = (s: string): string => (s.startsWith('_') ? s.slice(1) : s);
+const matchPortAndProtocol = (port: string, pName: string, proto: string, pProto: string): boolean =>
+  (port === '' || eqFold(port, pName)) && (proto === '' || eqFold(proto, pProto));
+
+function rr(name: string, type: string, ttl: number, data: unknown): Rr {
+  return { name, type, ttl, class: 'IN', data } as Rr;
+}
+
+function join(...parts: string[]): string {
+  return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
+}
+
+/** External address -> Services holding it (CoreDNS's SvcExtIndexReverse), built once per store. */
+const reverseIndexes = new WeakMap<KubernetesStore, Map<string, Service[]>>();
+
+function reverseIndex(store: KubernetesStore): Map<string, Service[]> {
+  let index = reverseIndexes.get(store);
+  if (index) return index;
+  index = new Map();
+  const services = [...store.services.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
+  for (const svc of services) {
+    for (const a of K8sExternalPlugin.externalAddresses(store, svc.namespace, svc.name)) {
+      const ip = canonicalIp(a);
+      if (!ip) continue;
+      const list = index.get(ip);
+      if (list) list.push(svc);
+      else index.set(ip, [svc]);
+    }
+  }
+  reverseIndexes.set(store, index);
+  return index;
+}
+
+export class K8sExternalPlugin implements Transferer {
+  readonly name = 'k8s_external';
+
+  constructor(
+    readonly cfg: K8sExternalConfig,
+    private readonly source: () => ExternalSource,
+  ) {}
+
+  /** spec.externalIPs then every status.loadBalancer.ingress (ip, else hostname), as object.ToService builds ExternalIPs. */
+  static externalAddresses(store: KubernetesStore, namespace: string, name: string): string[] {
+    const svc = store.service(namespace, name);
+    if (!svc) return [];
+    const lb = svc.loadBalancer ?? [];
+    return [...svc.externalIPs, ...lb.map((a) => a.ip ?? a.hostname ?? '')].filter((x) => x !== '');
+  }
+
+  serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
+    const zone = matchZone(req.qname, this.cfg.zones);
+    if (!zone) return next(req);
+    for (const z of this.cfg.zones) {
+      // As CoreDNS: the apex test compares the name as spelled, the sub-apex test ignores case.
+      if (req.name === z) return this.serveApex(req, zone);
+      if (isSubdomain(req.qname, join(this.cfg.apex, z))) return this.serveSubApex(req, zone);
+    }
+    const src = this.source();
+    const { items, rcode } = this.external(src, req, zone);
+    const soa = (): Rr[] => [this.soa(src, zone)];
+    if (items.length === 0) {
+      if (rcode === Rcode.NXDOMAIN && this.fallsThrough(req.qname)) return next(req);
+      return { rcode, aa: true, answer: [], authority: soa(), additional: [], cacheable: true };
+    }
+    const finish = (answer: Rr[], additional: Rr[], cacheable: boolean): DnsResponse =>
+      answer.length === 0
+        ? { rcode: Rcode.NOERROR, aa: true, answer: [], authority: soa(), additional: [], cacheable }
+        : { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional, cacheable };
+    switch (req.qtype) {
+      case 'A':
+      case 'AAAA': {
+        const r = this.address(src, items, req.qname, req.qtype === 'A' ? 4 : 6);
+        return r instanceof Promise ? r.then((a) => finish(a, [], false)) : finish(r, [], true);
+      }
+      case 'SRV': {
+        const r = this.srv(src, items, req.qname);
+        return r instanceof Promise ? r.then((s) => finish(s.records, s.extra, false)) : finish(r.records, r.extra, true);
+      }
+      case 'PTR':
+        return finish(this.ptr(items, req.qname), [], true);
+      default:
+        return finish([], [], true);
+    }
+  }
+
+  private fallsThrough(qname: string): boolean {
+    const ft = this.cfg.fallthrough;
+    if (!ft) return false;
+    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
+  }
+
+  private soa(src: ExternalSource, zone: string): Rr {
+    return rr(zone, 'SOA', this.cfg.ttl, {
+      mname: join('ns1', this.cfg.apex, zone),
+      rname: join('hostmaster', this.cfg.apex, zone),
+      serial: src.store().serial,
+      refresh: 7200,
+      retry: 1800,
+      expire: 86400,
+      minimum: this.cfg.ttl,
+    });
+  }
+
+  /** Kubernetes.ExternalAddress: the CoreDNS Service's external addresses (kube-system/kube-dns), else the server's own. */
+  private nsAddresses(src: ExternalSource): string[] {
+    const store = src.store();
+    const svc = store.service('kube-system', 'kube-dns');
+    if (!svc || svc.type === 'ExternalName') return src.localAddresses();
+    if (this.cfg.headless && svc.headless) return store.slicesOf('kube-system', 'kube-dns').flatMap((s) => s.addresses.map((a) => a.ip));
+    return K8sExternalPlugin.externalAddresses(store, 'kube-system', 'kube-dns').filter((a) => parseIp(a) !== undefined);
+  }
+
+  private addressRecords(src: ExternalSource, owner: string): Rr[] {
+    return this.nsAddresses(src).flatMap((ip) => {
+      const p = parseIp(ip);
+      return p ? [rr(owner, p.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(ip))] : [];
+    });
+  }
+
+  private serveApex(req: DnsRequest, zone: string): DnsResponse {
+    const src = this.source();
+    const base = { rcode: Rcode.NOERROR, aa: true, answer: [] as Rr[], authority: [] as Rr[], additional: [] as Rr[], cacheable: true };
+    switch (req.qtype) {
+      case 'SOA':
+        return { ...base, answer: [this.soa(src, zone)] };
+      case 'NS':
+        return {
+          ...base,
+          answer: [rr(zone, 'NS', this.cfg.ttl, join('ns1', this.cfg.apex, zone))],
+          additional: this.addressRecords(src, join('ns1', this.cfg.apex, req.qname)),
+        };
+      default:
+        return { ...base, authority: [this.soa(src, zone)] };
+    }
+  }
+
+  private serveSubApex(req: DnsRequest, zone: string): DnsResponse {
+    const src = this.source();
+    const labels = labelsBelow(req.qname, zone);
+    const nx = { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(src, zone)], additional: [], cacheable: true };
+    if (labels.length === 1) return { ...nx, rcode: Rcode.NOERROR };
+    if (labels.length !== 2 || labels[0] !== 'ns1') return nx;
+    const want = req.qtype === 'A' ? 'A' : req.qtype === 'AAAA' ? 'AAAA' : '';
+    const answer = this.addressRecords(src, req.qname).filter((r) => r.type === want);
+    return answer.length > 0
+      ? { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional: [], cacheable: true }
+      : { ...nx, rcode: Rcode.NOERROR };
+  }
+
+  /** Kubernetes.External: the items a name stands for, and the rcode to use when there are none. */
+  private external(src: ExternalSource, req: DnsRequest, zone: string): { items: Item[]; rcode: number } {
+    const store = src.store();
+    const ttl = src.ttl();
+    if (req.qtype === 'PTR') {
+      const ip = reverseNameToIp(req.qname);
+      if (ip) {
+        const items: Item[] = [];
+        for (const svc of reverseIndex(store).get(ip) ?? []) {
+          if (!store.namespaceExposed(svc.namespace)) continue;
+          items.push({ host: `${svc.name}.${svc.namespace}`, port: -1, key: '', ttl });
+        }
+        return { items, rcode: items.length > 0 ? Rcode.NOERROR : Rcode.NXDOMAIN };
+      }
+    }
+    // Labels as the client spelled them (CoreDNS trims the zone from state.Name()).
+    const segs = labelsBelow(req.name, zone);
+    let last = segs.length - 1;
+    if (last < 0) return { items: [], rcode: Rcode.SERVFAIL };
+    const namespace = segs[last]!;
+    if (!store.namespaceExposed(namespace)) return { items: [], rcode: Rcode.NXDOMAIN };
+    last--;
+    if (last < 0) return { items: [], rcode: Rcode.NOERROR };
+    const service = segs[last]!;
+    last--;
+    let port = '';
+    let protocol = '';
+    let endpoint = '';
+    if (last === 0) {
+      endpoint = stripUnderscore(segs[0]!);
+      last--;
+    } else if (last === 1) {
+      protocol = stripUnderscore(segs[1]!);
+      port = stripUnderscore(segs[0]!);
+      last -= 2;
+    }
+    if (last !== -1) return { items: [], rcode: Rcode.NXDOMAIN };
+
+    const items: Item[] = [];
+    let rcode: number = Rcode.NXDOMAIN;
+    const svc = store.service(namespace, service);
+    if (svc) {
+      const external = K8sExternalPlugin.externalAddresses(store, namespace, service);
+      if (this.cfg.headless && external.length === 0 && (svc.headless || endpoint !== '')) {
+        for (const slice of store.slicesOf(namespace, service)) {
+          for (const a of slice.addresses) {
+            if (endpoint !== '' && !eqFold(endpoint, a.name)) continue;
+            // Endpoints without ports give no records (CoreDNS ranges over the subset's ports).
+            for (const p of slice.ports) {
+              if (!matchPortAndProtocol(port, p.name, protocol, p.protocol)) continue;
+              rcode = Rcode.NOERROR;
+              items.push({ host: a.ip, port: p.port, key: `${a.name}.${service}.${namespace}`, ttl });
+            }
+          }
+        }
+      } else {
+        // An endpoint label is ignored here, as in CoreDNS: x.svc.ns.ZONE answers like svc.ns.ZONE.
+        const ports = svc.ports.length > 0 ? svc.ports : [{ name: '', protocol: '', port: -1 }];
+        for (const host of external) {
+          for (const p of ports) {
+            if (!matchPortAndProtocol(port, p.name, protocol, p.protocol)) continue;
+            rcode = Rcode.NOERROR;
+            items.push({ host, port: p.port, key: `${service}.${namespace}`, ttl });
+          }
+        }
+      }
+    }
+    if (req.qtype === 'PTR') return { items: [], rcode };
+    return { items, rcode };
+  }
+
+  /** msg_to_dns.go a()/aaaa(): addresses of one family; a host name becomes a CNAME plus its upstream answer. */
+  private address(src: ExternalSource, items: Item[], qname: string, family: 4 | 6): Rr[] | Promise<Rr[]> {
+    const out: (Rr | Promise<Rr[]>)[] = [];
+    const seen = new Set<string>();
+    for (const s of items) {
+      const ip = parseIp(s.host);
+      if (!ip) {
+        out.push(rr(qname, 'CNAME', s.ttl, join(s.host)));
+        out.push(src.lookup(join(s.host), family === 4 ? 'A' : 'AAAA').then((r) => r.answer, () => []));
+        continue;
+      }
+      if (ip.family !== family || seen.has(s.host)) continue;
+      seen.add(s.host);
+      out.push(rr(qname, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(s.host)));
+    }
+    if (!out.some((x) => x instanceof Promise)) return out as Rr[];
+    return Promise.all(out.map((x) => (x instanceof Promise ? x : [x]))).then((parts) => parts.flat());
+  }
+
+  /** msg_to_dns.go srv(): weight 100 split over the items, targets the item's name (or host name), glue in extra. */
+  private srv(src: ExternalSource, items: Item[], qname: string, zone?: string): { records: Rr[]; extra: Rr[] } | Promise<{ records: Rr[]; extra: Rr[] }> {
+    const weight = Math.max(1, Math.floor((100 / (100 * items.length)) * 100));
+    const records: Rr[] = [];
+    const extra: (Rr | Promise<Rr[]>)[] = [];
+    const seen = new Set<string>();
+    const once = (k: string): boolean => {
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    };
+    const z = zone ?? matchZone(qname, this.cfg.zones) ?? '.';
+    for (const s of items) {
+      if (s.port === -1) continue;
+      const ip = parseIp(s.host);
+      if (!ip) {
+        const target = join(s.host);
+        if (once(`${target}|${s.port}|`)) records.push(rr(qname, 'SRV', s.ttl, { priority: 0, weight, port: s.port, target }));
+        if (once(`${target}|0|${target}`)) {
+          extra.push(src.lookup(target, 'A').then((r) => r.answer, () => []));
+          extra.push(src.lookup(target, 'AAAA').then((r) => r.answer, () => []));
+        }
+        continue;
+      }
+      const target = join(s.key, z);
+      if (once(`${target}|${s.port}|`)) records.push(rr(qname, 'SRV', s.ttl, { priority: 0, weight, port: s.port, target }));
+      if (once(`${target}|0|${s.host}`)) extra.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(s.host)));
+    }
+    if (!extra.some((x) => x instanceof Promise)) return { records, extra: extra as Rr[] };
+    return Promise.all(extra.map((x) => (x instanceof Promise ? x : [x]))).then((parts) => ({ records, extra: parts.flat() }));
+  }
+
+  private ptr(items: Item[], qname: string): Rr[] {
+    const seen = new Set<string>();
+    const out: Rr[] = [];
+    for (const s of items) {
+      if (seen.has(s.host)) continue;
+      seen.add(s.host);
+      out.push(rr(qname, 'PTR', this.cfg.ttl, join(s.host, this.cfg.zones[0]!)));
+    }
+    return out;
+  }
+
+  /**
+   * transfer.go: SOA, NS, the name server's addresses, then per Service with external addresses
+   * (by name, then namespace) its A/AAAA, its first plain SRV and `_port._proto` SRVs (one per
+   * owner name, as CoreDNS's nameSeen), then headless endpoints, then the SOA again. Host-name
+   * addresses are listed as CNAMEs without chasing them.
+   */
+  transfer(zone: string): Rr[] | undefined {
+    if (matchZone(zone, this.cfg.zones) !== zone) return undefined;
+    const src = this.source();
+    const store = src.store();
+    const ttl = src.ttl();
+    const soa = this.soa(src, zone);
+    const nsName = join('ns1', this.cfg.apex, zone);
+    const out: Rr[] = [soa, rr(zone, 'NS', this.cfg.ttl, nsName), ...this.addressRecords(src, nsName)];
+    const srvSeen = new Set<string>();
+    const services = [...store.services.values()].sort((a, b) => (a.name === b.name ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : 1));
+    const headless: Item[][] = [];
+    for (const svc of services) {
+      if (!store.namespaceExposed(svc.namespace)) continue;
+      const external = K8sExternalPlugin.externalAddresses(store, svc.namespace, svc.name);
+      const key = `${svc.name}.${svc.namespace}`;
+      if (this.cfg.headless && external.length === 0 && svc.headless) {
+        const eps: Item[] = [];
+        for (const slice of store.slicesOf(svc.namespace, svc.name)) {
+          for (const a of slice.addresses) for (const p of slice.ports) eps.push({ host: a.ip, port: p.port, key: `${a.name}.${key}`, ttl, ...{ portName: p.name, proto: p.protocol } });
+        }
+        if (eps.length > 0) headless.push(eps);
+        continue;
+      }
+      const name = join(key, zone);
+      const ports = svc.ports.length > 0 ? svc.ports : [{ name: '', protocol: '', port: -1 }];
+      for (const host of external) {
+        for (const p of ports) {
+          const item: Item = { host, port: p.port, key, ttl };
+          const ip = parseIp(host);
+          if (ip) out.push(rr(name, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(host)));
+          else out.push(rr(name, 'CNAME', ttl, join(host)));
+          const plain = this.srvSync(item, name, zone);
+          for (const r of plain) if (!srvSeen.has(r.name)) (srvSeen.add(r.name), out.push(r));
+          // CoreDNS keys the named SRV as _proto/_name under the service (an unnamed port gives `_`).
+          const named = join(`_${p.name.toLowerCase()}._${p.protocol.toLowerCase()}`, key, zone);
+          for (const r of this.srvSync(item, named, zone)) if (!srvSeen.has(r.name)) (srvSeen.add(r.name), out.push(r));
+        }
+      }
+    }
+    for (const eps of headless) {
+      const first = eps[0]!;
+      const svcKey = first.key.slice(first.key.indexOf('.') + 1);
+      const svcName = join(svcKey, zone);
+      const weight = Math.max(1, Math.floor(100 / eps.length));
+      const seen = new Set<string>();
+      for (const e of eps) {
+        const p = parseIp(e.host);
+        if (!p) continue;
+        const type = p.family === 4 ? 'A' : 'AAAA';
+        const epName = join(e.key, zone);
+        if (!seen.has(`${svcName}|${e.host}`)) (seen.add(`${svcName}|${e.host}`), out.push(rr(svcName, type, this.cfg.ttl, canonicalIp(e.host))));
+        if (!seen.has(`${epName}|${e.host}`)) (seen.add(`${epName}|${e.host}`), out.push(rr(epName, type, this.cfg.ttl, canonicalIp(e.host))));
+        const ext = e as Item & { portName: string; proto: string };
+        if (ext.portName !== '') out.push(rr(join(`_${ext.portName.toLowerCase()}._${ext.proto.toLowerCase()}`, svcKey, zone), 'SRV', ttl, { priority: 0, weight, port: e.port, target: epName }));
+      }
+    }
+    out.push(soa);
+    return out;
+  }
+
+  /** The names a zone transfer lists, with their types, for `clusterdns records` (forward zones only). */
+  questions(): { name: string; type: string; zone: string }[] {
+    const out: { name: string; type: string; zone: string }[] = [];
+    for (const zone of this.cfg.zones) {
+      if (zone.endsWith('.arpa.')) continue;
+      const seen = new Set<string>();
+      for (const r of this.transfer(zone) ?? []) {
+        const name = r.name.toLowerCase();
+        const types = r.type === 'CNAME' ? ['A', 'AAAA'] : [r.type];
+        for (const type of types) {
+          if (seen.has(`${name}|${type}`)) continue;
+          seen.add(`${name}|${type}`);
+          out.push({ name, type, zone });
+        }
+      }
+    }
+    return out;
+  }
+
+  private srvSync(item: Item, owner: string, zone: string): Rr[] {
+    if (item.port === -1) return [];
+    const ip = parseIp(item.host);
+    const target = ip ? join(item.key, zone) : join(item.host);
+    return [rr(owner, 'SRV', item.ttl, { priority: 0, weight: 100, port: item.port, target })];
+  }
+}

@@ -1,0 +1,256 @@
+// The k8s_gateway plugin's query path (gateway.go and apex.go of github.com/k8s-gateway/k8s_gateway):
+// a host name in one of the zones resolves to the external addresses of the Ingress, Service,
+// route or DNSEndpoint that claims it; the first resource kind (in `resources` order) with a
+// match answers, an exact name before a one-label wildcard.
+import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
+import { Rcode, type Rr } from '../../dns/records.js';
+import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
+import { canonicalIp, parseIp } from '../../cluster/ip.js';
+import type { LbAddress } from '../../cluster/edge.js';
+import type { Found, HostIndex } from './hosts.js';
+import { nestedLookup } from './nested.js';
+import type { K8sGatewayConfig } from './setup.js';
+
+/** SOA and NS records, and the apex's own addresses, always use this TTL (ttlSOA). */
+const TTL_SOA = 60;
+const SERIAL = 12345;
+
+function rr(name: string, type: string, ttl: number, data: unknown): Rr {
+  return { name, type, ttl, class: 'IN', data } as Rr;
+}
+
+function join(...parts: string[]): string {
+  return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
+}
+
+const stripDot = (s: string): string => (s.length > 1 ? s.replace(/\.$/, '') : s);
+
+/** split255: TXT strings longer than 255 bytes are split into chunks. */
+function split255(s: string): string[] {
+  if (s.length < 255) return [s];
+  const out: string[] = [];
+  for (let i = 0; i < s.length; i += 255) out.push(s.slice(i, i + 255));
+  return out;
+}
+
+export interface GatewayDeps {
+  index(): HostIndex;
+  /** Resolves load balancer host names (the plugin's net.LookupIP), through this server. */
+  lookup(name: string, qtype: string): Promise<DnsResponse>;
+}
+
+export class K8sGatewayPlugin implements Plugin {
+  readonly name = 'k8s_gateway';
+
+  constructor(
+    readonly cfg: K8sGatewayConfig,
+    private readonly deps: GatewayDeps,
+  ) {}
+
+  watcher?: { start(): void; stop(): void };
+  /** Reads the manifests and builds the host index (set by the registration). */
+  loader?: () => Promise<void>;
+
+  async load(): Promise<void> {
+    await this.loader?.();
+  }
+
+  start(): void {
+    this.watcher?.start();
+  }
+
+  close(): void {
+    this.watcher?.stop();
+  }
+
+  /** getQueryIndexKeys: the full name and the name without the zone. */
+  private keys(qname: string, zone: string): string[] {
+    const zoneless = stripDot(qname.slice(0, qname.length - zone.length));
+    const full = stripDot(qname);
+    return zoneless.length !== 0 && zoneless !== full ? [full, zoneless] : [full];
+  }
+
+  /** getQueryIndexKeySets: exact keys, then with the first label below the zone replaced by `*`. */
+  private keySets(qname: string, zone: string): string[][] {
+    const zoneless = stripDot(qname.slice(0, qname.length - zone.length));
+    const parts = zoneless.split('.');
+    parts[0] = '*';
+    const wildcard = [...parts, zone].join('.');
+    return [this.keys(qname, zone), this.keys(wildcard, zone)];
+  }
+
+  private find(keys: readonly string[]): Found {
+    const index = this.deps.index();
+    for (const r of this.cfg.resources) {
+      const f = index.lookup(r, keys);
+      if (f.addrs.length > 0 || f.raws.length > 0) return f;
+    }
+    return { addrs: [], raws: [] };
+  }
+
+  private match(qname: string, zone: string): Found {
+    for (const keys of this.keySets(qname, zone)) {
+      const f = this.find(keys);
+      if (f.addrs.length > 0 || f.raws.length > 0) return f;
+    }
+    return { addrs: [], raws: [] };
+  }
+
+  /** Addresses; host names (a cloud load balancer's) are resolved through the server. */
+  private async resolveHosts(addrs: readonly LbAddress[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const a of addrs) {
+      if (a.ip) out.push(a.ip);
+      else if (a.hostname) {
+        for (const t of ['A', 'AAAA']) {
+          const res = await nestedLookup(() => this.deps.lookup(join(a.hostname!), t))?.catch(() => undefined);
+          for (const r of res?.answer ?? []) if (r.type === t) out.push(String((r as { data: unknown }).data));
+        }
+      }
+    }
+    return out;
+  }
+
+  private soa(zone: string): Rr {
+    return rr(zone, 'SOA', TTL_SOA, {
+      mname: join(this.cfg.apex, zone),
+      rname: join('hostmaster', this.cfg.apex, zone),
+      serial: SERIAL,
+      refresh: 7200,
+      retry: 1800,
+      expire: 86400,
+      minimum: TTL_SOA,
+    });
+  }
+
+  private a(name: string, ips: readonly string[], family: 4 | 6): Rr[] {
+    const seen = new Set<string>();
+    const out: Rr[] = [];
+    for (const ip of ips) {
+      const p = parseIp(ip);
+      const c = canonicalIp(ip);
+      if (!p || !c || p.family !== family || seen.has(c)) continue;
+      seen.add(c);
+      out.push(rr(name, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, c));
+    }
+    return out;
+  }
+
+  /** SelfAddress: the apex name's (and for NS the secondary's) IPv4 addresses, looked up like any host. */
+  private async selfAddress(zone: string, withSecondary: boolean): Promise<Rr[]> {
+    const own = async (key: string): Promise<string[]> => {
+      const ips: string[] = [];
+      const index = this.deps.index();
+      for (const r of this.cfg.resources) ips.push(...(await this.resolveHosts(index.lookup(r, [key]).addrs)));
+      return ips;
+    };
+    const out = this.a(`${this.cfg.apex}.${zone}`, await own(this.cfg.apex), 4);
+    if (withSecondary) out.push(...this.a(`${this.cfg.secondary}.${zone}`, await own(this.cfg.secondary), 4));
+    return out.map((r) => ({ ...r, ttl: TTL_SOA }) as Rr);
+  }
+
+  /**
+   * The names this plugin answers, for `clusterdns records`: per zone its apex (SOA, NS), the
+   * apex name, and every indexed host inside the zone (a Service's `name.namespace` key under
+   * each zone), with the types that can hold data.
+   */
+  questions(): { name: string; type: string; zone: string }[] {
+    const out: { name: string; type: string; zone: string }[] = [];
+    const index = this.deps.index();
+    for (const zone of this.cfg.zones) {
+      if (zone === '.' || zone.endsWith('.arpa.')) continue;
+      out.push({ name: zone, type: 'SOA', zone }, { name: zone, type: 'NS', zone }, { name: join(this.cfg.apex, zone), type: 'A', zone });
+      const names = new Set<string>();
+      for (const r of this.cfg.resources) {
+        for (const h of index.hosts(r)) {
+          const fq = join(h);
+          if (isSubdomain(fq, zone)) names.add(fq);
+          else if (r === 'Service' && h.split('.').length === 2) names.add(join(h, zone));
+        }
+      }
+      for (const name of [...names].sort()) for (const type of ['A', 'AAAA', 'TXT']) out.push({ name, type, zone });
+    }
+    return out;
+  }
+
+  serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
+    const matched = matchZone(req.qname, this.cfg.zones);
+    if (!matched) return next(req);
+    return this.answer(req, matched, next);
+  }
+
+  private async answer(req: DnsRequest, zone: string, next: Next): Promise<DnsResponse> {
+    let root = false;
+    for (const z of this.cfg.zones) {
+      if (req.name === z) {
+        root = true;
+        break;
+      }
+      if (isSubdomain(req.qname, join(this.cfg.apex, z))) return this.serveSubApex(req, zone);
+    }
+    const found = this.match(req.qname, zone);
+    if (found.addrs.length === 0 && found.raws.length === 0 && this.fallsThrough(req.qname)) return next(req);
+    const ips = await this.resolveHosts(found.addrs);
+    const v4 = ips.filter((ip) => parseIp(ip)?.family === 4);
+    const v6 = ips.filter((ip) => parseIp(ip)?.family === 6);
+    const hostnames = found.addrs.some((a) => a.hostname !== undefined);
+    const res: DnsResponse = { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [], additional: [], cacheable: !hostnames };
+    const soa = [this.soa(zone)];
+    switch (req.qtype) {
+      case 'A':
+      case 'AAAA': {
+        const [mine, other] = req.qtype === 'A' ? [v4, v6] : [v6, v4];
+        if (mine.length === 0) {
+          // NXDOMAIN, except at the apex or when the other family has addresses (RFC 4074 section 3).
+          if (!root && other.length === 0) res.rcode = Rcode.NXDOMAIN;
+          res.authority = soa;
+        } else res.answer = this.a(req.name, mine, req.qtype === 'A' ? 4 : 6);
+        break;
+      }
+      case 'TXT':
+        if (found.raws.length === 0) {
+          // A name with addresses but no TXT is NXDOMAIN for TXT, as the plugin's code answers.
+          if (!root) res.rcode = Rcode.NXDOMAIN;
+          res.authority = soa;
+        } else {
+          const seen = new Set<string>();
+          for (const t of found.raws) {
+            if (seen.has(t)) continue;
+            seen.add(t);
+            res.answer.push(rr(req.name, 'TXT', this.cfg.ttl, split255(t)));
+          }
+        }
+        break;
+      case 'SOA':
+        res.answer = soa;
+        break;
+      case 'NS':
+        if (root) {
+          res.answer = [rr(zone, 'NS', TTL_SOA, join(this.cfg.apex, zone))];
+          if (this.cfg.secondary !== '') res.answer.push(rr(zone, 'NS', TTL_SOA, join(this.cfg.secondary, zone)));
+          res.additional = await this.selfAddress(zone, true);
+        } else res.authority = soa;
+        break;
+      default:
+        res.authority = soa;
+    }
+    return res;
+  }
+
+  /** serveSubApex: `APEX.ZONE` answers the server's own addresses; anything else under it is NXDOMAIN. */
+  private async serveSubApex(req: DnsRequest, zone: string): Promise<DnsResponse> {
+    const base = labelsBelow(req.qname, zone).join('.');
+    const nx: DnsResponse = { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable: true };
+    if (base.split('.').length !== 2 || base !== this.cfg.apex) return nx;
+    const answer = (await this.selfAddress(zone, false)).filter((r) => r.type === req.qtype).map((r) => ({ ...r, name: req.name }) as Rr);
+    return answer.length > 0
+      ? { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional: [], cacheable: true }
+      : { ...nx, rcode: Rcode.NOERROR };
+  }
+
+  private fallsThrough(qname: string): boolean {
+    const ft = this.cfg.fallthrough;
+    if (!ft) return false;
+    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
+  }
+}

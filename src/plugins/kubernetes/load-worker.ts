@@ -1,0 +1,71 @@
+// The kubernetes plugin's loader thread: reads the manifests, builds the cluster model and the
+// store's parts, counts the records, and hands the parts to the serving thread a chunk at a
+// time, each when asked for ('next'), so the serving thread deserialises a little, answers
+// queries, and asks again. The parse garbage of a large cluster stays in this thread's heap and
+// goes when the thread ends.
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadManifests } from '../../cluster/load.js';
+import { ManifestError } from '../../cluster/model.js';
+import { parseKubernetes } from './setup.js';
+import { KubernetesStore, storeParts, type StoreParts } from './store.js';
+import { KubernetesPlugin } from './plugin.js';
+import { chunkParts, type LoadRequest, type LoaderMessage } from './loader-protocol.js';
+import { emptyResponse } from '../../chain/plugin.js';
+import { Rcode } from '../../dns/records.js';
+
+const port = parentPort!;
+const req = workerData as LoadRequest;
+
+let counter: (() => number) | undefined;
+
+function run(): LoaderMessage[] {
+  const cfg = parseKubernetes(req.directive, req.zones);
+  const { model, findings } = loadManifests(req.paths, req.cluster);
+  const parts: StoreParts = storeParts(model, cfg);
+  if (req.countRecords) {
+    // The records gauge counts what a zone transfer of each forward zone lists (SOA once).
+    counter = () => {
+      const store = KubernetesStore.fromParts(parts, cfg);
+      const plugin = new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => req.localAddresses }, req.paths);
+      return cfg.zones.reduce((n, z) => {
+        const rrs = plugin.transfer(z);
+        return rrs ? n + rrs.length - 1 : n;
+      }, 0);
+    };
+  }
+  const out: LoaderMessage[] = [
+    {
+      type: 'head',
+      findings: [...findings],
+      objectCount: model.objectCount,
+      ignoredKinds: model.ignoredKinds ? Object.fromEntries(model.ignoredKinds) : {},
+      pods: model.pods.length,
+      endpointSlices: model.endpointSlices.length,
+    },
+  ];
+  for (const chunk of chunkParts(parts, req.chunkWeight)) out.push({ type: 'chunk', parts: chunk });
+  if (req.retainModel) out.push({ type: 'model', model });
+  out.push({ type: 'end' });
+  return out;
+}
+
+let queue: LoaderMessage[];
+try {
+  queue = run();
+} catch (err) {
+  queue = [
+    err instanceof ManifestError
+      ? { type: 'error', findings: [...err.findings] }
+      : { type: 'error', message: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined },
+  ];
+}
+port.postMessage(queue.shift());
+port.on('message', (m: unknown) => {
+  if (m !== 'next') return;
+  const next = queue.shift();
+  if (next) port.postMessage(next);
+  if (queue.length > 0) return;
+  // The data is handed over; the count comes after it, unasked.
+  if (next?.type === 'end' && counter) port.postMessage({ type: 'records', records: counter() } satisfies LoaderMessage);
+  port.close();
+});

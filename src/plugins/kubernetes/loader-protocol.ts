@@ -1,0 +1,59 @@
+// What the kubernetes plugin's loader thread (load-worker.ts) and the serving thread
+// (loader.ts) say to each other.
+import type { Directive } from '../../chain/corefile.js';
+import type { ClusterModel, ClusterOptions, Finding } from '../../cluster/model.js';
+import type { StoreParts } from './store.js';
+
+export interface LoadRequest {
+  paths: string[];
+  cluster: ClusterOptions;
+  /** The plugin's Corefile directive: the thread parses its own config (it holds functions). */
+  directive: Directive;
+  zones: string[];
+  /** Non-loopback bound addresses, for the NS records the records count includes. */
+  localAddresses: string[];
+  retainModel: boolean;
+  /**
+   * Count the records (clusterdns_records_loaded): a full zone walk, done after the data is
+   * handed over so it never delays the first answer; only when something exports the gauge.
+   */
+  countRecords: boolean;
+  /** Rough size of one chunk (entries, an endpoint address counting as one). */
+  chunkWeight: number;
+}
+
+export type LoaderMessage =
+  | { type: 'head'; findings: Finding[]; objectCount: number; ignoredKinds: Record<string, number>; pods: number; endpointSlices: number }
+  | { type: 'chunk'; parts: Partial<StoreParts> }
+  | { type: 'model'; model: ClusterModel }
+  | { type: 'end' }
+  | { type: 'records'; records: number }
+  | { type: 'error'; findings?: Finding[]; message?: string; stack?: string };
+
+/** Splits parts into pieces of about `weight` entries each (a slice weighs its addresses). */
+export function* chunkParts(parts: StoreParts, weight: number): Generator<Partial<StoreParts>> {
+  yield { namespaces: parts.namespaces, serial: parts.serial, recordSources: parts.recordSources };
+  const lists = ['services', 'slices', 'imports', 'importSlices', 'serviceByIp', 'endpointsByIp', 'podsByIp'] as const;
+  for (const field of lists) {
+    const list = parts[field] as unknown[];
+    let start = 0;
+    let w = 0;
+    for (let i = 0; i < list.length; i++) {
+      w += weigh(list[i]);
+      if (w >= weight) {
+        yield { [field]: list.slice(start, i + 1) } as Partial<StoreParts>;
+        start = i + 1;
+        w = 0;
+      }
+    }
+    if (start < list.length) yield { [field]: list.slice(start) } as Partial<StoreParts>;
+  }
+}
+
+function weigh(entry: unknown): number {
+  const value = (entry as [string, unknown])[1];
+  if (!Array.isArray(value)) return 1;
+  let n = 1;
+  for (const v of value) n += (v as { addresses?: unknown[] }).addresses?.length ?? 1;
+  return n;
+}

@@ -1,0 +1,117 @@
+// Loads the kubernetes plugin's data off the serving thread: a worker thread reads the
+// manifests and builds the store's parts (load-worker.ts); this side asks for them one chunk at
+// a time, indexing each between turns of the event loop, so a large cluster's (re)load never
+// holds up queries for long. Where the compiled worker is not available (the TypeScript sources
+// run directly, as in unit tests) the same work runs in this thread.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { loadManifests } from '../../cluster/load.js';
+import { ManifestError, type ClusterModel, type Finding } from '../../cluster/model.js';
+import type { KubernetesConfig } from './setup.js';
+import { KubernetesStore, StoreAssembler, storeParts } from './store.js';
+import type { LoadRequest, LoaderMessage } from './loader-protocol.js';
+
+export interface LoadedData {
+  store: KubernetesStore;
+  findings: Finding[];
+  objectCount: number;
+  ignoredKinds: Record<string, number>;
+  /**
+   * Records of the forward zones as a zone transfer lists them, counted by the loader thread
+   * after the data was handed over; undefined when not asked for or counted in this thread.
+   */
+  records: Promise<number> | undefined;
+  pods: number;
+  endpointSlices: number;
+  /** Where the work ran. */
+  thread: 'worker' | 'main';
+}
+
+/** Entries per chunk: about 1-3 ms of indexing on the serving thread each. */
+export const DEFAULT_CHUNK_WEIGHT = 2000;
+
+const workerFile = fileURLToPath(new URL('./load-worker.js', import.meta.url));
+
+export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig): Promise<LoadedData> {
+  if (!existsSync(workerFile)) return Promise.resolve().then(() => loadHere(req, cfg));
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerFile, { workerData: req });
+    const assembler = new StoreAssembler(cfg);
+    let head: Extract<LoaderMessage, { type: 'head' }> | undefined;
+    let model: ClusterModel | undefined;
+    let settled = false;
+    let counted: ((n: number) => void) | undefined;
+    const records = req.countRecords ? new Promise<number>((r) => (counted = r)) : undefined;
+    const fail = (err: Error): void => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      reject(err);
+    };
+    const askNext = (): void => {
+      // setImmediate: whatever I/O arrived while the last chunk was indexed is served first.
+      setImmediate(() => {
+        if (!settled) worker.postMessage('next');
+      });
+    };
+    worker.on('message', (m: LoaderMessage) => {
+      switch (m.type) {
+        case 'head':
+          head = m;
+          askNext();
+          return;
+        case 'chunk':
+          assembler.add(m.parts);
+          askNext();
+          return;
+        case 'model':
+          model = m.model;
+          askNext();
+          return;
+        case 'records':
+          counted?.(m.records);
+          return;
+        case 'end': {
+          if (!head) return fail(new Error('kubernetes loader thread ended without data'));
+          settled = true;
+          // Without a count to wait for, the thread is done; with one it ends after posting it.
+          if (!records) void worker.terminate();
+          resolve({
+            store: assembler.finish(model),
+            findings: head.findings,
+            objectCount: head.objectCount,
+            ignoredKinds: head.ignoredKinds,
+            records,
+            pods: head.pods,
+            endpointSlices: head.endpointSlices,
+            thread: 'worker',
+          });
+          return;
+        }
+        case 'error':
+          if (m.findings) return fail(new ManifestError(m.findings));
+          return fail(Object.assign(new Error(m.message ?? 'kubernetes loader thread failed'), { stack: m.stack }));
+      }
+    });
+    worker.on('error', (err) => fail(err));
+    worker.on('exit', (code) => {
+      if (!settled) fail(new Error(`kubernetes loader thread exited (code ${code}) before it finished`));
+    });
+  });
+}
+
+function loadHere(req: LoadRequest, cfg: KubernetesConfig): LoadedData {
+  const { model, findings } = loadManifests(req.paths, req.cluster);
+  const store = KubernetesStore.fromParts(storeParts(model, cfg), cfg, req.retainModel ? model : undefined);
+  return {
+    store,
+    findings: [...findings],
+    objectCount: model.objectCount,
+    ignoredKinds: model.ignoredKinds ? Object.fromEntries(model.ignoredKinds) : {},
+    records: undefined,
+    pods: model.pods.length,
+    endpointSlices: model.endpointSlices.length,
+    thread: 'main',
+  };
+}

@@ -1,0 +1,256 @@
+// Hostile operations (issues #9.9, #9.10, #9.11, #9.16): shutdown with workers, workers that keep
+// dying, idle HTTP connections, repeated metrics scrapes. Every test runs the real server on
+// loopback, bounded in count and time, and stops what it starts by PID.
+import { describe, it, expect, afterEach } from 'vitest';
+import { spawn, execFileSync, fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, launcher, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
+import { dnsQuery } from '../cli/udp-query.js';
+import net from 'node:net';
+import { tcpQuery } from '../fixtures/ops/client.js';
+
+const children = (pid: number): number[] => {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+};
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+let running: RunningServer[] = [];
+afterEach(async () => {
+  for (const s of running) {
+    const kids = children(s.proc.pid!);
+    await s.stop();
+    for (const k of kids) if (alive(k)) process.kill(k, 'SIGKILL');
+  }
+  running = [];
+});
+
+async function startWorkers(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ server: RunningServer; metricsPort: number }> {
+  const metricsPort = await freePort();
+  const server = await startServer(['--manifests', 'examples/manifests', '--workers', '2', '--conf', 'test/fixtures/ops/workers.Corefile'], {
+    env: { METRICS_PORT: String(metricsPort), ...extraEnv },
+  });
+  running.push(server);
+  const deadline = Date.now() + 15000;
+  while (Date.now() < deadline && server.logs.filter((l) => l.includes('"clusterdns ready"')).length < 2) await sleep(100);
+  expect(children(server.proc.pid!)).toHaveLength(2);
+  return { server, metricsPort };
+}
+
+describe('--workers: shutdown and supervision', () => {
+  it('(#9.9) SIGTERM stops the primary and every worker within 1 s (no lameduck configured)', async () => {
+    const { server } = await startWorkers();
+    const kids = children(server.proc.pid!);
+    const exited = new Promise<number | null>((resolve) => server.proc.once('exit', (code) => resolve(code)));
+    const t0 = Date.now();
+    server.proc.kill('SIGTERM');
+    const code = await Promise.race([exited, sleep(5000).then(() => 'timeout' as const)]);
+    const took = Date.now() - t0;
+    expect(code).toBe(0);
+    expect(took).toBeLessThan(1000);
+    expect(kids.filter(alive)).toEqual([]);
+  }, 20000);
+
+  for (const lameduck of [1, 11]) {
+    it(`(#9.9) with lameduck ${lameduck}s, SIGTERM keeps /health up for the lameduck, then every process is gone within 1 s${lameduck > 10 ? ' (a lameduck past the primary\'s 10 s kill timer is not cut short)' : ''}`, async () => {
+      const health = await freePort();
+      const server = await startServer(['--manifests', 'examples/manifests', '--workers', '2', '--conf', 'test/fixtures/ops/workers-lameduck.Corefile'], {
+        env: { HEALTH_PORT: String(health), LAMEDUCK: `${lameduck}s` },
+      });
+      running.push(server);
+      const deadline = Date.now() + 15000;
+      while (Date.now() < deadline && server.logs.filter((l) => l.includes('"clusterdns ready"')).length < 2) await sleep(100);
+      const kids = children(server.proc.pid!);
+      expect(kids).toHaveLength(2);
+      const exited = new Promise<number | null>((resolve) => server.proc.once('exit', (code) => resolve(code)));
+      const t0 = Date.now();
+      server.proc.kill('SIGTERM');
+      await sleep(300);
+      expect((await fetch(`http://127.0.0.1:${health}/health`, { signal: AbortSignal.timeout(2000) })).status).toBe(200);
+      const code = await Promise.race([exited, sleep(lameduck * 1000 + 5000).then(() => 'timeout' as const)]);
+      const took = Date.now() - t0;
+      expect(code).toBe(0);
+      expect(took).toBeGreaterThanOrEqual(lameduck * 1000);
+      expect(took).toBeLessThan(lameduck * 1000 + 1000);
+      expect(kids.filter(alive)).toEqual([]);
+      expect(server.logs.join('\n')).not.toContain('killing it');
+    }, 30000);
+  }
+
+  it('(#9.10) workers that keep dying make the primary exit non-zero, so a supervisor restarts it', async () => {
+    // Every worker fails at startup: the Corefile names an unknown plugin.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-crash-'));
+    const conf = path.join(dir, 'Corefile');
+    fs.writeFileSync(conf, 'cluster.local {\n    bind 127.0.0.1\n    frobnicate\n}\n');
+    const port = await freePort();
+    const proc = spawn(process.execPath, [launcher, 'serve', '--conf', conf, '--workers', '2', '--port', String(port)], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const result = await Promise.race([
+      new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code))),
+      sleep(8000).then(() => 'timeout' as const),
+    ]);
+    if (result === 'timeout') proc.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result, out).not.toBe('timeout');
+    expect(result, out).not.toBe(0);
+    expect(out).toContain('workers keep dying');
+  }, 15000);
+
+  it('(#9.16) the worker side of 20 aggregated scrapes keeps one process message listener', async () => {
+    const child = fork(path.join(repoRoot, 'test/fixtures/ops/metrics-listeners.mjs'), [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const counts = await new Promise<number[]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`no answer in 8 s: ${stderr}`));
+      }, 8000);
+      child.on('message', (msg: { type?: string; id?: number; counts?: number[] }) => {
+        if (msg.type === 'clusterdns:metrics') child.send({ type: 'clusterdns:metrics-reply', id: msg.id, text: 'x 1\n', contentType: 'text/plain' });
+        if (msg.type === 'counts') {
+          clearTimeout(timer);
+          resolve(msg.counts!);
+        }
+      });
+    });
+    expect(new Set(counts).size, `listener counts: ${counts.join(' ')}`).toBe(1);
+    expect(stderr).not.toMatch(/MaxListenersExceededWarning/);
+  }, 15000);
+
+  it('(#9.16) 20 /metrics scrapes with --workers 2 add no process listener (no MaxListenersExceededWarning)', async () => {
+    const { server, metricsPort } = await startWorkers();
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('coredns_build_info');
+    }
+    await sleep(200);
+    expect(server.stderr.join('')).not.toMatch(/MaxListenersExceededWarning/);
+  }, 30000);
+});
+
+/**
+ * Spawns the server under a file-descriptor limit (prlimit sets soft and hard, so Node cannot
+ * raise it), as a machine with a small `ulimit -n` runs it. Resolves once it is ready.
+ */
+async function startLimited(nofile: number, args: string[], env: NodeJS.ProcessEnv): Promise<RunningServer> {
+  const proc = spawn('prlimit', [`--nofile=${nofile}:${nofile}`, '--', process.execPath, launcher, 'serve', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const stderr: string[] = [];
+  proc.stderr.on('data', (d: Buffer) => stderr.push(d.toString()));
+  const stop = async (): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      proc.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      proc.kill('SIGTERM');
+    });
+  };
+  const server: RunningServer = { port: Number(env.DNS_PORT), proc, logs, stderr, stop };
+  running.push(server);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in 15 s\n${logs.join('\n')}${stderr.join('')}`)), 15000);
+    let buffered = '';
+    proc.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        logs.push(buffered.slice(0, nl));
+        if (buffered.slice(0, nl).includes('"clusterdns ready"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+        buffered = buffered.slice(nl + 1);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${code}) before ready\n${logs.join('\n')}${stderr.join('')}`));
+    });
+  });
+  return server;
+}
+
+describe('HTTP endpoints under idle connections (#9.11)', () => {
+  it('400 idle connections to /health under a 256 file limit: at most the cap stay open, DNS over TCP and the probes still answer, idle ones close', async () => {
+    const [dns, health, ready, metrics] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const env = { DNS_PORT: String(dns), HEALTH_PORT: String(health), READY_PORT: String(ready), METRICS_PORT: String(metrics) };
+    const cap = 64;
+    await startLimited(256, ['--conf', 'test/fixtures/ops/Corefile', '--port', String(dns), '--http-max-connections', String(cap), '--http-idle-timeout', '3s'], env);
+    const idle: net.Socket[] = [];
+    const closed = new Set<net.Socket>();
+    try {
+      // 400 connections that send nothing, opened 50 at a time; more than the process has fds.
+      for (let batch = 0; batch < 8; batch++) {
+        await Promise.all(
+          Array.from({ length: 50 }, () =>
+            new Promise<void>((resolve) => {
+              const s = net.connect(health, '127.0.0.1');
+              idle.push(s);
+              s.on('error', () => undefined);
+              s.once('close', () => closed.add(s));
+              s.once('connect', () => resolve());
+              s.once('close', () => resolve());
+              setTimeout(resolve, 2000).unref();
+            }),
+          ),
+        );
+      }
+      await sleep(300);
+      const stillOpen = idle.length - closed.size;
+      expect(stillOpen).toBeLessThanOrEqual(cap + 1);
+      // Everything else still works: DNS over TCP, and each probe gets a connection.
+      expect((await tcpQuery(dns, 'kubernetes.default.svc.cluster.local', 'A')).rcode).toBe('NOERROR');
+      const h = await fetch(`http://127.0.0.1:${health}/health`, { signal: AbortSignal.timeout(3000) });
+      expect(h.status).toBe(200);
+      const r = await fetch(`http://127.0.0.1:${ready}/ready`, { signal: AbortSignal.timeout(3000) });
+      expect(r.status).toBe(200);
+      // A client sending its headers a line at a time is cut off at the idle timeout with 408.
+      const slow = net.connect(health, '127.0.0.1');
+      idle.push(slow);
+      let answer = '';
+      slow.on('data', (d: Buffer) => (answer += d.toString()));
+      slow.on('error', () => undefined);
+      slow.once('close', () => closed.add(slow));
+      slow.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+      const drip = setInterval(() => slow.writable && slow.write('X-Slow: 1\r\n'), 300);
+      // The idle connections and the slow one are closed within the idle timeout (3 s) plus
+      // Node's 1 s check.
+      const deadline = Date.now() + 6000;
+      while (Date.now() < deadline && closed.size < idle.length) await sleep(100);
+      clearInterval(drip);
+      expect(idle.length - closed.size).toBe(0);
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      for (const s of idle) s.destroy();
+    }
+  }, 25000);
+});

@@ -1,0 +1,163 @@
+// k8s_external through the real server with dig: CoreDNS's plugin/k8s_external table
+// (external_test.go, apex_test.go) on manifests, plus LoadBalancer status, the pool, headless and
+// zone transfer.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digQuery } from '../helpers/clients.js';
+import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+
+const dig = which('dig');
+const dir = path.join(repoRoot, 'test/fixtures/edge/external');
+const SOA = 'example.org. 5 IN SOA ns1.dns.example.org. hostmaster.dns.example.org. * 7200 1800 86400 5';
+
+type Row = [name: string, type: string, rcode: string, answer: string[], authority?: string[], additional?: string[]];
+
+// Expected lines are "owner ttl IN type rdata"; '*' matches one token (the content serial).
+const rows: Row[] = [
+  ['svc1.testns.example.org', 'A', 'NOERROR', ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
+  // SRV records carry the kubernetes plugin's ttl (7 here), the glue k8s_external's (5).
+  ['svc1.testns.example.org', 'SRV', 'NOERROR', ['svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'], [], ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
+  ['_http._tcp.svc1.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'], [], ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
+  ['*._not-udp-or-tcp.svc1.testns.example.org', 'SRV', 'NXDOMAIN', [], [SOA]],
+  ['svc1.testns.example.org', 'AAAA', 'NOERROR', [], [SOA]],
+  ['svc1.testns.example.org', 'MX', 'NOERROR', [], [SOA]],
+  ['svc0.testns.example.org', 'A', 'NXDOMAIN', [], [SOA]],
+  ['svc0.svc-nons.example.org', 'A', 'NXDOMAIN', [], [SOA]],
+  ['svc6.testns.example.org', 'AAAA', 'NOERROR', ['svc6.testns.example.org. 5 IN AAAA 1:2::5']],
+  ['_http._tcp.svc6.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.svc6.testns.example.org. 7 IN SRV 0 100 80 svc6.testns.example.org.'], [], ['svc6.testns.example.org. 5 IN AAAA 1:2::5']],
+  ['testns.example.org', 'A', 'NOERROR', [], [SOA]],
+  ['testns.example.org', 'SOA', 'NOERROR', [], [SOA]],
+  // A service without external addresses does not exist outside.
+  ['internal.testns.example.org', 'A', 'NXDOMAIN', [], [SOA]],
+  // status.loadBalancer.ingress: an ip is an address, a hostname a CNAME chased through the server.
+  ['lb.testns.example.org', 'A', 'NOERROR', ['lb.testns.example.org. 5 IN A 203.0.113.7']],
+  ['elb.testns.example.org', 'A', 'NOERROR', ['elb.testns.example.org. 7 IN CNAME svc1.testns.example.org.', 'svc1.testns.example.org. 5 IN A 1.2.3.4']],
+  // headless: the endpoints answer, by service and endpoint name.
+  ['hdls.testns.example.org', 'A', 'NOERROR', ['hdls.testns.example.org. 5 IN A 10.244.1.10']],
+  ['hdls-0.hdls.testns.example.org', 'A', 'NOERROR', ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10']],
+  ['_http._tcp.hdls.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.hdls.testns.example.org. 7 IN SRV 0 100 80 hdls-0.hdls.testns.example.org.'], [], ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10']],
+  // PTR of an external address, in the reverse zone k8s_external also serves.
+  ['4.3.2.1.in-addr.arpa', 'PTR', 'NOERROR', ['4.3.2.1.in-addr.arpa. 5 IN PTR svc1.testns.example.org.']],
+  ['svc1.testns.example.org', 'PTR', 'NOERROR', [], [SOA]],
+  ['not-existing.testns.example.org', 'PTR', 'NXDOMAIN', [], [SOA]],
+  // apex: SOA, NS ns1.dns.ZONE with the kube-dns Service's external address as glue.
+  ['example.org', 'SOA', 'NOERROR', [SOA]],
+  ['example.org', 'NS', 'NOERROR', ['example.org. 5 IN NS ns1.dns.example.org.'], [], ['ns1.dns.example.org. 5 IN A 192.0.2.53']],
+  ['example.org', 'A', 'NOERROR', [], [SOA]],
+  ['ns1.dns.example.org', 'A', 'NOERROR', ['ns1.dns.example.org. 5 IN A 192.0.2.53']],
+  ['ns1.dns.example.org', 'AAAA', 'NOERROR', [], [SOA]],
+  ['dns.example.org', 'A', 'NOERROR', [], [SOA]],
+  ['ns2.dns.example.org', 'A', 'NXDOMAIN', [], [SOA]],
+  ['a.ns1.dns.example.org', 'A', 'NXDOMAIN', [], [SOA]],
+];
+
+function match(expected: string[], actual: string[]): void {
+  expect(actual.length, `${actual.join('\n')}`).toBe(expected.length);
+  expected.forEach((e, i) => {
+    const et = e.split(/\s+/);
+    const at = actual[i]!.split(/\s+/);
+    expect(at.map((t, j) => (et[j] === '*' ? '*' : t)).join(' ')).toBe(et.join(' '));
+  });
+}
+
+describe.skipIf(!dig)('k8s_external through the real server (dig)', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(['--conf', path.join(dir, 'Corefile'), '--manifests', path.join(dir, 'manifests.yaml')]);
+  });
+  afterAll(async () => server?.stop());
+
+  it.each(rows)('%s %s -> %s', async (name, type, rcode, answer, authority = [], additional = []) => {
+    const obs = await digQuery(dig!, server.port, name, type, false);
+    expect(obs.rcode).toBe(rcode);
+    expect(obs.flags).toContain('aa');
+    match(answer, obs.answer);
+    match(authority, obs.authority);
+    match(additional, obs.additional);
+  });
+
+  it('a LoadBalancer Service without status gets a pool address, the same on every run', async () => {
+    const obs = await digQuery(dig!, server.port, 'pooled.testns.example.org', 'A', false);
+    expect(obs.answer).toHaveLength(1);
+    const ip = obs.answer[0]!.split(/\s+/)[4]!;
+    expect(ip).toMatch(/^172\.18\.255\.\d+$/);
+    const again = await startServer(['--conf', path.join(dir, 'Corefile'), '--manifests', path.join(dir, 'manifests.yaml')]);
+    try {
+      const obs2 = await digQuery(dig!, again.port, 'pooled.testns.example.org', 'A', true);
+      expect(obs2.answer[0]!.split(/\s+/)[4]).toBe(ip);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('AXFR through the transfer plugin: SOA, NS, glue, services by name, headless endpoints, SOA', async () => {
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(dig!, ['@127.0.0.1', '-p', String(server.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 }, (err, stdout) =>
+        err && !stdout ? reject(err) : resolve(stdout),
+      ),
+    );
+    const lines = out.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';')).map((l) => l.split(/\s+/).filter((_, i) => i !== 1 && i !== 2).join(' '));
+    expect(lines[0]).toMatch(/^example\.org\. SOA ns1\.dns\.example\.org\. hostmaster\.dns\.example\.org\. \d+ 7200 1800 86400 5$/);
+    expect(lines.slice(1, -1)).toEqual([
+      'example.org. NS ns1.dns.example.org.',
+      'ns1.dns.example.org. A 192.0.2.53',
+      'elb.testns.example.org. CNAME svc1.testns.example.org.',
+      'elb.testns.example.org. SRV 0 100 443 svc1.testns.example.org.',
+      '_._tcp.elb.testns.example.org. SRV 0 100 443 svc1.testns.example.org.',
+      'kube-dns.kube-system.example.org. A 192.0.2.53',
+      'kube-dns.kube-system.example.org. SRV 0 100 53 kube-dns.kube-system.example.org.',
+      '_dns._udp.kube-dns.kube-system.example.org. SRV 0 100 53 kube-dns.kube-system.example.org.',
+      'lb.testns.example.org. A 203.0.113.7',
+      'lb.testns.example.org. SRV 0 100 443 lb.testns.example.org.',
+      '_https._tcp.lb.testns.example.org. SRV 0 100 443 lb.testns.example.org.',
+      expect.stringMatching(/^pooled\.testns\.example\.org\. A 172\.18\.255\.\d+$/),
+      'pooled.testns.example.org. SRV 0 100 8080 pooled.testns.example.org.',
+      '_http._tcp.pooled.testns.example.org. SRV 0 100 8080 pooled.testns.example.org.',
+      'svc1.testns.example.org. A 1.2.3.4',
+      'svc1.testns.example.org. SRV 0 100 80 svc1.testns.example.org.',
+      '_http._tcp.svc1.testns.example.org. SRV 0 100 80 svc1.testns.example.org.',
+      'svc6.testns.example.org. AAAA 1:2::5',
+      'svc6.testns.example.org. SRV 0 100 80 svc6.testns.example.org.',
+      '_http._tcp.svc6.testns.example.org. SRV 0 100 80 svc6.testns.example.org.',
+      'hdls.testns.example.org. A 10.244.1.10',
+      'hdls-0.hdls.testns.example.org. A 10.244.1.10',
+      '_http._tcp.hdls.testns.example.org. SRV 0 100 80 hdls-0.hdls.testns.example.org.',
+    ]);
+    expect(lines.at(-1)).toBe(lines[0]);
+  });
+
+  it('without a kubernetes plugin in the block, the server refuses to start and names the line', async () => {
+    const { buildApp } = await import('../../src/app.js');
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-external-'));
+    const conf = path.join(tmp, 'Corefile');
+    fs.writeFileSync(conf, 'example.org {\n  bind 127.0.0.1\n  k8s_external\n}\n');
+    await expect(buildApp({ conf, manifests: [path.join(dir, 'manifests.yaml')], port: 0 })).rejects.toThrow(/Corefile:3.*kubernetes plugin not loaded/s);
+    fs.rmSync(tmp, { recursive: true });
+  });
+});
+
+describe('Corefile errors of the edge plugins name the line', () => {
+  it.each([
+    ['k8s_external example.org {\n    ttl 4000\n  }', /Corefile:4.*ttl must be in range \[0, 3600\]: 4000/s],
+    ['k8s_external example.org {\n    apex\n  }', /Corefile:4.*apex needs a name/s],
+    ['k8s_external example.org {\n    bogus\n  }', /Corefile:4.*unknown property 'bogus'/s],
+    ['k8s_gateway example.org {\n    resources Ingress Widget\n  }', /Corefile:4.*unknown resource "Widget"/s],
+    ['k8s_gateway example.org {\n    ttl x\n  }', /Corefile:4.*ttl "x" is not an integer/s],
+    ['k8s_gateway example.org {\n    nope 1\n  }', /Corefile:4.*unknown property 'nope'/s],
+  ])('%s', async (directive, re) => {
+    const { buildApp } = await import('../../src/app.js');
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edge-corefile-'));
+    const conf = path.join(tmp, 'Corefile');
+    fs.writeFileSync(conf, `. {\n  kubernetes cluster.local\n  ${directive}\n}\n`);
+    try {
+      await expect(buildApp({ conf, manifests: [path.join(dir, 'manifests.yaml')], port: 0 })).rejects.toThrow(re);
+    } finally {
+      fs.rmSync(tmp, { recursive: true });
+    }
+  });
+});
