@@ -126,6 +126,20 @@ describe.skipIf(Boolean(etcdMissing) || !dig)('the etcd mirror across lost watch
     expect(Number(soa.answer[0]!.split(' ')[6])).toBe(Number(res.header.revision));
   });
 
+  it('a re-read that finds only deletions still moves the serial (to the revision it read at)', async () => {
+    const before = Number((await digQuery(dig!, server.port, 'watch.test.', 'SOA', false)).answer[0]!.split(' ')[6]);
+    proxy.cut();
+    await client.delete().key(namePath('c.watch.test.', 'skydns')).exec();
+    // A write outside the path, and compaction up to it: the watch must read the path again.
+    const other = await client.put('/elsewhere/key').value('x').exec();
+    await client.kv.compact({ revision: other.header.revision, physical: true });
+    proxy.restore();
+    await waitFor('the deletion', async () => (await digQuery(dig!, server.port, 'c.watch.test.', 'A', false)).rcode === 'NXDOMAIN');
+    const after = Number((await digQuery(dig!, server.port, 'watch.test.', 'SOA', false)).answer[0]!.split(' ')[6]);
+    expect(after).toBeGreaterThan(before);
+    expect(after).toBe(Number(other.header.revision));
+  });
+
   it('a reload keeps the synced mirror: no SERVFAIL while the new configuration starts', async () => {
     // The same Corefile, re-read on SIGHUP: a new chain, the same mirror (etcd cut off meanwhile,
     // so a fresh mirror could not read anything).

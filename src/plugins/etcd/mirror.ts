@@ -238,7 +238,10 @@ export class EtcdMirror {
     const w = this.client.watch().prefix(this.opts.prefix).startRevision(String(from)).watcher();
     this.watcher = w;
     this.setConnected(true);
-    w.on('connected', () => this.setConnected(true));
+    w.on('connected', () => {
+      if (!this.connected) this.log.info({ revision: this.revision }, 'etcd watch connected again');
+      this.setConnected(true);
+    });
     w.on('disconnected', (err: Error) => {
       if (this.connected) this.log.warn({ err: err?.message, revision: this.revision }, 'etcd watch lost; serving the mirror and resuming from the last revision');
       this.setConnected(false);
@@ -298,22 +301,27 @@ export class EtcdMirror {
   }
 
   private replaceAll(kvs: readonly RawKv[], rev: number): void {
+    const before = new Map<string, number>();
+    for (const [k, e] of this.entries) before.set(k, e.modRevision);
     this.entries.clear();
     const badBefore = new Map(this.bad);
     this.bad.clear();
     this.pending = undefined;
     let serial = 0;
+    let changed = false;
     for (const kv of kvs) {
       serial = Math.max(serial, kv.modRevision);
-      if (kv.key === this.opts.prefix + TXN_MARKER) {
-        if (parseMarker(kv.value)?.state === 'writing' && kv.modRevision > rev) this.pending = new Map();
-        continue;
-      }
+      // The marker of a finished change set (one being written was read around, in relist).
+      if (kv.key.startsWith(this.opts.prefix + MARKER_DIR)) continue;
       this.put(kv, badBefore);
+      if (this.entries.has(kv.key) && before.get(kv.key) !== kv.modRevision) changed = true;
     }
+    if (this.entries.size !== before.size) changed = true;
     this.sorted = [...this.entries.keys()].sort(byteOrder);
     // The serial is the last change the mirror holds, so replicas that read the same data agree.
-    this.revision = Math.max(this.revision, serial);
+    // Deletions leave no revision behind: when a re-read finds other data under a serial no
+    // higher than before (keys deleted while the watch was lost), the read's revision moves it.
+    this.revision = changed && this.synced && serial <= this.revision ? rev : Math.max(this.revision, serial);
     this.changed(rev);
   }
 
