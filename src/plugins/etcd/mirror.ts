@@ -158,10 +158,6 @@ export class EtcdMirror {
     return this.entries.get(key);
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   /** Granted TTL (seconds) of a lease, when known. */
   leaseTtl(lease: string): number | undefined {
     return this.leases.get(lease);

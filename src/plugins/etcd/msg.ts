@@ -33,7 +33,7 @@ const FIELDS: Record<keyof Service, Kind> = {
 };
 
 export function emptyService(): Service {
-  return { host: '', port: 0, priority: 0, weight: 0, text: '', mail: false, ttl: 0, targetstrip: 0, group: '' , owner: '' };
+  return { host: '', port: 0, priority: 0, weight: 0, text: '', mail: false, ttl: 0, targetstrip: 0, group: '', owner: '' };
 }
 
 /** Largest value of a Go int on 64-bit platforms that a JSON number can carry exactly. */
@@ -89,17 +89,13 @@ export type HostType = 'A' | 'AAAA' | 'CNAME' | 'TXT';
  */
 export function hostType(s: Service): { type: HostType; ip?: string } {
   const v = isIP(s.host);
-  if (v === 4) return { type: 'A', ip: normalizeV4(s.host) };
+  if (v === 4) return { type: 'A', ip: s.host };
   if (v === 6) {
     const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(s.host);
     if (m) return { type: 'A', ip: m[1] };
     return { type: 'AAAA', ip: s.host };
   }
   return { type: s.text === '' ? 'CNAME' : 'TXT' };
-}
-
-function normalizeV4(ip: string): string {
-  return ip.split('.').map((o) => String(Number(o))).join('.');
 }
 
 /** Fully qualifies a name as dns.Fqdn does. */
