@@ -36,6 +36,7 @@ import { hostsPlugin } from './plugins/hosts/setup.js';
 import { rewritePlugin } from './plugins/rewrite/setup.js';
 import { k8sExternalPlugin } from './plugins/k8s_external/index.js';
 import { k8sGatewayPlugin } from './plugins/k8s_gateway/index.js';
+import { etcdPlugin } from './plugins/etcd/setup.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -95,7 +96,8 @@ export function defaultRegistry(): Registry {
     .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
     .register(loadbalancePlugin)
     .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin)
-    .register(k8sExternalPlugin).register(k8sGatewayPlugin);
+    .register(k8sExternalPlugin).register(k8sGatewayPlugin)
+    .register(etcdPlugin);
 }
 
 export interface AppOptions {

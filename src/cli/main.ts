@@ -7,6 +7,7 @@ import { addClusterFlags, applyCorefileLimits } from './options.js';
 import { addResolverCommands } from './resolver-commands.js';
 import { packageVersion } from './version.js';
 import { addTransportFlags } from './transport-flags.js';
+import { sync, type SyncFlags } from './sync.js';
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command();
@@ -46,6 +47,20 @@ export async function main(argv: string[]): Promise<void> {
     .option('--log-level <level>', 'log level (stderr)', 'warn')
     .action(async (opts: CheckFlags) => {
       process.exitCode = await check(opts);
+    });
+
+  addClusterFlags(program.command('sync').description('write every record the cluster serves into etcd (CoreDNS SkyDNS schema), for replicas running the etcd plugin'))
+    .option('--etcd <url>', 'etcd client URL; repeat for more members (or separate with commas)', (v: string, p: string[] | undefined) => [...(p ?? []), v])
+    .option('--prefix <path>', 'etcd key prefix, as the etcd plugin\'s path', '/skydns')
+    .option('--owner <id>', 'owner written into every value; keys of other owners are never changed', 'clusterdns-sync')
+    .option('--watch', 'keep running and sync again whenever the manifests change')
+    .option('--interval <ms>', 'how often --watch looks at the manifests', '1000')
+    .option('--max-txn-ops <n>', 'operations per etcd transaction (etcd --max-txn-ops)', '128')
+    .option('--max-txn-bytes <n>', 'bytes of keys and values per transaction (under etcd --max-request-bytes)', '1048576')
+    .option('--allow-empty', 'let a configuration that serves no records delete every key this owner wrote')
+    .option('--log-level <level>', 'log level (stderr)', 'info')
+    .action(async (opts: SyncFlags) => {
+      await sync(opts);
     });
 
   addResolverCommands(program);

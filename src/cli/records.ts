@@ -1,7 +1,7 @@
 // `clusterdns records`: every record the server would serve, as a sorted zone file. Each record
 // comes from asking the real query path, so the listing is what the server answers.
 import type { Answer } from 'dns-packet';
-import { buildApp } from '../app.js';
+import { buildApp, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
@@ -32,6 +32,48 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     oneShot: true,
   });
   const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
+  const byZone = await servedRecords(app, only);
+  await app.close();
+  if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
+  // Cluster zones first, reverse zones after them; each in canonical order.
+  const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
+  // Sort keys are computed once per record (not per comparison), and the output is written in
+  // chunks: a 100k-endpoint cluster has hundreds of thousands of records.
+  let chunk: string[] = [];
+  const emit = async (line: string): Promise<void> => {
+    chunk.push(line);
+    if (chunk.length >= 4096) await flush();
+  };
+  const flush = async (): Promise<void> => {
+    if (chunk.length === 0) return;
+    const text = chunk.join('\n') + '\n';
+    chunk = [];
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  };
+  let first = true;
+  for (const zone of zones) {
+    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, name: canonicalKey(rr.name), type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
+    keyed.sort((a, b) => {
+      if (a.soa !== b.soa) return a.soa - b.soa;
+      if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+      if (a.type !== b.type) return a.type - b.type;
+      return a.rdata < b.rdata ? -1 : a.rdata > b.rdata ? 1 : 0;
+    });
+    if (!first) await emit('');
+    first = false;
+    await emit(`; zone ${zone} (${keyed.length} records)`);
+    await emit(`$ORIGIN ${zone}`);
+    for (const k of keyed) await emit(recordText(k.rr));
+  }
+  await flush();
+}
+
+/**
+ * Every record the kubernetes, edge (k8s_external, k8s_gateway) and file plugins of `app` serve,
+ * by zone (key: owner|type|rdata), each asked of the real query path. `clusterdns sync`
+ * publishes the same set.
+ */
+export async function servedRecords(app: App, only?: string): Promise<Map<string, Map<string, Answer>>> {
   const byZone = new Map<string, Map<string, Answer>>();
   for (const [listener, chainZones] of app.listenerZones().entries()) {
     for (const chain of app.chains) {
@@ -86,37 +128,5 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
       }
     }
   }
-  await app.close();
-  if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
-  // Cluster zones first, reverse zones after them; each in canonical order.
-  const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
-  // Sort keys are computed once per record (not per comparison), and the output is written in
-  // chunks: a 100k-endpoint cluster has hundreds of thousands of records.
-  let chunk: string[] = [];
-  const emit = async (line: string): Promise<void> => {
-    chunk.push(line);
-    if (chunk.length >= 4096) await flush();
-  };
-  const flush = async (): Promise<void> => {
-    if (chunk.length === 0) return;
-    const text = chunk.join('\n') + '\n';
-    chunk = [];
-    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-  };
-  let first = true;
-  for (const zone of zones) {
-    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, name: canonicalKey(rr.name), type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
-    keyed.sort((a, b) => {
-      if (a.soa !== b.soa) return a.soa - b.soa;
-      if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-      if (a.type !== b.type) return a.type - b.type;
-      return a.rdata < b.rdata ? -1 : a.rdata > b.rdata ? 1 : 0;
-    });
-    if (!first) await emit('');
-    first = false;
-    await emit(`; zone ${zone} (${keyed.length} records)`);
-    await emit(`$ORIGIN ${zone}`);
-    for (const k of keyed) await emit(recordText(k.rr));
-  }
-  await flush();
+  return byZone;
 }

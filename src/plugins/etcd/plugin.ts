@@ -1,0 +1,425 @@
+// The etcd plugin's query path: CoreDNS's plugin/etcd (handler.go, etcd.go) over
+// plugin/backend_lookup.go, reading the in-memory mirror instead of etcd. Answers are computed
+// synchronously; only a CNAME that leaves the plugin's zones needs the server's own lookup,
+// and then the query is computed once more with those answers at hand.
+import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
+import { Rcode, type Rr } from '../../dns/records.js';
+import { isSubdomain, matchZone } from '../../dns/names.js';
+import { group, hostType, fqdnOf, targetStrip, split255, type KeyedService } from './msg.js';
+import { keyDomain, namePath, pathWithWildcard } from './path.js';
+import type { EtcdConfig } from './setup.js';
+import type { EtcdMirror, Entry } from './mirror.js';
+
+const DEFAULT_PRIORITY = 10;
+const DEFAULT_TTL = 300;
+const MAX_CNAME_CHAIN = 10;
+/** How long startup waits for the first read of etcd. */
+const START_WAIT_MS = 2000;
+const NX = Symbol('nxdomain');
+type Found = KeyedService[] | typeof NX;
+
+class BackendError extends Error {}
+
+interface State {
+  /** Name as spelled (answer owners use it), fully qualified. */
+  name: string;
+  /** Lowercased. */
+  qname: string;
+  qtype: string;
+  zone: string;
+}
+
+/** Answers from the rest of the server for names outside the zones, filled between passes. */
+interface External {
+  known: Map<string, Rr[] | null>;
+  missing: Set<string>;
+  leased: boolean;
+}
+
+export interface EtcdDeps {
+  lookup(name: string, qtype: string): Promise<DnsResponse>;
+}
+
+export class EtcdPlugin implements Plugin {
+  readonly name = 'etcd';
+
+  constructor(
+    readonly cfg: EtcdConfig,
+    readonly mirror: EtcdMirror,
+    private readonly deps: EtcdDeps,
+    private readonly release: () => Promise<void> = async () => undefined,
+  ) {}
+
+  ready(): true | string {
+    return this.mirror.synced ? true : `no successful read of etcd at ${this.cfg.endpoints.join(' ')} yet`;
+  }
+
+  /**
+   * Starts the mirror and waits (at most `startWait` ms) for its first read, so a server that
+   * can reach etcd says ready with data; one that cannot starts anyway and answers SERVFAIL for
+   * the etcd zones until the first read succeeds.
+   */
+  async start(): Promise<void> {
+    this.mirror.start();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.mirror.firstSync, new Promise<void>((r) => (timer = setTimeout(r, START_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
+  async close(): Promise<void> {
+    await this.release();
+  }
+
+  serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
+    const zone = matchZone(req.qname, this.cfg.zones);
+    if (!zone) return next(req);
+    // Nothing read yet: "no such name" would be a lie that resolvers cache.
+    if (!this.mirror.synced) return { rcode: Rcode.SERVFAIL, aa: false, answer: [], authority: [], additional: [], cacheable: false };
+    const ext: External = { known: new Map(), missing: new Set(), leased: false };
+    const first = this.answer(req, zone, ext, next);
+    if (ext.missing.size === 0) return first;
+    return this.withExternal(req, zone, ext, next);
+  }
+
+  private async withExternal(req: DnsRequest, zone: string, ext: External, next: Next): Promise<DnsResponse> {
+    // Each pass may find more outside names (a chain of CNAMEs); a few passes cover CoreDNS's depth.
+    for (let pass = 0; pass < 4 && ext.missing.size > 0; pass++) {
+      const todo = [...ext.missing];
+      ext.missing.clear();
+      await Promise.all(
+        todo.map(async (k) => {
+          const [name, type] = k.split('|') as [string, string];
+          try {
+            const res = await this.deps.lookup(name, type);
+            ext.known.set(k, res.answer);
+          } catch {
+            ext.known.set(k, null);
+          }
+        }),
+      );
+      const r = this.answer(req, zone, ext, next);
+      if (ext.missing.size === 0) return r;
+    }
+    return this.answer(req, zone, ext, next);
+  }
+
+  private answer(req: DnsRequest, zone: string, ext: External, next: Next): DnsResponse | Promise<DnsResponse> {
+    const state: State = { name: req.name, qname: req.qname, qtype: req.qtype, zone };
+    let records: Rr[] = [];
+    let extra: Rr[] = [];
+    let nx = false;
+    ext.leased = false;
+    try {
+      switch (req.qtype) {
+        case 'A':
+        case 'AAAA': {
+          const r = this.address(state, [], ext);
+          if (r === NX) nx = true;
+          else records = r;
+          break;
+        }
+        case 'TXT': {
+          const r = this.txt(state, [], ext);
+          if (r === NX) nx = true;
+          else records = r;
+          break;
+        }
+        case 'CNAME': {
+          const r = this.services(state, true, ext);
+          if (r === NX) nx = true;
+          else if (r.length > 0 && hostType(r[0]!).type !== 'A' && hostType(r[0]!).type !== 'AAAA') records = [rr(state.name, 'CNAME', r[0]!.ttl, fqdnOf(r[0]!.host))];
+          break;
+        }
+        case 'PTR': {
+          const r = this.services(state, true, ext);
+          if (r === NX) nx = true;
+          else {
+            const seen = new Set<string>();
+            for (const s of r) {
+              const t = hostType(s).type;
+              if (t === 'A' || t === 'AAAA' || seen.has(s.host)) continue;
+              seen.add(s.host);
+              records.push(rr(state.name, 'PTR', s.ttl, fqdnOf(s.host)));
+            }
+          }
+          break;
+        }
+        case 'MX':
+        case 'SRV': {
+          const r = this.srvMx(state, ext);
+          if (r === NX) nx = true;
+          else ({ records, extra } = r);
+          break;
+        }
+        case 'SOA':
+          records = [this.soa(zone)];
+          break;
+        default:
+          if (req.qtype === 'NS' && state.qname === zone) {
+            const r = this.ns(state, ext);
+            if (r === NX) nx = true;
+            else ({ records, extra } = r);
+            break;
+          }
+          // Any other type, and NS below the apex: a fake A lookup tells NXDOMAIN from NODATA.
+          if (this.address({ ...state, qtype: 'A' }, [], ext) === NX) nx = true;
+      }
+    } catch (err) {
+      if (!(err instanceof BackendError)) throw err;
+      return { rcode: Rcode.SERVFAIL, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable: false };
+    }
+    // Lease-backed TTLs and outside answers may change without an etcd event: do not keep them.
+    const cacheable = !ext.leased && ext.known.size === 0;
+    if (nx) {
+      if (this.fallsThrough(state.qname)) return next(req);
+      return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable };
+    }
+    if (records.length === 0) return { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable };
+    return { rcode: Rcode.NOERROR, aa: true, answer: records, authority: [], additional: extra, cacheable };
+  }
+
+  private fallsThrough(qname: string): boolean {
+    const ft = this.cfg.fallthrough;
+    if (!ft) return false;
+    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
+  }
+
+  /** SOA of a zone: the mirror's etcd revision is the serial, so every replica agrees. */
+  soa(zone: string): Rr {
+    const join = (l: string): string => (zone === '.' ? `${l}.` : `${l}.${zone}`);
+    return rr(zone, 'SOA', 30, {
+      mname: join('ns.dns'),
+      rname: join('hostmaster'),
+      serial: this.mirror.revision >>> 0,
+      refresh: 7200,
+      retry: 1800,
+      expire: 86400,
+      minimum: 30,
+    });
+  }
+
+  // ---- backend: Records / loopNodes / TTL (etcd.go) --------------------------------------
+
+  private services(state: State, exact: boolean, ext: External): Found {
+    const prefix = this.cfg.path;
+    const { path, star } = pathWithWildcard(state.qname, prefix);
+    let entries: Entry[];
+    if (exact) {
+      const e = this.mirror.get(path);
+      entries = e ? [e] : [];
+    } else {
+      const r = this.mirror.range(path.endsWith('/') ? path : path + '/', this.cfg.lookupLimit);
+      entries = r.entries;
+      if (r.truncated) this.mirror.countTruncated();
+      if (entries.length === 0) {
+        const e = this.mirror.get(path.replace(/\/$/, ''));
+        entries = e ? [e] : [];
+      }
+    }
+    if (entries.length === 0) return NX;
+    const segments = star ? namePath(state.qname, prefix).split('/') : [];
+    const out: KeyedService[] = [];
+    nodes: for (const e of entries) {
+      if (star) {
+        const keyParts = e.key.split('/');
+        for (let i = 0; i < segments.length; i++) {
+          if (i > keyParts.length - 1) continue nodes;
+          const n = segments[i]!;
+          if (n === '*' || n === 'any') continue;
+          if (keyParts[i] !== n) continue nodes;
+        }
+      }
+      const s: KeyedService = { ...e.svc, key: e.key };
+      s.ttl = this.ttl(e, s, ext);
+      if (s.priority === 0) s.priority = DEFAULT_PRIORITY;
+      if ((state.qtype === 'TXT' && s.text !== '') || s.host !== '') out.push(s);
+    }
+    return group(out);
+  }
+
+  /** The smaller of the record's TTL and its lease's (clamped to min/max-lease-ttl); 300 when neither. */
+  private ttl(e: Entry, s: KeyedService, ext: External): number {
+    let etcdTtl = 0;
+    if (e.lease !== '0') {
+      const granted = this.mirror.leaseTtl(e.lease);
+      if (granted !== undefined && granted > 0) {
+        etcdTtl = Math.min(Math.max(granted, this.cfg.minLeaseTtl), this.cfg.maxLeaseTtl);
+        ext.leased = true;
+      }
+    }
+    if (etcdTtl === 0 && s.ttl === 0) return DEFAULT_TTL;
+    if (etcdTtl === 0) return s.ttl;
+    if (s.ttl === 0) return etcdTtl;
+    return Math.min(etcdTtl, s.ttl);
+  }
+
+  /** checkForApex: the apex's addresses live under apex.dns.ZONE, else the zone's whole tree. */
+  private apexServices(state: State, ext: External): Found {
+    if (state.qname !== state.zone) return this.services(state, false, ext);
+    const apex = this.services({ ...state, qname: join('apex.dns', state.zone) }, false, ext);
+    if (apex !== NX) return apex;
+    return this.services(state, false, ext);
+  }
+
+  // ---- record builders (backend_lookup.go) ------------------------------------------------
+
+  /** A and AAAA, following CNAMEs inside the zone and asking the server for those outside. */
+  private address(state: State, previous: Rr[], ext: External): Rr[] | typeof NX {
+    const services = this.apexServices(state, ext);
+    if (services === NX) return NX;
+    const records: Rr[] = [];
+    const dup = new Set<string>();
+    for (const s of services) {
+      const { type, ip } = hostType(s);
+      if (type === 'CNAME' || type === 'TXT') {
+        if (type === 'TXT') continue;
+        const target = fqdnOf(s.host);
+        const targetLower = target.toLowerCase();
+        if (isSubdomain(targetLower, state.qname)) continue; // x CNAME x, or a name below it
+        const cname = rr(state.name, 'CNAME', s.ttl, target);
+        if (previous.length > MAX_CNAME_CHAIN) continue;
+        if (previous.some((p) => p.type === 'CNAME' && p.data === target)) continue;
+        if (isSubdomain(targetLower, state.zone)) {
+          const nextRecords = this.address({ ...state, name: target, qname: targetLower }, [...previous, cname], ext);
+          if (nextRecords !== NX && nextRecords.length > 0) records.push(cname, ...nextRecords);
+          continue;
+        }
+        const answers = this.external(ext, target, state.qtype);
+        if (!answers) continue;
+        records.push(cname, ...answers);
+        continue;
+      }
+      if (type !== state.qtype) continue;
+      if (dup.has(s.host)) continue;
+      dup.add(s.host);
+      records.push(rr(state.name, type, s.ttl, ip));
+    }
+    return records;
+  }
+
+  private txt(state: State, previous: Rr[], ext: External): Rr[] | typeof NX {
+    const services = this.services(state, false, ext);
+    if (services === NX) return NX;
+    const records: Rr[] = [];
+    const dup = new Set<string>();
+    for (const s of services) {
+      const { type } = hostType(s);
+      if (type === 'CNAME') {
+        const target = fqdnOf(s.host);
+        const targetLower = target.toLowerCase();
+        if (isSubdomain(targetLower, state.qname)) continue;
+        const cname = rr(state.name, 'CNAME', s.ttl, target);
+        if (previous.length > MAX_CNAME_CHAIN) continue;
+        if (previous.some((p) => p.type === 'CNAME' && p.data === target)) continue;
+        if (isSubdomain(targetLower, state.zone)) {
+          const nextRecords = this.txt({ ...state, name: target, qname: targetLower }, [...previous, cname], ext);
+          if (nextRecords !== NX && nextRecords.length > 0) records.push(cname, ...nextRecords);
+          continue;
+        }
+        const answers = this.external(ext, target, state.qtype);
+        if (!answers) continue;
+        records.push(cname, ...answers);
+        continue;
+      }
+      if (type === 'TXT' && !dup.has(s.text)) {
+        dup.add(s.text);
+        records.push(rr(state.name, 'TXT', s.ttl, split255(s.text)));
+      }
+    }
+    return records;
+  }
+
+  private srvMx(state: State, ext: External): { records: Rr[]; extra: Rr[] } | typeof NX {
+    const services = this.services(state, false, ext);
+    if (services === NX) return NX;
+    const mx = state.qtype === 'MX';
+    const records: Rr[] = [];
+    const extra: Rr[] = [];
+    const dup = new Set<string>();
+    const lookedUp = new Set<string>();
+    const w = new Map<number, number>();
+    if (!mx) {
+      for (const s of services) w.set(s.priority, (w.get(s.priority) ?? 0) + (s.weight !== 0 ? s.weight : 100));
+    }
+    for (const s of services) {
+      if (mx && !s.mail) continue;
+      if (!mx && s.port === -1) continue;
+      let weight = 0;
+      if (!mx) {
+        let w1 = 100 / w.get(s.priority)!;
+        w1 *= s.weight === 0 ? 100 : s.weight;
+        weight = Math.max(1, Math.floor(w1)) & 0xffff;
+      }
+      const { type, ip } = hostType(s);
+      if (type === 'CNAME' || type === 'TXT') {
+        let target = fqdnOf(s.host);
+        if (s.targetstrip > 0) target = targetStrip(target, s.targetstrip);
+        records.push(mx ? rr(state.name, 'MX', s.ttl, { preference: s.priority & 0xffff, exchange: target }) : rr(state.name, 'SRV', s.ttl, { priority: s.priority & 0xffff, weight, port: s.port & 0xffff, target }));
+        if (lookedUp.has(target)) continue;
+        lookedUp.add(target);
+        const lower = target.toLowerCase();
+        if (!isSubdomain(lower, state.zone)) {
+          const a = this.external(ext, target, 'A');
+          if (a) extra.push(...a);
+          const aaaa = this.external(ext, target, 'AAAA');
+          if (aaaa) extra.push(...aaaa.filter((x) => x.type !== 'CNAME'));
+          continue;
+        }
+        const addr = this.address({ ...state, name: target, qname: lower, qtype: 'A' }, [], ext);
+        if (addr !== NX) extra.push(...addr);
+        continue;
+      }
+      // An address as host: the target is the key's own name.
+      let target = fqdnOf(keyDomain(s.key));
+      if (s.targetstrip > 0) target = targetStrip(target, s.targetstrip);
+      const port = mx ? s.priority & 0xffff : s.port & 0xffff;
+      const recKey = `${target}|${port}`;
+      if (!dup.has(recKey)) {
+        dup.add(recKey);
+        records.push(mx ? rr(state.name, 'MX', s.ttl, { preference: s.priority & 0xffff, exchange: target }) : rr(state.name, 'SRV', s.ttl, { priority: s.priority & 0xffff, weight, port: s.port & 0xffff, target }));
+      }
+      const addrKey = `${target}|${s.host}`;
+      if (!dup.has(addrKey)) {
+        dup.add(addrKey);
+        extra.push(rr(target, type, s.ttl, ip));
+      }
+    }
+    return { records, extra };
+  }
+
+  /** NS at the apex: the addresses under ns.dns.ZONE, named by their keys. */
+  private ns(state: State, ext: External): { records: Rr[]; extra: Rr[] } | typeof NX {
+    const services = this.services({ ...state, qname: join('ns.dns', state.zone) }, false, ext);
+    if (services === NX) return NX;
+    const records: Rr[] = [];
+    const extra: Rr[] = [];
+    const seen = new Set<string>();
+    for (const s of services) {
+      const { type, ip } = hostType(s);
+      if (type !== 'A' && type !== 'AAAA') throw new BackendError(`NS record must be an IP address: ${s.host}`);
+      let target = fqdnOf(keyDomain(s.key));
+      if (s.targetstrip > 0) target = targetStrip(target, s.targetstrip);
+      extra.push(rr(target, type, s.ttl, ip));
+      if (seen.has(target)) continue;
+      seen.add(target);
+      records.push(rr(state.name, 'NS', s.ttl, target));
+    }
+    return { records, extra };
+  }
+
+  private external(ext: External, name: string, qtype: string): Rr[] | undefined {
+    const k = `${name}|${qtype}`;
+    const known = ext.known.get(k);
+    if (known !== undefined) return known ?? undefined;
+    ext.missing.add(k);
+    return undefined;
+  }
+}
+
+function join(label: string, zone: string): string {
+  return zone === '.' ? `${label}.` : `${label}.${zone}`;
+}
+
+function rr(name: string, type: string, ttl: number, data: unknown): Rr {
+  return { name, type, ttl, class: 'IN', data } as Rr;
+}

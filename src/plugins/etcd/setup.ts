@@ -1,0 +1,161 @@
+// `etcd [ZONES...] { path PATH; endpoint URL...; credentials USER PASS; tls [CERT KEY CACERT];
+// min-lease-ttl D; max-lease-ttl D; fallthrough [ZONES...] }` -> a validated EtcdConfig,
+// following CoreDNS's plugin/etcd/setup.go.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Directive } from '../../chain/corefile.js';
+import { CorefileError } from '../../chain/corefile.js';
+import type { PluginDefinition } from '../../chain/registry.js';
+import { zoneArgs } from '../../chain/zones.js';
+import { parseGoDuration } from '../../chain/duration.js';
+import { isSubdomain } from '../../dns/names.js';
+import { EtcdPlugin } from './plugin.js';
+import { acquireMirror } from './mirror.js';
+
+export interface EtcdConfig {
+  /** Zones answered, lowercased and fully qualified. */
+  zones: string[];
+  /** The `path` as written (CoreDNS default "skydns"); keys live under /PATH/. */
+  path: string;
+  endpoints: string[];
+  username?: string;
+  password?: string;
+  /** Files of `tls`: CA only, cert and key, or all three; `{}` for TLS with the system CAs. */
+  tls?: { cert?: string; key?: string; ca?: string };
+  /** Seconds; lease TTLs are clamped into [min, max] (CoreDNS defaults 30 s and 24 h). */
+  minLeaseTtl: number;
+  maxLeaseTtl: number;
+  /** undefined: no fallthrough; []: every zone; else the listed zones. */
+  fallthrough?: string[];
+  /** Milliseconds a marked change set may be held back before what arrived is applied anyway. */
+  changesetTimeoutMs: number;
+  /** Records one lookup reads at most (the first in key order). */
+  lookupLimit: number;
+}
+
+const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'lookup_limit', 'stubzones', 'debug', 'upstream'];
+export const DEFAULT_ENDPOINT = 'http://localhost:2379';
+/** A 64 KiB message holds about 4,000 address records: more could never be sent anyway. */
+export const DEFAULT_LOOKUP_LIMIT = 4096;
+
+/** The etcd key prefix of a `path` value: `/skydns/`. */
+export function keyPrefix(p: string): string {
+  return `/${p.replace(/^\/+|\/+$/g, '')}/`;
+}
+
+/** CoreDNS's parseTTL: seconds, or a Go duration; whole seconds from 0 to 2^32-1. */
+function parseTtl(text: string): number | string {
+  const s = /^\d+$/.test(text) ? `${text}s` : text;
+  const ms = parseGoDuration(s);
+  if (ms === undefined) return `"${text}" is not a TTL; use a form like 30, 30s, 5m, 1h or 2h30m`;
+  if (ms < 0) return `"${text}": TTL must be non-negative`;
+  const secs = Math.floor(ms / 1000);
+  if (secs > 0xffffffff) return `"${text}": TTL too large, maximum is 4294967295 seconds`;
+  return secs;
+}
+
+export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConfig {
+  const fail = (reason: string, at: Directive = d): never => {
+    throw new CorefileError(at.file, at.line, `etcd: ${reason}`);
+  };
+  const zones = d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones];
+  for (const z of zones) {
+    if (!blockZones.some((b) => isSubdomain(z, b))) fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
+  }
+  const cfg: EtcdConfig = { zones, path: 'skydns', endpoints: [DEFAULT_ENDPOINT], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000, lookupLimit: DEFAULT_LOOKUP_LIMIT };
+  const rel = (f: string): string => (path.isAbsolute(f) || !fs.existsSync(d.file) ? path.resolve(f) : path.resolve(path.dirname(d.file), f));
+  for (const o of d.block ?? []) {
+    switch (o.name) {
+      case 'path':
+        if (o.args.length !== 1) fail('path needs one argument: path PATH (e.g. /skydns)', o);
+        if (keyPrefix(o.args[0]!) === '//') fail('path must name a key prefix such as /skydns, not the root', o);
+        cfg.path = o.args[0]!;
+        break;
+      case 'endpoint':
+        if (o.args.length === 0) fail('endpoint needs at least one URL, e.g. endpoint http://127.0.0.1:2379', o);
+        for (const u of o.args) {
+          let url: URL | undefined;
+          try {
+            url = new URL(u);
+          } catch {
+            url = undefined;
+          }
+          if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.port && !url.hostname) fail(`endpoint "${u}" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379`, o);
+        }
+        cfg.endpoints = [...o.args];
+        break;
+      case 'credentials':
+        if (o.args.length !== 2) fail('credentials requires 2 arguments, username and password', o);
+        [cfg.username, cfg.password] = o.args as [string, string];
+        break;
+      case 'tls': {
+        const files = o.args.map(rel);
+        if (files.length > 3) fail('tls takes at most 3 arguments: [CERT KEY] [CACERT]', o);
+        for (const f of files) if (!fs.existsSync(f)) fail(`tls file ${f} does not exist`, o);
+        if (files.length === 1) cfg.tls = { ca: files[0] };
+        else if (files.length === 2) cfg.tls = { cert: files[0], key: files[1] };
+        else if (files.length === 3) cfg.tls = { cert: files[0], key: files[1], ca: files[2] };
+        else cfg.tls = {};
+        break;
+      }
+      case 'min-lease-ttl':
+      case 'max-lease-ttl': {
+        if (o.args.length !== 1) fail(`${o.name} needs one TTL, e.g. ${o.name} 30s`, o);
+        const t = parseTtl(o.args[0]!);
+        if (typeof t === 'string') fail(`invalid ${o.name} value: ${t}`, o);
+        if (o.name === 'min-lease-ttl') cfg.minLeaseTtl = t as number;
+        else cfg.maxLeaseTtl = t as number;
+        break;
+      }
+      case 'fallthrough':
+        cfg.fallthrough = zoneArgs(o.args, o);
+        break;
+      case 'lookup_limit': {
+        const n = o.args.length === 1 && /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : 0;
+        if (n < 1) fail('lookup_limit needs one whole number of at least 1, e.g. lookup_limit 4096', o);
+        cfg.lookupLimit = n;
+        break;
+      }
+      case 'changeset_timeout': {
+        const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
+        if (ms === undefined || ms <= 0) fail('changeset_timeout needs one positive duration, e.g. changeset_timeout 60s', o);
+        cfg.changesetTimeoutMs = ms!;
+        break;
+      }
+      case 'stubzones':
+      case 'debug':
+      case 'upstream':
+        // Accepted and ignored, as CoreDNS does ("remove soon").
+        break;
+      default:
+        fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 9).join(', ')}`, o);
+    }
+  }
+  if (cfg.minLeaseTtl > cfg.maxLeaseTtl) fail(`min-lease-ttl (${cfg.minLeaseTtl}s) is above max-lease-ttl (${cfg.maxLeaseTtl}s)`);
+  if (cfg.tls && cfg.endpoints.some((e) => e.startsWith('http://'))) fail('tls is set but an endpoint is http://; use https:// endpoints with tls');
+  return cfg;
+}
+
+export const etcdPlugin: PluginDefinition = {
+  name: 'etcd',
+  setup(d, ctx) {
+    const cfg = parseEtcd(d, ctx.zones);
+    const log = ctx.log.child({ plugin: 'etcd' });
+    const read = (f?: string): Buffer | undefined => (f ? fs.readFileSync(f) : undefined);
+    const { mirror, release } = acquireMirror(
+      {
+        prefix: keyPrefix(cfg.path),
+        endpoints: cfg.endpoints,
+        username: cfg.username,
+        password: cfg.password,
+        tls: cfg.tls ? { ca: read(cfg.tls.ca), cert: read(cfg.tls.cert), key: read(cfg.tls.key) } : undefined,
+        zonesLabel: cfg.zones.join(','),
+        log,
+        changesetTimeoutMs: cfg.changesetTimeoutMs,
+      },
+      ctx.invalidate,
+    );
+    log.info({ zones: cfg.zones, path: keyPrefix(cfg.path), endpoints: cfg.endpoints }, 'etcd zones configured');
+    return new EtcdPlugin(cfg, mirror, { lookup: ctx.lookup }, release);
+  },
+};

@@ -1,0 +1,165 @@
+// Starts real etcd members (Debian etcd-server, /usr/bin/etcd) on loopback ports in a temp dir,
+// and stops each by PID. One member, or a cluster of three.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Etcd3 } from 'etcd3';
+import { freePort, which } from './server.js';
+
+export const etcdBinary = which('etcd');
+
+/**
+ * Why etcd tests cannot run here, or undefined when they can. Under CI=true a missing etcd is a
+ * failure, not a skip: the tests call `requireEtcd()` which throws then.
+ */
+export const etcdMissing = etcdBinary ? undefined : 'etcd is not installed (Debian package etcd-server)';
+
+export function requireEtcd(): void {
+  if (etcdMissing && process.env.CI === 'true') throw new Error(`CI=true but ${etcdMissing}`);
+}
+
+export interface EtcdMember {
+  name: string;
+  clientUrl: string;
+  peerUrl: string;
+  dataDir: string;
+  proc?: ChildProcess;
+  log: string[];
+}
+
+export interface EtcdCluster {
+  members: EtcdMember[];
+  /** Client URLs of every member. */
+  endpoints: string[];
+  dir: string;
+  /** Kills one member (SIGKILL) and waits for it to exit. */
+  kill(i: number): Promise<void>;
+  /** Starts a killed member again on its data dir and waits until it serves. */
+  restart(i: number): Promise<void>;
+  /** A client on every member. */
+  client(): Etcd3;
+  stop(): Promise<void>;
+}
+
+function launch(m: EtcdMember, initialCluster: string, state: 'new' | 'existing', extra: string[]): ChildProcess {
+  const args = [
+    '--name', m.name,
+    '--data-dir', m.dataDir,
+    '--listen-client-urls', m.clientUrl,
+    '--advertise-client-urls', m.clientUrl,
+    '--listen-peer-urls', m.peerUrl,
+    '--initial-advertise-peer-urls', m.peerUrl,
+    '--initial-cluster', initialCluster,
+    '--initial-cluster-state', state,
+    '--initial-cluster-token', 'clusterdns-test',
+    // Fast elections on loopback keep the failover tests short.
+    '--heartbeat-interval', '50',
+    '--election-timeout', '500',
+    '--logger', 'zap',
+    '--log-level', 'warn',
+    ...extra,
+  ];
+  const proc = spawn(etcdBinary!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const keep = (b: Buffer): void => {
+    m.log.push(b.toString());
+    if (m.log.length > 200) m.log.shift();
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  return proc;
+}
+
+/** Client certificate files for an etcd that serves https and wants client certificates. */
+export interface EtcdTls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+async function health(url: string, tls?: EtcdTls): Promise<boolean> {
+  if (!tls) {
+    const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+    return ((await r.json()) as { health?: string }).health === 'true';
+  }
+  return new Promise((resolve, reject) => {
+    const req = https.get(`${url}/health`, { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key), timeout: 1000 }, (res) => {
+      let body = '';
+      res.on('data', (b: Buffer) => (body += b.toString()));
+      res.on('end', () => resolve(body.includes('"health":"true"')));
+    });
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+  });
+}
+
+async function waitHealthy(urls: string[], timeoutMs: number, tls?: EtcdTls): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const ok = await Promise.all(
+      urls.map(async (u) => {
+        try {
+          return await health(u, tls);
+        } catch (err) {
+          last = (err as Error).message;
+          return false;
+        }
+      }),
+    );
+    if (ok.every(Boolean)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`etcd not healthy within ${timeoutMs} ms at ${urls.join(' ')}: ${last}`);
+}
+
+/**
+ * Starts `size` members on loopback ports; resolves once every one reports healthy. With `tls`,
+ * client URLs are https (pass etcd's --cert-file and friends in `extra`).
+ */
+export async function startEtcd(size = 1, extra: string[] = [], tls?: EtcdTls): Promise<EtcdCluster> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-etcd-'));
+  const members: EtcdMember[] = [];
+  for (let i = 0; i < size; i++) {
+    const c = await freePort();
+    const p = await freePort();
+    members.push({ name: `m${i}`, clientUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${c}`, peerUrl: `http://127.0.0.1:${p}`, dataDir: path.join(dir, `m${i}`), log: [] });
+  }
+  const initial = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
+  for (const m of members) m.proc = launch(m, initial, 'new', extra);
+  const cluster: EtcdCluster = {
+    members,
+    endpoints: members.map((m) => m.clientUrl),
+    dir,
+    async kill(i) {
+      const m = members[i]!;
+      const proc = m.proc;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        proc.once('exit', () => resolve());
+        process.kill(proc.pid!, 'SIGKILL');
+      });
+    },
+    async restart(i) {
+      const m = members[i]!;
+      m.proc = launch(m, initial, 'existing', extra);
+      await waitHealthy([m.clientUrl], 15000, tls);
+    },
+    client() {
+      return new Etcd3({ hosts: members.map((m) => m.clientUrl) });
+    },
+    async stop() {
+      for (let i = 0; i < members.length; i++) await cluster.kill(i);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await waitHealthy(cluster.endpoints, 20000, tls);
+  } catch (err) {
+    const logs = members.map((m) => `${m.name}: ${m.log.join('').slice(-2000)}`).join('\n');
+    await cluster.stop();
+    throw new Error(`${(err as Error).message}\n${logs}`);
+  }
+  return cluster;
+}
