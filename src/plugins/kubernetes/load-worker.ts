@@ -3,6 +3,7 @@
 // time, each when asked for ('next'), so the serving thread deserialises a little, answers
 // queries, and asks again. The parse garbage of a large cluster stays in this thread's heap and
 // goes when the thread ends.
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
@@ -15,6 +16,15 @@ import { Rcode } from '../../dns/records.js';
 
 const port = parentPort!;
 const req = workerData as LoadRequest;
+
+// Loading is background work: where the serving thread and this one share a CPU (a pod with one
+// CPU, a pinned process), the scheduler should run the serving thread first. On Linux a nice
+// value belongs to a thread, and this call sets this thread's only.
+try {
+  setPriority(19);
+} catch {
+  // Not permitted here: the load just competes as an equal.
+}
 
 let counter: (() => number) | undefined;
 
