@@ -23,7 +23,7 @@ import path from 'node:path';
 import dgram from 'node:dgram';
 import {
   BENCH, ROOT, HOST, PIN, option, freePort, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, runLoad, rssOf,
-  median, fmt, clockTicks, machine, stopChildrenOnSignals,
+  median, fmt, clockTicks, machine, stopChildrenOnSignals, processTree,
 } from './lib.js';
 
 const SERVICES = option('--services', 10000, 1, 1000000);
@@ -100,16 +100,6 @@ function udpAsk(port, name, timeoutMs = 1000) {
     });
     s.send(q, port, HOST);
   });
-}
-
-/** PIDs of a process and its descendants (the workers of --workers N). */
-function processTree(pid) {
-  const out = [pid];
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    const kids = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
-    for (const k of kids ? kids.split(' ') : []) out.push(...processTree(Number(k)));
-  }
-  return out;
 }
 
 function treeRss(pid) {
@@ -243,8 +233,8 @@ function writeSection(r) {
     `<!-- scale-serve:${r.workers}:start -->`,
     `## Served at scale: ${r.services} Services, ${r.endpoints} endpoints${r.workers > 1 ? `, --workers ${r.workers}` : ''} (bench/scale-serve.js)`,
     '',
-    `- date: ${new Date().toISOString()}; ${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${PIN ? 'server on CPU 0, load on CPU 1' : 'not pinned'}`,
-    `- input: one kubectl-style JSON List, ${mib(r.manifestBytes)} MiB (${r.services} Services, ${r.services} EndpointSlices, ${r.endpoints} ready endpoints, with managedFields, annotations and status as an API server returns them); Corefile \`kubernetes cluster.local in-addr.arpa ip6.arpa { pods insecure }\``,
+    `- date: ${new Date().toISOString()}; ${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${PIN ? `server${r.workers > 1 ? ' (all its processes)' : ''} on CPU 0, load on CPU 1` : 'not pinned'}`,
+    `- input: one kubectl-style JSON List, ${mib(r.manifestBytes)} MiB (${r.services} Services, ${r.services} EndpointSlices, ${r.endpoints} ready endpoints, with annotations, owner references and status as `kubectl get -o json` prints them); Corefile \`kubernetes cluster.local in-addr.arpa ip6.arpa { pods insecure }\``,
     '',
     '| figure | value | target (issue #10) |',
     '| --- | ---: | --- |',
