@@ -61,7 +61,7 @@ export const kubernetesPlugin: PluginDefinition = {
 
     // Throws ManifestError with every problem found: the server does not start on half the data.
     plugin.loader = async () => {
-      const data = await loadOffThread(request(), cfg);
+      const data = await loadOffThread(request(), cfg, plugin.closing.signal);
       for (const f of data.findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
       if (Object.keys(data.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: data.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
       plugin.setStore(data.store);
@@ -88,12 +88,14 @@ export const kubernetesPlugin: PluginDefinition = {
         do {
           again = false;
           try {
-            const data = await loadOffThread(request(), cfg);
+            if (plugin.closing.signal.aborted) break;
+            const data = await loadOffThread(request(), cfg, plugin.closing.signal);
             plugin.setStore(data.store);
             report(data);
             ctx.invalidate();
             ctx.log.info({ plugin: 'kubernetes', objects: data.objectCount, services: data.store.services.size }, 'manifests changed: kubernetes data reloaded');
           } catch (err) {
+            if (plugin.closing.signal.aborted) break; // closed meanwhile: nothing failed
             const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
             for (const f of findings) ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
             if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');

@@ -100,7 +100,11 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     this.watcher?.start();
   }
 
+  /** Aborted on close: a load still running on its worker thread is stopped, not waited for. */
+  readonly closing = new AbortController();
+
   close(): void {
+    this.closing.abort();
     this.watcher?.stop();
   }
 
