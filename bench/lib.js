@@ -114,6 +114,26 @@ export function startNode(label, args, readyPort, opts = {}) {
   });
 }
 
+const QTYPES = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, TXT: 16, AAAA: 28, SRV: 33 };
+
+/** A standard query (RD set, one question of class IN) for `name` and type `type` (a name or number). */
+export function encodeQuery(name, type = 'A', id = 0) {
+  const labels = name.replace(/\.$/, '').split('.').filter(Boolean);
+  const q = Buffer.alloc(12 + labels.reduce((n, l) => n + l.length + 1, 0) + 5);
+  q.writeUInt16BE(id, 0);
+  q.writeUInt16BE(0x0100, 2);
+  q.writeUInt16BE(1, 4);
+  let off = 12;
+  for (const l of labels) {
+    q[off++] = l.length;
+    off += q.write(l, off, 'latin1');
+  }
+  q[off++] = 0;
+  q.writeUInt16BE(typeof type === 'number' ? type : (QTYPES[type] ?? 1), off);
+  q.writeUInt16BE(1, off + 2);
+  return q;
+}
+
 /** A port free on 127.0.0.1 for both UDP and TCP at the time of the call. */
 export async function freePort() {
   const net = await import('node:net');

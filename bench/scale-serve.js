@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import dgram from 'node:dgram';
 import {
-  BENCH, ROOT, HOST, PIN, option, freePort, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, runLoad, rssOf,
+  BENCH, ROOT, HOST, PIN, option, freePort, encodeQuery, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, runLoad, rssOf,
   median, fmt, clockTicks, machine, stopChildrenOnSignals, processTree,
 } from './lib.js';
 
@@ -76,18 +76,7 @@ function writeQueryFiles(dir, names) {
 
 /** One UDP query; resolves with the reply's rcode and answer count, or null after timeoutMs. */
 function udpAsk(port, name, timeoutMs = 1000) {
-  const labels = name.split('.');
-  const q = Buffer.alloc(12 + labels.reduce((n, l) => n + l.length + 1, 0) + 5);
-  q.writeUInt16BE(0x4242, 0);
-  q.writeUInt16BE(0x0100, 2);
-  q.writeUInt16BE(1, 4);
-  let off = 12;
-  for (const l of labels) {
-    q[off++] = l.length;
-    off += q.write(l, off, 'latin1');
-  }
-  q.writeUInt16BE(1, off + 1);
-  q.writeUInt16BE(1, off + 3);
+  const q = encodeQuery(name, 'A', 0x4242);
   return new Promise((resolve) => {
     const s = dgram.createSocket('udp4');
     const timer = setTimeout(() => {
