@@ -4,10 +4,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import net from 'node:net';
 import { execFileSync } from 'node:child_process';
 import dnsPacket from 'dns-packet';
+import { decodeReply, type Reply } from '../helpers/decode.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
 
-function tcpQuery(port: number, name: string): Promise<dnsPacket.Packet> {
+function tcpQuery(port: number, name: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     const timer = setTimeout(() => {
@@ -24,7 +25,7 @@ function tcpQuery(port: number, name: string): Promise<dnsPacket.Packet> {
       if (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
         clearTimeout(timer);
         sock.end();
-        resolve(dnsPacket.decode(buf.subarray(2)));
+        resolve(decodeReply(buf.subarray(2)));
       }
     });
     sock.on('error', reject);

@@ -8,6 +8,7 @@ import { Chain, Router } from '../../src/chain/chain.js';
 import type { Plugin } from '../../src/chain/plugin.js';
 import { QueryHandler } from '../../src/server/handler.js';
 import { ErrorsPlugin } from '../../src/plugins/errors/setup.js';
+import { decodeReply } from '../helpers/decode.js';
 import { startOps } from '../fixtures/ops/client.js';
 
 function capture(): { logger: pino.Logger; lines: () => { level: number; plugin?: string; msg: string }[] } {
@@ -34,7 +35,7 @@ async function ask(h: QueryHandler, name: string, type = 'A'): Promise<string> {
   const msg = dnsPacket.encode({ id: 7, type: 'query', questions: [{ name, type: type as 'A', class: 'IN' }] });
   const client = { address: '127.0.0.1', port: 5353 };
   const reply = await h.handle(msg, 'udp', client, client);
-  return dnsPacket.decode(reply!).rcode ?? '';
+  return decodeReply(reply!).rcode;
 }
 
 describe('errors', () => {

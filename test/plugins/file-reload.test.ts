@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { buildApp, type App } from '../../src/app.js';
 import { FilePlugin } from '../../src/plugins/file/plugin.js';
 import { parseGoDuration as parseDuration } from '../../src/chain/duration.js';
@@ -36,7 +37,7 @@ function filePlugin(app: App): FilePlugin {
 }
 
 const answers = async (app: App, name: string, type = 'A'): Promise<string[]> =>
-  ((await app.query(name, type)).answers ?? []).map((a) => `${a.name} ${String((a as { data: unknown }).data)}`);
+  ((await ask(app, name, type)).answers ?? []).map((a) => `${a.name} ${String((a as { data: unknown }).data)}`);
 
 describe('file: Corefile errors name the Corefile line', () => {
   const rows: { why: string; conf: string; error: RegExp }[] = [
@@ -95,7 +96,7 @@ describe('file: reload (in process)', () => {
 
   it('serves the first version', async () => {
     expect(await answers(app, 'a.reload.test.')).toEqual(['a.reload.test 192.0.2.1']);
-    expect((await app.query('b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
+    expect((await ask(app, 'b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
   });
 
   it('an unchanged file is not reloaded', async () => {
@@ -134,7 +135,7 @@ describe('file: reload (in process)', () => {
     writeFileSync(zone, zoneText(4, 'a A 192.0.2.31'));
     await until(() => filePlugin(app).generation === 2);
     expect(await answers(app, 'a.reload.TEST.')).toEqual(['a.reload.TEST 192.0.2.31']);
-    expect((await app.query('c.reload.TEST.', 'A')).rcode).toBe('NXDOMAIN');
+    expect((await ask(app, 'c.reload.TEST.', 'A')).rcode).toBe('NXDOMAIN');
   });
 
   it('answers cached before a reload are dropped (needs the server hook dataChanged)', async (ctx) => {
@@ -156,7 +157,7 @@ describe('file: reload (in process)', () => {
       const a = await buildApp({ corefileText: `reload.test {\n  file ${z} {\n    reload 0\n  }\n}\n`, port: 0 });
       writeFileSync(z, zoneText(2, 'b A 192.0.2.2'));
       await sleep(300);
-      expect((await a.query('b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
+      expect((await ask(a, 'b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
       expect(await filePlugin(a).reload()).toBe(true); // reload() itself still works when asked
       await a.close();
     } finally {

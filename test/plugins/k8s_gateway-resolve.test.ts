@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { loadCluster } from '../../src/api.js';
 import { launcher, repoRoot } from '../helpers/server.js';
 
@@ -58,7 +59,7 @@ describe('examples/Corefile.edge', () => {
     const app = await buildApp({ conf: path.join(repoRoot, 'examples/Corefile.edge'), manifests: [], port: 0 });
     try {
       const a = async (name: string): Promise<string[]> =>
-        ((await app.query(name, 'A')).answers ?? []).map((r) => `${r.type} ${String((r as { data: unknown }).data)}`);
+        ((await ask(app, name, 'A')).answers ?? []).map((r) => `${r.type} ${String((r as { data: unknown }).data)}`);
       const nginx = await a('www.example.com');
       expect(nginx).toEqual([expect.stringMatching(/^A 172\.18\.255\.\d+$/)]);
       expect(await a('ingress.demo.com')).toEqual(nginx);
@@ -123,12 +124,12 @@ describe('fallthrough to the next plugin (file)', () => {
     );
     const app = await buildApp({ conf: path.join(tmp, 'Corefile'), manifests: [manifests, path.join(repoRoot, 'test/fixtures/edge/external/manifests.yaml')], port: 0 });
     try {
-      const a = async (name: string): Promise<string[]> => ((await app.query(name, 'A')).answers ?? []).map((r) => String((r as { data: unknown }).data));
+      const a = async (name: string): Promise<string[]> => ((await ask(app, name, 'A')).answers ?? []).map((r) => String((r as { data: unknown }).data));
       expect(await a('static.example.com')).toEqual(['192.0.2.251']);
       expect(await a('shop.example.com')).toEqual(['198.51.100.20']);
       expect(await a('static.example.org')).toEqual(['192.0.2.251']);
       expect(await a('svc1.testns.example.org')).toEqual(['1.2.3.4']);
-      expect((await app.query('nothing.example.org', 'A')).rcode).toBe('NXDOMAIN');
+      expect((await ask(app, 'nothing.example.org', 'A')).rcode).toBe('NXDOMAIN');
     } finally {
       await app.close();
       fs.rmSync(tmp, { recursive: true });

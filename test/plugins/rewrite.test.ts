@@ -2,6 +2,7 @@
 // answer auto / answer name / exact) its own name in the records.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { buildApp } from '../../src/app.js';
 import { applyRule, parseRule } from '../../src/plugins/rewrite/rules.js';
 import { digQuery } from '../helpers/clients.js';
@@ -50,7 +51,7 @@ describe('rewrite in process', () => {
   it('the question is echoed as asked', async () => {
     const app = await buildApp({ conf });
     try {
-      const r = await app.query('www.exact.test', 'A');
+      const r = await ask(app, 'www.exact.test', 'A');
       expect(r.questions).toEqual([{ name: 'www.exact.test', type: 'A', class: 'IN' }]);
       expect(r.answers!.map((a) => a.name)).toEqual(['www.exact.test']);
     } finally {
@@ -102,7 +103,7 @@ describe('rewrite in process', () => {
   it('an invalid name after a rewrite is SERVFAIL', async () => {
     const app = await buildApp({ corefileText: `example.org {\n  rewrite name regex (.*)\\.example\\.org {1}..example.org\n  file ${path.join(repoRoot, 'zones/example.org.zone')}\n}\n` });
     try {
-      expect((await app.query('web.example.org', 'A')).rcode).toBe('SERVFAIL');
+      expect((await ask(app, 'web.example.org', 'A')).rcode).toBe('SERVFAIL');
     } finally {
       await app.close();
     }

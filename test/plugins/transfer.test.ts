@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { buildApp } from '../../src/app.js';
 import { canonicalCompare } from '../../src/dns/canonical.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
@@ -136,7 +137,7 @@ describe('transfer in process', () => {
   ])('client %s -> %s', async (client, rcode) => {
     const app = await buildApp({ conf, manifests: [manifests] });
     try {
-      const r = await app.query('example.org', 'AXFR', { client });
+      const r = await ask(app, 'example.org', 'AXFR', { client });
       expect(r.rcode).toBe(rcode);
       if (rcode === 'NOERROR') expect(r.answers![0]!.type).toBe('SOA');
       else expect(r.answers).toEqual([]);
@@ -148,8 +149,8 @@ describe('transfer in process', () => {
   it('IXFR over UDP is REFUSED; IXFR without the SOA in the authority section is SERVFAIL', async () => {
     const app = await buildApp({ conf: path.join(fixtures, 'Corefile'), manifests: [manifests] });
     try {
-      expect((await app.query('example.org', 'IXFR', { protocol: 'udp' })).rcode).toBe('REFUSED');
-      expect((await app.query('example.org', 'IXFR', { protocol: 'tcp' })).rcode).toBe('SERVFAIL');
+      expect((await ask(app, 'example.org', 'IXFR', { protocol: 'udp' })).rcode).toBe('REFUSED');
+      expect((await ask(app, 'example.org', 'IXFR', { protocol: 'tcp' })).rcode).toBe('SERVFAIL');
     } finally {
       await app.close();
     }

@@ -4,7 +4,6 @@
 import { createSocket, type SocketType } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
-import dnsPacket from 'dns-packet';
 import { repoRoot } from '../helpers/server.js';
 
 export const fixtureDir = path.join(repoRoot, 'test/fixtures/protocol');
@@ -215,15 +214,11 @@ export function parseHeader(buf: Buffer): Header {
   };
 }
 
-export type Decoded = ReturnType<typeof dnsPacket.decode>;
+// Decoded replies are typed by test/helpers/decode.ts (dns-packet's own types omit rcode).
+import { decodeReply, type Reply } from '../helpers/decode.js';
 
-export function decode(buf: Buffer): Decoded {
-  try {
-    return dnsPacket.decode(buf);
-  } catch (err) {
-    throw new Error(`reply does not decode (${(err as Error).message}): ${buf.toString('hex')}`);
-  }
-}
+export type Decoded = Reply;
+export const decode = decodeReply;
 
 export interface OptInfo {
   udpSize: number;
