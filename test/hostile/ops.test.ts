@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, launcher, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
-import { dnsQuery } from '../cli/udp-query.js';
 import net from 'node:net';
 import { tcpQuery } from '../fixtures/ops/client.js';
 

@@ -6,19 +6,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { digQuery } from '../helpers/clients.js';
-import { etcdMissing, requireEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { launcher, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const run = promisify(execFile);
 const dig = which('dig');
-requireEtcd();
-if (etcdMissing) console.warn(`etcd sync tests skipped: ${etcdMissing}`);
-if (!dig) console.warn('etcd sync tests skipped: dig not found (install bind9-dnsutils)');
 
 const conf = path.join(repoRoot, 'examples/Corefile');
 
@@ -36,7 +34,7 @@ async function waitFor(what: string, f: () => Promise<boolean>, timeoutMs = 8000
   }
 }
 
-describe.skipIf(Boolean(etcdMissing) || !dig)('clusterdns sync on a real etcd', () => {
+describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
   let dir: string;

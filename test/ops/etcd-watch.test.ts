@@ -5,17 +5,16 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { digQuery } from '../helpers/clients.js';
-import { etcdMissing, requireEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { freePort, startServer, which, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
-requireEtcd();
-if (etcdMissing) console.warn(`etcd watch tests skipped: ${etcdMissing}`);
 
 /** A TCP proxy to etcd whose connections the test can cut and refuse, then allow again. */
 class Proxy {
@@ -69,7 +68,7 @@ async function waitFor(what: string, f: () => Promise<boolean>, timeoutMs = 10_0
   }
 }
 
-describe.skipIf(Boolean(etcdMissing) || !dig)('the etcd mirror across lost watches, compaction and reloads', () => {
+describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compaction and reloads', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
   let proxy: Proxy;

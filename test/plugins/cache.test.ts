@@ -12,6 +12,7 @@ import { parseCorefile, CorefileError } from '../../src/chain/corefile.js';
 import { digQuery } from '../helpers/clients.js';
 import { startServer, which, type RunningServer } from '../helpers/server.js';
 import { rcodeOf, sleep, TestDns, tmpDir, udpQuery } from '../fixtures/forward/upstreams.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 
@@ -236,7 +237,7 @@ describe('cache + forward, in process', () => {
   });
 });
 
-describe.skipIf(!dig)('cache through the real server with dig', () => {
+describeNeeding(['dig'], 'cache through the real server with dig', () => {
   let up: TestDns | undefined;
   let server: RunningServer | undefined;
   beforeAll(async () => {

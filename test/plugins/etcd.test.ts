@@ -4,17 +4,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { checkObserved, digQuery, type Case } from '../helpers/clients.js';
-import { etcdMissing, requireEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { startServer, which, type RunningServer } from '../helpers/server.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
-requireEtcd();
-if (etcdMissing) console.warn(`etcd tests skipped: ${etcdMissing}`);
-if (!dig) console.warn('etcd tests skipped: dig not found (install bind9-dnsutils)');
 
 const SOA = 'skydns.test. 30 IN SOA ns.dns.skydns.test. hostmaster.skydns.test. * 7200 1800 86400 30';
 
@@ -194,7 +192,7 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs
   }
 }
 
-describe.skipIf(Boolean(etcdMissing) || !dig)('etcd plugin on a real etcd (dig)', () => {
+describeNeeding(['etcd', 'dig'], 'etcd plugin on a real etcd (dig)', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
   let server: RunningServer;

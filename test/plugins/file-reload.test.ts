@@ -12,6 +12,7 @@ import { FilePlugin } from '../../src/plugins/file/plugin.js';
 import { parseGoDuration as parseDuration } from '../../src/chain/duration.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
 import { digQuery } from '../helpers/clients.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/file');
 const exampleZone = path.join(repoRoot, 'zones/example.org.zone');
@@ -168,7 +169,7 @@ describe('file: reload (in process)', () => {
 
 const dig = which('dig');
 
-describe.skipIf(!dig)('file: reload through the real server (dig)', () => {
+describeNeeding(['dig'], 'file: reload through the real server (dig)', () => {
   let dir: string;
   let zone: string;
   let server: RunningServer | undefined;

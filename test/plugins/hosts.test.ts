@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { parseHosts } from '../../src/plugins/hosts/hostsfile.js';
 import { digQuery } from '../helpers/clients.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const fixtures = path.join(repoRoot, 'test/fixtures/hosts');
@@ -46,7 +47,7 @@ const rows: Row[] = [
   { q: 'nope.strict.test. A', rcode: 'SERVFAIL', answer: [] },
 ];
 
-describe.skipIf(!dig)('hosts through the real server (dig)', () => {
+describeNeeding(['dig'], 'hosts through the real server (dig)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', path.join(fixtures, 'Corefile')]);

@@ -8,6 +8,7 @@ import type { DnsRequest, DnsResponse } from '../../src/chain/plugin.js';
 import { buildApp } from '../../src/app.js';
 import { digQuery } from '../helpers/clients.js';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const fixtures = path.join(repoRoot, 'test/fixtures/loop');
@@ -46,7 +47,7 @@ describe('loop through the real server', () => {
   }, 30000);
 });
 
-describe.skipIf(!dig)('loop with a real upstream', () => {
+describeNeeding(['dig'], 'loop with a real upstream', () => {
   let upstream: RunningServer;
   let server: RunningServer;
   beforeAll(async () => {

@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { applyRule, parseRule } from '../../src/plugins/rewrite/rules.js';
 import { digQuery } from '../helpers/clients.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const conf = path.join(repoRoot, 'test/fixtures/rewrite/Corefile');
@@ -28,7 +29,7 @@ const rows: { q: string; rcode: string; answer: string[]; why: string }[] = [
   { why: 'substring without an answer rule: the answer keeps the rewritten name', q: 'web.substring.test. A', rcode: 'NOERROR', answer: ['web.back5.test. 300 IN A 192.0.2.80'] },
 ];
 
-describe.skipIf(!dig)('rewrite name through the real server (dig)', () => {
+describeNeeding(['dig'], 'rewrite name through the real server (dig)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', conf]);

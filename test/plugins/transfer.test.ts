@@ -9,6 +9,7 @@ import { ask } from '../helpers/decode.js';
 import { buildApp } from '../../src/app.js';
 import { canonicalCompare } from '../../src/dns/canonical.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const fixtures = path.join(repoRoot, 'test/fixtures/transfer');
@@ -37,7 +38,7 @@ function digXfr(port: number, args: string[]): Promise<Xfr> {
   });
 }
 
-describe.skipIf(!dig)('transfer through the real server (dig)', () => {
+describeNeeding(['dig'], 'transfer through the real server (dig)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', path.join(fixtures, 'Corefile'), '--manifests', manifests]);
@@ -112,7 +113,7 @@ describe.skipIf(!dig)('transfer through the real server (dig)', () => {
   });
 });
 
-describe.skipIf(!dig)('transfer: refused for every client outside `to`', () => {
+describeNeeding(['dig'], 'transfer: refused for every client outside `to`', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', path.join(fixtures, 'Corefile.refused'), '--manifests', manifests]);
@@ -164,7 +165,7 @@ describe('transfer in process', () => {
   });
 });
 
-describe.skipIf(!dig)('transfer of a zone larger than one TCP message', () => {
+describeNeeding(['dig'], 'transfer of a zone larger than one TCP message', () => {
   let server: RunningServer;
   let dir: string;
   const N = 1500;
