@@ -1,22 +1,15 @@
 // TCP timeouts (RFC 7766 6.2.3; protocol.md: idle connections closed after about 10 s, a slow or
 // incomplete message closed after a few seconds of I/O timeout, other clients never blocked).
 // Slow by nature: the tests run concurrently, each bounded well under its vitest timeout.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { buildQuery, fixture, frame, idOf, parseHeader, Rcode, serverArgs, T, TcpConn, tcpQuery, udpQuery, type Target } from './raw.js';
+import { describe, it, expect } from 'vitest';
+import { serverForSuite } from '../helpers/suite.js';
+import { buildQuery, fixture, frame, idOf, parseHeader, Rcode, serverArgs, T, TcpConn, tcpQuery, udpQuery } from './raw.js';
 
-let server: RunningServer;
-let target: Target;
 const open: TcpConn[] = [];
-
-beforeAll(async () => {
-  server = await startServer(serverArgs);
-  target = { host: '127.0.0.1', port: server.port };
-}, 20_000);
-
-afterAll(async () => {
-  for (const c of open) c.destroy();
-  await server?.stop();
+const { target } = serverForSuite(serverArgs, {
+  beforeStop: () => {
+    for (const c of open) c.destroy();
+  },
 });
 
 async function conn(): Promise<TcpConn> {

@@ -1,7 +1,7 @@
 // DNS over TCP (RFC 1035 4.2.2, RFC 7766): 2-byte length framing, several and pipelined
 // queries per connection, bad lengths, many connections. Timeouts are in tcp-timeouts.test.ts.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { describe, it, expect } from 'vitest';
+import { serverForSuite } from '../helpers/suite.js';
 import {
   buildQuery,
   C,
@@ -18,23 +18,15 @@ import {
   T,
   TcpConn,
   tcpQuery,
-  type Target,
 } from './raw.js';
 
-let server: RunningServer;
-let target: Target;
 const open: TcpConn[] = [];
-
-beforeAll(async () => {
-  server = await startServer(serverArgs);
-  target = { host: '127.0.0.1', port: server.port };
-}, 20_000);
-
-afterAll(async () => {
-  for (const c of open) c.destroy();
-  const wasAlive = server ? server.proc.exitCode === null && server.proc.signalCode === null : true;
-  await server?.stop();
-  expect(wasAlive, `server died: ${server?.stderr.join('')}`).toBe(true);
+// The server must survive everything in this file.
+const { target } = serverForSuite(serverArgs, {
+  mustSurvive: true,
+  beforeStop: () => {
+    for (const c of open) c.destroy();
+  },
 });
 
 async function conn(): Promise<TcpConn> {
