@@ -556,16 +556,7 @@ export async function tcpQuery(msg: Buffer, target: Target, timeoutMs = 3000): P
 // ---------------------------------------------------------------------------------------------
 // Seeded PRNG (mulberry32) for the fuzz loop
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../helpers/prng.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared checks
