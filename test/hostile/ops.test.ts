@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, launcher, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
+import { sleep } from '../helpers/wait.js';
 import net from 'node:net';
 import { tcpQuery } from '../fixtures/ops/client.js';
 
@@ -28,7 +29,6 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 let running: RunningServer[] = [];
 afterEach(async () => {

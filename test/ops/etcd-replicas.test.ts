@@ -11,7 +11,7 @@ import type { Etcd3 } from 'etcd3';
 import { digQuery } from '../helpers/clients.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { launcher, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
-import { dnsQuery } from '../cli/udp-query.js';
+import { firstA } from '../cli/udp-query.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
 import { describeNeeding } from '../helpers/tools.js';
 
@@ -20,12 +20,6 @@ const dig = which('dig');
 
 const conf = path.join(repoRoot, 'examples/Corefile');
 const manifests = path.join(repoRoot, 'examples/manifests');
-
-async function firstA(port: number, name: string): Promise<string | undefined> {
-  const r = await dnsQuery(port, name, 'A', 1000).catch(() => undefined);
-  const a = r?.answers.find((x) => x.type === 'A');
-  return a ? String(a.data) : undefined;
-}
 
 async function serial(port: number, zone = 'cluster.local.'): Promise<number> {
   const o = await digQuery(dig!, port, zone, 'SOA', false);

@@ -10,7 +10,8 @@ import type { Etcd3 } from 'etcd3';
 import { digQuery } from '../helpers/clients.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { freePort, startServer, which, type RunningServer } from '../helpers/server.js';
-import { dnsQuery } from '../cli/udp-query.js';
+import { dnsQuery, firstA } from '../cli/udp-query.js';
+import { waitUntil } from '../helpers/wait.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
 import { describeNeeding } from '../helpers/tools.js';
 
@@ -54,19 +55,7 @@ class Proxy {
   }
 }
 
-async function firstA(port: number, name: string): Promise<string | undefined> {
-  const r = await dnsQuery(port, name, 'A', 1000).catch(() => undefined);
-  const a = r?.answers.find((x) => x.type === 'A');
-  return a ? String(a.data) : undefined;
-}
-
-async function waitFor(what: string, f: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await f())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const waitFor = (what: string, f: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => waitUntil(what, f, timeoutMs);
 
 describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compaction and reloads', () => {
   let etcd: EtcdCluster;

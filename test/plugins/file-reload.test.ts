@@ -13,6 +13,7 @@ import { parseGoDuration as parseDuration } from '../../src/chain/duration.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
 import { digQuery } from '../helpers/clients.js';
 import { describeNeeding } from '../helpers/tools.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/file');
 const exampleZone = path.join(repoRoot, 'zones/example.org.zone');
@@ -21,17 +22,8 @@ function zoneText(serial: number, body: string): string {
   return `$ORIGIN reload.test.\n$TTL 30\n@ SOA ns hostmaster ${serial} 7200 1800 86400 30\n  NS ns\nns A 192.0.2.53\n${body}\n`;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** Polls until `f` holds or the time is up. */
-async function until(f: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await f()) return;
-    await sleep(50);
-  }
-  throw new Error('condition not met in time');
-}
+const until = (f: () => boolean | Promise<boolean>, ms = 5000): Promise<void> => waitUntil('the reload', f, ms, 50);
 
 function filePlugin(app: App): FilePlugin {
   return app.chains.flatMap((c) => c.plugins).find((p): p is FilePlugin => p instanceof FilePlugin)!;

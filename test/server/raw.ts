@@ -4,7 +4,9 @@
 import { createSocket, type SocketType } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
+import { decodeReply, type Reply } from '../helpers/decode.js';
 import { repoRoot } from '../helpers/server.js';
+import { sleep } from '../helpers/wait.js';
 
 export const fixtureDir = path.join(repoRoot, 'test/fixtures/protocol');
 export const corefile = path.join(fixtureDir, 'Corefile');
@@ -215,7 +217,6 @@ export function parseHeader(buf: Buffer): Header {
 }
 
 // Decoded replies are typed by test/helpers/decode.ts (dns-packet's own types omit rcode).
-import { decodeReply, type Reply } from '../helpers/decode.js';
 
 export type Decoded = Reply;
 export const decode = decodeReply;
@@ -400,9 +401,7 @@ export async function udpBlast(
   return { sent, replies };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+export { sleep };
 
 // ---------------------------------------------------------------------------------------------
 // TCP
