@@ -1,4 +1,4 @@
-// kubelet's pod resolv.conf and /etc/hosts (resolvers.md 2.7, kubelet_pods.go), and hosts lookup.
+// kubelet's pod resolv.conf and /etc/hosts (kubelet pkg/kubelet/network/dns/dns.go, kubelet_pods.go), and hosts lookup.
 import { describe, it, expect } from 'vitest';
 import { formatResolvConf, parseHostResolvConf, podDNS, podHostsFile, type PodDNSInput } from '../../src/resolver/kubelet.js';
 import { lookupHosts, parseHosts } from '../../src/resolver/hosts.js';

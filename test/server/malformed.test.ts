@@ -40,7 +40,7 @@ async function expectDropped(msg: Buffer): Promise<void> {
 }
 
 /**
- * protocol.md: "FORMERR, header only, ID and opcode echoed, RD copied". The reply is a response
+ * README.md, Protocol behaviour: "FORMERR, header only, ID and opcode echoed, RD copied". The reply is a response
  * (QR=1) of exactly 12 bytes with all counts 0.
  */
 function expectHeaderOnlyFormerr(reply: Buffer | null, query: Buffer): void {
@@ -133,7 +133,7 @@ describe('message-level format errors', () => {
     await expectStillServing(target);
   });
 
-  // protocol.md: "bytes after the last record: FORMERR (answering normally is tolerated)".
+  // README.md, Protocol behaviour: "bytes after the last record: FORMERR (answering normally is tolerated)".
   it.each([1, 17, 300])('answers a query with %i trailing garbage bytes with FORMERR or a normal answer, never silence', async (n) => {
     const q = buildQuery({ id: 0x5150, name: fixture.nginx, type: T.A });
     const msg = Buffer.concat([q, Buffer.alloc(n, 0xab)]);
@@ -168,7 +168,7 @@ describe('message-level format errors', () => {
 });
 
 describe('opcodes', () => {
-  // protocol.md: NOTIMP with AA, TC, RA, Z, AD, CD all 0, RD copied, question echoed.
+  // README.md, Protocol behaviour: NOTIMP with AA, TC, RA, Z, AD, CD all 0, RD copied, question echoed.
   it.each([1, 3, 15])('answers opcode %i with NOTIMP, the question echoed, flags cleared, RD copied', async (opcode) => {
     for (const rd of [true, false]) {
       const name = 'NgInX.default.svc.cluster.local';

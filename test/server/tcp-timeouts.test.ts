@@ -1,4 +1,4 @@
-// TCP timeouts (RFC 7766 6.2.3; protocol.md: idle connections closed after about 10 s, a slow or
+// TCP timeouts (RFC 7766 6.2.3; README.md, Protocol behaviour: idle connections closed after 10 s, a slow or
 // incomplete message closed after a few seconds of I/O timeout, other clients never blocked).
 // Slow by nature: the tests run concurrently, each bounded well under its vitest timeout.
 import { describe, it, expect } from 'vitest';
@@ -28,7 +28,7 @@ describe.concurrent('TCP timeouts', () => {
     const closed = await c.waitClosed(15_000);
     const after = (c.closedAt || Date.now()) - idleSince;
     expect(closed, 'idle connection still open after 15 s').toBe(true);
-    // "About 10 s" (protocol.md); RFC 7766 asks servers not to cut clients off too eagerly.
+    // 10 s (README.md, Limits: --tcp-idle-timeout); RFC 7766 asks servers not to cut clients off too eagerly.
     expect(after, `closed after ${after} ms`).toBeGreaterThanOrEqual(5_000);
   }, 25_000);
 

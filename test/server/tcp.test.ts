@@ -208,7 +208,7 @@ describe('many TCP connections', () => {
     await expectStillServing(target);
   }, 30_000);
 
-  it('answers 500 concurrent connections (protocol.md: at least 500 served)', async () => {
+  it('answers 500 concurrent connections (at least 500 served)', async () => {
     await concurrent(500);
     await expectStillServing(target);
   }, 40_000);

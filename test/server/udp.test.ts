@@ -56,7 +56,7 @@ describe('UDP: a normal query', () => {
     expect(d.answers![0]).toMatchObject({ type: 'A', data: fixture.nginxIp });
   });
 
-  it('spells the answer owner as the question was spelled (protocol.md: answer echoes the question\'s case)', async () => {
+  it('spells the answer owner as the question was spelled (README.md, Protocol behaviour: answers echo the question\'s case)', async () => {
     const name = 'NgInX.default.svc.CLUSTER.local';
     const reply = await udpQuery(buildQuery({ name, type: T.A }), target);
     const d = decode(reply);
