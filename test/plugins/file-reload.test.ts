@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ask } from '../helpers/decode.js';
 import { buildApp, type App } from '../../src/app.js';
 import { FilePlugin } from '../../src/plugins/file/plugin.js';
@@ -27,6 +27,16 @@ const until = (f: () => boolean | Promise<boolean>, ms = 5000): Promise<void> =>
 
 function filePlugin(app: App): FilePlugin {
   return app.chains.flatMap((c) => c.plugins).find((p): p is FilePlugin => p instanceof FilePlugin)!;
+}
+
+/** Resolves once the plugin's reload loop has finished `n` more polls (at most 5 s). */
+async function polls(app: App, n: number): Promise<void> {
+  const spy = vi.spyOn(filePlugin(app), 'reload');
+  try {
+    await waitUntil(`${n} reload polls`, () => spy.mock.settledResults.filter((r) => r.type === 'fulfilled').length >= n, 5000, 20);
+  } finally {
+    spy.mockRestore();
+  }
 }
 
 const answers = async (app: App, name: string, type = 'A'): Promise<string[]> =>
@@ -93,7 +103,7 @@ describe('file: reload (in process)', () => {
   });
 
   it('an unchanged file is not reloaded', async () => {
-    await sleep(800);
+    await polls(app, 2);
     expect(filePlugin(app).generation).toBe(0);
   });
 
@@ -119,7 +129,7 @@ describe('file: reload (in process)', () => {
     expect(await answers(app, 'C.reload.test.')).toEqual(['C.reload.test 192.0.2.3']);
     expect(await answers(app, 'a.RELOAD.test.')).toEqual(['a.RELOAD.test 192.0.2.11']);
     // Logged once, not at every interval.
-    await sleep(800);
+    await polls(app, 2);
     expect(logs.filter((l) => l.includes('still serving the previous version'))).toHaveLength(1);
     expect(filePlugin(app).generation).toBe(1);
   });
