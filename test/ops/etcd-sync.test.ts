@@ -101,7 +101,9 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
     // between straddles the moment the change set landed and says nothing about mixing.
     const soaSerial = async (): Promise<number> => {
       const p = await dnsQuery(replica.port, 'cluster.local.', 'SOA', 1000);
-      return (p.answers[0] as { data: { serial: number } }).data.serial;
+      const soa = p.answers[0];
+      if (soa?.type !== 'SOA') throw new Error(`no SOA in the answer: ${JSON.stringify(p.answers)}`);
+      return soa.data.serial ?? -1;
     };
     const seen: string[] = [];
     const serials = new Set<number>();

@@ -137,7 +137,7 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
     const poll = (async () => {
       while (polling) {
         const r = await dnsQuery(server.port, 'd.watch.test.', 'A', 1000).catch(() => undefined);
-        rcodes.add(r ? String((r as { rcode?: string }).rcode) : 'timeout');
+        rcodes.add(r ? r.rcode : 'timeout');
       }
     })();
     const reloads = server.logs.filter((l) => l.includes('configuration reloaded')).length;

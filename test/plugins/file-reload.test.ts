@@ -40,7 +40,7 @@ async function polls(app: App, n: number): Promise<void> {
 }
 
 const answers = async (app: App, name: string, type = 'A'): Promise<string[]> =>
-  ((await ask(app, name, type)).answers ?? []).map((a) => `${a.name} ${String((a as { data: unknown }).data)}`);
+  ((await ask(app, name, type)).answers ?? []).map((a) => `${a.name} ${String(a.data)}`);
 
 describe('file: Corefile errors name the Corefile line', () => {
   const rows: { why: string; conf: string; error: RegExp }[] = [

@@ -12,7 +12,7 @@ import { parseGoDuration } from '../../src/chain/duration.js';
 import { parseCorefile, CorefileError } from '../../src/chain/corefile.js';
 import { digQuery } from '../helpers/clients.js';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
-import { nsdPath, rcodeOf, sleep, startNsd, TestDns, tmpDir, udpQuery, waitFor, type Nsd } from '../fixtures/forward/upstreams.js';
+import { nsdPath, sleep, startNsd, TestDns, tmpDir, udpQuery, waitFor, type Nsd } from '../fixtures/forward/upstreams.js';
 import { describeNeeding, describeTool, skipOrFailInCI } from '../helpers/tools.js';
 
 const dig = which('dig');
@@ -168,7 +168,7 @@ example.test {
 
   it('the raw reply keeps our ID, the question as asked, RD copied', async () => {
     const r = await udpQuery(server!.port, 'wEB.apps.SVC.cluster.local', 'A');
-    expect(rcodeOf(r.packet)).toBe('NOERROR');
+    expect(r.packet.rcode).toBe('NOERROR');
     expect(r.packet.questions?.[0]?.name).toBe('wEB.apps.SVC.cluster.local');
     expect(answerData(r.packet)).toEqual(['A 10.96.0.50']);
   });
@@ -377,10 +377,10 @@ describeNeeding(['dig'], 'forward through the real server: slow, truncating, spo
     await sleep(100);
     const fast = await udpQuery(server!.port, 'fast.test', 'A');
     expect(fast.ms).toBeLessThan(500);
-    expect(rcodeOf(fast.packet)).toBe('NOERROR');
+    expect(fast.packet.rcode).toBe('NOERROR');
     // The only upstream is slow: CoreDNS tries it until its 5 s deadline, then SERVFAIL.
     const s = await slow;
-    expect(['SERVFAIL', 'NOERROR']).toContain(rcodeOf(s.packet));
+    expect(['SERVFAIL', 'NOERROR']).toContain(s.packet.rcode);
   }, 15_000);
 });
 

@@ -60,7 +60,7 @@ describe('examples/Corefile.edge', () => {
     const app = await buildApp({ conf: path.join(repoRoot, 'examples/Corefile.edge'), manifests: [], port: 0 });
     try {
       const a = async (name: string): Promise<string[]> =>
-        ((await ask(app, name, 'A')).answers ?? []).map((r) => `${r.type} ${String((r as { data: unknown }).data)}`);
+        ((await ask(app, name, 'A')).answers ?? []).map((r) => `${r.type} ${String(r.data)}`);
       const nginx = await a('www.example.com');
       expect(nginx).toEqual([expect.stringMatching(/^A 172\.18\.255\.\d+$/)]);
       expect(await a('ingress.demo.com')).toEqual(nginx);
@@ -124,7 +124,7 @@ describe('fallthrough to the next plugin (file)', () => {
     );
     const app = await buildApp({ conf: path.join(tmp, 'Corefile'), manifests: [manifests, path.join(repoRoot, 'test/fixtures/edge/external/manifests.yaml')], port: 0 });
     try {
-      const a = async (name: string): Promise<string[]> => ((await ask(app, name, 'A')).answers ?? []).map((r) => String((r as { data: unknown }).data));
+      const a = async (name: string): Promise<string[]> => ((await ask(app, name, 'A')).answers ?? []).map((r) => String(r.data));
       expect(await a('static.example.com')).toEqual(['192.0.2.251']);
       expect(await a('shop.example.com')).toEqual(['198.51.100.20']);
       expect(await a('static.example.org')).toEqual(['192.0.2.251']);

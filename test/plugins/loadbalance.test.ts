@@ -27,7 +27,7 @@ describe('loadbalance', () => {
       const orders = new Set<string>();
       for (let i = 0; i < 60 && orders.size < 2; i++) {
         const r = await ask(app, 'nginx.apps.svc.cluster.local', 'A');
-        orders.add(r.answers!.map((a) => String((a as { data: unknown }).data)).join(','));
+        orders.add(r.answers!.map((a) => String(a.data)).join(','));
       }
       expect([...orders].sort()).toEqual(['10.244.1.10,10.244.2.11', '10.244.2.11,10.244.1.10']);
     } finally {
