@@ -1,6 +1,7 @@
 // One real server for the calling suite: started in beforeAll, stopped in afterAll. The protocol
 // tests each needed the same dozen lines of set-up; they share these instead.
 import { afterAll, beforeAll, expect } from 'vitest';
+import { TcpConn } from '../server/raw.js';
 import { startServer, type RunningServer, type StartOptions } from './server.js';
 
 export interface SuiteServer {
@@ -10,6 +11,8 @@ export interface SuiteServer {
   readonly server: RunningServer;
   /** Whether the server process is still running. */
   alive(): boolean;
+  /** A TCP connection to the server, destroyed (if still open) before the server stops. */
+  conn(timeoutMs?: number): Promise<TcpConn>;
 }
 
 export interface SuiteOptions extends StartOptions {
@@ -17,14 +20,13 @@ export interface SuiteOptions extends StartOptions {
   host?: string;
   /** afterAll also fails when the server died during the suite (it must survive what was sent). */
   mustSurvive?: boolean;
-  /** Runs in afterAll before the server is stopped (e.g. to close the suite's connections). */
-  beforeStop?: () => void;
 }
 
 export function serverForSuite(args: string[], opts: SuiteOptions = {}): SuiteServer {
-  const { host = '127.0.0.1', mustSurvive = false, beforeStop, ...start } = opts;
+  const { host = '127.0.0.1', mustSurvive = false, ...start } = opts;
   let running: RunningServer | undefined;
   const target = { host, port: 0 };
+  const open: TcpConn[] = [];
   const suite: SuiteServer = {
     target,
     get server(): RunningServer {
@@ -32,13 +34,18 @@ export function serverForSuite(args: string[], opts: SuiteOptions = {}): SuiteSe
       return running;
     },
     alive: () => running !== undefined && running.proc.exitCode === null && running.proc.signalCode === null,
+    conn: async (timeoutMs?: number) => {
+      const c = await TcpConn.open(target, timeoutMs);
+      open.push(c);
+      return c;
+    },
   };
   beforeAll(async () => {
     running = await startServer(args, start);
     target.port = running.port;
   }, 20_000);
   afterAll(async () => {
-    beforeStop?.();
+    for (const c of open) c.destroy();
     if (!running) return;
     const wasAlive = suite.alive();
     await running.stop();

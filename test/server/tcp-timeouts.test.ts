@@ -3,20 +3,9 @@
 // Slow by nature: the tests run concurrently, each bounded well under its vitest timeout.
 import { describe, it, expect } from 'vitest';
 import { serverForSuite } from '../helpers/suite.js';
-import { buildQuery, fixture, frame, idOf, parseHeader, Rcode, serverArgs, T, TcpConn, tcpQuery, udpQuery } from './raw.js';
+import { buildQuery, fixture, frame, idOf, parseHeader, Rcode, serverArgs, T, tcpQuery, udpQuery } from './raw.js';
 
-const open: TcpConn[] = [];
-const { target } = serverForSuite(serverArgs, {
-  beforeStop: () => {
-    for (const c of open) c.destroy();
-  },
-});
-
-async function conn(): Promise<TcpConn> {
-  const c = await TcpConn.open(target);
-  open.push(c);
-  return c;
-}
+const { target, conn } = serverForSuite(serverArgs);
 
 describe.concurrent('TCP timeouts', () => {
   it('closes an idle connection (after an answered query) after about 10 s: not before 5 s, within 15 s', async () => {

@@ -16,24 +16,11 @@ import {
   serverArgs,
   sleep,
   T,
-  TcpConn,
   tcpQuery,
 } from './raw.js';
 
-const open: TcpConn[] = [];
 // The server must survive everything in this file.
-const { target } = serverForSuite(serverArgs, {
-  mustSurvive: true,
-  beforeStop: () => {
-    for (const c of open) c.destroy();
-  },
-});
-
-async function conn(): Promise<TcpConn> {
-  const c = await TcpConn.open(target);
-  open.push(c);
-  return c;
-}
+const { target, conn } = serverForSuite(serverArgs, { mustSurvive: true });
 
 /** Ten different queries (names, types, letter case, EDNS) with distinct IDs. */
 function tenQueries(): Buffer[] {
@@ -189,8 +176,7 @@ describe('TCP framing', () => {
 
 describe('many TCP connections', () => {
   async function concurrent(n: number): Promise<void> {
-    const conns = await Promise.all(Array.from({ length: n }, () => TcpConn.open(target, 10_000)));
-    open.push(...conns);
+    const conns = await Promise.all(Array.from({ length: n }, () => conn(10_000)));
     const qs = conns.map((_, i) => buildQuery({ id: (i * 7 + 1) & 0xffff, name: i % 2 ? fixture.nginx : fixture.small, type: T.A }));
     await Promise.all(conns.map((c, i) => c.send(qs[i]!)));
     const replies = await Promise.all(conns.map((c) => c.read(15_000)));
@@ -214,9 +200,8 @@ describe('many TCP connections', () => {
   }, 40_000);
 
   it('never leaves a connection hanging: with 1,500 open, each is answered or closed within 15 s', async () => {
-    const settled = await Promise.allSettled(Array.from({ length: 1500 }, () => TcpConn.open(target, 10_000)));
+    const settled = await Promise.allSettled(Array.from({ length: 1500 }, () => conn(10_000)));
     const conns = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    open.push(...conns);
     // A refused connect is a fine way to say no; a hang is not.
     expect(conns.length).toBeGreaterThan(0);
     const outcomes = await Promise.all(
