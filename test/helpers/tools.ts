@@ -32,9 +32,16 @@ export function describeTool(name: string): string {
   return pkg ? `${name} (Debian package ${pkg})` : name;
 }
 
+const found = new Map<string, boolean>();
+function installed(name: string): boolean {
+  let has = found.get(name);
+  if (has === undefined) found.set(name, (has = which(name) !== undefined));
+  return has;
+}
+
 /** What is missing among `names` (each with its package), or undefined when all are installed. */
 export function missingTools(...names: string[]): string | undefined {
-  const missing = names.filter((n) => !which(n)).map(describeTool);
+  const missing = names.filter((n) => !installed(n)).map(describeTool);
   return missing.length > 0 ? missing.join(', ') : undefined;
 }
 
