@@ -103,9 +103,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   const listeners = await app.listen();
   for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
-  log.info({ listeners, try: suggestDig(app, listeners) }, 'clusterdns ready');
-  if (isWorker()) announceReady();
-  await new Promise<void>((resolve) => {
+  // Signal handlers go in before the ready line: a supervisor (or a test) that reacts to it at
+  // once must find SIGHUP reloading, not the default action ending the process.
+  const stopped = new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: string): void => {
       // One shutdown: a worker may get SIGINT from the terminal and SIGTERM from the primary.
@@ -125,6 +125,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
       });
     }
   });
+  log.info({ listeners, try: suggestDig(app, listeners) }, 'clusterdns ready');
+  if (isWorker()) announceReady();
+  await stopped;
   // A worker's IPC channel to the primary keeps it alive after the close: leave once closed,
   // instead of waiting for the primary to kill it.
   if (isWorker()) process.exit(0);

@@ -41,7 +41,7 @@ describe('reload with unchanged manifests', () => {
   it('serves the data already loaded when nothing changed', async () => {
     expect(count('"kubernetes data loaded"')).toBe(1);
     server.proc.kill('SIGHUP');
-    expect(await until(() => count('configuration reloaded') === 1, 5000)).toBe(true);
+    expect(await until(() => count('configuration reloaded') === 1, 5000), `server output:\n${server.logs.slice(-12).join('\n')}\n${server.stderr.join('')}`).toBe(true);
     expect(count('serving the data already loaded')).toBe(1);
     expect(count('"kubernetes data loaded"')).toBe(1);
     expect(await ask()).toBe('10.96.1.1');
@@ -50,7 +50,7 @@ describe('reload with unchanged manifests', () => {
   it('loads again when a manifest changed', async () => {
     fs.writeFileSync(path.join(dir, 'manifests/web.yaml'), service('10.96.2.2'));
     server.proc.kill('SIGHUP');
-    expect(await until(() => count('configuration reloaded') === 2, 5000)).toBe(true);
+    expect(await until(() => count('configuration reloaded') === 2, 5000), `server output:\n${server.logs.slice(-12).join('\n')}\n${server.stderr.join('')}`).toBe(true);
     expect(count('"kubernetes data loaded"')).toBe(2);
     expect(await ask()).toBe('10.96.2.2');
   });
@@ -58,7 +58,7 @@ describe('reload with unchanged manifests', () => {
   it('loads again when the kubernetes block changed, though the files did not', async () => {
     fs.writeFileSync(path.join(dir, 'Corefile'), 'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n        watch 0\n        ttl 7\n    }\n}\n');
     server.proc.kill('SIGHUP');
-    expect(await until(() => count('configuration reloaded') === 3, 5000)).toBe(true);
+    expect(await until(() => count('configuration reloaded') === 3, 5000), `server output:\n${server.logs.slice(-12).join('\n')}\n${server.stderr.join('')}`).toBe(true);
     expect(count('"kubernetes data loaded"')).toBe(3);
     const r = await dnsQuery(server.port, 'web.default.svc.cluster.local', 'A', 2000);
     expect((r.answers[0] as { ttl?: number }).ttl).toBe(7);
