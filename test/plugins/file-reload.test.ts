@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { FilePlugin } from '../../src/plugins/file/plugin.js';
-import { parseGoDuration as parseDuration } from '../../src/chain/duration.js';
+import { parseGoDuration as parseDuration } from '../../src/pkg/duration.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
 import { digQuery } from '../helpers/clients.js';
 

@@ -3,7 +3,7 @@
 import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 import { zoneArgs } from '../../chain/zones.js';
 
 export interface CacheConfig {

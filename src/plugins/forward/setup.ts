@@ -6,8 +6,8 @@ import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt, readCorefileText } from '../../chain/corefile.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
-import { Rcode } from '../../dns/records.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 
 export type Policy = 'random' | 'round_robin' | 'sequential';
 
@@ -116,7 +116,7 @@ function duration(o: Directive, text: string | undefined, what: string): number 
 function rcodeArgs(o: Directive): number[] {
   if (o.args.length === 0) throw new CorefileError(o.file, o.line, `forward ${o.name}: name at least one RCODE, e.g. SERVFAIL`);
   return o.args.map((a) => {
-    const code = (Rcode as Record<string, number>)[a.toUpperCase()];
+    const code = rcodeFromString(a);
     if (code === undefined) throw new CorefileError(o.file, o.line, `forward ${o.name}: unknown RCODE "${excerpt(a)}"`);
     if (code === Rcode.NOERROR && o.name === 'failover') throw new CorefileError(o.file, o.line, 'forward failover: NOERROR cannot be used');
     return code;

@@ -5,7 +5,7 @@ import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js'
 import type { Plugin } from '../../chain/plugin.js';
 import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
 import { metrics } from '../../metrics/index.js';
-import { goDurationString, parseGoDuration } from '../../metrics/packet.js';
+import { goDurationString, parseGoDuration } from '../../pkg/duration.js';
 import { enterLameduck, leaveLameduck } from './state.js';
 
 export const DEFAULT_HEALTH_ADDRESS = ':8080';

@@ -8,7 +8,7 @@ import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { canonicalIp } from '../../cluster/ip.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 import { HostsPlugin } from './plugin.js';
 
 export interface HostsConfig {

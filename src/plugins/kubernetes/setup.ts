@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isReverse } from '../../dns/names.js';
 import { zoneArgs } from '../../chain/zones.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 import { parseSelector, type LabelSelector } from './selector.js';
 
 export type PodMode = 'disabled' | 'insecure' | 'verified';

@@ -5,7 +5,8 @@ import type { QueryEvent, QueryObserver } from '../../server/handler.js';
 import type { ServerKey } from '../../chain/corefile.js';
 import { metrics, serverLabel } from '../../metrics/index.js';
 import { isProblem, parseQuery } from '../../dns/query.js';
-import { familyOf, rcodeString, replyRcode, typeLabel } from '../../metrics/packet.js';
+import { familyOf, replyRcode, typeLabel } from '../../metrics/packet.js';
+import { rcodeToString } from '../../pkg/rcode.js';
 
 /** CoreDNS's zone for queries that never reach a plugin chain (no zone, wrong class). */
 export const DROPPED = 'dropped';
@@ -88,6 +89,6 @@ export function metricsObserver(block: BlockView): QueryObserver {
     respSize.get([server, zone, view, proto]).observe(e.reply.length);
     reqSize.get([server, zone, view, proto]).observe(e.msg.length);
     const plugin = zone === DROPPED ? '' : ((e as QueryEvent & { plugin?: string }).plugin ?? '');
-    responses.get([server, zone, view, rcodeString(replyRcode(e.reply)), plugin]).inc();
+    responses.get([server, zone, view, rcodeToString(replyRcode(e.reply)), plugin]).inc();
   };
 }
