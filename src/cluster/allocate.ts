@@ -15,8 +15,8 @@
 
 import { createHash } from 'node:crypto';
 import type { Finding, Service } from './model.js';
-import type { Cidr } from './ip.js';
-import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from './ip.js';
+import type { Cidr } from '../pkg/ip.js';
+import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
 import type { Family, FamilyInfo, ServiceDraft } from './objects.js';
 import { familyOf } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';

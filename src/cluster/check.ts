@@ -5,7 +5,7 @@
 import type { ClusterModel, ClusterOptions, Finding, Pod, Service } from './model.js';
 import { ManifestError } from './model.js';
 import { findPort, hasControllerSelector, isTerminal, PodIndex } from './endpoints.js';
-import { parseIp } from './ip.js';
+import { parseIp } from '../pkg/ip.js';
 import { loadManifests } from './load.js';
 import { isDns1035Label, isDns1123Label } from './validate.js';
 

@@ -5,7 +5,7 @@
 // Gateway controller. Status written in a manifest always wins.
 import type { ClusterOptions, Finding, NamespaceObject, ObjectMeta, Service, SourceRef } from './model.js';
 import { Checker, isObj, type Obj } from './validate.js';
-import { canonicalIp, parseIp } from './ip.js';
+import { canonicalIp, parseIp } from '../pkg/ip.js';
 import { DEFAULT_LB_CIDRS, LoadBalancerPool } from './loadbalancer.js';
 import { matchesSelector, readLabelSelector, type LabelSelector } from './selector.js';
 

@@ -15,7 +15,7 @@ import type {
   ServiceType,
   SourceRef,
 } from './model.js';
-import { parseIp } from './ip.js';
+import { parseIp } from '../pkg/ip.js';
 import { Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
 import { excerpt } from './yaml-docs.js';
 import type { Obj } from './validate.js';

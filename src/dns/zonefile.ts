@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Rr } from './records.js';
-import { canonicalIp, isIPv4, isIPv6 } from '../cluster/ip.js';
+import { canonicalIp, isIPv4, isIPv6 } from '../pkg/ip.js';
 
 export class ZoneFileError extends Error {
   constructor(

@@ -3,7 +3,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { startServer, which, type RunningServer } from '../helpers/server.js';
-import { cidrContains } from '../../src/cluster/ip.js';
+import { cidrContains } from '../../src/pkg/ip.js';
 
 const dig = which('dig');
 if (!dig) console.warn('SKIP dig-based cluster tests: dig is not installed (Debian package bind9-dnsutils)');

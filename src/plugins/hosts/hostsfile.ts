@@ -2,7 +2,7 @@
 // `#` comments, names lowercased and fully qualified, only names inside the plugin's zones kept;
 // an index by name per family and, unless no_reverse, by address for PTR.
 import { isSubdomain } from '../../dns/names.js';
-import { canonicalIp } from '../../cluster/ip.js';
+import { canonicalIp } from '../../pkg/ip.js';
 
 export interface HostsMap {
   /** name -> IPv4 addresses, in file order. */

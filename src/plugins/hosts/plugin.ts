@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, matchZone } from '../../dns/names.js';
-import { reverseNameToIp } from '../../cluster/ip.js';
+import { reverseNameToIp } from '../../pkg/ip.js';
 import { EMPTY_HOSTS, parseHosts, type HostsMap } from './hostsfile.js';
 import type { HostsConfig } from './setup.js';
 

@@ -5,7 +5,7 @@
 import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
-import { canonicalIp, parseIp, reverseNameToIp } from '../../cluster/ip.js';
+import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
 import type { KubernetesStore } from '../kubernetes/store.js';
 import type { Service } from '../../cluster/model.js';
 import type { K8sExternalConfig } from './setup.js';

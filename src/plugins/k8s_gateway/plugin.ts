@@ -5,7 +5,7 @@
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
-import { canonicalIp, parseIp } from '../../cluster/ip.js';
+import { canonicalIp, parseIp } from '../../pkg/ip.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import type { Found, HostIndex } from './hosts.js';
 import { nestedLookup } from './nested.js';
