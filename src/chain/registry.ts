@@ -191,8 +191,3 @@ function closeAll(plugins: readonly Plugin[]): void {
     }
   }
 }
-
-/** Helper for setups: a directive's option block as (name, args, line) with a clear error for unknown options. */
-export function optionError(d: Directive, plugin: string, known: readonly string[]): CorefileError {
-  return new CorefileError(d.file, d.line, `unknown ${plugin} option "${excerpt(d.name)}"; valid options: ${known.join(', ')}`);
-}

@@ -105,7 +105,7 @@ function probe(band: FreeOffsets, lo: number, h: bigint): number | undefined {
 const keyOf = (s: ServiceDraft): string => `${s.meta.namespace}/${s.meta.name}`;
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], findings: Finding[]): Service[] {
+export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]): Service[] {
   const ranges = cidrs.map(makeRange);
   const rangeFor = (ip: string): { r: Range; off: number } | undefined => {
     const p = parseIp(ip)!;

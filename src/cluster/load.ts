@@ -190,7 +190,7 @@ function build(
     }
   }
 
-  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs, findings), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
+  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));

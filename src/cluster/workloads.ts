@@ -33,7 +33,6 @@ import type { Checker, Obj } from './validate.js';
 import { isDns1123Label, isObj } from './validate.js';
 
 export type WorkloadKind = WorkloadInfo['kind'];
-export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
 
 /** k8s.io/apimachinery/pkg/util/rand alphabet: no vowels, no 0/1/3 (no words, no look-alikes). */
 export const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

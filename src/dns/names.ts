@@ -29,12 +29,6 @@ export function labelsBelow(name: string, zone: string): string[] {
   return rest === '' ? [] : rest.split('.');
 }
 
-/** The part of `original` (as the client spelled it) that spells `zone`. */
-export function zoneSpelling(original: string, zone: string): string {
-  if (zone === '.') return '.';
-  return original.slice(original.length - zone.length);
-}
-
 /** True for names under in-addr.arpa. or ip6.arpa. (lowercased, fully qualified). */
 export function isReverse(name: string): boolean {
   return isSubdomain(name, 'in-addr.arpa.') || isSubdomain(name, 'ip6.arpa.');

@@ -252,12 +252,6 @@ export function cidrContains(c: Cidr | string, ip: string | ParsedIp): boolean {
   return true;
 }
 
-/** Offset of an IP inside a CIDR (0 = network address), or undefined when outside. */
-export function cidrOffset(c: Cidr, ip: ParsedIp): bigint | undefined {
-  if (!cidrContains(c, ip)) return undefined;
-  return ipToBigInt(ip.bytes) - ipToBigInt(c.network);
-}
-
 /** The n-th address of the CIDR (0 = network address) as canonical text; undefined when out of range. */
 export function cidrNth(c: Cidr | string, n: bigint | number): string | undefined {
   const cidr = typeof c === 'string' ? parseCidr(c) : c;
