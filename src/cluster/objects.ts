@@ -16,7 +16,7 @@ import type {
   SourceRef,
 } from './model.js';
 import { parseIp } from '../pkg/ip.js';
-import { Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
+import { type Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
 import { excerpt } from './yaml-docs.js';
 import type { Obj } from './validate.js';
 

@@ -182,7 +182,7 @@ function lex(text: string, file: string): Entry[] {
 // ---- names and strings -------------------------------------------------------------------------
 
 /** Bytes of a character-string or label text with `\X` and `\DDD` escapes resolved. */
-function unescape(raw: string, fail: (reason: string) => never): number[] {
+function unescapeText(raw: string, fail: (reason: string) => never): number[] {
   const out: number[] = [];
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
@@ -239,14 +239,14 @@ function nameLabels(raw: string, fail: (reason: string) => never): { labels: num
     }
     if (c === '.') {
       if (cur === '') fail(`empty label in name "${raw}"`);
-      labels.push(unescape(cur, fail));
+      labels.push(unescapeText(cur, fail));
       cur = '';
       if (i === raw.length - 1) absolute = true;
       continue;
     }
     cur += c;
   }
-  if (cur !== '') labels.push(unescape(cur, fail));
+  if (cur !== '') labels.push(unescapeText(cur, fail));
   return { labels, absolute };
 }
 
@@ -363,7 +363,7 @@ function directive(e: Entry, file: string, state: State, ctx: Ctx, chain: string
     }
     case '$INCLUDE': {
       if (args.length < 1 || args.length > 2) fail('$INCLUDE takes a file name and an optional origin');
-      const rel = Buffer.from(unescape(args[0]!.text, (r) => fail(`$INCLUDE: ${r}`))).toString('utf8');
+      const rel = Buffer.from(unescapeText(args[0]!.text, (r) => fail(`$INCLUDE: ${r}`))).toString('utf8');
       const path = isAbsolute(rel) ? rel : resolve(dirname(file), rel);
       if (chain.includes(path)) fail(`$INCLUDE cycle: ${[...chain, path].join(' -> ')}`);
       if (chain.length >= MAX_INCLUDE_DEPTH) fail(`$INCLUDE nested deeper than ${MAX_INCLUDE_DEPTH} files`);
@@ -371,7 +371,7 @@ function directive(e: Entry, file: string, state: State, ctx: Ctx, chain: string
       try {
         text = ctx.readFile(path);
       } catch (err) {
-        return fail(`$INCLUDE ${rel}: cannot read ${path}: ${(err as Error).message}`);
+        fail(`$INCLUDE ${rel}: cannot read ${path}: ${(err as Error).message}`);
       }
       const origin = args[1] ? parseDomainName(args[1].text, state.origin, (r) => fail(`$INCLUDE origin: ${r}`)) : state.origin;
       // The included file gets its own origin; the parent's origin and owner are unchanged
@@ -502,7 +502,7 @@ function parseRdata(type: string, toks: Tok[], origin: string, fail: (reason: st
     case 'TXT': {
       if (toks.length === 0) fail('expected one or more character strings');
       return toks.map((t) => {
-        const bytes = unescape(t.text, fail);
+        const bytes = unescapeText(t.text, fail);
         if (bytes.length > 255) fail(`character string of ${bytes.length} octets; the limit is 255 (split it into several "quoted" "strings")`);
         return Buffer.from(bytes);
       });
@@ -512,7 +512,7 @@ function parseRdata(type: string, toks: Tok[], origin: string, fail: (reason: st
       const flags = int(toks[0]!, 'flags', 255);
       const tag = toks[1]!.text;
       if (toks[1]!.quoted || !/^[A-Za-z0-9]+$/.test(tag) || tag.length > 255) fail(`tag "${tag}" must be letters and digits (issue, issuewild, iodef)`);
-      const value = Buffer.from(unescape(toks[2]!.text, fail)).toString('utf8');
+      const value = Buffer.from(unescapeText(toks[2]!.text, fail)).toString('utf8');
       return { flags, tag, value };
     }
     default:

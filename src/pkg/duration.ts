@@ -5,7 +5,7 @@
 const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** The largest Go duration (int64 nanoseconds), in milliseconds; Go rejects anything longer. */
-const MAX_MS = 9_223_372_036_854.775807;
+const MAX_MS = Number(2n ** 63n - 1n) / 1e6;
 
 /**
  * Milliseconds, or undefined when `text` is not a Go duration: `[-+]?([0-9]*(\.[0-9]*)?unit)+`

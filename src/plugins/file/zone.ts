@@ -291,5 +291,9 @@ export class Zone {
 
 function dedup(rrs: Rr[]): Rr[] {
   const seen = new Set<Rr>();
-  return rrs.filter((r) => (seen.has(r) ? false : (seen.add(r), true)));
+  return rrs.filter((r) => {
+    if (seen.has(r)) return false;
+    seen.add(r);
+    return true;
+  });
 }

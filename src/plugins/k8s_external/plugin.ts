@@ -351,10 +351,10 @@ export class K8sExternalPlugin implements Transferer {
           if (ip) out.push(rr(name, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(host)));
           else out.push(rr(name, 'CNAME', ttl, join(host)));
           const plain = this.srvSync(item, name, zone);
-          for (const r of plain) if (!srvSeen.has(r.name)) (srvSeen.add(r.name), out.push(r));
+          for (const r of plain) addOnce(srvSeen, r.name, () => out.push(r));
           // CoreDNS keys the named SRV as _proto/_name under the service (an unnamed port gives `_`).
           const named = join(`_${p.name.toLowerCase()}._${p.protocol.toLowerCase()}`, key, zone);
-          for (const r of this.srvSync(item, named, zone)) if (!srvSeen.has(r.name)) (srvSeen.add(r.name), out.push(r));
+          for (const r of this.srvSync(item, named, zone)) addOnce(srvSeen, r.name, () => out.push(r));
         }
       }
     }
@@ -369,8 +369,8 @@ export class K8sExternalPlugin implements Transferer {
         if (!p) continue;
         const type = p.family === 4 ? 'A' : 'AAAA';
         const epName = join(e.key, zone);
-        if (!seen.has(`${svcName}|${e.host}`)) (seen.add(`${svcName}|${e.host}`), out.push(rr(svcName, type, this.cfg.ttl, canonicalIp(e.host))));
-        if (!seen.has(`${epName}|${e.host}`)) (seen.add(`${epName}|${e.host}`), out.push(rr(epName, type, this.cfg.ttl, canonicalIp(e.host))));
+        addOnce(seen, `${svcName}|${e.host}`, () => out.push(rr(svcName, type, this.cfg.ttl, canonicalIp(e.host))));
+        addOnce(seen, `${epName}|${e.host}`, () => out.push(rr(epName, type, this.cfg.ttl, canonicalIp(e.host))));
         const ext = e as Item & { portName: string; proto: string };
         if (ext.portName !== '') out.push(rr(join(`_${ext.portName.toLowerCase()}._${ext.proto.toLowerCase()}`, svcKey, zone), 'SRV', ttl, { priority: 0, weight, port: e.port, target: epName }));
       }
@@ -404,4 +404,11 @@ export class K8sExternalPlugin implements Transferer {
     const target = ip ? join(item.key, zone) : join(item.host);
     return [rr(owner, 'SRV', item.ttl, { priority: 0, weight: 100, port: item.port, target })];
   }
+}
+
+/** Runs `add` the first time `key` is seen. */
+function addOnce(seen: Set<string>, key: string, add: () => void): void {
+  if (seen.has(key)) return;
+  seen.add(key);
+  add();
 }

@@ -57,7 +57,7 @@ export class TransferPlugin implements Plugin {
     }
     if (!records) return next(req);
     const soa = records[0];
-    if (!soa || soa.type !== 'SOA') return servfail();
+    if (soa?.type !== 'SOA') return servfail();
     const current = (soa.data as { serial: number }).serial;
 
     // IXFR without a journal: a client already at our serial gets the SOA alone, anyone else
