@@ -9,10 +9,12 @@ import { Registry, type BlockContext, type RuntimeOptions } from './chain/regist
 import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { Rcode } from './dns/records.js';
-import { QueryHandler, type HandlerOptions, type QueryObserver } from './server/handler.js';
+import { QueryHandler, type HandlerOptions } from './server/handler.js';
+import type { QueryObserver } from './chain/plugin.js';
 import { queryLogger } from './server/querylog.js';
 import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
+import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
@@ -367,6 +369,7 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       lookup,
       plugin: (name) => built.find((p) => p.name === name),
       observe: (o) => blockObservers.push(o),
+      scrapeMetrics,
       invalidate: () => {
         for (const h of handlers) h.clearCache();
       },

@@ -3,6 +3,29 @@ import type { Rr } from '../dns/records.js';
 
 export type Protocol = 'udp' | 'tcp';
 
+export interface Endpoint {
+  address: string;
+  port: number;
+}
+
+/** What observers (query log, metrics) learn about each packet handled. */
+export interface QueryEvent {
+  msg: Buffer;
+  /** The reply sent, or null when the packet got none. */
+  reply: Buffer | null;
+  protocol: Protocol;
+  client: Endpoint;
+  local: Endpoint;
+  durationNs: bigint;
+  /** The server-block zone that serves a lowercased name, or undefined (REFUSED). */
+  zoneOf(qname: string): string | undefined;
+  /** The plugin that wrote the answer, when a plugin did (also for answers from the cache). */
+  plugin?: string;
+}
+
+/** Called after every packet; must not throw into the serving path (errors are logged). */
+export type QueryObserver = (e: QueryEvent) => void;
+
 /** One query as every plugin sees it: decoded once by the server, never re-parsed. */
 export interface DnsRequest {
   readonly id: number;

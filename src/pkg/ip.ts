@@ -1,5 +1,6 @@
 // Compact IP helpers: parsing, canonical text (RFC 5952), reverse (PTR) names and CIDR arithmetic.
 // Strict like Go's net/netip: no leading zeros in IPv4 octets, no zones, no prefixes.
+import { isIP } from 'node:net';
 
 export type IpFamily = 4 | 6;
 
@@ -259,4 +260,11 @@ export function cidrNth(c: Cidr | string, n: bigint | number): string | undefine
   const k = BigInt(n);
   if (k < 0n || k >= cidrSize(cidr)) return undefined;
   return formatIp(bigIntToBytes(ipToBigInt(cidr.network) + k, cidr.family));
+}
+
+/** Loopback or unspecified, as a listen or peer address: '127.0.0.5', '0.0.0.0', '::1', '::', '::ffff:127.0.0.1'. */
+export function isLoopbackOrUnspecified(address: string): boolean {
+  if (isIP(address) === 4) return address.startsWith('127.') || address === '0.0.0.0';
+  const a = address.toLowerCase().split('%')[0]!;
+  return a === '::1' || a === '::' || a.startsWith('::ffff:127.');
 }

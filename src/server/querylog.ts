@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { rcodeToString } from '../pkg/rcode.js';
 import { className, isProblem, parseQuery, typeName } from '../dns/query.js';
-import type { QueryObserver } from './handler.js';
+import type { QueryObserver } from '../chain/plugin.js';
 
 export function queryLogger(log: Logger): QueryObserver {
   // With --workers, say which process answered.

@@ -6,7 +6,7 @@ import type { Plugin } from '../../chain/plugin.js';
 import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
 import { metrics } from '../../metrics/index.js';
 import { goDurationString, parseGoDuration } from '../../pkg/duration.js';
-import { enterLameduck, leaveLameduck } from './state.js';
+import { enterLameduck, leaveLameduck } from '../../chain/lameduck.js';
 
 export const DEFAULT_HEALTH_ADDRESS = ':8080';
 /** The self check runs once a second, as CoreDNS's, and gives up after 3 s. */

@@ -1,5 +1,5 @@
 // CoreDNS's log format placeholders (plugin/pkg/replacer), filled from the raw query and reply.
-import type { QueryEvent } from '../../server/handler.js';
+import type { QueryEvent } from '../../chain/plugin.js';
 import type { ParsedQuery } from '../../dns/query.js';
 import { classString, flagsString, plainAddress, replyRcode, secondsString, typeString } from '../../metrics/packet.js';
 import { rcodeLogString } from '../../pkg/rcode.js';

@@ -1,7 +1,7 @@
 // Turns every packet a server block's listeners handle into CoreDNS's coredns_dns_* metrics.
 // It is a query observer, not a chain step, so answers from the server's answer cache count too.
 import type { Counter, Histogram } from 'prom-client';
-import type { QueryEvent, QueryObserver } from '../../server/handler.js';
+import type { QueryEvent, QueryObserver } from '../../chain/plugin.js';
 import type { ServerKey } from '../../chain/corefile.js';
 import { metrics, serverLabel } from '../../metrics/index.js';
 import { isProblem, parseQuery } from '../../dns/query.js';
