@@ -1,5 +1,7 @@
 // The plugin contract shared by every plugin and the chain (see ARCHITECTURE.md).
-import type { Rr } from '../dns/records.js';
+import type { DnsResponse, Rr } from '../dns/records.js';
+
+export type { DnsResponse } from '../dns/records.js';
 
 export type Protocol = 'udp' | 'tcp';
 
@@ -55,31 +57,6 @@ export interface DnsRequest {
    * from the client's down to this one, so a chain of lookups is bounded and a loop is seen.
    */
   readonly lookupTrail?: readonly string[];
-}
-
-/** What a plugin returns. The server adds header bits, OPT, and truncation. */
-export interface DnsResponse {
-  rcode: number;
-  /** Authoritative answer bit. */
-  aa: boolean;
-  /** The plugin that wrote this response (set by the chain; the `plugin` label of metrics). */
-  plugin?: string;
-  /** Recursion available / authentic data bits, set only when relaying an upstream's answer. */
-  ra?: boolean;
-  ad?: boolean;
-  answer: Rr[];
-  authority: Rr[];
-  additional: Rr[];
-  /**
-   * True when the response depends only on the question (name as spelled, type, class, EDNS
-   * shape) and the loaded data, so the server may reuse its encoding until the next reload.
-   */
-  cacheable?: boolean;
-  /**
-   * Further messages of a multi-message answer (zone transfers over TCP): each is the answer
-   * section of one more message sent after this one, same ID and question. Ignored over UDP.
-   */
-  more?: Rr[][];
 }
 
 export type Next = (req: DnsRequest) => DnsResponse | Promise<DnsResponse>;
