@@ -12,7 +12,7 @@ import { K8sExternalPlugin } from '../plugins/k8s_external/plugin.js';
 import { K8sGatewayPlugin } from '../plugins/k8s_gateway/plugin.js';
 import { rdataText, recordText } from '../dns/present.js';
 import { canonicalCompare, canonicalKey } from '../dns/canonical.js';
-import { fqdn, isReverse, isSubdomain } from '../dns/names.js';
+import { fqdn, isReverse, isSubdomain } from '../pkg/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
   zone?: string;

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Rr } from './records.js';
 import { canonicalIp, isIPv4, isIPv6 } from '../pkg/ip.js';
+import { escapeLabel } from '../pkg/names.js';
 
 export class ZoneFileError extends Error {
   constructor(
@@ -209,17 +210,6 @@ function unescapeText(raw: string, fail: (reason: string) => never): number[] {
       out.push(raw.charCodeAt(i + 1));
       i++;
     }
-  }
-  return out;
-}
-
-/** Presentation form of one label, the same escaping src/dns/query.ts gives question names. */
-export function escapeLabel(bytes: readonly number[]): string {
-  let out = '';
-  for (const c of bytes) {
-    if (c === 0x2e || c === 0x5c) out += '\\' + String.fromCharCode(c);
-    else if (c <= 0x20 || c >= 0x7f) out += '\\' + String(c).padStart(3, '0');
-    else out += String.fromCharCode(c);
   }
   return out;
 }

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
 import { canonicalCompare } from '../../dns/canonical.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, matchZone } from '../../dns/names.js';
+import { matchZone } from '../../pkg/names.js';
+import { fallsThrough } from '../../pkg/fall.js';
 import { parseZoneFile, ZoneFileError } from '../../dns/zonefile.js';
 import type { FileConfig } from './setup.js';
 import { Zone } from './zone.js';
@@ -88,7 +89,7 @@ export class FilePlugin implements Transferer {
     const r = zone.lookup(req.qname, req.name, req.qtype);
     switch (r.kind) {
       case 'nxdomain':
-        if (this.fallsThrough(req.qname)) return next(req);
+        if (fallsThrough(this.cfg.fallthrough, req.qname)) return next(req);
         return { rcode: Rcode.NXDOMAIN, aa: true, answer: r.answer, authority: r.authority, additional: r.additional, cacheable: true };
       case 'referral':
         return { rcode: Rcode.NOERROR, aa: false, answer: r.answer, authority: r.authority, additional: r.additional, cacheable: true };
@@ -97,12 +98,6 @@ export class FilePlugin implements Transferer {
       default:
         return { rcode: Rcode.NOERROR, aa: true, answer: r.answer, authority: r.authority, additional: r.additional, cacheable: true };
     }
-  }
-
-  private fallsThrough(qname: string): boolean {
-    const ft = this.cfg.fallthrough;
-    if (!ft) return false;
-    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
   }
 
   /**

@@ -7,7 +7,7 @@ import { forEachOption } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 
 export interface FileConfig {
   /** Absolute path of the zone file. */

@@ -12,7 +12,7 @@
 //  - a wildcard answers only below its closest encloser, and an empty non-terminal between it
 //    and the query name blocks it (CoreDNS's TestLookupWildcardRespectsCloserEmptyNonTerminal).
 import type { Rr } from '../../dns/records.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { ZoneFileError, type ZoneRecord } from '../../dns/zonefile.js';
 
 /** Index of the first unescaped dot of a presentation name, or -1. */

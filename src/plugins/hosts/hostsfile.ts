@@ -1,7 +1,7 @@
 // /etc/hosts parsing as CoreDNS's plugin/hosts (hostsfile.go): `IP name [aliases...]` per line,
 // `#` comments, names lowercased and fully qualified, only names inside the plugin's zones kept;
 // an index by name per family and, unless no_reverse, by address for PTR.
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { canonicalIp } from '../../pkg/ip.js';
 
 export interface HostsMap {

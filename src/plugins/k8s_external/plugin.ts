@@ -4,7 +4,7 @@
 // functions (plugin/kubernetes/external.go) reading the same cluster data.
 import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
+import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
 import type { KubernetesStore } from '../kubernetes/store.js';
 import type { Service } from '../../cluster/model.js';

@@ -2,7 +2,7 @@
 // the real query path for each and print exactly what the server answers. Pod names under
 // `pods insecure` are unbounded (any IP) and so are not listed; `pods verified` lists the pods.
 import { ipToReverseName, isIPv4 } from '../../pkg/ip.js';
-import { isReverse, isSubdomain } from '../../dns/names.js';
+import { isReverse, isSubdomain } from '../../pkg/names.js';
 import type { KubernetesConfig } from './setup.js';
 import type { KubernetesStore } from './store.js';
 

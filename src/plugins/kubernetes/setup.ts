@@ -4,7 +4,7 @@ import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isReverse } from '../../dns/names.js';
+import { isReverse } from '../../pkg/names.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { parseSelector, type LabelSelector } from './selector.js';

@@ -7,7 +7,7 @@ import type { PluginDefinition } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
 import type { QueryEvent } from '../../chain/plugin.js';
 import { isProblem, parseQuery, type ParsedQuery } from '../../dns/query.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT, parseFormat, render } from './format.js';
 
 export type ResponseClass = 'success' | 'denial' | 'error' | 'all';

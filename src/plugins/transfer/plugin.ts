@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import type { DnsRequest, DnsResponse, Next, Plugin, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { matchZone } from '../../dns/names.js';
+import { matchZone } from '../../pkg/names.js';
 import { cidrContains, type TransferConfig, type TransferStanza } from './setup.js';
 
 /** CoreDNS sends a message as soon as it holds more than 500 records. */
