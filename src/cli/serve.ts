@@ -6,7 +6,7 @@ import { suggestDig } from './try-name.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
-import { setHttpLimits, type HttpLimits } from '../metrics/http.js';
+import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
 import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
 

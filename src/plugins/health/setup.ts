@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
 import type { Plugin } from '../../chain/plugin.js';
-import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
+import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
 import { metrics } from '../../metrics/index.js';
 import { goDurationString, parseGoDuration } from '../../pkg/duration.js';
 import { enterLameduck, leaveLameduck } from '../../chain/lameduck.js';

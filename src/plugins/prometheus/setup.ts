@@ -3,7 +3,7 @@
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { Plugin } from '../../chain/plugin.js';
-import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
+import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
 import { collectProcessMetrics, metrics, serverLabel } from '../../metrics/index.js';
 import { metricsObserver } from './observer.js';
 import type { ServerKey } from '../../chain/corefile.js';
