@@ -31,16 +31,6 @@ export function typeLabel(code: number): string {
   return MONITORED.has(code) ? typeString(code) : 'other';
 }
 
-/** An IPv4 client seen through a dual-stack socket ('::ffff:10.0.0.1') as Go prints it. */
-export function plainAddress(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
-}
-
-/** CoreDNS's family label: '1' for IPv4 (mapped addresses included), '2' for IPv6. */
-export function familyOf(address: string): '1' | '2' {
-  return plainAddress(address).includes(':') ? '2' : '1';
-}
-
 /** RCODE of a reply (the header's four bits). */
 export function replyRcode(reply: Buffer): number {
   return reply.length >= 4 ? reply[3]! & 0x0f : 2;

@@ -268,3 +268,14 @@ export function isLoopbackOrUnspecified(address: string): boolean {
   const a = address.toLowerCase().split('%')[0]!;
   return a === '::1' || a === '::' || a.startsWith('::ffff:127.');
 }
+
+/** An IPv4 peer seen through a dual-stack socket ('::ffff:10.0.0.1') as plain IPv4, as Go reports it. */
+export function plainAddress(address: string): string {
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return m ? m[1]! : address;
+}
+
+/** CoreDNS's request family: 1 for IPv4 (mapped addresses included), 2 for IPv6. */
+export function addressFamily(address: string): 1 | 2 {
+  return plainAddress(address).includes(':') ? 2 : 1;
+}
