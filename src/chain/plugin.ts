@@ -122,3 +122,25 @@ export interface Transferer extends Plugin {
 export function isTransferer(p: Plugin | undefined): p is Transferer {
   return p !== undefined && typeof (p as Partial<Transferer>).transfer === 'function';
 }
+
+/** One question of a listing, with the zone its answers belong to. */
+export interface ListedQuestion {
+  name: string;
+  type: string;
+  zone: string;
+}
+
+/**
+ * A plugin that can list what it serves, for `clusterdns records` and `sync`: the questions whose
+ * answers, asked through the server, are its records (computed backends), or the records
+ * themselves with their zone (backends that hold them as data, like zone files).
+ */
+export interface RecordLister extends Plugin {
+  listQuestions?(): Iterable<ListedQuestion>;
+  listRecords?(): Iterable<{ zone: string; rr: Rr }>;
+}
+
+export function isRecordLister(p: Plugin | undefined): p is RecordLister {
+  const l = p as Partial<RecordLister> | undefined;
+  return typeof l?.listQuestions === 'function' || typeof l?.listRecords === 'function';
+}

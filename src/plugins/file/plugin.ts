@@ -4,10 +4,10 @@ import { recordLoad, recordLoadError } from '../../metrics/index.js';
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, Next, RecordLister, Transferer } from '../../chain/plugin.js';
 import { canonicalCompare } from '../../dns/canonical.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { matchZone } from '../../pkg/names.js';
+import { fqdn, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
 import { parseZoneFile, ZoneFileError } from '../../dns/zonefile.js';
 import type { FileConfig } from './setup.js';
@@ -48,7 +48,7 @@ export interface FileDeps {
   dataChanged?: () => void;
 }
 
-export class FilePlugin implements Transferer {
+export class FilePlugin implements Transferer, RecordLister {
   readonly name = 'file';
   private loaded: Loaded;
   private readonly origins: string[];
@@ -108,6 +108,14 @@ export class FilePlugin implements Transferer {
     const out: Rr[] = [];
     for (const zone of this.loaded.zones.values()) for (const rr of zone.records) out.push({ ...rr } as Rr);
     return out;
+  }
+
+  /** The records with the zone each belongs to (the most specific of this plugin's zones). */
+  *listRecords(): Iterable<{ zone: string; rr: Rr }> {
+    for (const rr of this.records()) {
+      const zone = matchZone(fqdn(rr.name.toLowerCase()), this.cfg.zones);
+      if (zone) yield { zone, rr };
+    }
   }
 
   /**

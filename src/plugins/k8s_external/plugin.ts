@@ -2,7 +2,7 @@
 // status.loadBalancer.ingress) under an outside zone, answered as CoreDNS's plugin/k8s_external
 // (external.go, apex.go, msg_to_dns.go, transfer.go) with the kubernetes plugin's External*
 // functions (plugin/kubernetes/external.go) reading the same cluster data.
-import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
@@ -64,7 +64,7 @@ function reverseIndex(store: KubernetesStore): Map<string, Service[]> {
   return index;
 }
 
-export class K8sExternalPlugin implements Transferer {
+export class K8sExternalPlugin implements Transferer, RecordLister {
   readonly name = 'k8s_external';
 
   constructor(
@@ -380,8 +380,8 @@ export class K8sExternalPlugin implements Transferer {
   }
 
   /** The names a zone transfer lists, with their types, for `clusterdns records` (forward zones only). */
-  questions(): { name: string; type: string; zone: string }[] {
-    const out: { name: string; type: string; zone: string }[] = [];
+  listQuestions(): ListedQuestion[] {
+    const out: ListedQuestion[] = [];
     for (const zone of this.cfg.zones) {
       if (zone.endsWith('.arpa.')) continue;
       const seen = new Set<string>();

@@ -2,7 +2,7 @@
 // a host name in one of the zones resolves to the external addresses of the Ingress, Service,
 // route or DNSEndpoint that claims it; the first resource kind (in `resources` order) with a
 // match answers, an exact name before a one-label wildcard.
-import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
@@ -40,7 +40,7 @@ export interface GatewayDeps {
   lookup(name: string, qtype: string): Promise<DnsResponse>;
 }
 
-export class K8sGatewayPlugin implements Plugin {
+export class K8sGatewayPlugin implements RecordLister {
   readonly name = 'k8s_gateway';
 
   constructor(
@@ -155,8 +155,8 @@ export class K8sGatewayPlugin implements Plugin {
    * apex name, and every indexed host inside the zone (a Service's `name.namespace` key under
    * each zone), with the types that can hold data.
    */
-  questions(): { name: string; type: string; zone: string }[] {
-    const out: { name: string; type: string; zone: string }[] = [];
+  listQuestions(): ListedQuestion[] {
+    const out: ListedQuestion[] = [];
     const index = this.deps.index();
     for (const zone of this.cfg.zones) {
       if (zone === '.' || zone.endsWith('.arpa.')) continue;
