@@ -371,7 +371,6 @@ async function buildConfig(app: App): Promise<Config> {
   const lookup = lookupThrough(app);
   const observers = new Map<Chain, QueryObserver[]>();
   const every = (): Plugin[] => chains.flatMap((c) => [...c.plugins]);
-  const maxListeners = corefileLimits().maxListeners;
   let listenersFull = false;
   for (const block of blocks) {
     if (enoughErrors(errors) || listenersFull) break;
@@ -414,23 +413,10 @@ async function buildConfig(app: App): Promise<Config> {
     const chain = new Chain(zones, plugins);
     chains.push(chain);
     observers.set(chain, blockObservers);
-    const addresses = ctx.bindAddresses.length > 0 ? ctx.bindAddresses : ['::'];
-    // Every address and port pair is a UDP and a TCP socket: keys with many ports times many
-    // bind addresses must not open thousands of them.
-    for (const key of block.keys) {
-      const port = key.port ?? defaultPort;
-      for (const address of addresses) {
-        const id = `${address}|${port}`;
-        if (!specs.has(id) && specs.size >= maxListeners) {
-          errors.push(new CorefileError(block.file, block.line, `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`));
-          listenersFull = true;
-          break;
-        }
-        const spec = specs.get(id) ?? { address, port, entries: [] };
-        spec.entries.push({ zone: key.zone, chain });
-        specs.set(id, spec);
-      }
-      if (listenersFull) break;
+    const full = addListenSpecs(specs, block, chain, ctx.bindAddresses, defaultPort);
+    if (full) {
+      errors.push(full);
+      listenersFull = true;
     }
   }
   if (errors.length > 0) {
@@ -448,6 +434,29 @@ async function buildConfig(app: App): Promise<Config> {
     handlers: specList.map((spec) => handlerFor(spec, log, opts, observers)),
     router: new Router(specList.flatMap((s) => s.entries)),
   };
+}
+
+/**
+ * Adds the block's listen addresses and ports to `specs` (one spec per address and port, shared
+ * by the blocks that name it). Every pair is a UDP and a TCP socket, so keys with many ports times
+ * many bind addresses must not open thousands of them: past the limit, the error to report.
+ */
+function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chain: Chain, bindAddresses: readonly string[], defaultPort: number): CorefileError | undefined {
+  const maxListeners = corefileLimits().maxListeners;
+  const addresses = bindAddresses.length > 0 ? bindAddresses : ['::'];
+  for (const key of block.keys) {
+    const port = key.port ?? defaultPort;
+    for (const address of addresses) {
+      const id = `${address}|${port}`;
+      if (!specs.has(id) && specs.size >= maxListeners) {
+        return new CorefileError(block.file, block.line, `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`);
+      }
+      const spec = specs.get(id) ?? { address, port, entries: [] };
+      spec.entries.push({ zone: key.zone, chain });
+      specs.set(id, spec);
+    }
+  }
+  return undefined;
 }
 
 /** The packet handler of one listen spec, with the query log and the observers of its blocks. */
