@@ -127,7 +127,8 @@ export interface AppOptions {
   oneShot?: boolean;
 }
 
-interface ListenSpec {
+/** One listen address and port, and the zones (with their chains) it serves. */
+export interface ListenSpec {
   address: string;
   port: number;
   entries: { zone: string; chain: Chain }[];
@@ -179,6 +180,11 @@ export class App {
 
   get chains(): readonly Chain[] {
     return this.config.chains;
+  }
+
+  /** The listen addresses and ports of the running configuration, in listener order. */
+  get specs(): readonly ListenSpec[] {
+    return this.config.specs;
   }
 
   get queryHandlers(): readonly QueryHandler[] {
