@@ -4,7 +4,8 @@
 // comments, quoted strings, `\X` and `\DDD` escapes, TTL and class in either order, BIND's TTL
 // units (`1h30m`, `2W`). Records come out in dns-packet's shapes with names in clusterdns's
 // presentation form: fully qualified, owner and most RDATA names lowercased (as CoreDNS's
-// zone.Insert does), special bytes escaped exactly as src/dns/query.ts writes question names.
+// zone.Insert does), special bytes escaped by the label escaper question names use too
+// (pkg/names.ts).
 //
 // Every error is a ZoneFileError naming the file (the included file for included lines), the
 // line and the reason. Nothing is guessed: an unknown type or class, a bad address, a label
