@@ -81,6 +81,8 @@ export interface Plugin {
    * on a reload.
    */
   beforeShutdown?(): Promise<void>;
+  /** The longest beforeShutdown may take, so a supervisor waits that long before killing. */
+  readonly shutdownDelayMs?: number;
   /** Plugins that hold resources (sockets, timers) release them here; `reload` when replaced by a reload. */
   close?(opts?: { reload?: boolean }): void | Promise<void>;
   /**

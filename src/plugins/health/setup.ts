@@ -26,6 +26,11 @@ export class HealthPlugin implements Plugin {
     private readonly log: Logger,
   ) {}
 
+  /** beforeShutdown waits out the lameduck period. */
+  get shutdownDelayMs(): number {
+    return this.lameduckMs;
+  }
+
   async start(): Promise<void> {
     this.route = await openRoute(this.address, '/health', (_req, res) => {
       // As CoreDNS: healthy for as long as the process serves HTTP, lameduck included.
