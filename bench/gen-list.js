@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // Writes one `kubectl get -A -o json`-style List: SERVICES Services and as many EndpointSlices
 // with ENDPOINTS ready endpoints each, in NAMESPACES namespaces, with the fields a real API server
-// returns and DNS never reads (uid, resourceVersion, managedFields, annotations, status), so the
-// loader is measured on what users feed it. With --pods, one Pod per endpoint as well.
+// returns and DNS never reads (uid, resourceVersion, annotations, owner references, status), so
+// the loader is measured on what users feed it. managedFields only with --managed-fields (kubectl
+// hides them by default since 1.21). With --pods, one Pod per endpoint as well.
 // Also writes OUT.names.json: { hits: [...], namespaces: [...] } for the query generators.
-// Usage: node bench/gen-list.js OUT.json SERVICES ENDPOINTS [NAMESPACES] [--pods]
+// Usage: node bench/gen-list.js OUT.json SERVICES ENDPOINTS [NAMESPACES] [--pods] [--managed-fields]
 import fs from 'node:fs';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const withPods = process.argv.includes('--pods');
+const withManaged = process.argv.includes('--managed-fields');
 const [out, servicesArg, endpointsArg, nsArg] = args;
 if (!out || !servicesArg || !endpointsArg) {
-  console.error('usage: node bench/gen-list.js OUT.json SERVICES ENDPOINTS [NAMESPACES] [--pods]');
+  console.error('usage: node bench/gen-list.js OUT.json SERVICES ENDPOINTS [NAMESPACES] [--pods] [--managed-fields]');
   process.exit(2);
 }
 const services = Number(servicesArg);
@@ -20,7 +22,7 @@ const namespaces = Number(nsArg ?? Math.max(1, Math.round(services / 100)));
 
 const uid = (n) => `${(n * 2654435761 >>> 0).toString(16).padStart(8, '0')}-1f2e-4d3c-8b7a-${n.toString(16).padStart(12, '0')}`;
 const created = '2026-11-02T10:04:05Z';
-const managed = (manager) => [
+const managed = (manager) => !withManaged ? undefined : [
   { manager, operation: 'Update', apiVersion: 'v1', time: created, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:ports': {} } } },
 ];
 // 10.96.0.0/12 for services, 10.128.0.0/9 for endpoints: room for 100k+ of each.

@@ -4,7 +4,7 @@
 // On a machine with 2+ CPUs and taskset (util-linux), servers under test are pinned to CPU 0 and
 // load generators to CPU 1, so the load generator does not steal the server's core mid-run.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,6 +114,26 @@ export function startNode(label, args, readyPort, opts = {}) {
   });
 }
 
+const QTYPES = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, TXT: 16, AAAA: 28, SRV: 33 };
+
+/** A standard query (RD set, one question of class IN) for `name` and type `type` (a name or number). */
+export function encodeQuery(name, type = 'A', id = 0) {
+  const labels = name.replace(/\.$/, '').split('.').filter(Boolean);
+  const q = Buffer.alloc(12 + labels.reduce((n, l) => n + l.length + 1, 0) + 5);
+  q.writeUInt16BE(id, 0);
+  q.writeUInt16BE(0x0100, 2);
+  q.writeUInt16BE(1, 4);
+  let off = 12;
+  for (const l of labels) {
+    q[off++] = l.length;
+    off += q.write(l, off, 'latin1');
+  }
+  q[off++] = 0;
+  q.writeUInt16BE(typeof type === 'number' ? type : (QTYPES[type] ?? 1), off);
+  q.writeUInt16BE(1, off + 2);
+  return q;
+}
+
 /** A port free on 127.0.0.1 for both UDP and TCP at the time of the call. */
 export async function freePort() {
   const net = await import('node:net');
@@ -164,12 +184,34 @@ export async function stop(child) {
   }
 }
 
-/** utime + stime of PID, in clock ticks (fields 14 and 15 of /proc/PID/stat). */
+/** utime + stime of PID and its descendants (--workers), in clock ticks (fields 14 and 15 of /proc/PID/stat). */
 export function cpuTicks(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) may hold spaces and parentheses: split after the last ')'.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(rest[11]) + Number(rest[12]);
+  let total = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      // The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(rest[11]) + Number(rest[12]);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return total;
+}
+
+/** PIDs of a process and its descendants. */
+export function processTree(pid) {
+  const out = [pid];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const kids = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      for (const k of kids ? kids.split(' ') : []) out.push(...processTree(Number(k)));
+    }
+  } catch {
+    /* exited meanwhile */
+  }
+  return out;
 }
 
 /** Peak and current RSS of PID in bytes (VmHWM, VmRSS of /proc/PID/status). */

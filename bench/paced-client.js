@@ -7,31 +7,19 @@
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { encodeQuery } from './lib.js';
 
 const [portArg, qpsArg, secondsArg, namesFile] = process.argv.slice(2);
 const port = Number(portArg);
 const qps = Number(qpsArg);
 const seconds = Number(secondsArg);
-const TYPES = { A: 1, AAAA: 28, SRV: 33, PTR: 12 };
 const queries = fs
   .readFileSync(namesFile, 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((line) => {
     const [name, type] = line.trim().split(/\s+/);
-    const labels = name.replace(/\.$/, '').split('.');
-    const q = Buffer.alloc(12 + labels.reduce((n, l) => n + l.length + 1, 0) + 5);
-    q.writeUInt16BE(0x0100, 2);
-    q.writeUInt16BE(1, 4);
-    let off = 12;
-    for (const l of labels) {
-      q[off++] = l.length;
-      off += q.write(l, off, 'latin1');
-    }
-    q[off++] = 0;
-    q.writeUInt16BE(TYPES[type ?? 'A'] ?? 1, off);
-    q.writeUInt16BE(1, off + 2);
-    return q;
+    return encodeQuery(name, type ?? 'A');
   });
 
 const sock = dgram.createSocket('udp4');

@@ -27,6 +27,10 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     logger: log,
     cluster: clusterOptions(flags),
     oneShot: true,
+    // Every question is asked once: caching the answers would only cost memory and evictions.
+    answerCacheBytes: 0,
+    // records reads no pods: the serving indexes are enough.
+    retainModel: false,
   });
   const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
   const byZone = await servedRecords(app, only);

@@ -13,7 +13,7 @@
 // Service does not move existing ones unless it declares their IP (or, astronomically rarely,
 // lands in the same probe chain).
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Finding, Service } from './model.js';
 import type { Cidr } from '../pkg/ip.js';
 import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
@@ -88,7 +88,7 @@ export function familyInfo(cidrs: readonly Cidr[]): FamilyInfo {
 }
 
 function hashKey(key: string): bigint {
-  return createHash('sha256').update(key).digest().readBigUInt64BE(0);
+  return hash('sha256', key, 'buffer').readBigUInt64BE(0);
 }
 
 function ipAt(r: Range, offset: number): string {

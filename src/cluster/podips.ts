@@ -7,7 +7,7 @@
 //   unless it lands in the same probe chain. Network and IPv4 broadcast addresses are never used.
 // Pending, terminal and deleting pods without a declared IP get none, as in a real cluster.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ClusterNode, Finding, Pod } from './model.js';
 import type { Cidr } from '../pkg/ip.js';
 import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
@@ -91,7 +91,8 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
       result.set(p, ips);
       continue;
     }
-    const h = createHash('sha256').update(k).digest().readBigUInt64BE(0);
+    // One-shot hash: the same SHA-256 without a Hash object per pod (100k pods).
+    const h = hash('sha256', k, 'buffer').readBigUInt64BE(0);
     const ips: string[] = [];
     for (const r of ranges) {
       if (r.size === 0) continue;

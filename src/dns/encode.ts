@@ -80,13 +80,27 @@ function badName(name: string, why: string): Error {
   return new Error(`cannot encode name ${JSON.stringify(name)}: ${why}`);
 }
 
-// Lazy suffix table: until a name misses, `comp` holds whole names only, and the first name
-// written (normally the question) is `pendingName`, its suffixes not yet entered. A reply whose
-// owners all repeat the question then costs one lookup per name (a string caches its hash) and
-// no slicing; the first miss enters the pending suffixes and switches to the full table.
+// Lazy suffix table: the first name written (normally the question) is `pendingName`, and its
+// suffixes are never entered as strings: a lookup that misses the table asks whether the key is a
+// suffix of the pending name (endsWith at a label boundary), whose wire offset is then the same
+// as its offset in the string. Most replies name nothing but the question and its zone (an
+// NXDOMAIN's SOA owner, mname, rname), so a reply costs no slicing of the question at all. Other
+// names' suffixes are entered as they are written; the slow path (escapes, non-ASCII) enters the
+// pending suffixes first, so both see the same targets.
 let pendingName: string | null = null;
+/** The pending name with its trailing dot: the form compression keys take. */
+let pendingWhole = '';
 let pendingPos = 0;
 let eager = false;
+
+/** Where the suffix `key` of the pending name was written, or undefined. */
+function pendingSuffix(key: string): number | undefined {
+  const off = pendingWhole.length - key.length;
+  if (off < 0 || !pendingWhole.endsWith(key)) return undefined;
+  if (off > 0 && pendingWhole.charCodeAt(off - 1) !== 46) return undefined;
+  const ptr = pendingPos + off;
+  return ptr <= MAX_POINTER ? ptr : undefined;
+}
 
 function flushPending(): void {
   eager = true;
@@ -166,15 +180,17 @@ function writeName(name: string, compress: boolean): void {
       writeLabels(name, end);
       comp.set(whole, at);
       pendingName = name;
+      pendingWhole = whole;
       pendingPos = at;
       return;
     }
-    flushPending();
+    eager = true;
   }
   let start = 0;
   while (start < end) {
     const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
-    const ptr = comp.get(key);
+    let ptr = comp.get(key);
+    if (ptr === undefined && pendingName !== null) ptr = pendingSuffix(key);
     if (ptr !== undefined) {
       if (compress) {
         writePointer(ptr);

@@ -38,11 +38,18 @@ const SIG = 24;
 
 class Malformed extends Error {}
 
-/** Reads a name that may not use compression (the question is the first name of a packet). */
+/** Scratch for the presentation form of a plain question name (at most 255 octets). */
+const nameScratch = Buffer.allocUnsafe(256);
+
+/**
+ * Reads a name that may not use compression (the question is the first name of a packet). A
+ * name whose bytes need no escaping (nearly all) becomes one string from one copy, not a string
+ * per label joined: this runs for every query that misses the answer cache.
+ */
 function readQuestionName(buf: Buffer, start: number): { name: string; end: number } {
   let offset = start;
   let total = 1;
-  const labels: string[] = [];
+  let plain = true;
   for (;;) {
     if (offset >= buf.length) throw new Malformed('name runs past the end of the packet');
     const len = buf[offset]!;
@@ -56,10 +63,27 @@ function readQuestionName(buf: Buffer, start: number): { name: string; end: numb
     if (offset + 1 + len > buf.length) throw new Malformed('label runs past the end of the packet');
     total += len + 1;
     if (total > 255) throw new Malformed('name longer than 255 octets');
-    labels.push(escapeLabel(buf, offset + 1, offset + 1 + len));
+    for (let i = offset + 1; plain && i <= offset + len; i++) {
+      const c = buf[i]!;
+      if (c <= 0x20 || c >= 0x7f || c === 0x2e || c === 0x5c) plain = false;
+    }
     offset += 1 + len;
   }
-  return { name: labels.length === 0 ? '.' : labels.join('.') + '.', end: offset };
+  if (offset === start + 1) return { name: '.', end: offset };
+  if (plain) {
+    let w = 0;
+    for (let at = start; buf[at] !== 0; ) {
+      const len = buf[at]!;
+      buf.copy(nameScratch, w, at + 1, at + 1 + len);
+      w += len;
+      nameScratch[w++] = 0x2e;
+      at += 1 + len;
+    }
+    return { name: nameScratch.toString('latin1', 0, w), end: offset };
+  }
+  const labels: string[] = [];
+  for (let at = start; buf[at] !== 0; at += 1 + buf[at]!) labels.push(escapeLabel(buf, at + 1, at + 1 + buf[at]!));
+  return { name: labels.join('.') + '.', end: offset };
 }
 
 /** Skips a possibly compressed name in a record section, validating pointers. */

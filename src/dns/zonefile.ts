@@ -10,7 +10,7 @@
 // Every error is a ZoneFileError naming the file (the included file for included lines), the
 // line and the reason. Nothing is guessed: an unknown type or class, a bad address, a label
 // over 63 octets, a TTL out of range or a stray parenthesis stops the load.
-import { readFileSync } from 'node:fs';
+import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Rr } from './records.js';
 import { canonicalIp, isIPv4, isIPv6 } from '../pkg/ip.js';
@@ -41,7 +41,7 @@ export interface ZoneFileOptions {
   file: string;
   /** The file's text; read from `file` when absent. */
   text?: string;
-  /** Reads an included file; default fs.readFileSync(path, 'utf8'). */
+  /** Reads an included file; default a bounded read of a regular file (pkg/regular-file). */
   readFile?: (path: string) => string;
 }
 
@@ -301,7 +301,7 @@ interface Ctx {
 }
 
 export function parseZoneFile(opts: ZoneFileOptions): ParsedZoneFile {
-  const readFile = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const readFile = opts.readFile ?? ((p: string) => readRegularText(p));
   const ctx: Ctx = { records: [], files: [], texts: [], readFile };
   const origin = parseDomainName(opts.origin, '.', (reason) => {
     throw new ZoneFileError(opts.file, 0, `origin "${opts.origin}": ${reason}`);
@@ -311,7 +311,7 @@ export function parseZoneFile(opts: ZoneFileOptions): ParsedZoneFile {
     try {
       text = readFile(opts.file);
     } catch (err) {
-      throw new ZoneFileError(opts.file, 0, `cannot read the zone file: ${(err as Error).message}`);
+      throw new ZoneFileError(opts.file, 0, `cannot read the zone file: ${err instanceof UnreadableFile ? err.reason : (err as Error).message}`);
     }
   }
   parseText(text, opts.file, { origin }, ctx, [opts.file]);

@@ -2,9 +2,12 @@
 // entry and a byte compare confirms it, so a hit builds no string (the hot path of a busy server).
 //
 // Bounded by bytes, not entries: one entry may be a 64 KB TCP answer, so a count cap let a client
-// pin about a gigabyte. Eviction is CLOCK (second chance) over the Map's insertion order: a hit
-// only sets a bit, and inserting past the budget evicts the oldest entries not used since the
-// hand last passed, a few at a time, never the whole cache at once.
+// pin about a gigabyte. Eviction is CLOCK (second chance) over a ring of slots: a hit only sets a
+// bit, and inserting past the budget moves the hand, evicting entries not used since it last
+// passed, a few at a time, never the whole cache at once. A new entry takes the slot freed last,
+// just behind the hand, so it is the last the hand reaches. (Walking a Map from its oldest entry
+// instead costs a skip over every entry deleted since the table last compacted: quadratic under
+// a steady stream of misses.)
 //
 // Keyed without regard to letter case (names are case-insensitive; 0x20 clients randomise case
 // per query). A reply echoes the client's spelling, so an entry answers another spelling only
@@ -38,6 +41,9 @@ interface Entry extends CachedAnswer {
   bytes: number;
   /** CLOCK reference bit: set by a hit, cleared when the hand passes. */
   ref: boolean;
+  /** Its key in the map and its slot in the ring. */
+  key: number;
+  slot: number;
 }
 
 /** Default byte budget of one listener's cache. */
@@ -97,6 +103,10 @@ function compareQuestion(stored: Buffer, msg: Buffer, start: number, end: number
 
 export class AnswerCache {
   private entries = new Map<number, Entry>();
+  /** The CLOCK ring: entries by slot; freed slots are undefined and listed in `free`. */
+  private ring: (Entry | undefined)[] = [];
+  private free: number[] = [];
+  private hand = 0;
   private used = 0;
   /** Bumped by clear(): a case check started before a clear must not store its result. */
   generation = 0;
@@ -177,34 +187,43 @@ export class AnswerCache {
     const old = this.entries.get(key);
     if (old) {
       // A hash collision or a newer answer simply replaces the older entry.
-      this.entries.delete(key);
-      this.used -= old.bytes;
+      this.remove(old);
     }
     if (bytes > this.maxBytes) return;
-    this.entries.set(key, { question, shape, reply, caseUse, bytes, ref: false });
+    const slot = this.free.pop() ?? this.ring.length;
+    const e: Entry = { question, shape, reply, caseUse, bytes, ref: false, key, slot };
+    this.ring[slot] = e;
+    this.entries.set(key, e);
     this.used += bytes;
     this.evict();
   }
 
-  /** CLOCK: from the oldest entry on, a referenced one gets a second chance, the next goes. */
+  private remove(e: Entry): void {
+    this.entries.delete(e.key);
+    this.ring[e.slot] = undefined;
+    this.free.push(e.slot);
+    this.used -= e.bytes;
+  }
+
+  /** CLOCK: the hand gives a referenced entry a second chance and evicts the next unreferenced one. */
   private evict(): void {
-    while (this.used > this.maxBytes) {
-      const first = this.entries.entries().next();
-      if (first.done) return;
-      const [key, e] = first.value;
-      this.entries.delete(key);
-      if (e.ref) {
-        e.ref = false;
-        this.entries.set(key, e);
-        continue;
+    while (this.used > this.maxBytes && this.entries.size > 0) {
+      if (this.hand >= this.ring.length) this.hand = 0;
+      const e = this.ring[this.hand];
+      if (e !== undefined && e.ref) e.ref = false;
+      else if (e !== undefined) {
+        this.remove(e);
+        this.evictions++;
       }
-      this.used -= e.bytes;
-      this.evictions++;
+      this.hand++;
     }
   }
 
   clear(): void {
     this.entries = new Map();
+    this.ring = [];
+    this.free = [];
+    this.hand = 0;
     this.used = 0;
     this.generation++;
   }

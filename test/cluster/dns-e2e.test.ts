@@ -1,16 +1,16 @@
 // Real-looking manifest sets (a rendered StatefulSet chart, a Deployment with named target ports,
 // a dual-stack Service, a `kubectl get -o yaml` dump) served by the real server and asked with dig.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { startServer, which, type RunningServer } from '../helpers/server.js';
 import { cidrContains } from '../../src/pkg/ip.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
-if (!dig) console.warn('SKIP dig-based cluster tests: dig is not installed (Debian package bind9-dnsutils)');
 
 const manifests = ['test/fixtures/manifests/helm', 'test/fixtures/manifests/dump', 'test/fixtures/manifests/e2e'];
 
-describe.skipIf(!dig)('derived cluster state through the real server (dig)', () => {
+describeNeeding(['dig'], 'derived cluster state through the real server (dig)', () => {
   let server: RunningServer;
   const ask = (name: string, type = 'A', extra: string[] = []): string[] =>
     execFileSync(dig!, ['@127.0.0.1', '-p', String(server.port), '+norec', '+short', ...extra, name, type], { encoding: 'utf8', timeout: 10000 })

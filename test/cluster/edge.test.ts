@@ -101,6 +101,8 @@ describe('the LoadBalancer pool', () => {
     const { model, findings } = buildModel(doc(text), { loadBalancerCIDRs: ['192.0.2.0/30'] });
     const ips = ['a', 'b'].map((n) => model.edge!.serviceStatus.get(`default/${n}`)!.addresses[0]?.ip);
     expect(ips.sort()).toEqual(['192.0.2.1', '192.0.2.2']);
+    // Two services fill the /30 exactly: no warning yet.
+    expect(findings.some((f) => f.code === 'loadbalancer-pool-exhausted')).toBe(false);
     const full = buildModel(doc(text + svc('c', 'LoadBalancer', '    - port: 80\n')), { loadBalancerCIDRs: ['192.0.2.0/30'] });
     expect(full.findings.some((f) => f.code === 'loadbalancer-pool-exhausted')).toBe(true);
   });

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet, Question } from 'dns-packet';
 import { encodePacket, parseName } from '../../src/dns/encode.js';
+import { prng } from '../helpers/prng.js';
 
 const execFileP = promisify(execFile);
 
@@ -358,20 +359,9 @@ describe('names', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('randomized round trip', () => {
   it('500 packets decode the same as dns-packet and keep every spelling', () => {
-    const rnd = mulberry32(20240601);
+    const rnd = prng(20240601);
     const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
     const int = (n: number): number => Math.floor(rnd() * n);
     const labels = ['web', 'api', 'default', 'kube-system', 'svc', 'pod', 'cluster', 'local', 'example', 'com', '_http', '_tcp', 'a', 'b1', 'x-y-z', '10-0-0-1'];

@@ -10,6 +10,7 @@ import type { Packet } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packetToObserved, parseDig, canonicalIPv6, resolveWildcards, sorted, type Observed } from './dns-format.js';
 import { repoRoot, startServer, which, type RunningServer } from './server.js';
+import { describeNeeding } from './tools.js';
 
 export interface QueryOptions {
   do?: boolean;
@@ -170,15 +171,9 @@ export interface TableSpec {
 }
 
 const dig = which('dig');
-let warned = false;
 
 export function runTable(title: string, spec: TableSpec): void {
   const { conf, manifests, cases } = spec;
-  if (!dig && !warned) {
-    warned = true;
-    console.warn('dig not found: the dig rows are skipped (install the Debian package bind9-dnsutils)');
-  }
-
   describe(`${title} [in process]`, () => {
     let app: AppLike | undefined;
     beforeAll(async () => {
@@ -204,7 +199,7 @@ export function runTable(title: string, spec: TableSpec): void {
       await server?.stop();
     });
 
-    describe.skipIf(!dig)('dig over UDP', () => {
+    describeNeeding(['dig'], 'dig over UDP', () => {
       for (const c of cases) {
         it(caseTitle(c), async () => {
           const [name, type] = splitQ(c.q);
@@ -213,7 +208,7 @@ export function runTable(title: string, spec: TableSpec): void {
       }
     });
 
-    describe.skipIf(!dig)('dig over TCP', () => {
+    describeNeeding(['dig'], 'dig over TCP', () => {
       for (const c of cases) {
         it(caseTitle(c), async () => {
           const [name, type] = splitQ(c.q);

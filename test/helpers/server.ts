@@ -29,6 +29,36 @@ export async function freePort(): Promise<number> {
   throw new Error('no free port on 127.0.0.1 after 20 attempts');
 }
 
+/**
+ * Stops a child process by its PID: SIGTERM, then SIGKILL if it has not exited after
+ * `killAfterMs`; resolves once it exited (at once when it already had).
+ */
+export async function stopProcess(proc: ChildProcess, killAfterMs = 5000): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+/** Calls `onLine` with each complete line a stream emits (a child's stdout, say). */
+export function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buffered = '';
+  stream.on('data', (chunk: Buffer | string) => {
+    buffered += chunk.toString();
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      onLine(line);
+    }
+  });
+}
+
 export interface RunningServer {
   port: number;
   proc: ChildProcess;
@@ -38,47 +68,40 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  port?: number;
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  /** A command the server runs under, e.g. `['prlimit', '--nofile=256:256', '--']`. */
+  wrapper?: string[];
+}
+
 /**
  * Spawns `clusterdns serve` with the given arguments plus `--port`, and resolves once it logs
  * that it is ready. Rejects with the server's output when it exits first or takes too long.
  */
-export async function startServer(args: string[], opts: { port?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunningServer> {
+export async function startServer(args: string[], opts: StartOptions = {}): Promise<RunningServer> {
   const port = opts.port ?? (await freePort());
-  const proc = spawn(process.execPath, [launcher, 'serve', ...args, '--port', String(port)], {
+  const argv = [process.execPath, launcher, 'serve', ...args, '--port', String(port)];
+  const [command, ...rest] = [...(opts.wrapper ?? []), ...argv] as [string, ...string[]];
+  const proc = spawn(command, rest, {
     cwd: repoRoot,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
   const stderr: string[] = [];
-  const stop = async (): Promise<void> => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      proc.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      proc.kill('SIGTERM');
-    });
-  };
+  const stop = (): Promise<void> => stopProcess(proc);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop();
       reject(new Error(`server not ready within ${opts.timeoutMs ?? 15000} ms\n${logs.join('\n')}\n${stderr.join('')}`));
     }, opts.timeoutMs ?? 15000);
-    let buffered = '';
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        logs.push(line);
-        if (line.includes('"clusterdns ready"')) {
-          clearTimeout(timer);
-          resolve();
-        }
+    onLines(proc.stdout!, (line) => {
+      logs.push(line);
+      if (line.includes('"clusterdns ready"')) {
+        clearTimeout(timer);
+        resolve();
       }
     });
     proc.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));

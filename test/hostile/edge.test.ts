@@ -2,14 +2,15 @@
 // its own host, a k8s_gateway host and a k8s_external name pointing at each other): each query
 // is answered within bounded time and nesting, and the server keeps answering.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { digQuery } from '../helpers/clients.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const dir = path.join(repoRoot, 'test/fixtures/edge/loops');
 
-describe.skipIf(!dig)('edge host name loops', () => {
+describeNeeding(['dig'], 'edge host name loops', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', path.join(dir, 'Corefile'), '--manifests', path.join(dir, 'manifests.yaml')]);

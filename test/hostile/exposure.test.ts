@@ -8,9 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
 import { expectStillServing } from '../server/raw.js';
+import { missingTools, skipOrFailInCI } from '../helpers/tools.js';
 
 const ss = which('ss');
-const needSs = !ss && process.env.CI !== 'true';
 let server: RunningServer;
 let dir: string;
 const ports = { health: 0, ready: 0, metrics: 0 };
@@ -48,9 +48,8 @@ describe('the locked-down Corefile (examples/Corefile.loopback)', () => {
     expect(metrics).toContain('coredns_dns_requests_total');
   });
 
-  it.skipIf(needSs)('binds every socket it opens to a loopback address (ss)', () => {
-    if (!ss) throw new Error('ss (Debian iproute2) is required under CI=true');
-    const out = execFileSync(ss, ['-H', '-l', '-n', '-t', '-u', '-p'], { encoding: 'utf8' });
+  it.skipIf(skipOrFailInCI(missingTools('ss'), 'loopback-only sockets (ss)'))('binds every socket it opens to a loopback address (ss)', () => {
+    const out = execFileSync(ss!, ['-H', '-l', '-n', '-t', '-u', '-p'], { encoding: 'utf8' });
     const mine = out.split('\n').filter((l) => l.includes(`pid=${server.proc.pid},`));
     // DNS on UDP and TCP for 127.0.0.1 and ::1, plus the three HTTP listeners.
     expect(mine.length, out).toBeGreaterThanOrEqual(7);

@@ -88,7 +88,7 @@ export class FuzzGen {
       // A known name, letter case scrambled sometimes, a label changed sometimes.
       const labels = this.pick(KNOWN_NAMES).split('.');
       for (const l of labels) {
-        let b = Buffer.from(l, 'latin1');
+        let b: Buffer = Buffer.from(l, 'latin1');
         if (this.chance(0.2)) b = Buffer.from(l.toUpperCase(), 'latin1');
         if (this.bend(0.05)) b = this.label();
         parts.push(Buffer.from([b.length & 0xff]), b);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, launcher, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
-import { dnsQuery } from '../cli/udp-query.js';
+import { sleep } from '../helpers/wait.js';
 import net from 'node:net';
 import { tcpQuery } from '../fixtures/ops/client.js';
 
@@ -29,7 +29,6 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 let running: RunningServer[] = [];
 afterEach(async () => {
@@ -154,48 +153,9 @@ describe('--workers: shutdown and supervision', () => {
  * Spawns the server under a file-descriptor limit (prlimit sets soft and hard, so Node cannot
  * raise it), as a machine with a small `ulimit -n` runs it. Resolves once it is ready.
  */
-async function startLimited(nofile: number, args: string[], env: NodeJS.ProcessEnv): Promise<RunningServer> {
-  const proc = spawn('prlimit', [`--nofile=${nofile}:${nofile}`, '--', process.execPath, launcher, 'serve', ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logs: string[] = [];
-  const stderr: string[] = [];
-  proc.stderr.on('data', (d: Buffer) => stderr.push(d.toString()));
-  const stop = async (): Promise<void> => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      proc.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      proc.kill('SIGTERM');
-    });
-  };
-  const server: RunningServer = { port: Number(env.DNS_PORT), proc, logs, stderr, stop };
+async function startLimited(nofile: number, args: string[], env: NodeJS.ProcessEnv & { DNS_PORT: string }): Promise<RunningServer> {
+  const server = await startServer(args, { port: Number(env.DNS_PORT), env, wrapper: ['prlimit', `--nofile=${nofile}:${nofile}`, '--'] });
   running.push(server);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 15 s\n${logs.join('\n')}${stderr.join('')}`)), 15000);
-    let buffered = '';
-    proc.stdout.on('data', (d: Buffer) => {
-      buffered += d.toString();
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        logs.push(buffered.slice(0, nl));
-        if (buffered.slice(0, nl).includes('"clusterdns ready"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-        buffered = buffered.slice(nl + 1);
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited (${code}) before ready\n${logs.join('\n')}${stderr.join('')}`));
-    });
-  });
   return server;
 }
 
@@ -204,7 +164,7 @@ describe('HTTP endpoints under idle connections (#9.11)', () => {
     const [dns, health, ready, metrics] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const env = { DNS_PORT: String(dns), HEALTH_PORT: String(health), READY_PORT: String(ready), METRICS_PORT: String(metrics) };
     const cap = 64;
-    await startLimited(256, ['--conf', 'test/fixtures/ops/Corefile', '--port', String(dns), '--http-max-connections', String(cap), '--http-idle-timeout', '3s'], env);
+    await startLimited(256, ['--conf', 'test/fixtures/ops/Corefile', '--http-max-connections', String(cap), '--http-idle-timeout', '3s'], env);
     const idle: net.Socket[] = [];
     const closed = new Set<net.Socket>();
     try {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { repoRoot, launcher } from '../helpers/server.js';
+import { launcher, onLines, repoRoot, stopProcess } from '../helpers/server.js';
 import { createPair, netnsUnavailable, runInPod, spawnIn, type NetnsPair } from './netns.js';
 
 const why = netnsUnavailable();
@@ -42,20 +42,13 @@ async function serve(pair: NetnsPair, conf: string): Promise<Served> {
   const served: Served = { proc, queries: [] };
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server in the namespace did not start within 15 s')), 15000);
-    let buf = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        const entry = JSON.parse(line) as { msg: string; query?: { name: string; type: string; rcode: string; remote: string } };
-        if (entry.msg === 'clusterdns ready') {
-          clearTimeout(timer);
-          resolve();
-        }
-        if (entry.query) served.queries.push(entry.query);
+    onLines(proc.stdout!, (line) => {
+      const entry = JSON.parse(line) as { msg: string; query?: { name: string; type: string; rcode: string; remote: string } };
+      if (entry.msg === 'clusterdns ready') {
+        clearTimeout(timer);
+        resolve();
       }
+      if (entry.query) served.queries.push(entry.query);
     });
     proc.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
@@ -63,15 +56,7 @@ async function serve(pair: NetnsPair, conf: string): Promise<Served> {
 }
 
 async function stop(s: Served): Promise<void> {
-  if (s.proc.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    const t = setTimeout(() => s.proc.kill('SIGKILL'), 3000);
-    s.proc.once('exit', () => {
-      clearTimeout(t);
-      resolve();
-    });
-    s.proc.kill('SIGTERM');
-  });
+  await stopProcess(s.proc, 3000);
 }
 
 describe.skipIf(why !== undefined)('autopath with glibc from a pod IP (network namespaces)', () => {

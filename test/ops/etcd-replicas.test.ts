@@ -6,28 +6,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { digQuery } from '../helpers/clients.js';
-import { etcdMissing, requireEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { launcher, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
-import { dnsQuery } from '../cli/udp-query.js';
+import { firstA } from '../cli/udp-query.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const run = promisify(execFile);
 const dig = which('dig');
-requireEtcd();
-if (etcdMissing) console.warn(`etcd replica tests skipped: ${etcdMissing}`);
-if (!dig) console.warn('etcd replica tests skipped: dig not found (install bind9-dnsutils)');
 
 const conf = path.join(repoRoot, 'examples/Corefile');
 const manifests = path.join(repoRoot, 'examples/manifests');
-
-async function firstA(port: number, name: string): Promise<string | undefined> {
-  const r = await dnsQuery(port, name, 'A', 1000).catch(() => undefined);
-  const a = r?.answers.find((x) => x.type === 'A');
-  return a ? String(a.data) : undefined;
-}
 
 async function serial(port: number, zone = 'cluster.local.'): Promise<number> {
   const o = await digQuery(dig!, port, zone, 'SOA', false);
@@ -38,7 +30,7 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-describe.skipIf(Boolean(etcdMissing) || !dig)('three replicas on a three-member etcd', () => {
+describeNeeding(['etcd', 'dig'], 'three replicas on a three-member etcd', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
   let dir: string;

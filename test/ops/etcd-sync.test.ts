@@ -6,37 +6,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { digQuery } from '../helpers/clients.js';
-import { etcdMissing, requireEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { launcher, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
-import { dnsQuery } from '../cli/udp-query.js';
+import { dnsQuery, firstA } from '../cli/udp-query.js';
+import { waitUntil } from '../helpers/wait.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const run = promisify(execFile);
 const dig = which('dig');
-requireEtcd();
-if (etcdMissing) console.warn(`etcd sync tests skipped: ${etcdMissing}`);
-if (!dig) console.warn('etcd sync tests skipped: dig not found (install bind9-dnsutils)');
 
 const conf = path.join(repoRoot, 'examples/Corefile');
 
-async function firstA(port: number, name: string): Promise<string | undefined> {
-  const r = await dnsQuery(port, name, 'A', 1000).catch(() => undefined);
-  const a = r?.answers.find((x) => x.type === 'A');
-  return a ? String(a.data) : undefined;
-}
+const waitFor = (what: string, f: () => Promise<boolean>, timeoutMs = 8000): Promise<void> => waitUntil(what, f, timeoutMs);
 
-async function waitFor(what: string, f: () => Promise<boolean>, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await f())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-describe.skipIf(Boolean(etcdMissing) || !dig)('clusterdns sync on a real etcd', () => {
+describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
   let dir: string;
@@ -114,7 +101,9 @@ describe.skipIf(Boolean(etcdMissing) || !dig)('clusterdns sync on a real etcd', 
     // between straddles the moment the change set landed and says nothing about mixing.
     const soaSerial = async (): Promise<number> => {
       const p = await dnsQuery(replica.port, 'cluster.local.', 'SOA', 1000);
-      return (p.answers[0] as { data: { serial: number } }).data.serial;
+      const soa = p.answers[0];
+      if (soa?.type !== 'SOA') throw new Error(`no SOA in the answer: ${JSON.stringify(p.answers)}`);
+      return soa.data.serial ?? -1;
     };
     const seen: string[] = [];
     const serials = new Set<number>();

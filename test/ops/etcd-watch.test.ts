@@ -5,17 +5,17 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { digQuery } from '../helpers/clients.js';
-import { etcdMissing, requireEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { freePort, startServer, which, type RunningServer } from '../helpers/server.js';
-import { dnsQuery } from '../cli/udp-query.js';
+import { dnsQuery, firstA } from '../cli/udp-query.js';
+import { waitUntil } from '../helpers/wait.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
-requireEtcd();
-if (etcdMissing) console.warn(`etcd watch tests skipped: ${etcdMissing}`);
 
 /** A TCP proxy to etcd whose connections the test can cut and refuse, then allow again. */
 class Proxy {
@@ -55,21 +55,9 @@ class Proxy {
   }
 }
 
-async function firstA(port: number, name: string): Promise<string | undefined> {
-  const r = await dnsQuery(port, name, 'A', 1000).catch(() => undefined);
-  const a = r?.answers.find((x) => x.type === 'A');
-  return a ? String(a.data) : undefined;
-}
+const waitFor = (what: string, f: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => waitUntil(what, f, timeoutMs);
 
-async function waitFor(what: string, f: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await f())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-describe.skipIf(Boolean(etcdMissing) || !dig)('the etcd mirror across lost watches, compaction and reloads', () => {
+describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compaction and reloads', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
   let proxy: Proxy;
@@ -149,7 +137,7 @@ describe.skipIf(Boolean(etcdMissing) || !dig)('the etcd mirror across lost watch
     const poll = (async () => {
       while (polling) {
         const r = await dnsQuery(server.port, 'd.watch.test.', 'A', 1000).catch(() => undefined);
-        rcodes.add(r ? String((r as { rcode?: string }).rcode) : 'timeout');
+        rcodes.add(r ? r.rcode : 'timeout');
       }
     })();
     const reloads = server.logs.filter((l) => l.includes('configuration reloaded')).length;

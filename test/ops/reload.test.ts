@@ -35,7 +35,7 @@ describe('manifest reload', () => {
   const ask = async (): Promise<string[]> => {
     const r = await dnsQuery(server.port, 'web.default.svc.cluster.local', 'A', 2000);
     expect(r.rcode).toBe('NOERROR');
-    return r.answers.map((a) => String((a as { data: unknown }).data));
+    return r.answers.map((a) => String(a.data));
   };
 
   it('serves the edited manifest without failing a query in between', async () => {

@@ -4,10 +4,12 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import net from 'node:net';
 import { execFileSync } from 'node:child_process';
 import dnsPacket from 'dns-packet';
+import { decodeReply, type Reply } from '../helpers/decode.js';
+import { waitUntil } from '../helpers/wait.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
 
-function tcpQuery(port: number, name: string): Promise<dnsPacket.Packet> {
+function tcpQuery(port: number, name: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     const timer = setTimeout(() => {
@@ -24,7 +26,7 @@ function tcpQuery(port: number, name: string): Promise<dnsPacket.Packet> {
       if (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
         clearTimeout(timer);
         sock.end();
-        resolve(dnsPacket.decode(buf.subarray(2)));
+        resolve(decodeReply(buf.subarray(2)));
       }
     });
     sock.on('error', reject);
@@ -58,9 +60,10 @@ describe('serve --workers 2', () => {
       const r = await tcpQuery(server.port, 'kubernetes.default.svc.cluster.local');
       expect(r.answers?.map((a) => a.data)).toEqual(['10.96.0.1']);
     }
-    await new Promise((r) => setTimeout(r, 200));
-    const workers = new Set(server.logs.filter((l) => l.includes('"msg":"query"')).map((l) => (JSON.parse(l) as { worker?: number }).worker));
-    expect(workers.size).toBe(2);
+    // The query log lines arrive through the primary's stdout shortly after the answers.
+    const workers = (): Set<number | undefined> => new Set(server.logs.filter((l) => l.includes('"msg":"query"')).map((l) => (JSON.parse(l) as { worker?: number }).worker));
+    await waitUntil('query logs from both workers', () => workers().size >= 2, 2000).catch(() => undefined);
+    expect(workers().size).toBe(2);
   });
 
   it('aggregates metrics across workers', async () => {

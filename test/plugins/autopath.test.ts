@@ -1,5 +1,6 @@
 // autopath: the server walks the asking pod's search path and answers with a CNAME.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import path from 'node:path';
 import { buildApp, type App } from '../../src/app.js';
 import { repoRoot } from '../helpers/server.js';
@@ -19,7 +20,7 @@ describe('autopath @kubernetes', () => {
   afterAll(async () => app.close());
 
   it('answers the first search-suffixed query of a pod with a CNAME to the name that exists', async () => {
-    const r = await app.query('kubernetes.default.apps.svc.cluster.local', 'A', { client: WEB0 });
+    const r = await ask(app, 'kubernetes.default.apps.svc.cluster.local', 'A', { client: WEB0 });
     expect(r.rcode).toBe('NOERROR');
     expect(lines(r.answers)).toEqual([
       'kubernetes.default.apps.svc.cluster.local CNAME kubernetes.default.svc.cluster.local',
@@ -28,7 +29,7 @@ describe('autopath @kubernetes', () => {
   });
 
   it('reaches the bare name at the end of the path', async () => {
-    const r = await app.query('kubernetes.default.svc.cluster.local.apps.svc.cluster.local', 'A', { client: WEB0 });
+    const r = await ask(app, 'kubernetes.default.svc.cluster.local.apps.svc.cluster.local', 'A', { client: WEB0 });
     expect(lines(r.answers)).toEqual([
       'kubernetes.default.svc.cluster.local.apps.svc.cluster.local CNAME kubernetes.default.svc.cluster.local',
       'kubernetes.default.svc.cluster.local A 10.96.0.1',
@@ -36,32 +37,32 @@ describe('autopath @kubernetes', () => {
   });
 
   it('a name in the pod namespace needs no CNAME', async () => {
-    const r = await app.query('nginx.apps.svc.cluster.local', 'A', { client: WEB0 });
+    const r = await ask(app, 'nginx.apps.svc.cluster.local', 'A', { client: WEB0 });
     expect(lines(r.answers).sort()).toEqual(['nginx.apps.svc.cluster.local A 10.244.1.10', 'nginx.apps.svc.cluster.local A 10.244.2.11']);
   });
 
   it('answers NXDOMAIN for the first candidate when nothing on the path exists', async () => {
-    const r = await app.query('nope.svc.cluster.local.apps.svc.cluster.local', 'A', { client: WEB0 });
+    const r = await ask(app, 'nope.svc.cluster.local.apps.svc.cluster.local', 'A', { client: WEB0 });
     expect(r.rcode).toBe('NXDOMAIN');
     expect(r.answers).toEqual([]);
   });
 
   it('a bare candidate outside every zone with no plugin after kubernetes is SERVFAIL, as in CoreDNS', async () => {
     // CoreDNS's autopath stops on the "no next plugin" error of the last candidate.
-    const r = await app.query('nothing-here.apps.svc.cluster.local', 'A', { client: WEB0 });
+    const r = await ask(app, 'nothing-here.apps.svc.cluster.local', 'A', { client: WEB0 });
     expect(r.rcode).toBe('SERVFAIL');
   });
 
   it('does nothing for clients that are not pods, and never reuses a pod answer for them', async () => {
-    await app.query('kubernetes.default.apps.svc.cluster.local', 'A', { client: WEB0 });
-    const r = await app.query('kubernetes.default.apps.svc.cluster.local', 'A', { client: '127.0.0.1' });
+    await ask(app, 'kubernetes.default.apps.svc.cluster.local', 'A', { client: WEB0 });
+    const r = await ask(app, 'kubernetes.default.apps.svc.cluster.local', 'A', { client: '127.0.0.1' });
     expect(r.rcode).toBe('NXDOMAIN');
-    const again = await app.query('kubernetes.default.apps.svc.cluster.local', 'A', { client: WEB0 });
+    const again = await ask(app, 'kubernetes.default.apps.svc.cluster.local', 'A', { client: WEB0 });
     expect(again.rcode).toBe('NOERROR');
   });
 
   it('recognises a pod behind an IPv4-mapped IPv6 source address', async () => {
-    const r = await app.query('kubernetes.default.apps.svc.cluster.local', 'A', { client: `::ffff:${WEB0}` });
+    const r = await ask(app, 'kubernetes.default.apps.svc.cluster.local', 'A', { client: `::ffff:${WEB0}` });
     expect(r.rcode).toBe('NOERROR');
   });
 });
@@ -76,7 +77,7 @@ describe('autopath setup', () => {
       corefileText: `cluster.local {\n  autopath ${path.join(repoRoot, 'test/fixtures/autopath/resolv.conf')}\n  kubernetes {\n    manifests ${path.join(repoRoot, 'examples/manifests')}\n  }\n}\n`,
     });
     try {
-      const r = await app.query('kube-dns.default.svc.cluster.local', 'A');
+      const r = await ask(app, 'kube-dns.default.svc.cluster.local', 'A');
       expect(lines(r.answers)).toEqual([
         'kube-dns.default.svc.cluster.local CNAME kube-dns.kube-system.svc.cluster.local',
         'kube-dns.kube-system.svc.cluster.local A 10.96.0.10',

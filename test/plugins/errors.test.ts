@@ -1,5 +1,5 @@
 // errors: plugin failures logged in CoreDNS's words and answered SERVFAIL, consolidation.
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, onTestFinished, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import dnsPacket from 'dns-packet';
@@ -8,6 +8,7 @@ import { Chain, Router } from '../../src/chain/chain.js';
 import type { Plugin } from '../../src/chain/plugin.js';
 import { QueryHandler } from '../../src/server/handler.js';
 import { ErrorsPlugin } from '../../src/plugins/errors/setup.js';
+import { decodeReply } from '../helpers/decode.js';
 import { startOps } from '../fixtures/ops/client.js';
 
 function capture(): { logger: pino.Logger; lines: () => { level: number; plugin?: string; msg: string }[] } {
@@ -34,7 +35,7 @@ async function ask(h: QueryHandler, name: string, type = 'A'): Promise<string> {
   const msg = dnsPacket.encode({ id: 7, type: 'query', questions: [{ name, type: type as 'A', class: 'IN' }] });
   const client = { address: '127.0.0.1', port: 5353 };
   const reply = await h.handle(msg, 'udp', client, client);
-  return dnsPacket.decode(reply!).rcode ?? '';
+  return decodeReply(reply!).rcode;
 }
 
 describe('errors', () => {
@@ -60,13 +61,16 @@ describe('errors', () => {
   });
 
   it('consolidate counts matching errors and logs one line per period at the chosen level', async () => {
+    // The consolidation period runs on fake timers, moved on instead of slept through.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
     const { logger, lines } = capture();
     const errors = new ErrorsPlugin([{ periodMs: 150, pattern: /i\/o timeout$/, source: '.* i/o timeout$', level: 'warn' }], logger.child({ plugin: 'errors' }));
     const h = handlerWith(errors, logger);
     for (let i = 0; i < 3; i++) expect(await ask(h, `a${i}.example.test`)).toBe('SERVFAIL');
     await ask(h, 'sync.example.test'); // does not match: logged at once
     expect(lines().map((l) => l.msg)).toEqual(['2 sync.example.test. A: plugin/failing: disk on fire']);
-    await new Promise((r) => setTimeout(r, 300));
+    await vi.advanceTimersByTimeAsync(300);
     expect(lines().slice(1).map((l) => [l.level, l.msg])).toEqual([[40, "3 errors like '.* i/o timeout$' occurred in last 150ms"]]);
     // close() flushes what is pending.
     await ask(h, 'a9.example.test');
@@ -75,6 +79,9 @@ describe('errors', () => {
   });
 
   it('show_first logs the first error of a period in full at the pattern level, then the count of the rest', async () => {
+    // The consolidation period runs on fake timers, moved on instead of slept through.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
     const { logger, lines } = capture();
     const errors = new ErrorsPlugin([{ periodMs: 150, pattern: /i\/o timeout$/, source: '.* i/o timeout$', level: 'warn', showFirst: true }], logger.child({ plugin: 'errors' }));
     const h = handlerWith(errors, logger);
@@ -82,11 +89,11 @@ describe('errors', () => {
     expect(lines().map((l) => [l.level, l.msg])).toEqual([[40, '2 a0.example.test. A: plugin/failing: read udp 10.0.0.1:53: i/o timeout']]);
     await ask(h, 'a1.example.test');
     await ask(h, 'a2.example.test');
-    await new Promise((r) => setTimeout(r, 300));
+    await vi.advanceTimersByTimeAsync(300);
     expect(lines().slice(1).map((l) => [l.level, l.msg])).toEqual([[40, "3 errors like '.* i/o timeout$' occurred in last 150ms"]]);
     // A period with only the first error logs no summary (CoreDNS: cnt > 1 || !showFirst).
     await ask(h, 'a3.example.test');
-    await new Promise((r) => setTimeout(r, 300));
+    await vi.advanceTimersByTimeAsync(300);
     expect(lines().slice(2).map((l) => l.msg)).toEqual(['2 a3.example.test. A: plugin/failing: read udp 10.0.0.1:53: i/o timeout']);
     errors.close();
   });

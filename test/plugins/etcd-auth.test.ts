@@ -5,22 +5,21 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { digQuery } from '../helpers/clients.js';
-import { etcdMissing, requireEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { freePort, startServer, which } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const openssl = which('openssl');
 const etcdctl = which('etcdctl');
-requireEtcd();
-if (!openssl || !etcdctl) console.warn('etcd auth tests skipped: openssl or etcdctl missing');
 
 function ctl(endpoint: string, ...args: string[]): string {
   return execFileSync(etcdctl!, ['--endpoints', endpoint, ...args], { encoding: 'utf8', env: { ...process.env, ETCDCTL_API: '3' } });
 }
 
-describe.skipIf(Boolean(etcdMissing) || !dig || !openssl || !etcdctl)('etcd credentials and TLS', () => {
+describeNeeding(['etcd', 'dig', 'openssl', 'etcdctl'], 'etcd credentials and TLS', () => {
   let dir: string;
   let plain: EtcdCluster;
   let secure: EtcdCluster;

@@ -10,13 +10,13 @@ import { parseEtcd } from '../../src/plugins/etcd/setup.js';
 import { keyDomain, namePath, pathWithWildcard } from '../../src/plugins/etcd/path.js';
 import { group, parseService, targetStrip, type KeyedService } from '../../src/plugins/etcd/msg.js';
 import { digQuery } from '../helpers/clients.js';
-import { etcdBinary, etcdMissing, requireEtcd } from '../helpers/etcd.js';
+import { etcdBinary } from '../helpers/etcd.js';
 import { freePort, startServer, which } from '../helpers/server.js';
 import { spawn } from 'node:child_process';
 import { Etcd3 } from 'etcd3';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
-requireEtcd();
 
 function parse(text: string): ReturnType<typeof parseEtcd> {
   const blocks = parseCorefile(text, 'Corefile');
@@ -100,7 +100,7 @@ describe('SkyDNS paths and values (CoreDNS msg tests)', () => {
   });
 });
 
-describe.skipIf(Boolean(etcdMissing) || !dig)('etcd unreachable at startup', () => {
+describeNeeding(['etcd', 'dig'], 'etcd unreachable at startup', () => {
   it('answers SERVFAIL and reports not ready until the first read; then serves, is ready, exports the revision', async () => {
     const clientPort = await freePort();
     const peerPort = await freePort();

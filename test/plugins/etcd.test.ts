@@ -4,17 +4,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { checkObserved, digQuery, type Case } from '../helpers/clients.js';
-import { etcdMissing, requireEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { startServer, which, type RunningServer } from '../helpers/server.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
+import { describeNeeding } from '../helpers/tools.js';
+import { pollFor } from '../helpers/wait.js';
 
 const dig = which('dig');
-requireEtcd();
-if (etcdMissing) console.warn(`etcd tests skipped: ${etcdMissing}`);
-if (!dig) console.warn('etcd tests skipped: dig not found (install bind9-dnsutils)');
 
 const SOA = 'skydns.test. 30 IN SOA ns.dns.skydns.test. hostmaster.skydns.test. * 7200 1800 86400 30';
 
@@ -184,17 +183,8 @@ function put(client: Etcd3, name: string, value: Record<string, unknown> | strin
   return client.put(namePath(name, 'skydns')).value(typeof value === 'string' ? value : JSON.stringify(value)).exec();
 }
 
-async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
-describe.skipIf(Boolean(etcdMissing) || !dig)('etcd plugin on a real etcd (dig)', () => {
+describeNeeding(['etcd', 'dig'], 'etcd plugin on a real etcd (dig)', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
   let server: RunningServer;
@@ -290,7 +280,7 @@ example.org {
     await put(client, '5e6f7a8b.web.ext.skydns.test.', { host: '10.3.0.2', ttl: 60, targetstrip: 1, owner: 'default' });
     await put(client, '0badf00d.web.ext.skydns.test.', { text: 'heritage=external-dns,external-dns/owner=default', ttl: 60, targetstrip: 1, owner: 'default' });
     await put(client, '12345678.alias.ext.skydns.test.', { host: 'web.ext.skydns.test', ttl: 60, targetstrip: 1, group: 'blue' });
-    const a = await until('external-dns records', async () => {
+    const a = await pollFor('external-dns records', async () => {
       const o = await digQuery(dig!, server.port, 'web.ext.skydns.test.', 'A', false);
       return o.answer.length === 2 ? o : undefined;
     });
@@ -305,7 +295,7 @@ example.org {
   it('follows edits through the watch, and the SOA serial is the etcd revision', async () => {
     const res = await client.put(namePath('live.skydns.test.', 'skydns')).value(JSON.stringify({ host: '10.4.0.1' })).exec();
     const rev = Number(res.header.revision);
-    const seen = await until('the edit', async () => {
+    const seen = await pollFor('the edit', async () => {
       const o = await digQuery(dig!, server.port, 'live.skydns.test.', 'A', false);
       return o.answer.length === 1 ? o : undefined;
     });
@@ -313,6 +303,6 @@ example.org {
     const soa = await digQuery(dig!, server.port, 'skydns.test.', 'SOA', false);
     expect(soa.answer[0]!.split(' ')[6]).toBe(String(rev));
     await client.delete().key(namePath('live.skydns.test.', 'skydns')).exec();
-    await until('the delete', async () => ((await digQuery(dig!, server.port, 'live.skydns.test.', 'A', false)).rcode === 'NXDOMAIN' ? true : undefined));
+    await pollFor('the delete', async () => ((await digQuery(dig!, server.port, 'live.skydns.test.', 'A', false)).rcode === 'NXDOMAIN' ? true : undefined));
   });
 });

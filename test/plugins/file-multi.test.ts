@@ -1,5 +1,6 @@
 // Several `file` lines in one block: each zone answered by its own file, records lists both.
 import { describe, it, expect } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { buildApp } from '../../src/app.js';
@@ -11,11 +12,11 @@ describe('file: several lines in one server block', () => {
   it('answers each zone from its own file', async () => {
     const app = await buildApp({ conf });
     try {
-      const web = await app.query('web.example.org', 'A');
-      expect(web.answers?.map((a) => String((a as { data: unknown }).data)).sort()).toEqual(['192.0.2.80', '192.0.2.81']);
-      const ptr = await app.query('80.2.0.192.in-addr.arpa', 'PTR');
-      expect(ptr.answers?.map((a) => String((a as { data: unknown }).data))).toEqual(['web.example.org']);
-      const nx = await app.query('nope.example.org', 'A');
+      const web = await ask(app, 'web.example.org', 'A');
+      expect(web.answers?.map((a) => String(a.data)).sort()).toEqual(['192.0.2.80', '192.0.2.81']);
+      const ptr = await ask(app, '80.2.0.192.in-addr.arpa', 'PTR');
+      expect(ptr.answers?.map((a) => String(a.data))).toEqual(['web.example.org']);
+      const nx = await ask(app, 'nope.example.org', 'A');
       expect(nx.rcode).toBe('NXDOMAIN');
     } finally {
       await app.close();

@@ -5,12 +5,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { buildApp, type App } from '../../src/app.js';
 import { FilePlugin } from '../../src/plugins/file/plugin.js';
 import { parseGoDuration as parseDuration } from '../../src/pkg/duration.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
 import { digQuery } from '../helpers/clients.js';
+import { describeNeeding } from '../helpers/tools.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/file');
 const exampleZone = path.join(repoRoot, 'zones/example.org.zone');
@@ -19,24 +22,25 @@ function zoneText(serial: number, body: string): string {
   return `$ORIGIN reload.test.\n$TTL 30\n@ SOA ns hostmaster ${serial} 7200 1800 86400 30\n  NS ns\nns A 192.0.2.53\n${body}\n`;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** Polls until `f` holds or the time is up. */
-async function until(f: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await f()) return;
-    await sleep(50);
-  }
-  throw new Error('condition not met in time');
-}
+const until = (f: () => boolean | Promise<boolean>, ms = 5000): Promise<void> => waitUntil('the reload', f, ms, 50);
 
 function filePlugin(app: App): FilePlugin {
   return app.chains.flatMap((c) => c.plugins).find((p): p is FilePlugin => p instanceof FilePlugin)!;
 }
 
+/** Resolves once the plugin's reload loop has finished `n` more polls (at most 5 s). */
+async function polls(app: App, n: number): Promise<void> {
+  const spy = vi.spyOn(filePlugin(app), 'reload');
+  try {
+    await waitUntil(`${n} reload polls`, () => spy.mock.settledResults.filter((r) => r.type === 'fulfilled').length >= n, 5000, 20);
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 const answers = async (app: App, name: string, type = 'A'): Promise<string[]> =>
-  ((await app.query(name, type)).answers ?? []).map((a) => `${a.name} ${String((a as { data: unknown }).data)}`);
+  ((await ask(app, name, type)).answers ?? []).map((a) => `${a.name} ${String(a.data)}`);
 
 describe('file: Corefile errors name the Corefile line', () => {
   const rows: { why: string; conf: string; error: RegExp }[] = [
@@ -95,11 +99,11 @@ describe('file: reload (in process)', () => {
 
   it('serves the first version', async () => {
     expect(await answers(app, 'a.reload.test.')).toEqual(['a.reload.test 192.0.2.1']);
-    expect((await app.query('b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
+    expect((await ask(app, 'b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
   });
 
   it('an unchanged file is not reloaded', async () => {
-    await sleep(800);
+    await polls(app, 2);
     expect(filePlugin(app).generation).toBe(0);
   });
 
@@ -125,7 +129,7 @@ describe('file: reload (in process)', () => {
     expect(await answers(app, 'C.reload.test.')).toEqual(['C.reload.test 192.0.2.3']);
     expect(await answers(app, 'a.RELOAD.test.')).toEqual(['a.RELOAD.test 192.0.2.11']);
     // Logged once, not at every interval.
-    await sleep(800);
+    await polls(app, 2);
     expect(logs.filter((l) => l.includes('still serving the previous version'))).toHaveLength(1);
     expect(filePlugin(app).generation).toBe(1);
   });
@@ -134,7 +138,7 @@ describe('file: reload (in process)', () => {
     writeFileSync(zone, zoneText(4, 'a A 192.0.2.31'));
     await until(() => filePlugin(app).generation === 2);
     expect(await answers(app, 'a.reload.TEST.')).toEqual(['a.reload.TEST 192.0.2.31']);
-    expect((await app.query('c.reload.TEST.', 'A')).rcode).toBe('NXDOMAIN');
+    expect((await ask(app, 'c.reload.TEST.', 'A')).rcode).toBe('NXDOMAIN');
   });
 
   it('answers cached before a reload are dropped (needs the server hook dataChanged)', async (ctx) => {
@@ -156,7 +160,7 @@ describe('file: reload (in process)', () => {
       const a = await buildApp({ corefileText: `reload.test {\n  file ${z} {\n    reload 0\n  }\n}\n`, port: 0 });
       writeFileSync(z, zoneText(2, 'b A 192.0.2.2'));
       await sleep(300);
-      expect((await a.query('b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
+      expect((await ask(a, 'b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
       expect(await filePlugin(a).reload()).toBe(true); // reload() itself still works when asked
       await a.close();
     } finally {
@@ -167,7 +171,7 @@ describe('file: reload (in process)', () => {
 
 const dig = which('dig');
 
-describe.skipIf(!dig)('file: reload through the real server (dig)', () => {
+describeNeeding(['dig'], 'file: reload through the real server (dig)', () => {
   let dir: string;
   let zone: string;
   let server: RunningServer | undefined;

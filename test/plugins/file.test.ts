@@ -11,6 +11,7 @@
 import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { repoRoot } from '../helpers/server.js';
 import { runTable, type Case } from '../helpers/clients.js';
 import { buildApp, type App } from '../../src/app.js';
@@ -168,7 +169,7 @@ describe('file plugin: in process only', () => {
   });
 
   it('CAA records (flags, tag, value)', async () => {
-    const p = await app.query('example.org.', 'CAA');
+    const p = await ask(app, 'example.org.', 'CAA');
     expect(p.rcode).toBe('NOERROR');
     const caa = (p.answers ?? []).map((a) => (a as { data: { flags: number; tag: string; value: string } }).data);
     expect(caa.map((d) => `${d.flags} ${d.tag} ${d.value}`).sort()).toEqual(['0 issue letsencrypt.org', '128 iodef mailto:security@example.org']);
@@ -176,7 +177,7 @@ describe('file plugin: in process only', () => {
   });
 
   it('TXT escapes and several strings reach the wire byte for byte', async () => {
-    const p = await app.query('txt.example.org.', 'TXT');
+    const p = await ask(app, 'txt.example.org.', 'TXT');
     const txt = (p.answers ?? []).map((a) => ((a as { data: Buffer[] }).data).map((b) => b.toString('latin1')));
     expect(txt).toEqual(expect.arrayContaining([['two strings', 'in one record'], ['quote " backslash \\ semicolon ; decimal ABC'], ['unquoted-word']]));
     expect(txt).toHaveLength(3);
@@ -196,7 +197,7 @@ describe('file plugin: in process only', () => {
 
   it('AXFR and IXFR are REFUSED (no transfer plugin), AA clear', async () => {
     for (const t of ['AXFR', 'IXFR']) {
-      const p = await app.query('example.org.', t, { protocol: 'tcp' });
+      const p = await ask(app, 'example.org.', t, { protocol: 'tcp' });
       expect(p.rcode, t).toBe('REFUSED');
       expect((p.flags ?? 0) & dnsPacket.AUTHORITATIVE_ANSWER, t).toBe(0);
     }

@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { buildApp } from '../../src/app.js';
 import { parseHosts } from '../../src/plugins/hosts/hostsfile.js';
 import { digQuery } from '../helpers/clients.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const fixtures = path.join(repoRoot, 'test/fixtures/hosts');
@@ -45,7 +47,7 @@ const rows: Row[] = [
   { q: 'nope.strict.test. A', rcode: 'SERVFAIL', answer: [] },
 ];
 
-describe.skipIf(!dig)('hosts through the real server (dig)', () => {
+describeNeeding(['dig'], 'hosts through the real server (dig)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', path.join(fixtures, 'Corefile')]);
@@ -79,8 +81,8 @@ describe('hosts in process', () => {
   it('no_reverse: no PTR from the entries', async () => {
     const app = await buildApp({ corefileText: `example.test 0.0.10.in-addr.arpa {\n  hosts /nonexistent {\n    10.0.0.1 a.example.test\n    no_reverse\n  }\n}\n` });
     try {
-      expect((await app.query('a.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.1']);
-      expect((await app.query('1.0.0.10.in-addr.arpa', 'PTR')).rcode).toBe('SERVFAIL');
+      expect((await ask(app, 'a.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.1']);
+      expect((await ask(app, '1.0.0.10.in-addr.arpa', 'PTR')).rcode).toBe('SERVFAIL');
     } finally {
       await app.close();
     }
@@ -93,17 +95,17 @@ describe('hosts in process', () => {
     const app = await buildApp({ corefileText: `example.test {\n  hosts ${file} {\n    reload 100ms\n  }\n}\n`, port: 0 });
     try {
       await app.listen();
-      expect((await app.query('a.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.1']);
+      expect((await ask(app, 'a.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.1']);
       fs.writeFileSync(file, '10.0.0.2 a.example.test\n10.0.0.3 b.example.test\n');
       const deadline = Date.now() + 5000;
       let got: unknown[] = [];
       while (Date.now() < deadline) {
-        got = (await app.query('a.example.test', 'A')).answers!.map((a) => a.data);
+        got = (await ask(app, 'a.example.test', 'A')).answers!.map((a) => a.data);
         if (got[0] === '10.0.0.2') break;
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(got).toEqual(['10.0.0.2']);
-      expect((await app.query('b.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.3']);
+      expect((await ask(app, 'b.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.3']);
     } finally {
       await app.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digQuery } from '../helpers/clients.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const dir = path.join(repoRoot, 'test/fixtures/edge/external');
@@ -61,7 +62,7 @@ function match(expected: string[], actual: string[]): void {
   });
 }
 
-describe.skipIf(!dig)('k8s_external through the real server (dig)', () => {
+describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', path.join(dir, 'Corefile'), '--manifests', path.join(dir, 'manifests.yaml')]);

@@ -2,9 +2,10 @@
 // controller, LoadBalancer Services and their hostname annotations, HTTPRoutes through Gateway
 // attachment, DNSEndpoints, wildcards, the ignore label, apex SOA/NS and NODATA/NXDOMAIN rules.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { digQuery } from '../helpers/clients.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const dir = path.join(repoRoot, 'test/fixtures/edge/gateway');
@@ -56,7 +57,7 @@ const rows: Row[] = [
   ['nope.example.com', 'MX', 'NOERROR', [], [soa('example.com')]],
 ];
 
-describe.skipIf(!dig)('k8s_gateway through the real server (dig)', () => {
+describeNeeding(['dig'], 'k8s_gateway through the real server (dig)', () => {
   let server: RunningServer;
   let nginx = '';
   beforeAll(async () => {

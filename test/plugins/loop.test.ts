@@ -3,11 +3,12 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LoopPlugin, type LoopEvent } from '../../src/plugins/loop/setup.js';
+import { DISARM_AFTER_MS, LoopPlugin, type LoopEvent } from '../../src/plugins/loop/setup.js';
 import type { DnsRequest, DnsResponse } from '../../src/chain/plugin.js';
 import { buildApp } from '../../src/app.js';
 import { digQuery } from '../helpers/clients.js';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const fixtures = path.join(repoRoot, 'test/fixtures/loop');
@@ -46,11 +47,11 @@ describe('loop through the real server', () => {
   }, 30000);
 });
 
-describe.skipIf(!dig)('loop with a real upstream', () => {
+describeNeeding(['dig'], 'loop with a real upstream', () => {
   let upstream: RunningServer;
   let server: RunningServer;
   beforeAll(async () => {
-    upstream = await startServer(['--conf', path.join(repoRoot, 'test/fixtures/rewrite/Corefile')]);
+    upstream = await startServer(['--conf', path.join(repoRoot, 'test/fixtures/rewrite/Corefile'), '--log-queries']);
     server = await startServer(['--conf', path.join(fixtures, 'Corefile.noloop')], { env: { UPSTREAM_PORT: String(upstream.port) } });
   });
   afterAll(async () => {
@@ -59,7 +60,12 @@ describe.skipIf(!dig)('loop with a real upstream', () => {
   });
 
   it('keeps serving after the probe, which it forwarded once', async () => {
-    await new Promise((r) => setTimeout(r, 3000));
+    // The probe goes out as the server starts; wait (at most 5 s) until the upstream saw it.
+    const probes = (): string[] => upstream.logs.filter((l) => l.includes('"HINFO"'));
+    for (const end = Date.now() + 5000; probes().length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+    expect(probes()).toHaveLength(1);
+    // Still alive once the plugin has disarmed itself, DISARM_AFTER_MS after the answered probe.
+    await new Promise((r) => setTimeout(r, DISARM_AFTER_MS + 200));
     expect(server.proc.exitCode).toBeNull();
     const obs = await digQuery(dig!, server.port, 'www.exact.test', 'A', false);
     expect(obs.answer).toEqual(['www.exact.test. 300 IN A 192.0.2.80']);

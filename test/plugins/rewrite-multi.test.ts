@@ -1,5 +1,6 @@
 // Several rewrite lines in one server block form one rule list, as in CoreDNS.
 import { describe, it, expect } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import path from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { repoRoot } from '../helpers/server.js';
@@ -8,9 +9,9 @@ describe('rewrite: several lines in one block', () => {
   it('applies each rule and answers under the name the client asked', async () => {
     const app = await buildApp({ conf: path.join(repoRoot, 'test/fixtures/rewrite/multi.Corefile') });
     try {
-      const db = await app.query('db.example.com', 'A');
+      const db = await ask(app, 'db.example.com', 'A');
       expect(db.answers?.map((a) => a.name)).toEqual(['db.example.com']);
-      const api = await app.query('api.example.com', 'A');
+      const api = await ask(app, 'api.example.com', 'A');
       expect(api.answers?.map((a) => `${a.name} ${String(a.data)}`)).toEqual(['api.example.com 10.96.0.1']);
     } finally {
       await app.close();

@@ -2,10 +2,12 @@
 // answer auto / answer name / exact) its own name in the records.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { buildApp } from '../../src/app.js';
 import { applyRule, parseRule } from '../../src/plugins/rewrite/rules.js';
 import { digQuery } from '../helpers/clients.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const conf = path.join(repoRoot, 'test/fixtures/rewrite/Corefile');
@@ -27,7 +29,7 @@ const rows: { q: string; rcode: string; answer: string[]; why: string }[] = [
   { why: 'substring without an answer rule: the answer keeps the rewritten name', q: 'web.substring.test. A', rcode: 'NOERROR', answer: ['web.back5.test. 300 IN A 192.0.2.80'] },
 ];
 
-describe.skipIf(!dig)('rewrite name through the real server (dig)', () => {
+describeNeeding(['dig'], 'rewrite name through the real server (dig)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', conf]);
@@ -50,7 +52,7 @@ describe('rewrite in process', () => {
   it('the question is echoed as asked', async () => {
     const app = await buildApp({ conf });
     try {
-      const r = await app.query('www.exact.test', 'A');
+      const r = await ask(app, 'www.exact.test', 'A');
       expect(r.questions).toEqual([{ name: 'www.exact.test', type: 'A', class: 'IN' }]);
       expect(r.answers!.map((a) => a.name)).toEqual(['www.exact.test']);
     } finally {
@@ -102,7 +104,7 @@ describe('rewrite in process', () => {
   it('an invalid name after a rewrite is SERVFAIL', async () => {
     const app = await buildApp({ corefileText: `example.org {\n  rewrite name regex (.*)\\.example\\.org {1}..example.org\n  file ${path.join(repoRoot, 'zones/example.org.zone')}\n}\n` });
     try {
-      expect((await app.query('web.example.org', 'A')).rcode).toBe('SERVFAIL');
+      expect((await ask(app, 'web.example.org', 'A')).rcode).toBe('SERVFAIL');
     } finally {
       await app.close();
     }

@@ -5,9 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../helpers/decode.js';
 import { buildApp } from '../../src/app.js';
 import { canonicalCompare } from '../../src/dns/canonical.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 const fixtures = path.join(repoRoot, 'test/fixtures/transfer');
@@ -36,7 +38,7 @@ function digXfr(port: number, args: string[]): Promise<Xfr> {
   });
 }
 
-describe.skipIf(!dig)('transfer through the real server (dig)', () => {
+describeNeeding(['dig'], 'transfer through the real server (dig)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', path.join(fixtures, 'Corefile'), '--manifests', manifests]);
@@ -111,7 +113,7 @@ describe.skipIf(!dig)('transfer through the real server (dig)', () => {
   });
 });
 
-describe.skipIf(!dig)('transfer: refused for every client outside `to`', () => {
+describeNeeding(['dig'], 'transfer: refused for every client outside `to`', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer(['--conf', path.join(fixtures, 'Corefile.refused'), '--manifests', manifests]);
@@ -136,7 +138,7 @@ describe('transfer in process', () => {
   ])('client %s -> %s', async (client, rcode) => {
     const app = await buildApp({ conf, manifests: [manifests] });
     try {
-      const r = await app.query('example.org', 'AXFR', { client });
+      const r = await ask(app, 'example.org', 'AXFR', { client });
       expect(r.rcode).toBe(rcode);
       if (rcode === 'NOERROR') expect(r.answers![0]!.type).toBe('SOA');
       else expect(r.answers).toEqual([]);
@@ -148,8 +150,8 @@ describe('transfer in process', () => {
   it('IXFR over UDP is REFUSED; IXFR without the SOA in the authority section is SERVFAIL', async () => {
     const app = await buildApp({ conf: path.join(fixtures, 'Corefile'), manifests: [manifests] });
     try {
-      expect((await app.query('example.org', 'IXFR', { protocol: 'udp' })).rcode).toBe('REFUSED');
-      expect((await app.query('example.org', 'IXFR', { protocol: 'tcp' })).rcode).toBe('SERVFAIL');
+      expect((await ask(app, 'example.org', 'IXFR', { protocol: 'udp' })).rcode).toBe('REFUSED');
+      expect((await ask(app, 'example.org', 'IXFR', { protocol: 'tcp' })).rcode).toBe('SERVFAIL');
     } finally {
       await app.close();
     }
@@ -163,7 +165,7 @@ describe('transfer in process', () => {
   });
 });
 
-describe.skipIf(!dig)('transfer of a zone larger than one TCP message', () => {
+describeNeeding(['dig'], 'transfer of a zone larger than one TCP message', () => {
   let server: RunningServer;
   let dir: string;
   const N = 1500;

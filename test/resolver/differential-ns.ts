@@ -11,7 +11,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launcher, repoRoot, which } from '../helpers/server.js';
+import { launcher, onLines, repoRoot, stopProcess, which } from '../helpers/server.js';
 
 export const fixtures = path.join(repoRoot, 'test/fixtures/resolver');
 export const corefile = path.join(fixtures, 'Corefile');
@@ -177,18 +177,11 @@ export class Namespace {
       { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
     );
     const ns = new Namespace(proc);
-    let buffered = '';
     let ready: (() => void) | undefined;
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        ns.logs.push(line);
-        ns.lastLogAt = Date.now();
-        if (line.includes('"clusterdns ready"')) ready?.();
-      }
+    onLines(proc.stdout!, (line) => {
+      ns.logs.push(line);
+      ns.lastLogAt = Date.now();
+      if (line.includes('"clusterdns ready"')) ready?.();
     });
     proc.stderr!.on('data', (chunk: Buffer) => (ns.stderr += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
@@ -267,15 +260,6 @@ export class Namespace {
 
   /** Stops the server (SIGTERM, then SIGKILL after 5 s); the namespace goes with it. */
   async stop(): Promise<void> {
-    const proc = this.proc;
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      proc.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      proc.kill('SIGTERM');
-    });
+    await stopProcess(this.proc);
   }
 }

@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolveCommand } from '../../src/cli/resolver-commands.js';
 import { podGethostname } from '../../src/resolver/kubelet.js';
 import type { Trace } from '../../src/resolver/types.js';
-import { repoRoot, which } from '../helpers/server.js';
+import { repoRoot } from '../helpers/server.js';
+import { missingTools, skipOrFailInCI } from '../helpers/tools.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-hostname-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,8 +68,8 @@ describe('resolve: the search domain from the host name', () => {
     expect(podGethostname({ namespace: 'ci', name: 'web', hostname: 'web', subdomain: 'www' }, 'cluster.local')).toBe('web');
   });
 
-  const missing = process.getuid?.() !== 0 ? 'root' : ['unshare', 'ip', 'getent', 'hostname'].find((t) => !which(t));
-  it.skipIf(missing !== undefined)(`real glibc (getent) with that host name asks what resolve predicts${missing ? ` (skipped: needs ${missing})` : ''}`, async () => {
+  const missing = process.getuid?.() !== 0 ? 'root (for unshare)' : missingTools('unshare', 'ip', 'getent', 'hostname');
+  it.skipIf(skipOrFailInCI(missing, 'real glibc with a host name'))('real glibc (getent) with that host name asks what resolve predicts', async () => {
     const rc = path.join(dir, 'glibc.conf');
     writeFileSync(rc, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
     // A listener on 127.0.0.1:53 that prints each query name and answers NXDOMAIN, in a private

@@ -1,11 +1,11 @@
-// kubelet's pod resolv.conf and /etc/hosts (resolvers.md 2.7, kubelet_pods.go), and hosts lookup.
+// kubelet's pod resolv.conf and /etc/hosts (kubelet pkg/kubelet/network/dns/dns.go, kubelet_pods.go), and hosts lookup.
 import { describe, it, expect } from 'vitest';
 import { formatResolvConf, parseHostResolvConf, podDNS, podHostsFile, type PodDNSInput } from '../../src/resolver/kubelet.js';
 import { lookupHosts, parseHosts } from '../../src/resolver/hosts.js';
 
 const pod = (p: Partial<PodDNSInput> = {}): PodDNSInput => ({ namespace: 'apps', name: 'web-0', ...p });
 const opts = { clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', hostResolvConf: 'nameserver 10.0.0.2\nsearch corp.example.com.\noptions timeout:2\n' };
-const rc = (p: PodDNSInput, o: Partial<typeof opts> & { hostResolvConf?: string | null } = {}) => formatResolvConf(podDNS(p, { ...opts, ...o }));
+const rc = (p: PodDNSInput, o: Omit<Partial<typeof opts>, 'hostResolvConf'> & { hostResolvConf?: string | null } = {}) => formatResolvConf(podDNS(p, { ...opts, ...o }));
 
 describe('kubelet resolv.conf', () => {
   it('ClusterFirst (default): cluster DNS only, cluster search then host search, ndots:5 only', () => {

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveCommand } from '../../src/cli/resolver-commands.js';
 import { muslQuery } from '../../src/resolver/musl.js';
-import { repoRoot, which } from '../helpers/server.js';
+import { repoRoot } from '../helpers/server.js';
+import { missingTools, skipOrFailInCI } from '../helpers/tools.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-musl-dot-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,8 +40,8 @@ describe('musl 1.2.3: the query for a `.` search entry', () => {
     expect(new Set(trace.queries.map((q) => q.name))).toEqual(new Set(['web..']));
   });
 
-  const real = process.getuid?.() === 0 && which('musl-gcc') && which('unshare') && which('ip') ? undefined : 'needs root, musl-gcc (musl-tools), unshare (util-linux) and ip (iproute2)';
-  it.skipIf(real !== undefined)(`the bytes match what real musl sends ${real ? `(skipped: ${real})` : ''}`, () => {
+  const missing = process.getuid?.() !== 0 ? 'root (for unshare)' : missingTools('musl-gcc', 'unshare', 'ip');
+  it.skipIf(skipOrFailInCI(missing, 'real musl'))('the bytes match what real musl sends', () => {
     const prog = path.join(dir, 'gai-musl');
     execFileSync('musl-gcc', ['-static', '-O1', '-o', prog, path.join(repoRoot, 'test/resolver/programs/gai.c')], { timeout: 60000 });
     // In a private network and mount namespace: a listener on 127.0.0.1:53 prints what it gets.

@@ -1,4 +1,4 @@
-// resolv.conf parsing per libc: every rule of resolvers.md 2.1-2.3 with an example.
+// resolv.conf parsing per libc: every rule of glibc resolv/res_init.c, musl src/network/resolvconf.c and Go net/dnsconfig_unix.go, with an example.
 import { describe, it, expect } from 'vitest';
 import { parseResolvConf } from '../../src/resolver/resolvconf.js';
 
@@ -6,7 +6,7 @@ const g = (t: string, hostname?: string) => parseResolvConf(t, 'glibc', hostname
 const m = (t: string) => parseResolvConf(t, 'musl');
 const go = (t: string, hostname?: string) => parseResolvConf(t, 'go', hostname ? { hostname } : {});
 
-describe('glibc 2.36 (resolvers.md 2.1)', () => {
+describe('glibc 2.36 (resolv/res_init.c)', () => {
   it('defaults: ndots 1, timeout 5, attempts 2, nameserver 127.0.0.1', () => {
     expect(g('')).toMatchObject({ ndots: 1, timeout: 5, attempts: 2, nameservers: ['127.0.0.1'], search: [] });
   });
@@ -51,7 +51,7 @@ describe('glibc 2.36 (resolvers.md 2.1)', () => {
   });
 });
 
-describe('musl 1.2.3 (resolvers.md 2.2)', () => {
+describe('musl 1.2.3 (src/network/resolvconf.c)', () => {
   it('defaults', () => {
     expect(m('')).toMatchObject({ ndots: 1, timeout: 5, attempts: 2, nameservers: ['127.0.0.1'], search: [] });
   });
@@ -83,7 +83,7 @@ describe('musl 1.2.3 (resolvers.md 2.2)', () => {
   });
 });
 
-describe('Go 1.19 (resolvers.md 2.3)', () => {
+describe('Go 1.19 (net/dnsconfig_unix.go)', () => {
   it('defaults: 127.0.0.1 and ::1', () => {
     expect(go('')).toMatchObject({ ndots: 1, timeout: 5, attempts: 2, nameservers: ['127.0.0.1', '::1'], search: [] });
   });

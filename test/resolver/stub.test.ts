@@ -1,5 +1,5 @@
 // The three stub resolvers against a fake server answering from a table (candidate -> outcome):
-// exact query lists per libc (resolvers.md 2.1 glibc, 2.2 musl, 2.3 Go).
+// exact query lists per libc (glibc resolv/, musl src/network/lookup_name.c, Go net/dnsclient_unix.go).
 import { describe, it, expect } from 'vitest';
 import { parseResolvConf } from '../../src/resolver/resolvconf.js';
 import { resolveStub } from '../../src/resolver/stub.js';

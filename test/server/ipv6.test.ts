@@ -1,9 +1,9 @@
 // IPv6 transport: a server block with `bind ::1` answers over UDP and TCP on [::1].
 // Skipped, visibly, where ::1 cannot be bound.
 import { createSocket } from 'node:dgram';
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { buildQuery, corefileIpv6, decode, fixture, idOf, manifests, parseHeader, Rcode, T, tcpQuery, udpExchange, udpQuery, type Target } from './raw.js';
+import { describe, it, expect } from 'vitest';
+import { serverForSuite } from '../helpers/suite.js';
+import { buildQuery, corefileIpv6, decode, fixture, idOf, manifests, parseHeader, Rcode, T, tcpQuery, udpExchange, udpQuery } from './raw.js';
 
 const ipv6Loopback = await new Promise<boolean>((resolve) => {
   const sock = createSocket('udp6');
@@ -13,17 +13,7 @@ const ipv6Loopback = await new Promise<boolean>((resolve) => {
 if (!ipv6Loopback) console.warn('ipv6.test.ts: skipped, ::1 cannot be bound on this host');
 
 describe.skipIf(!ipv6Loopback)(ipv6Loopback ? 'IPv6 (bind ::1)' : 'IPv6 (bind ::1) [SKIPPED: ::1 not available on this host]', () => {
-  let server: RunningServer;
-  let target: Target;
-
-  beforeAll(async () => {
-    server = await startServer(['--conf', corefileIpv6, '--manifests', manifests]);
-    target = { host: '::1', port: server.port };
-  }, 20_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const { target } = serverForSuite(['--conf', corefileIpv6, '--manifests', manifests], { host: '::1' });
 
   it('answers over UDP on [::1]', async () => {
     const q = buildQuery({ name: fixture.nginx, type: T.A });
@@ -54,7 +44,7 @@ describe.skipIf(!ipv6Loopback)(ipv6Loopback ? 'IPv6 (bind ::1)' : 'IPv6 (bind ::
   });
 
   it('does not answer on 127.0.0.1 (the block binds ::1 only)', async () => {
-    const r = await udpExchange(buildQuery({ name: fixture.nginx, type: T.A }), { host: '127.0.0.1', port: server.port }, 300);
+    const r = await udpExchange(buildQuery({ name: fixture.nginx, type: T.A }), { host: '127.0.0.1', port: target.port }, 300);
     expect(r).toBeNull();
   });
 });

@@ -1,8 +1,8 @@
 // Odd and malformed packets over UDP: one test per row of README.md's protocol behaviour table
 // (RFC 1035 4.1.1, RFC 6891 6.1.1/7, RFC 8482, RFC 5936/1995, RFC 8945). After every bad packet
 // the server must still answer a good query.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { describe, it, expect } from 'vitest';
+import { serverForSuite } from '../helpers/suite.js';
 import {
   buildQuery,
   C,
@@ -26,28 +26,11 @@ import {
   udpBlast,
   udpExchange,
   udpQuery,
-  type Target,
 } from './raw.js';
 
-let server: RunningServer;
-let target: Target;
-
-beforeAll(async () => {
-  server = await startServer(serverArgs);
-  target = { host: '127.0.0.1', port: server.port };
-}, 20_000);
-
-afterAll(async () => {
-  // The server must have survived everything in this file.
-  const wasAlive = server ? alive() : true;
-  const stderr = server?.stderr.join('') ?? '';
-  await server?.stop();
-  expect(wasAlive, `server died: ${stderr}`).toBe(true);
-});
-
-function alive(): boolean {
-  return server.proc.exitCode === null && server.proc.signalCode === null;
-}
+// The server must have survived everything in this file.
+const suite = serverForSuite(serverArgs, { mustSurvive: true });
+const { target, alive } = suite;
 
 /** No datagram comes back within 300 ms, and the server keeps serving. */
 async function expectDropped(msg: Buffer): Promise<void> {
@@ -57,7 +40,7 @@ async function expectDropped(msg: Buffer): Promise<void> {
 }
 
 /**
- * protocol.md: "FORMERR, header only, ID and opcode echoed, RD copied". The reply is a response
+ * README.md, Protocol behaviour: "FORMERR, header only, ID and opcode echoed, RD copied". The reply is a response
  * (QR=1) of exactly 12 bytes with all counts 0.
  */
 function expectHeaderOnlyFormerr(reply: Buffer | null, query: Buffer): void {
@@ -150,7 +133,7 @@ describe('message-level format errors', () => {
     await expectStillServing(target);
   });
 
-  // protocol.md: "bytes after the last record: FORMERR (answering normally is tolerated)".
+  // README.md, Protocol behaviour: "bytes after the last record: FORMERR (answering normally is tolerated)".
   it.each([1, 17, 300])('answers a query with %i trailing garbage bytes with FORMERR or a normal answer, never silence', async (n) => {
     const q = buildQuery({ id: 0x5150, name: fixture.nginx, type: T.A });
     const msg = Buffer.concat([q, Buffer.alloc(n, 0xab)]);
@@ -185,7 +168,7 @@ describe('message-level format errors', () => {
 });
 
 describe('opcodes', () => {
-  // protocol.md: NOTIMP with AA, TC, RA, Z, AD, CD all 0, RD copied, question echoed.
+  // README.md, Protocol behaviour: NOTIMP with AA, TC, RA, Z, AD, CD all 0, RD copied, question echoed.
   it.each([1, 3, 15])('answers opcode %i with NOTIMP, the question echoed, flags cleared, RD copied', async (opcode) => {
     for (const rd of [true, false]) {
       const name = 'NgInX.default.svc.cluster.local';
@@ -428,7 +411,7 @@ describe('fuzzing', () => {
     const packets = Array.from({ length: 2000 }, mutate);
     const { sent, replies } = await udpBlast(packets, target, { deadline: Date.now() + 10_000, pauseEvery: 25 });
     expect(sent).toBeGreaterThan(0);
-    expect(alive(), `server died: ${server.stderr.join('')}`).toBe(true);
+    expect(alive(), `server died: ${suite.server.stderr.join('')}`).toBe(true);
     // Whatever the server said back is a well-formed response.
     for (const r of replies) {
       expect(r.length).toBeGreaterThanOrEqual(12);

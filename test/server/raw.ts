@@ -4,8 +4,9 @@
 import { createSocket, type SocketType } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
-import dnsPacket from 'dns-packet';
+import { decodeReply, type Reply } from '../helpers/decode.js';
 import { repoRoot } from '../helpers/server.js';
+import { sleep } from '../helpers/wait.js';
 
 export const fixtureDir = path.join(repoRoot, 'test/fixtures/protocol');
 export const corefile = path.join(fixtureDir, 'Corefile');
@@ -215,15 +216,10 @@ export function parseHeader(buf: Buffer): Header {
   };
 }
 
-export type Decoded = ReturnType<typeof dnsPacket.decode>;
+// Decoded replies are typed by test/helpers/decode.ts (dns-packet's own types omit rcode).
 
-export function decode(buf: Buffer): Decoded {
-  try {
-    return dnsPacket.decode(buf);
-  } catch (err) {
-    throw new Error(`reply does not decode (${(err as Error).message}): ${buf.toString('hex')}`);
-  }
-}
+export type Decoded = Reply;
+export const decode = decodeReply;
 
 export interface OptInfo {
   udpSize: number;
@@ -405,9 +401,7 @@ export async function udpBlast(
   return { sent, replies };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+export { sleep };
 
 // ---------------------------------------------------------------------------------------------
 // TCP
@@ -561,16 +555,7 @@ export async function tcpQuery(msg: Buffer, target: Target, timeoutMs = 3000): P
 // ---------------------------------------------------------------------------------------------
 // Seeded PRNG (mulberry32) for the fuzz loop
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../helpers/prng.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared checks

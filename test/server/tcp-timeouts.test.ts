@@ -1,29 +1,11 @@
-// TCP timeouts (RFC 7766 6.2.3; protocol.md: idle connections closed after about 10 s, a slow or
+// TCP timeouts (RFC 7766 6.2.3; README.md, Protocol behaviour: idle connections closed after 10 s, a slow or
 // incomplete message closed after a few seconds of I/O timeout, other clients never blocked).
 // Slow by nature: the tests run concurrently, each bounded well under its vitest timeout.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { buildQuery, fixture, frame, idOf, parseHeader, Rcode, serverArgs, T, TcpConn, tcpQuery, udpQuery, type Target } from './raw.js';
+import { describe, it, expect } from 'vitest';
+import { serverForSuite } from '../helpers/suite.js';
+import { buildQuery, fixture, frame, idOf, parseHeader, Rcode, serverArgs, T, tcpQuery, udpQuery } from './raw.js';
 
-let server: RunningServer;
-let target: Target;
-const open: TcpConn[] = [];
-
-beforeAll(async () => {
-  server = await startServer(serverArgs);
-  target = { host: '127.0.0.1', port: server.port };
-}, 20_000);
-
-afterAll(async () => {
-  for (const c of open) c.destroy();
-  await server?.stop();
-});
-
-async function conn(): Promise<TcpConn> {
-  const c = await TcpConn.open(target);
-  open.push(c);
-  return c;
-}
+const { target, conn } = serverForSuite(serverArgs);
 
 describe.concurrent('TCP timeouts', () => {
   it('closes an idle connection (after an answered query) after about 10 s: not before 5 s, within 15 s', async () => {
@@ -35,7 +17,7 @@ describe.concurrent('TCP timeouts', () => {
     const closed = await c.waitClosed(15_000);
     const after = (c.closedAt || Date.now()) - idleSince;
     expect(closed, 'idle connection still open after 15 s').toBe(true);
-    // "About 10 s" (protocol.md); RFC 7766 asks servers not to cut clients off too eagerly.
+    // 10 s (README.md, Limits: --tcp-idle-timeout); RFC 7766 asks servers not to cut clients off too eagerly.
     expect(after, `closed after ${after} ms`).toBeGreaterThanOrEqual(5_000);
   }, 25_000);
 

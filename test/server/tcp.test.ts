@@ -1,7 +1,7 @@
 // DNS over TCP (RFC 1035 4.2.2, RFC 7766): 2-byte length framing, several and pipelined
 // queries per connection, bad lengths, many connections. Timeouts are in tcp-timeouts.test.ts.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { describe, it, expect } from 'vitest';
+import { serverForSuite } from '../helpers/suite.js';
 import {
   buildQuery,
   C,
@@ -16,32 +16,11 @@ import {
   serverArgs,
   sleep,
   T,
-  TcpConn,
   tcpQuery,
-  type Target,
 } from './raw.js';
 
-let server: RunningServer;
-let target: Target;
-const open: TcpConn[] = [];
-
-beforeAll(async () => {
-  server = await startServer(serverArgs);
-  target = { host: '127.0.0.1', port: server.port };
-}, 20_000);
-
-afterAll(async () => {
-  for (const c of open) c.destroy();
-  const wasAlive = server ? server.proc.exitCode === null && server.proc.signalCode === null : true;
-  await server?.stop();
-  expect(wasAlive, `server died: ${server?.stderr.join('')}`).toBe(true);
-});
-
-async function conn(): Promise<TcpConn> {
-  const c = await TcpConn.open(target);
-  open.push(c);
-  return c;
-}
+// The server must survive everything in this file.
+const { target, conn } = serverForSuite(serverArgs, { mustSurvive: true });
 
 /** Ten different queries (names, types, letter case, EDNS) with distinct IDs. */
 function tenQueries(): Buffer[] {
@@ -197,8 +176,7 @@ describe('TCP framing', () => {
 
 describe('many TCP connections', () => {
   async function concurrent(n: number): Promise<void> {
-    const conns = await Promise.all(Array.from({ length: n }, () => TcpConn.open(target, 10_000)));
-    open.push(...conns);
+    const conns = await Promise.all(Array.from({ length: n }, () => conn(10_000)));
     const qs = conns.map((_, i) => buildQuery({ id: (i * 7 + 1) & 0xffff, name: i % 2 ? fixture.nginx : fixture.small, type: T.A }));
     await Promise.all(conns.map((c, i) => c.send(qs[i]!)));
     const replies = await Promise.all(conns.map((c) => c.read(15_000)));
@@ -216,15 +194,14 @@ describe('many TCP connections', () => {
     await expectStillServing(target);
   }, 30_000);
 
-  it('answers 500 concurrent connections (protocol.md: at least 500 served)', async () => {
+  it('answers 500 concurrent connections (at least 500 served)', async () => {
     await concurrent(500);
     await expectStillServing(target);
   }, 40_000);
 
   it('never leaves a connection hanging: with 1,500 open, each is answered or closed within 15 s', async () => {
-    const settled = await Promise.allSettled(Array.from({ length: 1500 }, () => TcpConn.open(target, 10_000)));
+    const settled = await Promise.allSettled(Array.from({ length: 1500 }, () => conn(10_000)));
     const conns = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    open.push(...conns);
     // A refused connect is a fine way to say no; a hang is not.
     expect(conns.length).toBeGreaterThan(0);
     const outcomes = await Promise.all(

@@ -1,7 +1,7 @@
 // UDP answers of a well-formed query: header bits, question echo, EDNS0, truncation.
 // Spec: README.md "Protocol behaviour"; RFC 1035 4.1.1, RFC 6891, RFC 3225, RFC 4035 3.1.6.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { describe, it, expect } from 'vitest';
+import { serverForSuite } from '../helpers/suite.js';
 import {
   buildQuery,
   decode,
@@ -18,20 +18,9 @@ import {
   C,
   tcpQuery,
   udpQuery,
-  type Target,
 } from './raw.js';
 
-let server: RunningServer;
-let target: Target;
-
-beforeAll(async () => {
-  server = await startServer(serverArgs);
-  target = { host: '127.0.0.1', port: server.port };
-}, 20_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const { target } = serverForSuite(serverArgs);
 
 describe('UDP: a normal query', () => {
   it('is answered with the same ID, QR=1, opcode QUERY, NOERROR, AA=1, RA=0, the cluster IP', async () => {
@@ -67,7 +56,7 @@ describe('UDP: a normal query', () => {
     expect(d.answers![0]).toMatchObject({ type: 'A', data: fixture.nginxIp });
   });
 
-  it('spells the answer owner as the question was spelled (protocol.md: answer echoes the question\'s case)', async () => {
+  it('spells the answer owner as the question was spelled (README.md, Protocol behaviour: answers echo the question\'s case)', async () => {
     const name = 'NgInX.default.svc.CLUSTER.local';
     const reply = await udpQuery(buildQuery({ name, type: T.A }), target);
     const d = decode(reply);

@@ -1,8 +1,7 @@
 // The file plugin's query path (CoreDNS's plugin/file/file.go ServeDNS) and its reload loop
 // (reload.go): zones are immutable; a reload parses the file again and swaps one reference.
 import { recordLoad, recordLoadError } from '../../metrics/index.js';
-import { readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readRegularText } from '../../pkg/regular-file.js';
 import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, RecordLister, Transferer } from '../../chain/plugin.js';
 import { canonicalCompare } from '../../dns/canonical.js';
@@ -24,7 +23,7 @@ export interface Loaded {
 }
 
 /** Parses the zone file once per origin. Throws ZoneFileError (file, line, reason). */
-export function loadZones(cfg: FileConfig, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): Loaded {
+export function loadZones(cfg: FileConfig, readText: (path: string) => string = (p) => readRegularText(p)): Loaded {
   const zones = new Map<string, Zone>();
   let files: string[] = [];
   let texts: string[] = [];
@@ -154,7 +153,7 @@ export class FilePlugin implements Transferer, RecordLister {
         const f = this.loaded.files[i]!;
         let text: string;
         try {
-          text = await readFile(f, 'utf8');
+          text = readRegularText(f);
         } catch (err) {
           const key = `missing:${f}`;
           if (this.failedText !== key) {
@@ -171,7 +170,7 @@ export class FilePlugin implements Transferer, RecordLister {
       if (joined === this.failedText) return false;
       let next: Loaded;
       try {
-        next = loadZones(this.cfg, (p) => cache.get(p) ?? readFileSync(p, 'utf8'));
+        next = loadZones(this.cfg, (p) => cache.get(p) ?? readRegularText(p));
       } catch (err) {
         this.failedText = joined;
         recordLoadError({ plugin: 'file', zones: this.origins });

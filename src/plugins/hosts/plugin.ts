@@ -1,6 +1,7 @@
 // The hosts plugin's query path (CoreDNS plugin/hosts/hosts.go): A, AAAA and PTR from an
 // /etc/hosts-style file and inline entries; a name it does not know is SERVFAIL (there is no SOA
 // to make an NXDOMAIN with) unless `fallthrough` hands it to the next plugin.
+import { readRegularText } from '../../pkg/regular-file.js';
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
@@ -47,7 +48,7 @@ export class HostsPlugin implements Plugin {
       stat = fs.statSync(this.cfg.path);
       const stamp = `${stat.mtimeMs}|${stat.size}`;
       if (stamp === this.stamp) return false;
-      text = fs.readFileSync(this.cfg.path, 'utf8');
+      text = readRegularText(this.cfg.path);
       this.stamp = stamp;
     } catch {
       return false;

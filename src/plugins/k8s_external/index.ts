@@ -3,9 +3,7 @@
 import { CorefileError } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { isLoopbackOrUnspecified } from '../../pkg/ip.js';
-import { emptyResponse } from '../../chain/plugin.js';
-import { Rcode } from '../../dns/records.js';
-import { nestedLookup } from '../k8s_gateway/nested.js';
+import { answeringRequest } from '../k8s_gateway/nested.js';
 import { KubernetesPlugin } from '../kubernetes/plugin.js';
 import { K8sExternalPlugin, type ExternalSource } from './plugin.js';
 import { parseK8sExternal } from './setup.js';
@@ -28,8 +26,8 @@ export const k8sExternalPlugin: PluginDefinition = {
       store: () => kubernetes!.currentStore,
       ttl: () => kubernetes!.cfg.ttl,
       localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
-      // Host-name addresses are chased through the server, a bounded number of levels deep.
-      lookup: (name, qtype) => nestedLookup(() => ctx.lookup(name, qtype)) ?? Promise.resolve(emptyResponse(Rcode.SERVFAIL)),
+      // Host-name addresses are chased through the server, bounded by its lookup trail.
+      lookup: (name, qtype) => ctx.lookup(name, qtype, answeringRequest()),
     };
     ctx.log.info({ plugin: 'k8s_external', zones: cfg.zones, apex: cfg.apex, headless: cfg.headless }, 'k8s_external zones');
     return new K8sExternalPlugin(cfg, () => source);

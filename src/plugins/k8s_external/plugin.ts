@@ -2,6 +2,7 @@
 // status.loadBalancer.ingress) under an outside zone, answered as CoreDNS's plugin/k8s_external
 // (external.go, apex.go, msg_to_dns.go, transfer.go) with the kubernetes plugin's External*
 // functions (plugin/kubernetes/external.go) reading the same cluster data.
+import { answering } from '../k8s_gateway/nested.js';
 import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
@@ -81,6 +82,10 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
   }
 
   serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
+    return answering(req, () => this.serveIn(req, next));
+  }
+
+  private serveIn(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
     const zone = matchZone(req.qname, this.cfg.zones);
     if (!zone) return next(req);
     for (const z of this.cfg.zones) {

@@ -1,17 +1,20 @@
-// Lookups a plugin sends back through the server (a load balancer host name resolved for an
+// Lookups these plugins send back through the server (a load balancer host name resolved for an
 // answer) can lead back to the same plugin: a status hostname that names itself, or two that
-// name each other. The depth travels with the async call chain, so each nested lookup knows
-// how deep it is and a loop ends after a few steps instead of growing without bound.
+// name each other. The request being answered travels with the async call chain, and each
+// lookup passes it to the server (BlockContext.lookup's `from`), so the server's trail bounds
+// them as every internal lookup is bounded: a question already asked on the way, or a chain
+// deeper than --max-lookup-depth, answers SERVFAIL.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DnsRequest } from '../../chain/plugin.js';
 
-/** Nested lookups allowed below one client query (the kubernetes plugin chases at most 8 CNAMEs). */
-export const MAX_NESTED_LOOKUPS = 8;
+const current = new AsyncLocalStorage<DnsRequest>();
 
-const depth = new AsyncLocalStorage<number>();
+/** Runs `f` (a plugin's answer to `req`) with `req` as the request its lookups come from. */
+export function answering<T>(req: DnsRequest, f: () => T): T {
+  return current.run(req, f);
+}
 
-/** Runs `f` one level deeper; undefined (without calling it) once the limit is reached. */
-export function nestedLookup<T>(f: () => Promise<T>): Promise<T> | undefined {
-  const d = depth.getStore() ?? 0;
-  if (d >= MAX_NESTED_LOOKUPS) return undefined;
-  return depth.run(d + 1, f);
+/** The request being answered, for BlockContext.lookup's `from`. */
+export function answeringRequest(): DnsRequest | undefined {
+  return current.getStore();
 }

@@ -9,7 +9,7 @@ import { fallsThrough } from '../../pkg/fall.js';
 import { canonicalIp, parseIp } from '../../pkg/ip.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import type { Found, HostIndex } from './hosts.js';
-import { nestedLookup } from './nested.js';
+import { answering, answeringRequest } from './nested.js';
 import type { K8sGatewayConfig } from './setup.js';
 
 /** SOA and NS records, and the apex's own addresses, always use this TTL (ttlSOA). */
@@ -36,8 +36,8 @@ function split255(s: string): string[] {
 
 export interface GatewayDeps {
   index(): HostIndex;
-  /** Resolves load balancer host names (the plugin's net.LookupIP), through this server. */
-  lookup(name: string, qtype: string): Promise<DnsResponse>;
+  /** Resolves load balancer host names (the plugin's net.LookupIP), through this server; `from` is the request being answered. */
+  lookup(name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse>;
 }
 
 export class K8sGatewayPlugin implements RecordLister {
@@ -104,7 +104,7 @@ export class K8sGatewayPlugin implements RecordLister {
       if (a.ip) out.push(a.ip);
       else if (a.hostname) {
         for (const t of ['A', 'AAAA']) {
-          const res = await nestedLookup(() => this.deps.lookup(join(a.hostname!), t))?.catch(() => undefined);
+          const res = await this.deps.lookup(join(a.hostname!), t, answeringRequest()).catch(() => undefined);
           for (const r of res?.answer ?? []) if (r.type === t) out.push(String((r as { data: unknown }).data));
         }
       }
@@ -177,7 +177,7 @@ export class K8sGatewayPlugin implements RecordLister {
   serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
     const matched = matchZone(req.qname, this.cfg.zones);
     if (!matched) return next(req);
-    return this.answer(req, matched, next);
+    return answering(req, () => this.answer(req, matched, next));
   }
 
   private async answer(req: DnsRequest, zone: string, next: Next): Promise<DnsResponse> {

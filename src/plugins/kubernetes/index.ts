@@ -2,7 +2,8 @@
 // store built off the serving thread (loader.ts) when the server builds, and again when they change.
 import type { PluginDefinition } from '../../chain/registry.js';
 import { ManifestError, type ClusterOptions } from '../../cluster/model.js';
-import { ManifestWatcher } from './watch.js';
+import { fingerprint, ManifestWatcher } from './watch.js';
+import { acquireShared, sharedId } from './shared.js';
 import { recordLoad, recordLoadError } from '../../metrics/index.js';
 import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
@@ -66,9 +67,31 @@ export const kubernetesPlugin: PluginDefinition = {
       });
     };
 
+    const shared = acquireShared(sharedId([d, ctx.zones, ctx.runtime.cluster, paths, ctx.runtime.retainModel !== false]));
+    plugin.onClose = shared.release;
+    const remember = (data: LoadedData, files: string): void => {
+      shared.slot.store = data.store;
+      shared.slot.fingerprint = files;
+      shared.slot.objects = data.objectCount;
+      shared.slot.records = undefined;
+      void data.records?.then((n) => {
+        if (shared.slot.store === data.store) shared.slot.records = n;
+      });
+    };
+
     // Throws ManifestError with every problem found: the server does not start on half the data.
     plugin.loader = async () => {
-      const data = await loadOffThread(request(), cfg);
+      // Taken before the load: a change made while loading is picked up by the next load.
+      const files = fingerprint(paths);
+      const same = shared.slot.store;
+      if (same && shared.slot.fingerprint === files) {
+        plugin.setStore(same);
+        recordLoad({ plugin: 'kubernetes', zones: cfg.zones, objects: shared.slot.objects, records: shared.slot.records });
+        ctx.log.info({ plugin: 'kubernetes', zones: cfg.zones, services: same.services.size }, 'kubernetes configuration and manifests unchanged: serving the data already loaded');
+        return;
+      }
+      const data = await loadOffThread(request(), cfg, plugin.closing.signal);
+      remember(data, files);
       for (const f of data.findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
       if (Object.keys(data.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: data.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
       plugin.setStore(data.store);
@@ -95,12 +118,16 @@ export const kubernetesPlugin: PluginDefinition = {
         do {
           again = false;
           try {
-            const data = await loadOffThread(request(), cfg);
+            if (plugin.closing.signal.aborted) break;
+            const files = fingerprint(paths);
+            const data = await loadOffThread(request(), cfg, plugin.closing.signal);
+            remember(data, files);
             plugin.setStore(data.store);
             report(data);
             ctx.invalidate();
             ctx.log.info({ plugin: 'kubernetes', objects: data.objectCount, services: data.store.services.size }, 'manifests changed: kubernetes data reloaded');
           } catch (err) {
+            if (plugin.closing.signal.aborted) break; // closed meanwhile: nothing failed
             const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
             for (const f of findings) ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
             if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');

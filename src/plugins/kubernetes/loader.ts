@@ -33,10 +33,13 @@ export const DEFAULT_CHUNK_WEIGHT = 2000;
 
 const workerFile = fileURLToPath(new URL('./load-worker.js', import.meta.url));
 
-export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig): Promise<LoadedData> {
+/** Loads off the serving thread; `signal` stops the worker (the plugin closed meanwhile). */
+export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig, signal?: AbortSignal): Promise<LoadedData> {
   if (!existsSync(workerFile)) return Promise.resolve().then(() => loadHere(req, cfg));
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('kubernetes plugin closed before its data loaded'));
     const worker = new Worker(workerFile, { workerData: req });
+    signal?.addEventListener('abort', () => fail(new Error('kubernetes plugin closed before its data loaded')), { once: true });
     const assembler = new StoreAssembler(cfg);
     let head: Extract<LoaderMessage, { type: 'head' }> | undefined;
     let model: ClusterModel | undefined;

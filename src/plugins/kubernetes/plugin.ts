@@ -100,7 +100,15 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     this.watcher?.start();
   }
 
+  /** Aborted on close: a load still running on its worker thread is stopped, not waited for. */
+  readonly closing = new AbortController();
+
+  /** Releases what setup acquired (the store shared across reloads). */
+  onClose?: () => void;
+
   close(): void {
+    this.closing.abort();
+    this.onClose?.();
     this.watcher?.stop();
   }
 

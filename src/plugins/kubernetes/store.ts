@@ -438,7 +438,13 @@ function push<K, V>(map: Map<K, V[]>, k: K, v: V): void {
 function contentSerial(model: ClusterModel): number {
   const h = createHash('sha256');
   for (const s of model.services) h.update(`${s.namespace}/${s.name}|${s.clusterIPs.join(',')}|${s.externalName ?? ''}|${s.ports.map((p) => `${p.name}/${p.protocol}/${p.port}`).join(',')}\n`);
-  for (const e of model.endpointSlices) h.update(`${e.namespace}/${e.name}|${JSON.stringify(e.endpoints)}|${JSON.stringify(e.ports)}\n`);
+  // Every field of every endpoint, as JSON.stringify would cover them, without building JSON.
+  for (const e of model.endpointSlices) {
+    let text = `${e.namespace}/${e.name}|`;
+    for (const ep of e.endpoints) text += `${ep.addresses.join(',')};${ep.ready};${ep.hostname};${ep.targetRefKind};${ep.targetRefName};${ep.zone};${ep.nodeName}|`;
+    for (const p of e.ports) text += `${p.name}/${p.protocol}/${p.port},`;
+    h.update(text + '\n');
+  }
   for (const p of model.pods) h.update(`${p.namespace}/${p.name}|${p.podIP ?? ''}|${p.phase}\n`);
   for (const n of model.namespaces.keys()) h.update(`ns ${n}\n`);
   // Keep it positive and below 2^31 so serial arithmetic (RFC 1982) never wraps oddly.

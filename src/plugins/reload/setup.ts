@@ -3,7 +3,7 @@
 // 15s, INTERVAL at least 2s, JITTER 0 (none) or at least 1s, and a JITTER above half INTERVAL is
 // clamped to half of it (`reload 10s` runs with 5s), not rejected.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readRegularFile } from '../../pkg/regular-file.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
 import { CorefileError } from '../../chain/corefile.js';
@@ -16,7 +16,7 @@ const MIN_JITTER_MS = 1000;
 
 function digest(file: string): string | undefined {
   try {
-    return createHash('sha512').update(readFileSync(file)).digest('hex');
+    return createHash('sha512').update(readRegularFile(file)).digest('hex');
   } catch {
     return undefined;
   }
