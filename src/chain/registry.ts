@@ -3,8 +3,7 @@
 import type { Logger } from 'pino';
 import type { Directive, ServerKey } from './corefile.js';
 import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
-import type { DnsRequest, DnsResponse, Plugin } from './plugin.js';
-import type { QueryObserver } from './plugin.js';
+import type { DnsRequest, DnsResponse, Plugin, QueryObserver } from './plugin.js';
 
 /**
  * Options that come from the command line rather than the Corefile. Plugins that need more add
