@@ -6,13 +6,15 @@ import pino, { type Logger } from 'pino';
 import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, corefileLimits, enoughErrors, throwErrors, CorefileError, type ServerBlock } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
 import { Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
-import type { DnsRequest, DnsResponse, Plugin } from './chain/plugin.js';
+import type { DnsRequest, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { Rcode } from './dns/records.js';
-import { QueryHandler, type HandlerOptions, type QueryObserver } from './server/handler.js';
+import { QueryHandler } from './server/handler.js';
+import type { QueryObserver } from './chain/plugin.js';
 import { queryLogger } from './server/querylog.js';
 import { recordReloadFailure } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
+import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
 import { bindPlugin } from './plugins/bind/setup.js';
@@ -123,11 +125,10 @@ export interface AppOptions {
   tcp?: Partial<TcpOptions>;
   /** A command that builds the server only to read it once (records, check, resolve); see BlockContext.oneShot. */
   oneShot?: boolean;
-  /** Internal: the reload hooks of the App being reloaded, so new plugins reach the live App. */
-  hooks?: ReloadHooks;
 }
 
-interface ListenSpec {
+/** One listen address and port, and the zones (with their chains) it serves. */
+export interface ListenSpec {
   address: string;
   port: number;
   entries: { zone: string; chain: Chain }[];
@@ -139,52 +140,79 @@ export interface ListenerInfo {
   zones: string[];
 }
 
-/** Lets plugins (reload) ask the running App to reload, across reloads. */
-export interface ReloadHooks {
-  request(reason: string): void;
-  failed(): void;
+/** One built configuration: what the Corefile turned into, swapped in whole on a reload. */
+interface Config {
+  blocks: ServerBlock[];
+  specs: ListenSpec[];
+  chains: Chain[];
+  /** One per listen spec, in the same order. */
+  handlers: QueryHandler[];
+  /** Every zone of every block, for internal lookups through the server. */
+  router: Router;
 }
+
+const EMPTY: Config = { blocks: [], specs: [], chains: [], handlers: [], router: new Router([]) };
 
 export class App {
   private listeners: Listener[] = [];
-  private handlers: QueryHandler[] = [];
+  private config: Config = EMPTY;
   private reloading = false;
   /** Corefile reloads that failed and kept the running configuration. */
   reloadFailures = 0;
-  /** Set by buildApp: how to build this App again. */
-  options: AppOptions = {};
-  readonly hooks: ReloadHooks = { request: () => undefined, failed: () => undefined };
 
+  /** Use buildApp: an App is born empty and gets its first configuration from it. */
   constructor(
-    public blocks: ServerBlock[],
-    private specs: ListenSpec[],
-    public chains: Chain[],
+    /** How to build this App again (a reload). */
+    readonly options: AppOptions,
     readonly log: Logger,
-    logQueries = false,
-    observers: ReadonlyMap<Chain, readonly QueryObserver[]> = new Map(),
-    handlerOptions: HandlerOptions = {},
-  ) {
-    for (const spec of specs) {
-      const handler = new QueryHandler(new Router(spec.entries), log, handlerOptions);
-      if (logQueries) handler.observe(queryLogger(log));
-      const seen = new Set<QueryObserver>();
-      for (const { chain } of spec.entries) {
-        for (const o of observers.get(chain) ?? []) {
-          if (!seen.has(o)) handler.observe(o);
-          seen.add(o);
-        }
-      }
-      this.handlers.push(handler);
-    }
+  ) {}
+
+  /** An App with its first configuration built (loads awaited), not yet listening. */
+  static async build(opts: AppOptions): Promise<App> {
+    const app = new App(opts, opts.logger ?? pino({ level: 'silent' }));
+    app.config = await buildConfig(app);
+    return app;
+  }
+
+  get blocks(): readonly ServerBlock[] {
+    return this.config.blocks;
+  }
+
+  get chains(): readonly Chain[] {
+    return this.config.chains;
+  }
+
+  /** The listen addresses and ports of the running configuration, in listener order. */
+  get specs(): readonly ListenSpec[] {
+    return this.config.specs;
+  }
+
+  get queryHandlers(): readonly QueryHandler[] {
+    return this.config.handlers;
+  }
+
+  /**
+   * An internal lookup (CoreDNS's upstream package): through the running configuration, from the
+   * top of the chain of whichever block serves the name. Plugins of a configuration being built
+   * are not serving yet, so they never see another configuration than their own.
+   */
+  route(qname: string): Chain | undefined {
+    return this.config.router.chainFor(qname);
+  }
+
+  /** Forgets every encoded answer: a plugin's data changed. */
+  invalidate(): void {
+    for (const h of this.config.handlers) h.clearCache();
   }
 
   /** Binds every listener. Resolves with where each one listens. */
   async listen(): Promise<ListenerInfo[]> {
     const out: ListenerInfo[] = [];
     try {
-      for (let i = 0; i < this.specs.length; i++) {
-        const spec = this.specs[i]!;
-        const l = await listen(spec.address, spec.port, () => this.handlers[i]!, this.log, this.options.tcp);
+      const { specs } = this.config;
+      for (let i = 0; i < specs.length; i++) {
+        const spec = specs[i]!;
+        const l = await listen(spec.address, spec.port, () => this.config.handlers[i]!, this.log, this.options.tcp);
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }
@@ -196,13 +224,9 @@ export class App {
     return out;
   }
 
-  get queryHandlers(): readonly QueryHandler[] {
-    return this.handlers;
-  }
-
   /** Zones served by each listener, by listener index (for tools that query in process). */
   listenerZones(): Map<number, string[]> {
-    return new Map(this.specs.map((s, i) => [i, s.entries.map((e) => e.zone)]));
+    return new Map(this.config.specs.map((s, i) => [i, s.entries.map((e) => e.zone)]));
   }
 
   /** Runs one query through the full handler path (wire in, wire out) without sockets. */
@@ -217,7 +241,7 @@ export class App {
           ? [{ type: 'OPT', name: '.', udpPayloadSize: opts.udpSize ?? 1232, flags: opts.do ? dnsPacket.DNSSEC_OK : 0 } as never]
           : [],
     });
-    const handler = this.handlers[opts.listener ?? 0];
+    const handler = this.config.handlers[opts.listener ?? 0];
     if (!handler) throw new Error('no server block to query');
     // The client address matters to plugins that identify the asking pod (autopath).
     const client = { address: opts.client ?? '127.0.0.1', port: 5353 };
@@ -228,7 +252,7 @@ export class App {
 
   /** Runs a message exactly as given (malformed ones too) through the handler path; the reply's bytes, if any. */
   async queryWire(msg: Buffer, opts: { protocol?: 'udp' | 'tcp'; listener?: number; client?: string } = {}): Promise<Buffer | undefined> {
-    const handler = this.handlers[opts.listener ?? 0];
+    const handler = this.config.handlers[opts.listener ?? 0];
     if (!handler) throw new Error('no server block to query');
     const client = { address: opts.client ?? '127.0.0.1', port: 5353 };
     return (await handler.handle(msg, opts.protocol ?? 'udp', client, client)) ?? undefined;
@@ -244,47 +268,42 @@ export class App {
     if (this.reloading) return false;
     this.reloading = true;
     try {
-      let next: App;
+      let next: Config;
       try {
-        next = await buildApp({ ...this.options, hooks: this.hooks });
+        next = await buildConfig(this);
       } catch (err) {
         this.reloadFailures++;
-        this.hooks.failed();
         recordReloadFailure();
-        if (err instanceof CorefileError) {
-          for (const e of corefileErrors(err)!) this.log.error({ file: e.file, line: e.line, reason }, `reload failed, still serving the previous configuration: ${e.reason}`);
-        }
-        else if (err instanceof ManifestError) {
-          for (const f of err.findings.filter((x) => x.severity === 'error')) this.log.error({ file: f.file, line: f.line, reason }, `reload failed, still serving the previous configuration: ${f.message}`);
-        } else this.log.error({ err, reason }, 'reload failed, still serving the previous configuration');
+        this.logReloadFailure(err, reason);
         return false;
       }
-      const oldChains = this.chains;
+      const old = this.config;
       const sameListeners =
-        next.specs.length === this.specs.length && next.specs.every((s, i) => s.address === this.specs[i]!.address && s.port === this.specs[i]!.port);
-      if (sameListeners) {
-        // Swap what the existing sockets call; queries in flight finish on the old chains.
-        this.handlers = next.handlers;
-        this.specs = next.specs;
-        this.chains = next.chains;
-        this.blocks = next.blocks;
-        for (const chain of oldChains) for (const p of chain.plugins) await p.close?.({ reload: true });
-        for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
-      } else {
+        next.specs.length === old.specs.length && next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port);
+      if (!sameListeners) {
         await Promise.all(this.listeners.map((l) => l.close()));
         this.listeners = [];
-        for (const chain of oldChains) for (const p of chain.plugins) await p.close?.({ reload: true });
-        this.handlers = next.handlers;
-        this.specs = next.specs;
-        this.chains = next.chains;
-        this.blocks = next.blocks;
-        await this.listen();
       }
-      this.log.info({ reason, listeners: this.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
+      // One step: the sockets that stay call the new handlers from here on; queries in flight
+      // finish on the old chains.
+      this.config = next;
+      for (const chain of old.chains) for (const p of chain.plugins) await p.close?.({ reload: true });
+      if (sameListeners) for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
+      else await this.listen();
+      this.log.info({ reason, listeners: next.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
       return true;
     } finally {
       this.reloading = false;
     }
+  }
+
+  private logReloadFailure(err: unknown, reason: string): void {
+    const keep = 'reload failed, still serving the previous configuration';
+    if (err instanceof CorefileError) {
+      for (const e of corefileErrors(err)!) this.log.error({ file: e.file, line: e.line, reason }, `${keep}: ${e.reason}`);
+    } else if (err instanceof ManifestError) {
+      for (const f of err.findings.filter((x) => x.severity === 'error')) this.log.error({ file: f.file, line: f.line, reason }, `${keep}: ${f.message}`);
+    } else this.log.error({ err, reason }, keep);
   }
 
   /** Stops accepting queries, lets those in flight finish (up to drainMs), closes everything. */
@@ -299,7 +318,41 @@ export class App {
 }
 
 export async function buildApp(opts: AppOptions = {}): Promise<App> {
-  const log = opts.logger ?? pino({ level: 'silent' });
+  return App.build(opts);
+}
+
+/** Internal lookups through `app`, bounded in depth, a repeated question ending with SERVFAIL. */
+function lookupThrough(app: App): BlockContext['lookup'] {
+  const maxDepth = app.options.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH;
+  const loopLog = throttled(app.log, 1000);
+  return async (name, qtype, from) => {
+    const qname = name.toLowerCase().endsWith('.') ? name.toLowerCase() : name.toLowerCase() + '.';
+    // The questions asked on the way here, the client's first (CoreDNS's file plugin bails out
+    // after 8 re-entries through the server; the kubernetes plugin has no bound, and recursed
+    // until the stack overflowed).
+    const trail = from ? (from.lookupTrail ?? [`${from.qname}|${from.qtype}`]) : [];
+    const key = `${qname}|${qtype}`;
+    if (trail.includes(key) || trail.length > maxDepth) {
+      const why = trail.includes(key) ? 'loop' : `depth over ${maxDepth}`;
+      loopLog({ chain: [...trail, key].map((k) => k.replace('|', ' ')).join(' -> '), limit: maxDepth }, `internal lookup ${why}: stopped with SERVFAIL for ${qname} ${qtype} (a CNAME/ExternalName chain through the server's own zones; fix the targets, or raise --max-lookup-depth)`);
+      return emptyResponse(Rcode.SERVFAIL);
+    }
+    const chain = app.route(qname);
+    if (!chain) return emptyResponse(Rcode.REFUSED);
+    const local = { address: '127.0.0.1', port: 0 };
+    const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local, lookupTrail: from ? [...trail, key] : undefined };
+    return chain.serve(req);
+  };
+}
+
+/**
+ * Parses the Corefile of `app.options`, sets up every plugin and awaits their loads. The plugins
+ * reach the server only through `app` (lookups, cache invalidation, reload requests), so they
+ * keep working after this configuration is swapped in, and across later reloads.
+ */
+async function buildConfig(app: App): Promise<Config> {
+  const opts = app.options;
+  const log = app.log;
   const parsed = opts.conf
     ? loadCorefileCollect(opts.conf)
     : parseCorefileCollect(opts.corefileText ?? defaultCorefile(opts.upstreamResolvConf), opts.corefileText ? 'Corefile' : '(built-in default Corefile)');
@@ -321,37 +374,9 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   const registry = defaultRegistry();
   const specs = new Map<string, ListenSpec>();
   const chains: Chain[] = [];
-  // Upstream lookups (ExternalName targets) go through the server again, like CoreDNS's
-  // upstream package; bound once the routers exist.
-  let upstreamRouter: Router | undefined;
-  const maxDepth = opts.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH;
-  const loopLog = throttled(log, 1000);
-  const lookup = async (name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse> => {
-    const qname = name.toLowerCase().endsWith('.') ? name.toLowerCase() : name.toLowerCase() + '.';
-    // The questions asked on the way here, the client's first (CoreDNS's file plugin bails out
-    // after 8 re-entries through the server; the kubernetes plugin has no bound, and recursed
-    // until the stack overflowed).
-    const trail = from ? (from.lookupTrail ?? [`${from.qname}|${from.qtype}`]) : [];
-    const key = `${qname}|${qtype}`;
-    if (trail.includes(key) || trail.length > maxDepth) {
-      const why = trail.includes(key) ? 'loop' : `depth over ${maxDepth}`;
-      loopLog({ chain: [...trail, key].map((k) => k.replace('|', ' ')).join(' -> '), limit: maxDepth }, `internal lookup ${why}: stopped with SERVFAIL for ${qname} ${qtype} (a CNAME/ExternalName chain through the server's own zones; fix the targets, or raise --max-lookup-depth)`);
-      return emptyResponse(Rcode.SERVFAIL);
-    }
-    const chain = upstreamRouter?.chainFor(qname);
-    if (!chain) return emptyResponse(Rcode.REFUSED);
-    const local = { address: '127.0.0.1', port: 0 };
-    const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local, lookupTrail: from ? [...trail, key] : undefined };
-    return chain.serve(req);
-  };
+  const lookup = lookupThrough(app);
   const observers = new Map<Chain, QueryObserver[]>();
-  // Plugins built now keep calling the live App's hooks, also after this build is swapped in.
-  const hooks: ReloadHooks = opts.hooks ?? { request: (r) => lateHooks.request(r), failed: () => lateHooks.failed() };
-  let lateHooks: ReloadHooks = { request: () => undefined, failed: () => undefined };
-  // Filled by the App once it exists; plugins invalidate answer caches through it at run time.
-  const handlers: QueryHandler[] = [];
   const every = (): Plugin[] => chains.flatMap((c) => [...c.plugins]);
-  const maxListeners = corefileLimits().maxListeners;
   let listenersFull = false;
   for (const block of blocks) {
     if (enoughErrors(errors) || listenersFull) break;
@@ -367,12 +392,11 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
       lookup,
       plugin: (name) => built.find((p) => p.name === name),
       observe: (o) => blockObservers.push(o),
-      invalidate: () => {
-        for (const h of handlers) h.clearCache();
-      },
+      scrapeMetrics,
+      invalidate: () => app.invalidate(),
       corefile: opts.conf,
       oneShot: opts.oneShot,
-      requestReload: (reason) => hooks.request(reason),
+      requestReload: (reason) => void app.reload(reason),
       allPlugins: every,
       onBuilt: (plugins) => {
         built = plugins;
@@ -395,23 +419,10 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
     const chain = new Chain(zones, plugins);
     chains.push(chain);
     observers.set(chain, blockObservers);
-    const addresses = ctx.bindAddresses.length > 0 ? ctx.bindAddresses : ['::'];
-    // Every address and port pair is a UDP and a TCP socket: keys with many ports times many
-    // bind addresses must not open thousands of them.
-    for (const key of block.keys) {
-      const port = key.port ?? defaultPort;
-      for (const address of addresses) {
-        const id = `${address}|${port}`;
-        if (!specs.has(id) && specs.size >= maxListeners) {
-          errors.push(new CorefileError(block.file, block.line, `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`));
-          listenersFull = true;
-          break;
-        }
-        const spec = specs.get(id) ?? { address, port, entries: [] };
-        spec.entries.push({ zone: key.zone, chain });
-        specs.set(id, spec);
-      }
-      if (listenersFull) break;
+    const full = addListenSpecs(specs, block, chain, ctx.bindAddresses, defaultPort);
+    if (full) {
+      errors.push(full);
+      listenersFull = true;
     }
   }
   if (errors.length > 0) {
@@ -422,15 +433,50 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
   // running configuration answers until every load is done.
   await Promise.all(every().map((p) => p.load?.()));
   const specList = [...specs.values()];
-  upstreamRouter = new Router(specList.flatMap((s) => s.entries));
-  const app = new App(blocks, specList, chains, log, opts.logQueries, observers, { answerCacheBytes: opts.answerCacheBytes });
-  handlers.push(...app.queryHandlers);
-  app.options = opts;
-  if (!opts.hooks) {
-    app.hooks.request = (reason) => void app.reload(reason);
-    lateHooks = app.hooks;
+  return {
+    blocks,
+    specs: specList,
+    chains,
+    handlers: specList.map((spec) => handlerFor(spec, log, opts, observers)),
+    router: new Router(specList.flatMap((s) => s.entries)),
+  };
+}
+
+/**
+ * Adds the block's listen addresses and ports to `specs` (one spec per address and port, shared
+ * by the blocks that name it). Every pair is a UDP and a TCP socket, so keys with many ports times
+ * many bind addresses must not open thousands of them: past the limit, the error to report.
+ */
+function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chain: Chain, bindAddresses: readonly string[], defaultPort: number): CorefileError | undefined {
+  const maxListeners = corefileLimits().maxListeners;
+  const addresses = bindAddresses.length > 0 ? bindAddresses : ['::'];
+  for (const key of block.keys) {
+    const port = key.port ?? defaultPort;
+    for (const address of addresses) {
+      const id = `${address}|${port}`;
+      if (!specs.has(id) && specs.size >= maxListeners) {
+        return new CorefileError(block.file, block.line, `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`);
+      }
+      const spec = specs.get(id) ?? { address, port, entries: [] };
+      spec.entries.push({ zone: key.zone, chain });
+      specs.set(id, spec);
+    }
   }
-  return app;
+  return undefined;
+}
+
+/** The packet handler of one listen spec, with the query log and the observers of its blocks. */
+function handlerFor(spec: ListenSpec, log: Logger, opts: AppOptions, observers: ReadonlyMap<Chain, readonly QueryObserver[]>): QueryHandler {
+  const handler = new QueryHandler(new Router(spec.entries), log, { answerCacheBytes: opts.answerCacheBytes });
+  if (opts.logQueries) handler.observe(queryLogger(log));
+  const seen = new Set<QueryObserver>();
+  for (const { chain } of spec.entries) {
+    for (const o of observers.get(chain) ?? []) {
+      if (!seen.has(o)) handler.observe(o);
+      seen.add(o);
+    }
+  }
+  return handler;
 }
 
 /** Closes the plugins of a build that failed: some hold watchers or sockets from their setup. */

@@ -3,7 +3,7 @@
 import type { DnsRequest, DnsResponse, Next, Plugin } from './plugin.js';
 import { emptyResponse } from './plugin.js';
 import { Rcode } from '../dns/records.js';
-import { isSubdomain } from '../dns/names.js';
+import { isSubdomain } from '../pkg/names.js';
 
 export class Chain {
   private readonly entry: Next;

@@ -6,6 +6,7 @@
 // adds file:line.
 
 import { excerpt } from './excerpt.js';
+import { bigIntToBytes, ipToBigInt, parseCidr } from '../pkg/ip.js';
 
 export interface ServerKey {
   raw: string;             // as written, e.g. 'dns://cluster.local:53' or '10.0.0.0/24'
@@ -83,15 +84,15 @@ function reverseKeys(raw: string, cidr: string, port: number | undefined): Serve
   if (cidr.startsWith(':') || (cidr.startsWith('0') && cidr.includes(':'))) {
     throw new KeyError(`invalid CIDR '${excerpt(cidr)}' in key '${excerpt(raw)}'`);
   }
-  const net = parseCidr(cidr);
+  const net = parseGoCidr(cidr);
   if (!net) throw new KeyError(`'${excerpt(cidr)}' in key '${excerpt(raw)}' is not a valid CIDR; write an address and prefix length such as 10.0.0.0/24 or fd00::/64`);
 
-  const { bytes, ones } = net;
+  const { network: bytes, prefix: ones } = net;
   const bits = bytes.length * 8;
-  const v6 = bytes.length === 16;
+  const v6 = net.family === 6;
   // A reverse-zone label carries 8 bits (in-addr.arpa) or 4 bits (ip6.arpa).
   const boundary = v6 ? 4 : 8;
-  const base = toBigInt(bytes);
+  const base = ipToBigInt(bytes);
 
   if (ones % boundary === 0) {
     const zone = reverseZone(bytes, ones);
@@ -104,10 +105,10 @@ function reverseKeys(raw: string, cidr: string, port: number | undefined): Serve
   const newLen = Math.ceil(ones / boundary) * boundary;
   const count = 1 << (newLen - ones); // at most 2^7 for IPv4, 2^3 for IPv6
   const step = 1n << BigInt(bits - newLen);
-  const network = `${formatIp(bytes)}/${ones}`;
+  const network = net.text;
   const keys: ServerKey[] = [];
   for (let i = 0; i < count; i++) {
-    const zone = reverseZone(fromBigInt(base + step * BigInt(i), bytes.length), newLen);
+    const zone = reverseZone(bigIntToBytes(base + step * BigInt(i), net.family), newLen);
     keys.push(port === undefined ? { raw, zone, network } : { raw, zone, port, network });
   }
   return keys;
@@ -127,96 +128,8 @@ function reverseZone(bytes: Uint8Array, ones: number): string {
   return [...labels.reverse(), 'ip6', 'arpa', ''].join('.');
 }
 
-interface Cidr { bytes: Uint8Array; ones: number }
-
-/** Parse "ip/len" and clear the host bits (like Go's net.ParseCIDR). */
-export function parseCidr(s: string): Cidr | undefined {
-  const slash = s.indexOf('/');
-  if (slash === -1) return undefined;
-  const addr = s.slice(0, slash);
-  const len = s.slice(slash + 1);
-  const bytes = addr.includes(':') ? parseIPv6(addr) : parseIPv4(addr);
-  if (!bytes || !/^\d{1,3}$/.test(len)) return undefined;
-  const ones = Number(len);
-  if (ones > bytes.length * 8) return undefined;
-  for (let i = 0; i < bytes.length; i++) {
-    const keep = Math.max(0, Math.min(8, ones - i * 8));
-    bytes[i] = bytes[i]! & ((0xff << (8 - keep)) & 0xff);
-  }
-  return { bytes, ones };
-}
-
-function parseIPv4(s: string): Uint8Array | undefined {
-  const parts = s.split('.');
-  if (parts.length !== 4) return undefined;
-  const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i]!;
-    // Go (since 1.17) rejects leading zeros, which some tools read as octal.
-    if (!/^(0|[1-9]\d{0,2})$/.test(p) || Number(p) > 255) return undefined;
-    out[i] = Number(p);
-  }
-  return out;
-}
-
-function parseIPv6(s: string): Uint8Array | undefined {
-  const halves = s.split('::');
-  if (halves.length > 2) return undefined;
-  const groups = (part: string): number[] | undefined => {
-    if (part === '') return [];
-    const out: number[] = [];
-    const items = part.split(':');
-    for (let i = 0; i < items.length; i++) {
-      const g = items[i]!;
-      if (i === items.length - 1 && g.includes('.')) {
-        const v4 = parseIPv4(g);
-        if (!v4) return undefined;
-        out.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
-      } else if (/^[0-9a-f]{1,4}$/i.test(g)) {
-        out.push(parseInt(g, 16));
-      } else {
-        return undefined;
-      }
-    }
-    return out;
-  };
-  const head = groups(halves[0]!);
-  const tail = halves.length === 2 ? groups(halves[1]!) : [];
-  if (!head || !tail) return undefined;
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
-  const all = [...head, ...new Array<number>(missing).fill(0), ...tail];
-  const out = new Uint8Array(16);
-  all.forEach((g, i) => { out[2 * i] = g >> 8; out[2 * i + 1] = g & 0xff; });
-  return out;
-}
-
-function formatIp(bytes: Uint8Array): string {
-  if (bytes.length === 4) return Array.from(bytes).join('.');
-  // Canonical RFC 5952 form: lowercase, longest run (>1) of zero groups as '::'.
-  const g: number[] = [];
-  for (let i = 0; i < 16; i += 2) g.push((bytes[i]! << 8) | bytes[i + 1]!);
-  let best = -1, bestLen = 1;
-  for (let i = 0; i < 8;) {
-    if (g[i] !== 0) { i++; continue; }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen) { best = i; bestLen = j - i; }
-    i = j;
-  }
-  const hex = g.map((x) => x.toString(16));
-  if (best === -1) return hex.join(':');
-  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
-}
-
-function toBigInt(bytes: Uint8Array): bigint {
-  let v = 0n;
-  for (const b of bytes) v = (v << 8n) | BigInt(b);
-  return v;
-}
-
-function fromBigInt(v: bigint, len: number): Uint8Array {
-  const out = new Uint8Array(len);
-  for (let i = len - 1; i >= 0; i--) { out[i] = Number(v & 0xffn); v >>= 8n; }
-  return out;
+/** Go's net.ParseCIDR, which (unlike netip) takes leading zeros in the prefix length: "10.0.0.0/024". */
+function parseGoCidr(s: string): ReturnType<typeof parseCidr> {
+  const m = /^(.*)\/(\d{1,3})$/.exec(s);
+  return m ? parseCidr(`${m[1]}/${Number(m[2])}`) : undefined;
 }

@@ -1,6 +1,6 @@
 // A directive's option block, read so that every bad option line is reported in one run: option
 // lines are independent, so an error in one does not stop the others from being checked.
-import { CorefileError, corefileErrors, throwErrors, type Directive } from './corefile.js';
+import { type CorefileError, corefileErrors, throwErrors, type Directive } from './corefile.js';
 
 export function forEachOption(options: readonly Directive[] | undefined, fn: (o: Directive) => void): void {
   const errors: CorefileError[] = [];

@@ -1,7 +1,32 @@
 // The plugin contract shared by every plugin and the chain (see ARCHITECTURE.md).
-import type { Rr } from '../dns/records.js';
+import type { DnsResponse, Rr } from '../dns/records.js';
+
+export type { DnsResponse } from '../dns/records.js';
 
 export type Protocol = 'udp' | 'tcp';
+
+export interface Endpoint {
+  address: string;
+  port: number;
+}
+
+/** What observers (query log, metrics) learn about each packet handled. */
+export interface QueryEvent {
+  msg: Buffer;
+  /** The reply sent, or null when the packet got none. */
+  reply: Buffer | null;
+  protocol: Protocol;
+  client: Endpoint;
+  local: Endpoint;
+  durationNs: bigint;
+  /** The server-block zone that serves a lowercased name, or undefined (REFUSED). */
+  zoneOf(qname: string): string | undefined;
+  /** The plugin that wrote the answer, when a plugin did (also for answers from the cache). */
+  plugin?: string;
+}
+
+/** Called after every packet; must not throw into the serving path (errors are logged). */
+export type QueryObserver = (e: QueryEvent) => void;
 
 /** One query as every plugin sees it: decoded once by the server, never re-parsed. */
 export interface DnsRequest {
@@ -34,31 +59,6 @@ export interface DnsRequest {
   readonly lookupTrail?: readonly string[];
 }
 
-/** What a plugin returns. The server adds header bits, OPT, and truncation. */
-export interface DnsResponse {
-  rcode: number;
-  /** Authoritative answer bit. */
-  aa: boolean;
-  /** The plugin that wrote this response (set by the chain; the `plugin` label of metrics). */
-  plugin?: string;
-  /** Recursion available / authentic data bits, set only when relaying an upstream's answer. */
-  ra?: boolean;
-  ad?: boolean;
-  answer: Rr[];
-  authority: Rr[];
-  additional: Rr[];
-  /**
-   * True when the response depends only on the question (name as spelled, type, class, EDNS
-   * shape) and the loaded data, so the server may reuse its encoding until the next reload.
-   */
-  cacheable?: boolean;
-  /**
-   * Further messages of a multi-message answer (zone transfers over TCP): each is the answer
-   * section of one more message sent after this one, same ID and question. Ignored over UDP.
-   */
-  more?: Rr[][];
-}
-
 export type Next = (req: DnsRequest) => DnsResponse | Promise<DnsResponse>;
 
 export interface Plugin {
@@ -81,6 +81,8 @@ export interface Plugin {
    * on a reload.
    */
   beforeShutdown?(): Promise<void>;
+  /** The longest beforeShutdown may take, so a supervisor waits that long before killing. */
+  readonly shutdownDelayMs?: number;
   /** Plugins that hold resources (sockets, timers) release them here; `reload` when replaced by a reload. */
   close?(opts?: { reload?: boolean }): void | Promise<void>;
   /**
@@ -121,4 +123,26 @@ export interface Transferer extends Plugin {
 
 export function isTransferer(p: Plugin | undefined): p is Transferer {
   return p !== undefined && typeof (p as Partial<Transferer>).transfer === 'function';
+}
+
+/** One question of a listing, with the zone its answers belong to. */
+export interface ListedQuestion {
+  name: string;
+  type: string;
+  zone: string;
+}
+
+/**
+ * A plugin that can list what it serves, for `clusterdns records` and `sync`: the questions whose
+ * answers, asked through the server, are its records (computed backends), or the records
+ * themselves with their zone (backends that hold them as data, like zone files).
+ */
+export interface RecordLister extends Plugin {
+  listQuestions?(): Iterable<ListedQuestion>;
+  listRecords?(): Iterable<{ zone: string; rr: Rr }>;
+}
+
+export function isRecordLister(p: Plugin | undefined): p is RecordLister {
+  const l = p as Partial<RecordLister> | undefined;
+  return typeof l?.listQuestions === 'function' || typeof l?.listRecords === 'function';
 }

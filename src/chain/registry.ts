@@ -3,15 +3,15 @@
 import type { Logger } from 'pino';
 import type { Directive, ServerKey } from './corefile.js';
 import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
-import type { DnsRequest, DnsResponse, Plugin } from './plugin.js';
-import type { QueryObserver } from '../server/handler.js';
-import type { ClusterOptions } from '../cluster/model.js';
+import type { DnsRequest, DnsResponse, Plugin, QueryObserver } from './plugin.js';
 
-/** Options that come from the command line rather than the Corefile. */
+/**
+ * Options that come from the command line rather than the Corefile. Plugins that need more add
+ * it by declaration merging (the manifest plugins add `cluster`), so the chain knows no model.
+ */
 export interface RuntimeOptions {
   /** Default manifest paths of every `kubernetes` block that names none itself. */
   manifests: string[];
-  cluster: ClusterOptions;
   /**
    * Keep the cluster model beside the plugins' indexes, for tools that look at pods (resolve,
    * resolv-conf, the library). A serving process leaves it out: it needs only the indexes.
@@ -39,6 +39,8 @@ export interface BlockContext {
   readonly invalidate: () => void;
   /** Sees every packet handled by the listeners of this block (metrics, logs). */
   readonly observe: (observer: QueryObserver) => void;
+  /** The metrics exposition of the server (every worker's, aggregated, under --workers). */
+  readonly scrapeMetrics: () => Promise<{ text: string; contentType: string }>;
   /** Every plugin of every server block, once the whole server is built (ready, health). */
   readonly allPlugins: () => readonly Plugin[];
   /** Called with the block's plugins once they are all set up. */
@@ -190,9 +192,4 @@ function closeAll(plugins: readonly Plugin[]): void {
       // Closing is best effort: the error being reported is the one that matters.
     }
   }
-}
-
-/** Helper for setups: a directive's option block as (name, args, line) with a clear error for unknown options. */
-export function optionError(d: Directive, plugin: string, known: readonly string[]): CorefileError {
-  return new CorefileError(d.file, d.line, `unknown ${plugin} option "${excerpt(d.name)}"; valid options: ${known.join(', ')}`);
 }

@@ -5,14 +5,11 @@ import { buildApp, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
-import { FilePlugin } from '../plugins/file/plugin.js';
-import { FileSet } from '../plugins/file/set.js';
 import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
-import { K8sExternalPlugin } from '../plugins/k8s_external/plugin.js';
-import { K8sGatewayPlugin } from '../plugins/k8s_gateway/plugin.js';
+import { isRecordLister } from '../chain/plugin.js';
 import { rdataText, recordText } from '../dns/present.js';
 import { canonicalCompare, canonicalKey } from '../dns/canonical.js';
-import { fqdn, isReverse, isSubdomain } from '../dns/names.js';
+import { fqdn, isReverse, isSubdomain } from '../pkg/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
   zone?: string;
@@ -105,8 +102,8 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
   // Edge zones (k8s_external, k8s_gateway): the names those plugins list, asked through the server.
   for (const [listener] of app.listenerZones().entries()) {
     for (const plugin of app.chains.flatMap((c) => c.plugins)) {
-      if (!(plugin instanceof K8sExternalPlugin) && !(plugin instanceof K8sGatewayPlugin)) continue;
-      for (const q of plugin.questions()) {
+      if (!isRecordLister(plugin) || !plugin.listQuestions) continue;
+      for (const q of plugin.listQuestions()) {
         if (only && q.zone !== only) continue;
         const reply = await app.query(q.name, q.type, { listener });
         const set = byZone.get(q.zone) ?? new Map<string, Answer>();
@@ -119,17 +116,13 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
     }
   }
   // Zone-file zones hold their records directly.
-  for (const chain of app.chains) {
-    const files = chain.plugins.flatMap((p) => (p instanceof FileSet ? [...p.members] : p instanceof FilePlugin ? [p] : []));
-    for (const plugin of files) {
-      for (const rr of plugin.records()) {
-        const owner = fqdn(rr.name.toLowerCase());
-        const zone = plugin.cfg.zones.filter((z) => isSubdomain(owner, z)).sort((a, b) => b.length - a.length)[0];
-        if (!zone || (only && zone !== only)) continue;
-        const set = byZone.get(zone) ?? new Map<string, Answer>();
-        set.set(`${owner}|${rr.type}|${rdataText(rr)}`, rr);
-        byZone.set(zone, set);
-      }
+  for (const plugin of app.chains.flatMap((c) => c.plugins)) {
+    if (!isRecordLister(plugin) || !plugin.listRecords) continue;
+    for (const { zone, rr } of plugin.listRecords()) {
+      if (only && zone !== only) continue;
+      const set = byZone.get(zone) ?? new Map<string, Answer>();
+      set.set(`${fqdn(rr.name.toLowerCase())}|${rr.type}|${rdataText(rr)}`, rr);
+      byZone.set(zone, set);
     }
   }
   return byZone;

@@ -1,13 +1,12 @@
 // `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
 import { buildApp, type App } from '../app.js';
-import { HealthPlugin } from '../plugins/health/setup.js';
 import { createLogger } from './logger.js';
 import { suggestDig } from './try-name.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
-import { setHttpLimits, type HttpLimits } from '../metrics/http.js';
-import { parseGoDuration } from '../chain/duration.js';
+import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
+import { parseGoDuration } from '../pkg/duration.js';
 import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
 
 export interface ServeFlags extends ClusterFlags, TransportFlags {
@@ -53,10 +52,10 @@ function httpLimits(flags: ServeFlags): Partial<HttpLimits> {
   return out;
 }
 
-/** How long app.close() may take: health's longest lameduck, then the 2 s drain of queries in flight. */
+/** How long app.close() may take: the longest plugin shutdown delay (health's lameduck), then the 2 s drain of queries in flight. */
 function shutdownBudgetMs(app: App): number {
-  const lameducks = app.chains.flatMap((c) => [...c.plugins]).map((p) => (p instanceof HealthPlugin ? p.lameduckMs : 0));
-  return Math.max(0, ...lameducks) + 2000;
+  const delays = app.chains.flatMap((c) => [...c.plugins]).map((p) => p.shutdownDelayMs ?? 0);
+  return Math.max(0, ...delays) + 2000;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {

@@ -12,7 +12,7 @@ import { buildApp } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { servedRecords } from './records.js';
-import { isReverse } from '../dns/names.js';
+import { isReverse } from '../pkg/names.js';
 import { namePath } from '../plugins/etcd/path.js';
 import { keyPrefix } from '../plugins/etcd/setup.js';
 import { listPrefix, newClient } from '../plugins/etcd/kv.js';

@@ -1,6 +1,6 @@
 // `serve --tcp-*` flags: the TCP transport limits, checked and turned into TcpOptions.
 import type { Command } from 'commander';
-import { parseGoDuration } from '../chain/duration.js';
+import { parseGoDuration } from '../pkg/duration.js';
 import { defaultTcpOptions, type TcpOptions } from '../server/tcp.js';
 
 export interface TransportFlags {

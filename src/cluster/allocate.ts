@@ -15,8 +15,8 @@
 
 import { hash } from 'node:crypto';
 import type { Finding, Service } from './model.js';
-import type { Cidr } from './ip.js';
-import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from './ip.js';
+import type { Cidr } from '../pkg/ip.js';
+import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
 import type { Family, FamilyInfo, ServiceDraft } from './objects.js';
 import { familyOf } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';
@@ -105,19 +105,20 @@ function probe(band: FreeOffsets, lo: number, h: bigint): number | undefined {
 const keyOf = (s: ServiceDraft): string => `${s.meta.namespace}/${s.meta.name}`;
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], findings: Finding[]): Service[] {
-  const ranges = cidrs.map(makeRange);
-  const rangeFor = (ip: string): { r: Range; off: number } | undefined => {
-    const p = parseIp(ip)!;
-    for (const r of ranges) {
-      if (!cidrContains(r.cidr, p)) continue;
-      const off = ipToBigInt(p.bytes) - r.base;
-      if (off >= 0n && off < BigInt(r.max)) return { r, off: Number(off) };
-    }
-    return undefined;
-  };
+/** Where a declared IP falls: its range and offset, or undefined outside every range. */
+function rangeFor(ranges: readonly Range[], ip: string): { r: Range; off: number } | undefined {
+  const p = parseIp(ip)!;
+  for (const r of ranges) {
+    if (!cidrContains(r.cidr, p)) continue;
+    const off = ipToBigInt(p.bytes) - r.base;
+    if (off >= 0n && off < BigInt(r.max)) return { r, off: Number(off) };
+  }
+  return undefined;
+}
 
-  // 1. Declared IPs, in source order so "first" in messages means the earlier file/line.
+/** Takes every declared cluster IP out of its range; a second claim on one IP is an error. Returns IP -> owner. */
+function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], ranges: readonly Range[]): Map<string, ServiceDraft> {
+  // Source order, so "first" in messages means the earlier file/line.
   const bySource = [...drafts].sort(
     (a, b) => cmp(a.meta.source.file, b.meta.source.file) || a.meta.source.line - b.meta.source.line,
   );
@@ -133,7 +134,7 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
         continue;
       }
       owner.set(ip, d);
-      const hit = rangeFor(ip);
+      const hit = rangeFor(ranges, ip);
       if (hit) takeOffset(hit.r, hit.off);
       else {
         const within = cidrs.filter((c) => c.family === parseIp(ip)!.family).map((c) => c.text);
@@ -144,13 +145,12 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
       }
     }
   }
+  return owner;
+}
 
-  // 2. Allocation in namespace/name order.
+/** Allocates the cluster IPs Services did not declare, in namespace/name order. Returns draft -> family -> IP. */
+function allocateMissing(sorted: readonly ServiceDraft[], ranges: readonly Range[], owner: ReadonlyMap<string, ServiceDraft>): Map<ServiceDraft, Map<Family, string>> {
   const allocated = new Map<ServiceDraft, Map<Family, string>>();
-  const sorted = drafts
-    .map((d) => ({ d, k: keyOf(d) }))
-    .sort((a, b) => cmp(a.k, b.k))
-    .map((x) => x.d);
   for (const d of sorted) {
     if (d.type === 'ExternalName' || d.headless) continue;
     const have = new Set(d.declaredIPs.map((ip) => familyOf(ip)!));
@@ -184,37 +184,50 @@ export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: reado
       m.set(fam, got);
     }
   }
+  return allocated;
+}
 
-  // 3. Final services, in namespace/name order.
-  return sorted.map((d): Service => {
-    let clusterIPs: string[];
-    if (d.type === 'ExternalName') clusterIPs = [];
-    else if (d.headless) clusterIPs = ['None'];
-    else {
-      const got = allocated.get(d);
-      clusterIPs = [];
-      for (const fam of d.families) {
-        const ip = (d.declaredIPs.length > 0 ? d.declaredIPs.find((x) => familyOf(x) === fam) : undefined) ?? got?.get(fam);
-        if (ip !== undefined) clusterIPs.push(ip);
-      }
+/** The final Service: declared IPs first, allocated ones for the other families, in family order. */
+function toServiceObject(d: ServiceDraft, allocated: ReadonlyMap<ServiceDraft, ReadonlyMap<Family, string>>): Service {
+  let clusterIPs: string[];
+  if (d.type === 'ExternalName') clusterIPs = [];
+  else if (d.headless) clusterIPs = ['None'];
+  else {
+    const got = allocated.get(d);
+    clusterIPs = [];
+    for (const fam of d.families) {
+      const ip = (d.declaredIPs.length > 0 ? d.declaredIPs.find((x) => familyOf(x) === fam) : undefined) ?? got?.get(fam);
+      if (ip !== undefined) clusterIPs.push(ip);
     }
-    const m = d.meta;
-    const out: { -readonly [K in keyof Service]: Service[K] } = {
-      name: m.name,
-      namespace: m.namespace,
-      labels: m.labels,
-      annotations: m.annotations,
-      source: m.source,
-      type: d.type,
-      clusterIPs,
-      headless: d.headless,
-      ports: d.ports,
-      publishNotReadyAddresses: d.publishNotReadyAddresses,
-      ipFamilies: d.families,
-      externalIPs: d.externalIPs,
-    };
-    if (d.externalName !== undefined) out.externalName = d.externalName;
-    if (d.selector !== undefined) out.selector = d.selector;
-    return out;
-  });
+  }
+  const m = d.meta;
+  const out: { -readonly [K in keyof Service]: Service[K] } = {
+    name: m.name,
+    namespace: m.namespace,
+    labels: m.labels,
+    annotations: m.annotations,
+    source: m.source,
+    type: d.type,
+    clusterIPs,
+    headless: d.headless,
+    ports: d.ports,
+    publishNotReadyAddresses: d.publishNotReadyAddresses,
+    ipFamilies: d.families,
+    externalIPs: d.externalIPs,
+  };
+  if (d.externalName !== undefined) out.externalName = d.externalName;
+  if (d.selector !== undefined) out.selector = d.selector;
+  return out;
+}
+
+export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]): Service[] {
+  const ranges = cidrs.map(makeRange);
+  const owner = reserveDeclared(drafts, cidrs, ranges);
+  const sorted = drafts
+    .map((d) => ({ d, k: keyOf(d) }))
+    .sort((a, b) => cmp(a.k, b.k))
+    .map((x) => x.d);
+  const allocated = allocateMissing(sorted, ranges, owner);
+  // Final services, in namespace/name order.
+  return sorted.map((d) => toServiceObject(d, allocated));
 }

@@ -4,8 +4,8 @@
 // pool (MetalLB or a cloud), the ingress controller publishing its Service's address, the
 // Gateway controller. Status written in a manifest always wins.
 import type { ClusterOptions, Finding, NamespaceObject, ObjectMeta, Service, SourceRef } from './model.js';
-import { Checker, isObj, type Obj } from './validate.js';
-import { canonicalIp, parseIp } from './ip.js';
+import { type Checker, isObj, type Obj } from './validate.js';
+import { canonicalIp, parseIp } from '../pkg/ip.js';
 import { DEFAULT_LB_CIDRS, LoadBalancerPool } from './loadbalancer.js';
 import { matchesSelector, readLabelSelector, type LabelSelector } from './selector.js';
 
@@ -465,7 +465,7 @@ export class EdgeCollector {
         const warn = (message: string): void =>
           void findings.push({ ...ing.meta.source, severity: 'warning', code: 'ingress-no-controller', message: `Ingress "${ing.meta.namespace}/${ing.meta.name}": ${message}` });
         if (className === undefined) warn('has no ingress class (spec.ingressClassName) and no IngressClass is marked default, so no controller would serve it; set spec.ingressClassName (address taken from the LoadBalancer pool meanwhile)');
-        else if (!cls || !cls.controller) warn(`its IngressClass "${className}" ${cls ? 'names no controller' : 'is not in the manifests'}, so no ingress controller would give it an address; add the IngressClass and its controller (address taken from the LoadBalancer pool meanwhile)`);
+        else if (!cls?.controller) warn(`its IngressClass "${className}" ${cls ? 'names no controller' : 'is not in the manifests'}, so no ingress controller would give it an address; add the IngressClass and its controller (address taken from the LoadBalancer pool meanwhile)`);
         const cacheKey = className ?? '';
         let shared = classAddress.get(cacheKey);
         if (!shared) {

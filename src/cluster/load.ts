@@ -3,7 +3,7 @@
 // the EndpointSlice controller) and collects every finding. Model checks for `clusterdns check`
 // are in check.ts.
 
-import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, Pod, ServiceImport, SourceRef } from './model.js';
+import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, ServiceImport, SourceRef } from './model.js';
 import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
 import { generateEndpointSlices, PodIndex } from './endpoints.js';
 import { assignPodIPs, parsePodCidrs } from './podips.js';
@@ -11,13 +11,13 @@ import type { WorkloadDraft, WorkloadKind } from './workloads.js';
 import { deriveWorkloadPods, toWorkload } from './workloads.js';
 import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
 import { mirrorEndpoints } from './mirror.js';
-import type { EndpointsDraft, ServiceDraft } from './objects.js';
+import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
 import { familyOf, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
-import { Checker, isObj } from './validate.js';
+import { Checker, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './nodeports.js';
-import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile } from './yaml-docs.js';
+import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile, type RawObject } from './yaml-docs.js';
 
 export { ManifestError } from './model.js';
 
@@ -80,6 +80,162 @@ function readNode(o: Record<string, unknown>, name: string, labels: Readonly<Rec
 const byNsName = <T extends { namespace: string; name: string }>(a: T, b: T): number =>
   a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
+/** The objects of the manifests, read and checked, before the control plane fills in the rest. */
+interface Collected {
+  declaredNamespaces: Map<string, NamespaceObject>;
+  /** Namespaces named by namespaced objects. */
+  impliedNamespaces: Set<string>;
+  serviceDrafts: ServiceDraft[];
+  endpointsDrafts: EndpointsDraft[];
+  slices: EndpointSlice[];
+  pods: Pod[];
+  imports: ServiceImport[];
+  workloads: WorkloadDraft[];
+  manifestNodes: ClusterNode[];
+  ignoredKinds: Map<string, number>;
+  objectCount: number;
+  edge: EdgeCollector;
+}
+
+/** One object's kind, apiVersion and metadata, checked; undefined when it cannot be used. */
+interface Header {
+  o: Obj;
+  kind: string;
+  apiVersion: string;
+  group: string;
+  known: boolean;
+  namespaced: boolean;
+  meta: ObjectMeta;
+  check: Checker;
+  source: SourceRef;
+}
+
+function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[]): Header | undefined {
+  const source: SourceRef = { file: raw.file, line: raw.line };
+  if (!isObj(raw.obj)) {
+    findings.push({ ...source, severity: 'error', message: 'a list item must be a mapping (an object with apiVersion, kind and metadata)' });
+    return undefined;
+  }
+  const o = raw.obj;
+  const kindRaw = o['kind'] ?? raw.listKind;
+  const apiVersionRaw = o['apiVersion'] ?? raw.listApiVersion;
+  const kind = typeof kindRaw === 'string' && kindRaw !== '' ? kindRaw : undefined;
+  let apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
+  const md = o['metadata'];
+  const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${excerpt(md['name'])}` : '';
+  const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
+  const check = new Checker(findings, source, `${kindText}${nameHint}`, raw.positions);
+  if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"', 'kind');
+  if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`, 'apiVersion');
+  if (kind === undefined || apiVersion === undefined) {
+    if (nameHint === '') check.error('metadata.name is missing; every object needs a name');
+    return undefined;
+  }
+  check.what = kindText;
+  apiVersion = normalizeApiVersion(kind, apiVersion, o, check);
+  const group = groupOf(apiVersion);
+  const known = KNOWN_KINDS[kind]?.includes(group) === true;
+  const namespaced = !CLUSTER_SCOPED.has(kind);
+  const nameRule = !known ? 'none' : kind === 'Service' ? 'dns1035' : kind === 'Namespace' ? 'dns1123label' : 'subdomain';
+  const meta = readMeta(o, check, source, opts.defaultNamespace, nameRule, namespaced);
+  if (!meta) return undefined;
+  return { o, kind, apiVersion, group, known, namespaced, meta, check, source };
+}
+
+/** Files a known kind's object where the control plane looks for it. */
+function collectKnown(c: Collected, h: Header, fam: FamilyInfo): void {
+  const { o, meta, check } = h;
+  switch (h.kind) {
+    case 'Namespace':
+      c.declaredNamespaces.set(meta.name, toNamespace(meta));
+      break;
+    case 'Service':
+      c.serviceDrafts.push(toService(o, meta, check, fam));
+      break;
+    case 'Endpoints':
+      c.endpointsDrafts.push(toEndpoints(o, meta, check));
+      break;
+    case 'EndpointSlice':
+      c.slices.push(toEndpointSlice(o, meta, check, h.apiVersion));
+      break;
+    case 'Pod':
+      c.pods.push(toPod(o, meta, check));
+      break;
+    case 'ServiceImport':
+      c.imports.push(toServiceImport(o, meta, check));
+      break;
+    case 'Node':
+      c.manifestNodes.push(readNode(o, meta.name, meta.labels, check));
+      break;
+    case 'Deployment':
+    case 'ReplicaSet':
+    case 'StatefulSet':
+    case 'DaemonSet':
+    case 'Job':
+    case 'CronJob':
+      c.workloads.push(toWorkload(o, meta, check, h.kind as WorkloadKind));
+      break;
+    default:
+      break;
+  }
+}
+
+/** Reads every object of every document: duplicates refused, edge kinds to the edge collector, unknown kinds counted. */
+function readObjects(docs: readonly { file: string; text: string }[], opts: ClusterOptions, fam: FamilyInfo, findings: Finding[]): Collected {
+  const c: Collected = {
+    declaredNamespaces: new Map(),
+    impliedNamespaces: new Set(),
+    serviceDrafts: [],
+    endpointsDrafts: [],
+    slices: [],
+    pods: [],
+    imports: [],
+    workloads: [],
+    manifestNodes: [],
+    ignoredKinds: new Map(),
+    objectCount: 0,
+    edge: new EdgeCollector(),
+  };
+  const seen = new Map<string, SourceRef>();
+  for (const doc of docs) {
+    for (const raw of parseManifestText(doc.file, doc.text, findings, opts.manifestLimits)) {
+      c.objectCount++;
+      const h = readHeader(raw, opts, findings);
+      if (!h) continue;
+      const { kind, group, meta, check } = h;
+      const key = `${group}|${kind}|${meta.namespace}|${meta.name}`;
+      const prev = seen.get(key);
+      if (prev) {
+        check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`);
+        continue;
+      }
+      seen.set(key, h.source);
+      if (h.namespaced) c.impliedNamespaces.add(meta.namespace);
+      if (c.edge.read(kind, group, h.o, meta, check)) continue;
+      if (!h.known) {
+        const label = group === '' ? kind : `${kind}.${group}`;
+        c.ignoredKinds.set(label, (c.ignoredKinds.get(label) ?? 0) + 1);
+        const groups = KNOWN_KINDS[kind];
+        if (group === '' && groups && !groups.includes('')) {
+          check.warn(`apiVersion ${excerpt(h.apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
+        }
+        continue;
+      }
+      collectKnown(c, h, fam);
+    }
+  }
+  return c;
+}
+
+/** Findings by file and line, in the order found within a line. */
+function sortFindings(findings: readonly Finding[]): Finding[] {
+  return findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => (a.f.file < b.f.file ? -1 : a.f.file > b.f.file ? 1 : a.f.line - b.f.line || a.i - b.i))
+    .map((x) => x.f);
+}
+
+/** Plays the control plane over what the manifests hold: cluster IPs, node ports, pods, endpoints, namespaces, edge statuses. */
 function build(
   docs: readonly { file: string; text: string }[],
   options: Partial<ClusterOptions> | undefined,
@@ -87,121 +243,21 @@ function build(
 ): { model: ClusterModel; findings: Finding[] } {
   const opts: ClusterOptions = { ...defaultClusterOptions, ...options };
   const cidrs = parseServiceCidrs(opts.serviceCIDRs, findings);
-  const fam = familyInfo(cidrs);
+  const c = readObjects(docs, opts, familyInfo(cidrs), findings);
+  const { serviceDrafts, endpointsDrafts, slices, pods, edge } = c;
 
-  const seen = new Map<string, SourceRef>();
-  const declaredNamespaces = new Map<string, NamespaceObject>();
-  const impliedNamespaces = new Set<string>();
-  const serviceDrafts: ServiceDraft[] = [];
-  const endpointsDrafts: EndpointsDraft[] = [];
-  const slices: EndpointSlice[] = [];
-  const pods: Pod[] = [];
-  const imports: ServiceImport[] = [];
-  const workloads: WorkloadDraft[] = [];
-  const manifestNodes: ClusterNode[] = [];
-  const ignoredKinds = new Map<string, number>();
-  let objectCount = 0;
-  const edge = new EdgeCollector();
-
-  for (const doc of docs) {
-    for (const raw of parseManifestText(doc.file, doc.text, findings, opts.manifestLimits)) {
-      objectCount++;
-      const source: SourceRef = { file: raw.file, line: raw.line };
-      if (!isObj(raw.obj)) {
-        findings.push({ ...source, severity: 'error', message: 'a list item must be a mapping (an object with apiVersion, kind and metadata)' });
-        continue;
-      }
-      const o = raw.obj;
-      const kindRaw = o['kind'] ?? raw.listKind;
-      const apiVersionRaw = o['apiVersion'] ?? raw.listApiVersion;
-      const kind = typeof kindRaw === 'string' && kindRaw !== '' ? kindRaw : undefined;
-      let apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
-      const md = o['metadata'];
-      const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${excerpt(md['name'])}` : '';
-      const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
-      const check = new Checker(findings, source, `${kindText}${nameHint}`, raw.positions);
-      if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"', 'kind');
-      if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`, 'apiVersion');
-      if (kind === undefined || apiVersion === undefined) {
-        if (nameHint === '') check.error('metadata.name is missing; every object needs a name');
-        continue;
-      }
-      check.what = kindText;
-      apiVersion = normalizeApiVersion(kind, apiVersion, o, check);
-      const group = groupOf(apiVersion);
-      const known = KNOWN_KINDS[kind]?.includes(group) === true;
-      const namespaced = !CLUSTER_SCOPED.has(kind);
-      const nameRule = !known ? 'none' : kind === 'Service' ? 'dns1035' : kind === 'Namespace' ? 'dns1123label' : 'subdomain';
-      const meta = readMeta(o, check, source, opts.defaultNamespace, nameRule, namespaced);
-      if (!meta) continue;
-
-      const key = `${group}|${kind}|${meta.namespace}|${meta.name}`;
-      const prev = seen.get(key);
-      if (prev) {
-        check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`);
-        continue;
-      }
-      seen.set(key, source);
-      if (namespaced) impliedNamespaces.add(meta.namespace);
-      if (edge.read(kind, group, o, meta, check)) continue;
-      if (!known) {
-        const label = group === '' ? kind : `${kind}.${group}`;
-        ignoredKinds.set(label, (ignoredKinds.get(label) ?? 0) + 1);
-        const groups = KNOWN_KINDS[kind];
-        if (group === '' && groups && !groups.includes('')) {
-          check.warn(`apiVersion ${excerpt(apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
-        }
-        continue;
-      }
-
-      switch (kind) {
-        case 'Namespace':
-          declaredNamespaces.set(meta.name, toNamespace(meta));
-          break;
-        case 'Service':
-          serviceDrafts.push(toService(o, meta, check, fam));
-          break;
-        case 'Endpoints':
-          endpointsDrafts.push(toEndpoints(o, meta, check));
-          break;
-        case 'EndpointSlice':
-          slices.push(toEndpointSlice(o, meta, check, apiVersion));
-          break;
-        case 'Pod':
-          pods.push(toPod(o, meta, check));
-          break;
-        case 'ServiceImport':
-          imports.push(toServiceImport(o, meta, check));
-          break;
-        case 'Node':
-          manifestNodes.push(readNode(o, meta.name, meta.labels, check));
-          break;
-        case 'Deployment':
-        case 'ReplicaSet':
-        case 'StatefulSet':
-        case 'DaemonSet':
-        case 'Job':
-        case 'CronJob':
-          workloads.push(toWorkload(o, meta, check, kind as WorkloadKind));
-          break;
-        default:
-          break;
-      }
-    }
-  }
-
-  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs, findings), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
+  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));
   const mirrored = mirrorEndpoints(endpointsDrafts, explicit, serviceKeys);
 
   // Nodes: the manifests' Node objects when there are any, else the configured (or default) nodes.
-  const nodes = (manifestNodes.length > 0 ? manifestNodes : [...(opts.nodes ?? defaultNodes)]).sort((a, b) =>
+  const nodes = (c.manifestNodes.length > 0 ? c.manifestNodes : [...(opts.nodes ?? defaultNodes)]).sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
   const nodeMap = new Map(nodes.map((n) => [n.name, n]));
-  const derived = deriveWorkloadPods(workloads, pods, nodes);
+  const derived = deriveWorkloadPods(c.workloads, pods, nodes);
   const isNotReady = notReadyMatcher(opts.notReady ?? []);
   const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
   const podCidrs = parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);
@@ -215,9 +271,9 @@ function build(
   const endpointSlices = [...slices, ...mirrored, ...generated.slices].sort(byNsName);
 
   const namespaces = new Map<string, NamespaceObject>();
-  const nsNames = [...new Set([...declaredNamespaces.keys(), ...impliedNamespaces])].sort();
+  const nsNames = [...new Set([...c.declaredNamespaces.keys(), ...c.impliedNamespaces])].sort();
   for (const n of nsNames) {
-    namespaces.set(n, declaredNamespaces.get(n) ?? { name: n, labels: { 'kubernetes.io/metadata.name': n } });
+    namespaces.set(n, c.declaredNamespaces.get(n) ?? { name: n, labels: { 'kubernetes.io/metadata.name': n } });
   }
 
   const edgeModel = edge.build(services, namespaces, opts, findings);
@@ -226,18 +282,15 @@ function build(
     services: withLoadBalancerStatus(services, edgeModel),
     endpointSlices,
     pods: finalPods,
-    serviceImports: imports.sort(byNsName),
-    objectCount,
-    ignoredKinds: new Map([...ignoredKinds.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
+    serviceImports: c.imports.sort(byNsName),
+    objectCount: c.objectCount,
+    ignoredKinds: new Map([...c.ignoredKinds.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
     nodes,
     workloads: derived.infos,
     controllerServices: generated.managed,
     edge: edgeModel,
   };
-  const sorted = findings
-    .map((f, i) => ({ f, i }))
-    .sort((a, b) => (a.f.file < b.f.file ? -1 : a.f.file > b.f.file ? 1 : a.f.line - b.f.line || a.i - b.i))
-    .map((x) => x.f);
+  const sorted = sortFindings(findings);
   if (sorted.some((f) => f.severity === 'error')) throw new ManifestError(sorted);
   return { model, findings: sorted };
 }

@@ -15,8 +15,8 @@ import type {
   ServiceType,
   SourceRef,
 } from './model.js';
-import { parseIp } from './ip.js';
-import { Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
+import { parseIp } from '../pkg/ip.js';
+import { type Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
 import { excerpt } from './yaml-docs.js';
 import type { Obj } from './validate.js';
 
@@ -170,14 +170,96 @@ function readFamilies(spec: Obj, check: Checker): Family[] {
   return out;
 }
 
+function readServiceType(spec: Obj, check: Checker): ServiceType {
+  const typeText = check.str(spec, 'type', 'spec.type');
+  if (typeText === undefined || typeText === '') return 'ClusterIP';
+  if ((SERVICE_TYPES as readonly string[]).includes(typeText)) return typeText as ServiceType;
+  check.error(`spec.type ${excerpt(typeText)} is not a Service type; use ClusterIP, NodePort, LoadBalancer or ExternalName`, 'spec.type');
+  return 'ClusterIP';
+}
+
+/** The cluster IPs as written: spec.clusterIPs, else [spec.clusterIP]; the two must agree. */
+function writtenClusterIPs(clusterIP: string | undefined, rawIPs: readonly unknown[], check: Checker): string[] {
+  const written: string[] = [];
+  rawIPs.forEach((v, i) => {
+    if (typeof v !== 'string') check.error(`spec.clusterIPs[${i}] must be a string`, `spec.clusterIPs[${i}]`);
+    else written.push(v);
+  });
+  if (written.length === 0 && clusterIP !== undefined && clusterIP !== '') written.push(clusterIP);
+  else if (written.length > 0 && clusterIP !== undefined && clusterIP !== '' && clusterIP !== written[0]) {
+    check.error(`spec.clusterIP ${excerpt(clusterIP)} must equal spec.clusterIPs[0] ${excerpt(written[0])}; make them agree or drop spec.clusterIP`, 'spec.clusterIP');
+  }
+  return written;
+}
+
+/** The valid written cluster IPs, at most one per family, with their families in order. */
+function declaredClusterIPs(written: readonly string[], fromList: boolean, check: Checker): { declaredIPs: string[]; declaredFamilies: Family[] } {
+  const declaredIPs: string[] = [];
+  const declaredFamilies: Family[] = [];
+  written.forEach((v, i) => {
+    const path = fromList ? `spec.clusterIPs[${i}]` : 'spec.clusterIP';
+    if (v === 'None') {
+      check.error(`${path} "None" is only allowed as the first and only cluster IP (headless Service)`, path);
+      return;
+    }
+    const ip = check.ip(v, path, 'write an IPv4 or IPv6 address, "None" for a headless Service, or omit it to have one allocated');
+    if (ip === undefined) return;
+    const f = familyOf(ip)!;
+    if (declaredFamilies.includes(f)) {
+      check.error(`${path} ${excerpt(v)}: spec.clusterIPs may hold at most one address per IP family`, path);
+      return;
+    }
+    declaredIPs.push(ip);
+    declaredFamilies.push(f);
+  });
+  return { declaredIPs, declaredFamilies };
+}
+
+/** The Service's IP families from its policy, declared IPs, spec.ipFamilies and the configured CIDRs. */
+function serviceFamilies(
+  policyText: string | undefined,
+  declaredIPs: readonly string[],
+  declaredFamilies: readonly Family[],
+  writtenFamilies: readonly Family[],
+  fam: FamilyInfo,
+  check: Checker,
+): Family[] {
+  let policy = policyText;
+  if (policy === undefined || !['SingleStack', 'PreferDualStack', 'RequireDualStack'].includes(policy)) {
+    policy = 'SingleStack';
+    if (policyText === undefined && (declaredFamilies.length > 1 || writtenFamilies.length > 1)) {
+      check.warn('two IP families but no spec.ipFamilyPolicy; treated as PreferDualStack (set spec.ipFamilyPolicy: PreferDualStack or RequireDualStack)', 'spec');
+      policy = 'PreferDualStack';
+    }
+  }
+  const primary = declaredFamilies[0] ?? writtenFamilies[0] ?? fam.primary;
+  declaredFamilies.forEach((f, i) => {
+    const w = writtenFamilies[i];
+    if (w !== undefined && w !== f) {
+      check.error(`spec.clusterIPs[${i}] "${declaredIPs[i]}" is ${f} but spec.ipFamilies[${i}] is ${w}; list them in the same order`, `spec.ipFamilies[${i}]`);
+    }
+  });
+  const families: Family[] = [primary];
+  if (policy === 'SingleStack') {
+    if (declaredIPs.length > 1) {
+      check.error('ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack', 'spec.clusterIPs');
+    }
+  } else {
+    const second = declaredFamilies[1] ?? writtenFamilies[1] ?? otherFamily(primary);
+    if (declaredFamilies.includes(second) || fam.available.has(second)) families.push(second);
+    else if (policy === 'RequireDualStack') {
+      check.error(
+        `ipFamilyPolicy RequireDualStack needs an ${second} cluster IP, but no ${second} service CIDR is configured; add one or use PreferDualStack`,
+        'spec.ipFamilyPolicy',
+      );
+    }
+  }
+  return families;
+}
+
 export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyInfo): ServiceDraft {
   const spec = check.obj(o, 'spec', 'spec');
-  const typeText = check.str(spec, 'type', 'spec.type');
-  let type: ServiceType = 'ClusterIP';
-  if (typeText !== undefined && typeText !== '') {
-    if ((SERVICE_TYPES as readonly string[]).includes(typeText)) type = typeText as ServiceType;
-    else check.error(`spec.type ${excerpt(typeText)} is not a Service type; use ClusterIP, NodePort, LoadBalancer or ExternalName`, 'spec.type');
-  }
+  const type = readServiceType(spec, check);
   const ports = readServicePorts(spec, check);
   const selectorPresent = isObj(spec['selector']);
   const selector = check.stringMap(spec, 'selector', 'spec.selector');
@@ -215,16 +297,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
     return { ...base, headless: false, ...(externalName ? { externalName } : {}), declaredIPs: [], families: [] };
   }
 
-  // clusterIPs, else [clusterIP]
-  const written: string[] = [];
-  rawIPs.forEach((v, i) => {
-    if (typeof v !== 'string') check.error(`spec.clusterIPs[${i}] must be a string`, `spec.clusterIPs[${i}]`);
-    else written.push(v);
-  });
-  if (written.length === 0 && clusterIP !== undefined && clusterIP !== '') written.push(clusterIP);
-  else if (written.length > 0 && clusterIP !== undefined && clusterIP !== '' && clusterIP !== written[0]) {
-    check.error(`spec.clusterIP ${excerpt(clusterIP)} must equal spec.clusterIPs[0] ${excerpt(written[0])}; make them agree or drop spec.clusterIP`, 'spec.clusterIP');
-  }
+  const written = writtenClusterIPs(clusterIP, rawIPs, check);
 
   if (written[0] === 'None') {
     if (written.length > 1) check.error('a headless Service must have spec.clusterIPs ["None"] only', 'spec.clusterIPs');
@@ -236,55 +309,8 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
     return { ...base, headless: true, declaredIPs: [], families };
   }
 
-  const declaredIPs: string[] = [];
-  const declaredFamilies: Family[] = [];
-  written.forEach((v, i) => {
-    const path = rawIPs.length > 0 ? `spec.clusterIPs[${i}]` : 'spec.clusterIP';
-    if (v === 'None') {
-      check.error(`${path} "None" is only allowed as the first and only cluster IP (headless Service)`, path);
-      return;
-    }
-    const ip = check.ip(v, path, 'write an IPv4 or IPv6 address, "None" for a headless Service, or omit it to have one allocated');
-    if (ip === undefined) return;
-    const f = familyOf(ip)!;
-    if (declaredFamilies.includes(f)) {
-      check.error(`${path} ${excerpt(v)}: spec.clusterIPs may hold at most one address per IP family`, path);
-      return;
-    }
-    declaredIPs.push(ip);
-    declaredFamilies.push(f);
-  });
-
-  let policy = policyText;
-  if (policy === undefined || !['SingleStack', 'PreferDualStack', 'RequireDualStack'].includes(policy)) {
-    policy = 'SingleStack';
-    if (policyText === undefined && (declaredFamilies.length > 1 || writtenFamilies.length > 1)) {
-      check.warn('two IP families but no spec.ipFamilyPolicy; treated as PreferDualStack (set spec.ipFamilyPolicy: PreferDualStack or RequireDualStack)', 'spec');
-      policy = 'PreferDualStack';
-    }
-  }
-  const primary = declaredFamilies[0] ?? writtenFamilies[0] ?? fam.primary;
-  declaredFamilies.forEach((f, i) => {
-    const w = writtenFamilies[i];
-    if (w !== undefined && w !== f) {
-      check.error(`spec.clusterIPs[${i}] "${declaredIPs[i]}" is ${f} but spec.ipFamilies[${i}] is ${w}; list them in the same order`, `spec.ipFamilies[${i}]`);
-    }
-  });
-  const families: Family[] = [primary];
-  if (policy === 'SingleStack') {
-    if (declaredIPs.length > 1) {
-      check.error('ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack', 'spec.clusterIPs');
-    }
-  } else {
-    const second = declaredFamilies[1] ?? writtenFamilies[1] ?? otherFamily(primary);
-    if (declaredFamilies.includes(second) || fam.available.has(second)) families.push(second);
-    else if (policy === 'RequireDualStack') {
-      check.error(
-        `ipFamilyPolicy RequireDualStack needs an ${second} cluster IP, but no ${second} service CIDR is configured; add one or use PreferDualStack`,
-        'spec.ipFamilyPolicy',
-      );
-    }
-  }
+  const { declaredIPs, declaredFamilies } = declaredClusterIPs(written, rawIPs.length > 0, check);
+  const families = serviceFamilies(policyText, declaredIPs, declaredFamilies, writtenFamilies, fam, check);
   return { ...base, headless: false, declaredIPs, families };
 }
 

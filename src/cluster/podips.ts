@@ -9,8 +9,8 @@
 
 import { hash } from 'node:crypto';
 import type { ClusterNode, Finding, Pod } from './model.js';
-import type { Cidr } from './ip.js';
-import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from './ip.js';
+import type { Cidr } from '../pkg/ip.js';
+import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
 import { familyOf } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';
 

@@ -29,7 +29,7 @@ export function matchesMap(selector: Labels, labels: Labels): boolean {
 export function matchesSelector(sel: LabelSelector, labels: Labels): boolean {
   if (!matchesMap(sel.matchLabels, labels)) return false;
   for (const r of sel.matchExpressions) {
-    const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+    const has = Object.hasOwn(labels, r.key);
     const v = labels[r.key];
     switch (r.operator) {
       case 'In':
@@ -68,7 +68,7 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
     const k = check.str(e, 'key', `${ep}.key`);
     const op = check.str(e, 'operator', `${ep}.operator`);
     const values: string[] = [];
-    check.arr(e, 'values', `${ep}.values`).forEach((x) => values.push(String(x)));
+    for (const x of check.arr(e, 'values', `${ep}.values`)) values.push(String(x));
     if (k === undefined || k === '') {
       check.error(`${ep}.key is missing`, ep);
       return;

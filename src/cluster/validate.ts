@@ -1,7 +1,7 @@
 // Small typed readers for untyped manifest values that record findings instead of throwing.
 
 import type { Finding, SourceRef } from './model.js';
-import { canonicalIp } from './ip.js';
+import { canonicalIp } from '../pkg/ip.js';
 import { excerpt, type Positions } from './yaml-docs.js';
 
 export type Obj = Record<string, unknown>;

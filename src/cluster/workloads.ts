@@ -33,7 +33,6 @@ import type { Checker, Obj } from './validate.js';
 import { isDns1123Label, isObj } from './validate.js';
 
 export type WorkloadKind = WorkloadInfo['kind'];
-export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
 
 /** k8s.io/apimachinery/pkg/util/rand alphabet: no vowels, no 0/1/3 (no words, no look-alikes). */
 export const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -254,6 +253,197 @@ export function nodeLabels(n: ClusterNode): Record<string, string> {
 const KIND_ORDER: Record<WorkloadKind, number> = { Deployment: 0, ReplicaSet: 1, StatefulSet: 2, DaemonSet: 3, Job: 4, CronJob: 5 };
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The manifests' pods and ReplicaSets by owner, for telling which workloads already have pods. */
+interface OwnerIndex {
+  /** "ns/kind/name" of the owner -> the manifest pods it owns. */
+  podsByOwner: Map<string, Pod[]>;
+  /** "ns/name" of every ReplicaSet in the manifests. */
+  rsNames: Set<string>;
+  /** "ns/deploy" -> ReplicaSets it owns. */
+  rsByDeployment: Map<string, WorkloadDraft[]>;
+  /** Pods owned by a ReplicaSet `<deploy>-<hash>` that is not in the manifests: "ns/deploy" -> [rs, pods]. */
+  orphanRS: Map<string, { rs: string; pods: Pod[] }[]>;
+}
+
+function pushTo<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
+}
+
+function indexOwners(workloads: readonly WorkloadDraft[], manifestPods: readonly Pod[]): OwnerIndex {
+  const podsByOwner = new Map<string, Pod[]>();
+  for (const p of manifestPods) if (p.owner) pushTo(podsByOwner, `${p.namespace}/${p.owner.kind}/${p.owner.name}`, p);
+  const rsNames = new Set<string>();
+  const rsByDeployment = new Map<string, WorkloadDraft[]>();
+  for (const w of workloads) {
+    if (w.kind !== 'ReplicaSet') continue;
+    rsNames.add(`${w.meta.namespace}/${w.meta.name}`);
+    if (w.owner?.kind === 'Deployment') pushTo(rsByDeployment, `${w.meta.namespace}/${w.owner.name}`, w);
+  }
+  const hashRe = new RegExp(`-[${SAFE_ALPHABET}]{1,10}$`);
+  const orphanRS = new Map<string, { rs: string; pods: Pod[] }[]>();
+  for (const [k, pods] of podsByOwner) {
+    const [ns, kind, ...rest] = k.split('/');
+    const rs = rest.join('/');
+    if (kind !== 'ReplicaSet' || rsNames.has(`${ns}/${rs}`) || !hashRe.test(rs)) continue;
+    pushTo(orphanRS, `${ns}/${rs.replace(hashRe, '')}`, { rs, pods });
+  }
+  return { podsByOwner, rsNames, rsByDeployment, orphanRS };
+}
+
+/** Whether the manifests already hold the workload's pods, and a Deployment's ReplicaSet. */
+function manifestOwnership(w: WorkloadDraft, idx: OwnerIndex): { hasManifestPods: boolean; replicaSet?: string } {
+  const selects = (labels: Record<string, string>): boolean => !w.selector || matchesSelector(w.selector, labels);
+  if (w.kind === 'CronJob') return { hasManifestPods: false };
+  if (w.kind !== 'Deployment') {
+    return { hasManifestPods: (idx.podsByOwner.get(`${w.meta.namespace}/${w.kind}/${w.meta.name}`) ?? []).some((p) => selects(p.labels)) };
+  }
+  const key = `${w.meta.namespace}/${w.meta.name}`;
+  const rs = (idx.rsByDeployment.get(key) ?? []).filter((r) => !r.template || selects(r.template.labels)).sort((a, b) => cmp(a.meta.name, b.meta.name));
+  const active = rs.find((r) => r.replicas > 0) ?? rs[0];
+  if (active) return { hasManifestPods: true, replicaSet: active.meta.name };
+  const owner = (idx.orphanRS.get(key) ?? []).filter((x) => x.pods.some((p) => selects(p.labels))).sort((a, b) => cmp(a.rs, b.rs))[0];
+  return owner ? { hasManifestPods: true, replicaSet: owner.rs } : { hasManifestPods: false };
+}
+
+/** What every controller needs to create a workload's pods. */
+interface PodFactory {
+  readonly w: WorkloadDraft;
+  readonly tpl: PodTemplate;
+  /** Nodes the template's nodeSelector allows. */
+  readonly candidates: readonly ClusterNode[];
+  /** "ns/name" of every pod name in use. */
+  readonly taken: Set<string>;
+  make(name: string, extraLabels: Record<string, string>, owner: { kind: string; name: string }, node: string | undefined, identity?: { hostname: string; subdomain?: string }): Pod;
+  /** A generateName-style pod name that is free in the namespace. */
+  freeName(prefix: string, seed: string): string;
+}
+
+function podFactory(w: WorkloadDraft, tpl: PodTemplate, candidates: readonly ClusterNode[], taken: Set<string>): PodFactory {
+  const ns = w.meta.namespace;
+  const notReady = tpl.annotations[READY_ANNOTATION] === 'false' || w.meta.annotations[READY_ANNOTATION] === 'false';
+  return {
+    w,
+    tpl,
+    candidates,
+    taken,
+    make(name, extraLabels, owner, node, identity) {
+      const nodeName = node ?? tpl.nodeName ?? (candidates.length > 0 ? candidates[hash32(`${ns}/${name}`) % candidates.length]!.name : undefined);
+      const hostname = identity ? identity.hostname : tpl.hostname;
+      const subdomain = identity ? identity.subdomain : tpl.subdomain;
+      return {
+        name,
+        namespace: ns,
+        labels: { ...tpl.labels, ...extraLabels },
+        annotations: tpl.annotations,
+        source: w.meta.source,
+        podIPs: [],
+        // Unschedulable (no node matches its nodeSelector): Pending, without an IP.
+        phase: nodeName === undefined ? 'Pending' : 'Running',
+        deleting: false,
+        ...(hostname ? { hostname } : {}),
+        ...(subdomain ? { subdomain } : {}),
+        ...(nodeName !== undefined ? { nodeName } : {}),
+        hostNetwork: tpl.hostNetwork,
+        ready: !notReady && nodeName !== undefined,
+        containerPorts: tpl.containerPorts,
+        owner,
+        derived: true,
+        ...tpl.dns,
+      };
+    },
+    freeName(prefix, seed) {
+      for (let attempt = 0; ; attempt++) {
+        const name = generatedName(prefix, attempt === 0 ? seed : `${seed}#${attempt}`);
+        if (!taken.has(`${ns}/${name}`)) {
+          taken.add(`${ns}/${name}`);
+          return name;
+        }
+      }
+    },
+  };
+}
+
+/** The Deployment controller: a ReplicaSet `<name>-<template hash>` and its pods. */
+function deploymentPods(f: PodFactory, rsNames: ReadonlySet<string>): { pods: Pod[]; replicaSet: string } {
+  const { w, tpl } = f;
+  const ns = w.meta.namespace;
+  // A ReplicaSet of the same name that this Deployment does not own: bump the collision count.
+  let hash = computeTemplateHash(tpl.raw);
+  for (let c = 1; rsNames.has(`${ns}/${w.meta.name}-${hash}`) && c < 100; c++) hash = computeTemplateHash(tpl.raw, c);
+  const replicaSet = `${w.meta.name}-${hash}`;
+  const pods: Pod[] = [];
+  for (let i = 0; i < w.replicas; i++) {
+    const name = f.freeName(`${replicaSet}-`, `${ns}/${replicaSet}/${i}`);
+    pods.push(f.make(name, { 'pod-template-hash': hash }, { kind: 'ReplicaSet', name: replicaSet }, undefined));
+  }
+  return { pods, replicaSet };
+}
+
+/** The ReplicaSet controller: `replicas` pods named `<name>-<random>`. */
+function replicaSetPods(f: PodFactory): Pod[] {
+  const { w } = f;
+  const pods: Pod[] = [];
+  for (let i = 0; i < w.replicas; i++) {
+    const name = f.freeName(`${w.meta.name}-`, `${w.meta.namespace}/${w.meta.name}/${i}`);
+    pods.push(f.make(name, {}, { kind: 'ReplicaSet', name: w.meta.name }, undefined));
+  }
+  return pods;
+}
+
+/** The StatefulSet controller: ordinal pods with a stable hostname under the governing Service. */
+function statefulSetPods(f: PodFactory): Pod[] {
+  const { w, taken } = f;
+  const ns = w.meta.namespace;
+  const pods: Pod[] = [];
+  for (let i = 0; i < w.replicas; i++) {
+    const ordinal = w.ordinalStart + i;
+    const name = `${w.meta.name}-${ordinal}`;
+    if (taken.has(`${ns}/${name}`)) {
+      w.check.warn(`pod "${ns}/${name}" already exists in the manifests without belonging to this StatefulSet, so that ordinal is not created; rename one of them`);
+      continue;
+    }
+    taken.add(`${ns}/${name}`);
+    const extra = { 'statefulset.kubernetes.io/pod-name': name, 'apps.kubernetes.io/pod-index': String(ordinal) };
+    pods.push(f.make(name, extra, { kind: 'StatefulSet', name: w.meta.name }, undefined, { hostname: name, ...(w.serviceName ? { subdomain: w.serviceName } : {}) }));
+  }
+  return pods;
+}
+
+/** The DaemonSet controller: one pod per matching node (or on the template's nodeName). */
+function daemonSetPods(f: PodFactory): Pod[] {
+  const { w, tpl, candidates } = f;
+  const ns = w.meta.namespace;
+  const owner = { kind: 'DaemonSet', name: w.meta.name };
+  if (tpl.nodeName !== undefined) {
+    return [f.make(f.freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${tpl.nodeName}`), { 'pod-template-generation': '1' }, owner, tpl.nodeName)];
+  }
+  if (candidates.length === 0) {
+    w.check.warn('no node matches spec.template.spec.nodeSelector, so the DaemonSet runs no pods; fix the nodeSelector or the configured nodes');
+  }
+  return candidates.map((n) => f.make(f.freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${n.name}`), { 'pod-template-generation': '1' }, owner, n.name));
+}
+
+/** The Job controller: `completions` pods; Indexed Jobs get an index label and hostname. */
+function jobPods(f: PodFactory): Pod[] {
+  const { w, tpl } = f;
+  const ns = w.meta.namespace;
+  const owner = { kind: 'Job', name: w.meta.name };
+  const jobLabels = { 'batch.kubernetes.io/job-name': w.meta.name, 'job-name': w.meta.name };
+  const pods: Pod[] = [];
+  for (let i = 0; i < w.replicas; i++) {
+    if (w.indexed) {
+      const name = f.freeName(`${w.meta.name}-${i}-`, `${ns}/${w.meta.name}/${i}`);
+      const identity = { hostname: `${w.meta.name}-${i}`, ...(tpl.subdomain ? { subdomain: tpl.subdomain } : {}) };
+      pods.push(f.make(name, { ...jobLabels, 'batch.kubernetes.io/job-completion-index': String(i) }, owner, undefined, identity));
+    } else {
+      pods.push(f.make(f.freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${i}`), jobLabels, owner, undefined));
+    }
+  }
+  return pods;
+}
+
 /**
  * Derives the pods of the workloads. `manifestPods` are the pods written in the manifests (their
  * names are taken first); `nodes` are sorted by name by the caller.
@@ -264,179 +454,38 @@ export function deriveWorkloadPods(
   nodes: readonly ClusterNode[],
 ): { pods: Pod[]; infos: WorkloadInfo[] } {
   const taken = new Set(manifestPods.map((p) => `${p.namespace}/${p.name}`));
-  const podsByOwner = new Map<string, Pod[]>();
-  for (const p of manifestPods) {
-    if (!p.owner) continue;
-    const k = `${p.namespace}/${p.owner.kind}/${p.owner.name}`;
-    const l = podsByOwner.get(k);
-    if (l) l.push(p);
-    else podsByOwner.set(k, [p]);
-  }
-  const rsNames = new Set<string>();
-  const rsByDeployment = new Map<string, WorkloadDraft[]>(); // "ns/deploy" -> ReplicaSets it owns
-  for (const w of workloads) {
-    if (w.kind !== 'ReplicaSet') continue;
-    rsNames.add(`${w.meta.namespace}/${w.meta.name}`);
-    if (w.owner?.kind !== 'Deployment') continue;
-    const k = `${w.meta.namespace}/${w.owner.name}`;
-    const l = rsByDeployment.get(k);
-    if (l) l.push(w);
-    else rsByDeployment.set(k, [w]);
-  }
-  // Pods owned by a ReplicaSet `<deploy>-<hash>` that is not in the manifests: "ns/deploy" -> [rs, pods].
-  const hashRe = new RegExp(`-[${SAFE_ALPHABET}]{1,10}$`);
-  const orphanRS = new Map<string, { rs: string; pods: Pod[] }[]>();
-  for (const [k, pods] of podsByOwner) {
-    const [ns, kind, ...rest] = k.split('/');
-    const rs = rest.join('/');
-    if (kind !== 'ReplicaSet' || rsNames.has(`${ns}/${rs}`) || !hashRe.test(rs)) continue;
-    const dk = `${ns}/${rs.replace(hashRe, '')}`;
-    const l = orphanRS.get(dk);
-    if (l) l.push({ rs, pods });
-    else orphanRS.set(dk, [{ rs, pods }]);
-  }
+  const idx = indexOwners(workloads, manifestPods);
   const labelledNodes = nodes.map((n) => ({ node: n, labels: nodeLabels(n) }));
-
-  const ownedPods = (w: WorkloadDraft, kind: string, name: string): Pod[] =>
-    (podsByOwner.get(`${w.meta.namespace}/${kind}/${name}`) ?? []).filter((p) => !w.selector || matchesSelector(w.selector, p.labels));
-
   const sorted = [...workloads].sort(
     (a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind],
   );
   const out: Pod[] = [];
   const infos: WorkloadInfo[] = [];
-
   for (const w of sorted) {
-    const ns = w.meta.namespace;
-    let hasManifestPods = false;
-    let replicaSet: string | undefined;
-    if (w.kind === 'Deployment') {
-      const key = `${ns}/${w.meta.name}`;
-      const rs = (rsByDeployment.get(key) ?? [])
-        .filter((r) => !w.selector || !r.template || matchesSelector(w.selector, r.template.labels))
-        .sort((a, b) => cmp(a.meta.name, b.meta.name));
-      const active = rs.find((r) => r.replicas > 0) ?? rs[0];
-      if (active) {
-        hasManifestPods = true;
-        replicaSet = active.meta.name;
-      } else {
-        const owners = (orphanRS.get(key) ?? [])
-          .filter((x) => x.pods.some((p) => !w.selector || matchesSelector(w.selector, p.labels)))
-          .sort((a, b) => cmp(a.rs, b.rs));
-        if (owners[0]) {
-          hasManifestPods = true;
-          replicaSet = owners[0].rs;
-        }
-      }
-    } else if (w.kind !== 'CronJob') {
-      hasManifestPods = ownedPods(w, w.kind, w.meta.name).length > 0;
-    }
-
-    const derived: Pod[] = [];
+    const { hasManifestPods, replicaSet: manifestReplicaSet } = manifestOwnership(w, idx);
+    let replicaSet = manifestReplicaSet;
+    let derived: Pod[] = [];
     const tpl = w.template;
     if (!hasManifestPods && w.runnable && tpl) {
-      const notReady = tpl.annotations[READY_ANNOTATION] === 'false' || w.meta.annotations[READY_ANNOTATION] === 'false';
       const candidates = labelledNodes.filter((n) => matchesMap(tpl.nodeSelector, n.labels)).map((n) => n.node);
-      const make = (name: string, extraLabels: Record<string, string>, owner: { kind: string; name: string }, node: string | undefined, identity?: { hostname: string; subdomain?: string }): Pod => {
-        const nodeName = node ?? tpl.nodeName ?? (candidates.length > 0 ? candidates[hash32(`${ns}/${name}`) % candidates.length]!.name : undefined);
-        const hostname = identity ? identity.hostname : tpl.hostname;
-        const subdomain = identity ? identity.subdomain : tpl.subdomain;
-        return {
-          name,
-          namespace: ns,
-          labels: { ...tpl.labels, ...extraLabels },
-          annotations: tpl.annotations,
-          source: w.meta.source,
-          podIPs: [],
-          // Unschedulable (no node matches its nodeSelector): Pending, without an IP.
-          phase: nodeName === undefined ? 'Pending' : 'Running',
-          deleting: false,
-          ...(hostname ? { hostname } : {}),
-          ...(subdomain ? { subdomain } : {}),
-          ...(nodeName !== undefined ? { nodeName } : {}),
-          hostNetwork: tpl.hostNetwork,
-          ready: !notReady && nodeName !== undefined,
-          containerPorts: tpl.containerPorts,
-          owner,
-          derived: true,
-          ...tpl.dns,
-        };
-      };
-      /** A generateName-style pod name that is free in the namespace. */
-      const freeName = (prefix: string, seed: string): string => {
-        for (let attempt = 0; ; attempt++) {
-          const name = generatedName(prefix, attempt === 0 ? seed : `${seed}#${attempt}`);
-          if (!taken.has(`${ns}/${name}`)) {
-            taken.add(`${ns}/${name}`);
-            return name;
-          }
-        }
-      };
-
+      const f = podFactory(w, tpl, candidates, taken);
       switch (w.kind) {
-        case 'Deployment': {
-          // A ReplicaSet of the same name that this Deployment does not own: bump the collision count.
-          let hash = computeTemplateHash(tpl.raw);
-          for (let c = 1; rsNames.has(`${ns}/${w.meta.name}-${hash}`) && c < 100; c++) hash = computeTemplateHash(tpl.raw, c);
-          replicaSet = `${w.meta.name}-${hash}`;
-          for (let i = 0; i < w.replicas; i++) {
-            const name = freeName(`${replicaSet}-`, `${ns}/${replicaSet}/${i}`);
-            derived.push(make(name, { 'pod-template-hash': hash }, { kind: 'ReplicaSet', name: replicaSet }, undefined));
-          }
+        case 'Deployment':
+          ({ pods: derived, replicaSet } = deploymentPods(f, idx.rsNames));
           break;
-        }
         case 'ReplicaSet':
-          for (let i = 0; i < w.replicas; i++) {
-            const name = freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${i}`);
-            derived.push(make(name, {}, { kind: 'ReplicaSet', name: w.meta.name }, undefined));
-          }
+          derived = replicaSetPods(f);
           break;
-        case 'StatefulSet': {
-          for (let i = 0; i < w.replicas; i++) {
-            const ordinal = w.ordinalStart + i;
-            const name = `${w.meta.name}-${ordinal}`;
-            if (taken.has(`${ns}/${name}`)) {
-              w.check.warn(`pod "${ns}/${name}" already exists in the manifests without belonging to this StatefulSet, so that ordinal is not created; rename one of them`);
-              continue;
-            }
-            taken.add(`${ns}/${name}`);
-            const extra = { 'statefulset.kubernetes.io/pod-name': name, 'apps.kubernetes.io/pod-index': String(ordinal) };
-            derived.push(make(name, extra, { kind: 'StatefulSet', name: w.meta.name }, undefined, { hostname: name, ...(w.serviceName ? { subdomain: w.serviceName } : {}) }));
-          }
+        case 'StatefulSet':
+          derived = statefulSetPods(f);
           break;
-        }
         case 'DaemonSet':
-          if (tpl.nodeName !== undefined) {
-            const name = freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${tpl.nodeName}`);
-            derived.push(make(name, { 'pod-template-generation': '1' }, { kind: 'DaemonSet', name: w.meta.name }, tpl.nodeName));
-            break;
-          }
-          if (candidates.length === 0) {
-            w.check.warn('no node matches spec.template.spec.nodeSelector, so the DaemonSet runs no pods; fix the nodeSelector or the configured nodes');
-          }
-          for (const n of candidates) {
-            const name = freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${n.name}`);
-            derived.push(make(name, { 'pod-template-generation': '1' }, { kind: 'DaemonSet', name: w.meta.name }, n.name));
-          }
+          derived = daemonSetPods(f);
           break;
         case 'Job':
-          for (let i = 0; i < w.replicas; i++) {
-            const jobLabels = { 'batch.kubernetes.io/job-name': w.meta.name, 'job-name': w.meta.name };
-            if (w.indexed) {
-              const name = freeName(`${w.meta.name}-${i}-`, `${ns}/${w.meta.name}/${i}`);
-              derived.push(
-                make(name, { ...jobLabels, 'batch.kubernetes.io/job-completion-index': String(i) }, { kind: 'Job', name: w.meta.name }, undefined, {
-                  hostname: `${w.meta.name}-${i}`,
-                  ...(tpl.subdomain ? { subdomain: tpl.subdomain } : {}),
-                }),
-              );
-            } else {
-              const name = freeName(`${w.meta.name}-`, `${ns}/${w.meta.name}/${i}`);
-              derived.push(make(name, jobLabels, { kind: 'Job', name: w.meta.name }, undefined));
-            }
-          }
+          derived = jobPods(f);
           break;
-        default:
+        case 'CronJob':
           break;
       }
       if (w.kind !== 'DaemonSet' && candidates.length === 0 && tpl.nodeName === undefined && derived.length > 0) {
@@ -447,7 +496,7 @@ export function deriveWorkloadPods(
     infos.push({
       kind: w.kind,
       name: w.meta.name,
-      namespace: ns,
+      namespace: w.meta.namespace,
       source: w.meta.source,
       derivedPods: derived.map((p) => p.name),
       ...(replicaSet !== undefined ? { replicaSet } : {}),

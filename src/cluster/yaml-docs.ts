@@ -462,7 +462,9 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
   const order = offsets.map((o, i) => [o, i] as const).sort((a, b) => a[0] - b[0]);
   const sortedLines = linesOf(text, order.map((x) => x[0]));
   const lineOf: number[] = [];
-  order.forEach(([, i], k) => (lineOf[i] = sortedLines[k]!));
+  order.forEach(([, i], k) => {
+    lineOf[i] = sortedLines[k]!;
+  });
   const rootLine = lineOf[0]!;
   const nd = scan.duplicates.length;
   scan.duplicates.forEach((d, k) => {

@@ -2,6 +2,7 @@
 // question, the OPT record) and validates the rest strictly, so malformed packets get the
 // RCODE protocol.md prescribes without ever building dns-packet's object graph on the hot path.
 import typesTable from 'dns-packet/types.js';
+import { escapeLabel } from '../pkg/names.js';
 import classesTable from 'dns-packet/classes.js';
 
 export const HEADER_SIZE = 12;
@@ -81,29 +82,8 @@ function readQuestionName(buf: Buffer, start: number): { name: string; end: numb
     return { name: nameScratch.toString('latin1', 0, w), end: offset };
   }
   const labels: string[] = [];
-  for (let at = start; buf[at] !== 0; at += 1 + buf[at]!) labels.push(escapeLabel(buf, at + 1, buf[at]!));
+  for (let at = start; buf[at] !== 0; at += 1 + buf[at]!) labels.push(escapeLabel(buf, at + 1, at + 1 + buf[at]!));
   return { name: labels.join('.') + '.', end: offset };
-}
-
-/** Presentation form of a label: dots, backslashes and non-printable bytes escaped (RFC 4343). */
-function escapeLabel(buf: Buffer, start: number, len: number): string {
-  let plain = true;
-  for (let i = start; i < start + len; i++) {
-    const c = buf[i]!;
-    if (c <= 0x20 || c >= 0x7f || c === 0x2e || c === 0x5c) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return buf.toString('latin1', start, start + len);
-  let out = '';
-  for (let i = start; i < start + len; i++) {
-    const c = buf[i]!;
-    if (c === 0x2e || c === 0x5c) out += '\\' + String.fromCharCode(c);
-    else if (c <= 0x20 || c >= 0x7f) out += '\\' + String(c).padStart(3, '0');
-    else out += String.fromCharCode(c);
-  }
-  return out;
 }
 
 /** Skips a possibly compressed name in a record section, validating pointers. */

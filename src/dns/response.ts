@@ -2,7 +2,7 @@
 // clear, OPT only when the query had one (our payload size 1232, DO copied).
 import type { Packet } from 'dns-packet';
 import { encodePacket } from './encode.js';
-import type { DnsResponse } from '../chain/plugin.js';
+import type { DnsResponse } from './records.js';
 import type { ParsedQuery } from './query.js';
 import { className, typeName } from './query.js';
 import type { Rr } from './records.js';

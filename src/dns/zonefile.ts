@@ -4,7 +4,8 @@
 // comments, quoted strings, `\X` and `\DDD` escapes, TTL and class in either order, BIND's TTL
 // units (`1h30m`, `2W`). Records come out in dns-packet's shapes with names in clusterdns's
 // presentation form: fully qualified, owner and most RDATA names lowercased (as CoreDNS's
-// zone.Insert does), special bytes escaped exactly as src/dns/query.ts writes question names.
+// zone.Insert does), special bytes escaped by the label escaper question names use too
+// (pkg/names.ts).
 //
 // Every error is a ZoneFileError naming the file (the included file for included lines), the
 // line and the reason. Nothing is guessed: an unknown type or class, a bad address, a label
@@ -12,7 +13,8 @@
 import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Rr } from './records.js';
-import { canonicalIp, isIPv4, isIPv6 } from '../cluster/ip.js';
+import { canonicalIp, isIPv4, isIPv6 } from '../pkg/ip.js';
+import { escapeLabel } from '../pkg/names.js';
 
 export class ZoneFileError extends Error {
   constructor(
@@ -182,7 +184,7 @@ function lex(text: string, file: string): Entry[] {
 // ---- names and strings -------------------------------------------------------------------------
 
 /** Bytes of a character-string or label text with `\X` and `\DDD` escapes resolved. */
-function unescape(raw: string, fail: (reason: string) => never): number[] {
+function unescapeText(raw: string, fail: (reason: string) => never): number[] {
   const out: number[] = [];
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
@@ -213,17 +215,6 @@ function unescape(raw: string, fail: (reason: string) => never): number[] {
   return out;
 }
 
-/** Presentation form of one label, the same escaping src/dns/query.ts gives question names. */
-export function escapeLabel(bytes: readonly number[]): string {
-  let out = '';
-  for (const c of bytes) {
-    if (c === 0x2e || c === 0x5c) out += '\\' + String.fromCharCode(c);
-    else if (c <= 0x20 || c >= 0x7f) out += '\\' + String(c).padStart(3, '0');
-    else out += String.fromCharCode(c);
-  }
-  return out;
-}
-
 /** Splits presentation text into labels of bytes; `absolute` when it ends in an unescaped dot. */
 function nameLabels(raw: string, fail: (reason: string) => never): { labels: number[][]; absolute: boolean } {
   if (raw === '.') return { labels: [], absolute: true };
@@ -239,14 +230,14 @@ function nameLabels(raw: string, fail: (reason: string) => never): { labels: num
     }
     if (c === '.') {
       if (cur === '') fail(`empty label in name "${raw}"`);
-      labels.push(unescape(cur, fail));
+      labels.push(unescapeText(cur, fail));
       cur = '';
       if (i === raw.length - 1) absolute = true;
       continue;
     }
     cur += c;
   }
-  if (cur !== '') labels.push(unescape(cur, fail));
+  if (cur !== '') labels.push(unescapeText(cur, fail));
   return { labels, absolute };
 }
 
@@ -363,7 +354,7 @@ function directive(e: Entry, file: string, state: State, ctx: Ctx, chain: string
     }
     case '$INCLUDE': {
       if (args.length < 1 || args.length > 2) fail('$INCLUDE takes a file name and an optional origin');
-      const rel = Buffer.from(unescape(args[0]!.text, (r) => fail(`$INCLUDE: ${r}`))).toString('utf8');
+      const rel = Buffer.from(unescapeText(args[0]!.text, (r) => fail(`$INCLUDE: ${r}`))).toString('utf8');
       const path = isAbsolute(rel) ? rel : resolve(dirname(file), rel);
       if (chain.includes(path)) fail(`$INCLUDE cycle: ${[...chain, path].join(' -> ')}`);
       if (chain.length >= MAX_INCLUDE_DEPTH) fail(`$INCLUDE nested deeper than ${MAX_INCLUDE_DEPTH} files`);
@@ -371,7 +362,7 @@ function directive(e: Entry, file: string, state: State, ctx: Ctx, chain: string
       try {
         text = ctx.readFile(path);
       } catch (err) {
-        return fail(`$INCLUDE ${rel}: cannot read ${path}: ${(err as Error).message}`);
+        fail(`$INCLUDE ${rel}: cannot read ${path}: ${(err as Error).message}`);
       }
       const origin = args[1] ? parseDomainName(args[1].text, state.origin, (r) => fail(`$INCLUDE origin: ${r}`)) : state.origin;
       // The included file gets its own origin; the parent's origin and owner are unchanged
@@ -502,7 +493,7 @@ function parseRdata(type: string, toks: Tok[], origin: string, fail: (reason: st
     case 'TXT': {
       if (toks.length === 0) fail('expected one or more character strings');
       return toks.map((t) => {
-        const bytes = unescape(t.text, fail);
+        const bytes = unescapeText(t.text, fail);
         if (bytes.length > 255) fail(`character string of ${bytes.length} octets; the limit is 255 (split it into several "quoted" "strings")`);
         return Buffer.from(bytes);
       });
@@ -512,7 +503,7 @@ function parseRdata(type: string, toks: Tok[], origin: string, fail: (reason: st
       const flags = int(toks[0]!, 'flags', 255);
       const tag = toks[1]!.text;
       if (toks[1]!.quoted || !/^[A-Za-z0-9]+$/.test(tag) || tag.length > 255) fail(`tag "${tag}" must be letters and digits (issue, issuewild, iodef)`);
-      const value = Buffer.from(unescape(toks[2]!.text, fail)).toString('utf8');
+      const value = Buffer.from(unescapeText(toks[2]!.text, fail)).toString('utf8');
       return { flags, tag, value };
     }
     default:

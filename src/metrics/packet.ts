@@ -1,5 +1,5 @@
 // What the query observers (prometheus, log) read from the raw packets, spelled as CoreDNS
-// (miekg/dns) spells it, plus Go-style durations for the plugins' options and messages.
+// (miekg/dns) spells it.
 import typesTable from 'dns-packet/types.js';
 
 /** Types dns-packet does not name but miekg/dns does. */
@@ -24,28 +24,11 @@ export function classString(code: number): string {
   return CLASSES[code] ?? `CLASS${code}`;
 }
 
-const RCODES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE'];
-
-/** miekg/dns's RcodeToString, numbers for codes it does not name. */
-export function rcodeString(code: number): string {
-  return RCODES[code] ?? String(code);
-}
-
 /** The types CoreDNS counts by name in coredns_dns_requests_total; every other type is "other". */
 const MONITORED = new Set([1, 28, 5, 48, 43, 15, 50, 47, 2, 12, 46, 6, 33, 16, 65, 251, 252, 255]);
 
 export function typeLabel(code: number): string {
   return MONITORED.has(code) ? typeString(code) : 'other';
-}
-
-/** An IPv4 client seen through a dual-stack socket ('::ffff:10.0.0.1') as Go prints it. */
-export function plainAddress(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
-}
-
-/** CoreDNS's family label: '1' for IPv4 (mapped addresses included), '2' for IPv6. */
-export function familyOf(address: string): '1' | '2' {
-  return plainAddress(address).includes(':') ? '2' : '1';
 }
 
 /** RCODE of a reply (the header's four bits). */
@@ -75,34 +58,4 @@ export function secondsString(ns: bigint): string {
   const whole = ns / 1_000_000_000n;
   const frac = (ns % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
   return frac === '' ? whole.toString() : `${whole}.${frac}`;
-}
-
-/** Go-style durations as Corefiles write them: 500ms, 2s, 1m30s, 1h, 1.5s; undefined when not one. */
-export function parseGoDuration(text: string): number | undefined {
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
-  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000 };
-  let total = 0;
-  let consumed = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    total += Number(m[1]) * unit[m[2]!]!;
-    consumed = re.lastIndex;
-  }
-  return consumed === text.length && consumed > 0 ? total : undefined;
-}
-
-/** Milliseconds as Go's time.Duration String(): '500ms', '1s', '1.5s', '5m0s', '1h0m0s'. */
-export function goDurationString(ms: number): string {
-  if (ms === 0) return '0s';
-  if (ms < 1000) return `${Number(ms.toFixed(6))}ms`;
-  let rest = ms / 1000;
-  const h = Math.floor(rest / 3600);
-  rest -= h * 3600;
-  const m = Math.floor(rest / 60);
-  rest -= m * 60;
-  const s = `${Number(rest.toFixed(9))}s`;
-  if (h > 0) return `${h}h${m}m${s}`;
-  if (m > 0) return `${m}m${s}`;
-  return s;
 }

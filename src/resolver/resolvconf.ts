@@ -135,10 +135,10 @@ function glibcOptions(s: string, o: GlibcOpts): void {
       o.ndots = i <= RES_MAXNDOTS ? i & 15 : RES_MAXNDOTS;
     } else if (tok.startsWith('timeout:')) {
       const i = atoi(tok.slice(8));
-      o.timeout = i <= RES_MAXRETRANS ? i : RES_MAXRETRANS;
+      o.timeout = Math.min(i, RES_MAXRETRANS);
     } else if (tok.startsWith('attempts:')) {
       const i = atoi(tok.slice(9));
-      o.attempts = i <= RES_MAXRETRY ? i : RES_MAXRETRY;
+      o.attempts = Math.min(i, RES_MAXRETRY);
     } else if (tok.startsWith('rotate')) o.rotate = true;
     else if (tok.startsWith('edns0')) o.edns0 = true;
     else if (tok.startsWith('single-request-reopen')) o.singleRequestReopen = true;
@@ -226,7 +226,7 @@ function dtoi(s: string): number {
   const m = /^\d+/.exec(s);
   if (!m) return 0;
   const n = Number(m[0]);
-  return n >= 0xffffff ? 0xffffff : n;
+  return Math.min(n, 0xffffff);
 }
 
 const ensureRooted = (s: string): string => (s.endsWith('.') ? s : `${s}.`);

@@ -190,5 +190,3 @@ export function countDots(name: string): number {
   for (const c of name) if (c === '.') n++;
   return n;
 }
-
-export const isAddressType = (t: string): boolean => t === 'A' || t === 'AAAA';

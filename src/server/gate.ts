@@ -2,7 +2,7 @@
 // without touching sockets), and on shutdown stops taking new packets and lets the ones in
 // flight finish, within a bound.
 import type { Protocol } from '../chain/plugin.js';
-import type { Endpoint } from './handler.js';
+import type { Endpoint } from '../chain/plugin.js';
 
 export interface PacketHandler {
   handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null>;

@@ -1,6 +1,6 @@
 // From bytes in to bytes out: validation per protocol.md, routing to a chain, encoding, and the
 // cache of encoded answers that lets repeated questions skip the chain entirely.
-import type { DnsRequest, DnsResponse, Protocol } from '../chain/plugin.js';
+import type { DnsRequest, DnsResponse, Endpoint, Protocol, QueryEvent, QueryObserver } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
 import { Rcode } from '../dns/records.js';
 import { parseQuery, isProblem, typeName, className, fastCacheSlot, type ParsedQuery } from '../dns/query.js';
@@ -18,34 +18,11 @@ const TYPE_IXFR = 251;
 const TCP_MAX = 65535;
 const CLASS_IN = 1;
 
-export interface Endpoint {
-  address: string;
-  port: number;
-}
-
-/** What observers (query log, metrics) learn about each packet handled. */
-export interface QueryEvent {
-  msg: Buffer;
-  /** The reply sent, or null when the packet got none. */
-  reply: Buffer | null;
-  protocol: Protocol;
-  client: Endpoint;
-  local: Endpoint;
-  durationNs: bigint;
-  /** The server-block zone that serves a lowercased name, or undefined (REFUSED). */
-  zoneOf(qname: string): string | undefined;
-  /** The plugin that wrote the answer, when a plugin did (also for answers from the cache). */
-  plugin?: string;
-}
-
 /**
  * A reply; over TCP a zone transfer may need several messages: `more` holds the ones to send
  * after this first one, in order (the transport writes each as its own frame).
  */
 export type Reply = Buffer & { more?: Buffer[] };
-
-/** Called after every packet; must not throw into the serving path (errors are logged). */
-export type QueryObserver = (e: QueryEvent) => void;
 
 export interface HandlerOptions {
   /** Byte budget of the cache of encoded answers (0 turns it off). */

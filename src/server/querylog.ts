@@ -2,16 +2,16 @@
 // can see exactly what a client's resolver asks (the resolver emulation is tested against it).
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
-import { rcodeName } from '../dns/records.js';
+import { rcodeToString } from '../pkg/rcode.js';
 import { className, isProblem, parseQuery, typeName } from '../dns/query.js';
-import type { QueryObserver } from './handler.js';
+import type { QueryObserver } from '../chain/plugin.js';
 
 export function queryLogger(log: Logger): QueryObserver {
   // With --workers, say which process answered.
   const worker = cluster.isWorker ? process.pid : undefined;
   return ({ msg, reply, protocol, client }) => {
     const q = parseQuery(msg);
-    const rcode = reply && reply.length >= 4 ? rcodeName(reply[3]! & 0x0f) : 'none';
+    const rcode = reply && reply.length >= 4 ? rcodeToString(reply[3]! & 0x0f) : 'none';
     if (isProblem(q)) {
       log.info({ query: { malformed: q.kind, proto: protocol, remote: client.address, port: client.port, rcode } }, 'query');
       return;

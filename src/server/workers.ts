@@ -25,6 +25,13 @@ export function workerCount(flag: string | undefined): number {
 
 export const isWorker = (): boolean => cluster.isWorker;
 
+/** The /metrics body: this process's registry, or in a worker every worker's, aggregated. */
+export async function scrapeMetrics(): Promise<{ text: string; contentType: string }> {
+  if (cluster.isWorker) return clusterMetrics();
+  const reg = registry();
+  return { text: await reg.metrics(), contentType: reg.contentType };
+}
+
 /**
  * Runs the primary: forks `count` workers running the same command line and supervises them
  * until SIGINT/SIGTERM. Resolves when every worker has exited after a signal; rejects once the

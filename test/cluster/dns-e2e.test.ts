@@ -3,7 +3,7 @@
 import { it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { startServer, which, type RunningServer } from '../helpers/server.js';
-import { cidrContains } from '../../src/cluster/ip.js';
+import { cidrContains } from '../../src/pkg/ip.js';
 import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');

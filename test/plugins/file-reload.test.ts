@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ask } from '../helpers/decode.js';
 import { buildApp, type App } from '../../src/app.js';
 import { FilePlugin } from '../../src/plugins/file/plugin.js';
-import { parseGoDuration as parseDuration } from '../../src/chain/duration.js';
+import { parseGoDuration as parseDuration } from '../../src/pkg/duration.js';
 import { repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
 import { digQuery } from '../helpers/clients.js';
 import { describeNeeding } from '../helpers/tools.js';

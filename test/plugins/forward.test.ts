@@ -8,7 +8,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { ForwardPlugin } from '../../src/plugins/forward/plugin.js';
 import { malformed } from '../../src/plugins/forward/wire.js';
 import { parseForward, parseHostPort, resolvConfNameservers } from '../../src/plugins/forward/setup.js';
-import { parseGoDuration } from '../../src/chain/duration.js';
+import { parseGoDuration } from '../../src/pkg/duration.js';
 import { parseCorefile, CorefileError } from '../../src/chain/corefile.js';
 import { digQuery } from '../helpers/clients.js';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';

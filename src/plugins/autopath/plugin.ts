@@ -4,7 +4,7 @@
 // one query instead of walking its search list.
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, matchZone } from '../../dns/names.js';
+import { isSubdomain, matchZone } from '../../pkg/names.js';
 
 export class AutopathPlugin implements Plugin {
   readonly name = 'autopath';

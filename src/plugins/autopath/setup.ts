@@ -5,7 +5,7 @@ import type { Plugin } from '../../chain/plugin.js';
 import { CorefileError, readCorefileText } from '../../chain/corefile.js';
 import { isSearchPathProvider } from '../../chain/plugin.js';
 import { zoneArgs } from '../../chain/zones.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { AutopathPlugin } from './plugin.js';
 import { parseResolvConf } from '../../resolver/resolvconf.js';
 

@@ -5,7 +5,7 @@
 import { metrics, serverLabel } from '../../metrics/index.js';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { matchZone } from '../../dns/names.js';
+import { matchZone } from '../../pkg/names.js';
 import { typeCode } from '../../dns/query.js';
 import type { CacheConfig } from './setup.js';
 

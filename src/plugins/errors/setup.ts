@@ -6,7 +6,8 @@ import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { emptyResponse, type DnsRequest, type DnsResponse, type Next, type Plugin } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
-import { goDurationString, parseGoDuration, typeStringFromName } from '../../metrics/packet.js';
+import { typeStringFromName } from '../../metrics/packet.js';
+import { goDurationString, parseGoDuration } from '../../pkg/duration.js';
 import { compileRegex } from '../../chain/regex.js';
 
 type Level = 'warn' | 'error' | 'info' | 'debug';

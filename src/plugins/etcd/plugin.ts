@@ -4,7 +4,8 @@
 // and then the query is computed once more with those answers at hand.
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, matchZone } from '../../dns/names.js';
+import { isSubdomain, matchZone } from '../../pkg/names.js';
+import { fallsThrough } from '../../pkg/fall.js';
 import { group, hostType, fqdnOf, targetStrip, split255, type KeyedService } from './msg.js';
 import { keyDomain, namePath, pathWithWildcard } from './path.js';
 import type { EtcdConfig } from './setup.js';
@@ -171,17 +172,11 @@ export class EtcdPlugin implements Plugin {
     // Lease-backed TTLs and outside answers may change without an etcd event: do not keep them.
     const cacheable = !ext.leased && ext.known.size === 0;
     if (nx) {
-      if (this.fallsThrough(state.qname)) return next(req);
+      if (fallsThrough(this.cfg.fallthrough, state.qname)) return next(req);
       return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable };
     }
     if (records.length === 0) return { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable };
     return { rcode: Rcode.NOERROR, aa: true, answer: records, authority: [], additional: extra, cacheable };
-  }
-
-  private fallsThrough(qname: string): boolean {
-    const ft = this.cfg.fallthrough;
-    if (!ft) return false;
-    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
   }
 
   /** SOA of a zone: the mirror's etcd revision is the serial, so every replica agrees. */

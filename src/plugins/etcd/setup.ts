@@ -7,8 +7,8 @@ import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { zoneArgs } from '../../chain/zones.js';
-import { parseGoDuration } from '../../chain/duration.js';
-import { isSubdomain } from '../../dns/names.js';
+import { parseGoDuration } from '../../pkg/duration.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { EtcdPlugin } from './plugin.js';
 import { acquireMirror } from './mirror.js';
 

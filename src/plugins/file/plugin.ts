@@ -3,10 +3,11 @@
 import { recordLoad, recordLoadError } from '../../metrics/index.js';
 import { readRegularText } from '../../pkg/regular-file.js';
 import type { Logger } from 'pino';
-import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, Next, RecordLister, Transferer } from '../../chain/plugin.js';
 import { canonicalCompare } from '../../dns/canonical.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, matchZone } from '../../dns/names.js';
+import { fqdn, matchZone } from '../../pkg/names.js';
+import { fallsThrough } from '../../pkg/fall.js';
 import { parseZoneFile, ZoneFileError } from '../../dns/zonefile.js';
 import type { FileConfig } from './setup.js';
 import { Zone } from './zone.js';
@@ -46,7 +47,7 @@ export interface FileDeps {
   dataChanged?: () => void;
 }
 
-export class FilePlugin implements Transferer {
+export class FilePlugin implements Transferer, RecordLister {
   readonly name = 'file';
   private loaded: Loaded;
   private readonly origins: string[];
@@ -87,7 +88,7 @@ export class FilePlugin implements Transferer {
     const r = zone.lookup(req.qname, req.name, req.qtype);
     switch (r.kind) {
       case 'nxdomain':
-        if (this.fallsThrough(req.qname)) return next(req);
+        if (fallsThrough(this.cfg.fallthrough, req.qname)) return next(req);
         return { rcode: Rcode.NXDOMAIN, aa: true, answer: r.answer, authority: r.authority, additional: r.additional, cacheable: true };
       case 'referral':
         return { rcode: Rcode.NOERROR, aa: false, answer: r.answer, authority: r.authority, additional: r.additional, cacheable: true };
@@ -98,12 +99,6 @@ export class FilePlugin implements Transferer {
     }
   }
 
-  private fallsThrough(qname: string): boolean {
-    const ft = this.cfg.fallthrough;
-    if (!ft) return false;
-    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
-  }
-
   /**
    * Every record of every zone this plugin serves, SOA first per zone then in file order, as
    * stored (owners and most RDATA names lowercased), in dns-packet shapes for src/dns/present.ts.
@@ -112,6 +107,14 @@ export class FilePlugin implements Transferer {
     const out: Rr[] = [];
     for (const zone of this.loaded.zones.values()) for (const rr of zone.records) out.push({ ...rr } as Rr);
     return out;
+  }
+
+  /** The records with the zone each belongs to (the most specific of this plugin's zones). */
+  *listRecords(): Iterable<{ zone: string; rr: Rr }> {
+    for (const rr of this.records()) {
+      const zone = matchZone(fqdn(rr.name.toLowerCase()), this.cfg.zones);
+      if (zone) yield { zone, rr };
+    }
   }
 
   /**

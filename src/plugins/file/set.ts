@@ -1,10 +1,10 @@
 // Several `file` lines in one server block (one zone file each, as CoreDNS allows): each serves
 // its own zones and passes every other name to the next one.
-import type { DnsRequest, DnsResponse, Next, Plugin, Transferer } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, Next, RecordLister, Transferer } from '../../chain/plugin.js';
 import type { Rr } from '../../dns/records.js';
 import type { FilePlugin } from './plugin.js';
 
-export class FileSet implements Plugin, Transferer {
+export class FileSet implements RecordLister, Transferer {
   readonly name = 'file';
   private readonly entry: (req: DnsRequest, next: Next) => DnsResponse | Promise<DnsResponse>;
 
@@ -29,6 +29,10 @@ export class FileSet implements Plugin, Transferer {
 
   records(): Rr[] {
     return this.members.flatMap((m) => m.records());
+  }
+
+  *listRecords(): Iterable<{ zone: string; rr: Rr }> {
+    for (const m of this.members) yield* m.listRecords();
   }
 
   close(): void {

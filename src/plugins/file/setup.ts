@@ -5,9 +5,9 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 
 export interface FileConfig {
   /** Absolute path of the zone file. */

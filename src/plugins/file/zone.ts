@@ -12,7 +12,7 @@
 //  - a wildcard answers only below its closest encloser, and an empty non-terminal between it
 //    and the query name blocks it (CoreDNS's TestLookupWildcardRespectsCloserEmptyNonTerminal).
 import type { Rr } from '../../dns/records.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { ZoneFileError, type ZoneRecord } from '../../dns/zonefile.js';
 
 /** Index of the first unescaped dot of a presentation name, or -1. */
@@ -291,5 +291,9 @@ export class Zone {
 
 function dedup(rrs: Rr[]): Rr[] {
   const seen = new Set<Rr>();
-  return rrs.filter((r) => (seen.has(r) ? false : (seen.add(r), true)));
+  return rrs.filter((r) => {
+    if (seen.has(r)) return false;
+    seen.add(r);
+    return true;
+  });
 }

@@ -2,13 +2,13 @@
 // (ServeDNS: the upstream loop, health-check kick-off, max_concurrent, failover) and
 // plugin/pkg/proxy/connect.go (a new random ID per exchange, replies with another ID dropped).
 import { forwardExchange, metrics } from '../../metrics/index.js';
-import { rcodeName } from '../../dns/records.js';
+import { rcodeToString } from '../../pkg/rcode.js';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { emptyResponse } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { encodePacket } from '../../dns/encode.js';
 import { typeCode } from '../../dns/query.js';
 import type { ForwardConfig } from './setup.js';
@@ -162,7 +162,7 @@ export class ForwardPlugin implements Plugin {
         break;
       }
       const res = toResponse(reply);
-      forwardExchange(up.label, rcodeName(res.rcode), Number(process.hrtime.bigint() - started) / 1e9);
+      forwardExchange(up.label, rcodeToString(res.rcode), Number(process.hrtime.bigint() - started) / 1e9);
       if (cfg.failover.includes(res.rcode) && fails < n) {
         lastReply = res;
         fails++;

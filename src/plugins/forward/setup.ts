@@ -6,8 +6,8 @@ import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt, readCorefileText } from '../../chain/corefile.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
-import { Rcode } from '../../dns/records.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 
 export type Policy = 'random' | 'round_robin' | 'sequential';
 
@@ -116,25 +116,23 @@ function duration(o: Directive, text: string | undefined, what: string): number 
 function rcodeArgs(o: Directive): number[] {
   if (o.args.length === 0) throw new CorefileError(o.file, o.line, `forward ${o.name}: name at least one RCODE, e.g. SERVFAIL`);
   return o.args.map((a) => {
-    const code = (Rcode as Record<string, number>)[a.toUpperCase()];
+    const code = rcodeFromString(a);
     if (code === undefined) throw new CorefileError(o.file, o.line, `forward ${o.name}: unknown RCODE "${excerpt(a)}"`);
     if (code === Rcode.NOERROR && o.name === 'failover') throw new CorefileError(o.file, o.line, 'forward failover: NOERROR cannot be used');
     return code;
   });
 }
 
-export function parseForward(d: Directive, blockZones: readonly string[]): ForwardConfig {
-  const fail = (line: number, reason: string): never => {
-    throw new CorefileError(d.file, line, reason);
+/** The TOs of a forward line: addresses, or resolv.conf-style files relative to the Corefile. */
+function readUpstreams(d: Directive): UpstreamAddress[] {
+  const fail = (reason: string): never => {
+    throw new CorefileError(d.file, d.line, reason);
   };
-  if (d.args.length < 2) fail(d.line, 'forward needs FROM and at least one TO, e.g. `forward . 127.0.0.1:1053` or `forward . /etc/resolv.conf`');
-  // CoreDNS uses only the first zone a CIDR FROM expands to.
-  const from = zoneOf(d.args[0]!, d, 'FROM')[0]!;
   const upstreams: UpstreamAddress[] = [];
   for (const to of d.args.slice(1)) {
     const scheme = /^([a-z0-9+.-]+):\/\//i.exec(to)?.[1]?.toLowerCase();
     if (scheme !== undefined && scheme !== 'dns') {
-      fail(d.line, `forward: '${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
+      fail(`forward: '${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
     }
     const addr = parseHostPort(to);
     if (addr) {
@@ -148,14 +146,19 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
       // A regular file of bounded size: a FIFO or device named here must not hang the setup.
       text = readCorefileText(file);
     } catch (err) {
-      return fail(d.line, `forward: "${excerpt(to)}" is not an IP address or a readable file (${(err as Error).message})`);
+      return fail(`forward: "${excerpt(to)}" is not an IP address or a readable file (${(err as Error).message})`);
     }
     const found = resolvConfNameservers(text);
-    if (found.length === 0) fail(d.line, `forward: no nameservers found in ${file}`);
+    if (found.length === 0) fail(`forward: no nameservers found in ${file}`);
     upstreams.push(...found);
   }
-  if (upstreams.length > MAX_UPSTREAMS) fail(d.line, `forward: more than ${MAX_UPSTREAMS} TOs configured: ${upstreams.length}`);
-  const cfg: ForwardConfig = {
+  if (upstreams.length > MAX_UPSTREAMS) fail(`forward: more than ${MAX_UPSTREAMS} TOs configured: ${upstreams.length}`);
+  return upstreams;
+}
+
+/** CoreDNS's defaults for every option. */
+function defaultForward(from: string, upstreams: UpstreamAddress[]): ForwardConfig {
+  return {
     from,
     upstreams,
     except: [],
@@ -176,105 +179,124 @@ export function parseForward(d: Directive, blockZones: readonly string[]): Forwa
     readTimeoutMs: 2000,
     queryTimeoutMs: 5000,
   };
-  void blockZones;
-  let maxAgeMs = 0;
-  let maxAgeLine = d.line;
-  forEachOption(d.block, (o) => {
-    const none = (): void => {
-      if (o.args.length > 0) fail(o.line, `forward ${o.name} takes no arguments`);
-    };
-    const integer = (text: string | undefined, what: string): number => {
-      if (text === undefined || !/^\d+$/.test(text)) return fail(o.line, `forward ${what}: "${excerpt(text ?? '')}" must be a non-negative integer`);
-      return Number(text);
-    };
-    switch (o.name) {
-      case 'except':
-        if (o.args.length === 0) fail(o.line, 'forward except: name at least one domain');
-        for (const a of o.args) cfg.except.push(...zoneOf(a, o, 'except name'));
-        break;
-      case 'force_tcp':
-        none();
-        cfg.forceTcp = true;
-        break;
-      case 'prefer_udp':
-        none();
-        cfg.preferUdp = true;
-        break;
-      case 'expire':
-        if (o.args.length !== 1) fail(o.line, 'forward expire: usage `expire DURATION`');
-        cfg.expireMs = duration(o, o.args[0], 'expire');
-        break;
-      case 'max_fails':
-        if (o.args.length !== 1) fail(o.line, 'forward max_fails: usage `max_fails INTEGER`');
-        cfg.maxFails = integer(o.args[0], 'max_fails');
-        break;
-      case 'health_check': {
-        if (o.args.length === 0) fail(o.line, 'forward health_check: usage `health_check DURATION [no_rec] [domain FQDN]`');
-        cfg.healthCheckMs = duration(o, o.args[0], 'health_check');
-        cfg.healthCheckDomain = '.';
-        for (let i = 1; i < o.args.length; i++) {
-          const a = o.args[i]!;
-          if (a === 'no_rec') cfg.healthCheckRd = false;
-          else if (a === 'domain') {
-            const name = o.args[++i];
-            if (name === undefined) fail(o.line, 'forward health_check domain: missing FQDN');
-            if (!/^(\.|([a-z0-9_*-]{1,63}\.)*[a-z0-9_*-]{1,63}\.?)$/i.test(name!)) fail(o.line, `forward health_check: invalid domain name ${excerpt(name!)}`);
-            cfg.healthCheckDomain = name === '.' ? '.' : name!.toLowerCase().replace(/\.?$/, '.');
-          } else fail(o.line, `forward health_check: unknown option ${excerpt(a)}`);
-        }
-        break;
-      }
-      case 'policy':
-        if (o.args.length !== 1) fail(o.line, 'forward policy: usage `policy random|round_robin|sequential`');
-        if (o.args[0] !== 'random' && o.args[0] !== 'round_robin' && o.args[0] !== 'sequential') fail(o.line, `forward: unknown policy '${excerpt(o.args[0]!)}'`);
-        cfg.policy = o.args[0] as Policy;
-        break;
-      case 'max_concurrent':
-        if (o.args.length !== 1) fail(o.line, 'forward max_concurrent: usage `max_concurrent MAX`');
-        cfg.maxConcurrent = integer(o.args[0], 'max_concurrent');
-        break;
-      case 'max_connect_attempts':
-        if (o.args.length !== 1) fail(o.line, 'forward max_connect_attempts: usage `max_connect_attempts INTEGER`');
-        cfg.maxConnectAttempts = integer(o.args[0], 'max_connect_attempts');
-        break;
-      case 'max_idle_conns':
-        if (o.args.length !== 1) fail(o.line, 'forward max_idle_conns: usage `max_idle_conns INTEGER`');
-        integer(o.args[0], 'max_idle_conns');
-        break;
-      case 'failfast_all_unhealthy_upstreams':
-        none();
-        cfg.failfastAllUnhealthy = true;
-        break;
-      case 'failover':
-        cfg.failover = rcodeArgs(o);
-        break;
-      case 'next':
-        cfg.next = rcodeArgs(o);
-        break;
-      case 'next_on_nodata':
-        none();
-        cfg.nextOnNodata = true;
-        break;
-      case 'read_timeout': {
-        if (o.args.length !== 1) fail(o.line, 'forward read_timeout: usage `read_timeout DURATION`');
-        const ms = duration(o, o.args[0], 'read_timeout');
-        if (ms <= 0) fail(o.line, `forward read_timeout must be positive: ${excerpt(o.args[0]!)}`);
-        cfg.readTimeoutMs = ms;
-        break;
-      }
-      case 'max_age':
-        // Like expire and max_idle_conns, checked as CoreDNS does: each exchange here uses a
-        // socket of its own, so there is no pooled connection whose age they would bound.
-        if (o.args.length !== 1) fail(o.line, 'forward max_age: usage `max_age DURATION`');
-        maxAgeMs = duration(o, o.args[0], 'max_age');
-        maxAgeLine = o.line;
-        break;
-      default:
-        if (UNSUPPORTED.includes(o.name)) fail(o.line, `forward ${o.name}: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns`);
-        if (o.name === 'source_address') fail(o.line, 'forward source_address is not supported: upstream queries leave from the address the system picks');
-        fail(o.line, `unknown forward option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
+}
+
+/** `health_check DURATION [no_rec] [domain FQDN]`. */
+function healthCheckOption(cfg: ForwardConfig, o: Directive, fail: (reason: string) => never): void {
+  if (o.args.length === 0) fail('forward health_check: usage `health_check DURATION [no_rec] [domain FQDN]`');
+  cfg.healthCheckMs = duration(o, o.args[0], 'health_check');
+  cfg.healthCheckDomain = '.';
+  for (let i = 1; i < o.args.length; i++) {
+    const a = o.args[i]!;
+    if (a === 'no_rec') cfg.healthCheckRd = false;
+    else if (a === 'domain') {
+      const name = o.args[++i];
+      if (name === undefined) fail('forward health_check domain: missing FQDN');
+      if (!/^(\.|([a-z0-9_*-]{1,63}\.)*[a-z0-9_*-]{1,63}\.?)$/i.test(name!)) fail(`forward health_check: invalid domain name ${excerpt(name!)}`);
+      cfg.healthCheckDomain = name === '.' ? '.' : name!.toLowerCase().replace(/\.?$/, '.');
+    } else fail(`forward health_check: unknown option ${excerpt(a)}`);
+  }
+}
+
+/** One option line of a forward block into `cfg`; `max_age` is returned, checked against expire at the end. */
+function forwardOption(cfg: ForwardConfig, o: Directive): number | undefined {
+  const fail = (reason: string): never => {
+    throw new CorefileError(o.file, o.line, reason);
+  };
+  const none = (): void => {
+    if (o.args.length > 0) fail(`forward ${o.name} takes no arguments`);
+  };
+  const integer = (text: string | undefined, what: string): number => {
+    if (text === undefined || !/^\d+$/.test(text)) return fail(`forward ${what}: "${excerpt(text ?? '')}" must be a non-negative integer`);
+    return Number(text);
+  };
+  switch (o.name) {
+    case 'except':
+      if (o.args.length === 0) fail('forward except: name at least one domain');
+      for (const a of o.args) cfg.except.push(...zoneOf(a, o, 'except name'));
+      break;
+    case 'force_tcp':
+      none();
+      cfg.forceTcp = true;
+      break;
+    case 'prefer_udp':
+      none();
+      cfg.preferUdp = true;
+      break;
+    case 'expire':
+      if (o.args.length !== 1) fail('forward expire: usage `expire DURATION`');
+      cfg.expireMs = duration(o, o.args[0], 'expire');
+      break;
+    case 'max_fails':
+      if (o.args.length !== 1) fail('forward max_fails: usage `max_fails INTEGER`');
+      cfg.maxFails = integer(o.args[0], 'max_fails');
+      break;
+    case 'health_check':
+      healthCheckOption(cfg, o, fail);
+      break;
+    case 'policy':
+      if (o.args.length !== 1) fail('forward policy: usage `policy random|round_robin|sequential`');
+      if (o.args[0] !== 'random' && o.args[0] !== 'round_robin' && o.args[0] !== 'sequential') fail(`forward: unknown policy '${excerpt(o.args[0]!)}'`);
+      cfg.policy = o.args[0] as Policy;
+      break;
+    case 'max_concurrent':
+      if (o.args.length !== 1) fail('forward max_concurrent: usage `max_concurrent MAX`');
+      cfg.maxConcurrent = integer(o.args[0], 'max_concurrent');
+      break;
+    case 'max_connect_attempts':
+      if (o.args.length !== 1) fail('forward max_connect_attempts: usage `max_connect_attempts INTEGER`');
+      cfg.maxConnectAttempts = integer(o.args[0], 'max_connect_attempts');
+      break;
+    case 'max_idle_conns':
+      if (o.args.length !== 1) fail('forward max_idle_conns: usage `max_idle_conns INTEGER`');
+      integer(o.args[0], 'max_idle_conns');
+      break;
+    case 'failfast_all_unhealthy_upstreams':
+      none();
+      cfg.failfastAllUnhealthy = true;
+      break;
+    case 'failover':
+      cfg.failover = rcodeArgs(o);
+      break;
+    case 'next':
+      cfg.next = rcodeArgs(o);
+      break;
+    case 'next_on_nodata':
+      none();
+      cfg.nextOnNodata = true;
+      break;
+    case 'read_timeout': {
+      if (o.args.length !== 1) fail('forward read_timeout: usage `read_timeout DURATION`');
+      const ms = duration(o, o.args[0], 'read_timeout');
+      if (ms <= 0) fail(`forward read_timeout must be positive: ${excerpt(o.args[0]!)}`);
+      cfg.readTimeoutMs = ms;
+      break;
     }
+    case 'max_age':
+      // Like expire and max_idle_conns, checked as CoreDNS does: each exchange here uses a
+      // socket of its own, so there is no pooled connection whose age they would bound.
+      if (o.args.length !== 1) fail('forward max_age: usage `max_age DURATION`');
+      return duration(o, o.args[0], 'max_age');
+    default:
+      if (UNSUPPORTED.includes(o.name)) fail(`forward ${o.name}: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns`);
+      if (o.name === 'source_address') fail('forward source_address is not supported: upstream queries leave from the address the system picks');
+      fail(`unknown forward option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
+  }
+  return undefined;
+}
+
+export function parseForward(d: Directive, _blockZones: readonly string[]): ForwardConfig {
+  if (d.args.length < 2) throw new CorefileError(d.file, d.line, 'forward needs FROM and at least one TO, e.g. `forward . 127.0.0.1:1053` or `forward . /etc/resolv.conf`');
+  // CoreDNS uses only the first zone a CIDR FROM expands to.
+  const from = zoneOf(d.args[0]!, d, 'FROM')[0]!;
+  const cfg = defaultForward(from, readUpstreams(d));
+  let maxAge: { ms: number; o: Directive } | undefined;
+  forEachOption(d.block, (o) => {
+    const ms = forwardOption(cfg, o);
+    if (ms !== undefined) maxAge = { ms, o };
   });
-  if (maxAgeMs > 0 && maxAgeMs < cfg.expireMs) fail(maxAgeLine, `forward max_age (${excerpt(d.block!.find((o) => o.name === 'max_age')!.args[0]!)}) must not be less than expire`);
+  if (maxAge && maxAge.ms > 0 && maxAge.ms < cfg.expireMs) {
+    throw new CorefileError(d.file, maxAge.o.line, `forward max_age (${excerpt(d.block!.find((o) => o.name === 'max_age')!.args[0]!)}) must not be less than expire`);
+  }
   return cfg;
 }

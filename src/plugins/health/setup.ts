@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
 import type { Plugin } from '../../chain/plugin.js';
-import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
+import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
 import { metrics } from '../../metrics/index.js';
-import { goDurationString, parseGoDuration } from '../../metrics/packet.js';
-import { enterLameduck, leaveLameduck } from './state.js';
+import { goDurationString, parseGoDuration } from '../../pkg/duration.js';
+import { enterLameduck, leaveLameduck } from '../../chain/lameduck.js';
 
 export const DEFAULT_HEALTH_ADDRESS = ':8080';
 /** The self check runs once a second, as CoreDNS's, and gives up after 3 s. */
@@ -25,6 +25,11 @@ export class HealthPlugin implements Plugin {
     readonly lameduckMs: number,
     private readonly log: Logger,
   ) {}
+
+  /** beforeShutdown waits out the lameduck period. */
+  get shutdownDelayMs(): number {
+    return this.lameduckMs;
+  }
 
   async start(): Promise<void> {
     this.route = await openRoute(this.address, '/health', (_req, res) => {

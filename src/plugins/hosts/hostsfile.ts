@@ -1,8 +1,8 @@
 // /etc/hosts parsing as CoreDNS's plugin/hosts (hostsfile.go): `IP name [aliases...]` per line,
 // `#` comments, names lowercased and fully qualified, only names inside the plugin's zones kept;
 // an index by name per family and, unless no_reverse, by address for PTR.
-import { isSubdomain } from '../../dns/names.js';
-import { canonicalIp } from '../../cluster/ip.js';
+import { isSubdomain } from '../../pkg/names.js';
+import { canonicalIp } from '../../pkg/ip.js';
 
 export interface HostsMap {
   /** name -> IPv4 addresses, in file order. */

@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, matchZone } from '../../dns/names.js';
-import { reverseNameToIp } from '../../cluster/ip.js';
+import { matchZone } from '../../pkg/names.js';
+import { fallsThrough } from '../../pkg/fall.js';
+import { reverseNameToIp } from '../../pkg/ip.js';
 import { EMPTY_HOSTS, parseHosts, type HostsMap } from './hostsfile.js';
 import type { HostsConfig } from './setup.js';
 
@@ -110,7 +111,7 @@ export class HostsPlugin implements Plugin {
       }
     }
     if (answer.length === 0 && !this.exists(qname)) {
-      if (this.fallsThrough(qname)) return next(req);
+      if (fallsThrough(this.cfg.fallthrough, qname)) return next(req);
       return { rcode: Rcode.SERVFAIL, aa: false, answer: [], authority: [], additional: [], cacheable: true };
     }
     // NODATA has no SOA to send: an authoritative, empty NOERROR.
@@ -119,11 +120,5 @@ export class HostsPlugin implements Plugin {
 
   private exists(qname: string): boolean {
     return this.lookup('name4', qname).length > 0 || this.lookup('name6', qname).length > 0;
-  }
-
-  private fallsThrough(qname: string): boolean {
-    const ft = this.cfg.fallthrough;
-    if (!ft) return false;
-    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
   }
 }

@@ -2,7 +2,7 @@
 // CoreDNS's setup.go looks that plugin up once every plugin is set up.
 import { CorefileError } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+import { isLoopbackOrUnspecified } from '../../pkg/ip.js';
 import { answeringRequest } from '../k8s_gateway/nested.js';
 import { KubernetesPlugin } from '../kubernetes/plugin.js';
 import { K8sExternalPlugin, type ExternalSource } from './plugin.js';

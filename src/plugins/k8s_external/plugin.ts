@@ -3,10 +3,10 @@
 // (external.go, apex.go, msg_to_dns.go, transfer.go) with the kubernetes plugin's External*
 // functions (plugin/kubernetes/external.go) reading the same cluster data.
 import { answering } from '../k8s_gateway/nested.js';
-import type { DnsRequest, DnsResponse, Next, Transferer } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
-import { canonicalIp, parseIp, reverseNameToIp } from '../../cluster/ip.js';
+import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
+import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
 import type { KubernetesStore } from '../kubernetes/store.js';
 import type { Service } from '../../cluster/model.js';
 import type { K8sExternalConfig } from './setup.js';
@@ -65,7 +65,7 @@ function reverseIndex(store: KubernetesStore): Map<string, Service[]> {
   return index;
 }
 
-export class K8sExternalPlugin implements Transferer {
+export class K8sExternalPlugin implements Transferer, RecordLister {
   readonly name = 'k8s_external';
 
   constructor(
@@ -356,10 +356,10 @@ export class K8sExternalPlugin implements Transferer {
           if (ip) out.push(rr(name, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(host)));
           else out.push(rr(name, 'CNAME', ttl, join(host)));
           const plain = this.srvSync(item, name, zone);
-          for (const r of plain) if (!srvSeen.has(r.name)) (srvSeen.add(r.name), out.push(r));
+          for (const r of plain) addOnce(srvSeen, r.name, () => out.push(r));
           // CoreDNS keys the named SRV as _proto/_name under the service (an unnamed port gives `_`).
           const named = join(`_${p.name.toLowerCase()}._${p.protocol.toLowerCase()}`, key, zone);
-          for (const r of this.srvSync(item, named, zone)) if (!srvSeen.has(r.name)) (srvSeen.add(r.name), out.push(r));
+          for (const r of this.srvSync(item, named, zone)) addOnce(srvSeen, r.name, () => out.push(r));
         }
       }
     }
@@ -374,8 +374,8 @@ export class K8sExternalPlugin implements Transferer {
         if (!p) continue;
         const type = p.family === 4 ? 'A' : 'AAAA';
         const epName = join(e.key, zone);
-        if (!seen.has(`${svcName}|${e.host}`)) (seen.add(`${svcName}|${e.host}`), out.push(rr(svcName, type, this.cfg.ttl, canonicalIp(e.host))));
-        if (!seen.has(`${epName}|${e.host}`)) (seen.add(`${epName}|${e.host}`), out.push(rr(epName, type, this.cfg.ttl, canonicalIp(e.host))));
+        addOnce(seen, `${svcName}|${e.host}`, () => out.push(rr(svcName, type, this.cfg.ttl, canonicalIp(e.host))));
+        addOnce(seen, `${epName}|${e.host}`, () => out.push(rr(epName, type, this.cfg.ttl, canonicalIp(e.host))));
         const ext = e as Item & { portName: string; proto: string };
         if (ext.portName !== '') out.push(rr(join(`_${ext.portName.toLowerCase()}._${ext.proto.toLowerCase()}`, svcKey, zone), 'SRV', ttl, { priority: 0, weight, port: e.port, target: epName }));
       }
@@ -385,8 +385,8 @@ export class K8sExternalPlugin implements Transferer {
   }
 
   /** The names a zone transfer lists, with their types, for `clusterdns records` (forward zones only). */
-  questions(): { name: string; type: string; zone: string }[] {
-    const out: { name: string; type: string; zone: string }[] = [];
+  listQuestions(): ListedQuestion[] {
+    const out: ListedQuestion[] = [];
     for (const zone of this.cfg.zones) {
       if (zone.endsWith('.arpa.')) continue;
       const seen = new Set<string>();
@@ -409,4 +409,11 @@ export class K8sExternalPlugin implements Transferer {
     const target = ip ? join(item.key, zone) : join(item.host);
     return [rr(owner, 'SRV', item.ttl, { priority: 0, weight: 100, port: item.port, target })];
   }
+}
+
+/** Runs `add` the first time `key` is seen. */
+function addOnce(seen: Set<string>, key: string, add: () => void): void {
+  if (seen.has(key)) return;
+  seen.add(key);
+  add();
 }

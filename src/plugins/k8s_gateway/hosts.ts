@@ -3,7 +3,7 @@
 // dnsendpoint.go of github.com/k8s-gateway/k8s_gateway).
 import type { ClusterModel } from '../../cluster/model.js';
 import type { LbAddress } from '../../cluster/edge.js';
-import { parseIp } from '../../cluster/ip.js';
+import { parseIp } from '../../pkg/ip.js';
 import type { K8sGatewayConfig, Resource } from './setup.js';
 
 export const IGNORE_LABEL = 'k8s-gateway.dns/ignore';

@@ -2,10 +2,11 @@
 // a host name in one of the zones resolves to the external addresses of the Ingress, Service,
 // route or DNSEndpoint that claims it; the first resource kind (in `resources` order) with a
 // match answers, an exact name before a one-label wildcard.
-import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, labelsBelow, matchZone } from '../../dns/names.js';
-import { canonicalIp, parseIp } from '../../cluster/ip.js';
+import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
+import { fallsThrough } from '../../pkg/fall.js';
+import { canonicalIp, parseIp } from '../../pkg/ip.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import type { Found, HostIndex } from './hosts.js';
 import { answering, answeringRequest } from './nested.js';
@@ -39,7 +40,7 @@ export interface GatewayDeps {
   lookup(name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse>;
 }
 
-export class K8sGatewayPlugin implements Plugin {
+export class K8sGatewayPlugin implements RecordLister {
   readonly name = 'k8s_gateway';
 
   constructor(
@@ -154,8 +155,8 @@ export class K8sGatewayPlugin implements Plugin {
    * apex name, and every indexed host inside the zone (a Service's `name.namespace` key under
    * each zone), with the types that can hold data.
    */
-  questions(): { name: string; type: string; zone: string }[] {
-    const out: { name: string; type: string; zone: string }[] = [];
+  listQuestions(): ListedQuestion[] {
+    const out: ListedQuestion[] = [];
     const index = this.deps.index();
     for (const zone of this.cfg.zones) {
       if (zone === '.' || zone.endsWith('.arpa.')) continue;
@@ -189,7 +190,7 @@ export class K8sGatewayPlugin implements Plugin {
       if (isSubdomain(req.qname, join(this.cfg.apex, z))) return this.serveSubApex(req, zone);
     }
     const found = this.match(req.qname, zone);
-    if (found.addrs.length === 0 && found.raws.length === 0 && this.fallsThrough(req.qname)) return next(req);
+    if (found.addrs.length === 0 && found.raws.length === 0 && fallsThrough(this.cfg.fallthrough, req.qname)) return next(req);
     const ips = await this.resolveHosts(found.addrs);
     const v4 = ips.filter((ip) => parseIp(ip)?.family === 4);
     const v6 = ips.filter((ip) => parseIp(ip)?.family === 6);
@@ -246,11 +247,5 @@ export class K8sGatewayPlugin implements Plugin {
     return answer.length > 0
       ? { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional: [], cacheable: true }
       : { ...nx, rcode: Rcode.NOERROR };
-  }
-
-  private fallsThrough(qname: string): boolean {
-    const ft = this.cfg.fallthrough;
-    if (!ft) return false;
-    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
   }
 }

@@ -4,7 +4,7 @@
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../kubernetes/setup.js';
 
 export const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;

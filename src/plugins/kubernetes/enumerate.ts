@@ -1,8 +1,8 @@
 // Every (name, type) the kubernetes plugin holds records for, so `clusterdns records` can ask
 // the real query path for each and print exactly what the server answers. Pod names under
 // `pods insecure` are unbounded (any IP) and so are not listed; `pods verified` lists the pods.
-import { ipToReverseName, isIPv4 } from '../../cluster/ip.js';
-import { isReverse, isSubdomain } from '../../dns/names.js';
+import { ipToReverseName, isIPv4 } from '../../pkg/ip.js';
+import { isReverse, isSubdomain } from '../../pkg/names.js';
 import type { KubernetesConfig } from './setup.js';
 import type { KubernetesStore } from './store.js';
 

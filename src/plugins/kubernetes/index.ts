@@ -1,7 +1,7 @@
 // Registers the kubernetes plugin: parse its block; the manifests it serves are loaded and the
 // store built off the serving thread (loader.ts) when the server builds, and again when they change.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { ManifestError } from '../../cluster/model.js';
+import { ManifestError, type ClusterOptions } from '../../cluster/model.js';
 import { fingerprint, ManifestWatcher } from './watch.js';
 import { acquireShared, sharedId } from './shared.js';
 import { recordLoad, recordLoadError } from '../../metrics/index.js';
@@ -9,10 +9,17 @@ import { KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { serverAddresses } from './ns.js';
 import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.js';
 import type { LoadRequest } from './loader-protocol.js';
+
+declare module '../../chain/registry.js' {
+  interface RuntimeOptions {
+    /** Service CIDRs, nodes and limits from the command line, for the plugins that read manifests. */
+    cluster: ClusterOptions;
+  }
+}
 
 /** Records of the forward zones, counted as a zone transfer lists them (SOA once). */
 function countRecords(plugin: KubernetesPlugin): number {

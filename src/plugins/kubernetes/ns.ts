@@ -2,7 +2,7 @@
 // plugin/kubernetes local.go boundIPs and the fallback at the end of ns.go nsAddrs).
 import os from 'node:os';
 import { isIPv4 } from 'node:net';
-import { isLoopbackOrUnspecified } from '../../server/addresses.js';
+import { isLoopbackOrUnspecified } from '../../pkg/ip.js';
 
 function isUnspecified(a: string): boolean {
   return a === '0.0.0.0' || a === '::';

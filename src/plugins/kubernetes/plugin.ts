@@ -3,8 +3,8 @@
 import { isIP } from 'node:net';
 import type { DnsRequest, DnsResponse, Next, SearchPathProvider, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, labelsBelow, matchZone, isReverse } from '../../dns/names.js';
-import { parseIp, reverseNameToIp, canonicalIp } from '../../cluster/ip.js';
+import { isSubdomain, labelsBelow, matchZone, isReverse } from '../../pkg/names.js';
+import { parseIp, reverseNameToIp, canonicalIp } from '../../pkg/ip.js';
 import { INVALID, parseRequest, type RecordRequest } from './names.js';
 import type { KubernetesConfig } from './setup.js';
 import type { KubernetesStore, ReadySlice } from './store.js';

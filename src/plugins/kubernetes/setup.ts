@@ -4,9 +4,9 @@ import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isReverse } from '../../dns/names.js';
+import { isReverse } from '../../pkg/names.js';
 import { zoneArgs } from '../../chain/zones.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 import { parseSelector, type LabelSelector } from './selector.js';
 
 export type PodMode = 'disabled' | 'insecure' | 'verified';
@@ -72,113 +72,132 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
     watchMs: 2000,
   };
   forEachOption(d.block, (o) => {
-    const need = (n: number, usage: string): void => {
-      if (o.args.length < n) fail(o.line, `kubernetes ${o.name}: missing argument; usage: ${usage}`);
-    };
-    const none = (): void => {
-      if (o.args.length > 0) fail(o.line, `kubernetes ${o.name} takes no arguments`);
-    };
-    switch (o.name) {
-      case 'pods':
-        need(1, 'pods disabled|insecure|verified');
-        if (o.args.length > 1) fail(o.line, 'kubernetes pods takes one mode: disabled, insecure or verified');
-        if (o.args[0] !== 'disabled' && o.args[0] !== 'insecure' && o.args[0] !== 'verified') {
-          fail(o.line, `kubernetes pods: invalid mode "${excerpt(o.args[0]!)}"; use disabled, insecure or verified`);
-        }
-        cfg.pods = o.args[0] as PodMode;
-        break;
-      case 'ttl': {
-        need(1, 'ttl SECONDS (0..3600)');
-        const ttl = Number(o.args[0]);
-        if (!/^\d+$/.test(o.args[0]!) || ttl < 0 || ttl > 3600) fail(o.line, `kubernetes ttl: "${excerpt(o.args[0]!)}" must be an integer from 0 to 3600`);
-        cfg.ttl = ttl;
-        break;
-      }
-      case 'namespaces':
-        need(1, 'namespaces NAMESPACE...');
-        for (const ns of o.args) cfg.namespaces.add(ns);
-        break;
-      case 'namespace_labels':
-        need(1, 'namespace_labels SELECTOR');
-        cfg.namespaceLabels = selector(o, fail);
-        break;
-      case 'labels':
-        need(1, 'labels SELECTOR');
-        cfg.labels = selector(o, fail);
-        break;
-      case 'endpoint_pod_names':
-        none();
-        cfg.endpointPodNames = true;
-        break;
-      case 'noendpoints':
-        none();
-        cfg.noEndpoints = true;
-        break;
-      case 'fallthrough':
-        cfg.fallthrough = zoneArgs(o.args, o);
-        break;
-      case 'ignore':
-        // As CoreDNS: only the first value counts, and `ignore` alone changes nothing.
-        if (o.args.length === 0) break;
-        if (o.args[0] !== 'empty_service') fail(o.line, `kubernetes ignore: unable to parse ignore value "${excerpt(o.args[0]!)}"; the only value is empty_service`);
-        cfg.ignoreEmptyService = true;
-        break;
-      case 'multicluster':
-        // CoreDNS accepts `multicluster` with no zones: no multicluster zone then.
-        cfg.multicluster = zoneArgs(o.args, o);
-        for (const z of cfg.multicluster) {
-          if (!zones.includes(z)) fail(o.line, `kubernetes multicluster zone ${z} is not one of the plugin's zones (${zones.join(' ')})`);
-        }
-        break;
-      case 'zonal':
-        none();
-        cfg.zonal = true;
-        break;
-      case 'manifests':
-        need(1, 'manifests PATH...');
-        if (o.args.some((p) => p === '')) fail(o.line, 'kubernetes manifests: a path is empty; give a file or directory');
-        // Relative to the Corefile, so a repository's Corefile and manifests travel together.
-        cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.file))];
-        break;
-      case 'watch': {
-        need(1, 'watch DURATION (e.g. 2s; 0 disables)');
-        const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined || ms < 0) fail(o.line, `kubernetes watch: "${excerpt(o.args[0]!)}" is not a duration; write e.g. 500ms, 2s, 1m or 0`);
-        cfg.watchMs = ms!;
-        break;
-      }
-      // API-server connection options have no DNS effect here; their arguments are checked as
-      // CoreDNS checks them, so a Corefile CoreDNS refuses is refused here too.
-      case 'endpoint':
-        need(1, 'endpoint URL...');
-        break;
-      case 'tls':
-        if (o.args.length !== 3) fail(o.line, 'kubernetes tls takes three arguments: CERT KEY CACERT');
-        break;
-      case 'kubeconfig':
-        if (o.args.length !== 1 && o.args.length !== 2) fail(o.line, 'kubernetes kubeconfig takes KUBECONFIG [CONTEXT]');
-        break;
-      case 'startup_timeout':
-        need(1, 'startup_timeout DURATION');
-        if (parseGoDuration(o.args[0]!) === undefined) fail(o.line, `kubernetes startup_timeout: "${excerpt(o.args[0]!)}" is not a duration`);
-        break;
-      case 'apiserver_qps':
-      case 'apiserver_burst':
-      case 'apiserver_max_inflight': {
-        if (o.args.length !== 1) fail(o.line, `kubernetes ${o.name} takes one number`);
-        const text = o.args[0]!;
-        const ok = o.name === 'apiserver_qps' ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) : /^[+-]?\d+$/.test(text);
-        if (!ok) fail(o.line, `kubernetes invalid ${o.name} "${excerpt(text)}"`);
-        if (Number(text) < 0) fail(o.line, `kubernetes ${o.name} must be >= 0, got ${excerpt(text)}`);
-        break;
-      }
-      default:
-        fail(o.line, `unknown kubernetes option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
-    }
+    if (!apiServerOption(o, fail)) kubernetesOption(cfg, o, fail);
   });
   if (cfg.namespaces.size > 0 && cfg.namespaceLabels) fail(d.line, 'kubernetes: namespaces and namespace_labels cannot be used together; keep one');
   if (cfg.noEndpoints && cfg.zonal) fail(d.line, 'kubernetes: zonal needs endpoints; remove noendpoints or zonal');
   return cfg;
+}
+
+type Fail = (line: number, reason: string) => never;
+
+function need(o: Directive, n: number, usage: string, fail: Fail): void {
+  if (o.args.length < n) fail(o.line, `kubernetes ${o.name}: missing argument; usage: ${usage}`);
+}
+
+function none(o: Directive, fail: Fail): void {
+  if (o.args.length > 0) fail(o.line, `kubernetes ${o.name} takes no arguments`);
+}
+
+/** The options that shape the DNS data, into `cfg`. */
+function kubernetesOption(cfg: KubernetesConfig, o: Directive, fail: Fail): void {
+  switch (o.name) {
+    case 'pods':
+      need(o, 1, 'pods disabled|insecure|verified', fail);
+      if (o.args.length > 1) fail(o.line, 'kubernetes pods takes one mode: disabled, insecure or verified');
+      if (o.args[0] !== 'disabled' && o.args[0] !== 'insecure' && o.args[0] !== 'verified') {
+        fail(o.line, `kubernetes pods: invalid mode "${excerpt(o.args[0]!)}"; use disabled, insecure or verified`);
+      }
+      cfg.pods = o.args[0] as PodMode;
+      break;
+    case 'ttl': {
+      need(o, 1, 'ttl SECONDS (0..3600)', fail);
+      const ttl = Number(o.args[0]);
+      if (!/^\d+$/.test(o.args[0]!) || ttl < 0 || ttl > 3600) fail(o.line, `kubernetes ttl: "${excerpt(o.args[0]!)}" must be an integer from 0 to 3600`);
+      cfg.ttl = ttl;
+      break;
+    }
+    case 'namespaces':
+      need(o, 1, 'namespaces NAMESPACE...', fail);
+      for (const ns of o.args) cfg.namespaces.add(ns);
+      break;
+    case 'namespace_labels':
+      need(o, 1, 'namespace_labels SELECTOR', fail);
+      cfg.namespaceLabels = selector(o, fail);
+      break;
+    case 'labels':
+      need(o, 1, 'labels SELECTOR', fail);
+      cfg.labels = selector(o, fail);
+      break;
+    case 'endpoint_pod_names':
+      none(o, fail);
+      cfg.endpointPodNames = true;
+      break;
+    case 'noendpoints':
+      none(o, fail);
+      cfg.noEndpoints = true;
+      break;
+    case 'fallthrough':
+      cfg.fallthrough = zoneArgs(o.args, o);
+      break;
+    case 'ignore':
+      // As CoreDNS: only the first value counts, and `ignore` alone changes nothing.
+      if (o.args.length === 0) break;
+      if (o.args[0] !== 'empty_service') fail(o.line, `kubernetes ignore: unable to parse ignore value "${excerpt(o.args[0]!)}"; the only value is empty_service`);
+      cfg.ignoreEmptyService = true;
+      break;
+    case 'multicluster':
+      // CoreDNS accepts `multicluster` with no zones: no multicluster zone then.
+      cfg.multicluster = zoneArgs(o.args, o);
+      for (const z of cfg.multicluster) {
+        if (!cfg.zones.includes(z)) fail(o.line, `kubernetes multicluster zone ${z} is not one of the plugin's zones (${cfg.zones.join(' ')})`);
+      }
+      break;
+    case 'zonal':
+      none(o, fail);
+      cfg.zonal = true;
+      break;
+    case 'manifests':
+      need(o, 1, 'manifests PATH...', fail);
+      if (o.args.some((p) => p === '')) fail(o.line, 'kubernetes manifests: a path is empty; give a file or directory');
+      // Relative to the Corefile, so a repository's Corefile and manifests travel together.
+      cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.file))];
+      break;
+    case 'watch': {
+      need(o, 1, 'watch DURATION (e.g. 2s; 0 disables)', fail);
+      const ms = parseGoDuration(o.args[0]!);
+      if (ms === undefined || ms < 0) fail(o.line, `kubernetes watch: "${excerpt(o.args[0]!)}" is not a duration; write e.g. 500ms, 2s, 1m or 0`);
+      cfg.watchMs = ms!;
+      break;
+    }
+    default:
+      fail(o.line, `unknown kubernetes option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
+  }
+}
+
+/**
+ * API-server connection options have no DNS effect here; their arguments are checked as CoreDNS
+ * checks them, so a Corefile CoreDNS refuses is refused here too. False for any other option.
+ */
+function apiServerOption(o: Directive, fail: Fail): boolean {
+  switch (o.name) {
+    case 'endpoint':
+      need(o, 1, 'endpoint URL...', fail);
+      break;
+    case 'tls':
+      if (o.args.length !== 3) fail(o.line, 'kubernetes tls takes three arguments: CERT KEY CACERT');
+      break;
+    case 'kubeconfig':
+      if (o.args.length !== 1 && o.args.length !== 2) fail(o.line, 'kubernetes kubeconfig takes KUBECONFIG [CONTEXT]');
+      break;
+    case 'startup_timeout':
+      need(o, 1, 'startup_timeout DURATION', fail);
+      if (parseGoDuration(o.args[0]!) === undefined) fail(o.line, `kubernetes startup_timeout: "${excerpt(o.args[0]!)}" is not a duration`);
+      break;
+    case 'apiserver_qps':
+    case 'apiserver_burst':
+    case 'apiserver_max_inflight': {
+      if (o.args.length !== 1) fail(o.line, `kubernetes ${o.name} takes one number`);
+      const text = o.args[0]!;
+      const ok = o.name === 'apiserver_qps' ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) : /^[+-]?\d+$/.test(text);
+      if (!ok) fail(o.line, `kubernetes invalid ${o.name} "${excerpt(text)}"`);
+      if (Number(text) < 0) fail(o.line, `kubernetes ${o.name} must be >= 0, got ${excerpt(text)}`);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
 }
 
 function selector(o: Directive, fail: (line: number, reason: string) => never): LabelSelector {

@@ -2,7 +2,7 @@
 // options and indexed for lookups. A reload builds a new store and swaps one reference.
 import { createHash } from 'node:crypto';
 import type { ClusterModel, EndpointPort, EndpointSlice, Pod, Service, ServiceImport } from '../../cluster/model.js';
-import { canonicalIp } from '../../cluster/ip.js';
+import { canonicalIp } from '../../pkg/ip.js';
 import type { KubernetesConfig } from './setup.js';
 
 /** A ready endpoint address with the name CoreDNS gives it. */

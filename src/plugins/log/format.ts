@@ -1,7 +1,10 @@
 // CoreDNS's log format placeholders (plugin/pkg/replacer), filled from the raw query and reply.
-import type { QueryEvent } from '../../server/handler.js';
+import type { QueryEvent } from '../../chain/plugin.js';
 import type { ParsedQuery } from '../../dns/query.js';
-import { classString, flagsString, plainAddress, rcodeString, replyRcode, secondsString, typeString } from '../../metrics/packet.js';
+import { classString, flagsString, replyRcode, secondsString, typeString } from '../../metrics/packet.js';
+import { plainAddress } from '../../pkg/ip.js';
+import { doBit, requestSize } from '../../chain/request.js';
+import { rcodeLogString } from '../../pkg/rcode.js';
 
 export const COMMON_LOG_FORMAT = '{remote}:{port} - {>id} "{type} {class} {name} {proto} {size} {>do} {>bufsize}" {rcode} {>rflags} {rsize} {duration}';
 export const COMBINED_LOG_FORMAT = `${COMMON_LOG_FORMAT} "{>opcode}"`;
@@ -73,12 +76,12 @@ function value(label: string, e: QueryEvent, q: ParsedQuery): string {
     case '{>opcode}':
       return String(q.opcode);
     case '{>do}':
-      return String(q.edns?.do ?? false);
+      return String(doBit(q));
     case '{>bufsize}':
       // request.Size(): 64 KiB over TCP, else the EDNS0 size but at least 512.
-      return String(e.protocol === 'tcp' ? 65535 : Math.max(512, q.edns?.udpSize ?? 0));
+      return String(requestSize({ protocol: e.protocol, edns: q.edns }));
     case '{rcode}':
-      return e.reply ? rcodeString(replyRcode(e.reply)) : EMPTY;
+      return e.reply ? rcodeLogString(replyRcode(e.reply)) : EMPTY;
     case '{rsize}':
       return e.reply ? String(e.reply.length) : EMPTY;
     case '{duration}':

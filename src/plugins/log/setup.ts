@@ -5,9 +5,9 @@ import type { Directive } from '../../chain/corefile.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
-import type { QueryEvent } from '../../server/handler.js';
+import type { QueryEvent } from '../../chain/plugin.js';
 import { isProblem, parseQuery, type ParsedQuery } from '../../dns/query.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT, parseFormat, render } from './format.js';
 
 export type ResponseClass = 'success' | 'denial' | 'error' | 'all';

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
-import { isSubdomain } from '../../dns/names.js';
+import { isSubdomain } from '../../pkg/names.js';
 
 /** How long the probe keeps trying to get through (CoreDNS: 30 s). */
 export const PROBE_DEADLINE_MS = 30_000;

@@ -1,11 +1,13 @@
 // Turns every packet a server block's listeners handle into CoreDNS's coredns_dns_* metrics.
 // It is a query observer, not a chain step, so answers from the server's answer cache count too.
 import type { Counter, Histogram } from 'prom-client';
-import type { QueryEvent, QueryObserver } from '../../server/handler.js';
+import type { QueryEvent, QueryObserver } from '../../chain/plugin.js';
 import type { ServerKey } from '../../chain/corefile.js';
 import { metrics, serverLabel } from '../../metrics/index.js';
 import { isProblem, parseQuery } from '../../dns/query.js';
-import { familyOf, rcodeString, replyRcode, typeLabel } from '../../metrics/packet.js';
+import { replyRcode, typeLabel } from '../../metrics/packet.js';
+import { clientFamily, doBit } from '../../chain/request.js';
+import { rcodeToString } from '../../pkg/rcode.js';
 
 /** CoreDNS's zone for queries that never reach a plugin chain (no zone, wrong class). */
 export const DROPPED = 'dropped';
@@ -82,12 +84,12 @@ export function metricsObserver(block: BlockView): QueryObserver {
       }
     }
     const proto = e.protocol;
-    requests.get([server, zone, view, proto, familyOf(e.client.address), typeLabel(query.qtype)]).inc();
-    if (query.edns?.do) doReqs.get([server, zone, view]).inc();
+    requests.get([server, zone, view, proto, String(clientFamily(e)), typeLabel(query.qtype)]).inc();
+    if (doBit(query)) doReqs.get([server, zone, view]).inc();
     duration.get([server, zone, view]).observe(Number(e.durationNs) / 1e9);
     respSize.get([server, zone, view, proto]).observe(e.reply.length);
     reqSize.get([server, zone, view, proto]).observe(e.msg.length);
     const plugin = zone === DROPPED ? '' : ((e as QueryEvent & { plugin?: string }).plugin ?? '');
-    responses.get([server, zone, view, rcodeString(replyRcode(e.reply)), plugin]).inc();
+    responses.get([server, zone, view, rcodeToString(replyRcode(e.reply)), plugin]).inc();
   };
 }

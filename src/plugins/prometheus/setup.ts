@@ -1,11 +1,10 @@
 // `prometheus [ADDRESS]`: the process's metrics on http://ADDRESS/metrics, and the coredns_dns_*
 // metrics of this server block's queries.
-import type { PluginDefinition } from '../../chain/registry.js';
+import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { Plugin } from '../../chain/plugin.js';
-import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
-import { collectProcessMetrics, metrics, registry, serverLabel } from '../../metrics/index.js';
-import { clusterMetrics, isWorker } from '../../server/workers.js';
+import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
+import { collectProcessMetrics, metrics, serverLabel } from '../../metrics/index.js';
 import { metricsObserver } from './observer.js';
 import type { ServerKey } from '../../chain/corefile.js';
 
@@ -24,6 +23,7 @@ export class PrometheusPlugin implements Plugin {
     readonly address: HttpAddress,
     private readonly keys: readonly ServerKey[],
     private readonly bindAddresses: () => readonly string[],
+    private readonly scrape: BlockContext['scrapeMetrics'],
   ) {}
 
   /** coredns_plugin_enabled for one listener and zone of this block. */
@@ -42,15 +42,9 @@ export class PrometheusPlugin implements Plugin {
     collectProcessMetrics();
     metrics();
     this.route = await openRoute(this.address, '/metrics', async (_req, res) => {
-      // With --workers, any worker may get the scrape: it answers with every worker's metrics.
-      if (isWorker()) {
-        const all = await clusterMetrics();
-        res.writeHead(200, { 'content-type': all.contentType }).end(all.text);
-        return;
-      }
-      const reg = registry();
-      const body = await reg.metrics();
-      res.writeHead(200, { 'content-type': reg.contentType }).end(body);
+      // With --workers, any worker may get the scrape: the server answers with every worker's metrics.
+      const body = await this.scrape();
+      res.writeHead(200, { 'content-type': body.contentType }).end(body.text);
     });
     // Keys without a port use the server's default port, which is learnt from the first query.
     const binds = this.bindAddresses();
@@ -85,7 +79,7 @@ export const prometheusPlugin: PluginDefinition = {
     }
     const address = parseHttpAddress(d.args[0] ?? DEFAULT_PROMETHEUS_ADDRESS);
     if (typeof address === 'string') throw new CorefileError(d.file, d.line, `prometheus: ${address}`);
-    const plugin = new PrometheusPlugin(address, ctx.keys, () => ctx.bindAddresses);
+    const plugin = new PrometheusPlugin(address, ctx.keys, () => ctx.bindAddresses, ctx.scrapeMetrics);
     const appOnBuilt = ctx.onBuilt;
     ctx.onBuilt = (plugins) => {
       plugin.blockPlugins = plugins;

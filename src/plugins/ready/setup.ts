@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { Plugin } from '../../chain/plugin.js';
-import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../metrics/http.js';
-import { inLameduck } from '../health/state.js';
+import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
+import { inLameduck } from '../../chain/lameduck.js';
 
 export const DEFAULT_READY_ADDRESS = ':8181';
 

@@ -7,7 +7,7 @@ import { readRegularFile } from '../../pkg/regular-file.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { parseGoDuration } from '../../chain/duration.js';
+import { parseGoDuration } from '../../pkg/duration.js';
 
 const DEFAULT_INTERVAL_MS = 30000;
 const DEFAULT_JITTER_MS = 15000;

@@ -6,7 +6,7 @@ import { Rcode, type Rr } from '../../dns/records.js';
 import { applyRule, responseRules, type NameRule, type ResponseRule } from './rules.js';
 
 /** RR types whose data holds a name that `answer value` / `answer auto` rewrite (CoreDNS's list). */
-function valueOf(rr: Rr): string | undefined {
+function nameInData(rr: Rr): string | undefined {
   const data = (rr as { data?: unknown }).data;
   switch (rr.type) {
     case 'CNAME':
@@ -52,7 +52,7 @@ export function revertRecord(rr: Rr, rules: readonly ResponseRule[]): Rr {
       const name = rule.rewrite(fq(out.name.toLowerCase()));
       if (name !== fq(out.name.toLowerCase())) out = { ...out, name } as Rr;
     } else {
-      const value = valueOf(out);
+      const value = nameInData(out);
       if (value === undefined || value === '') continue;
       const next = rule.rewrite(fq(value.toLowerCase()));
       if (next !== fq(value.toLowerCase())) out = withValue(out, next);

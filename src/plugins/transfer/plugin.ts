@@ -3,7 +3,8 @@
 import { isIP } from 'node:net';
 import type { DnsRequest, DnsResponse, Next, Plugin, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { matchZone } from '../../dns/names.js';
+import { matchZone } from '../../pkg/names.js';
+import { plainAddress } from '../../pkg/ip.js';
 import { cidrContains, type TransferConfig, type TransferStanza } from './setup.js';
 
 /** CoreDNS sends a message as soon as it holds more than 500 records. */
@@ -12,15 +13,10 @@ export const RECORDS_PER_MESSAGE = 501;
 const refused = (): DnsResponse => ({ rcode: Rcode.REFUSED, aa: false, answer: [], authority: [], additional: [], cacheable: false });
 const servfail = (): DnsResponse => ({ rcode: Rcode.SERVFAIL, aa: false, answer: [], authority: [], additional: [], cacheable: false });
 
-/** A client address as compared with `to`: IPv4-mapped IPv6 (dual-stack sockets) as plain IPv4. */
-export function clientIp(address: string): string {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return (m ? m[1]! : address).toLowerCase();
-}
-
 /** True when the stanza's `to` list lets `address` transfer (`*`, the IP itself, or a CIDR holding it). */
 export function allowed(stanza: TransferStanza, address: string): boolean {
-  const ip = clientIp(address);
+  // Compared as `to` is written: IPv4-mapped IPv6 (dual-stack sockets) as plain IPv4, lowercase.
+  const ip = plainAddress(address).toLowerCase();
   if (isIP(ip) === 0) return false;
   return stanza.to.some((t) => t.kind === 'any' || (t.kind === 'ip' ? t.ip === ip : cidrContains(t, ip)));
 }
@@ -57,7 +53,7 @@ export class TransferPlugin implements Plugin {
     }
     if (!records) return next(req);
     const soa = records[0];
-    if (!soa || soa.type !== 'SOA') return servfail();
+    if (soa?.type !== 'SOA') return servfail();
     const current = (soa.data as { serial: number }).serial;
 
     // IXFR without a journal: a client already at our serial gets the SOA alone, anyone else

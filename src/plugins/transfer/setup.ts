@@ -7,13 +7,13 @@ import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { coreDnsOrder, type PluginDefinition } from '../../chain/registry.js';
 import { isTransferer, type Transferer } from '../../chain/plugin.js';
-import { canonicalIp, parseIp } from '../../cluster/ip.js';
+import { canonicalIp, cidrContains as inCidr, parseCidr, type Cidr } from '../../pkg/ip.js';
 import { TransferPlugin } from './plugin.js';
 
 export type TransferTarget =
   | { kind: 'any' }
   | { kind: 'ip'; ip: string }
-  | { kind: 'cidr'; bytes: number[]; bits: number; family: 4 | 6 };
+  | { kind: 'cidr'; cidr: Cidr };
 
 export interface TransferStanza {
   /** Lowercased, fully qualified. */
@@ -30,33 +30,19 @@ export interface TransferConfig {
   stanzas: TransferStanza[];
 }
 
-function bytesOf(ip: string): { bytes: number[]; family: 4 | 6 } | undefined {
-  const p = parseIp(ip);
-  if (!p) return undefined;
-  return { bytes: [...p.bytes], family: p.family as 4 | 6 };
-}
-
 export function cidrContains(net: Extract<TransferTarget, { kind: 'cidr' }>, ip: string): boolean {
-  const b = bytesOf(ip);
-  if (!b || b.family !== net.family) return false;
-  for (let i = 0; i < net.bits; i++) {
-    const byte = i >> 3;
-    const mask = 0x80 >> (i & 7);
-    if ((b.bytes[byte]! & mask) !== (net.bytes[byte]! & mask)) return false;
-  }
-  return true;
+  return inCidr(net.cidr, ip);
 }
 
 function parseTarget(raw: string, fail: (reason: string) => never): TransferTarget {
   if (raw === '*') return { kind: 'any' };
   const slash = raw.indexOf('/');
   if (slash >= 0) {
-    const ip = raw.slice(0, slash);
-    const bits = Number(raw.slice(slash + 1));
-    const b = bytesOf(ip);
-    const max = b?.family === 4 ? 32 : 128;
-    if (!b || !/^\d+$/.test(raw.slice(slash + 1)) || bits > max) fail(`transfer: "${excerpt(raw)}" in to is not a valid CIDR network`);
-    return { kind: 'cidr', bytes: b!.bytes, bits, family: b!.family };
+    // Go's net.ParseCIDR takes leading zeros in the prefix length.
+    const bits = raw.slice(slash + 1);
+    const cidr = /^\d+$/.test(bits) ? parseCidr(`${raw.slice(0, slash)}/${Number(bits)}`) : undefined;
+    if (!cidr) fail(`transfer: "${excerpt(raw)}" in to is not a valid CIDR network`);
+    return { kind: 'cidr', cidr: cidr! };
   }
   // IP, [IPv6]:port, IPv4:port (the port is accepted and ignored, as CoreDNS compares IPs only).
   let host = raw;

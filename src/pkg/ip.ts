@@ -1,5 +1,6 @@
 // Compact IP helpers: parsing, canonical text (RFC 5952), reverse (PTR) names and CIDR arithmetic.
 // Strict like Go's net/netip: no leading zeros in IPv4 octets, no zones, no prefixes.
+import { isIP } from 'node:net';
 
 export type IpFamily = 4 | 6;
 
@@ -252,12 +253,6 @@ export function cidrContains(c: Cidr | string, ip: string | ParsedIp): boolean {
   return true;
 }
 
-/** Offset of an IP inside a CIDR (0 = network address), or undefined when outside. */
-export function cidrOffset(c: Cidr, ip: ParsedIp): bigint | undefined {
-  if (!cidrContains(c, ip)) return undefined;
-  return ipToBigInt(ip.bytes) - ipToBigInt(c.network);
-}
-
 /** The n-th address of the CIDR (0 = network address) as canonical text; undefined when out of range. */
 export function cidrNth(c: Cidr | string, n: bigint | number): string | undefined {
   const cidr = typeof c === 'string' ? parseCidr(c) : c;
@@ -265,4 +260,22 @@ export function cidrNth(c: Cidr | string, n: bigint | number): string | undefine
   const k = BigInt(n);
   if (k < 0n || k >= cidrSize(cidr)) return undefined;
   return formatIp(bigIntToBytes(ipToBigInt(cidr.network) + k, cidr.family));
+}
+
+/** Loopback or unspecified, as a listen or peer address: '127.0.0.5', '0.0.0.0', '::1', '::', '::ffff:127.0.0.1'. */
+export function isLoopbackOrUnspecified(address: string): boolean {
+  if (isIP(address) === 4) return address.startsWith('127.') || address === '0.0.0.0';
+  const a = address.toLowerCase().split('%')[0]!;
+  return a === '::1' || a === '::' || a.startsWith('::ffff:127.');
+}
+
+/** An IPv4 peer seen through a dual-stack socket ('::ffff:10.0.0.1') as plain IPv4, as Go reports it. */
+export function plainAddress(address: string): string {
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return m ? m[1]! : address;
+}
+
+/** CoreDNS's request family: 1 for IPv4 (mapped addresses included), 2 for IPv6. */
+export function addressFamily(address: string): 1 | 2 {
+  return plainAddress(address).includes(':') ? 2 : 1;
 }

@@ -1,4 +1,7 @@
 import { describe, it, expect } from 'vitest';
+import { parseServerKey } from '../../src/chain/corefile-keys.js';
+import { parseCorefile } from '../../src/chain/corefile.js';
+import { cidrContains as transferCidrContains, parseTransfer } from '../../src/plugins/transfer/setup.js';
 import {
   canonicalIp,
   cidrContains,
@@ -10,7 +13,7 @@ import {
   parseCidr,
   parseIp,
   reverseNameToIp,
-} from '../../src/cluster/ip.js';
+} from '../../src/pkg/ip.js';
 
 describe('parseIp / formatIp', () => {
   it('parses IPv4 strictly', () => {
@@ -115,5 +118,37 @@ describe('CIDRs', () => {
     expect(cidrNth('fd00:10:96::/112', 0x100)).toBe('fd00:10:96::100');
     expect(cidrNth('10.0.0.0/30', 4)).toBeUndefined();
     expect(cidrNth('10.0.0.0/30', -1)).toBeUndefined();
+  });
+});
+
+// The Corefile's reverse keys and transfer's `to` networks use the same CIDR parser.
+describe('CIDR users share pkg/ip', () => {
+  it.each([
+    ['10.0.0.0/8', ['10.in-addr.arpa.']],
+    ['10.0.0.0/024', ['0.0.10.in-addr.arpa.']],
+    ['10.1.2.3/16', ['1.10.in-addr.arpa.']],
+    ['10.0.0.0/15', ['0.10.in-addr.arpa.', '1.10.in-addr.arpa.']],
+    ['fd00::/15', ['0.0.d.f.ip6.arpa.', '1.0.d.f.ip6.arpa.']],
+  ])('server key %s', (key, zones) => {
+    expect(parseServerKey(key).map((k) => k.zone)).toEqual(zones);
+  });
+  it('a key off the boundary keeps its network', () => {
+    expect(parseServerKey('10.0.0.128/25:53')[0]).toMatchObject({ network: '10.0.0.128/25', port: 53 });
+  });
+  it.each(['10.0.0.0/33', '10.0.0/8', '010.0.0.0/8', 'fd00::/129', '1::2::3/64'])('rejects server key %s', (key) => {
+    expect(() => parseServerKey(key)).toThrow(/not a valid CIDR/);
+  });
+  it.each([
+    ['10.0.0.0/8', '10.255.1.2', true],
+    ['10.0.0.0/08', '10.255.1.2', true],
+    ['10.0.0.0/8', '11.0.0.1', false],
+    ['10.0.0.0/8', 'fd00::1', false],
+    ['fd00::/8', 'fdff::1', true],
+    ['fd00::/9', 'fd80::1', false],
+  ])('transfer to %s contains %s: %s', async (net, ip, inside) => {
+    const stanza = parseTransfer(parseCorefile(`. {\n transfer {\n  to ${net}\n }\n}\n`, 'Corefile')[0]!.directives[0]!, ['.']);
+    const target = stanza.to[0]!;
+    expect(target.kind).toBe('cidr');
+    expect(target.kind === 'cidr' && transferCidrContains(target, ip)).toBe(inside);
   });
 });
