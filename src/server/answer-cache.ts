@@ -210,8 +210,8 @@ export class AnswerCache {
     while (this.used > this.maxBytes && this.entries.size > 0) {
       if (this.hand >= this.ring.length) this.hand = 0;
       const e = this.ring[this.hand];
-      if (e !== undefined && e.ref) e.ref = false;
-      else if (e !== undefined) {
+      if (e?.ref) e.ref = false;
+      else if (e) {
         this.remove(e);
         this.evictions++;
       }

@@ -49,12 +49,6 @@ export class QueryHandler {
     return { entries: c.size, bytes: c.bytes, maxBytes: c.maxBytes, hits: c.hits, evictions: c.evictions };
   }
 
-  /** Swaps in new chains (a reload) and forgets every encoded answer of the old ones. */
-  setRouter(router: Router): void {
-    this.router = router;
-    this.cache.clear();
-  }
-
   /** Forgets every encoded answer (a plugin's data changed). */
   clearCache(): void {
     this.cache.clear();

@@ -32,7 +32,7 @@ export type LoaderMessage =
 
 /** Splits parts into pieces of about `weight` entries each (a slice weighs its addresses). */
 export function* chunkParts(parts: StoreParts, weight: number): Generator<Partial<StoreParts>> {
-  yield { namespaces: parts.namespaces, serial: parts.serial, recordSources: parts.recordSources };
+  yield { namespaces: parts.namespaces, serial: parts.serial };
   const lists = ['services', 'slices', 'imports', 'importSlices', 'serviceByIp', 'podsByIp'] as const;
   for (const field of lists) {
     const list = parts[field] as unknown[];

@@ -1,5 +1,7 @@
 // The kubernetes plugin's query path, shaped after CoreDNS's handler.go, kubernetes.go and
 // plugin/backend_lookup.go so that NXDOMAIN/NODATA decisions and quirks match it name by name.
+import { fallsThrough } from '../../pkg/fall.js';
+import { clientIp } from '../../chain/request.js';
 import { isIP } from 'node:net';
 import type { DnsRequest, DnsResponse, Next, SearchPathProvider, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
@@ -128,7 +130,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
   searchPath(req: DnsRequest): string[] | undefined {
     const zone = matchZone(req.qname, this.cfg.zones);
     if (!zone || this.cfg.pods !== 'verified') return undefined;
-    const ip = canonicalIp(req.client.address.replace(/^::ffff:(?=\d+\.)/i, ''));
+    const ip = canonicalIp(clientIp(req));
     const pod = ip ? this.store.podsWithIp(ip).find((p) => p.phase === 'Running') : undefined;
     if (!pod) return undefined;
     const join = (rel: string): string => (zone === '.' ? `${rel}.` : `${rel}.${zone}`);
@@ -279,7 +281,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     }
     return then(answer, (records): MaybePromise<DnsResponse> => {
       if (records === NX) {
-        if (this.fallsThrough(req.qname)) return next(req);
+        if (fallsThrough(this.cfg.fallthrough, req.qname)) return next(req);
         return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable: true };
       }
       if (records.length === 0) {
@@ -325,12 +327,6 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
 
   private fakeA(state: State): MaybePromise<Rr[] | typeof NX> {
     return then(this.addresses({ ...state, qtype: 'A' }, [], { used: false }), (a) => (a === NX ? NX : []));
-  }
-
-  private fallsThrough(qname: string): boolean {
-    const ft = this.cfg.fallthrough;
-    if (!ft) return false;
-    return ft.length === 0 || ft.some((z) => isSubdomain(qname, z));
   }
 
   private rr(name: string, type: string, ttl: number, data: unknown): Rr {

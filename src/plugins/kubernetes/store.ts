@@ -22,10 +22,6 @@ export interface ReadySlice {
   order?: number;
 }
 
-export interface PtrTarget {
-  /** Labels of the target below the primary zone, e.g. 'svc.ns.svc' or 'ep.svc.ns.svc'. */
-  relative: string;
-}
 
 const key = (namespace: string, name: string): string => `${name}.${namespace}`;
 
@@ -99,7 +95,6 @@ export interface StoreParts {
   serviceByIp: [string, string][];
   podsByIp: [string, Pod[]][];
   serial: number;
-  recordSources: number;
 }
 
 const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
@@ -148,7 +143,6 @@ export class KubernetesStore {
   /** status.podIP -> pods (pods verified). */
   private readonly podsByIp: ReadonlyMap<string, Pod[]>;
   readonly serial: number;
-  readonly recordSources: number;
   /**
    * The cluster model the store was built from, kept only when asked (tools that also look at
    * pods: resolve, resolv-conf, the library); a serving process does not hold it.
@@ -169,7 +163,6 @@ export class KubernetesStore {
       podsByIp: ReadonlyMap<string, Pod[]>;
     },
     serial: number,
-    recordSources: number,
     model: ClusterModel | undefined,
   ) {
     this.namespaces = maps.namespaces;
@@ -181,7 +174,6 @@ export class KubernetesStore {
     this.endpointsByIp = maps.endpointsByIp;
     this.podsByIp = maps.podsByIp;
     this.serial = serial;
-    this.recordSources = recordSources;
     this.model = model;
   }
 
@@ -190,7 +182,6 @@ export class KubernetesStore {
     return new KubernetesStore(
       cfg,
       { namespaces: new Set(), services: new Map(), slices: new Map(), imports: new Map(), importSlices: new Map(), serviceByIp: new Map(), endpointsByIp: new EndpointIndex(), podsByIp: new Map() },
-      0,
       0,
       undefined,
     );
@@ -221,7 +212,6 @@ export class KubernetesStore {
       serviceByIp: [...this.serviceByIp].map(([ip, svc]) => [ip, keyOf.get(svc)!]),
       podsByIp: [...this.podsByIp],
       serial: this.serial,
-      recordSources: this.recordSources,
     };
   }
 
@@ -354,7 +344,6 @@ export function storeParts(model: ClusterModel, cfg: KubernetesConfig): StorePar
     serviceByIp: [...serviceByIp],
     podsByIp: [...podsByIp],
     serial: contentSerial(model),
-    recordSources: services.size + model.endpointSlices.length + model.pods.length,
   };
 }
 
@@ -372,7 +361,6 @@ export class StoreAssembler {
   private readonly endpointsByIp = new EndpointIndex();
   private readonly podsByIp = new Map<string, Pod[]>();
   private serial = 0;
-  private recordSources = 0;
 
   constructor(private readonly cfg: KubernetesConfig) {}
 
@@ -396,7 +384,6 @@ export class StoreAssembler {
     for (const [k, v] of parts.serviceByIp ?? []) this.serviceByIpKey.set(k, v);
     for (const [k, v] of parts.podsByIp ?? []) this.podsByIp.set(k, v);
     if (parts.serial !== undefined) this.serial = parts.serial;
-    if (parts.recordSources !== undefined) this.recordSources = parts.recordSources;
   }
 
   finish(model?: ClusterModel): KubernetesStore {
@@ -419,7 +406,6 @@ export class StoreAssembler {
         podsByIp: this.podsByIp,
       },
       this.serial,
-      this.recordSources,
       model,
     );
   }
