@@ -17,28 +17,9 @@ import { listen, type Listener } from './server/listen.js';
 import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
-import { bindPlugin } from './plugins/bind/setup.js';
-import { kubernetesPlugin } from './plugins/kubernetes/index.js';
 import { KubernetesPlugin } from './plugins/kubernetes/plugin.js';
+import { plugins } from './plugins/index.js';
 import { loadManifests } from './cluster/load.js';
-import { filePlugin } from './plugins/file/index.js';
-import { autopathPlugin } from './plugins/autopath/setup.js';
-import { reloadPlugin } from './plugins/reload/setup.js';
-import { loadbalancePlugin } from './plugins/loadbalance/setup.js';
-import { forwardPlugin } from './plugins/forward/index.js';
-import { cachePlugin } from './plugins/cache/index.js';
-import { healthPlugin } from './plugins/health/setup.js';
-import { readyPlugin } from './plugins/ready/setup.js';
-import { prometheusPlugin } from './plugins/prometheus/setup.js';
-import { logPlugin } from './plugins/log/setup.js';
-import { errorsPlugin } from './plugins/errors/setup.js';
-import { transferPlugin } from './plugins/transfer/setup.js';
-import { loopPlugin } from './plugins/loop/setup.js';
-import { hostsPlugin } from './plugins/hosts/setup.js';
-import { rewritePlugin } from './plugins/rewrite/setup.js';
-import { k8sExternalPlugin } from './plugins/k8s_external/index.js';
-import { k8sGatewayPlugin } from './plugins/k8s_gateway/index.js';
-import { etcdPlugin } from './plugins/etcd/setup.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -94,12 +75,9 @@ function throttled(log: Logger, intervalMs: number): (fields: object, msg: strin
 }
 
 export function defaultRegistry(): Registry {
-  return new Registry().register(bindPlugin).register(reloadPlugin).register(autopathPlugin).register(kubernetesPlugin).register(filePlugin).register(forwardPlugin).register(cachePlugin)
-    .register(healthPlugin).register(readyPlugin).register(prometheusPlugin).register(logPlugin).register(errorsPlugin)
-    .register(loadbalancePlugin)
-    .register(transferPlugin).register(loopPlugin).register(hostsPlugin).register(rewritePlugin)
-    .register(k8sExternalPlugin).register(k8sGatewayPlugin)
-    .register(etcdPlugin);
+  const registry = new Registry();
+  for (const p of plugins) registry.register(p);
+  return registry;
 }
 
 export interface AppOptions {

@@ -13,7 +13,9 @@ function files(dir: string): string[] {
 /** The layer of a path under src: 'pkg', 'dns', 'plugins/kubernetes', 'app.ts', ... */
 function area(file: string): string {
   const parts = relative(SRC, file).split('/');
-  return parts[0] === 'plugins' ? `plugins/${parts[1]}` : parts[0]!;
+  // src/plugins/index.ts (the registry list) is the layer above every plugin, below the app.
+  if (parts[0] === 'plugins') return parts.length > 2 ? `plugins/${parts[1]}` : 'plugins';
+  return parts[0]!;
 }
 
 const PLUGIN = ['pkg', 'dns', 'chain', 'cluster', 'metrics'];
@@ -25,6 +27,7 @@ function allowed(from: string): readonly string[] {
   if (from === 'metrics') return ['pkg', 'dns'];
   if (from === 'chain') return ['pkg', 'dns'];
   if (from.startsWith('plugins/')) return PLUGIN;
+  if (from === 'plugins') return ['*'];
   if (from === 'server') return ['pkg', 'dns', 'chain', 'metrics'];
   return ['*'];
 }
