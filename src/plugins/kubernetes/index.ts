@@ -137,7 +137,7 @@ export const kubernetesPlugin: PluginDefinition = {
         loading = false;
       })();
     };
-    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload, ctx.runtime.cluster.manifestLimits?.maxFileBytes);
+    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, reload);
     return plugin;
   },
 };
