@@ -9,6 +9,7 @@
 // copies nothing). The parser keeps going after an error wherever the structure
 // stays clear, and every read is bounded (CorefileLimits).
 
+import { fileKind, readRegularText, UnreadableFile } from '../pkg/regular-file.js';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { KeyError, parseServerKey, type ServerKey } from './corefile-keys.js';
@@ -188,31 +189,21 @@ class Fatal extends Error {}
  * device like /dev/zero never ends) and at most maxBytes, checked on the open descriptor.
  */
 export function readCorefileText(path: string, maxBytes = processLimits.maxBytes): string {
-  // O_NONBLOCK so that opening a FIFO with no writer returns at once instead of waiting.
-  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) {
-      const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device'
-        : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'not a regular file';
-      throw new Error(`it is ${kind}; a Corefile and its imports must be regular files`);
+    return readRegularText(path, maxBytes);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    const p = err.problem;
+    switch (p.kind) {
+      case 'open':
+        throw p.cause;
+      case 'special':
+        throw new Error(`it is ${fileKind(p.stats)}; a Corefile and its imports must be regular files`);
+      case 'size':
+        throw new Error(`it is ${p.size} bytes, more than the limit of ${p.limit} (--max-corefile-bytes)`);
+      case 'grew':
+        throw new Error(`it is more than the limit of ${p.limit} bytes (--max-corefile-bytes)`);
     }
-    if (st.size > maxBytes) throw new Error(`it is ${st.size} bytes, more than the limit of ${maxBytes} (--max-corefile-bytes)`);
-    // Read in chunks up to one byte past the limit: the file may have grown since fstat, and
-    // files like those in /proc report size 0.
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.alloc(Math.min(64 * 1024, maxBytes + 1 - total));
-      const got = fs.readSync(fd, buf, 0, buf.length, null);
-      if (got === 0) break;
-      chunks.push(buf.subarray(0, got));
-      total += got;
-      if (total > maxBytes) throw new Error(`it is more than the limit of ${maxBytes} bytes (--max-corefile-bytes)`);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

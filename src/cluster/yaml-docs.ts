@@ -2,11 +2,12 @@
 // with source lines (the `yaml` package's AST), and flattening of `kind: List` / `*List`
 // documents into their items.
 
-import { closeSync, constants as fsConstants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Parser } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
+import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
 import { linesOf, scanJson } from './json-scan.js';
 
 /** Bounds on what one manifest file or object may cost to read. */
@@ -188,38 +189,21 @@ export function readManifestFile(file: string, findings: Finding[], maxBytes = d
     findings.push({ file, line: 0, severity: 'error', message });
     return undefined;
   };
-  let fd: number;
   try {
-    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    return readRegularText(file, maxBytes);
   } catch (e) {
-    return fail(`cannot read manifest file: ${(e as Error).message}`);
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) {
-      return fail(`is ${specialKind(st)}, not a regular file; manifests must be regular files`);
+    if (!(e instanceof UnreadableFile)) return fail(`cannot read manifest file: ${(e as Error).message}`);
+    const p = e.problem;
+    switch (p.kind) {
+      case 'open':
+        return fail(`cannot read manifest file: ${p.cause.message}`);
+      case 'special':
+        return fail(`is ${specialKind(p.stats)}, not a regular file; manifests must be regular files`);
+      case 'size':
+        return fail(`is ${p.size} bytes, more than the ${p.limit}-byte limit; split it or raise --max-manifest-file-bytes`);
+      case 'grew':
+        return fail(`grew past the ${p.limit}-byte limit while being read; split it or raise --max-manifest-file-bytes`);
     }
-    if (st.size > maxBytes) return fail(`is ${st.size} bytes, more than the ${maxBytes}-byte limit; split it or raise --max-manifest-file-bytes`);
-    // Read to the cap plus one byte: a file that grows while being read is refused too.
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(st.size + 1, 64 * 1024)));
-    let n = 0;
-    let chunk = buf;
-    for (;;) {
-      if (n === chunk.length) {
-        if (chunk.length > maxBytes) return fail(`grew past the ${maxBytes}-byte limit while being read; split it or raise --max-manifest-file-bytes`);
-        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, chunk.length * 2));
-        chunk.copy(bigger, 0, 0, n);
-        chunk = bigger;
-      }
-      const r = readSync(fd, chunk, n, chunk.length - n, null);
-      if (r === 0) break;
-      n += r;
-    }
-    return chunk.toString('utf8', 0, n);
-  } catch (e) {
-    return fail(`cannot read manifest file: ${(e as Error).message}`);
-  } finally {
-    closeSync(fd);
   }
 }
 

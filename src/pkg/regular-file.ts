@@ -1,25 +1,28 @@
-// Reading a data file a plugin names (a zone file, a hosts file, the Corefile the reload plugin
-// watches) without letting the file stall the server: regular files only (a FIFO blocks the
-// reader forever, /dev/zero never ends), opened non-blocking so the open itself cannot wait, and
-// at most a byte bound, checked on the open descriptor and again while reading (the file may
-// grow, and /proc files report size 0). Synchronous on purpose: an asynchronous read of a FIFO
-// holds a libuv thread-pool thread for as long as the FIFO stays open.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+// Reading a file the configuration names (manifests, the Corefile and its imports, zone files,
+// hosts files, the Corefile the reload plugin watches) without letting the file stall the
+// server: regular files only (a FIFO blocks the reader forever, /dev/zero never ends), opened
+// non-blocking so the open itself cannot wait, and at most a byte bound, checked on the open
+// descriptor and again while reading (the file may grow, and /proc files report size 0).
+// Synchronous on purpose: an asynchronous read of a FIFO holds a libuv thread-pool thread for
+// as long as the FIFO stays open. Callers word the problem for their users (UnreadableFile).
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
 /** Largest zone file, hosts file or watched Corefile read (fixed: far above any real one). */
 export const MAX_DATA_FILE_BYTES = 64 * 1024 * 1024;
 
-export class UnreadableFile extends Error {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${path}: ${reason}`);
-    this.name = 'UnreadableFile';
-  }
-}
+/** Why a file was not read. */
+export type FileProblem =
+  /** open(2) failed; `cause` is Node's error. */
+  | { kind: 'open'; cause: Error }
+  /** Not a regular file (a FIFO, a device, a directory, a socket). */
+  | { kind: 'special'; stats: Stats }
+  /** Larger than the limit when opened. */
+  | { kind: 'size'; size: number; limit: number }
+  /** Grew past the limit while being read. */
+  | { kind: 'grew'; limit: number };
 
-function kindOf(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+/** What a non-regular file is, for messages: 'a FIFO', 'a character device', ... */
+export function fileKind(st: Pick<Stats, 'isDirectory' | 'isFIFO' | 'isCharacterDevice' | 'isBlockDevice' | 'isSocket'>): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isCharacterDevice()) return 'a character device';
@@ -28,18 +31,46 @@ function kindOf(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevi
   return 'not a regular file';
 }
 
-/** The bytes of a regular file of at most maxBytes; throws UnreadableFile otherwise. */
+function describe(p: FileProblem): string {
+  switch (p.kind) {
+    case 'open':
+      return (p.cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : p.cause.message;
+    case 'special':
+      return `it is ${fileKind(p.stats)}; only regular files are read`;
+    case 'size':
+      return `it is ${p.size} bytes, more than the limit of ${p.limit}`;
+    case 'grew':
+      return `it is more than the limit of ${p.limit} bytes`;
+  }
+}
+
+export class UnreadableFile extends Error {
+  /** The problem in plain words, without the path. */
+  readonly reason: string;
+
+  constructor(
+    readonly path: string,
+    readonly problem: FileProblem,
+  ) {
+    const reason = describe(problem);
+    super(`${path}: ${reason}`);
+    this.name = 'UnreadableFile';
+    this.reason = reason;
+  }
+}
+
+/** The bytes of a regular file of at most maxBytes; throws UnreadableFile otherwise (errors while reading propagate). */
 export function readRegularFile(path: string, maxBytes = MAX_DATA_FILE_BYTES): Buffer {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    throw new UnreadableFile(path, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message);
+    throw new UnreadableFile(path, { kind: 'open', cause: err as Error });
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new UnreadableFile(path, `it is ${kindOf(st)}; only regular files are read`);
-    if (st.size > maxBytes) throw new UnreadableFile(path, `it is ${st.size} bytes, more than the limit of ${maxBytes}`);
+    if (!st.isFile()) throw new UnreadableFile(path, { kind: 'special', stats: st });
+    if (st.size > maxBytes) throw new UnreadableFile(path, { kind: 'size', size: st.size, limit: maxBytes });
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -48,7 +79,7 @@ export function readRegularFile(path: string, maxBytes = MAX_DATA_FILE_BYTES): B
       if (got === 0) break;
       chunks.push(buf.subarray(0, got));
       total += got;
-      if (total > maxBytes) throw new UnreadableFile(path, `it is more than the limit of ${maxBytes} bytes`);
+      if (total > maxBytes) throw new UnreadableFile(path, { kind: 'grew', limit: maxBytes });
     }
     return Buffer.concat(chunks, total);
   } finally {
