@@ -267,21 +267,7 @@ export class EtcdPlugin implements Plugin {
     for (const s of services) {
       const { type, ip } = hostType(s);
       if (type === 'CNAME' || type === 'TXT') {
-        if (type === 'TXT') continue;
-        const target = fqdnOf(s.host);
-        const targetLower = target.toLowerCase();
-        if (isSubdomain(targetLower, state.qname)) continue; // x CNAME x, or a name below it
-        const cname = rr(state.name, 'CNAME', s.ttl, target);
-        if (previous.length > MAX_CNAME_CHAIN) continue;
-        if (previous.some((p) => p.type === 'CNAME' && p.data === target)) continue;
-        if (isSubdomain(targetLower, state.zone)) {
-          const nextRecords = this.address({ ...state, name: target, qname: targetLower }, [...previous, cname], ext);
-          if (nextRecords !== NX && nextRecords.length > 0) records.push(cname, ...nextRecords);
-          continue;
-        }
-        const answers = this.external(ext, target, state.qtype);
-        if (!answers) continue;
-        records.push(cname, ...answers);
+        if (type === 'CNAME') records.push(...this.chase(s, state, previous, ext, (st, prev) => this.address(st, prev, ext)));
         continue;
       }
       if (type !== state.qtype) continue;
@@ -292,6 +278,26 @@ export class EtcdPlugin implements Plugin {
     return records;
   }
 
+  /**
+   * A service whose host is a name: the CNAME and what its target answers (`lookup` inside the
+   * zone, the server outside it), or nothing for a chain that loops, points below the question
+   * or grows past MAX_CNAME_CHAIN (backend_lookup.go, shared by A/AAAA and TXT).
+   */
+  private chase(s: { host: string; ttl: number }, state: State, previous: Rr[], ext: External, lookup: (state: State, previous: Rr[]) => Rr[] | typeof NX): Rr[] {
+    const target = fqdnOf(s.host);
+    const targetLower = target.toLowerCase();
+    if (isSubdomain(targetLower, state.qname)) return []; // x CNAME x, or a name below it
+    const cname = rr(state.name, 'CNAME', s.ttl, target);
+    if (previous.length > MAX_CNAME_CHAIN) return [];
+    if (previous.some((p) => p.type === 'CNAME' && p.data === target)) return [];
+    if (isSubdomain(targetLower, state.zone)) {
+      const nextRecords = lookup({ ...state, name: target, qname: targetLower }, [...previous, cname]);
+      return nextRecords !== NX && nextRecords.length > 0 ? [cname, ...nextRecords] : [];
+    }
+    const answers = this.external(ext, target, state.qtype);
+    return answers ? [cname, ...answers] : [];
+  }
+
   private txt(state: State, previous: Rr[], ext: External): Rr[] | typeof NX {
     const services = this.services(state, false, ext);
     if (services === NX) return NX;
@@ -300,20 +306,7 @@ export class EtcdPlugin implements Plugin {
     for (const s of services) {
       const { type } = hostType(s);
       if (type === 'CNAME') {
-        const target = fqdnOf(s.host);
-        const targetLower = target.toLowerCase();
-        if (isSubdomain(targetLower, state.qname)) continue;
-        const cname = rr(state.name, 'CNAME', s.ttl, target);
-        if (previous.length > MAX_CNAME_CHAIN) continue;
-        if (previous.some((p) => p.type === 'CNAME' && p.data === target)) continue;
-        if (isSubdomain(targetLower, state.zone)) {
-          const nextRecords = this.txt({ ...state, name: target, qname: targetLower }, [...previous, cname], ext);
-          if (nextRecords !== NX && nextRecords.length > 0) records.push(cname, ...nextRecords);
-          continue;
-        }
-        const answers = this.external(ext, target, state.qtype);
-        if (!answers) continue;
-        records.push(cname, ...answers);
+        records.push(...this.chase(s, state, previous, ext, (st, prev) => this.txt(st, prev, ext)));
         continue;
       }
       if (type === 'TXT' && !dup.has(s.text)) {
