@@ -5,7 +5,7 @@ import { ManifestError, type ClusterOptions } from '../../cluster/model.js';
 import { fingerprint, ManifestWatcher } from './watch.js';
 import { acquireShared, sharedId } from './shared.js';
 import { recordLoad, recordLoadError } from '../../metrics/index.js';
-import { KubernetesPlugin } from './plugin.js';
+import { countRecords, KubernetesPlugin } from './plugin.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore } from './store.js';
 import { CorefileError } from '../../chain/corefile.js';
@@ -19,14 +19,6 @@ declare module '../../chain/registry.js' {
     /** Service CIDRs, nodes and limits from the command line, for the plugins that read manifests. */
     cluster: ClusterOptions;
   }
-}
-
-/** Records of the forward zones, counted as a zone transfer lists them (SOA once). */
-function countRecords(plugin: KubernetesPlugin): number {
-  return plugin.cfg.zones.reduce((n, z) => {
-    const rrs = plugin.transfer(z);
-    return rrs ? n + rrs.length - 1 : n;
-  }, 0);
 }
 
 export const kubernetesPlugin: PluginDefinition = {

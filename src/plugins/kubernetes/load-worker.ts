@@ -9,8 +9,8 @@ import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
 import { parseKubernetes } from './setup.js';
 import { KubernetesStore, storeParts, type StoreParts } from './store.js';
-import { KubernetesPlugin } from './plugin.js';
-import { chunkParts, type LoadRequest, type LoaderMessage } from './loader-protocol.js';
+import { countRecords, KubernetesPlugin } from './plugin.js';
+import { chunkParts, loadSummary, type LoadRequest, type LoaderMessage } from './loader-protocol.js';
 import { emptyResponse } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
 
@@ -36,23 +36,10 @@ function run(): LoaderMessage[] {
     // The records gauge counts what a zone transfer of each forward zone lists (SOA once).
     counter = () => {
       const store = KubernetesStore.fromParts(parts, cfg);
-      const plugin = new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => req.localAddresses }, req.paths);
-      return cfg.zones.reduce((n, z) => {
-        const rrs = plugin.transfer(z);
-        return rrs ? n + rrs.length - 1 : n;
-      }, 0);
+      return countRecords(new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => req.localAddresses }, req.paths));
     };
   }
-  const out: LoaderMessage[] = [
-    {
-      type: 'head',
-      findings: [...findings],
-      objectCount: model.objectCount,
-      ignoredKinds: model.ignoredKinds ? Object.fromEntries(model.ignoredKinds) : {},
-      pods: model.pods.length,
-      endpointSlices: model.endpointSlices.length,
-    },
-  ];
+  const out: LoaderMessage[] = [{ type: 'head', ...loadSummary(model, findings) }];
   for (const chunk of chunkParts(parts, req.chunkWeight)) out.push({ type: 'chunk', parts: chunk });
   if (req.retainModel) out.push({ type: 'model', model });
   out.push({ type: 'end' });

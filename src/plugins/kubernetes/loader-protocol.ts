@@ -22,8 +22,27 @@ export interface LoadRequest {
   chunkWeight: number;
 }
 
+/** What a load reports besides the store (the loader thread's `head` message). */
+export interface LoadSummary {
+  findings: Finding[];
+  objectCount: number;
+  ignoredKinds: Record<string, number>;
+  pods: number;
+  endpointSlices: number;
+}
+
+export function loadSummary(model: ClusterModel, findings: readonly Finding[]): LoadSummary {
+  return {
+    findings: [...findings],
+    objectCount: model.objectCount,
+    ignoredKinds: model.ignoredKinds ? Object.fromEntries(model.ignoredKinds) : {},
+    pods: model.pods.length,
+    endpointSlices: model.endpointSlices.length,
+  };
+}
+
 export type LoaderMessage =
-  | { type: 'head'; findings: Finding[]; objectCount: number; ignoredKinds: Record<string, number>; pods: number; endpointSlices: number }
+  | ({ type: 'head' } & LoadSummary)
   | { type: 'chunk'; parts: Partial<StoreParts> }
   | { type: 'model'; model: ClusterModel }
   | { type: 'end' }

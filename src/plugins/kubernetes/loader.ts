@@ -7,23 +7,18 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { loadManifests } from '../../cluster/load.js';
-import { ManifestError, type ClusterModel, type Finding } from '../../cluster/model.js';
+import { ManifestError, type ClusterModel } from '../../cluster/model.js';
 import type { KubernetesConfig } from './setup.js';
 import { KubernetesStore, StoreAssembler, storeParts } from './store.js';
-import type { LoadRequest, LoaderMessage } from './loader-protocol.js';
+import { loadSummary, type LoadRequest, type LoaderMessage, type LoadSummary } from './loader-protocol.js';
 
-export interface LoadedData {
+export interface LoadedData extends LoadSummary {
   store: KubernetesStore;
-  findings: Finding[];
-  objectCount: number;
-  ignoredKinds: Record<string, number>;
   /**
    * Records of the forward zones as a zone transfer lists them, counted by the loader thread
    * after the data was handed over; undefined when not asked for or counted in this thread.
    */
   records: Promise<number> | undefined;
-  pods: number;
-  endpointSlices: number;
   /** Where the work ran. */
   thread: 'worker' | 'main';
 }
@@ -80,16 +75,8 @@ export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig, signal?: 
           settled = true;
           // Without a count to wait for, the thread is done; with one it ends after posting it.
           if (!records) void worker.terminate();
-          resolve({
-            store: assembler.finish(model),
-            findings: head.findings,
-            objectCount: head.objectCount,
-            ignoredKinds: head.ignoredKinds,
-            records,
-            pods: head.pods,
-            endpointSlices: head.endpointSlices,
-            thread: 'worker',
-          });
+          const { type: _head, ...summary } = head;
+          resolve({ store: assembler.finish(model), ...summary, records, thread: 'worker' });
           return;
         }
         case 'error':
@@ -107,14 +94,5 @@ export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig, signal?: 
 function loadHere(req: LoadRequest, cfg: KubernetesConfig): LoadedData {
   const { model, findings } = loadManifests(req.paths, req.cluster);
   const store = KubernetesStore.fromParts(storeParts(model, cfg), cfg, req.retainModel ? model : undefined);
-  return {
-    store,
-    findings: [...findings],
-    objectCount: model.objectCount,
-    ignoredKinds: model.ignoredKinds ? Object.fromEntries(model.ignoredKinds) : {},
-    records: undefined,
-    pods: model.pods.length,
-    endpointSlices: model.endpointSlices.length,
-    thread: 'main',
-  };
+  return { store, ...loadSummary(model, findings), records: undefined, thread: 'main' };
 }

@@ -620,3 +620,11 @@ function dedup(records: Rr[]): Rr[] {
     return true;
   });
 }
+
+/** Records of the forward zones, counted as a zone transfer lists them (SOA once): clusterdns_records_loaded. */
+export function countRecords(plugin: KubernetesPlugin): number {
+  return plugin.cfg.zones.reduce((n, z) => {
+    const rrs = plugin.transfer(z);
+    return rrs ? n + rrs.length - 1 : n;
+  }, 0);
+}
