@@ -1,103 +1,45 @@
-// `health [ADDRESS] { lameduck DURATION }`: HTTP /health answering 200 OK while the process runs.
-import type { Logger } from 'pino';
+// `health [ADDRESS] { lameduck DURATION }` -> a HealthConfig, as CoreDNS's plugin/health/setup.go
+// reads it: every health line of a block counts, and the last address and lameduck given win.
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
-import type { Plugin } from '../../chain/plugin.js';
-import { localUrl, openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
-import { metrics } from '../../metrics/index.js';
-import { goDurationString, parseGoDuration } from '../../pkg/duration.js';
-import { enterLameduck, leaveLameduck } from '../../chain/lameduck.js';
+import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
+import { parseGoDuration } from '../../pkg/duration.js';
+import { HealthPlugin } from './plugin.js';
 
 export const DEFAULT_HEALTH_ADDRESS = ':8080';
-/** The self check runs once a second, as CoreDNS's, and gives up after 3 s. */
-const CHECK_INTERVAL_MS = 1000;
-const CHECK_TIMEOUT_MS = 3000;
 
-export class HealthPlugin implements Plugin {
-  readonly name = 'health';
-  private route: OpenRoute | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private inFlight: AbortController | undefined;
-  private lameduckDone = false;
+export interface HealthConfig {
+  /** Where /health is served; blocks naming the same address share one listener. */
+  address: HttpAddress;
+  /** How long shutdown keeps serving before the listeners close; 0 for none. */
+  lameduckMs: number;
+}
 
-  constructor(
-    readonly address: HttpAddress,
-    readonly lameduckMs: number,
-    private readonly log: Logger,
-  ) {}
+/** The one option, `lameduck DURATION`, in milliseconds. */
+function parseLameduck(o: Directive): number {
+  if (o.name !== 'lameduck') throw new CorefileError(o.file, o.line, `unknown health option "${excerpt(o.name)}"; the only option is lameduck`);
+  if (o.args.length !== 1) throw new CorefileError(o.file, o.line, 'health lameduck needs one duration, e.g. `lameduck 5s`');
+  const ms = parseGoDuration(o.args[0]!);
+  if (ms === undefined) throw new CorefileError(o.file, o.line, `health lameduck: unable to parse lameduck duration value "${excerpt(o.args[0]!)}"; write e.g. 500ms, 5s or 1m`);
+  return ms;
+}
 
-  /** beforeShutdown waits out the lameduck period. */
-  get shutdownDelayMs(): number {
-    return this.lameduckMs;
-  }
-
-  async start(): Promise<void> {
-    this.route = await openRoute(this.address, '/health', (_req, res) => {
-      // As CoreDNS: healthy for as long as the process serves HTTP, lameduck included.
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
-    });
-    const url = localUrl(this.address, this.route.port, '/health');
-    this.timer = setInterval(() => void this.selfCheck(url), CHECK_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  /**
-   * CoreDNS's overload signal: fetch our own /health and record how long it took
-   * (coredns_health_request_duration_seconds); a busy event loop shows up here first.
-   */
-  private async selfCheck(url: string): Promise<void> {
-    if (this.inFlight) return;
-    const abort = new AbortController();
-    this.inFlight = abort;
-    const timeout = setTimeout(() => abort.abort(), CHECK_TIMEOUT_MS);
-    timeout.unref();
-    const start = process.hrtime.bigint();
-    const m = metrics();
-    try {
-      const res = await fetch(url, { signal: abort.signal });
-      await res.arrayBuffer();
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      m.healthDuration.observe(seconds);
-      if (seconds > 1) this.log.warn(`Local health request to "${url}" took more than 1s: ${goDurationString(seconds * 1000)}`);
-    } catch (err) {
-      if (this.inFlight !== abort || !this.timer) return; // closed meanwhile
-      m.healthDuration.observe(Number(process.hrtime.bigint() - start) / 1e9);
-      m.healthFailures.inc();
-      this.log.warn(`Local health request to "${url}" failed: ${(err as Error).message}`);
-    } finally {
-      clearTimeout(timeout);
-      if (this.inFlight === abort) this.inFlight = undefined;
+export function parseHealth(directives: readonly Directive[]): HealthConfig {
+  let addressText = DEFAULT_HEALTH_ADDRESS;
+  let addressAt: Directive | undefined;
+  let lameduckMs = 0;
+  for (const d of directives) {
+    if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'health takes at most one address, e.g. `health :8080`');
+    if (d.args[0] !== undefined) {
+      addressText = d.args[0];
+      addressAt = d;
     }
+    for (const o of d.block ?? []) lameduckMs = parseLameduck(o);
   }
-
-  /**
-   * Final shutdown, before the DNS listeners close: wait out the lameduck period while /health
-   * still answers OK and DNS still answers (and /ready says "Shutting down"), as CoreDNS does.
-   */
-  async beforeShutdown(): Promise<void> {
-    if (this.lameduckDone || !this.route || this.lameduckMs <= 0) return;
-    this.lameduckDone = true;
-    enterLameduck();
-    this.log.info(`Going into lameduck mode for ${goDurationString(this.lameduckMs)}`);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, this.lameduckMs));
-    } finally {
-      leaveLameduck();
-    }
-  }
-
-  /** A reload (`{ reload: true }`) closes at once; a shutdown waits out lameduck first if nothing did. */
-  async close(opts: { reload?: boolean } = {}): Promise<void> {
-    if (!this.route) return;
-    clearInterval(this.timer);
-    this.timer = undefined;
-    this.inFlight?.abort();
-    this.inFlight = undefined;
-    if (!opts.reload) await this.beforeShutdown();
-    const route = this.route;
-    this.route = undefined;
-    await route.release();
-  }
+  const address = parseHttpAddress(addressText);
+  const at = addressAt ?? directives[0]!;
+  if (typeof address === 'string') throw new CorefileError(at.file, at.line, `health: ${excerpt(address, 120)}`);
+  return { address, lameduckMs };
 }
 
 export const healthPlugin: PluginDefinition = {
@@ -105,28 +47,7 @@ export const healthPlugin: PluginDefinition = {
   setup(d, ctx) {
     return healthPlugin.setupAll!([d], ctx);
   },
-  // CoreDNS reads every health line of a block: the last address and lameduck given win.
   setupAll(directives, ctx) {
-    let addressText = DEFAULT_HEALTH_ADDRESS;
-    let addressAt: Directive | undefined;
-    let lameduckMs = 0;
-    for (const d of directives) {
-      if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'health takes at most one address, e.g. `health :8080`');
-      if (d.args[0] !== undefined) {
-        addressText = d.args[0];
-        addressAt = d;
-      }
-      for (const o of d.block ?? []) {
-        if (o.name !== 'lameduck') throw new CorefileError(o.file, o.line, `unknown health option "${excerpt(o.name)}"; the only option is lameduck`);
-        if (o.args.length !== 1) throw new CorefileError(o.file, o.line, 'health lameduck needs one duration, e.g. `lameduck 5s`');
-        const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined) throw new CorefileError(o.file, o.line, `health lameduck: unable to parse lameduck duration value "${excerpt(o.args[0]!)}"; write e.g. 500ms, 5s or 1m`);
-        lameduckMs = ms;
-      }
-    }
-    const address = parseHttpAddress(addressText);
-    const at = addressAt ?? directives[0]!;
-    if (typeof address === 'string') throw new CorefileError(at.file, at.line, `health: ${excerpt(address, 120)}`);
-    return new HealthPlugin(address, lameduckMs, ctx.log.child({ plugin: 'health' }));
+    return new HealthPlugin(parseHealth(directives), ctx.log.child({ plugin: 'health' }));
   },
 };
