@@ -1,109 +1,44 @@
-// `ready [ADDRESS] { monitor until-ready|continuously }`: HTTP /ready answering 200 OK once every
-// plugin of the server blocks that enable ready reports ready, else 503 with their names.
-import type { Logger } from 'pino';
+// `ready [ADDRESS] { monitor until-ready|continuously }` -> a ReadyConfig, as CoreDNS's
+// plugin/ready/setup.go; the plugin learns its block's plugins once the block is built.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError } from '../../chain/corefile.js';
-import type { Plugin } from '../../chain/plugin.js';
-import { openRoute, parseHttpAddress, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
-import { inLameduck } from '../../chain/lameduck.js';
+import { CorefileError, type Directive } from '../../chain/corefile.js';
+import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
+import { ReadyPlugin } from './plugin.js';
 
 export const DEFAULT_READY_ADDRESS = ':8181';
 
 export type MonitorMode = 'until-ready' | 'continuously';
 
-/**
- * Every `ready` in the process reports on the same list, as CoreDNS's: the plugins of each block
- * that enables ready, whichever address serves /ready.
- */
-const monitors = new Set<ReadyPlugin>();
-
-export interface ReadyReport {
-  ready: boolean;
-  /** Names of the plugins not ready, sorted and comma-separated (CoreDNS's body). */
-  notReady: string;
-  /** Why each is not ready, for the log. */
-  reasons: Record<string, string>;
+export interface ReadyConfig {
+  /** Where /ready is served; blocks naming the same address share one listener. */
+  address: HttpAddress;
+  /** until-ready: a plugin that reported ready once is not asked again. */
+  mode: MonitorMode;
 }
 
-/** Asks every monitored plugin; plugins that said ready once are not asked again (until-ready). */
-export function readiness(): ReadyReport {
-  const names = new Set<string>();
-  const reasons: Record<string, string> = {};
-  for (const m of monitors) {
-    for (const p of m.blockPlugins) {
-      if (!p.ready || m.confirmed.has(p)) continue;
-      const r = p.ready();
-      if (r === true) {
-        if (m.mode === 'until-ready') m.confirmed.add(p);
-        continue;
-      }
-      names.add(p.name);
-      reasons[p.name] = r;
-    }
+/** The one option, `monitor until-ready|continuously`. */
+function parseMonitor(o: Directive): MonitorMode {
+  if (o.name !== 'monitor') throw new CorefileError(o.file, o.line, `unknown ready option "${o.name}"; the only option is monitor`);
+  const v = o.args[0];
+  if (o.args.length !== 1 || (v !== 'until-ready' && v !== 'continuously')) {
+    throw new CorefileError(o.file, o.line, 'ready monitor takes until-ready or continuously');
   }
-  const notReady = [...names].sort().join(',');
-  return { ready: names.size === 0, notReady, reasons };
+  return v;
 }
 
-export class ReadyPlugin implements Plugin {
-  readonly name = 'ready';
-  /** The plugins of this block, once it is built. */
-  blockPlugins: readonly Plugin[] = [];
-  readonly confirmed = new WeakSet<Plugin>();
-  private route: OpenRoute | undefined;
-
-  constructor(
-    readonly address: HttpAddress,
-    readonly mode: MonitorMode,
-    private readonly log: Logger,
-  ) {}
-
-  async start(): Promise<void> {
-    monitors.add(this);
-    try {
-      this.route = await openRoute(this.address, '/ready', (_req, res) => {
-        if (inLameduck() || !this.route) {
-          res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end('Shutting down');
-          return;
-        }
-        const report = readiness();
-        if (report.ready) {
-          res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
-          return;
-        }
-        this.log.info({ reasons: report.reasons }, `Plugins not ready: "${report.notReady}"`);
-        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end(report.notReady);
-      });
-    } catch (err) {
-      monitors.delete(this);
-      throw err;
-    }
-  }
-
-  async close(): Promise<void> {
-    monitors.delete(this);
-    const route = this.route;
-    this.route = undefined;
-    await route?.release();
-  }
+export function parseReady(d: Directive): ReadyConfig {
+  if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'ready takes at most one address, e.g. `ready :8181`');
+  const address = parseHttpAddress(d.args[0] ?? DEFAULT_READY_ADDRESS);
+  if (typeof address === 'string') throw new CorefileError(d.file, d.line, `ready: ${address}`);
+  let mode: MonitorMode = 'until-ready';
+  for (const o of d.block ?? []) mode = parseMonitor(o);
+  return { address, mode };
 }
 
 export const readyPlugin: PluginDefinition = {
   name: 'ready',
   setup(d, ctx) {
-    if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'ready takes at most one address, e.g. `ready :8181`');
-    const address = parseHttpAddress(d.args[0] ?? DEFAULT_READY_ADDRESS);
-    if (typeof address === 'string') throw new CorefileError(d.file, d.line, `ready: ${address}`);
-    let mode: MonitorMode = 'until-ready';
-    for (const o of d.block ?? []) {
-      if (o.name !== 'monitor') throw new CorefileError(o.file, o.line, `unknown ready option "${o.name}"; the only option is monitor`);
-      const v = o.args[0];
-      if (o.args.length !== 1 || (v !== 'until-ready' && v !== 'continuously')) {
-        throw new CorefileError(o.file, o.line, 'ready monitor takes until-ready or continuously');
-      }
-      mode = v;
-    }
-    const plugin = new ReadyPlugin(address, mode, ctx.log.child({ plugin: 'ready' }));
+    const plugin = new ReadyPlugin(parseReady(d), ctx.log.child({ plugin: 'ready' }));
     // The block's plugins are known once all of them are set up.
     const appOnBuilt = ctx.onBuilt;
     ctx.onBuilt = (plugins) => {
