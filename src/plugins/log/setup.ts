@@ -1,14 +1,10 @@
-// `log [NAMES...] [FORMAT] { class CLASSES... }`: one line per query, in CoreDNS's common log
-// format by default, through the block's pino logger at info level.
-import dnsPacket from 'dns-packet';
+// `log [NAMES...] [FORMAT] { class CLASSES... }` -> a LogConfig (rules in Corefile order), as
+// CoreDNS's plugin/log/setup.go: the common log format by default, every response class.
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
-import type { Plugin } from '../../chain/plugin.js';
-import type { QueryEvent } from '../../chain/plugin.js';
-import { isProblem, parseQuery, type ParsedQuery } from '../../dns/query.js';
-import { isSubdomain } from '../../pkg/names.js';
-import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT, parseFormat, render } from './format.js';
+import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT } from './format.js';
+import { LogPlugin } from './plugin.js';
 
 export type ResponseClass = 'success' | 'denial' | 'error' | 'all';
 const CLASSES: readonly ResponseClass[] = ['success', 'denial', 'error', 'all'];
@@ -18,6 +14,11 @@ export interface LogRule {
   nameScope: string;
   format: string;
   classes: ReadonlySet<ResponseClass>;
+}
+
+export interface LogConfig {
+  /** Every rule of every log line of the block; the first whose name matches decides. */
+  rules: LogRule[];
 }
 
 const fqdn = (n: string): string => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
@@ -38,8 +39,14 @@ export function parseLog(d: Directive): LogRule[] {
     }
     names = args;
   }
+  const classes = parseClasses(d.block);
+  return names.map((n) => ({ nameScope: n === '.' ? '.' : fqdn(n), format, classes }));
+}
+
+/** The `class` lines of a log block, adding up; `all` when there are none. */
+function parseClasses(options: readonly Directive[] | undefined): Set<ResponseClass> {
   const classes = new Set<ResponseClass>();
-  for (const o of d.block ?? []) {
+  for (const o of options ?? []) {
     if (o.name !== 'class') throw new CorefileError(o.file, o.line, `unknown log option "${excerpt(o.name)}"; the only option is class`);
     if (o.args.length === 0) throw new CorefileError(o.file, o.line, 'log class needs at least one of success, denial, error, all');
     for (const c of o.args) {
@@ -48,32 +55,7 @@ export function parseLog(d: Directive): LogRule[] {
     }
   }
   if (classes.size === 0) classes.add('all');
-  return names.map((n) => ({ nameScope: n === '.' ? '.' : fqdn(n), format, classes }));
-}
-
-/** CoreDNS's response.Typify + Classify on a wire reply. */
-export function classify(reply: Buffer, q: ParsedQuery): Exclude<ResponseClass, 'all'> {
-  // UPDATE, NOTIFY and transfers are Update/Meta types: classified as errors.
-  if (q.opcode === 5 || q.opcode === 4 || q.qtype === 252 || q.qtype === 251) return 'error';
-  let packet;
-  try {
-    packet = dnsPacket.decode(reply);
-  } catch {
-    return 'error';
-  }
-  const rcode = reply[3]! & 0x0f;
-  if ((packet.answers?.length ?? 0) > 0 && rcode === 0) return 'success';
-  const authority = packet.authorities ?? [];
-  const soa = authority.some((r) => r.type === 'SOA');
-  if (soa && rcode === 0) return 'denial';
-  if (soa && rcode === 3) return 'denial';
-  if (rcode === 0) return 'success'; // delegation or plain NOERROR
-  return 'error';
-}
-
-export class LogPlugin implements Plugin {
-  readonly name = 'log';
-  constructor(readonly rules: readonly LogRule[]) {}
+  return classes;
 }
 
 export const logPlugin: PluginDefinition = {
@@ -83,26 +65,8 @@ export const logPlugin: PluginDefinition = {
   },
   // A block may have several `log` lines; their rules add up in order, as in CoreDNS.
   setupAll(directives, ctx) {
-    const rules = directives.flatMap((d) => parseLog(d));
-    const compiled = rules.map((r) => ({ ...r, nodes: parseFormat(r.format) }));
-    const log = ctx.log.child({ plugin: 'log' });
-    const keys = ctx.keys;
-    const owns = (zone: string, port: number): boolean => keys.some((k) => k.zone === zone && (k.port === undefined || k.port === port));
-    ctx.observe((e: QueryEvent) => {
-      if (!e.reply) return;
-      const parsed = parseQuery(e.msg);
-      // Packets that never reach a plugin chain in CoreDNS are not logged by it either.
-      if (isProblem(parsed)) return;
-      if (parsed.qclass !== 1 || (parsed.edns && parsed.edns.version > 0)) return;
-      const qname = parsed.name.toLowerCase();
-      const zone = e.zoneOf(qname);
-      if (zone === undefined || !owns(zone, e.local.port)) return;
-      // The first rule whose name matches decides, as CoreDNS.
-      const rule = compiled.find((r) => r.nameScope === '.' || isSubdomain(qname, r.nameScope));
-      if (!rule) return;
-      if (!rule.classes.has('all') && !rule.classes.has(classify(e.reply, parsed))) return;
-      log.info(render(rule.nodes, e, parsed));
-    });
-    return new LogPlugin(rules);
+    const plugin = new LogPlugin({ rules: directives.flatMap((d) => parseLog(d)) }, ctx.keys, ctx.log.child({ plugin: 'log' }));
+    ctx.observe(plugin.observe);
+    return plugin;
   },
 };
