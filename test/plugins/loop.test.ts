@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DISARM_AFTER_MS, LoopPlugin, type LoopEvent } from '../../src/plugins/loop/setup.js';
+import { DISARM_AFTER_MS, LoopPlugin, type LoopEvent } from '../../src/plugins/loop/plugin.js';
 import type { DnsRequest, DnsResponse } from '../../src/chain/plugin.js';
 import { buildApp } from '../../src/app.js';
 import { digQuery } from '../helpers/clients.js';
