@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { Chain, Router } from '../../src/chain/chain.js';
 import type { Plugin } from '../../src/chain/plugin.js';
 import { QueryHandler } from '../../src/server/handler.js';
-import { ErrorsPlugin } from '../../src/plugins/errors/setup.js';
+import { ErrorsPlugin } from '../../src/plugins/errors/plugin.js';
 import { decodeReply } from '../helpers/decode.js';
 import { startOps } from '../fixtures/ops/client.js';
 
