@@ -3,7 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { ask } from '../helpers/decode.js';
 import path from 'node:path';
 import { buildApp } from '../../src/app.js';
-import { shuffleAddresses } from '../../src/plugins/loadbalance/setup.js';
+import { shuffleAddresses } from '../../src/plugins/loadbalance/plugin.js';
 import type { Rr } from '../../src/dns/records.js';
 import { repoRoot } from '../helpers/server.js';
 
