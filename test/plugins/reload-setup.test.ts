@@ -3,7 +3,7 @@
 // clamped to half of it, not rejected).
 import { describe, it, expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { ReloadPlugin } from '../../src/plugins/reload/setup.js';
+import { ReloadPlugin } from '../../src/plugins/reload/plugin.js';
 
 const corefile = (line: string): string => `example.org {\n  ${line}\n}\n`;
 
