@@ -1,4 +1,5 @@
-// `bind ADDRESS... [{ except ADDRESS... }]`: the addresses a server block listens on.
+// `bind ADDRESS... [{ except ADDRESS... }]` -> a BindConfig, the addresses a server block listens
+// on, as CoreDNS's plugin/bind/setup.go reads them (IP addresses or interface names).
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { PluginDefinition } from '../../chain/registry.js';
@@ -23,28 +24,46 @@ function listIP(d: Directive, args: readonly string[]): string[] {
   return out;
 }
 
+export interface BindConfig {
+  /** Addresses the block listens on, deduplicated, in the order first named; never empty. */
+  addresses: string[];
+}
+
+/** Every `bind` line of a block adds its addresses, as CoreDNS consolidates them. */
+export function parseBind(directives: readonly Directive[]): BindConfig {
+  const all: string[] = [];
+  for (const d of directives) {
+    if (d.args.length === 0) throw new CorefileError(d.file, d.line, 'bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`');
+    const addresses = listIP(d, d.args);
+    const except = exceptAddresses(d.block);
+    all.push(...addresses.filter((a) => !except.has(a)));
+  }
+  const addresses = [...new Set(all)];
+  const last = directives[directives.length - 1]!;
+  if (addresses.length === 0) throw new CorefileError(last.file, last.line, 'bind: every address is excluded by except; nothing to listen on');
+  return { addresses };
+}
+
+/** The addresses of a bind line's `except` options. */
+function exceptAddresses(options: readonly Directive[] | undefined): Set<string> {
+  const except = new Set<string>();
+  for (const opt of options ?? []) {
+    if (opt.name !== 'except') throw new CorefileError(opt.file, opt.line, `unknown bind option "${excerpt(opt.name)}"; the only option is except`);
+    if (opt.args.length === 0) throw new CorefileError(opt.file, opt.line, 'bind except needs at least one address or interface name');
+    for (const a of listIP(opt, opt.args)) except.add(a);
+  }
+  return except;
+}
+
+// bind serves no query: it only sets where the block's listeners open, so it puts no plugin in
+// the chain and has no plugin.ts.
 export const bindPlugin: PluginDefinition = {
   name: 'bind',
   setup(d, ctx) {
     return bindPlugin.setupAll!([d], ctx);
   },
-  // Every `bind` line of a block adds its addresses, as CoreDNS consolidates them.
   setupAll(directives, ctx) {
-    const all: string[] = [];
-    for (const d of directives) {
-      if (d.args.length === 0) throw new CorefileError(d.file, d.line, 'bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`');
-      const addresses = listIP(d, d.args);
-      const except = new Set<string>();
-      for (const opt of d.block ?? []) {
-        if (opt.name !== 'except') throw new CorefileError(opt.file, opt.line, `unknown bind option "${excerpt(opt.name)}"; the only option is except`);
-        if (opt.args.length === 0) throw new CorefileError(opt.file, opt.line, 'bind except needs at least one address or interface name');
-        for (const a of listIP(opt, opt.args)) except.add(a);
-      }
-      all.push(...addresses.filter((a) => !except.has(a)));
-    }
-    ctx.bindAddresses = [...new Set(all)];
-    const last = directives[directives.length - 1]!;
-    if (ctx.bindAddresses.length === 0) throw new CorefileError(last.file, last.line, 'bind: every address is excluded by except; nothing to listen on');
+    ctx.bindAddresses = parseBind(directives).addresses;
     return undefined;
   },
 };
