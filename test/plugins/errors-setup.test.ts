@@ -1,54 +1,80 @@
 // CoreDNS plugin/errors/setup_test.go (TestErrorsParse, TestShowFirstOption, large regex), ported:
-// the same Corefile lines are accepted or rejected here.
+// the same Corefile lines are accepted (with the config they give) or rejected (with the exact
+// `line: reason`).
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../helpers/setup.js';
+import type { ConsolidatePattern } from '../../src/plugins/errors/setup.js';
 
-type Patterns = { patterns: { level: string; showFirst?: boolean }[]; stacktrace: boolean };
+type Parsed = { patterns: ConsolidatePattern[]; stacktrace: boolean };
 
-const accepted: [string, number, boolean][] = [
-  ['errors', 0, false],
-  ['errors stdout', 0, false],
-  ['errors {\n  stacktrace\n}', 0, true],
-  ['errors {\n  stacktrace\n  consolidate 1m ^exact$\n}', 1, true],
-  ['errors {\n  consolidate 1m ^exact$\n}', 1, false],
-  ['errors {\n  consolidate 1m error\n}', 1, false],
-  ['errors {\n  consolidate 1m "format error"\n}', 1, false],
-  ['errors {\n  consolidate 1m error1\n  consolidate 5s error2\n}', 2, false],
-  ['errors {\n  consolidate 1m error show_first\n}', 1, false],
-  ['errors {\n  consolidate 1m error warning show_first\n}', 1, false],
+/** The parsed config of an accepted block, without the compiled regular expressions. */
+async function cfgOf(body: string) {
+  const p = await setupPlugin<Parsed>(body, 'errors');
+  const patterns = p.patterns.map(({ periodMs, source, level, showFirst }) => ({ periodMs, source, level, showFirst }));
+  return { patterns, stacktrace: p.stacktrace };
+}
+const errorsOf = async (body: string) => (await setupBlock(body)).errors;
+const consolidate = (periodMs: number, source: string, level = 'error', showFirst = false) => ({ periodMs, source, level, showFirst });
+
+const accepted: [string, ReturnType<typeof consolidate>[], boolean][] = [
+  ['errors', [], false],
+  ['errors stdout', [], false],
+  ['errors {\n  stacktrace\n}', [], true],
+  ['errors {\n  stacktrace\n  consolidate 1m ^exact$\n}', [consolidate(60000, '^exact$')], true],
+  ['errors {\n  consolidate 1m ^exact$\n}', [consolidate(60000, '^exact$')], false],
+  ['errors {\n  consolidate 1m error\n}', [consolidate(60000, 'error')], false],
+  ['errors {\n  consolidate 1m "format error"\n}', [consolidate(60000, 'format error')], false],
+  ['errors {\n  consolidate 1m error1\n  consolidate 5s error2\n}', [consolidate(60000, 'error1'), consolidate(5000, 'error2')], false],
+  ['errors {\n  consolidate 1m error show_first\n}', [consolidate(60000, 'error', 'error', true)], false],
+  ['errors {\n  consolidate 1m error warning show_first\n}', [consolidate(60000, 'error', 'warn', true)], false],
+  [`errors {\n  consolidate 1m ${'a'.repeat(10000)}\n}`, [consolidate(60000, 'a'.repeat(10000))], false],
 ];
 
-const rejected: [string, RegExp][] = [
-  ['errors errors.txt', /invalid log file: errors.txt/],
-  ['errors visible', /invalid log file: visible/],
-  ['errors { log visible }', /unknown errors option "log"/],
-  ['errors\nerrors', /appears twice/],
-  ['errors a b', /invalid log file/],
-  ['errors {\n  consolidate\n}', /takes DURATION REGEXP/],
-  ['errors {\n  consolidate 1m\n}', /takes DURATION REGEXP/],
-  ['errors {\n  consolidate abc .*\n}', /"abc" is not a duration/],
-  ['errors {\n  consolidate 1 .*\n}', /"1" is not a duration/],
-  ['errors {\n  consolidate 1m ())\n}', /bad regular expression/],
-  ['errors {\n  consolidate 1m error invalid_option\n}', /unknown option in consolidate: invalid_option/],
-  ['errors {\n  consolidate 1m error warning error\n}', /multiple log levels specified in consolidate/],
-  ['errors {\n  consolidate 1m error info debug\n}', /multiple log levels/],
-  ['errors {\n  consolidate 1m error show_first warning\n}', /log level must come before show_first/],
-  ['errors {\n  consolidate 1m error show_first info\n}', /log level must come before show_first/],
-  [`errors {\n  consolidate 1m ${'a'.repeat(10001)}\n}`, /regex pattern too long: 10001 > 10000/],
+const INVALID_FILE = '(errors are logged to standard output; write `errors` or `errors stdout`)';
+const ARGS = 'errors consolidate takes DURATION REGEXP [LEVEL] [show_first], e.g. `consolidate 5m ".* i/o timeout$" warning`';
+const UNKNOWN = (arg: string) => `errors consolidate: unknown option in consolidate: ${arg} (log levels: warning, error, info, debug; then show_first)`;
+
+const rejected: [string, string[]][] = [
+  ['errors errors.txt', [`2: errors: invalid log file: errors.txt ${INVALID_FILE}`]],
+  ['errors visible', [`2: errors: invalid log file: visible ${INVALID_FILE}`]],
+  ['errors a b', [`2: errors: invalid log file: a b ${INVALID_FILE}`]],
+  ['errors stdout stdout', [`2: errors: invalid log file: stdout stdout ${INVALID_FILE}`]],
+  ['errors { log visible }', ['2: unknown errors option "log"; valid options: stacktrace, consolidate']],
+  ['errors {\n  stacktrace yes\n}', ['3: errors stacktrace takes no arguments']],
+  ['errors {\n  consolidate\n}', [`3: ${ARGS}`]],
+  ['errors {\n  consolidate 1m\n}', [`3: ${ARGS}`]],
+  ['errors {\n  consolidate 1m .* error show_first extra\n}', [`3: ${ARGS}`]],
+  ['errors {\n  consolidate abc .*\n}', ['3: errors consolidate: "abc" is not a duration; write e.g. 30s or 5m']],
+  ['errors {\n  consolidate 1 .*\n}', ['3: errors consolidate: "1" is not a duration; write e.g. 30s or 5m']],
+  ['errors {\n  consolidate 0s .*\n}', ['3: errors consolidate: "0s" is not a duration; write e.g. 30s or 5m']],
+  [`errors {\n  consolidate 1m ${'a'.repeat(10001)}\n}`, ['3: errors consolidate: regex pattern too long: 10001 > 10000']],
+  ['errors {\n  consolidate 1m ())\n}', ['3: errors consolidate: bad regular expression: error parsing regexp: unexpected ): `())`']],
+  ['errors {\n  consolidate 1m error invalid_option\n}', [`3: ${UNKNOWN('invalid_option')}`]],
+  ['errors {\n  consolidate 1m error warning error\n}', ['3: errors consolidate: multiple log levels specified in consolidate']],
+  ['errors {\n  consolidate 1m error info debug\n}', ['3: errors consolidate: multiple log levels specified in consolidate']],
+  ['errors {\n  consolidate 1m error show_first warning\n}', ['3: errors consolidate: log level must come before show_first in consolidate']],
+  ['errors {\n  consolidate 1m error show_first info\n}', ['3: errors consolidate: log level must come before show_first in consolidate']],
   // Only CoreDNS's level names: `warn` is not one.
-  ['errors {\n  consolidate 1m .* warn\n}', /unknown option in consolidate: warn/],
+  ['errors {\n  consolidate 1m .* warn\n}', [`3: ${UNKNOWN('warn')}`]],
+  // Every bad option line is reported in one run.
+  ['errors {\n  nosuch\n  stacktrace x\n  consolidate 1m\n}', [
+    '3: unknown errors option "nosuch"; valid options: stacktrace, consolidate',
+    '4: errors stacktrace takes no arguments',
+    `5: ${ARGS}`,
+  ]],
 ];
 
 describe('errors setup (CoreDNS setup_test.go)', () => {
-  it.each(accepted)('accepts %j', async (body, count, stacktrace) => {
-    const p = await setupPlugin<Patterns>(body, 'errors');
-    expect(p.patterns).toHaveLength(count);
-    expect(p.stacktrace).toBe(stacktrace);
+  it.each(accepted)('accepts %j', async (body, patterns, stacktrace) => {
+    expect(await cfgOf(body)).toEqual({ patterns, stacktrace });
   });
 
-  it.each(rejected)('rejects %j', async (body, reason) => {
-    const r = await setupBlock(body);
-    expect(r.errors.join('\n')).toMatch(reason);
+  it.each(rejected)('rejects %j', async (body, want) => {
+    expect(await errorsOf(body)).toEqual(want);
+  });
+
+  it('allows one errors per server block', async () => {
+    expect(await errorsOf('errors\nerrors')).toEqual(['3: plugin "errors" appears twice in this server block (first at line 2); merge the two']);
   });
 
   it('reads the log level and show_first (TestShowFirstOption)', async () => {
@@ -61,8 +87,8 @@ describe('errors setup (CoreDNS setup_test.go)', () => {
       ['.* debug', 'debug', false],
     ];
     for (const [args, level, showFirst] of cases) {
-      const p = await setupPlugin<Patterns>(`errors {\n  consolidate 1m ${args}\n}`, 'errors');
-      expect([p.patterns[0]!.level, p.patterns[0]!.showFirst]).toEqual([level, showFirst]);
+      const { patterns } = await cfgOf(`errors {\n  consolidate 1m ${args}\n}`);
+      expect([patterns[0]!.level, patterns[0]!.showFirst]).toEqual([level, showFirst]);
     }
   });
 });

@@ -1,5 +1,5 @@
 // CoreDNS plugin/log/setup_test.go (TestLogParse), ported: the same `log` lines give the same
-// rules (name scope, format, classes) or are rejected.
+// rules (name scope, format, classes) or are rejected with the exact `line: reason`.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../helpers/setup.js';
 import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT } from '../../src/plugins/log/format.js';
@@ -35,11 +35,14 @@ describe('log setup (CoreDNS setup_test.go)', () => {
     expect(await rulesOf(body)).toEqual(want);
   });
 
-  it.each([
-    ['log {\n  class abracadabra\n}', /log class: invalid Class: abracadabra/],
-    ['log {\n  class\n}', /log class needs at least one/],
-    ['log {\n  unknown\n}', /unknown log option "unknown"/],
-  ])('rejects %j', async (body, reason) => {
-    expect((await setupBlock(body)).errors.join('\n')).toMatch(reason);
+  it.each<[string, string[]]>([
+    ['log {\n  class abracadabra\n}', ['3: log class: invalid Class: abracadabra (use success, denial, error or all)']],
+    ['log {\n  class denial abracadabra\n}', ['3: log class: invalid Class: abracadabra (use success, denial, error or all)']],
+    ['log {\n  class\n}', ['3: log class needs at least one of success, denial, error, all']],
+    ['log {\n  unknown\n}', ['3: unknown log option "unknown"; the only option is class']],
+    // Every log line of a block is read: a later line's error carries its own line.
+    ['log\nlog example.org {\n  class x\n}', ['4: log class: invalid Class: x (use success, denial, error or all)']],
+  ])('rejects %j', async (body, want) => {
+    expect((await setupBlock(body)).errors).toEqual(want);
   });
 });
