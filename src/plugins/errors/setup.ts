@@ -36,7 +36,8 @@ const MAX_REGEXP_LEN = 10000;
 
 export function parseErrors(d: Directive): ErrorsConfig {
   if (d.args.length > 1 || (d.args.length === 1 && d.args[0] !== 'stdout')) {
-    throw new CorefileError(d.file, d.line, `errors: invalid log file: ${excerpt(d.args.join(' '))} (errors are logged to standard output; write \`errors\` or \`errors stdout\`)`);
+    const hint = '(errors are logged to standard output; write `errors` or `errors stdout`)';
+    throw new CorefileError(d.file, d.line, `errors: invalid log file: ${excerpt(d.args.join(' '))} ${hint}`);
   }
   const cfg: ErrorsConfig = { patterns: [], stacktrace: false };
   forEachOption(d.block, (o) => {
@@ -56,7 +57,9 @@ function parseConsolidate(o: Directive): ConsolidatePattern {
   const fail = (reason: string): never => {
     throw new CorefileError(o.file, o.line, reason);
   };
-  if (o.args.length < 2 || o.args.length > 4) fail('errors consolidate takes DURATION REGEXP [LEVEL] [show_first], e.g. `consolidate 5m ".* i/o timeout$" warning`');
+  if (o.args.length < 2 || o.args.length > 4) {
+    fail('errors consolidate takes DURATION REGEXP [LEVEL] [show_first], e.g. `consolidate 5m ".* i/o timeout$" warning`');
+  }
   const periodMs = parseGoDuration(o.args[0]!);
   if (periodMs === undefined || periodMs <= 0) fail(`errors consolidate: "${excerpt(o.args[0]!)}" is not a duration; write e.g. 30s or 5m`);
   const source = o.args[1]!;

@@ -20,7 +20,9 @@ function parseLameduck(o: Directive): number {
   if (o.name !== 'lameduck') throw new CorefileError(o.file, o.line, `unknown health option "${excerpt(o.name)}"; the only option is lameduck`);
   if (o.args.length !== 1) throw new CorefileError(o.file, o.line, 'health lameduck needs one duration, e.g. `lameduck 5s`');
   const ms = parseGoDuration(o.args[0]!);
-  if (ms === undefined) throw new CorefileError(o.file, o.line, `health lameduck: unable to parse lameduck duration value "${excerpt(o.args[0]!)}"; write e.g. 500ms, 5s or 1m`);
+  if (ms === undefined) {
+    throw new CorefileError(o.file, o.line, `health lameduck: unable to parse lameduck duration value "${excerpt(o.args[0]!)}"; write e.g. 500ms, 5s or 1m`);
+  }
   return ms;
 }
 

@@ -50,7 +50,9 @@ function parseClasses(options: readonly Directive[] | undefined): Set<ResponseCl
     if (o.name !== 'class') throw new CorefileError(o.file, o.line, `unknown log option "${excerpt(o.name)}"; the only option is class`);
     if (o.args.length === 0) throw new CorefileError(o.file, o.line, 'log class needs at least one of success, denial, error, all');
     for (const c of o.args) {
-      if (!(CLASSES as readonly string[]).includes(c)) throw new CorefileError(o.file, o.line, `log class: invalid Class: ${excerpt(c)} (use success, denial, error or all)`);
+      if (!(CLASSES as readonly string[]).includes(c)) {
+        throw new CorefileError(o.file, o.line, `log class: invalid Class: ${excerpt(c)} (use success, denial, error or all)`);
+      }
       classes.add(c as ResponseClass);
     }
   }

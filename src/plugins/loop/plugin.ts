@@ -70,7 +70,9 @@ export class LoopPlugin implements Plugin {
         qname: this.qname,
         client,
         local,
-        message: `Loop (${client} -> ${local}) detected for zone "${this.zone}", see https://coredns.io/plugins/loop#troubleshooting. Query: "HINFO ${this.qname}"`,
+        message:
+          `Loop (${client} -> ${local}) detected for zone "${this.zone}", ` +
+          `see https://coredns.io/plugins/loop#troubleshooting. Query: "HINFO ${this.qname}"`,
       });
     }
     return next(req);

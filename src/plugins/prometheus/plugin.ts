@@ -44,7 +44,7 @@ export class PrometheusPlugin implements Plugin {
     collectProcessMetrics();
     metrics();
     this.route = await openRoute(this.address, '/metrics', async (_req, res) => {
-      // With --workers, any worker may get the scrape: the server answers with every worker's metrics.
+      // With --workers, any worker may get the scrape: it answers with every worker's metrics.
       const body = await this.scrape();
       res.writeHead(200, { 'content-type': body.contentType }).end(body.text);
     });
