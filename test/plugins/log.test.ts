@@ -65,7 +65,13 @@ describe('log through the real server', () => {
 /** An app in process whose logs land in an array. */
 async function appWithLog(logLines: string): Promise<{ query: (name: string, type: string) => Promise<unknown>; messages: () => string[]; close: () => Promise<void> }> {
   const out: string[] = [];
-  const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _enc, cb) => (out.push(chunk.toString()), cb()) }));
+  const sink = new Writable({
+    write: (chunk: Buffer, _enc, cb) => {
+      out.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = pino({ level: 'info' }, sink);
   const manifests = path.join(repoRoot, 'examples/manifests');
   const app = await buildApp({ corefileText: `cluster.local {\n  ${logLines}\n  kubernetes {\n    manifests ${manifests}\n  }\n}\n`, logger });
   return {
