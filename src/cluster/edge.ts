@@ -112,7 +112,7 @@ const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 const NETWORKING_GROUP = 'networking.k8s.io';
 
 /** The kinds this module reads, by API group. */
-export const EDGE_KINDS: Readonly<Record<string, string>> = {
+const EDGE_KINDS: Readonly<Record<string, string>> = {
   Ingress: NETWORKING_GROUP,
   IngressClass: NETWORKING_GROUP,
   Gateway: GATEWAY_GROUP,
@@ -123,7 +123,7 @@ export const EDGE_KINDS: Readonly<Record<string, string>> = {
   DNSEndpoint: 'externaldns.k8s.io',
 };
 
-export function isEdgeKind(kind: string, group: string): boolean {
+function isEdgeKind(kind: string, group: string): boolean {
   return EDGE_KINDS[kind] === group;
 }
 
@@ -155,7 +155,7 @@ function lower(h: string): string {
  * or a wildcard on one side (`*.example.com` covers any name with at least one more label)
  * that covers the other; two wildcards give the more specific one. Undefined: no overlap.
  */
-export function intersectHost(listener: string | undefined, route: string): string | undefined {
+function intersectHost(listener: string | undefined, route: string): string | undefined {
   if (listener === undefined || listener === '') return route;
   const l = lower(listener);
   const r = lower(route);
