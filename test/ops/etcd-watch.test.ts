@@ -134,16 +134,20 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
     proxy.cut();
     const rcodes = new Set<string>();
     let polling = true;
+    let asked = 0;
     const poll = (async () => {
       while (polling) {
         const r = await dnsQuery(server.port, 'd.watch.test.', 'A', 1000).catch(() => undefined);
         rcodes.add(r ? r.rcode : 'timeout');
+        asked++;
       }
     })();
     const reloads = server.logs.filter((l) => l.includes('configuration reloaded')).length;
     process.kill(server.proc.pid!, 'SIGHUP');
     await waitFor('the reload', async () => server.logs.filter((l) => l.includes('configuration reloaded')).length > reloads);
-    await new Promise((r) => setTimeout(r, 300));
+    // The new chain answers the next queries from the mirror it kept.
+    const atReload = asked;
+    await waitFor('20 answers after the reload', async () => asked >= atReload + 20);
     polling = false;
     await poll;
     proxy.restore();
