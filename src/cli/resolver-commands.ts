@@ -61,7 +61,11 @@ function podContext(flags: KubeletFlags, model: ClusterModel | undefined): PodCo
 }
 
 /** `clusterdns resolv-conf`. */
-async function resolvConfCommand(flags: ResolvConfFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<void> {
+async function resolvConfCommand(
+  flags: ResolvConfFlags,
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<void> {
   const app = flags.conf && !flags.manifests ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), oneShot: true }) : undefined;
   try {
     const model = loadModel(flags, app);

@@ -140,7 +140,14 @@ function ownerOf(value: string): string | undefined {
  * difference. Every write compares the marker's revision with what this run last saw, so two
  * syncs at once cannot interleave: the second fails and says so.
  */
-async function syncValues(client: Etcd3, prefixPath: string, owner: string, desired: Map<string, string>, limits: SyncLimits, log: Logger): Promise<SyncResult> {
+async function syncValues(
+  client: Etcd3,
+  prefixPath: string,
+  owner: string,
+  desired: Map<string, string>,
+  limits: SyncLimits,
+  log: Logger,
+): Promise<SyncResult> {
   const prefix = keyPrefix(prefixPath);
   const markerKey = prefix + TXN_MARKER;
   const { kvs } = await listPrefix(client, prefix);

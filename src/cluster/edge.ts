@@ -551,7 +551,15 @@ function serviceStatuses(
       if (ip) addresses.push({ ip });
     }
     if (addresses.length === 0) {
-      findings.push({ ...svc.source, severity: 'warning', code: 'loadbalancer-pool-exhausted', message: `Service "${key}": no LoadBalancer address left for ${svc.ipFamilies.join('/')} in the pool (${(opts.loadBalancerCIDRs ?? DEFAULT_LB_CIDRS).join(', ')}); add a --loadbalancer-cidr of that family or write status.loadBalancer.ingress` });
+      const cidrs = (opts.loadBalancerCIDRs ?? DEFAULT_LB_CIDRS).join(', ');
+      findings.push({
+        ...svc.source,
+        severity: 'warning',
+        code: 'loadbalancer-pool-exhausted',
+        message:
+          `Service "${key}": no LoadBalancer address left for ${svc.ipFamilies.join('/')} in the pool (${cidrs}); ` +
+          'add a --loadbalancer-cidr of that family or write status.loadBalancer.ingress',
+      });
     }
     serviceStatus.set(key, { addresses, origin: addresses.length > 0 ? 'pool' : 'none' });
   }

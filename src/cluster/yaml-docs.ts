@@ -302,6 +302,7 @@ function lazyIndex(text: string, start: number, end: number, firstLine: number, 
 }
 
 const SYNTAX_FIX = "fix the YAML (check indentation, quoting and '---' separators)";
+const DUPLICATE_FIX = 'JSON readers keep the last one, so the earlier value is ignored: remove one of them';
 
 /** What reading one file's documents shares: its text, its limits, where findings go. */
 interface DocReader {
@@ -366,11 +367,12 @@ function readDocument(r: DocReader, doc: Document.Parsed, out: RawObject[]): voi
   if (r.json) {
     // Every JSON reader keeps the last of duplicate keys; YAML forbids them, JSON only warns.
     indexNode(root, r.lineAt, (key, line, first) =>
-      r.err(line, `duplicate key ${excerpt(key)} (first at line ${first}); JSON readers keep the last one, so the earlier value is ignored: remove one of them`, 'warning'),
+      r.err(line, `duplicate key ${excerpt(key)} (first at line ${first}); ${DUPLICATE_FIX}`, 'warning'),
     );
   }
   if (!isRecord(value)) {
-    r.err(rootLine, `a manifest document must be a mapping (an object with apiVersion, kind and metadata), not ${Array.isArray(value) ? 'a sequence' : 'a scalar'}`);
+    const what = Array.isArray(value) ? 'a sequence' : 'a scalar';
+    r.err(rootLine, `a manifest document must be a mapping (an object with apiVersion, kind and metadata), not ${what}`);
     return;
   }
   const [docStart, , docEnd] = doc.range;
@@ -420,7 +422,8 @@ function boundedValue(r: DocReader, doc: Document.Parsed, root: YamlNode, rootLi
   const { maxObjectBytes, maxAliases, maxFileBytes } = r.limits;
   try {
     const value = doc.toJS({ maxAliasCount: maxAliases });
-    const items = isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? value['items'] : undefined;
+    const items =
+      isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? value['items'] : undefined;
     if (items) {
       expandedSize(value, Math.max(maxFileBytes, maxObjectBytes));
       for (const item of items) expandedSize(item, maxObjectBytes);
@@ -430,11 +433,13 @@ function boundedValue(r: DocReader, doc: Document.Parsed, root: YamlNode, rootLi
     const m = (e as Error).message;
     if (e instanceof TooBig) r.err(rootLine, `this document ${m}`);
     else if (/Excessive alias count/.test(m)) {
-      r.err(rootLine, `this document expands its YAML aliases more than ${maxAliases} times per anchor (an alias bomb?); write the values out or raise --max-yaml-aliases`);
+      const fix = 'write the values out or raise --max-yaml-aliases';
+      r.err(rootLine, `this document expands its YAML aliases more than ${maxAliases} times per anchor (an alias bomb?); ${fix}`);
     } else if (/Unresolved alias/.test(m)) {
       const alias = firstUnresolvedAlias(root);
       const line = alias?.range ? r.lineAt(alias.range[0] ?? 0) : rootLine;
-      r.err(line, `YAML syntax error at line ${line}: unknown alias "*${alias?.source ?? '?'}"; an anchor must be defined before its alias in the same document (anchors do not cross '---')`);
+      const fix = "an anchor must be defined before its alias in the same document (anchors do not cross '---')";
+      r.err(line, `YAML syntax error at line ${line}: unknown alias "*${alias?.source ?? '?'}"; ${fix}`);
     } else if (e instanceof RangeError && /call stack/.test(m)) r.err(rootLine, 'this document is nested too deeply (thousands of levels); flatten it');
     else r.err(rootLine, `cannot read this document: ${m.slice(0, 200)}`);
     return undefined;
@@ -471,7 +476,8 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
   const rootLine = lineOf[0]!;
   const nd = scan.duplicates.length;
   scan.duplicates.forEach((d, k) => {
-    findings.push({ file, line: lineOf[1 + nd + k]!, severity: 'warning', message: `duplicate key ${excerpt(d.key)} (first at line ${lineOf[1 + k]}); JSON readers keep the last one, so the earlier value is ignored: remove one of them` });
+    const message = `duplicate key ${excerpt(d.key)} (first at line ${lineOf[1 + k]}); ${DUPLICATE_FIX}`;
+    findings.push({ file, line: lineOf[1 + nd + k]!, severity: 'warning', message });
   });
   if (!isList) {
     if (text.length > maxObjectBytes) {

@@ -223,7 +223,9 @@ export function podGethostname(pod: PodDNSInput, clusterDomain: string): string 
 }
 
 /** A typical node /etc/hosts, used for hostNetwork pods (kubelet copies the node's file). */
-const DEFAULT_NODE_HOSTS = '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n';
+const DEFAULT_NODE_HOSTS =
+  '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' +
+  'fe00::0\tip6-localnet\nff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n';
 
 /** hostsEntriesFromHostAliases: one line per alias entry, hostnames tab-separated. */
 function hostAliasLines(aliases: readonly HostAlias[] | undefined): string {

@@ -61,7 +61,8 @@ async function udpBatch(cases: FuzzCase[]): Promise<{ replies: Buffer[]; answere
   // A known query sent last from each socket: the server answers a socket's datagrams as they
   // come, so its reply says the synchronous answers are all out; a short tail takes the rest.
   const marker = buildQuery({ id: 0xfe11, name: 'fuzz-marker.default.svc.cluster.local', type: T.A });
-  const isMarker = (m: Buffer): boolean => m.length >= marker.length && m.readUInt16BE(0) === 0xfe11 && m.subarray(12, marker.length).equals(marker.subarray(12));
+  const isMarker = (m: Buffer): boolean =>
+    m.length >= marker.length && m.readUInt16BE(0) === 0xfe11 && m.subarray(12, marker.length).equals(marker.subarray(12));
   let markers = 0;
   queries.on('message', (m) => (isMarker(m) ? markers++ : replies.push(m)));
   responses.on('message', (m) => (isMarker(m) ? markers++ : answeredResponses++));
