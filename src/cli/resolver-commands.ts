@@ -61,7 +61,11 @@ function podContext(flags: KubeletFlags, model: ClusterModel | undefined): PodCo
 }
 
 /** `clusterdns resolv-conf`. */
-export async function resolvConfCommand(flags: ResolvConfFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<void> {
+async function resolvConfCommand(
+  flags: ResolvConfFlags,
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<void> {
   const app = flags.conf && !flags.manifests ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), oneShot: true }) : undefined;
   try {
     const model = loadModel(flags, app);
@@ -125,7 +129,7 @@ const NOT_QUERY_TYPES = new Set(['AXFR', 'IXFR', 'OPT', 'TSIG', 'TKEY']);
  * --type as the resolver sends it (upper case), or an error naming the fix: a name dns-packet does
  * not know would go out as type 0.
  */
-export function checkQueryType(type: string | undefined): string | undefined {
+function checkQueryType(type: string | undefined): string | undefined {
   if (type === undefined) return undefined;
   const t = type.toUpperCase();
   if (dnsTypes.toType(t) === 0 || NOT_QUERY_TYPES.has(t)) {
@@ -135,7 +139,7 @@ export function checkQueryType(type: string | undefined): string | undefined {
 }
 
 /** Exit status of `resolve`, as `getent hosts` has it: 0 when the lookup found something, else 2. */
-export function resolveExitCode(trace: Trace): number {
+function resolveExitCode(trace: Trace): number {
   return trace.result.status === 'ok' ? 0 : 2;
 }
 

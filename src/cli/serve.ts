@@ -23,7 +23,7 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
 }
 
 /** A byte count: a whole number, optionally with KiB, MiB or GiB (K, M, G, KB, MB, GB read the same). */
-export function parseBytes(text: string): number | undefined {
+function parseBytes(text: string): number | undefined {
   const m = /^(\d+)\s*(k|m|g)?(i?b)?$/i.exec(text.trim());
   if (!m) return undefined;
   const unit = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase() as 'k' | 'm' | 'g'] ?? 1;

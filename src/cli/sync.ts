@@ -63,7 +63,7 @@ const ADDRESS_PRIORITY = 65535;
  * with its whole subtree, and the group keeps a service's answer to its own records instead of
  * its endpoints' too. Addresses carry port -1 so they never turn into SRV answers of port 0.
  */
-export function skydnsValues(byZone: Map<string, Map<string, Answer>>, prefix: string, owner: string, log?: Logger): Map<string, string> {
+function skydnsValues(byZone: Map<string, Map<string, Answer>>, prefix: string, owner: string, log?: Logger): Map<string, string> {
   const out = new Map<string, string>();
   let dropped = 0;
   let skipped = 0;
@@ -140,7 +140,14 @@ function ownerOf(value: string): string | undefined {
  * difference. Every write compares the marker's revision with what this run last saw, so two
  * syncs at once cannot interleave: the second fails and says so.
  */
-export async function syncValues(client: Etcd3, prefixPath: string, owner: string, desired: Map<string, string>, limits: SyncLimits, log: Logger): Promise<SyncResult> {
+async function syncValues(
+  client: Etcd3,
+  prefixPath: string,
+  owner: string,
+  desired: Map<string, string>,
+  limits: SyncLimits,
+  log: Logger,
+): Promise<SyncResult> {
   const prefix = keyPrefix(prefixPath);
   const markerKey = prefix + TXN_MARKER;
   const { kvs } = await listPrefix(client, prefix);

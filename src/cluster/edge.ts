@@ -112,7 +112,7 @@ const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 const NETWORKING_GROUP = 'networking.k8s.io';
 
 /** The kinds this module reads, by API group. */
-export const EDGE_KINDS: Readonly<Record<string, string>> = {
+const EDGE_KINDS: Readonly<Record<string, string>> = {
   Ingress: NETWORKING_GROUP,
   IngressClass: NETWORKING_GROUP,
   Gateway: GATEWAY_GROUP,
@@ -123,7 +123,7 @@ export const EDGE_KINDS: Readonly<Record<string, string>> = {
   DNSEndpoint: 'externaldns.k8s.io',
 };
 
-export function isEdgeKind(kind: string, group: string): boolean {
+function isEdgeKind(kind: string, group: string): boolean {
   return EDGE_KINDS[kind] === group;
 }
 
@@ -155,7 +155,7 @@ function lower(h: string): string {
  * or a wildcard on one side (`*.example.com` covers any name with at least one more label)
  * that covers the other; two wildcards give the more specific one. Undefined: no overlap.
  */
-export function intersectHost(listener: string | undefined, route: string): string | undefined {
+function intersectHost(listener: string | undefined, route: string): string | undefined {
   if (listener === undefined || listener === '') return route;
   const l = lower(listener);
   const r = lower(route);
@@ -166,9 +166,15 @@ export function intersectHost(listener: string | undefined, route: string): stri
   return undefined;
 }
 
+/** A Service's written LoadBalancer addresses and those it asks for (loadBalancerIP, MetalLB). */
+interface RawServiceStatus {
+  addresses: LbAddress[];
+  requested: string[];
+}
+
 /** Reads edge objects as load.ts meets them, then fills their status in build(). */
 export class EdgeCollector {
-  private readonly rawServices = new Map<string, { addresses: LbAddress[]; requested: string[] }>();
+  private readonly rawServices = new Map<string, RawServiceStatus>();
   /** "namespace/name" of LoadBalancer Services with spec.allocateLoadBalancerNodePorts: false. */
   readonly withoutNodePorts = new Set<string>();
   private readonly ingresses: { meta: ObjectMeta; className?: string; hosts: string[]; addresses: LbAddress[]; check: Checker }[] = [];
@@ -418,41 +424,49 @@ export class EdgeCollector {
    * a controller would refuse or ignore are warnings at the object's file and line.
    */
   build(services: readonly Service[], namespaces: ReadonlyMap<string, NamespaceObject>, opts: ClusterOptions, findings: Finding[]): EdgeModel {
+    const pool = this.poolWithWrittenAddresses(opts, findings);
+    const sortedServices = [...services].sort(byKey);
+    const serviceStatus = serviceStatuses(sortedServices, this.rawServices, pool, opts, findings);
+    const classes = [...this.ingressClasses].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const ingresses = this.ingressStatuses(classes, sortedServices, serviceStatus, pool, findings);
+    const gwClasses = [...this.gatewayClasses].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const gateways = this.gatewayStatuses(gwClasses, pool, findings);
+    const routes = [...this.routes].sort(byKey);
+    const routeHosts = attachRoutes(routes, gateways, namespaces, findings);
+    warnDuplicateHosts(ingresses, routeHosts, findings);
+
+    return {
+      serviceStatus,
+      ingresses,
+      ingressClasses: classes,
+      gateways,
+      gatewayClasses: gwClasses,
+      routes,
+      routeHosts,
+      dnsEndpoints: [...this.dnsEndpoints].sort(byKey),
+    };
+  }
+
+  /** The pool with every written address taken first, so it never hands one out twice. */
+  private poolWithWrittenAddresses(opts: ClusterOptions, findings: Finding[]): LoadBalancerPool {
     const pool = new LoadBalancerPool(opts.loadBalancerCIDRs ?? DEFAULT_LB_CIDRS, findings);
-    // Written addresses are taken first, so the pool never hands them out twice.
     for (const s of this.rawServices.values()) for (const a of [...s.addresses.map((x) => x.ip ?? ''), ...s.requested]) pool.reserve(a);
     for (const g of this.gateways) for (const a of [...g.status.map((x) => x.ip ?? ''), ...g.requested]) pool.reserve(a);
     for (const i of this.ingresses) for (const a of i.addresses) if (a.ip) pool.reserve(a.ip);
+    return pool;
+  }
 
-    const serviceStatus = new Map<string, EdgeStatus>();
-    const sortedServices = [...services].sort(byKey);
-    for (const svc of sortedServices) {
-      const key = `${svc.namespace}/${svc.name}`;
-      const raw = this.rawServices.get(key);
-      if (raw && raw.addresses.length > 0) {
-        serviceStatus.set(key, { addresses: raw.addresses, origin: 'manifest' });
-        continue;
-      }
-      if (svc.type !== 'LoadBalancer') {
-        serviceStatus.set(key, { addresses: [], origin: 'none' });
-        continue;
-      }
-      if (raw && raw.requested.length > 0) {
-        serviceStatus.set(key, { addresses: raw.requested.map((ip) => ({ ip })), origin: 'pool' });
-        continue;
-      }
-      const addresses: LbAddress[] = [];
-      for (const fam of svc.ipFamilies) {
-        const ip = pool.allocate(`Service/${key}`, fam === 'IPv4' ? 4 : 6);
-        if (ip) addresses.push({ ip });
-      }
-      if (addresses.length === 0) {
-        findings.push({ ...svc.source, severity: 'warning', code: 'loadbalancer-pool-exhausted', message: `Service "${key}": no LoadBalancer address left for ${svc.ipFamilies.join('/')} in the pool (${(opts.loadBalancerCIDRs ?? DEFAULT_LB_CIDRS).join(', ')}); add a --loadbalancer-cidr of that family or write status.loadBalancer.ingress` });
-      }
-      serviceStatus.set(key, { addresses, origin: addresses.length > 0 ? 'pool' : 'none' });
-    }
-
-    const classes = [...this.ingressClasses].sort((a, b) => (a.name < b.name ? -1 : 1));
+  /**
+   * Each Ingress's address: written, else the address its class's controller Service publishes,
+   * else one pool address per class that every Ingress of the class shares.
+   */
+  private ingressStatuses(
+    classes: readonly IngressClassInfo[],
+    sortedServices: readonly Service[],
+    serviceStatus: ReadonlyMap<string, EdgeStatus>,
+    pool: LoadBalancerPool,
+    findings: Finding[],
+  ): IngressInfo[] {
     const defaultClass = classes.find((c) => c.isDefault);
     const classAddress = new Map<string, EdgeStatus>();
     const ingresses: IngressInfo[] = [];
@@ -481,8 +495,11 @@ export class EdgeCollector {
       }
       ingresses.push({ ...ing.meta, ...(className !== undefined ? { className } : {}), hosts: ing.hosts, status });
     }
+    return ingresses;
+  }
 
-    const gwClasses = [...this.gatewayClasses].sort((a, b) => (a.name < b.name ? -1 : 1));
+  /** Each Gateway's address (written, requested, else from the pool) and a missing class warned. */
+  private gatewayStatuses(gwClasses: readonly GatewayClassInfo[], pool: LoadBalancerPool, findings: Finding[]): GatewayInfo[] {
     const gateways: GatewayInfo[] = [];
     for (const g of [...this.gateways].sort((a, b) => byKey(a.meta, b.meta))) {
       let status: EdgeStatus;
@@ -497,22 +514,56 @@ export class EdgeCollector {
       }
       gateways.push({ ...g.meta, className: g.className, listeners: g.listeners, status });
     }
-
-    const routes = [...this.routes].sort(byKey);
-    const routeHosts = attachRoutes(routes, gateways, namespaces, findings);
-    warnDuplicateHosts(ingresses, routeHosts, findings);
-
-    return {
-      serviceStatus,
-      ingresses,
-      ingressClasses: classes,
-      gateways,
-      gatewayClasses: gwClasses,
-      routes,
-      routeHosts,
-      dnsEndpoints: [...this.dnsEndpoints].sort(byKey),
-    };
+    return gateways;
   }
+}
+
+/**
+ * Each Service's LoadBalancer status: written, else requested (spec.loadBalancerIP, MetalLB's
+ * annotation), else one pool address per IP family; other types have none.
+ */
+function serviceStatuses(
+  sortedServices: readonly Service[],
+  rawServices: ReadonlyMap<string, RawServiceStatus>,
+  pool: LoadBalancerPool,
+  opts: ClusterOptions,
+  findings: Finding[],
+): Map<string, EdgeStatus> {
+  const serviceStatus = new Map<string, EdgeStatus>();
+  for (const svc of sortedServices) {
+    const key = `${svc.namespace}/${svc.name}`;
+    const raw = rawServices.get(key);
+    if (raw && raw.addresses.length > 0) {
+      serviceStatus.set(key, { addresses: raw.addresses, origin: 'manifest' });
+      continue;
+    }
+    if (svc.type !== 'LoadBalancer') {
+      serviceStatus.set(key, { addresses: [], origin: 'none' });
+      continue;
+    }
+    if (raw && raw.requested.length > 0) {
+      serviceStatus.set(key, { addresses: raw.requested.map((ip) => ({ ip })), origin: 'pool' });
+      continue;
+    }
+    const addresses: LbAddress[] = [];
+    for (const fam of svc.ipFamilies) {
+      const ip = pool.allocate(`Service/${key}`, fam === 'IPv4' ? 4 : 6);
+      if (ip) addresses.push({ ip });
+    }
+    if (addresses.length === 0) {
+      const cidrs = (opts.loadBalancerCIDRs ?? DEFAULT_LB_CIDRS).join(', ');
+      findings.push({
+        ...svc.source,
+        severity: 'warning',
+        code: 'loadbalancer-pool-exhausted',
+        message:
+          `Service "${key}": no LoadBalancer address left for ${svc.ipFamilies.join('/')} in the pool (${cidrs}); ` +
+          'add a --loadbalancer-cidr of that family or write status.loadBalancer.ingress',
+      });
+    }
+    serviceStatus.set(key, { addresses, origin: addresses.length > 0 ? 'pool' : 'none' });
+  }
+  return serviceStatus;
 }
 
 /** A DNS name, or a wildcard `*.` followed by one (Ingress rule hosts and Gateway API hostnames). */

@@ -21,8 +21,8 @@ import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './mirror.js';
 import { familyOf } from './objects.js';
 import { generatedName } from './workloads.js';
 
-export const ENDPOINTSLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
-export const HEADLESS_LABEL = 'service.kubernetes.io/headless';
+const ENDPOINTSLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
+const HEADLESS_LABEL = 'service.kubernetes.io/headless';
 const MAX_ENDPOINTS_PER_SLICE = 100;
 
 /** Index of pods per namespace and label pair, for selector lookups at scale. */

@@ -18,8 +18,8 @@ import { familyOf } from './objects.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
-export const MIRROR_CONTROLLER = 'endpointslicemirroring-controller.k8s.io';
-export const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
+const MIRROR_CONTROLLER = 'endpointslicemirroring-controller.k8s.io';
+const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
 
 function toEndpoint(a: EndpointsAddress, ready: boolean): Endpoint {
   return {

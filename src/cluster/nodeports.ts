@@ -8,9 +8,9 @@ import type { Finding, Service, ServicePort } from './model.js';
 import type { ServiceDraft } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';
 
-export const DEFAULT_NODE_PORT_RANGE = '30000-32767';
+const DEFAULT_NODE_PORT_RANGE = '30000-32767';
 
-export function parsePortRange(text: string): { lo: number; hi: number } | undefined {
+function parsePortRange(text: string): { lo: number; hi: number } | undefined {
   const m = /^(\d+)-(\d+)$/.exec(text.trim());
   if (!m) return undefined;
   const lo = Number(m[1]);

@@ -29,7 +29,7 @@ export interface FamilyInfo {
   readonly available: ReadonlySet<Family>;
 }
 
-export function otherFamily(f: Family): Family {
+function otherFamily(f: Family): Family {
   return f === 'IPv4' ? 'IPv6' : 'IPv4';
 }
 
@@ -481,7 +481,7 @@ export function readOwner(o: Obj): { kind: string; name: string } | undefined {
 }
 
 /** Readiness as written: Ready=False condition, a phase other than Running, or the annotation. */
-export function podReadyFromManifest(status: Obj, phase: string, annotations: Readonly<Record<string, string>>): boolean {
+function podReadyFromManifest(status: Obj, phase: string, annotations: Readonly<Record<string, string>>): boolean {
   if (phase !== 'Running') return false;
   if (annotations[READY_ANNOTATION] === 'false') return false;
   const conds = status['conditions'];

@@ -55,7 +55,7 @@ export function fnv32a(bytes: Uint8Array): number {
 }
 
 /** JSON with object keys sorted, so equal objects give equal text whatever the key order. */
-export function canonicalJson(v: unknown): string {
+function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (isObj(v)) {
     return `{${Object.keys(v)
@@ -85,7 +85,7 @@ export function computeTemplateHash(template: unknown, collisionCount?: number):
 }
 
 /** 5 characters of the safe alphabet derived from a seed (stands in for utilrand.String(5)). */
-export function hashSuffix(seed: string, n = 5): string {
+function hashSuffix(seed: string, n = 5): string {
   const d = createHash('sha256').update(seed).digest();
   let out = '';
   for (let i = 0; i < n; i++) out += SAFE_ALPHABET[d.readUInt16BE(i * 2) % SAFE_ALPHABET.length];
@@ -240,7 +240,7 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
 }
 
 /** Node labels as the kubelet sets them, plus the configured ones. */
-export function nodeLabels(n: ClusterNode): Record<string, string> {
+function nodeLabels(n: ClusterNode): Record<string, string> {
   return {
     'kubernetes.io/hostname': n.name,
     'kubernetes.io/os': 'linux',

@@ -8,7 +8,7 @@ import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAl
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
 import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
-import { linesOf, scanJson } from './json-scan.js';
+import { type JsonScan, linesOf, scanJson } from './json-scan.js';
 
 /** Bounds on what one manifest file or object may cost to read. */
 export interface ManifestLimits {
@@ -302,6 +302,18 @@ function lazyIndex(text: string, start: number, end: number, firstLine: number, 
 }
 
 const SYNTAX_FIX = "fix the YAML (check indentation, quoting and '---' separators)";
+const DUPLICATE_FIX = 'JSON readers keep the last one, so the earlier value is ignored: remove one of them';
+
+/** What reading one file's documents shares: its text, its limits, where findings go. */
+interface DocReader {
+  readonly file: string;
+  readonly text: string;
+  readonly json: boolean;
+  readonly limits: ManifestLimits;
+  readonly lc: LineCounter;
+  readonly lineAt: (offset: number) => number;
+  readonly err: (line: number, message: string, severity?: 'error' | 'warning') => void;
+}
 
 /**
  * Splits a file into raw objects, document by document (a broken document is reported with its
@@ -314,96 +326,124 @@ export function parseManifestText(
   findings: Finding[],
   limits: Partial<ManifestLimits> = {},
 ): Iterable<RawObject> {
-  const { maxObjectBytes, maxAliases, maxFileBytes } = { ...defaultManifestLimits, ...limits };
+  const all = { ...defaultManifestLimits, ...limits };
   const json = /\.json$/i.test(file);
   if (json) {
-    const fast = parseJsonFast(file, text, findings, maxObjectBytes);
+    const fast = parseJsonFast(file, text, findings, all.maxObjectBytes);
     if (fast) return fast;
   }
-  const out: RawObject[] = [];
   const lc = new LineCounter();
-  const lineAt = (offset: number): number => lc.linePos(offset).line;
-  const err = (line: number, message: string, severity: 'error' | 'warning' = 'error'): void => {
-    findings.push({ file, line, severity, message });
+  const r: DocReader = {
+    file,
+    text,
+    json,
+    limits: all,
+    lc,
+    lineAt: (offset) => lc.linePos(offset).line,
+    err: (line, message, severity = 'error') => void findings.push({ file, line, severity, message }),
   };
   // JSON: duplicate keys are last-wins in every JSON reader, so they load (with a warning); YAML
   // forbids them. Merge keys are a YAML extension Kubernetes' reader (go-yaml) accepts.
   const composer = new Composer({ version: '1.2', schema: 'core', merge: !json, uniqueKeys: !json, keepSourceTokens: false });
   const docs = composer.compose(new Parser(lc.addNewLine).parse(text), false, text.length);
-  for (const doc of docs as Iterable<Document.Parsed>) {
-    const root = doc.contents;
-    if (doc.errors.length > 0) {
-      // The first error only: the ones after it are mostly its consequences.
-      const e = doc.errors[0]!;
-      const pos = lc.linePos(e.pos[0]);
-      const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').slice(0, 200);
-      // The reader recurses per nesting level: a document nested deeper than the stack allows is
-      // reported here rather than crashing.
-      const reason = /Maximum call stack/.test(first) ? 'nested too deeply (thousands of levels); flatten it' : first;
-      err(pos.line, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${reason}; ${SYNTAX_FIX}`);
-      continue;
-    }
-    if (root === null || (isScalar(root) && root.value === null && !root.tag)) continue; // empty document
-    const rootLine = root.range ? lineAt(root.range[0]) : 1;
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: maxAliases });
-      // A `*List` holds many objects: each item is one object, the whole is bounded like a file.
-      const items = isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? value['items'] : undefined;
-      if (items) {
-        expandedSize(value, Math.max(maxFileBytes, maxObjectBytes));
-        for (const item of items) expandedSize(item, maxObjectBytes);
-      } else expandedSize(value, maxObjectBytes);
-    } catch (e) {
-      const m = (e as Error).message;
-      if (e instanceof TooBig) err(rootLine, `this document ${m}`);
-      else if (/Excessive alias count/.test(m)) {
-        err(rootLine, `this document expands its YAML aliases more than ${maxAliases} times per anchor (an alias bomb?); write the values out or raise --max-yaml-aliases`);
-      } else if (/Unresolved alias/.test(m)) {
-        const alias = firstUnresolvedAlias(root);
-        const line = alias?.range ? lineAt(alias.range[0] ?? 0) : rootLine;
-        err(line, `YAML syntax error at line ${line}: unknown alias "*${alias?.source ?? '?'}"; an anchor must be defined before its alias in the same document (anchors do not cross '---')`);
-      } else if (e instanceof RangeError && /call stack/.test(m)) err(rootLine, 'this document is nested too deeply (thousands of levels); flatten it');
-      else err(rootLine, `cannot read this document: ${m.slice(0, 200)}`);
-      continue;
-    }
-    for (const w of doc.warnings) err(lineAt(w.pos[0]), `YAML: ${w.message.split('\n')[0]!.slice(0, 200)}`, 'warning');
-    if (json) {
-      // Every JSON reader keeps the last of duplicate keys; YAML forbids them, JSON only warns.
-      indexNode(root, lineAt, (key, line, first) =>
-        err(line, `duplicate key ${excerpt(key)} (first at line ${first}); JSON readers keep the last one, so the earlier value is ignored: remove one of them`, 'warning'),
-      );
-    }
-    const [docStart, , docEnd] = doc.range;
-    const docLine = lineAt(docStart);
-    if (!isRecord(value)) {
-      err(rootLine, `a manifest document must be a mapping (an object with apiVersion, kind and metadata), not ${Array.isArray(value) ? 'a sequence' : 'a scalar'}`);
-      continue;
-    }
-    const kind = value['kind'];
-    const items = value['items'];
-    if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items)) {
-      const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
-      const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : undefined;
-      const itemsNode = mapValue(root, 'items');
-      items.forEach((item, j) => {
-        if (item === null || item === undefined) return;
-        const node = isSeq(itemsNode) ? (itemsNode.items[j] as YamlNode | undefined) : undefined;
-        const line = node?.range ? lineAt(node.range[0]) : rootLine;
-        out.push({
-          file,
-          line,
-          obj: item,
-          positions: new Positions(line, lazyIndex(text, docStart, docEnd, docLine, json, j)),
-          ...(itemKind !== undefined ? { listKind: itemKind } : {}),
-          ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
-        });
-      });
-      continue;
-    }
-    out.push({ file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(text, docStart, docEnd, docLine, json)) });
-  }
+  const out: RawObject[] = [];
+  for (const doc of docs as Iterable<Document.Parsed>) readDocument(r, doc, out);
   return out;
+}
+
+/** One document's objects (one, or a `*List`'s items) onto `out`; its problems as findings. */
+function readDocument(r: DocReader, doc: Document.Parsed, out: RawObject[]): void {
+  const root = doc.contents;
+  if (doc.errors.length > 0) {
+    reportSyntaxError(r, doc.errors[0]!);
+    return;
+  }
+  if (root === null || (isScalar(root) && root.value === null && !root.tag)) return; // empty document
+  const rootLine = root.range ? r.lineAt(root.range[0]) : 1;
+  const read = boundedValue(r, doc, root, rootLine);
+  if (!read) return;
+  const { value } = read;
+  for (const w of doc.warnings) r.err(r.lineAt(w.pos[0]), `YAML: ${w.message.split('\n')[0]!.slice(0, 200)}`, 'warning');
+  if (r.json) {
+    // Every JSON reader keeps the last of duplicate keys; YAML forbids them, JSON only warns.
+    indexNode(root, r.lineAt, (key, line, first) =>
+      r.err(line, `duplicate key ${excerpt(key)} (first at line ${first}); ${DUPLICATE_FIX}`, 'warning'),
+    );
+  }
+  if (!isRecord(value)) {
+    const what = Array.isArray(value) ? 'a sequence' : 'a scalar';
+    r.err(rootLine, `a manifest document must be a mapping (an object with apiVersion, kind and metadata), not ${what}`);
+    return;
+  }
+  const [docStart, , docEnd] = doc.range;
+  const docLine = r.lineAt(docStart);
+  const kind = value['kind'];
+  const items = value['items'];
+  if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items)) {
+    const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
+    const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : undefined;
+    const itemsNode = mapValue(root, 'items');
+    items.forEach((item, j) => {
+      if (item === null || item === undefined) return;
+      const node = isSeq(itemsNode) ? (itemsNode.items[j] as YamlNode | undefined) : undefined;
+      const line = node?.range ? r.lineAt(node.range[0]) : rootLine;
+      out.push({
+        file: r.file,
+        line,
+        obj: item,
+        positions: new Positions(line, lazyIndex(r.text, docStart, docEnd, docLine, r.json, j)),
+        ...(itemKind !== undefined ? { listKind: itemKind } : {}),
+        ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
+      });
+    });
+    return;
+  }
+  out.push({ file: r.file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(r.text, docStart, docEnd, docLine, r.json)) });
+}
+
+/**
+ * A document's first syntax error, at its line and column: the ones after it are mostly its
+ * consequences.
+ */
+function reportSyntaxError(r: DocReader, e: { pos: [number, number]; message: string }): void {
+  const pos = r.lc.linePos(e.pos[0]);
+  const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').slice(0, 200);
+  // The reader recurses per nesting level: a document nested deeper than the stack allows is
+  // reported here rather than crashing.
+  const reason = /Maximum call stack/.test(first) ? 'nested too deeply (thousands of levels); flatten it' : first;
+  r.err(pos.line, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${reason}; ${SYNTAX_FIX}`);
+}
+
+/**
+ * The document's value with its aliases expanded, within the alias and size bounds (a `*List`
+ * is bounded like a file, each item like an object); undefined, with a finding, when it is not.
+ */
+function boundedValue(r: DocReader, doc: Document.Parsed, root: YamlNode, rootLine: number): { value: unknown } | undefined {
+  const { maxObjectBytes, maxAliases, maxFileBytes } = r.limits;
+  try {
+    const value = doc.toJS({ maxAliasCount: maxAliases });
+    const items =
+      isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? value['items'] : undefined;
+    if (items) {
+      expandedSize(value, Math.max(maxFileBytes, maxObjectBytes));
+      for (const item of items) expandedSize(item, maxObjectBytes);
+    } else expandedSize(value, maxObjectBytes);
+    return { value };
+  } catch (e) {
+    const m = (e as Error).message;
+    if (e instanceof TooBig) r.err(rootLine, `this document ${m}`);
+    else if (/Excessive alias count/.test(m)) {
+      const fix = 'write the values out or raise --max-yaml-aliases';
+      r.err(rootLine, `this document expands its YAML aliases more than ${maxAliases} times per anchor (an alias bomb?); ${fix}`);
+    } else if (/Unresolved alias/.test(m)) {
+      const alias = firstUnresolvedAlias(root);
+      const line = alias?.range ? r.lineAt(alias.range[0] ?? 0) : rootLine;
+      const fix = "an anchor must be defined before its alias in the same document (anchors do not cross '---')";
+      r.err(line, `YAML syntax error at line ${line}: unknown alias "*${alias?.source ?? '?'}"; ${fix}`);
+    } else if (e instanceof RangeError && /call stack/.test(m)) r.err(rootLine, 'this document is nested too deeply (thousands of levels); flatten it');
+    else r.err(rootLine, `cannot read this document: ${m.slice(0, 200)}`);
+    return undefined;
+  }
 }
 
 /**
@@ -419,23 +459,7 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
   const scan = scanJson(text);
   const n = scan.itemStarts.length;
   if (scan.itemEnds.length !== n) return undefined;
-  // The wrapper with every item replaced by null: valid JSON exactly when the text outside the
-  // items is (each item is checked when parsed).
-  let wrapper: unknown;
-  try {
-    if (n === 0) wrapper = JSON.parse(text);
-    else {
-      const pieces = [text.slice(0, scan.itemStarts[0])];
-      for (let i = 0; i < n; i++) {
-        const after = i + 1 < n ? text.slice(scan.itemEnds[i], scan.itemStarts[i + 1]) : text.slice(scan.itemEnds[i]);
-        if (i + 1 < n && !/^\s*,\s*$/.test(after)) return undefined;
-        pieces.push('null', after);
-      }
-      wrapper = JSON.parse(pieces.join(''));
-    }
-  } catch {
-    return undefined;
-  }
+  const wrapper = jsonWrapper(text, scan);
   if (!isRecord(wrapper)) return undefined;
   const kind = wrapper['kind'];
   const items = wrapper['items'];
@@ -452,7 +476,8 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
   const rootLine = lineOf[0]!;
   const nd = scan.duplicates.length;
   scan.duplicates.forEach((d, k) => {
-    findings.push({ file, line: lineOf[1 + nd + k]!, severity: 'warning', message: `duplicate key ${excerpt(d.key)} (first at line ${lineOf[1 + k]}); JSON readers keep the last one, so the earlier value is ignored: remove one of them` });
+    const message = `duplicate key ${excerpt(d.key)} (first at line ${lineOf[1 + k]}); ${DUPLICATE_FIX}`;
+    findings.push({ file, line: lineOf[1 + nd + k]!, severity: 'warning', message });
   });
   if (!isList) {
     if (text.length > maxObjectBytes) {
@@ -463,11 +488,46 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
   }
   const itemKind = kind === 'List' ? undefined : (kind as string).slice(0, -'List'.length);
   const apiVersion = typeof wrapper['apiVersion'] === 'string' ? wrapper['apiVersion'] : undefined;
+  return jsonListItems(file, text, scan, lineOf.slice(1 + 2 * nd), findings, maxObjectBytes, itemKind, apiVersion);
+}
+
+/**
+ * The List's wrapper with every item replaced by null: valid JSON exactly when the text outside
+ * the items is (each item is checked when parsed); undefined when it is not.
+ */
+function jsonWrapper(text: string, scan: JsonScan): unknown {
+  const n = scan.itemStarts.length;
+  try {
+    if (n === 0) return JSON.parse(text);
+    const pieces = [text.slice(0, scan.itemStarts[0])];
+    for (let i = 0; i < n; i++) {
+      const after = i + 1 < n ? text.slice(scan.itemEnds[i], scan.itemStarts[i + 1]) : text.slice(scan.itemEnds[i]);
+      if (i + 1 < n && !/^\s*,\s*$/.test(after)) return undefined;
+      pieces.push('null', after);
+    }
+    return JSON.parse(pieces.join(''));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The List's items, each parsed when the loader reaches it; `lines[j]` is item j's first line. */
+function jsonListItems(
+  file: string,
+  text: string,
+  scan: JsonScan,
+  lines: readonly number[],
+  findings: Finding[],
+  maxObjectBytes: number,
+  itemKind: string | undefined,
+  apiVersion: string | undefined,
+): Iterable<RawObject> {
+  const n = scan.itemStarts.length;
   return (function* items(): Generator<RawObject> {
     for (let j = 0; j < n; j++) {
       const start = scan.itemStarts[j]!;
       const end = scan.itemEnds[j]!;
-      const line = lineOf[1 + 2 * nd + j]!;
+      const line = lines[j]!;
       if (end - start > maxObjectBytes) {
         findings.push({ file, line, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
         continue;

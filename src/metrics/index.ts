@@ -2,7 +2,7 @@
 // label sets and buckets (plugin/metrics/vars, plugin/cache, plugin/pkg/proxy, plugin/forward,
 // plugin/reload, plugin/health), so existing CoreDNS dashboards and alerts work unchanged.
 //
-// How to use it from a plugin (cache and forward are written elsewhere):
+// How to use it from a plugin:
 //
 //   import { metrics } from '../../metrics/index.js';
 //   const m = metrics();                       // get-or-create, always the same objects
@@ -27,11 +27,11 @@ import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 
 /** CoreDNS's plugin.TimeBuckets: 0.25 ms to 8 s, doubling (16 buckets). */
-export const TIME_BUCKETS = exponentialBuckets(0.00025, 2, 16);
+const TIME_BUCKETS = exponentialBuckets(0.00025, 2, 16);
 /** CoreDNS's plugin.SlimTimeBuckets: 0.25 ms to 2.5 s, x10 (5 buckets). */
-export const SLIM_TIME_BUCKETS = exponentialBuckets(0.00025, 10, 5);
+const SLIM_TIME_BUCKETS = exponentialBuckets(0.00025, 10, 5);
 /** CoreDNS's request/response size buckets (bytes). */
-export const SIZE_BUCKETS = [0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3];
+const SIZE_BUCKETS = [0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3];
 
 export interface Metrics {
   // --- server (plugin/metrics/vars): recorded by the prometheus plugin's query observer ---

@@ -57,7 +57,7 @@ export interface HttpLimits {
   requestTimeoutMs: number;
 }
 
-export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = { maxConnections: 128, idleTimeoutMs: 5000, requestTimeoutMs: 10000 };
+const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = { maxConnections: 128, idleTimeoutMs: 5000, requestTimeoutMs: 10000 };
 
 let limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS };
 

@@ -8,7 +8,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
 /** Largest zone file, hosts file or watched Corefile read (fixed: far above any real one). */
-export const MAX_DATA_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_DATA_FILE_BYTES = 64 * 1024 * 1024;
 
 /** Why a file was not read. */
 export type FileProblem =

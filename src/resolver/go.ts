@@ -158,7 +158,7 @@ function packable(fqdn: string): boolean {
 }
 
 /** isDomainName (net/dnsclient.go): letters, digits, '_', '-' and dots; labels 1..63; 254 octets with the root. */
-export function isDomainName(s: string): boolean {
+function isDomainName(s: string): boolean {
   if (s === '.') return true;
   const l = s.length;
   if (l === 0 || l > 254 || (l === 254 && !s.endsWith('.'))) return false;

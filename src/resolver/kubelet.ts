@@ -8,10 +8,10 @@ export const DEFAULT_HOST_RESOLV_CONF = 'nameserver 10.0.0.2\n';
 export const DEFAULT_CLUSTER_DNS = '10.96.0.10';
 export const DEFAULT_CLUSTER_DOMAIN = 'cluster.local';
 /** api/core/validation: MaxDNSNameservers, MaxDNSSearchPaths, MaxDNSSearchListChars; DNS1123SubdomainMaxLength. */
-export const MAX_DNS_NAMESERVERS = 3;
-export const MAX_DNS_SEARCH_PATHS = 32;
-export const MAX_DNS_SEARCH_LIST_CHARS = 2048;
-export const MAX_SEARCH_ENTRY_CHARS = 253;
+const MAX_DNS_NAMESERVERS = 3;
+const MAX_DNS_SEARCH_PATHS = 32;
+const MAX_DNS_SEARCH_LIST_CHARS = 2048;
+const MAX_SEARCH_ENTRY_CHARS = 253;
 
 /** The parts of a pod kubelet reads for DNS. */
 export interface PodDNSInput {
@@ -202,7 +202,7 @@ export function formatResolvConf(dns: Pick<PodDNS, 'servers' | 'searches' | 'opt
 }
 
 /** GeneratePodHostNameAndDomain with truncatePodHostnameIfNeeded (kubelet_pods.go). */
-export function podHostnameAndDomain(pod: PodDNSInput, clusterDomain: string): { hostname: string; domain: string } {
+function podHostnameAndDomain(pod: PodDNSInput, clusterDomain: string): { hostname: string; domain: string } {
   let hostname = pod.hostname && pod.hostname.length > 0 ? pod.hostname : pod.name;
   if (hostname.length > 63) hostname = hostname.slice(0, 63).replace(/[-.]+$/, '');
   const domain = pod.subdomain ? `${pod.subdomain}.${pod.namespace}.svc.${clusterDomain}` : '';
@@ -223,7 +223,9 @@ export function podGethostname(pod: PodDNSInput, clusterDomain: string): string 
 }
 
 /** A typical node /etc/hosts, used for hostNetwork pods (kubelet copies the node's file). */
-export const DEFAULT_NODE_HOSTS = '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n';
+const DEFAULT_NODE_HOSTS =
+  '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' +
+  'fe00::0\tip6-localnet\nff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n';
 
 /** hostsEntriesFromHostAliases: one line per alias entry, hostnames tab-separated. */
 function hostAliasLines(aliases: readonly HostAlias[] | undefined): string {

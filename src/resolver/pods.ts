@@ -17,7 +17,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The pod named by --pod (NS/NAME, or NAME in --namespace / default), or an error listing similar pods. */
-export function findPod(model: ClusterModel | undefined, spec: string, defaultNs: string): Pod {
+function findPod(model: ClusterModel | undefined, spec: string, defaultNs: string): Pod {
   const [ns, name] = spec.includes('/') ? (spec.split('/', 2) as [string, string]) : [defaultNs, spec];
   const pod = model?.pods.find((p) => p.namespace === ns && p.name === name);
   if (pod) return pod;

@@ -24,7 +24,7 @@ export interface StubOptions {
   ipv6?: boolean;
 }
 
-export function lookupMode(type: string | undefined): LookupMode {
+function lookupMode(type: string | undefined): LookupMode {
   const t = type?.toUpperCase();
   if (t === undefined) return { kind: 'getaddrinfo', family: 'UNSPEC' };
   if (t === 'A') return { kind: 'getaddrinfo', family: 'INET' };

@@ -35,7 +35,10 @@ describe('node ports', () => {
   it('nodePort 0 and an absent nodePort are allocated in the range; ClusterIP Services get none', () => {
     const { model } = buildModel(doc(svc('a', 'NodePort', '    - port: 80\n      nodePort: 0\n    - port: 81\n') + svc('b', 'ClusterIP', '    - port: 80\n')));
     const a = model.services.find((s) => s.name === 'a')!;
-    for (const p of a.ports) expect(p.nodePort).toBeGreaterThanOrEqual(30000), expect(p.nodePort).toBeLessThanOrEqual(32767);
+    for (const p of a.ports) {
+      expect(p.nodePort).toBeGreaterThanOrEqual(30000);
+      expect(p.nodePort).toBeLessThanOrEqual(32767);
+    }
     expect(a.ports[0]!.nodePort).not.toBe(a.ports[1]!.nodePort);
     expect(model.services.find((s) => s.name === 'b')!.ports[0]!.nodePort).toBeUndefined();
   });

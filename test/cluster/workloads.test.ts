@@ -181,7 +181,7 @@ spec:
 
   it('creates one ReplicaSet and its pods', () => {
     const w = model.workloads!.find((x) => x.kind === 'Deployment')!;
-    expect(w.replicaSet).toMatch(new RegExp(`^front-[456789bcdf]{1,10}$`));
+    expect(w.replicaSet).toMatch(/^front-[456789bcdf]{1,10}$/);
     const hash = w.replicaSet!.slice('front-'.length);
     expect(w.derivedPods).toHaveLength(3);
     for (const p of pods(model, 'shop')) {

@@ -336,7 +336,7 @@ describe('names', () => {
   it('splits TXT strings longer than 255 octets', () => {
     const p = resp([{ name: 'big.example.', type: 'TXT', ttl: 1, data: ['z'.repeat(600), Buffer.alloc(256, 1)] }]);
     const decoded = dnsPacket.decode(encodePacket(p));
-    const data = (decoded.answers?.[0] as { data: Buffer[] }).data;
+    const data = (decoded.answers![0] as { data: Buffer[] }).data;
     expect(data.map((b) => b.length)).toEqual([255, 255, 90, 255, 1]);
     expect(Buffer.concat(data.slice(0, 3)).toString()).toBe('z'.repeat(600));
   });
@@ -353,7 +353,7 @@ describe('names', () => {
   it('does not change its input', () => {
     const p = resp([{ name: 'x.', type: 'TXT', ttl: 1, data: ['a', 'b'] }]);
     encodePacket(p);
-    expect((p.answers?.[0] as { data: unknown[] }).data).toEqual(['a', 'b']);
+    expect((p.answers![0] as { data: unknown[] }).data).toEqual(['a', 'b']);
   });
 });
 

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { launcher, repoRoot } from '../helpers/server.js';
 import { setupBlock } from '../helpers/setup.js';
-import { CorefileError, CorefileErrors, corefileErrors, loadCorefile, parseCorefile } from '../../src/chain/corefile.js';
+import { type CorefileError, CorefileErrors, corefileErrors, loadCorefile, parseCorefile } from '../../src/chain/corefile.js';
 
 let dir: string;
 beforeAll(() => {

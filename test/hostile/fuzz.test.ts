@@ -8,7 +8,8 @@ import { createSocket } from 'node:dgram';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
-import { expectStillServing, frame, parseHeader, rawRecords, sleep, TcpConn, type Target } from '../server/raw.js';
+import { buildQuery, expectStillServing, frame, parseHeader, rawRecords, sleep, T, TcpConn, type Target } from '../server/raw.js';
+import { waitUntil } from '../helpers/wait.js';
 import { FuzzGen, type FuzzCase } from './fuzz.js';
 
 const fuzzSeconds = Number(process.env.FUZZ_SECONDS ?? 0);
@@ -57,8 +58,14 @@ async function udpBatch(cases: FuzzCase[]): Promise<{ replies: Buffer[]; answere
   const responses = createSocket('udp4');
   const replies: Buffer[] = [];
   let answeredResponses = 0;
-  queries.on('message', (m) => replies.push(m));
-  responses.on('message', () => answeredResponses++);
+  // A known query sent last from each socket: the server answers a socket's datagrams as they
+  // come, so its reply says the synchronous answers are all out; a short tail takes the rest.
+  const marker = buildQuery({ id: 0xfe11, name: 'fuzz-marker.default.svc.cluster.local', type: T.A });
+  const isMarker = (m: Buffer): boolean =>
+    m.length >= marker.length && m.readUInt16BE(0) === 0xfe11 && m.subarray(12, marker.length).equals(marker.subarray(12));
+  let markers = 0;
+  queries.on('message', (m) => (isMarker(m) ? markers++ : replies.push(m)));
+  responses.on('message', (m) => (isMarker(m) ? markers++ : answeredResponses++));
   queries.on('error', () => undefined);
   responses.on('error', () => undefined);
   try {
@@ -68,7 +75,10 @@ async function udpBatch(cases: FuzzCase[]): Promise<{ replies: Buffer[]; answere
       await new Promise<void>((resolve) => sock.send(c.msg, target.port, '127.0.0.1', () => resolve()));
       if (++n % 25 === 0) await sleep(2);
     }
-    await sleep(300);
+    for (const sock of [queries, responses]) await new Promise<void>((resolve) => sock.send(marker, target.port, '127.0.0.1', () => resolve()));
+    // A lost marker (a full socket buffer) only costs the wait: the checks below still run.
+    await waitUntil('the marker replies', () => markers === 2, 1000, 5).catch(() => undefined);
+    await sleep(50);
   } finally {
     queries.close();
     responses.close();

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, launcher, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
-import { sleep } from '../helpers/wait.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 import net from 'node:net';
 import { tcpQuery } from '../fixtures/ops/client.js';
 
@@ -80,7 +80,8 @@ describe('--workers: shutdown and supervision', () => {
       const exited = new Promise<number | null>((resolve) => server.proc.once('exit', (code) => resolve(code)));
       const t0 = Date.now();
       server.proc.kill('SIGTERM');
-      await sleep(300);
+      // Both workers have begun their shutdown (the lameduck) before /health is asked.
+      await waitUntil('both workers shutting down', () => server.logs.filter((l) => l.includes('"shutting down"')).length >= 2, 3000, 20);
       expect((await fetch(`http://127.0.0.1:${health}/health`, { signal: AbortSignal.timeout(2000) })).status).toBe(200);
       const code = await Promise.race([exited, sleep(lameduck * 1000 + 5000).then(() => 'timeout' as const)]);
       const took = Date.now() - t0;
@@ -184,7 +185,8 @@ describe('HTTP endpoints under idle connections (#9.11)', () => {
           ),
         );
       }
-      await sleep(300);
+      // The cap closes the connections past it; wait (bounded) for the closes to arrive.
+      await waitUntil(`at most ${cap + 1} idle connections open`, () => idle.length - closed.size <= cap + 1, 3000, 20).catch(() => undefined);
       const stillOpen = idle.length - closed.size;
       expect(stillOpen).toBeLessThanOrEqual(cap + 1);
       // Everything else still works: DNS over TCP, and each probe gets a connection.

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { TestDns } from '../fixtures/forward/upstreams.js';
+import { waitUntil } from '../helpers/wait.js';
 import {
   buildQuery,
   encodeHeader,
@@ -279,7 +280,8 @@ describe('slowloris: connections that trickle bytes (#9.3)', () => {
       mine.push(c);
       await sleep(30);
     }
-    await sleep(300);
+    // Each connection past the fourth evicts one: six of the ten are closed, then none more.
+    await waitUntil('six evictions', () => mine.filter((c) => c.closedAt).length >= 6, 3000, 20);
     const open2 = mine.filter((c) => !c.closedAt).length;
     expect(open2, 'connections from 127.0.0.2 still open').toBe(4);
     // The oldest went first, the newest stayed.
@@ -308,7 +310,7 @@ describe('slowloris: connections that trickle bytes (#9.3)', () => {
       expect(h.rcode).toBe(Rcode.NOERROR);
     }
     expect(Date.now() - started).toBeLessThan(3000);
-    await sleep(100);
+    await waitUntil('ten slow connections closed', () => slow.filter((c) => c.closedAt).length >= 10, 3000, 20);
     // Each newcomer displaced one slow connection, the oldest first.
     const closed = slow.filter((c) => c.closedAt);
     expect(closed.length).toBe(10);

@@ -35,11 +35,14 @@ function corefile(autopath: boolean): string {
 interface Served {
   proc: ChildProcess;
   queries: { name: string; type: string; rcode: string; remote: string }[];
+  /** Settles when the server's stdout has ended: every query it logged is in `queries` then. */
+  logged: Promise<void>;
 }
 
 async function serve(pair: NetnsPair, conf: string): Promise<Served> {
   const proc = spawnIn(pair.server, [process.execPath, launcher, 'serve', '--conf', conf, '--port', '53', '--log-queries'], { cwd: repoRoot });
-  const served: Served = { proc, queries: [] };
+  const logged = new Promise<void>((resolve) => proc.stdout!.once('close', () => resolve()));
+  const served: Served = { proc, queries: [], logged };
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server in the namespace did not start within 15 s')), 15000);
     onLines(proc.stdout!, (line) => {
@@ -85,10 +88,11 @@ describe.skipIf(why !== undefined)('autopath with glibc from a pod IP (network n
         { '/etc/resolv.conf': path.join(dir, 'resolv.conf'), '/etc/hosts': path.join(dir, 'hosts'), '/etc/nsswitch.conf': path.join(dir, 'nsswitch.conf') },
         `getent ahosts ${name} || echo "getent exit $?"`,
       );
-      await new Promise((r) => setTimeout(r, 200));
       return { output, queries: s.queries };
     } finally {
+      // The query log is complete once the stopped server's stdout has closed.
       await stop(s);
+      await s.logged;
     }
   }
 

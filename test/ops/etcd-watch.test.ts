@@ -18,7 +18,7 @@ import { describeNeeding } from '../helpers/tools.js';
 const dig = which('dig');
 
 /** A TCP proxy to etcd whose connections the test can cut and refuse, then allow again. */
-class Proxy {
+class CuttableProxy {
   private readonly sockets = new Set<net.Socket>();
   private open = true;
   readonly server: net.Server;
@@ -60,7 +60,7 @@ const waitFor = (what: string, f: () => Promise<boolean>, timeoutMs = 10_000): P
 describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compaction and reloads', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
-  let proxy: Proxy;
+  let proxy: CuttableProxy;
   let server: RunningServer;
   let dir: string;
   let corefile: string;
@@ -71,7 +71,7 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
     client = etcd.client();
     await put('a.watch.test.', '10.6.0.1');
     const port = Number(new URL(etcd.endpoints[0]!).port);
-    proxy = new Proxy(port);
+    proxy = new CuttableProxy(port);
     const proxyPort = await freePort();
     await proxy.listen(proxyPort);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-watch-'));
@@ -134,16 +134,20 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
     proxy.cut();
     const rcodes = new Set<string>();
     let polling = true;
+    let asked = 0;
     const poll = (async () => {
       while (polling) {
         const r = await dnsQuery(server.port, 'd.watch.test.', 'A', 1000).catch(() => undefined);
         rcodes.add(r ? r.rcode : 'timeout');
+        asked++;
       }
     })();
     const reloads = server.logs.filter((l) => l.includes('configuration reloaded')).length;
     process.kill(server.proc.pid!, 'SIGHUP');
     await waitFor('the reload', async () => server.logs.filter((l) => l.includes('configuration reloaded')).length > reloads);
-    await new Promise((r) => setTimeout(r, 300));
+    // The new chain answers the next queries from the mirror it kept.
+    const atReload = asked;
+    await waitFor('20 answers after the reload', async () => asked >= atReload + 20);
     polling = false;
     await poll;
     proxy.restore();

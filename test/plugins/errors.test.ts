@@ -13,7 +13,13 @@ import { startOps } from '../fixtures/ops/client.js';
 
 function capture(): { logger: pino.Logger; lines: () => { level: number; plugin?: string; msg: string }[] } {
   const out: string[] = [];
-  const logger = pino({ level: 'debug' }, new Writable({ write: (chunk: Buffer, _enc, cb) => (out.push(chunk.toString()), cb()) }));
+  const sink = new Writable({
+    write: (chunk: Buffer, _enc, cb) => {
+      out.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = pino({ level: 'debug' }, sink);
   return { logger, lines: () => out.map((l) => JSON.parse(l) as { level: number; plugin?: string; msg: string }) };
 }
 

@@ -12,7 +12,7 @@ import { parseGoDuration } from '../../src/pkg/duration.js';
 import { parseCorefile, CorefileError } from '../../src/chain/corefile.js';
 import { digQuery } from '../helpers/clients.js';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../helpers/server.js';
-import { nsdPath, sleep, startNsd, TestDns, tmpDir, udpQuery, waitFor, type Nsd } from '../fixtures/forward/upstreams.js';
+import { nsdPath, startNsd, TestDns, tmpDir, udpQuery, waitFor, type Nsd } from '../fixtures/forward/upstreams.js';
 import { describeNeeding, describeTool, skipOrFailInCI } from '../helpers/tools.js';
 
 const dig = which('dig');
@@ -374,7 +374,7 @@ describeNeeding(['dig'], 'forward through the real server: slow, truncating, spo
   });
   it('a query stuck on a slow upstream does not hold up the next ones', async () => {
     const slow = udpQuery(server!.port, 'slow.test', 'A', { timeoutMs: 8000 });
-    await sleep(100);
+    expect(await waitFor(() => up!.count('slow.test') > 0, 5000), 'the slow query reached the upstream').toBe(true);
     const fast = await udpQuery(server!.port, 'fast.test', 'A');
     expect(fast.ms).toBeLessThan(500);
     expect(fast.packet.rcode).toBe('NOERROR');

@@ -2,6 +2,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { logMessages, startOps, udpQuery, type OpsServer } from '../fixtures/ops/client.js';
+import { waitUntil } from '../helpers/wait.js';
 
 describe('health through the real server', () => {
   let srv: OpsServer;
@@ -24,7 +25,8 @@ describe('health through the real server', () => {
     const exited = new Promise<void>((resolve) => srv.proc.once('exit', () => resolve()));
     const t0 = Date.now();
     srv.proc.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    // /ready turns 503 once the shutdown has begun; /health must still say OK then.
+    await waitUntil('/ready to fail after SIGTERM', async () => (await fetch(srv.url(srv.readyPort, '/ready'))).status === 503);
     const health = await fetch(srv.url(srv.healthPort, '/health'));
     expect(health.status).toBe(200);
     expect(await health.text()).toBe('OK');

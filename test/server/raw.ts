@@ -572,7 +572,7 @@ export async function expectStillServing(target: Target, opts: { udpOnly?: boole
     throw new Error(`good UDP query after a bad packet got id=${h.id} rcode=${h.rcode} ancount=${h.ancount}`);
   }
   const a = decode(reply).answers?.[0];
-  if (!a || a.type !== 'A' || a.data !== fixture.nginxIp) throw new Error(`good UDP query answered ${JSON.stringify(a)}`);
+  if (a?.type !== 'A' || a.data !== fixture.nginxIp) throw new Error(`good UDP query answered ${JSON.stringify(a)}`);
   if (!opts.udpOnly) {
     const tq = buildQuery({ name: fixture.nginx, type: T.A });
     const treply = await tcpQuery(tq, target);
