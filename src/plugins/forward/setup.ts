@@ -1,13 +1,16 @@
 // `forward FROM TO... { options }` -> a validated ForwardConfig, following CoreDNS's
-// plugin/forward/setup.go (parseStanza, parseBlock) and plugin/pkg/parse/host.go (HostPortOrFile).
+// plugin/forward/setup.go (parseStanza, parseBlock) and plugin/pkg/parse/host.go (HostPortOrFile);
+// and the registration, one ForwardPlugin (with its upstreams' health checks) per line.
 import path from 'node:path';
 import { isIP } from 'node:net';
 import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt, readCorefileText } from '../../chain/corefile.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
+import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
 import { parseGoDuration } from '../../pkg/duration.js';
+import { ForwardChain, ForwardPlugin } from './plugin.js';
 
 export type Policy = 'random' | 'round_robin' | 'sequential';
 
@@ -300,3 +303,22 @@ export function parseForward(d: Directive, _blockZones: readonly string[]): Forw
   }
   return cfg;
 }
+
+function logUpstreams(ctx: BlockContext, cfg: ForwardConfig): void {
+  ctx.log.info({ plugin: 'forward', from: cfg.from, to: cfg.upstreams.map((u) => u.label), policy: cfg.policy, except: cfg.except }, 'forward upstreams');
+}
+
+export const forwardPlugin: PluginDefinition = {
+  name: 'forward',
+  setup(d, ctx) {
+    const cfg = parseForward(d, ctx.zones);
+    logUpstreams(ctx, cfg);
+    return new ForwardPlugin(cfg);
+  },
+  setupAll(directives, ctx) {
+    // Parse every line first, so that a bad one leaves no upstream health checks running.
+    const cfgs = directives.map((d) => parseForward(d, ctx.zones));
+    for (const cfg of cfgs) logUpstreams(ctx, cfg);
+    return new ForwardChain(cfgs.map((cfg) => new ForwardPlugin(cfg)));
+  },
+};
