@@ -105,7 +105,10 @@ describe('etcd setup errors, word for word', () => {
       'Corefile:3: etcd: unknown property "bogus"; valid options: path, endpoint, credentials, tls, min-lease-ttl, max-lease-ttl, ' +
         'fallthrough, changeset_timeout, lookup_limit',
     ],
-    ['etcd other.zone', "Corefile:2: etcd: zone other.zone. is not inside the server block's zones (skydns.local.); queries for it would never reach the plugin"],
+    [
+      'etcd other.zone',
+      "Corefile:2: etcd: zone other.zone. is not inside the server block's zones (skydns.local.); queries for it would never reach the plugin",
+    ],
   ];
   for (const [snippet, error] of rows) {
     it(`rejects: ${snippet.replace(/\s+/g, ' ')}`, () => {

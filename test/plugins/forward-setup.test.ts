@@ -179,8 +179,14 @@ describe('forward setup errors, word for word', () => {
     ['forward . 127.0.0.1 {\n  next\n}', '3: forward next: name at least one RCODE, e.g. SERVFAIL'],
     ['forward . 127.0.0.1 {\n  failover NOERROR\n}', '3: forward failover: NOERROR cannot be used'],
     ['forward . 127.0.0.1 {\n  failover NOPE\n}', '3: forward failover: unknown RCODE "NOPE"'],
-    ['forward . 127.0.0.1 {\n  tls_servername dns.example\n}', '3: forward tls_servername: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns'],
-    ['forward . 127.0.0.1 {\n  source_address 127.0.0.1\n}', '3: forward source_address is not supported: upstream queries leave from the address the system picks'],
+    [
+      'forward . 127.0.0.1 {\n  tls_servername dns.example\n}',
+      '3: forward tls_servername: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns',
+    ],
+    [
+      'forward . 127.0.0.1 {\n  source_address 127.0.0.1\n}',
+      '3: forward source_address is not supported: upstream queries leave from the address the system picks',
+    ],
     ['forward . 127.0.0.1 {\n  max_age 5s\n}', '3: forward max_age (5s) must not be less than expire'],
     ['forward . 127.0.0.1 {\n  read_timeout 0s\n}', '3: forward read_timeout must be positive: 0s'],
     ['forward . 127.0.0.1 {\n  expire -1s\n}', "3: forward expire can't be negative: -1s"],

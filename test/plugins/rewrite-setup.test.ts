@@ -15,7 +15,10 @@ describe('rewrite setup', () => {
     ['rewrite name substring web back', 'stop', 'substring', 'web.', 'back.'],
     ['rewrite name regex (.*)\\.a\\.example {1}.b.example', 'stop', 'regex', '(.*)\\.a\\.example', '{1}.b.example.'],
     // Fewer than two arguments on the line: the block's lines are joined into one rule.
-    ['rewrite continue {\n  name regex (.*)\\.a\\.example {1}.b.example\n  answer name (.*)\\.b\\.example {1}.a.example\n}', 'continue', 'regex', '(.*)\\.a\\.example', '{1}.b.example.'],
+    [
+      'rewrite continue {\n  name regex (.*)\\.a\\.example {1}.b.example\n  answer name (.*)\\.b\\.example {1}.a.example\n}',
+      'continue', 'regex', '(.*)\\.a\\.example', '{1}.b.example.',
+    ],
   ])('accepts %j', async (body, mode, match, from, to) => {
     const [rule, ...rest] = await rulesOf(body);
     expect(rest).toEqual([]);
@@ -35,7 +38,10 @@ describe('rewrite setup', () => {
     ['rewrite type ANY HINFO', '2: rewrite: rule type "type" is not supported by clusterdns yet (supported: name)'],
     ['rewrite name fuzzy a b', '2: rewrite: name rule supports only exact, prefix, suffix, substring, and regex name matching, received: fuzzy'],
     ['rewrite name regex (a b', '2: rewrite: invalid regex matching pattern: (a: error parsing regexp: missing closing ): `(a`'],
-    ['rewrite name regex (a) {1}{2}', '2: rewrite: the rewrite regex pattern ({1}{2}) uses more subexpressions than its corresponding matching regex pattern ((a))'],
+    [
+      'rewrite name regex (a) {1}{2}',
+      '2: rewrite: the rewrite regex pattern ({1}{2}) uses more subexpressions than its corresponding matching regex pattern ((a))',
+    ],
     ['rewrite name prefix a b answer', '2: rewrite: invalid arguments for prefix rule: expected answer auto, answer name FROM TO or answer value FROM TO'],
     ['rewrite name prefix a b extra x', '2: rewrite: unexpected "extra" after the prefix rule; answer rules start with "answer"'],
     ['rewrite name prefix a b answer auto answer', '2: rewrite: type missing for answer rule for prefix rule (auto, name or value)'],

@@ -66,7 +66,9 @@ function endpointOption(cfg: EtcdConfig, o: Directive, fail: Fail): void {
     } catch {
       url = undefined;
     }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.port && !url.hostname) fail(`endpoint "${u}" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379`, o);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.port && !url.hostname) {
+      fail(`endpoint "${u}" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379`, o);
+    }
   }
   cfg.endpoints = [...o.args];
 }

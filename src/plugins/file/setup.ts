@@ -95,7 +95,8 @@ export const filePlugin: PluginDefinition = {
     const loaded = loadZonesOrFail(d, cfg);
     const log = ctx.log.child({ plugin: 'file' });
     for (const z of zonesOutsideBlock(cfg, ctx.zones)) {
-      log.warn({ file: d.file, line: d.line }, `file zone ${z} is not inside the server block's zones (${ctx.zones.join(' ')}); queries for it never reach the plugin`);
+      const why = `file zone ${z} is not inside the server block's zones (${ctx.zones.join(' ')}); queries for it never reach the plugin`;
+      log.warn({ file: d.file, line: d.line }, why);
     }
     const plugin = new FilePlugin(cfg, loaded, { log, dataChanged: ctx.invalidate });
     for (const [origin, zone] of loaded.zones) {
