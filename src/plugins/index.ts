@@ -5,11 +5,11 @@
 import type { PluginDefinition } from '../chain/registry.js';
 import { autopathPlugin } from './autopath/setup.js';
 import { bindPlugin } from './bind/setup.js';
-import { cachePlugin } from './cache/index.js';
+import { cachePlugin } from './cache/setup.js';
 import { errorsPlugin } from './errors/setup.js';
 import { etcdPlugin } from './etcd/setup.js';
-import { filePlugin } from './file/index.js';
-import { forwardPlugin } from './forward/index.js';
+import { filePlugin } from './file/setup.js';
+import { forwardPlugin } from './forward/setup.js';
 import { healthPlugin } from './health/setup.js';
 import { hostsPlugin } from './hosts/setup.js';
 import { k8sExternalPlugin } from './k8s_external/index.js';

@@ -32,6 +32,18 @@ describe('autopath setup (CoreDNS setup_test.go)', () => {
     expect((await setupBlock(body)).errors.join('\n')).toMatch(reason);
   });
 
+  it.each([
+    ['autopath', ['2: autopath needs a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`']],
+    ['autopath @kubernetes {\n  x\n}', ['2: autopath takes no option block']],
+  ])('rejects %j, word for word', async (body, errors) => {
+    expect((await setupBlock(body)).errors).toEqual(errors);
+  });
+
+  it('names the resolv.conf it cannot read', async () => {
+    const file = path.join(dir, 'missing.conf');
+    expect((await setupBlock(`autopath ${file}`)).errors).toEqual([`2: autopath: cannot read ${file}: ENOENT: no such file or directory, open '${file}'`]);
+  });
+
   it('accepts a zone outside the block, as CoreDNS does', async () => {
     const p = await setupPlugin<Autopath>('autopath example.net @kubernetes', 'autopath', { key: 'example.org' });
     expect(p.zones).toEqual(['example.net.']);

@@ -99,3 +99,37 @@ describe('cache serve_stale, servfail, disable (CoreDNS tests)', () => {
     expect(await rejected('cache {\n  disable invalid example.com example.org\n}')).toMatch(/cache type must be "success" or "denial"/);
   });
 });
+
+describe('cache setup errors, word for word', () => {
+  // Every message of cache/setup.ts that the tables above match only in part or not at all.
+  it.each([
+    ['cache {\n  success -1\n}', '3: cache success: CAPACITY can not be negative: -1'],
+    ['cache {\n  denial 10 0\n}', '3: cache TTL can not be zero or negative: 0'],
+    ['cache {\n  success 10 60 -1\n}', '3: cache min TTL can not be negative: -1'],
+    ['cache {\n  success 10 ttl\n}', '3: cache success: TTL "ttl" is not an integer'],
+    ['cache {\n  prefetch\n}', '3: cache prefetch: usage `prefetch AMOUNT [[DURATION] [PERCENTAGE%]]`'],
+    ['cache {\n  prefetch -1\n}', '3: cache prefetch amount should be positive: -1'],
+    ['cache {\n  prefetch 10 1m 50\n}', '3: cache prefetch: last character of percentage should be `%`, but is: "0"'],
+    ['cache {\n  prefetch 10 1m 5x%\n}', '3: cache prefetch: PERCENTAGE "5x" is not an integer'],
+    ['cache {\n  prefetch 10 1m 5%\n}', '3: cache prefetch: percentage should fall in range [10, 90]: 5'],
+    ['cache {\n  prefetch 10 1m 91%\n}', '3: cache prefetch: percentage should fall in range [10, 90]: 91'],
+    ['cache {\n  disable\n}', '3: cache disable: usage `disable success|denial [ZONES...]`'],
+    ['cache {\n  keepttl 10\n}', '3: cache keepttl takes no arguments'],
+    ['cache 0', '2: cache TTL can not be zero or negative: 0'],
+    ['cache {\n  servfail 301s\n}', '3: cache servfail: caching SERVFAIL responses over 5 minutes is not permitted (RFC 2308)'],
+    ['cache {\n  serve_stale 1m later\n}', '3: cache serve_stale: invalid refresh mode "later"; use immediate or verify'],
+    ['cache {\n  prefetch 1 soon\n}', '3: cache prefetch: "soon" is not a duration (e.g. 1m)'],
+    [
+      'cache {\n  fetch 1\n}',
+      '3: unknown cache option "fetch"; valid options: success, denial, prefetch, serve_stale, servfail, disable, keepttl',
+    ],
+  ])('rejects %j', async (body, error) => {
+    expect((await setupBlock(body)).errors).toEqual([error]);
+  });
+
+  it('accepts the bounds of the prefetch percentage and keepttl alone', async () => {
+    expect((await cfgOf('cache {\n  prefetch 10 1m 10%\n}')).prefetchPercentage).toBe(10);
+    expect((await cfgOf('cache {\n  prefetch 10 1m 90%\n}')).prefetchPercentage).toBe(90);
+    expect((await cfgOf('cache {\n  keepttl\n}')).keepTtl).toBe(true);
+  });
+});

@@ -68,6 +68,60 @@ describe('etcd Corefile syntax', () => {
   }
 });
 
+describe('etcd setup errors, word for word', () => {
+  // Every message of etcd/setup.ts, whole: the table above matches the start of some of them.
+  const errorOf = (snippet: string): string => {
+    try {
+      parse(`skydns.local {\n  ${snippet}\n}\n`);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'accepted';
+  };
+  const ca = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-setup-')), 'ca.pem');
+  fs.writeFileSync(ca, '');
+  const rows: [string, string][] = [
+    ['etcd {\n    path a b\n  }', 'Corefile:3: etcd: path needs one argument: path PATH (e.g. /skydns)'],
+    ['etcd {\n    path /\n  }', 'Corefile:3: etcd: path must name a key prefix such as /skydns, not the root'],
+    ['etcd {\n    endpoint\n  }', 'Corefile:3: etcd: endpoint needs at least one URL, e.g. endpoint http://127.0.0.1:2379'],
+    [
+      'etcd {\n    endpoint http://127.0.0.1:2379 ftp://x\n  }',
+      'Corefile:3: etcd: endpoint "ftp://x" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379',
+    ],
+    ['etcd {\n    credentials root\n  }', 'Corefile:3: etcd: credentials requires 2 arguments, username and password'],
+    ['etcd {\n    tls a b c d\n  }', 'Corefile:3: etcd: tls takes at most 3 arguments: [CERT KEY] [CACERT]'],
+    ['etcd {\n    tls /nonexistent/ca.pem\n  }', 'Corefile:3: etcd: tls file /nonexistent/ca.pem does not exist'],
+    [`etcd {\n    tls ${ca}\n  }`, 'Corefile:2: etcd: tls is set but an endpoint is http://; use https:// endpoints with tls'],
+    ['etcd {\n    min-lease-ttl\n  }', 'Corefile:3: etcd: min-lease-ttl needs one TTL, e.g. min-lease-ttl 30s'],
+    ['etcd {\n    max-lease-ttl 1h 2h\n  }', 'Corefile:3: etcd: max-lease-ttl needs one TTL, e.g. max-lease-ttl 30s'],
+    ['etcd {\n    min-lease-ttl soon\n  }', 'Corefile:3: etcd: invalid min-lease-ttl value: "soon" is not a TTL; use a form like 30, 30s, 5m, 1h or 2h30m'],
+    ['etcd {\n    max-lease-ttl -5s\n  }', 'Corefile:3: etcd: invalid max-lease-ttl value: "-5s": TTL must be non-negative'],
+    ['etcd {\n    max-lease-ttl 5000000000\n  }', 'Corefile:3: etcd: invalid max-lease-ttl value: "5000000000": TTL too large, maximum is 4294967295 seconds'],
+    ['etcd {\n    min-lease-ttl 25h\n  }', 'Corefile:2: etcd: min-lease-ttl (90000s) is above max-lease-ttl (86400s)'],
+    ['etcd {\n    lookup_limit many\n  }', 'Corefile:3: etcd: lookup_limit needs one whole number of at least 1, e.g. lookup_limit 4096'],
+    ['etcd {\n    changeset_timeout\n  }', 'Corefile:3: etcd: changeset_timeout needs one positive duration, e.g. changeset_timeout 60s'],
+    [
+      'etcd {\n    bogus 1\n  }',
+      'Corefile:3: etcd: unknown property "bogus"; valid options: path, endpoint, credentials, tls, min-lease-ttl, max-lease-ttl, ' +
+        'fallthrough, changeset_timeout, lookup_limit',
+    ],
+    [
+      'etcd other.zone',
+      "Corefile:2: etcd: zone other.zone. is not inside the server block's zones (skydns.local.); queries for it would never reach the plugin",
+    ],
+  ];
+  for (const [snippet, error] of rows) {
+    it(`rejects: ${snippet.replace(/\s+/g, ' ')}`, () => {
+      expect(errorOf(snippet)).toBe(error);
+    });
+  }
+
+  it('accepts tls with https endpoints', () => {
+    const cfg = parse(`skydns.local {\n  etcd {\n    tls ${ca}\n    endpoint https://127.0.0.1:2379\n  }\n}\n`);
+    expect([cfg.tls, cfg.endpoints]).toEqual([{ ca }, ['https://127.0.0.1:2379']]);
+  });
+});
+
 describe('SkyDNS paths and values (CoreDNS msg tests)', () => {
   it('maps names to keys and back', () => {
     for (const p of ['mydns', 'skydns', '/skydns', '/skydns/']) expect(namePath('service.staging.skydns.local.', p)).toBe(`/${p.replace(/\//g, '')}/local/skydns/staging/service`);

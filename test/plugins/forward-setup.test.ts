@@ -150,3 +150,76 @@ describe('forward option tables (CoreDNS TestSetupMaxConcurrent ... TestSetupRea
     expect(await rejected(`forward . 127.0.0.1 {\n  ${opt}\n}`)).toMatch(reason);
   });
 });
+
+describe('forward setup errors, word for word', () => {
+  // Every message of forward/setup.ts that the tables above match only in part or not at all.
+  const usage = 'forward needs FROM and at least one TO, e.g. `forward . 127.0.0.1:1053` or `forward . /etc/resolv.conf`';
+  it.each([
+    ['forward', `2: ${usage}`],
+    ['forward .', `2: ${usage}`],
+    ['forward . 127.0.0.1 {\n  except\n}', '3: forward except: name at least one domain'],
+    [
+      'forward . 127.0.0.1 {\n  except bad..name\n}',
+      `3: forward: bad except name "bad..name": zone in key 'bad..name' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`,
+    ],
+    ['forward . 127.0.0.1 {\n  expire\n}', '3: forward expire: usage `expire DURATION`'],
+    ['forward . 127.0.0.1 {\n  expire 5\n}', '3: forward expire: "5" is not a duration (e.g. 500ms, 10s, 1m)'],
+    ['forward . 127.0.0.1 {\n  read_timeout\n}', '3: forward read_timeout: usage `read_timeout DURATION`'],
+    ['forward . 127.0.0.1 {\n  max_age 1m 2m\n}', '3: forward max_age: usage `max_age DURATION`'],
+    ['forward . 127.0.0.1 {\n  max_fails\n}', '3: forward max_fails: usage `max_fails INTEGER`'],
+    ['forward . 127.0.0.1 {\n  max_fails x\n}', '3: forward max_fails: "x" must be a non-negative integer'],
+    ['forward . 127.0.0.1 {\n  max_concurrent\n}', '3: forward max_concurrent: usage `max_concurrent MAX`'],
+    ['forward . 127.0.0.1 {\n  max_connect_attempts\n}', '3: forward max_connect_attempts: usage `max_connect_attempts INTEGER`'],
+    ['forward . 127.0.0.1 {\n  max_idle_conns 1 2\n}', '3: forward max_idle_conns: usage `max_idle_conns INTEGER`'],
+    ['forward . 127.0.0.1 {\n  force_tcp yes\n}', '3: forward force_tcp takes no arguments'],
+    ['forward . 127.0.0.1 {\n  prefer_udp yes\n}', '3: forward prefer_udp takes no arguments'],
+    ['forward . 127.0.0.1 {\n  health_check\n}', '3: forward health_check: usage `health_check DURATION [no_rec] [domain FQDN]`'],
+    ['forward . 127.0.0.1 {\n  policy\n}', '3: forward policy: usage `policy random|round_robin|sequential`'],
+    ['forward . 127.0.0.1 {\n  failover\n}', '3: forward failover: name at least one RCODE, e.g. SERVFAIL'],
+    ['forward . 127.0.0.1 {\n  next\n}', '3: forward next: name at least one RCODE, e.g. SERVFAIL'],
+    ['forward . 127.0.0.1 {\n  failover NOERROR\n}', '3: forward failover: NOERROR cannot be used'],
+    ['forward . 127.0.0.1 {\n  failover NOPE\n}', '3: forward failover: unknown RCODE "NOPE"'],
+    [
+      'forward . 127.0.0.1 {\n  tls_servername dns.example\n}',
+      '3: forward tls_servername: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns',
+    ],
+    [
+      'forward . 127.0.0.1 {\n  source_address 127.0.0.1\n}',
+      '3: forward source_address is not supported: upstream queries leave from the address the system picks',
+    ],
+    ['forward . 127.0.0.1 {\n  max_age 5s\n}', '3: forward max_age (5s) must not be less than expire'],
+    ['forward . 127.0.0.1 {\n  read_timeout 0s\n}', '3: forward read_timeout must be positive: 0s'],
+    ['forward . 127.0.0.1 {\n  expire -1s\n}', "3: forward expire can't be negative: -1s"],
+    [
+      'forward . https://127.0.0.1',
+      "2: forward: 'https' is not supported as a destination protocol here (https://127.0.0.1); clusterdns forwards plain DNS (dns:// or no prefix)",
+    ],
+    [
+      'forward . 127.0.0.1 {\n  bogus\n}',
+      '3: unknown forward option "bogus"; valid options: except, force_tcp, prefer_udp, expire, max_fails, health_check, policy, ' +
+        'max_concurrent, max_connect_attempts, failfast_all_unhealthy_upstreams, failover, next, next_on_nodata, max_idle_conns, max_age, read_timeout',
+    ],
+  ])('rejects %j', async (body, error) => {
+    expect((await setupBlock(body)).errors).toEqual([error]);
+  });
+
+  it('rejects more than 15 TOs, counted after resolv.conf files are read', async () => {
+    const tos = Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 1}`).join(' ');
+    expect((await setupBlock(`forward . ${tos}`)).errors).toEqual(['2: forward: more than 15 TOs configured: 16']);
+    expect((await cfgOf(`forward . ${tos.split(' ').slice(0, 15).join(' ')}`)).upstreams).toHaveLength(15);
+  });
+
+  it('rejects a resolv.conf without nameservers, and one that cannot be read', async () => {
+    const dir = tmpDir('clusterdns-fwd-setup-');
+    const file = path.join(dir, 'resolv.conf');
+    fs.writeFileSync(file, 'search example.org\n# no nameserver line\n');
+    expect((await setupBlock(`forward . ${file}`)).errors).toEqual([`2: forward: no nameservers found in ${file}`]);
+    fs.writeFileSync(file, 'nameserver 192.0.2.53\n');
+    expect((await cfgOf(`forward . ${file}`)).upstreams.map((u) => u.label)).toEqual(['192.0.2.53:53']);
+    // Relative to the Corefile's directory: the working directory for a Corefile given as text.
+    const gone = path.resolve('no-such-resolv.conf');
+    expect((await setupBlock('forward . no-such-resolv.conf')).errors).toEqual([
+      `2: forward: "no-such-resolv.conf" is not an IP address or a readable file (ENOENT: no such file or directory, open '${gone}')`,
+    ]);
+  });
+});

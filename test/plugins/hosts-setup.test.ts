@@ -49,3 +49,30 @@ describe('hosts setup (CoreDNS setup_test.go)', () => {
     expect((await setupBlock(body)).errors.join('\n')).toMatch(reason);
   });
 });
+
+describe('hosts setup errors, word for word', () => {
+  // Every message of hosts/setup.ts that the tables above match only in part or not at all.
+  const options = 'ttl, no_reverse, reload, fallthrough';
+  it.each([
+    ['hosts {\n  ttl 1 2\n}', '3: hosts: ttl needs a time in seconds'],
+    ['hosts {\n  ttl 1h\n}', '3: hosts: ttl "1h" is invalid: give seconds from 1 to 65535'],
+    ['hosts {\n  no_reverse 1\n}', '3: hosts: no_reverse takes no arguments'],
+    ['hosts {\n  reload\n}', '3: hosts: reload needs a duration (zero seconds to disable), e.g. reload 10s'],
+    ['hosts {\n  reload soon\n}', '3: hosts: invalid duration for reload "soon" (e.g. 300ms, 5s, 1h)'],
+    ['hosts {\n  reload -1s\n}', '3: hosts: invalid negative duration for reload "-1s"'],
+    ['hosts {\n  fallthrough\n  ttl2 5\n}', `4: hosts: unknown property "ttl2" (inline entries must come before fallthrough); valid options: ${options}`],
+    ['hosts {\n  10.0.0.1\n}', `3: hosts: "10.0.0.1" is neither an option (${options}) nor a hosts entry "IP NAME..."`],
+    ['hosts {\n  tll 10\n}', `3: hosts: "tll 10" is neither an option (${options}) nor a hosts entry "IP NAME..."`],
+    ['hosts {\n  10.0.0.1 a.example {\n    x\n  }\n}', '3: hosts: a hosts entry takes no block'],
+    ['hosts /etc/hosts/x', `2: hosts: unable to access hosts file "/etc/hosts/x": ENOTDIR: not a directory, stat '/etc/hosts/x'`],
+  ])('rejects %j', async (body, error) => {
+    expect((await setupBlock(body)).errors).toEqual([error]);
+  });
+
+  it('accepts a missing hosts file (it may appear later), no_reverse, reload 0 and the TTL bounds', async () => {
+    const cfg = await cfgOf('hosts /nonexistent/hosts {\n  ttl 65535\n  no_reverse\n  reload 0\n}');
+    expect([cfg.path, cfg.ttl, cfg.autoReverse, cfg.reloadMs]).toEqual(['/nonexistent/hosts', 65535, false, 0]);
+    expect((await cfgOf('hosts {\n  ttl 1\n}')).ttl).toBe(1);
+    expect((await cfgOf('hosts {\n  fe80::1%eth0 link.example\n}')).inline).toEqual(['fe80::1%eth0 link.example']);
+  });
+});

@@ -2,7 +2,7 @@
 // `source`, and the errors.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../helpers/setup.js';
-import type { TransferConfig } from '../../src/plugins/transfer/setup.js';
+import { cidrContains, type TransferConfig } from '../../src/plugins/transfer/setup.js';
 
 const stanzasOf = async (body: string, key = '.') => (await setupPlugin<{ cfg: TransferConfig }>(body, 'transfer', { key })).cfg.stanzas;
 
@@ -41,5 +41,29 @@ describe('transfer setup (CoreDNS setup_test.go)', () => {
     ['transfer example.com example.edu {\n  to example.com 1.2.3.4\n}', /"example.com" in to is not an IP address/],
   ])('rejects %j', async (body, reason) => {
     expect((await setupBlock(body)).errors.join('\n')).toMatch(reason);
+  });
+});
+
+describe('transfer setup errors, word for word', () => {
+  // Every message of transfer/setup.ts that the table above matches only in part or not at all.
+  it.each([
+    ['transfer', "2: transfer: 'to' is required, e.g. transfer { to * } or transfer { to 10.0.0.2 }"],
+    ['transfer {\n  to\n}', '3: transfer: to needs at least one ADDRESS (an IP, IP:port, CIDR network or *)'],
+    ['transfer {\n  to 10.0.0.0/33\n}', '3: transfer: "10.0.0.0/33" in to is not a valid CIDR network'],
+    ['transfer {\n  to 10.0.0.0/x\n}', '3: transfer: "10.0.0.0/x" in to is not a valid CIDR network'],
+    ['transfer {\n  to 1.2.3.4 host.example\n}', '3: transfer: "host.example" in to is not an IP address, IP:port, CIDR network or *'],
+    ['transfer {\n  to 1.2.3.4\n  source\n}', '4: transfer: source takes one IP address'],
+    ['transfer {\n  to 1.2.3.4\n  source 192.0.2.1 192.0.2.2\n}', '4: transfer: source takes one IP address'],
+    ['transfer {\n  to 1.2.3.4\n  source 192.0.2.1\n  source 192.0.2.2\n}', '5: transfer: source already specified'],
+    ['transfer {\n  to 1.2.3.4\n  source ns.example\n}', '4: transfer: invalid source address "ns.example"'],
+    ['transfer {\n  from 1.2.3.4\n}', '3: transfer: unknown property "from"; valid options: to, source'],
+  ])('rejects %j', async (body, error) => {
+    expect((await setupBlock(body)).errors).toEqual([error]);
+  });
+
+  it('reads a CIDR with a zero-padded prefix length, as Go does', async () => {
+    const [net] = (await stanzasOf('transfer {\n  to 10.0.0.0/08\n}'))[0]!.to;
+    if (net?.kind !== 'cidr') throw new Error(`expected a CIDR target, got ${JSON.stringify(net)}`);
+    expect([cidrContains(net, '10.255.0.1'), cidrContains(net, '11.0.0.1')]).toEqual([true, false]);
   });
 });

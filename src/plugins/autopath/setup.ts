@@ -1,5 +1,7 @@
-// `autopath [ZONES...] RESOLV-CONF` or `autopath [ZONES...] @PLUGIN`.
+// `autopath [ZONES...] RESOLV-CONF` or `autopath [ZONES...] @PLUGIN` -> a validated
+// AutopathConfig (CoreDNS's plugin/autopath/setup.go), and the registration.
 import path from 'node:path';
+import type { Directive } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
 import { CorefileError, readCorefileText } from '../../chain/corefile.js';
@@ -8,6 +10,36 @@ import { zoneArgs } from '../../chain/zones.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { AutopathPlugin } from './plugin.js';
 import { parseResolvConf } from '../../resolver/resolvconf.js';
+
+export type AutopathConfig = {
+  /** Zones whose queries autopath completes, lowercased and fully qualified. */
+  zones: string[];
+} & (
+  /** `@PLUGIN`: the plugin (a SearchPathProvider) that knows each client's search path. */
+  | { plugin: string }
+  /** RESOLV-CONF: one search path for every client, fully qualified, ending with '' (the bare name). */
+  | { search: string[] }
+);
+
+export function parseAutopath(d: Directive, blockZones: readonly string[]): AutopathConfig {
+  const args = [...d.args];
+  const source = args.pop();
+  if (!source) throw new CorefileError(d.file, d.line, 'autopath needs a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`');
+  if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'autopath takes no option block');
+  const zones = args.length > 0 ? zoneArgs(args, d) : [...blockZones];
+  if (source.startsWith('@')) return { zones, plugin: source.slice(1) };
+  const file = path.resolve(path.dirname(d.file), source);
+  let text: string;
+  try {
+    // A regular file of bounded size: a FIFO or device named here must not hang the setup.
+    text = readCorefileText(file);
+  } catch (err) {
+    throw new CorefileError(d.file, d.line, `autopath: cannot read ${file}: ${(err as Error).message}`);
+  }
+  // The search list as glibc reads it (last `search`/`domain` line wins), fully qualified.
+  const search = [...parseResolvConf(text, 'glibc').search.map((s) => (s.endsWith('.') ? s : `${s}.`).toLowerCase()), ''];
+  return { zones, search };
+}
 
 export const autopathPlugin: PluginDefinition = {
   name: 'autopath',
@@ -18,32 +50,19 @@ export const autopathPlugin: PluginDefinition = {
     return last;
   },
   setup(d, ctx) {
-    const args = [...d.args];
-    const source = args.pop();
-    if (!source) throw new CorefileError(d.file, d.line, 'autopath needs a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`');
-    if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'autopath takes no option block');
-    const zones = args.length > 0 ? zoneArgs(args, d) : [...ctx.zones];
+    const cfg = parseAutopath(d, ctx.zones);
     // CoreDNS accepts such a zone (OriginsFromArgsOrServerBlock); no query for it reaches this block.
-    for (const z of zones) {
+    for (const z of cfg.zones) {
       if (!ctx.zones.some((b) => isSubdomain(z, b))) ctx.log.warn({ file: d.file, line: d.line }, `autopath zone ${z} is not inside the server block's zones, so autopath never sees its queries`);
     }
-    if (source.startsWith('@')) {
-      const name = source.slice(1);
-      return new AutopathPlugin(zones, (req) => {
-        const provider = ctx.plugin(name);
-        return isSearchPathProvider(provider) ? provider.searchPath(req) : undefined;
-      });
+    if ('search' in cfg) {
+      const search = cfg.search;
+      return new AutopathPlugin(cfg.zones, () => search);
     }
-    const file = path.resolve(path.dirname(d.file), source);
-    let text: string;
-    try {
-      // A regular file of bounded size: a FIFO or device named here must not hang the setup.
-      text = readCorefileText(file);
-    } catch (err) {
-      throw new CorefileError(d.file, d.line, `autopath: cannot read ${file}: ${(err as Error).message}`);
-    }
-    // The search list as glibc reads it (last `search`/`domain` line wins), fully qualified.
-    const search = [...parseResolvConf(text, 'glibc').search.map((d) => (d.endsWith('.') ? d : `${d}.`).toLowerCase()), ''];
-    return new AutopathPlugin(zones, () => search);
+    const name = cfg.plugin;
+    return new AutopathPlugin(cfg.zones, (req) => {
+      const provider = ctx.plugin(name);
+      return isSearchPathProvider(provider) ? provider.searchPath(req) : undefined;
+    });
   },
 };

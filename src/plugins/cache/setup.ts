@@ -1,10 +1,13 @@
 // `cache [TTL] [ZONES...] { ... }` -> a validated CacheConfig, following CoreDNS's
-// plugin/cache/setup.go (cacheParse) option by option, with its defaults from cache.go.
+// plugin/cache/setup.go (cacheParse) option by option, with its defaults from cache.go; and the
+// plugin's registration.
 import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
+import type { PluginDefinition } from '../../chain/registry.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { zoneArgs } from '../../chain/zones.js';
+import { CachePlugin } from './plugin.js';
 
 export interface CacheConfig {
   /** Zones cached, lowercased and fully qualified. */
@@ -208,3 +211,12 @@ export function parseCache(d: Directive, blockZones: readonly string[]): CacheCo
   });
   return cfg;
 }
+
+export const cachePlugin: PluginDefinition = {
+  name: 'cache',
+  setup(d, ctx) {
+    const cfg = parseCache(d, ctx.zones);
+    ctx.log.info({ plugin: 'cache', zones: cfg.zones, successMaxTtl: cfg.successMaxTtl, denialMaxTtl: cfg.denialMaxTtl }, 'cache configured');
+    return new CachePlugin(cfg);
+  },
+};

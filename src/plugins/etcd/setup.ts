@@ -54,6 +54,92 @@ function parseTtl(text: string): number | string {
   return secs;
 }
 
+type Fail = (reason: string, at?: Directive) => never;
+
+/** `endpoint URL...`: each an http:// or https:// URL with a host. */
+function endpointOption(cfg: EtcdConfig, o: Directive, fail: Fail): void {
+  if (o.args.length === 0) fail('endpoint needs at least one URL, e.g. endpoint http://127.0.0.1:2379', o);
+  for (const u of o.args) {
+    let url: URL | undefined;
+    try {
+      url = new URL(u);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.port && !url.hostname) {
+      fail(`endpoint "${u}" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379`, o);
+    }
+  }
+  cfg.endpoints = [...o.args];
+}
+
+/** `tls [CERT KEY] [CACERT]`, files relative to the Corefile; none: TLS with the system CAs. */
+function tlsOption(cfg: EtcdConfig, o: Directive, fail: Fail, corefile: string): void {
+  const files = o.args.map((f) => (path.isAbsolute(f) || !fs.existsSync(corefile) ? path.resolve(f) : path.resolve(path.dirname(corefile), f)));
+  if (files.length > 3) fail('tls takes at most 3 arguments: [CERT KEY] [CACERT]', o);
+  for (const f of files) if (!fs.existsSync(f)) fail(`tls file ${f} does not exist`, o);
+  if (files.length === 1) cfg.tls = { ca: files[0] };
+  else if (files.length === 2) cfg.tls = { cert: files[0], key: files[1] };
+  else if (files.length === 3) cfg.tls = { cert: files[0], key: files[1], ca: files[2] };
+  else cfg.tls = {};
+}
+
+/** `min-lease-ttl TTL`, `max-lease-ttl TTL`. */
+function leaseTtlOption(cfg: EtcdConfig, o: Directive, fail: Fail): void {
+  if (o.args.length !== 1) fail(`${o.name} needs one TTL, e.g. ${o.name} 30s`, o);
+  const t = parseTtl(o.args[0]!);
+  if (typeof t === 'string') fail(`invalid ${o.name} value: ${t}`, o);
+  if (o.name === 'min-lease-ttl') cfg.minLeaseTtl = t as number;
+  else cfg.maxLeaseTtl = t as number;
+}
+
+/** One option line of an etcd block into `cfg`. */
+function etcdOption(cfg: EtcdConfig, o: Directive, fail: Fail, corefile: string): void {
+  switch (o.name) {
+    case 'path':
+      if (o.args.length !== 1) fail('path needs one argument: path PATH (e.g. /skydns)', o);
+      if (keyPrefix(o.args[0]!) === '//') fail('path must name a key prefix such as /skydns, not the root', o);
+      cfg.path = o.args[0]!;
+      break;
+    case 'endpoint':
+      endpointOption(cfg, o, fail);
+      break;
+    case 'credentials':
+      if (o.args.length !== 2) fail('credentials requires 2 arguments, username and password', o);
+      [cfg.username, cfg.password] = o.args as [string, string];
+      break;
+    case 'tls':
+      tlsOption(cfg, o, fail, corefile);
+      break;
+    case 'min-lease-ttl':
+    case 'max-lease-ttl':
+      leaseTtlOption(cfg, o, fail);
+      break;
+    case 'fallthrough':
+      cfg.fallthrough = zoneArgs(o.args, o);
+      break;
+    case 'lookup_limit': {
+      const n = o.args.length === 1 && /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : 0;
+      if (n < 1) fail('lookup_limit needs one whole number of at least 1, e.g. lookup_limit 4096', o);
+      cfg.lookupLimit = n;
+      break;
+    }
+    case 'changeset_timeout': {
+      const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
+      if (ms === undefined || ms <= 0) fail('changeset_timeout needs one positive duration, e.g. changeset_timeout 60s', o);
+      cfg.changesetTimeoutMs = ms!;
+      break;
+    }
+    case 'stubzones':
+    case 'debug':
+    case 'upstream':
+      // Accepted and ignored, as CoreDNS does ("remove soon").
+      break;
+    default:
+      fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 9).join(', ')}`, o);
+  }
+}
+
 export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConfig {
   const fail = (reason: string, at: Directive = d): never => {
     throw new CorefileError(at.file, at.line, `etcd: ${reason}`);
@@ -63,74 +149,7 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
     if (!blockZones.some((b) => isSubdomain(z, b))) fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
   }
   const cfg: EtcdConfig = { zones, path: 'skydns', endpoints: [DEFAULT_ENDPOINT], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000, lookupLimit: DEFAULT_LOOKUP_LIMIT };
-  const rel = (f: string): string => (path.isAbsolute(f) || !fs.existsSync(d.file) ? path.resolve(f) : path.resolve(path.dirname(d.file), f));
-  for (const o of d.block ?? []) {
-    switch (o.name) {
-      case 'path':
-        if (o.args.length !== 1) fail('path needs one argument: path PATH (e.g. /skydns)', o);
-        if (keyPrefix(o.args[0]!) === '//') fail('path must name a key prefix such as /skydns, not the root', o);
-        cfg.path = o.args[0]!;
-        break;
-      case 'endpoint':
-        if (o.args.length === 0) fail('endpoint needs at least one URL, e.g. endpoint http://127.0.0.1:2379', o);
-        for (const u of o.args) {
-          let url: URL | undefined;
-          try {
-            url = new URL(u);
-          } catch {
-            url = undefined;
-          }
-          if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.port && !url.hostname) fail(`endpoint "${u}" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379`, o);
-        }
-        cfg.endpoints = [...o.args];
-        break;
-      case 'credentials':
-        if (o.args.length !== 2) fail('credentials requires 2 arguments, username and password', o);
-        [cfg.username, cfg.password] = o.args as [string, string];
-        break;
-      case 'tls': {
-        const files = o.args.map(rel);
-        if (files.length > 3) fail('tls takes at most 3 arguments: [CERT KEY] [CACERT]', o);
-        for (const f of files) if (!fs.existsSync(f)) fail(`tls file ${f} does not exist`, o);
-        if (files.length === 1) cfg.tls = { ca: files[0] };
-        else if (files.length === 2) cfg.tls = { cert: files[0], key: files[1] };
-        else if (files.length === 3) cfg.tls = { cert: files[0], key: files[1], ca: files[2] };
-        else cfg.tls = {};
-        break;
-      }
-      case 'min-lease-ttl':
-      case 'max-lease-ttl': {
-        if (o.args.length !== 1) fail(`${o.name} needs one TTL, e.g. ${o.name} 30s`, o);
-        const t = parseTtl(o.args[0]!);
-        if (typeof t === 'string') fail(`invalid ${o.name} value: ${t}`, o);
-        if (o.name === 'min-lease-ttl') cfg.minLeaseTtl = t as number;
-        else cfg.maxLeaseTtl = t as number;
-        break;
-      }
-      case 'fallthrough':
-        cfg.fallthrough = zoneArgs(o.args, o);
-        break;
-      case 'lookup_limit': {
-        const n = o.args.length === 1 && /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : 0;
-        if (n < 1) fail('lookup_limit needs one whole number of at least 1, e.g. lookup_limit 4096', o);
-        cfg.lookupLimit = n;
-        break;
-      }
-      case 'changeset_timeout': {
-        const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
-        if (ms === undefined || ms <= 0) fail('changeset_timeout needs one positive duration, e.g. changeset_timeout 60s', o);
-        cfg.changesetTimeoutMs = ms!;
-        break;
-      }
-      case 'stubzones':
-      case 'debug':
-      case 'upstream':
-        // Accepted and ignored, as CoreDNS does ("remove soon").
-        break;
-      default:
-        fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 9).join(', ')}`, o);
-    }
-  }
+  for (const o of d.block ?? []) etcdOption(cfg, o, fail, d.file);
   if (cfg.minLeaseTtl > cfg.maxLeaseTtl) fail(`min-lease-ttl (${cfg.minLeaseTtl}s) is above max-lease-ttl (${cfg.maxLeaseTtl}s)`);
   if (cfg.tls && cfg.endpoints.some((e) => e.startsWith('http://'))) fail('tls is set but an endpoint is http://; use https:// endpoints with tls');
   return cfg;

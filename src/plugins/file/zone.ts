@@ -79,7 +79,7 @@ export class Zone {
   /** The SOA as negative answers carry it: TTL min(SOA TTL, MINIMUM) (RFC 2308 section 3). */
   private readonly negativeSoa: Rr;
   readonly ns: Rr[];
-  /** Every record, in file order (records(), and the transfer plugin later). */
+  /** Every record, in file order (records(), and zone transfers). */
   readonly records: Rr[];
   private readonly nodes = new Map<string, Node>();
   /** Names that exist: owners and every name between an owner and the origin (RFC 4592 2.2.2). */

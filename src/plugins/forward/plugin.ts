@@ -203,6 +203,30 @@ export class ForwardPlugin implements Plugin {
   }
 }
 
+/**
+ * Several `forward` lines in one block, as CoreDNS 1.14 allows: each passes the names it does
+ * not forward (other FROM, `except`) to the next one, and the last to the next plugin.
+ */
+export class ForwardChain implements Plugin {
+  readonly name = 'forward';
+
+  constructor(readonly members: readonly ForwardPlugin[]) {}
+
+  serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
+    let step: Next = next;
+    for (let i = this.members.length - 1; i >= 0; i--) {
+      const member = this.members[i]!;
+      const after = step;
+      step = (r) => member.serve(r, after);
+    }
+    return step(req);
+  }
+
+  close(): void {
+    for (const m of this.members) m.close();
+  }
+}
+
 function shuffled<T>(items: readonly T[]): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {

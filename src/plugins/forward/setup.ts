@@ -1,13 +1,16 @@
 // `forward FROM TO... { options }` -> a validated ForwardConfig, following CoreDNS's
-// plugin/forward/setup.go (parseStanza, parseBlock) and plugin/pkg/parse/host.go (HostPortOrFile).
+// plugin/forward/setup.go (parseStanza, parseBlock) and plugin/pkg/parse/host.go (HostPortOrFile);
+// and the registration, one ForwardPlugin (with its upstreams' health checks) per line.
 import path from 'node:path';
 import { isIP } from 'node:net';
 import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt, readCorefileText } from '../../chain/corefile.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
+import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
 import { parseGoDuration } from '../../pkg/duration.js';
+import { ForwardChain, ForwardPlugin } from './plugin.js';
 
 export type Policy = 'random' | 'round_robin' | 'sequential';
 
@@ -182,7 +185,7 @@ function defaultForward(from: string, upstreams: UpstreamAddress[]): ForwardConf
 }
 
 /** `health_check DURATION [no_rec] [domain FQDN]`. */
-function healthCheckOption(cfg: ForwardConfig, o: Directive, fail: (reason: string) => never): void {
+function healthCheckOption(cfg: ForwardConfig, o: Directive, fail: Fail): void {
   if (o.args.length === 0) fail('forward health_check: usage `health_check DURATION [no_rec] [domain FQDN]`');
   cfg.healthCheckMs = duration(o, o.args[0], 'health_check');
   cfg.healthCheckDomain = '.';
@@ -198,62 +201,109 @@ function healthCheckOption(cfg: ForwardConfig, o: Directive, fail: (reason: stri
   }
 }
 
+type Fail = (reason: string) => never;
+
+/** The on/off options: present means on, and they take no arguments. */
+function flagOption(cfg: ForwardConfig, o: Directive, fail: Fail): void {
+  if (o.args.length > 0) fail(`forward ${o.name} takes no arguments`);
+  switch (o.name) {
+    case 'force_tcp':
+      cfg.forceTcp = true;
+      break;
+    case 'prefer_udp':
+      cfg.preferUdp = true;
+      break;
+    case 'failfast_all_unhealthy_upstreams':
+      cfg.failfastAllUnhealthy = true;
+      break;
+    case 'next_on_nodata':
+      cfg.nextOnNodata = true;
+      break;
+  }
+}
+
+/** `max_fails`, `max_concurrent`, `max_connect_attempts`, `max_idle_conns`: one count each. */
+function countOption(cfg: ForwardConfig, o: Directive, fail: Fail): void {
+  if (o.args.length !== 1) fail(`forward ${o.name}: usage \`${o.name} ${o.name === 'max_concurrent' ? 'MAX' : 'INTEGER'}\``);
+  const text = o.args[0]!;
+  if (!/^\d+$/.test(text)) fail(`forward ${o.name}: "${excerpt(text)}" must be a non-negative integer`);
+  const n = Number(text);
+  switch (o.name) {
+    case 'max_fails':
+      cfg.maxFails = n;
+      break;
+    case 'max_concurrent':
+      cfg.maxConcurrent = n;
+      break;
+    case 'max_connect_attempts':
+      cfg.maxConnectAttempts = n;
+      break;
+    // max_idle_conns is checked only: each exchange here uses a socket of its own, so there is
+    // no pool of idle connections to bound.
+  }
+}
+
+/**
+ * `expire`, `read_timeout`, `max_age`: one duration each. `max_age` is returned, to be checked
+ * against `expire` once the whole block is read.
+ */
+function timeOption(cfg: ForwardConfig, o: Directive, fail: Fail): number | undefined {
+  if (o.args.length !== 1) fail(`forward ${o.name}: usage \`${o.name} DURATION\``);
+  const ms = duration(o, o.args[0], o.name);
+  switch (o.name) {
+    case 'expire':
+      cfg.expireMs = ms;
+      break;
+    case 'read_timeout':
+      if (ms <= 0) fail(`forward read_timeout must be positive: ${excerpt(o.args[0]!)}`);
+      cfg.readTimeoutMs = ms;
+      break;
+    case 'max_age':
+      // Like expire and max_idle_conns, checked as CoreDNS does: each exchange here uses a
+      // socket of its own, so there is no pooled connection whose age they would bound.
+      return ms;
+  }
+  return undefined;
+}
+
+/** `policy random|round_robin|sequential`. */
+function policyOption(cfg: ForwardConfig, o: Directive, fail: Fail): void {
+  if (o.args.length !== 1) fail('forward policy: usage `policy random|round_robin|sequential`');
+  if (o.args[0] !== 'random' && o.args[0] !== 'round_robin' && o.args[0] !== 'sequential') fail(`forward: unknown policy '${excerpt(o.args[0]!)}'`);
+  cfg.policy = o.args[0] as Policy;
+}
+
 /** One option line of a forward block into `cfg`; `max_age` is returned, checked against expire at the end. */
 function forwardOption(cfg: ForwardConfig, o: Directive): number | undefined {
   const fail = (reason: string): never => {
     throw new CorefileError(o.file, o.line, reason);
   };
-  const none = (): void => {
-    if (o.args.length > 0) fail(`forward ${o.name} takes no arguments`);
-  };
-  const integer = (text: string | undefined, what: string): number => {
-    if (text === undefined || !/^\d+$/.test(text)) return fail(`forward ${what}: "${excerpt(text ?? '')}" must be a non-negative integer`);
-    return Number(text);
-  };
   switch (o.name) {
+    case 'force_tcp':
+    case 'prefer_udp':
+    case 'failfast_all_unhealthy_upstreams':
+    case 'next_on_nodata':
+      flagOption(cfg, o, fail);
+      break;
+    case 'max_fails':
+    case 'max_concurrent':
+    case 'max_connect_attempts':
+    case 'max_idle_conns':
+      countOption(cfg, o, fail);
+      break;
+    case 'expire':
+    case 'read_timeout':
+    case 'max_age':
+      return timeOption(cfg, o, fail);
     case 'except':
       if (o.args.length === 0) fail('forward except: name at least one domain');
       for (const a of o.args) cfg.except.push(...zoneOf(a, o, 'except name'));
-      break;
-    case 'force_tcp':
-      none();
-      cfg.forceTcp = true;
-      break;
-    case 'prefer_udp':
-      none();
-      cfg.preferUdp = true;
-      break;
-    case 'expire':
-      if (o.args.length !== 1) fail('forward expire: usage `expire DURATION`');
-      cfg.expireMs = duration(o, o.args[0], 'expire');
-      break;
-    case 'max_fails':
-      if (o.args.length !== 1) fail('forward max_fails: usage `max_fails INTEGER`');
-      cfg.maxFails = integer(o.args[0], 'max_fails');
       break;
     case 'health_check':
       healthCheckOption(cfg, o, fail);
       break;
     case 'policy':
-      if (o.args.length !== 1) fail('forward policy: usage `policy random|round_robin|sequential`');
-      if (o.args[0] !== 'random' && o.args[0] !== 'round_robin' && o.args[0] !== 'sequential') fail(`forward: unknown policy '${excerpt(o.args[0]!)}'`);
-      cfg.policy = o.args[0] as Policy;
-      break;
-    case 'max_concurrent':
-      if (o.args.length !== 1) fail('forward max_concurrent: usage `max_concurrent MAX`');
-      cfg.maxConcurrent = integer(o.args[0], 'max_concurrent');
-      break;
-    case 'max_connect_attempts':
-      if (o.args.length !== 1) fail('forward max_connect_attempts: usage `max_connect_attempts INTEGER`');
-      cfg.maxConnectAttempts = integer(o.args[0], 'max_connect_attempts');
-      break;
-    case 'max_idle_conns':
-      if (o.args.length !== 1) fail('forward max_idle_conns: usage `max_idle_conns INTEGER`');
-      integer(o.args[0], 'max_idle_conns');
-      break;
-    case 'failfast_all_unhealthy_upstreams':
-      none();
-      cfg.failfastAllUnhealthy = true;
+      policyOption(cfg, o, fail);
       break;
     case 'failover':
       cfg.failover = rcodeArgs(o);
@@ -261,22 +311,6 @@ function forwardOption(cfg: ForwardConfig, o: Directive): number | undefined {
     case 'next':
       cfg.next = rcodeArgs(o);
       break;
-    case 'next_on_nodata':
-      none();
-      cfg.nextOnNodata = true;
-      break;
-    case 'read_timeout': {
-      if (o.args.length !== 1) fail('forward read_timeout: usage `read_timeout DURATION`');
-      const ms = duration(o, o.args[0], 'read_timeout');
-      if (ms <= 0) fail(`forward read_timeout must be positive: ${excerpt(o.args[0]!)}`);
-      cfg.readTimeoutMs = ms;
-      break;
-    }
-    case 'max_age':
-      // Like expire and max_idle_conns, checked as CoreDNS does: each exchange here uses a
-      // socket of its own, so there is no pooled connection whose age they would bound.
-      if (o.args.length !== 1) fail('forward max_age: usage `max_age DURATION`');
-      return duration(o, o.args[0], 'max_age');
     default:
       if (UNSUPPORTED.includes(o.name)) fail(`forward ${o.name}: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns`);
       if (o.name === 'source_address') fail('forward source_address is not supported: upstream queries leave from the address the system picks');
@@ -300,3 +334,22 @@ export function parseForward(d: Directive, _blockZones: readonly string[]): Forw
   }
   return cfg;
 }
+
+function logUpstreams(ctx: BlockContext, cfg: ForwardConfig): void {
+  ctx.log.info({ plugin: 'forward', from: cfg.from, to: cfg.upstreams.map((u) => u.label), policy: cfg.policy, except: cfg.except }, 'forward upstreams');
+}
+
+export const forwardPlugin: PluginDefinition = {
+  name: 'forward',
+  setup(d, ctx) {
+    const cfg = parseForward(d, ctx.zones);
+    logUpstreams(ctx, cfg);
+    return new ForwardPlugin(cfg);
+  },
+  setupAll(directives, ctx) {
+    // Parse every line first, so that a bad one leaves no upstream health checks running.
+    const cfgs = directives.map((d) => parseForward(d, ctx.zones));
+    for (const cfg of cfgs) logUpstreams(ctx, cfg);
+    return new ForwardChain(cfgs.map((cfg) => new ForwardPlugin(cfg)));
+  },
+};
