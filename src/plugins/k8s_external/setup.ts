@@ -74,7 +74,8 @@ function externalSource(d: Directive, ctx: BlockContext): ExternalSource {
     previous?.(plugins);
     const k = plugins.find((p) => p.name === 'kubernetes');
     if (!isClusterDataProvider(k)) {
-      throw new CorefileError(d.file, d.line, 'k8s_external: kubernetes plugin not loaded; add a kubernetes block (e.g. `kubernetes cluster.local`) to this server block');
+      const reason = 'k8s_external: kubernetes plugin not loaded; add a kubernetes block (e.g. `kubernetes cluster.local`) to this server block';
+      throw new CorefileError(d.file, d.line, reason);
     }
     kubernetes = k;
   };

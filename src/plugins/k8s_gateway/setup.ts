@@ -132,7 +132,8 @@ export const k8sGatewayPlugin: PluginDefinition = {
     // Throws ManifestError with every problem found: the server does not start on half the data.
     plugin.loader = async () => {
       index = build();
-      ctx.log.info({ plugin: 'k8s_gateway', zones: cfg.zones, resources: cfg.resources, hosts: Object.fromEntries(cfg.resources.map((r) => [r, index!.hosts(r).length])) }, 'k8s_gateway hosts indexed');
+      const hosts = Object.fromEntries(cfg.resources.map((r) => [r, index!.hosts(r).length]));
+      ctx.log.info({ plugin: 'k8s_gateway', zones: cfg.zones, resources: cfg.resources, hosts }, 'k8s_gateway hosts indexed');
     };
     plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, () => {
       try {
@@ -150,6 +151,8 @@ export const k8sGatewayPlugin: PluginDefinition = {
 /** A reload that failed: every manifest error with its file:line; the last good hosts keep serving. */
 function logReloadFailure(ctx: BlockContext, err: unknown): void {
   const errors = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
-  for (const f of errors) ctx.log.error({ plugin: 'k8s_gateway', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+  for (const f of errors) {
+    ctx.log.error({ plugin: 'k8s_gateway', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+  }
   if (errors.length === 0) ctx.log.error({ plugin: 'k8s_gateway', err }, 'manifest reload failed, still serving the previous data');
 }

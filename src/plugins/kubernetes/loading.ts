@@ -68,7 +68,10 @@ class Loading {
     if (same && slot.fingerprint === files) {
       this.plugin.setStore(same);
       m.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: slot.objects, records: slot.records });
-      ctx.log.info({ plugin: 'kubernetes', zones: this.cfg.zones, services: same.services.size }, 'kubernetes configuration and manifests unchanged: serving the data already loaded');
+      ctx.log.info(
+        { plugin: 'kubernetes', zones: this.cfg.zones, services: same.services.size },
+        'kubernetes configuration and manifests unchanged: serving the data already loaded',
+      );
       return;
     }
     const data = await loadOffThread(this.request(), this.cfg, this.plugin.closing.signal);
@@ -78,7 +81,10 @@ class Loading {
     this.plugin.setStore(data.store);
     const store = data.store;
     ctx.log.info(
-      { plugin: 'kubernetes', zones: this.cfg.zones, manifests: paths, objects: data.objectCount, services: store.services.size, namespaces: store.namespaces.size, pods: data.pods, endpointSlices: data.endpointSlices, thread: data.thread },
+      {
+        plugin: 'kubernetes', zones: this.cfg.zones, manifests: paths, objects: data.objectCount, services: store.services.size,
+        namespaces: store.namespaces.size, pods: data.pods, endpointSlices: data.endpointSlices, thread: data.thread,
+      },
       'kubernetes data loaded',
     );
     this.report(m, data);
@@ -119,7 +125,9 @@ class Loading {
     } catch (err) {
       if (this.plugin.closing.signal.aborted) return false; // closed meanwhile: nothing failed
       const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
-      for (const f of findings) ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+      for (const f of findings) {
+        ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+      }
       if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
       m.recordLoadError({ plugin: 'kubernetes', zones: this.cfg.zones });
     }

@@ -52,7 +52,8 @@ export const kubernetesPlugin: PluginDefinition = {
 /** CoreDNS loads such a zone all the same (OriginsFromArgsOrServerBlock); no query reaches it. */
 function warnZonesOutsideBlock(cfg: KubernetesConfig, d: Directive, ctx: BlockContext): void {
   for (const z of cfg.zones.filter((z) => !ctx.zones.some((b) => isSubdomain(z, b)))) {
-    ctx.log.warn({ file: d.file, line: d.line }, `kubernetes zone ${z} is not inside the server block's zones (${ctx.zones.join(' ')}); queries for it never reach the plugin`);
+    const why = `kubernetes zone ${z} is not inside the server block's zones (${ctx.zones.join(' ')}); queries for it never reach the plugin`;
+    ctx.log.warn({ file: d.file, line: d.line }, why);
   }
 }
 
