@@ -10,7 +10,7 @@ import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
 import type { ClusterData, ClusterService } from '../../chain/cluster-data.js';
 import type { K8sExternalConfig } from './setup.js';
 
-/** What the kubernetes plugin of the same block lends this plugin (its ClusterDataProvider contract). */
+/** What the kubernetes plugin of the same block lends this plugin (through ClusterDataProvider). */
 export interface ExternalSource {
   data(): ClusterData;
   /** The kubernetes plugin's ttl: SRV and CNAME records carry it (msg.Service.TTL). */
@@ -43,7 +43,7 @@ function join(...parts: string[]): string {
   return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
 }
 
-/** External address -> Services holding it (CoreDNS's SvcExtIndexReverse), built once per data set. */
+/** External address -> Services holding it (CoreDNS's SvcExtIndexReverse), once per data set. */
 const reverseIndexes = new WeakMap<ClusterData, Map<string, ClusterService[]>>();
 
 function reverseIndex(data: ClusterData): Map<string, ClusterService[]> {

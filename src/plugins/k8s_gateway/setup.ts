@@ -151,7 +151,7 @@ export const k8sGatewayPlugin: PluginDefinition = {
   },
 };
 
-/** A reload that failed: every manifest error with its file:line; the last good hosts keep serving. */
+/** A reload that failed: each manifest error with its file:line; the last good hosts serve on. */
 function logReloadFailure(ctx: BlockContext, err: unknown): void {
   const errors = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
   for (const f of errors) {

@@ -17,7 +17,7 @@ type Metrics = typeof import('../../metrics/index.js');
 /**
  * The load gauges' setters. Imported when a load runs, not with this module: the load worker
  * imports setup.ts (for parseKubernetes), which imports this module, and a static import would
- * load prom-client in the worker of every load (some 40 ms each) for nothing.
+ * load prom-client in the worker of every load (about 15 ms each) for nothing.
  */
 const metrics = (): Promise<Metrics> => import('../../metrics/index.js');
 
@@ -57,7 +57,7 @@ class Loading {
     return this.plugin.cfg;
   }
 
-  /** The load at build: the running plugin's data when nothing changed, else a load off the serving thread. */
+  /** The load at build: the running plugin's data when nothing changed, else a load off-thread. */
   async load(): Promise<void> {
     const m = await metrics();
     const { ctx, paths } = this.opts;
@@ -153,7 +153,7 @@ class Loading {
     return this.opts.ctx.allPlugins().some((p) => p.name === 'prometheus');
   }
 
-  /** The load gauges; the records count follows when it is ready, unless newer data came meanwhile. */
+  /** The load gauges; the records count follows when ready, unless newer data came meanwhile. */
   private report(m: Metrics, data: LoadedData): void {
     const { ctx } = this.opts;
     const zones = this.cfg.zones;
