@@ -8,6 +8,7 @@ import { Chain, Router } from './chain/chain.js';
 import { Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
 import type { DnsRequest, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
+import { isClusterDataProvider } from './chain/cluster-data.js';
 import { Rcode } from './dns/records.js';
 import { QueryHandler } from './server/handler.js';
 import type { QueryObserver } from './chain/plugin.js';
@@ -17,7 +18,6 @@ import { listen, type Listener } from './server/listen.js';
 import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
-import { KubernetesPlugin } from './plugins/kubernetes/plugin.js';
 import { plugins } from './plugins/index.js';
 import { loadManifests } from './cluster/load.js';
 
@@ -476,10 +476,10 @@ async function closeChains(chains: readonly Chain[]): Promise<void> {
  * `manifests` wins when given; otherwise the kubernetes blocks' own `manifests`.
  */
 export function clusterModel(app: App | undefined, manifests: readonly string[] | undefined, options?: Partial<ClusterOptions>): ClusterModel | undefined {
-  const kubernetes = (app?.chains ?? []).flatMap((c) => c.plugins).filter((p): p is KubernetesPlugin => p instanceof KubernetesPlugin);
-  const paths = manifests && manifests.length > 0 ? [...manifests] : [...new Set(kubernetes.flatMap((p) => p.cfg.manifests ?? []))];
+  const kubernetes = (app?.chains ?? []).flatMap((c) => c.plugins).filter(isClusterDataProvider);
+  const paths = manifests && manifests.length > 0 ? [...manifests] : [...new Set(kubernetes.flatMap((p) => p.blockManifests ?? []))];
   if (paths.length === 0) return undefined;
   const same = (a: readonly string[]): boolean => a.length === paths.length && a.every((x, i) => x === paths[i]);
   const loaded = kubernetes.find((p) => same(p.manifestPaths));
-  return loaded?.currentStore.model ?? loadManifests(paths, options).model;
+  return loaded?.clusterData().model ?? loadManifests(paths, options).model;
 }

@@ -4,9 +4,8 @@ import type { Answer } from 'dns-packet';
 import { buildApp, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
-import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
-import { enumerateQuestions } from '../plugins/kubernetes/enumerate.js';
 import { isRecordLister } from '../chain/plugin.js';
+import { isClusterDataProvider } from '../chain/cluster-data.js';
 import { rdataText, recordText } from '../dns/present.js';
 import { canonicalCompare, canonicalKey } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../pkg/names.js';
@@ -79,14 +78,13 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
   for (const [listener, chainZones] of app.listenerZones().entries()) {
     for (const chain of app.chains) {
       for (const plugin of chain.plugins) {
-        if (!(plugin instanceof KubernetesPlugin)) continue;
+        if (!isClusterDataProvider(plugin)) continue;
         // ns.dns.<zone> from the Corefile's bind lines, not this machine's interfaces.
         plugin.machineIndependent = true;
-        if (!plugin.cfg.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
-        for (const q of enumerateQuestions(plugin.cfg, plugin.currentStore)) {
-          const zone = plugin.cfg.zones.filter((z) => isSubdomain(q.name, z)).sort((a, b) => b.length - a.length)[0]!;
+        if (!plugin.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
+        for (const { name, type, zone } of plugin.clusterQuestions()) {
           if (only && zone !== only) continue;
-          const reply = await app.query(q.name, q.type, { listener });
+          const reply = await app.query(name, type, { listener });
           const set = byZone.get(zone) ?? new Map<string, Answer>();
           for (const rr of [...(reply.answers ?? []), ...(reply.additionals ?? [])]) {
             if (rr.type === 'OPT') continue;

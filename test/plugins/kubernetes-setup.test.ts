@@ -60,7 +60,52 @@ const table: [boolean, string, RegExp?][] = [
   [true, 'kubernetes coredns.local {\nmanifests ""\n}', /manifests: a path is empty/],
 ];
 
+const emptyLabel = "zone in key 'bad..zone' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)";
+const options = 'pods, ttl, namespaces, namespace_labels, labels, endpoint_pod_names, noendpoints, fallthrough, ignore, multicluster, zonal, '
+  + 'manifests, watch, endpoint, tls, kubeconfig, apiserver_qps, apiserver_burst, apiserver_max_inflight, startup_timeout';
+
+// Every error of setup.ts without a row above, word for word (`line: reason`; the block's first
+// line is line 2).
+const rejected: [string, string][] = [
+  ['kubernetes in-addr.arpa ip6.arpa', '2: kubernetes needs at least one zone that is not in-addr.arpa or ip6.arpa (e.g. cluster.local)'],
+  ['kubernetes bad..zone', `2: kubernetes: bad zone "bad..zone": ${emptyLabel}`],
+  ['kubernetes coredns.local {\nnoendpoints\nzonal\n}', '2: kubernetes: zonal needs endpoints; remove noendpoints or zonal'],
+  ['kubernetes coredns.local {\npods\n}', '3: kubernetes pods: missing argument; usage: pods disabled|insecure|verified'],
+  ['kubernetes coredns.local {\npods insecure verified\n}', '3: kubernetes pods takes one mode: disabled, insecure or verified'],
+  ['kubernetes coredns.local {\nttl\n}', '3: kubernetes ttl: missing argument; usage: ttl SECONDS (0..3600)'],
+  ['kubernetes coredns.local {\nttl 3601\n}', '3: kubernetes ttl: "3601" must be an integer from 0 to 3600'],
+  ['kubernetes coredns.local {\nttl -1\n}', '3: kubernetes ttl: "-1" must be an integer from 0 to 3600'],
+  ['kubernetes coredns.local {\nttl 5s\n}', '3: kubernetes ttl: "5s" must be an integer from 0 to 3600'],
+  ['kubernetes coredns.local {\nnamespace_labels\n}', '3: kubernetes namespace_labels: missing argument; usage: namespace_labels SELECTOR'],
+  [
+    'kubernetes coredns.local {\nnamespace_labels a in (b\n}',
+    '3: kubernetes namespace_labels: invalid label selector term "a in (b": use key=value, key!=value, key in (a,b), key notin (a,b), key or !key',
+  ],
+  ['kubernetes coredns.local {\nzonal on\n}', '3: kubernetes zonal takes no arguments'],
+  ['kubernetes coredns.local {\nfallthrough bad..zone\n}', `3: fallthrough: bad zone "bad..zone": ${emptyLabel}`],
+  ['kubernetes coredns.local {\nmanifests\n}', '3: kubernetes manifests: missing argument; usage: manifests PATH...'],
+  ['kubernetes coredns.local {\nwatch\n}', '3: kubernetes watch: missing argument; usage: watch DURATION (e.g. 2s; 0 disables)'],
+  ['kubernetes coredns.local {\nwatch often\n}', '3: kubernetes watch: "often" is not a duration; write e.g. 500ms, 2s, 1m or 0'],
+  ['kubernetes coredns.local {\nwatch -1s\n}', '3: kubernetes watch: "-1s" is not a duration; write e.g. 500ms, 2s, 1m or 0'],
+  ['kubernetes coredns.local {\nstartup_timeout\n}', '3: kubernetes startup_timeout: missing argument; usage: startup_timeout DURATION'],
+  ['kubernetes coredns.local {\napiserver_qps\n}', '3: kubernetes apiserver_qps takes one number'],
+  ['kubernetes coredns.local {\napiserver_burst 1 2\n}', '3: kubernetes apiserver_burst takes one number'],
+  ['kubernetes coredns.local {\napiserver_qps fast\n}', '3: kubernetes invalid apiserver_qps "fast"'],
+  ['kubernetes coredns.local {\napiserver_max_inflight 2.5\n}', '3: kubernetes invalid apiserver_max_inflight "2.5"'],
+  ['kubernetes coredns.local {\nresyncperiod 30s\n}', `3: unknown kubernetes option "resyncperiod"; valid options: ${options}`],
+];
+
 describe('kubernetes setup (CoreDNS setup_test.go)', () => {
+  it.each(rejected)('rejects %j', async (body, error) => {
+    expect((await setupBlock(body, { manifests })).errors).toEqual([error]);
+  });
+
+  it('rejects a block with no manifests to serve', async () => {
+    expect((await setupBlock('kubernetes coredns.local', { manifests: [] })).errors).toEqual([
+      '2: kubernetes has no manifests to serve: pass --manifests PATH or add `manifests PATH` to this block',
+    ]);
+  });
+
   it.each(table)('error %s: %j', async (shouldErr, body, reason) => {
     const errors = await errorsOf(body);
     if (shouldErr) expect(errors).toMatch(reason!);

@@ -2,18 +2,17 @@
 // status.loadBalancer.ingress) under an outside zone, answered as CoreDNS's plugin/k8s_external
 // (external.go, apex.go, msg_to_dns.go, transfer.go) with the kubernetes plugin's External*
 // functions (plugin/kubernetes/external.go) reading the same cluster data.
-import { answering } from '../k8s_gateway/nested.js';
+import { answering } from '../../chain/answering.js';
 import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister, Transferer } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
-import type { KubernetesStore } from '../kubernetes/store.js';
-import type { Service } from '../../cluster/model.js';
+import type { ClusterData, ClusterService } from '../../chain/cluster-data.js';
 import type { K8sExternalConfig } from './setup.js';
 
-/** What the kubernetes plugin of the same block lends this plugin. */
+/** What the kubernetes plugin of the same block lends this plugin (through ClusterDataProvider). */
 export interface ExternalSource {
-  store(): KubernetesStore;
+  data(): ClusterData;
   /** The kubernetes plugin's ttl: SRV and CNAME records carry it (msg.Service.TTL). */
   ttl(): number;
   /** Non-loopback addresses the server is bound to, when no kube-dns Service exists. */
@@ -44,16 +43,16 @@ function join(...parts: string[]): string {
   return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
 }
 
-/** External address -> Services holding it (CoreDNS's SvcExtIndexReverse), built once per store. */
-const reverseIndexes = new WeakMap<KubernetesStore, Map<string, Service[]>>();
+/** External address -> Services holding it (CoreDNS's SvcExtIndexReverse), once per data set. */
+const reverseIndexes = new WeakMap<ClusterData, Map<string, ClusterService[]>>();
 
-function reverseIndex(store: KubernetesStore): Map<string, Service[]> {
-  let index = reverseIndexes.get(store);
+function reverseIndex(data: ClusterData): Map<string, ClusterService[]> {
+  let index = reverseIndexes.get(data);
   if (index) return index;
   index = new Map();
-  const services = [...store.services.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
+  const services = [...data.services.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
   for (const svc of services) {
-    for (const a of K8sExternalPlugin.externalAddresses(store, svc.namespace, svc.name)) {
+    for (const a of K8sExternalPlugin.externalAddresses(data, svc.namespace, svc.name)) {
       const ip = canonicalIp(a);
       if (!ip) continue;
       const list = index.get(ip);
@@ -61,7 +60,7 @@ function reverseIndex(store: KubernetesStore): Map<string, Service[]> {
       else index.set(ip, [svc]);
     }
   }
-  reverseIndexes.set(store, index);
+  reverseIndexes.set(data, index);
   return index;
 }
 
@@ -74,8 +73,8 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
   ) {}
 
   /** spec.externalIPs then every status.loadBalancer.ingress (ip, else hostname), as object.ToService builds ExternalIPs. */
-  static externalAddresses(store: KubernetesStore, namespace: string, name: string): string[] {
-    const svc = store.service(namespace, name);
+  static externalAddresses(data: ClusterData, namespace: string, name: string): string[] {
+    const svc = data.service(namespace, name);
     if (!svc) return [];
     const lb = svc.loadBalancer ?? [];
     return [...svc.externalIPs, ...lb.map((a) => a.ip ?? a.hostname ?? '')].filter((x) => x !== '');
@@ -131,7 +130,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
     return rr(zone, 'SOA', this.cfg.ttl, {
       mname: join('ns1', this.cfg.apex, zone),
       rname: join('hostmaster', this.cfg.apex, zone),
-      serial: src.store().serial,
+      serial: src.data().serial,
       refresh: 7200,
       retry: 1800,
       expire: 86400,
@@ -141,11 +140,11 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
 
   /** Kubernetes.ExternalAddress: the CoreDNS Service's external addresses (kube-system/kube-dns), else the server's own. */
   private nsAddresses(src: ExternalSource): string[] {
-    const store = src.store();
-    const svc = store.service('kube-system', 'kube-dns');
+    const data = src.data();
+    const svc = data.service('kube-system', 'kube-dns');
     if (!svc || svc.type === 'ExternalName') return src.localAddresses();
-    if (this.cfg.headless && svc.headless) return store.slicesOf('kube-system', 'kube-dns').flatMap((s) => s.addresses.map((a) => a.ip));
-    return K8sExternalPlugin.externalAddresses(store, 'kube-system', 'kube-dns').filter((a) => parseIp(a) !== undefined);
+    if (this.cfg.headless && svc.headless) return data.slicesOf('kube-system', 'kube-dns').flatMap((s) => s.addresses.map((a) => a.ip));
+    return K8sExternalPlugin.externalAddresses(data, 'kube-system', 'kube-dns').filter((a) => parseIp(a) !== undefined);
   }
 
   private addressRecords(src: ExternalSource, owner: string): Rr[] {
@@ -187,14 +186,14 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
 
   /** Kubernetes.External: the items a name stands for, and the rcode to use when there are none. */
   private external(src: ExternalSource, req: DnsRequest, zone: string): { items: Item[]; rcode: number } {
-    const store = src.store();
+    const data = src.data();
     const ttl = src.ttl();
     if (req.qtype === 'PTR') {
       const ip = reverseNameToIp(req.qname);
       if (ip) {
         const items: Item[] = [];
-        for (const svc of reverseIndex(store).get(ip) ?? []) {
-          if (!store.namespaceExposed(svc.namespace)) continue;
+        for (const svc of reverseIndex(data).get(ip) ?? []) {
+          if (!data.namespaceExposed(svc.namespace)) continue;
           items.push({ host: `${svc.name}.${svc.namespace}`, port: -1, key: '', ttl });
         }
         return { items, rcode: items.length > 0 ? Rcode.NOERROR : Rcode.NXDOMAIN };
@@ -205,7 +204,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
     let last = segs.length - 1;
     if (last < 0) return { items: [], rcode: Rcode.SERVFAIL };
     const namespace = segs[last]!;
-    if (!store.namespaceExposed(namespace)) return { items: [], rcode: Rcode.NXDOMAIN };
+    if (!data.namespaceExposed(namespace)) return { items: [], rcode: Rcode.NXDOMAIN };
     last--;
     if (last < 0) return { items: [], rcode: Rcode.NOERROR };
     const service = segs[last]!;
@@ -225,11 +224,11 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
 
     const items: Item[] = [];
     let rcode: number = Rcode.NXDOMAIN;
-    const svc = store.service(namespace, service);
+    const svc = data.service(namespace, service);
     if (svc) {
-      const external = K8sExternalPlugin.externalAddresses(store, namespace, service);
+      const external = K8sExternalPlugin.externalAddresses(data, namespace, service);
       if (this.cfg.headless && external.length === 0 && (svc.headless || endpoint !== '')) {
-        for (const slice of store.slicesOf(namespace, service)) {
+        for (const slice of data.slicesOf(namespace, service)) {
           for (const a of slice.addresses) {
             if (endpoint !== '' && !eqFold(endpoint, a.name)) continue;
             // Endpoints without ports give no records (CoreDNS ranges over the subset's ports).
@@ -327,21 +326,21 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
   transfer(zone: string): Rr[] | undefined {
     if (matchZone(zone, this.cfg.zones) !== zone) return undefined;
     const src = this.source();
-    const store = src.store();
+    const data = src.data();
     const ttl = src.ttl();
     const soa = this.soa(src, zone);
     const nsName = join('ns1', this.cfg.apex, zone);
     const out: Rr[] = [soa, rr(zone, 'NS', this.cfg.ttl, nsName), ...this.addressRecords(src, nsName)];
     const srvSeen = new Set<string>();
-    const services = [...store.services.values()].sort((a, b) => (a.name === b.name ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : 1));
+    const services = [...data.services.values()].sort((a, b) => (a.name === b.name ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : 1));
     const headless: Item[][] = [];
     for (const svc of services) {
-      if (!store.namespaceExposed(svc.namespace)) continue;
-      const external = K8sExternalPlugin.externalAddresses(store, svc.namespace, svc.name);
+      if (!data.namespaceExposed(svc.namespace)) continue;
+      const external = K8sExternalPlugin.externalAddresses(data, svc.namespace, svc.name);
       const key = `${svc.name}.${svc.namespace}`;
       if (this.cfg.headless && external.length === 0 && svc.headless) {
         const eps: Item[] = [];
-        for (const slice of store.slicesOf(svc.namespace, svc.name)) {
+        for (const slice of data.slicesOf(svc.namespace, svc.name)) {
           for (const a of slice.addresses) for (const p of slice.ports) eps.push({ host: a.ip, port: p.port, key: `${a.name}.${key}`, ttl, ...{ portName: p.name, proto: p.protocol } });
         }
         if (eps.length > 0) headless.push(eps);

@@ -1,8 +1,15 @@
 // `k8s_external [ZONE...] { apex APEX; ttl TTL; headless; fallthrough [ZONE...] }`, parsed as
-// CoreDNS's plugin/k8s_external/setup.go does.
+// CoreDNS's plugin/k8s_external/setup.go does. The plugin answers from the kubernetes plugin of
+// the same server block, found once every plugin is set up (as setup.go looks it up), through
+// the ClusterDataProvider contract.
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { zoneArgs } from '../../chain/zones.js';
+import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
+import { isClusterDataProvider, type ClusterDataProvider } from '../../chain/cluster-data.js';
+import { answeringRequest } from '../../chain/answering.js';
+import { isLoopbackOrUnspecified } from '../../pkg/ip.js';
+import { K8sExternalPlugin, type ExternalSource } from './plugin.js';
 
 export interface K8sExternalConfig {
   /** Zones answered, lowercased and fully qualified (the block's when none are given). */
@@ -47,4 +54,36 @@ export function parseK8sExternal(d: Directive, blockZones: readonly string[]): K
     }
   }
   return cfg;
+}
+
+export const k8sExternalPlugin: PluginDefinition = {
+  name: 'k8s_external',
+  setup(d, ctx) {
+    const cfg = parseK8sExternal(d, ctx.zones);
+    const source = externalSource(d, ctx);
+    ctx.log.info({ plugin: 'k8s_external', zones: cfg.zones, apex: cfg.apex, headless: cfg.headless }, 'k8s_external zones');
+    return new K8sExternalPlugin(cfg, () => source);
+  },
+};
+
+/** The kubernetes plugin's data as this plugin reads it; the block fails to build without one. */
+function externalSource(d: Directive, ctx: BlockContext): ExternalSource {
+  let kubernetes: ClusterDataProvider | undefined;
+  const previous = ctx.onBuilt;
+  ctx.onBuilt = (plugins) => {
+    previous?.(plugins);
+    const k = plugins.find((p) => p.name === 'kubernetes');
+    if (!isClusterDataProvider(k)) {
+      const reason = 'k8s_external: kubernetes plugin not loaded; add a kubernetes block (e.g. `kubernetes cluster.local`) to this server block';
+      throw new CorefileError(d.file, d.line, reason);
+    }
+    kubernetes = k;
+  };
+  return {
+    data: () => kubernetes!.clusterData(),
+    ttl: () => kubernetes!.ttl,
+    localAddresses: () => ctx.bindAddresses.filter((a) => !isLoopbackOrUnspecified(a)),
+    // Host-name addresses are chased through the server, bounded by its lookup trail.
+    lookup: (name, qtype) => ctx.lookup(name, qtype, answeringRequest()),
+  };
 }

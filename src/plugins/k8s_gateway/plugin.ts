@@ -9,7 +9,7 @@ import { fallsThrough } from '../../pkg/fall.js';
 import { canonicalIp, parseIp } from '../../pkg/ip.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import type { Found, HostIndex } from './hosts.js';
-import { answering, answeringRequest } from './nested.js';
+import { answering, answeringRequest } from '../../chain/answering.js';
 import type { K8sGatewayConfig } from './setup.js';
 
 /** SOA and NS records, and the apex's own addresses, always use this TTL (ttlSOA). */

@@ -1,11 +1,19 @@
 // `k8s_gateway [ZONE...] { resources ...; ingressClasses ...; gatewayClasses ...; ttl TTL; apex APEX;
 // secondary NS; fallthrough [ZONE...]; manifests PATH...; kubeconfig ... }`, parsed as the
-// k8s_gateway plugin's setup.go (github.com/k8s-gateway/k8s_gateway) does.
+// k8s_gateway plugin's setup.go (github.com/k8s-gateway/k8s_gateway) does. Like the upstream
+// plugin, which keeps its own connection to the API server, it reads the manifests itself (the
+// block's `manifests`, else --manifests) when the server builds, and again when they change.
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
+import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { zoneArgs } from '../../chain/zones.js';
+import { loadManifests } from '../../cluster/load.js';
+import { ManifestError } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../kubernetes/setup.js';
+import { ManifestWatcher } from '../kubernetes/watch.js';
+import { HostIndex } from './hosts.js';
+import { K8sGatewayPlugin } from './plugin.js';
 
 export const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -42,63 +50,112 @@ export function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8
     secondary: '',
     watchMs: 2000,
   };
-  for (const o of d.block ?? []) {
-    const need = (usage: string): void => {
-      if (o.args.length === 0) fail(o.line, `${o.name} needs an argument; usage: ${usage}`);
-    };
-    switch (o.name) {
-      case 'resources':
-        need(`resources ${RESOURCES.join('|')}...`);
-        for (const r of o.args) {
-          if (!(RESOURCES as readonly string[]).includes(r)) fail(o.line, `unknown resource "${r}"; supported: ${RESOURCES.join(', ')}`);
-        }
-        cfg.resources = [...new Set(o.args)] as Resource[];
-        break;
-      case 'ingressClasses':
-        need('ingressClasses CLASS...');
-        cfg.ingressClasses = [...o.args];
-        break;
-      case 'gatewayClasses':
-        need('gatewayClasses CLASS...');
-        cfg.gatewayClasses = [...o.args];
-        break;
-      case 'ttl': {
-        need('ttl SECONDS (0 to 3600)');
-        const t = Number(o.args[0]);
-        if (!/^-?\d+$/.test(o.args[0]!)) fail(o.line, `ttl "${o.args[0]}" is not an integer`);
-        if (t < 0 || t > 3600) fail(o.line, `ttl must be in range [0, 3600]: ${t}`);
-        cfg.ttl = t;
-        break;
-      }
-      case 'apex':
-        need('apex NAME (e.g. exdns-k8s-gateway.kube-system)');
-        cfg.apex = o.args[0]!.toLowerCase().replace(/\.$/, '');
-        break;
-      case 'secondary':
-        need('secondary NAME');
-        cfg.secondary = o.args[0]!.toLowerCase().replace(/\.$/, '');
-        break;
-      case 'fallthrough':
-        cfg.fallthrough = zoneArgs(o.args, o);
-        break;
-      case 'manifests':
-        need('manifests PATH...');
-        cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.file))];
-        break;
-      case 'watch': {
-        need('watch DURATION (e.g. 2s; 0 disables)');
-        const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined || ms < 0) fail(o.line, `watch: "${o.args[0]}" is not a duration; write e.g. 500ms, 2s or 0`);
-        cfg.watchMs = ms!;
-        break;
-      }
-      case 'kubeconfig':
-        // The API-server connection: accepted for Corefile compatibility; clusterdns reads manifests.
-        need('kubeconfig FILE [CONTEXT]');
-        break;
-      default:
-        fail(o.line, `unknown property '${o.name}'; valid options: ${OPTIONS.join(', ')}`);
-    }
-  }
+  for (const o of d.block ?? []) gatewayOption(cfg, o, fail);
   return cfg;
+}
+
+/** One line of the block, into `cfg`. */
+function gatewayOption(cfg: K8sGatewayConfig, o: Directive, fail: (line: number, reason: string) => never): void {
+  const need = (usage: string): void => {
+    if (o.args.length === 0) fail(o.line, `${o.name} needs an argument; usage: ${usage}`);
+  };
+  switch (o.name) {
+    case 'resources':
+      need(`resources ${RESOURCES.join('|')}...`);
+      for (const r of o.args) {
+        if (!(RESOURCES as readonly string[]).includes(r)) fail(o.line, `unknown resource "${r}"; supported: ${RESOURCES.join(', ')}`);
+      }
+      cfg.resources = [...new Set(o.args)] as Resource[];
+      break;
+    case 'ingressClasses':
+      need('ingressClasses CLASS...');
+      cfg.ingressClasses = [...o.args];
+      break;
+    case 'gatewayClasses':
+      need('gatewayClasses CLASS...');
+      cfg.gatewayClasses = [...o.args];
+      break;
+    case 'ttl': {
+      need('ttl SECONDS (0 to 3600)');
+      const t = Number(o.args[0]);
+      if (!/^-?\d+$/.test(o.args[0]!)) fail(o.line, `ttl "${o.args[0]}" is not an integer`);
+      if (t < 0 || t > 3600) fail(o.line, `ttl must be in range [0, 3600]: ${t}`);
+      cfg.ttl = t;
+      break;
+    }
+    case 'apex':
+      need('apex NAME (e.g. exdns-k8s-gateway.kube-system)');
+      cfg.apex = o.args[0]!.toLowerCase().replace(/\.$/, '');
+      break;
+    case 'secondary':
+      need('secondary NAME');
+      cfg.secondary = o.args[0]!.toLowerCase().replace(/\.$/, '');
+      break;
+    case 'fallthrough':
+      cfg.fallthrough = zoneArgs(o.args, o);
+      break;
+    case 'manifests':
+      need('manifests PATH...');
+      cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.file))];
+      break;
+    case 'watch': {
+      need('watch DURATION (e.g. 2s; 0 disables)');
+      const ms = parseGoDuration(o.args[0]!);
+      if (ms === undefined || ms < 0) fail(o.line, `watch: "${o.args[0]}" is not a duration; write e.g. 500ms, 2s or 0`);
+      cfg.watchMs = ms!;
+      break;
+    }
+    case 'kubeconfig':
+      // The API-server connection: accepted for Corefile compatibility; clusterdns reads manifests.
+      need('kubeconfig FILE [CONTEXT]');
+      break;
+    default:
+      fail(o.line, `unknown property '${o.name}'; valid options: ${OPTIONS.join(', ')}`);
+  }
+}
+
+export const k8sGatewayPlugin: PluginDefinition = {
+  name: 'k8s_gateway',
+  setup(d, ctx) {
+    const cfg = parseK8sGateway(d, ctx.zones);
+    const paths = cfg.manifests ?? ctx.runtime.manifests;
+    if (paths.length === 0) {
+      throw new CorefileError(d.file, d.line, 'k8s_gateway has no manifests to read: pass --manifests PATH or add `manifests PATH` to its block');
+    }
+    // The host index is small (names and addresses); the model it comes from is not kept.
+    let index: HostIndex | undefined;
+    const build = (): HostIndex => new HostIndex(loadManifests(paths, ctx.runtime.cluster).model, cfg);
+    const plugin = new K8sGatewayPlugin(cfg, {
+      index: () => {
+        if (!index) throw new Error('k8s_gateway answered before its manifests were loaded');
+        return index;
+      },
+      lookup: ctx.lookup,
+    });
+    // Throws ManifestError with every problem found: the server does not start on half the data.
+    plugin.loader = async () => {
+      index = build();
+      const hosts = Object.fromEntries(cfg.resources.map((r) => [r, index!.hosts(r).length]));
+      ctx.log.info({ plugin: 'k8s_gateway', zones: cfg.zones, resources: cfg.resources, hosts }, 'k8s_gateway hosts indexed');
+    };
+    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, () => {
+      try {
+        index = build();
+        ctx.invalidate();
+        ctx.log.info({ plugin: 'k8s_gateway' }, 'manifests changed: k8s_gateway hosts re-indexed');
+      } catch (err) {
+        logReloadFailure(ctx, err);
+      }
+    });
+    return plugin;
+  },
+};
+
+/** A reload that failed: each manifest error with its file:line; the last good hosts serve on. */
+function logReloadFailure(ctx: BlockContext, err: unknown): void {
+  const errors = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
+  for (const f of errors) {
+    ctx.log.error({ plugin: 'k8s_gateway', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+  }
+  if (errors.length === 0) ctx.log.error({ plugin: 'k8s_gateway', err }, 'manifest reload failed, still serving the previous data');
 }

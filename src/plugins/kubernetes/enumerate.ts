@@ -1,6 +1,7 @@
 // Every (name, type) the kubernetes plugin holds records for, so `clusterdns records` can ask
 // the real query path for each and print exactly what the server answers. Pod names under
 // `pods insecure` are unbounded (any IP) and so are not listed; `pods verified` lists the pods.
+import type { ListedQuestion } from '../../chain/plugin.js';
 import { ipToReverseName, isIPv4 } from '../../pkg/ip.js';
 import { isReverse, isSubdomain } from '../../pkg/names.js';
 import type { KubernetesConfig } from './setup.js';
@@ -9,6 +10,11 @@ import type { KubernetesStore } from './store.js';
 export interface Question {
   name: string;
   type: string;
+}
+
+/** The questions with the zone each belongs to: the longest of the plugin's zones holding it. */
+export function listQuestions(cfg: KubernetesConfig, store: KubernetesStore): ListedQuestion[] {
+  return enumerateQuestions(cfg, store).map((q) => ({ ...q, zone: cfg.zones.filter((z) => isSubdomain(q.name, z)).sort((a, b) => b.length - a.length)[0]! }));
 }
 
 export function enumerateQuestions(cfg: KubernetesConfig, store: KubernetesStore): Question[] {

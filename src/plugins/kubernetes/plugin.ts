@@ -3,11 +3,13 @@
 import { fallsThrough } from '../../pkg/fall.js';
 import { clientIp } from '../../chain/request.js';
 import { isIP } from 'node:net';
-import type { DnsRequest, DnsResponse, Next, SearchPathProvider, Transferer } from '../../chain/plugin.js';
+import type { DnsRequest, DnsResponse, ListedQuestion, Next, SearchPathProvider, Transferer } from '../../chain/plugin.js';
+import type { ClusterDataProvider } from '../../chain/cluster-data.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone, isReverse } from '../../pkg/names.js';
 import { parseIp, reverseNameToIp, canonicalIp } from '../../pkg/ip.js';
 import { INVALID, parseRequest, type RecordRequest } from './names.js';
+import { listQuestions } from './enumerate.js';
 import type { KubernetesConfig } from './setup.js';
 import type { KubernetesStore, ReadySlice } from './store.js';
 
@@ -71,7 +73,7 @@ export interface KubernetesDeps {
   localAddresses(bindOnly?: boolean): string[];
 }
 
-export class KubernetesPlugin implements SearchPathProvider, Transferer {
+export class KubernetesPlugin implements SearchPathProvider, Transferer, ClusterDataProvider {
   readonly name = 'kubernetes';
 
   constructor(
@@ -121,6 +123,28 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
 
   get currentStore(): KubernetesStore {
     return this.store;
+  }
+
+  // ---- the ClusterDataProvider contract (k8s_external, records, the model for tools) --------
+
+  get zones(): readonly string[] {
+    return this.cfg.zones;
+  }
+
+  get ttl(): number {
+    return this.cfg.ttl;
+  }
+
+  get blockManifests(): readonly string[] | undefined {
+    return this.cfg.manifests;
+  }
+
+  clusterData(): KubernetesStore {
+    return this.store;
+  }
+
+  clusterQuestions(): ListedQuestion[] {
+    return listQuestions(this.cfg, this.store);
   }
 
   /**

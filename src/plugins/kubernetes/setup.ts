@@ -1,13 +1,61 @@
-// `kubernetes [ZONES...] { ... }` -> a validated KubernetesConfig (CoreDNS's setup.go rules).
+// Registers the kubernetes plugin: `kubernetes [ZONES...] { ... }` -> a validated KubernetesConfig
+// (CoreDNS's setup.go rules) and the plugin; its data is loaded off the serving thread when the
+// server builds, and again when the manifests change (loading.ts).
 import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
+import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
+import type { ClusterModel, ClusterOptions } from '../../cluster/model.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isReverse } from '../../pkg/names.js';
+import { isReverse, isSubdomain } from '../../pkg/names.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { parseSelector, type LabelSelector } from './selector.js';
+import { wireLoading } from './loading.js';
+import { serverAddresses } from './ns.js';
+import { KubernetesPlugin } from './plugin.js';
+import { KubernetesStore } from './store.js';
+
+declare module '../../chain/registry.js' {
+  interface RuntimeOptions {
+    /** Service CIDRs, nodes and limits from the command line, for the plugins that read manifests. */
+    cluster: ClusterOptions;
+  }
+}
+
+declare module '../../chain/cluster-data.js' {
+  interface ClusterData {
+    /** The model the data was built from, when the app keeps it (RuntimeOptions.retainModel). */
+    readonly model: ClusterModel | undefined;
+  }
+}
+
+export const kubernetesPlugin: PluginDefinition = {
+  name: 'kubernetes',
+  setup(d, ctx) {
+    const cfg = parseKubernetes(d, ctx.zones);
+    warnZonesOutsideBlock(cfg, d, ctx);
+    const paths = cfg.manifests ?? ctx.runtime.manifests;
+    if (paths.length === 0) {
+      throw new CorefileError(d.file, d.line, 'kubernetes has no manifests to serve: pass --manifests PATH or add `manifests PATH` to this block');
+    }
+    // ns.dns.<zone>'s addresses when no kube-dns Service names the server (ns.ts); `bindOnly`
+    // leaves this machine's interfaces out (records).
+    const localAddresses = (bindOnly?: boolean): string[] => serverAddresses(ctx.bindAddresses, bindOnly ? {} : undefined);
+    const plugin = new KubernetesPlugin(cfg, KubernetesStore.empty(cfg), { lookup: ctx.lookup, localAddresses }, paths);
+    wireLoading(plugin, { directive: d, ctx, paths, localAddresses: () => localAddresses() });
+    return plugin;
+  },
+};
+
+/** CoreDNS loads such a zone all the same (OriginsFromArgsOrServerBlock); no query reaches it. */
+function warnZonesOutsideBlock(cfg: KubernetesConfig, d: Directive, ctx: BlockContext): void {
+  for (const z of cfg.zones.filter((z) => !ctx.zones.some((b) => isSubdomain(z, b)))) {
+    const why = `kubernetes zone ${z} is not inside the server block's zones (${ctx.zones.join(' ')}); queries for it never reach the plugin`;
+    ctx.log.warn({ file: d.file, line: d.line }, why);
+  }
+}
 
 export type PodMode = 'disabled' | 'insecure' | 'verified';
 

@@ -1,0 +1,180 @@
+// How a kubernetes plugin gets its data: loaded off the serving thread when the server builds
+// (loader.ts), taken from the running plugin when a Corefile reload leaves the block and its
+// manifest files as they were (shared.ts), and loaded again when the manifests change (watch.ts).
+// Each load is swapped in whole; a reload that fails is logged and the last good data keeps
+// serving.
+import type { Directive } from '../../chain/corefile.js';
+import type { BlockContext } from '../../chain/registry.js';
+import { ManifestError } from '../../cluster/model.js';
+import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.js';
+import type { LoadRequest } from './loader-protocol.js';
+import { countRecords, type KubernetesPlugin } from './plugin.js';
+import { acquireShared, sharedId, type SharedSlot } from './shared.js';
+import { fingerprint, ManifestWatcher } from './watch.js';
+
+type Metrics = typeof import('../../metrics/index.js');
+
+/**
+ * The load gauges' setters. Imported when a load runs, not with this module: the load worker
+ * imports setup.ts (for parseKubernetes), which imports this module, and a static import would
+ * load prom-client in the worker of every load (about 15 ms each) for nothing.
+ */
+const metrics = (): Promise<Metrics> => import('../../metrics/index.js');
+
+export interface LoadingOptions {
+  directive: Directive;
+  ctx: BlockContext;
+  /** The manifest paths (the block's own, else --manifests). */
+  paths: readonly string[];
+  /** The server's own addresses as the plugin names them (ns.ts). */
+  localAddresses: () => string[];
+}
+
+/** Gives `plugin` its loader and its manifest watcher. */
+export function wireLoading(plugin: KubernetesPlugin, opts: LoadingOptions): void {
+  const loading = new Loading(plugin, opts);
+  // Throws ManifestError with every problem found: the server does not start on half the data.
+  plugin.loader = () => loading.load();
+  plugin.watcher = new ManifestWatcher(opts.paths, plugin.cfg.watchMs, () => loading.reload());
+}
+
+class Loading {
+  private readonly shared: { slot: SharedSlot; release: () => void };
+  /** A reload is running; `again`: the manifests changed meanwhile, so one more follows it. */
+  private loading = false;
+  private again = false;
+
+  constructor(
+    private readonly plugin: KubernetesPlugin,
+    private readonly opts: LoadingOptions,
+  ) {
+    const { directive, ctx, paths } = opts;
+    this.shared = acquireShared(sharedId([directive, ctx.zones, ctx.runtime.cluster, paths, ctx.runtime.retainModel !== false]));
+    plugin.onClose = this.shared.release;
+  }
+
+  private get cfg(): KubernetesPlugin['cfg'] {
+    return this.plugin.cfg;
+  }
+
+  /** The load at build: the running plugin's data when nothing changed, else a load off-thread. */
+  async load(): Promise<void> {
+    const m = await metrics();
+    const { ctx, paths } = this.opts;
+    // Taken before the load: a change made while loading is picked up by the next load.
+    const files = fingerprint(paths);
+    const { slot } = this.shared;
+    const same = slot.store;
+    if (same && slot.fingerprint === files) {
+      this.plugin.setStore(same);
+      m.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: slot.objects, records: slot.records });
+      ctx.log.info(
+        { plugin: 'kubernetes', zones: this.cfg.zones, services: same.services.size },
+        'kubernetes configuration and manifests unchanged: serving the data already loaded',
+      );
+      return;
+    }
+    const data = await loadOffThread(this.request(), this.cfg, this.plugin.closing.signal);
+    this.remember(data, files);
+    for (const f of data.findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
+    if (Object.keys(data.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: data.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
+    this.plugin.setStore(data.store);
+    const store = data.store;
+    ctx.log.info(
+      {
+        plugin: 'kubernetes', zones: this.cfg.zones, manifests: paths, objects: data.objectCount, services: store.services.size,
+        namespaces: store.namespaces.size, pods: data.pods, endpointSlices: data.endpointSlices, thread: data.thread,
+      },
+      'kubernetes data loaded',
+    );
+    this.report(m, data);
+  }
+
+  /**
+   * Manifests that changed under a running server are loaded again off the serving thread and
+   * swapped in one step. Changes that arrive during a load start one more load after it.
+   */
+  reload(): void {
+    if (this.loading) {
+      this.again = true;
+      return;
+    }
+    this.loading = true;
+    void (async () => {
+      const m = await metrics();
+      do {
+        this.again = false;
+        if (this.plugin.closing.signal.aborted) break;
+        if (!(await this.reloadOnce(m))) break;
+      } while (this.again);
+      this.loading = false;
+    })();
+  }
+
+  /** One reload; false when the plugin closed meanwhile (nothing more to do). */
+  private async reloadOnce(m: Metrics): Promise<boolean> {
+    const { ctx, paths } = this.opts;
+    try {
+      const files = fingerprint(paths);
+      const data = await loadOffThread(this.request(), this.cfg, this.plugin.closing.signal);
+      this.remember(data, files);
+      this.plugin.setStore(data.store);
+      this.report(m, data);
+      ctx.invalidate();
+      ctx.log.info({ plugin: 'kubernetes', objects: data.objectCount, services: data.store.services.size }, 'manifests changed: kubernetes data reloaded');
+    } catch (err) {
+      if (this.plugin.closing.signal.aborted) return false; // closed meanwhile: nothing failed
+      const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
+      for (const f of findings) {
+        ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+      }
+      if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
+      m.recordLoadError({ plugin: 'kubernetes', zones: this.cfg.zones });
+    }
+    return true;
+  }
+
+  private request(): LoadRequest {
+    const { directive, ctx, paths } = this.opts;
+    return {
+      paths: [...paths],
+      cluster: ctx.runtime.cluster,
+      directive,
+      zones: [...ctx.zones],
+      localAddresses: this.opts.localAddresses(),
+      retainModel: ctx.runtime.retainModel !== false,
+      countRecords: this.exportsMetrics(),
+      chunkWeight: DEFAULT_CHUNK_WEIGHT,
+    };
+  }
+
+  /** The records gauge is a full zone walk: only worth it when the prometheus plugin exports it. */
+  private exportsMetrics(): boolean {
+    return this.opts.ctx.allPlugins().some((p) => p.name === 'prometheus');
+  }
+
+  /** The load gauges; the records count follows when ready, unless newer data came meanwhile. */
+  private report(m: Metrics, data: LoadedData): void {
+    const { ctx } = this.opts;
+    const zones = this.cfg.zones;
+    m.recordLoad({ plugin: 'kubernetes', zones, objects: data.objectCount });
+    const counted = data.records ?? (data.thread === 'main' && this.exportsMetrics() ? Promise.resolve(countRecords(this.plugin)) : undefined);
+    void counted?.then((records) => {
+      if (this.plugin.currentStore !== data.store) return; // newer data came meanwhile
+      m.recordLoad({ plugin: 'kubernetes', zones, objects: data.objectCount, records });
+      ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records counted (forward zones, as a zone transfer would list them)');
+    });
+  }
+
+  /** The shared slot keeps this load for the next configuration with the same block and files. */
+  private remember(data: LoadedData, files: string): void {
+    const { slot } = this.shared;
+    slot.store = data.store;
+    slot.fingerprint = files;
+    slot.objects = data.objectCount;
+    slot.records = undefined;
+    void data.records?.then((n) => {
+      if (slot.store === data.store) slot.records = n;
+    });
+  }
+}

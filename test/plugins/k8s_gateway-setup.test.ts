@@ -1,0 +1,86 @@
+// The k8s_gateway plugin's setup_test.go (github.com/k8s-gateway/k8s_gateway), ported, and every
+// error of setup.ts word for word. The manifests come from --manifests unless a row names them.
+import { describe, it, expect } from 'vitest';
+import * as path from 'node:path';
+import { repoRoot } from '../helpers/server.js';
+import { setupBlock, setupPlugin } from '../helpers/setup.js';
+import type { K8sGatewayConfig } from '../../src/plugins/k8s_gateway/setup.js';
+
+const manifests = [path.join(repoRoot, 'examples/manifests')];
+const cfgOf = async (body: string) => (await setupPlugin<{ cfg: K8sGatewayConfig }>(body, 'k8s_gateway', { manifests })).cfg;
+const defaults: K8sGatewayConfig = {
+  zones: ['example.org.'],
+  resources: ['Ingress', 'Service'],
+  ingressClasses: [],
+  gatewayClasses: [],
+  ttl: 60,
+  apex: 'dns1.kube-system',
+  secondary: '',
+  watchMs: 2000,
+};
+
+describe('k8s_gateway setup (setup_test.go)', () => {
+  it.each<[string, Partial<K8sGatewayConfig>]>([
+    ['k8s_gateway', { zones: ['.'] }],
+    ['k8s_gateway example.org', {}],
+    ['k8s_gateway example.org {\n  resources Ingress\n}', { resources: ['Ingress'] }],
+    ['k8s_gateway example.org {\n  resources HTTPRoute Service HTTPRoute\n}', { resources: ['HTTPRoute', 'Service'] }],
+    ['k8s_gateway example.org {\n  ingressClasses nginx public\n}', { ingressClasses: ['nginx', 'public'] }],
+    ['k8s_gateway example.org {\n  gatewayClasses cilium\n}', { gatewayClasses: ['cilium'] }],
+    ['k8s_gateway example.org {\n  ttl 30\n}', { ttl: 30 }],
+    ['k8s_gateway example.org {\n  ttl 0\n}', { ttl: 0 }],
+    ['k8s_gateway example.org {\n  apex Exdns-K8s-Gateway.kube-system.\n}', { apex: 'exdns-k8s-gateway.kube-system' }],
+    ['k8s_gateway example.org {\n  secondary dns2.kube-system\n}', { secondary: 'dns2.kube-system' }],
+    ['k8s_gateway example.org {\n  fallthrough\n}', { fallthrough: [] }],
+    ['k8s_gateway example.org {\n  fallthrough foo.com\n}', { fallthrough: ['foo.com.'] }],
+    ['k8s_gateway example.org {\n  watch 500ms\n}', { watchMs: 500 }],
+    ['k8s_gateway example.org {\n  watch 0\n}', { watchMs: 0 }],
+    ['k8s_gateway example.org {\n  kubeconfig /etc/kubeconfig\n}', {}],
+    ['k8s_gateway example.org {\n  kubeconfig /etc/kubeconfig context\n}', {}],
+    [`k8s_gateway example.org {\n  manifests ${manifests[0]}\n}`, { manifests }],
+  ])('accepts %j', async (body, want) => {
+    expect(await cfgOf(body)).toEqual({ ...defaults, ...want });
+  });
+
+  // `line: reason`; the block's first line is line 2.
+  it.each([
+    [
+      'k8s_gateway example.org {\n  resources\n}',
+      '3: k8s_gateway: resources needs an argument; usage: resources HTTPRoute|TLSRoute|GRPCRoute|Ingress|Service|DNSEndpoint...',
+    ],
+    [
+      'k8s_gateway example.org {\n  resources Ingress Widget\n}',
+      '3: k8s_gateway: unknown resource "Widget"; supported: HTTPRoute, TLSRoute, GRPCRoute, Ingress, Service, DNSEndpoint',
+    ],
+    ['k8s_gateway example.org {\n  ingressClasses\n}', '3: k8s_gateway: ingressClasses needs an argument; usage: ingressClasses CLASS...'],
+    ['k8s_gateway example.org {\n  gatewayClasses\n}', '3: k8s_gateway: gatewayClasses needs an argument; usage: gatewayClasses CLASS...'],
+    ['k8s_gateway example.org {\n  ttl\n}', '3: k8s_gateway: ttl needs an argument; usage: ttl SECONDS (0 to 3600)'],
+    ['k8s_gateway example.org {\n  ttl x\n}', '3: k8s_gateway: ttl "x" is not an integer'],
+    ['k8s_gateway example.org {\n  ttl -1\n}', '3: k8s_gateway: ttl must be in range [0, 3600]: -1'],
+    ['k8s_gateway example.org {\n  ttl 3601\n}', '3: k8s_gateway: ttl must be in range [0, 3600]: 3601'],
+    ['k8s_gateway example.org {\n  apex\n}', '3: k8s_gateway: apex needs an argument; usage: apex NAME (e.g. exdns-k8s-gateway.kube-system)'],
+    ['k8s_gateway example.org {\n  secondary\n}', '3: k8s_gateway: secondary needs an argument; usage: secondary NAME'],
+    ['k8s_gateway example.org {\n  manifests\n}', '3: k8s_gateway: manifests needs an argument; usage: manifests PATH...'],
+    ['k8s_gateway example.org {\n  watch\n}', '3: k8s_gateway: watch needs an argument; usage: watch DURATION (e.g. 2s; 0 disables)'],
+    ['k8s_gateway example.org {\n  watch often\n}', '3: k8s_gateway: watch: "often" is not a duration; write e.g. 500ms, 2s or 0'],
+    ['k8s_gateway example.org {\n  watch -1s\n}', '3: k8s_gateway: watch: "-1s" is not a duration; write e.g. 500ms, 2s or 0'],
+    ['k8s_gateway example.org {\n  kubeconfig\n}', '3: k8s_gateway: kubeconfig needs an argument; usage: kubeconfig FILE [CONTEXT]'],
+    [
+      'k8s_gateway example.org {\n  nope 1\n}',
+      "3: k8s_gateway: unknown property 'nope'; valid options: resources, ingressClasses, gatewayClasses, ttl, apex, secondary, fallthrough, "
+        + 'manifests, watch, kubeconfig',
+    ],
+    [
+      'k8s_gateway bad..zone',
+      `2: k8s_gateway: bad zone "bad..zone": zone in key 'bad..zone' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`,
+    ],
+  ])('rejects %j', async (body, error) => {
+    expect((await setupBlock(body, { manifests })).errors).toEqual([error]);
+  });
+
+  it('rejects a block with no manifests to read', async () => {
+    expect((await setupBlock('k8s_gateway example.org', { manifests: [] })).errors).toEqual([
+      '2: k8s_gateway has no manifests to read: pass --manifests PATH or add `manifests PATH` to its block',
+    ]);
+  });
+});
