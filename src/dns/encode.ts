@@ -168,17 +168,16 @@ function writeName(name: string, compress: boolean): void {
   if (end + 2 > 255) throw badName(name, 'longer than 255 octets');
   ensure(end + 2);
   if (!eager) {
+    // Until a second name comes, the table holds nothing: the pending name is the only target.
     const whole = fq ? name : name + '.';
-    const ptr = comp.get(whole);
-    if (ptr !== undefined) {
-      if (compress) writePointer(ptr);
+    if (pendingName !== null && whole === pendingWhole) {
+      if (compress) writePointer(pendingPos);
       else writeLabels(name, end); // its suffixes are the pending name's: nothing new to enter
       return;
     }
     if (pendingName === null) {
       const at = pos;
       writeLabels(name, end);
-      comp.set(whole, at);
       pendingName = name;
       pendingWhole = whole;
       pendingPos = at;
@@ -189,8 +188,10 @@ function writeName(name: string, compress: boolean): void {
   let start = 0;
   while (start < end) {
     const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
-    let ptr = comp.get(key);
-    if (ptr === undefined && pendingName !== null) ptr = pendingSuffix(key);
+    // The pending name was written first, so a suffix of it is the earliest target there is:
+    // no table entry can precede it.
+    let ptr = pendingName !== null ? pendingSuffix(key) : undefined;
+    if (ptr === undefined) ptr = comp.get(key);
     if (ptr !== undefined) {
       if (compress) {
         writePointer(ptr);
@@ -668,7 +669,8 @@ export function encodePacket(p: Packet, fit?: FitOptions): Buffer {
     buf.copy(out, 0, 0, pos);
     return out;
   } finally {
-    comp.clear();
+    // Map.clear allocates a new table even when empty; most replies enter nothing.
+    if (comp.size > 0) comp.clear();
     pendingName = null;
   }
 }

@@ -90,11 +90,15 @@ export class QueryHandler {
   }
 
   private reply(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+    // With the cache off (--answer-cache-bytes 0) nothing is ever stored: no lookup either.
+    const caching = this.cache.maxBytes > 0;
     // Repeated plain questions are answered from the raw bytes, before any parsing.
-    const slot = fastCacheSlot(msg, protocol === 'tcp');
-    if (slot >= 0) {
-      const hit = this.cache.get(msg, slot % 512, Math.floor(slot / 512));
-      if (hit) return this.fromCache(hit, msg, msg.readUInt16BE(0), msg[2]! & 0x01);
+    if (caching) {
+      const slot = fastCacheSlot(msg, protocol === 'tcp');
+      if (slot >= 0) {
+        const hit = this.cache.get(msg, slot % 512, Math.floor(slot / 512));
+        if (hit) return this.fromCache(hit, msg, (msg[0]! << 8) | msg[1]!, msg[2]! & 0x01);
+      }
     }
     const parsed = parseQuery(msg);
     if (isProblem(parsed)) {
@@ -117,9 +121,12 @@ export class QueryHandler {
     if (q.qclass !== CLASS_IN) return encodeBare(q, Rcode.REFUSED);
 
     const limit = protocol === 'udp' ? udpLimit(q) : 65535;
-    const shape = answerShape(q.edns !== undefined, q.edns?.do ?? false, limit);
-    const hit = this.cache.get(msg, q.questionEnd, shape);
-    if (hit) return this.fromCache(hit, msg, q.id, (q.flags >> 8) & 0x01);
+    let shape = 0;
+    if (caching) {
+      shape = answerShape(q.edns !== undefined, q.edns?.do ?? false, limit);
+      const hit = this.cache.get(msg, q.questionEnd, shape);
+      if (hit) return this.fromCache(hit, msg, q.id, (q.flags >> 8) & 0x01);
+    }
 
     const qname = q.name.toLowerCase();
     const chain = this.router.chainFor(qname);
