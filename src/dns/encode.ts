@@ -80,20 +80,39 @@ function badName(name: string, why: string): Error {
   return new Error(`cannot encode name ${JSON.stringify(name)}: ${why}`);
 }
 
-// Lazy suffix table: the first name written (normally the question) is `pendingName`, and its
-// suffixes are never entered as strings: a lookup that misses the table asks whether the key is a
-// suffix of the pending name (endsWith at a label boundary), whose wire offset is then the same
-// as its offset in the string. Most replies name nothing but the question and its zone (an
-// NXDOMAIN's SOA owner, mname, rname), so a reply costs no slicing of the question at all. Other
-// names' suffixes are entered as they are written; the slow path (escapes, non-ASCII) enters the
-// pending suffixes first, so both see the same targets.
-let pendingName: string | null = null;
-/** The pending name with its trailing dot: the form compression keys take. */
+// Compression targets, in two forms. While a reply has named few names, all plain (nearly every
+// reply: the question, an answer owner, an SOA), the names written so far are kept as they are,
+// in order, with how much of each was written as labels, and a lookup compares the suffix
+// against each of them in place: no key string is sliced and no table entry made. A written
+// name's suffix that starts at string index s is at wire offset pos + s (each dot becomes the
+// next label's length octet), and the first name holding a suffix is its earliest occurrence,
+// which is what the table would have kept. Past LISTED_MAX names, or at the first name that needs
+// the slow path (escapes, non-ASCII), every listed suffix goes into `comp` in the same order and
+// from then on only `comp` is used (`eager`).
+//
+// What `comp` then holds is what it held when it was the only table: the suffixes of every name
+// but the first, and of the first only the whole name, its suffixes found by comparing with it
+// after the table (`pending`). Only a slow-path name that comes while the first is still the only
+// name enters them all; one that comes later does not see them and writes them again, and
+// later names point there, as they always did.
+const LISTED_MAX = 16;
+const listedName: string[] = new Array<string>(LISTED_MAX).fill('');
+/** Index in the name just past its last label (its trailing dot excluded). */
+const listedEnd = new Int32Array(LISTED_MAX);
+/** Wire offset of the name's first octet. */
+const listedPos = new Int32Array(LISTED_MAX);
+/** Index in the name of the first label not written as labels (a pointer, or a target found earlier). */
+const listedLit = new Int32Array(LISTED_MAX);
+let listed = 0;
+let eager = false;
+/** A name other than the first has been written (then the first's suffixes stay out of `comp`). */
+let second = false;
+/** In `eager` mode, the first name as a target looked up after `comp` (pendingSuffix). */
+let pendingAlive = false;
 let pendingWhole = '';
 let pendingPos = 0;
-let eager = false;
 
-/** Where the suffix `key` of the pending name was written, or undefined. */
+/** Where the suffix `key` of the first name was written, or undefined. */
 function pendingSuffix(key: string): number | undefined {
   const off = pendingWhole.length - key.length;
   if (off < 0 || !pendingWhole.endsWith(key)) return undefined;
@@ -102,21 +121,49 @@ function pendingSuffix(key: string): number | undefined {
   return ptr <= MAX_POINTER ? ptr : undefined;
 }
 
-function flushPending(): void {
-  eager = true;
-  const name = pendingName;
-  if (name === null) return;
-  pendingName = null;
-  const fq = name.charCodeAt(name.length - 1) === 46;
-  const end = fq ? name.length - 1 : name.length;
-  let start = 0;
-  while (start < end && pendingPos + start <= MAX_POINTER) {
-    const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
-    if (!comp.has(key)) comp.set(key, pendingPos + start);
-    const dot = name.indexOf('.', start);
-    if (dot === -1 || dot > end) break;
-    start = dot + 1;
+/** Where the suffix name[start, end) of a listed name was written as labels, or -1. */
+function findListed(name: string, start: number, end: number): number {
+  const len = end - start;
+  for (let i = 0; i < listed; i++) {
+    const s = listedEnd[i]! - len;
+    if (s < 0 || s >= listedLit[i]!) continue;
+    const other = listedName[i]!;
+    if (s > 0 && other.charCodeAt(s - 1) !== 46) continue;
+    const ptr = listedPos[i]! + s;
+    if (ptr > MAX_POINTER) continue;
+    let j = 0;
+    while (j < len && other.charCodeAt(s + j) === name.charCodeAt(start + j)) j++;
+    if (j === len) return ptr;
   }
+  return -1;
+}
+
+/** Moves the listed names' suffixes into `comp`, earliest first; `comp` alone serves from now. */
+function flushListed(): void {
+  eager = true;
+  for (let i = 0; i < listed; i++) {
+    const name = listedName[i]!;
+    const end = listedEnd[i]!;
+    const lit = listedLit[i]!;
+    const at = listedPos[i]!;
+    if (i === 0 && second) {
+      pendingWhole = name.length === end + 1 ? name : name.slice(0, end) + '.';
+      pendingPos = at;
+      pendingAlive = true;
+      comp.set(pendingWhole, at);
+      listedName[i] = '';
+      continue;
+    }
+    for (let start = 0; start < lit && at + start <= MAX_POINTER; ) {
+      const key = start === 0 && name.length === end + 1 ? name : name.slice(start, end) + '.';
+      if (!comp.has(key)) comp.set(key, at + start);
+      const dot = name.indexOf('.', start);
+      if (dot === -1 || dot >= end) break;
+      start = dot + 1;
+    }
+    listedName[i] = '';
+  }
+  listed = 0;
 }
 
 /** Writes the plain label of name that starts at `start` (ending at a dot or `end`); returns where the next one starts. */
@@ -168,30 +215,42 @@ function writeName(name: string, compress: boolean): void {
   if (end + 2 > 255) throw badName(name, 'longer than 255 octets');
   ensure(end + 2);
   if (!eager) {
-    // Until a second name comes, the table holds nothing: the pending name is the only target.
-    const whole = fq ? name : name + '.';
-    if (pendingName !== null && whole === pendingWhole) {
-      if (compress) writePointer(pendingPos);
-      else writeLabels(name, end); // its suffixes are the pending name's: nothing new to enter
-      return;
-    }
-    if (pendingName === null) {
+    if (listed === LISTED_MAX) {
+      flushListed();
+    } else {
+      // The longest suffix already written, looked up from the left (the whole name first).
+      let start = 0;
+      let ptr = -1;
+      while (start < end) {
+        ptr = findListed(name, start, end);
+        if (ptr >= 0) break;
+        const dot = name.indexOf('.', start);
+        start = dot === -1 || dot > end ? end : dot + 1;
+      }
+      if (listed > 0 && !(start === 0 && ptr === listedPos[0])) second = true;
       const at = pos;
-      writeLabels(name, end);
-      pendingName = name;
-      pendingWhole = whole;
-      pendingPos = at;
+      if (ptr >= 0 && compress) {
+        for (let l = 0; l < start; ) l = writeLabel(name, l, end);
+        writePointer(ptr);
+      } else {
+        writeLabels(name, end);
+      }
+      // Only what was written as labels before the first earlier target is a new target.
+      if (start > 0) {
+        listedName[listed] = name;
+        listedEnd[listed] = end;
+        listedPos[listed] = at;
+        listedLit[listed] = start;
+        listed++;
+      }
       return;
     }
-    eager = true;
   }
   let start = 0;
   while (start < end) {
     const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
-    // The pending name was written first, so a suffix of it is the earliest target there is:
-    // no table entry can precede it.
-    let ptr = pendingName !== null ? pendingSuffix(key) : undefined;
-    if (ptr === undefined) ptr = comp.get(key);
+    let ptr = comp.get(key);
+    if (ptr === undefined && pendingAlive) ptr = pendingSuffix(key);
     if (ptr !== undefined) {
       if (compress) {
         writePointer(ptr);
@@ -265,7 +324,7 @@ function labelKey(label: Uint8Array): string {
 
 function writeNameSlow(name: string, compress: boolean): void {
   const labels = parseName(name);
-  if (!eager) flushPending();
+  if (!eager) flushListed();
   let wire = 1;
   for (const l of labels) wire += l.length + 1;
   ensure(wire);
@@ -625,7 +684,9 @@ export function encodePacket(p: Packet, fit?: FitOptions): Buffer {
   const additionals = p.additionals ?? [];
   pos = 0;
   eager = false;
-  pendingName = null;
+  second = false;
+  pendingAlive = false;
+  listed = 0;
   try {
     ensure(12);
     u16checked(p.id || 0, 'ID');
@@ -671,6 +732,8 @@ export function encodePacket(p: Packet, fit?: FitOptions): Buffer {
   } finally {
     // Map.clear allocates a new table even when empty; most replies enter nothing.
     if (comp.size > 0) comp.clear();
-    pendingName = null;
+    // Names of this reply are not kept alive until the next one.
+    for (let i = 0; i < listed; i++) listedName[i] = '';
+    listed = 0;
   }
 }

@@ -434,9 +434,9 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     const ttl = this.cfg.ttl;
     const base = `${svc.name}.${svc.namespace}.svc`;
     if (r.topologyZone !== undefined) return this.findZonal(r, svc.headless, base);
-    const slices = this.store.slicesOf(svc.namespace, svc.name);
+    // A ClusterIP service is answered from the service alone: its slices only when asked for.
     if (this.cfg.ignoreEmptyService && svc.type !== 'ExternalName' && !svc.headless) {
-      if (!slices.some((s) => s.addresses.length > 0)) return NX;
+      if (!this.store.slicesOf(svc.namespace, svc.name).some((s) => s.addresses.length > 0)) return NX;
     }
     if (svc.type === 'ExternalName') {
       if (r.endpoint !== '' || !svc.externalName || isIP(svc.externalName.replace(/\.$/, ''))) return NX;
@@ -444,7 +444,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       return [{ host: target, port: -1, relative: base, ttl }];
     }
     if (svc.headless || r.endpoint !== '') {
-      const items = this.endpointItems(r, slices, base, (ep) => r.endpoint === '' || eq(r.endpoint, ep.name));
+      const items = this.endpointItems(r, this.store.slicesOf(svc.namespace, svc.name), base, (ep) => r.endpoint === '' || eq(r.endpoint, ep.name));
       return items.length > 0 ? items : NX;
     }
     const items: Item[] = [];
