@@ -173,8 +173,12 @@ function writeLabel(name: string, start: number, end: number): number {
   const labelLen = dot - start;
   if (labelLen === 0) throw badName(name, 'empty label');
   if (labelLen > 63) throw badName(name, 'label longer than 63 octets');
-  buf[pos++] = labelLen;
-  for (let i = start; i < dot; i++) buf[pos++] = name.charCodeAt(i);
+  // Locals in the loop: `buf` and `pos` are module bindings, a load and a store per use.
+  const b = buf;
+  let p = pos;
+  b[p++] = labelLen;
+  for (let i = start; i < dot; i++) b[p++] = name.charCodeAt(i);
+  pos = p;
   return dot + 1;
 }
 
@@ -219,7 +223,8 @@ function writeName(name: string, compress: boolean): void {
       flushListed();
     } else {
       // The longest suffix already written, looked up from the left (the whole name first).
-      let start = 0;
+      // With nothing written yet (the question) there is nothing to find.
+      let start = listed === 0 ? end : 0;
       let ptr = -1;
       while (start < end) {
         ptr = findListed(name, start, end);
