@@ -538,9 +538,11 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
       const ipFamily = plain ? 4 : parseIp(host)?.family;
       if (ipFamily !== undefined) {
         if (ipFamily !== family) continue;
+        // One address under several ports is the common repeat: no Set for it.
         if (first === undefined) first = host;
+        else if (host === first) continue;
         else {
-          seen ??= new Set([first]);
+          seen ??= new Set();
           if (seen.has(host)) continue;
           seen.add(host);
         }
