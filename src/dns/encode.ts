@@ -21,6 +21,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import typesTable from 'dns-packet/types.js';
 import classesTable from 'dns-packet/classes.js';
+import { NameSyntaxError, presentationLabels, type NameProblem } from '../pkg/names.js';
 
 /** The per-type encoders dns-packet exports but its type definitions leave out. */
 interface RdataCodec {
@@ -269,55 +270,24 @@ function writeName(name: string, compress: boolean): void {
   buf[pos++] = 0;
 }
 
-const utf8 = new TextEncoder();
+/** How the encoder words each problem of a name it cannot write. */
+const NAME_PROBLEM: Record<NameProblem, string> = {
+  'empty label': 'empty label',
+  'lone backslash': 'ends in a lone backslash',
+  'short escape': 'bad \\DDD escape',
+  'escape over 255': 'bad \\DDD escape',
+  'label too long': 'label longer than 63 octets',
+  'name too long': 'longer than 255 octets',
+};
 
-/** Labels of a presentation-form name as octets; [] for the root. */
+/** Labels of a presentation-form name as octets; [] for the root (pkg/names presentationLabels). */
 export function parseName(name: string): Uint8Array[] {
-  const labels: Uint8Array[] = [];
-  if (name === '' || name === '.') return labels;
-  let cur: number[] = [];
-  let total = 1;
-  const finish = (): void => {
-    if (cur.length === 0) throw badName(name, 'empty label');
-    if (cur.length > 63) throw badName(name, 'label longer than 63 octets');
-    total += cur.length + 1;
-    if (total > 255) throw badName(name, 'longer than 255 octets');
-    labels.push(Uint8Array.from(cur));
-    cur = [];
-  };
-  let i = 0;
-  const n = name.length;
-  while (i < n) {
-    const c = name.charCodeAt(i);
-    if (c === 46) {
-      finish();
-      i++;
-      if (i === n) return labels; // trailing dot
-      continue;
-    }
-    if (c === 92) {
-      if (i + 1 >= n) throw badName(name, 'ends in a lone backslash');
-      const d0 = name.charCodeAt(i + 1) - 48;
-      if (d0 >= 0 && d0 <= 9) {
-        const d1 = name.charCodeAt(i + 2) - 48;
-        const d2 = name.charCodeAt(i + 3) - 48;
-        if (!(d1 >= 0 && d1 <= 9 && d2 >= 0 && d2 <= 9)) throw badName(name, 'bad \\DDD escape');
-        const v = d0 * 100 + d1 * 10 + d2;
-        if (v > 255) throw badName(name, 'bad \\DDD escape');
-        cur.push(v);
-        i += 4;
-        continue;
-      }
-      i++; // `\X` stands for X itself
-    }
-    const cp = name.codePointAt(i)!;
-    const w = cp > 0xffff ? 2 : 1;
-    if (cp < 0x80) cur.push(cp);
-    else for (const b of utf8.encode(name.slice(i, i + w))) cur.push(b);
-    i += w;
+  try {
+    return presentationLabels(name, true).labels;
+  } catch (err) {
+    if (err instanceof NameSyntaxError) throw badName(name, NAME_PROBLEM[err.problem]);
+    throw err;
   }
-  finish();
-  return labels;
 }
 
 /** Compression key of a label sequence: octets as latin1 characters, `.` and `\` escaped. */
