@@ -163,8 +163,12 @@ export class QueryHandler {
   private fromCache(hit: CachedAnswer, msg: Buffer, id: number, rd: number): Buffer {
     const out = patched(hit.reply, id, rd);
     // The client's spelling of the name goes into the question (entries that answer any spelling
-    // were stored with the query's question bytes at offset 12, so lengths agree).
-    if (hit.caseUse === CaseUse.Any) msg.copy(out, 12, 12, 12 + hit.question.length - 4);
+    // were stored with the query's question bytes at offset 12, so lengths agree), unless it is
+    // the spelling stored.
+    if (hit.caseUse === CaseUse.Any && !this.cache.lastExact) {
+      const end = 12 + hit.question.length - 4;
+      for (let i = 12; i < end; i++) out[i] = msg[i]!;
+    }
     if (this.observers.length > 0) {
       const writer = this.writers.get(hit.reply);
       if (writer) this.writers.set(out, writer);
@@ -339,7 +343,8 @@ function dataNamesApart(a: DnsResponse, b: DnsResponse, qname: string): boolean 
 
 function patched(cached: Buffer, id: number, rd: number): Buffer {
   const out = Buffer.allocUnsafe(cached.length);
-  cached.copy(out);
+  // TypedArray set: Buffer.copy validates its arguments and makes a view per call.
+  out.set(cached);
   out[0] = id >> 8;
   out[1] = id & 0xff;
   out[2] = (out[2]! & 0xfe) | rd;
