@@ -39,18 +39,28 @@ function dotBefore(rel: string, end: number): number {
   return end === 0 ? -1 : rel.lastIndexOf('.', end - 1);
 }
 
+/** True when rel[0, end) holds at least `n` dots. */
+function atLeastDots(rel: string, end: number, n: number): boolean {
+  for (let at = end; n > 0; n--) {
+    at = dotBefore(rel, at);
+    if (at < 0) return false;
+  }
+  return true;
+}
+
 /**
  * `rel` is the lowercased name left of the zone (belowZone), its labels split at every dot as
  * CoreDNS's dns.SplitDomainName would. They are read from the right, each only when the schema
  * needs it, so a name the schema rejects (most of a pod's search walk) costs a few index scans.
  */
 export function parseRequest(rel: string, multicluster: boolean, zonal: boolean): RecordRequest | typeof INVALID {
-  const r: RecordRequest = { podOrSvc: '', namespace: '', service: '', endpoint: '', port: '', protocol: '', cluster: '' };
-  if (rel === '' || rel === 'svc' || rel === 'pod') return r;
+  if (rel === '' || rel === 'svc' || rel === 'pod') return { podOrSvc: '', namespace: '', service: '', endpoint: '', port: '', protocol: '', cluster: '' };
   let dot = dotBefore(rel, rel.length);
-  const kind = rel.slice(dot + 1);
-  if (kind !== 'svc' && kind !== 'pod') return INVALID;
-  r.podOrSvc = kind;
+  const kind = rel.length - dot === 4 ? (rel.endsWith('svc') ? 'svc' : rel.endsWith('pod') ? 'pod' : undefined) : undefined;
+  if (kind === undefined) return INVALID;
+  // Six labels or more are invalid unless zonal: most of a pod's search walk ends here.
+  if (!(zonal && !multicluster && kind === 'svc') && atLeastDots(rel, dot, 4)) return INVALID;
+  const r: RecordRequest = { podOrSvc: kind, namespace: '', service: '', endpoint: '', port: '', protocol: '', cluster: '' };
   if (dot < 0) return r;
   let end = dot;
   dot = dotBefore(rel, end);
