@@ -215,7 +215,8 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     };
     let cacheable = true;
     let answer: MaybePromise<Rr[] | typeof NX>;
-    let extra: Rr[] = [];
+    // Made only for an answer that has one: most are NXDOMAIN or NODATA.
+    let extra: Rr[] | undefined;
     switch (req.qtype) {
       case 'AXFR':
       case 'IXFR':
@@ -287,7 +288,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     return this.respond(req, next, state, answer, extra, cacheable);
   }
 
-  private respond(req: DnsRequest, next: Next, state: State, records: Rr[] | typeof NX, extra: Rr[], cacheable: boolean): MaybePromise<DnsResponse> {
+  private respond(req: DnsRequest, next: Next, state: State, records: Rr[] | typeof NX, extra: Rr[] | undefined, cacheable: boolean): MaybePromise<DnsResponse> {
     if (records === NX) {
       if (fallsThrough(this.cfg.fallthrough, req.qname)) return next(req);
       return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable: true };
@@ -295,7 +296,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer {
     if (records.length === 0) {
       return { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable };
     }
-    return { rcode: Rcode.NOERROR, aa: true, answer: dedup(records), authority: [], additional: dedup(extra), cacheable };
+    return { rcode: Rcode.NOERROR, aa: true, answer: dedup(records), authority: [], additional: extra === undefined ? [] : dedup(extra), cacheable };
   }
 
   /**
