@@ -21,6 +21,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import typesTable from 'dns-packet/types.js';
 import classesTable from 'dns-packet/classes.js';
+import { NameSyntaxError, presentationLabels, type NameProblem } from '../pkg/names.js';
 
 /** The per-type encoders dns-packet exports but its type definitions leave out. */
 interface RdataCodec {
@@ -80,20 +81,39 @@ function badName(name: string, why: string): Error {
   return new Error(`cannot encode name ${JSON.stringify(name)}: ${why}`);
 }
 
-// Lazy suffix table: the first name written (normally the question) is `pendingName`, and its
-// suffixes are never entered as strings: a lookup that misses the table asks whether the key is a
-// suffix of the pending name (endsWith at a label boundary), whose wire offset is then the same
-// as its offset in the string. Most replies name nothing but the question and its zone (an
-// NXDOMAIN's SOA owner, mname, rname), so a reply costs no slicing of the question at all. Other
-// names' suffixes are entered as they are written; the slow path (escapes, non-ASCII) enters the
-// pending suffixes first, so both see the same targets.
-let pendingName: string | null = null;
-/** The pending name with its trailing dot: the form compression keys take. */
+// Compression targets, in two forms. While a reply has named few names, all plain (nearly every
+// reply: the question, an answer owner, an SOA), the names written so far are kept as they are,
+// in order, with how much of each was written as labels, and a lookup compares the suffix
+// against each of them in place: no key string is sliced and no table entry made. A written
+// name's suffix that starts at string index s is at wire offset pos + s (each dot becomes the
+// next label's length octet), and the first name holding a suffix is its earliest occurrence,
+// which is what the table would have kept. Past LISTED_MAX names, or at the first name that needs
+// the slow path (escapes, non-ASCII), every listed suffix goes into `comp` in the same order and
+// from then on only `comp` is used (`eager`).
+//
+// What `comp` then holds is what it held when it was the only table: the suffixes of every name
+// but the first, and of the first only the whole name, its suffixes found by comparing with it
+// after the table (`pending`). Only a slow-path name that comes while the first is still the only
+// name enters them all; one that comes later does not see them and writes them again, and
+// later names point there, as they always did.
+const LISTED_MAX = 16;
+const listedName: string[] = new Array<string>(LISTED_MAX).fill('');
+/** Index in the name just past its last label (its trailing dot excluded). */
+const listedEnd = new Int32Array(LISTED_MAX);
+/** Wire offset of the name's first octet. */
+const listedPos = new Int32Array(LISTED_MAX);
+/** Index in the name of the first label not written as labels (a pointer, or a target found earlier). */
+const listedLit = new Int32Array(LISTED_MAX);
+let listed = 0;
+let eager = false;
+/** A name other than the first has been written (then the first's suffixes stay out of `comp`). */
+let second = false;
+/** In `eager` mode, the first name as a target looked up after `comp` (pendingSuffix). */
+let pendingAlive = false;
 let pendingWhole = '';
 let pendingPos = 0;
-let eager = false;
 
-/** Where the suffix `key` of the pending name was written, or undefined. */
+/** Where the suffix `key` of the first name was written, or undefined. */
 function pendingSuffix(key: string): number | undefined {
   const off = pendingWhole.length - key.length;
   if (off < 0 || !pendingWhole.endsWith(key)) return undefined;
@@ -102,21 +122,49 @@ function pendingSuffix(key: string): number | undefined {
   return ptr <= MAX_POINTER ? ptr : undefined;
 }
 
-function flushPending(): void {
-  eager = true;
-  const name = pendingName;
-  if (name === null) return;
-  pendingName = null;
-  const fq = name.charCodeAt(name.length - 1) === 46;
-  const end = fq ? name.length - 1 : name.length;
-  let start = 0;
-  while (start < end && pendingPos + start <= MAX_POINTER) {
-    const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
-    if (!comp.has(key)) comp.set(key, pendingPos + start);
-    const dot = name.indexOf('.', start);
-    if (dot === -1 || dot > end) break;
-    start = dot + 1;
+/** Where the suffix name[start, end) of a listed name was written as labels, or -1. */
+function findListed(name: string, start: number, end: number): number {
+  const len = end - start;
+  for (let i = 0; i < listed; i++) {
+    const s = listedEnd[i]! - len;
+    if (s < 0 || s >= listedLit[i]!) continue;
+    const other = listedName[i]!;
+    if (s > 0 && other.charCodeAt(s - 1) !== 46) continue;
+    const ptr = listedPos[i]! + s;
+    if (ptr > MAX_POINTER) continue;
+    let j = 0;
+    while (j < len && other.charCodeAt(s + j) === name.charCodeAt(start + j)) j++;
+    if (j === len) return ptr;
   }
+  return -1;
+}
+
+/** Moves the listed names' suffixes into `comp`, earliest first; `comp` alone serves from now. */
+function flushListed(): void {
+  eager = true;
+  for (let i = 0; i < listed; i++) {
+    const name = listedName[i]!;
+    const end = listedEnd[i]!;
+    const lit = listedLit[i]!;
+    const at = listedPos[i]!;
+    if (i === 0 && second) {
+      pendingWhole = name.length === end + 1 ? name : name.slice(0, end) + '.';
+      pendingPos = at;
+      pendingAlive = true;
+      comp.set(pendingWhole, at);
+      listedName[i] = '';
+      continue;
+    }
+    for (let start = 0; start < lit && at + start <= MAX_POINTER; ) {
+      const key = start === 0 && name.length === end + 1 ? name : name.slice(start, end) + '.';
+      if (!comp.has(key)) comp.set(key, at + start);
+      const dot = name.indexOf('.', start);
+      if (dot === -1 || dot >= end) break;
+      start = dot + 1;
+    }
+    listedName[i] = '';
+  }
+  listed = 0;
 }
 
 /** Writes the plain label of name that starts at `start` (ending at a dot or `end`); returns where the next one starts. */
@@ -126,8 +174,12 @@ function writeLabel(name: string, start: number, end: number): number {
   const labelLen = dot - start;
   if (labelLen === 0) throw badName(name, 'empty label');
   if (labelLen > 63) throw badName(name, 'label longer than 63 octets');
-  buf[pos++] = labelLen;
-  for (let i = start; i < dot; i++) buf[pos++] = name.charCodeAt(i);
+  // Locals in the loop: `buf` and `pos` are module bindings, a load and a store per use.
+  const b = buf;
+  let p = pos;
+  b[p++] = labelLen;
+  for (let i = start; i < dot; i++) b[p++] = name.charCodeAt(i);
+  pos = p;
   return dot + 1;
 }
 
@@ -168,29 +220,43 @@ function writeName(name: string, compress: boolean): void {
   if (end + 2 > 255) throw badName(name, 'longer than 255 octets');
   ensure(end + 2);
   if (!eager) {
-    const whole = fq ? name : name + '.';
-    const ptr = comp.get(whole);
-    if (ptr !== undefined) {
-      if (compress) writePointer(ptr);
-      else writeLabels(name, end); // its suffixes are the pending name's: nothing new to enter
-      return;
-    }
-    if (pendingName === null) {
+    if (listed === LISTED_MAX) {
+      flushListed();
+    } else {
+      // The longest suffix already written, looked up from the left (the whole name first).
+      // With nothing written yet (the question) there is nothing to find.
+      let start = listed === 0 ? end : 0;
+      let ptr = -1;
+      while (start < end) {
+        ptr = findListed(name, start, end);
+        if (ptr >= 0) break;
+        const dot = name.indexOf('.', start);
+        start = dot === -1 || dot > end ? end : dot + 1;
+      }
+      if (listed > 0 && !(start === 0 && ptr === listedPos[0])) second = true;
       const at = pos;
-      writeLabels(name, end);
-      comp.set(whole, at);
-      pendingName = name;
-      pendingWhole = whole;
-      pendingPos = at;
+      if (ptr >= 0 && compress) {
+        for (let l = 0; l < start; ) l = writeLabel(name, l, end);
+        writePointer(ptr);
+      } else {
+        writeLabels(name, end);
+      }
+      // Only what was written as labels before the first earlier target is a new target.
+      if (start > 0) {
+        listedName[listed] = name;
+        listedEnd[listed] = end;
+        listedPos[listed] = at;
+        listedLit[listed] = start;
+        listed++;
+      }
       return;
     }
-    eager = true;
   }
   let start = 0;
   while (start < end) {
     const key = fq ? (start === 0 ? name : name.slice(start)) : name.slice(start) + '.';
     let ptr = comp.get(key);
-    if (ptr === undefined && pendingName !== null) ptr = pendingSuffix(key);
+    if (ptr === undefined && pendingAlive) ptr = pendingSuffix(key);
     if (ptr !== undefined) {
       if (compress) {
         writePointer(ptr);
@@ -204,55 +270,24 @@ function writeName(name: string, compress: boolean): void {
   buf[pos++] = 0;
 }
 
-const utf8 = new TextEncoder();
+/** How the encoder words each problem of a name it cannot write. */
+const NAME_PROBLEM: Record<NameProblem, string> = {
+  'empty label': 'empty label',
+  'lone backslash': 'ends in a lone backslash',
+  'short escape': 'bad \\DDD escape',
+  'escape over 255': 'bad \\DDD escape',
+  'label too long': 'label longer than 63 octets',
+  'name too long': 'longer than 255 octets',
+};
 
-/** Labels of a presentation-form name as octets; [] for the root. */
+/** Labels of a presentation-form name as octets; [] for the root (pkg/names presentationLabels). */
 export function parseName(name: string): Uint8Array[] {
-  const labels: Uint8Array[] = [];
-  if (name === '' || name === '.') return labels;
-  let cur: number[] = [];
-  let total = 1;
-  const finish = (): void => {
-    if (cur.length === 0) throw badName(name, 'empty label');
-    if (cur.length > 63) throw badName(name, 'label longer than 63 octets');
-    total += cur.length + 1;
-    if (total > 255) throw badName(name, 'longer than 255 octets');
-    labels.push(Uint8Array.from(cur));
-    cur = [];
-  };
-  let i = 0;
-  const n = name.length;
-  while (i < n) {
-    const c = name.charCodeAt(i);
-    if (c === 46) {
-      finish();
-      i++;
-      if (i === n) return labels; // trailing dot
-      continue;
-    }
-    if (c === 92) {
-      if (i + 1 >= n) throw badName(name, 'ends in a lone backslash');
-      const d0 = name.charCodeAt(i + 1) - 48;
-      if (d0 >= 0 && d0 <= 9) {
-        const d1 = name.charCodeAt(i + 2) - 48;
-        const d2 = name.charCodeAt(i + 3) - 48;
-        if (!(d1 >= 0 && d1 <= 9 && d2 >= 0 && d2 <= 9)) throw badName(name, 'bad \\DDD escape');
-        const v = d0 * 100 + d1 * 10 + d2;
-        if (v > 255) throw badName(name, 'bad \\DDD escape');
-        cur.push(v);
-        i += 4;
-        continue;
-      }
-      i++; // `\X` stands for X itself
-    }
-    const cp = name.codePointAt(i)!;
-    const w = cp > 0xffff ? 2 : 1;
-    if (cp < 0x80) cur.push(cp);
-    else for (const b of utf8.encode(name.slice(i, i + w))) cur.push(b);
-    i += w;
+  try {
+    return presentationLabels(name, true).labels;
+  } catch (err) {
+    if (err instanceof NameSyntaxError) throw badName(name, NAME_PROBLEM[err.problem]);
+    throw err;
   }
-  finish();
-  return labels;
 }
 
 /** Compression key of a label sequence: octets as latin1 characters, `.` and `\` escaped. */
@@ -264,7 +299,7 @@ function labelKey(label: Uint8Array): string {
 
 function writeNameSlow(name: string, compress: boolean): void {
   const labels = parseName(name);
-  if (!eager) flushPending();
+  if (!eager) flushListed();
   let wire = 1;
   for (const l of labels) wire += l.length + 1;
   ensure(wire);
@@ -624,7 +659,9 @@ export function encodePacket(p: Packet, fit?: FitOptions): Buffer {
   const additionals = p.additionals ?? [];
   pos = 0;
   eager = false;
-  pendingName = null;
+  second = false;
+  pendingAlive = false;
+  listed = 0;
   try {
     ensure(12);
     u16checked(p.id || 0, 'ID');
@@ -668,7 +705,10 @@ export function encodePacket(p: Packet, fit?: FitOptions): Buffer {
     buf.copy(out, 0, 0, pos);
     return out;
   } finally {
-    comp.clear();
-    pendingName = null;
+    // Map.clear allocates a new table even when empty; most replies enter nothing.
+    if (comp.size > 0) comp.clear();
+    // Names of this reply are not kept alive until the next one.
+    for (let i = 0; i < listed; i++) listedName[i] = '';
+    listed = 0;
   }
 }

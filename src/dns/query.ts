@@ -41,15 +41,21 @@ class Malformed extends Error {}
 /** Scratch for the presentation form of a plain question name (at most 255 octets). */
 const nameScratch = Buffer.allocUnsafe(256);
 
+/** Where the question name read last ends (just past its root octet): no result object per query. */
+let questionNameEnd = 0;
+
 /**
  * Reads a name that may not use compression (the question is the first name of a packet). A
- * name whose bytes need no escaping (nearly all) becomes one string from one copy, not a string
- * per label joined: this runs for every query that misses the answer cache.
+ * name whose bytes need no escaping (nearly all) is copied byte by byte, dots for the length
+ * octets, in the same pass that validates it, and becomes one string: this runs for every
+ * query that misses the answer cache, so it makes no string per label and calls nothing native
+ * per label. Sets questionNameEnd.
  */
-function readQuestionName(buf: Buffer, start: number): { name: string; end: number } {
+function readQuestionName(buf: Buffer, start: number): string {
   let offset = start;
   let total = 1;
   let plain = true;
+  let w = 0;
   for (;;) {
     if (offset >= buf.length) throw new Malformed('name runs past the end of the packet');
     const len = buf[offset]!;
@@ -60,30 +66,24 @@ function readQuestionName(buf: Buffer, start: number): { name: string; end: numb
     // A pointer in the first name can only point backwards into the header or at itself:
     // both are malformed (RFC 1035 4.1.4 pointers reference a prior occurrence of a name).
     if ((len & 0xc0) !== 0) throw new Malformed('compression pointer or extended label in the question');
-    if (offset + 1 + len > buf.length) throw new Malformed('label runs past the end of the packet');
+    const end = offset + 1 + len;
+    if (end > buf.length) throw new Malformed('label runs past the end of the packet');
     total += len + 1;
     if (total > 255) throw new Malformed('name longer than 255 octets');
-    for (let i = offset + 1; plain && i <= offset + len; i++) {
+    for (let i = offset + 1; i < end; i++) {
       const c = buf[i]!;
       if (c <= 0x20 || c >= 0x7f || c === 0x2e || c === 0x5c) plain = false;
+      nameScratch[w++] = c;
     }
-    offset += 1 + len;
+    nameScratch[w++] = 0x2e;
+    offset = end;
   }
-  if (offset === start + 1) return { name: '.', end: offset };
-  if (plain) {
-    let w = 0;
-    for (let at = start; buf[at] !== 0; ) {
-      const len = buf[at]!;
-      buf.copy(nameScratch, w, at + 1, at + 1 + len);
-      w += len;
-      nameScratch[w++] = 0x2e;
-      at += 1 + len;
-    }
-    return { name: nameScratch.toString('latin1', 0, w), end: offset };
-  }
+  questionNameEnd = offset;
+  if (offset === start + 1) return '.';
+  if (plain) return nameScratch.toString('latin1', 0, w);
   const labels: string[] = [];
   for (let at = start; buf[at] !== 0; at += 1 + buf[at]!) labels.push(escapeLabel(buf, at + 1, at + 1 + buf[at]!));
-  return { name: labels.join('.') + '.', end: offset };
+  return labels.join('.') + '.';
 }
 
 /** Skips a possibly compressed name in a record section, validating pointers. */
@@ -123,11 +123,12 @@ export function parseQuery(buf: Buffer): ParsedQuery | QueryProblem {
   let withOpt = false;
   try {
     if (qdcount !== 1) throw new Malformed(`QDCOUNT ${qdcount}`);
-    const q = readQuestionName(buf, HEADER_SIZE);
-    if (q.end + 4 > buf.length) throw new Malformed('question type/class missing');
-    const qtype = buf.readUInt16BE(q.end);
-    const qclass = buf.readUInt16BE(q.end + 2);
-    const questionEnd = q.end + 4;
+    const name = readQuestionName(buf, HEADER_SIZE);
+    const nameEnd = questionNameEnd;
+    if (nameEnd + 4 > buf.length) throw new Malformed('question type/class missing');
+    const qtype = (buf[nameEnd]! << 8) | buf[nameEnd + 1]!;
+    const qclass = (buf[nameEnd + 2]! << 8) | buf[nameEnd + 3]!;
+    const questionEnd = nameEnd + 4;
     let offset = questionEnd;
     let edns: ParsedQuery['edns'];
     let signed = false;
@@ -168,7 +169,7 @@ export function parseQuery(buf: Buffer): ParsedQuery | QueryProblem {
       flags,
       opcode,
       rd: (flags & 0x0100) !== 0,
-      name: q.name,
+      name,
       qtype,
       qclass,
       questionEnd,

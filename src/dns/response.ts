@@ -1,7 +1,7 @@
 // Encodes replies. Header bits as the protocol behaviour section of README.md: RD copied, RA/Z/AD/CD
 // clear, OPT only when the query had one (our payload size 1232, DO copied).
 import type { Packet } from 'dns-packet';
-import { encodePacket } from './encode.js';
+import { encodePacket, type FitOptions } from './encode.js';
 import type { DnsResponse } from './records.js';
 import type { ParsedQuery } from './query.js';
 import { className, typeName } from './query.js';
@@ -39,9 +39,20 @@ function optRecord(q: ParsedQuery, rcode: number): Rr {
   } as unknown as Rr;
 }
 
-function question(q: ParsedQuery): Packet['questions'] {
-  return [{ name: q.name, type: typeName(q.qtype), class: className(q.qclass) } as NonNullable<Packet['questions']>[number]];
-}
+// encodePacket is synchronous and keeps nothing it is given, so one packet, question and fit
+// object serve every reply: the miss path builds none per query.
+const oneQuestion = { name: '.', type: 'A', class: 'IN' } as NonNullable<Packet['questions']>[number];
+const none: Rr[] = [];
+const packet: Packet & { questions: NonNullable<Packet['questions']> } = {
+  id: 0,
+  type: 'response',
+  flags: 0,
+  questions: [oneQuestion],
+  answers: none,
+  authorities: none,
+  additionals: none,
+};
+const fit: FitOptions = { limit: 0, opt: undefined };
 
 /**
  * Encodes a chain response within `limit` bytes. A response that does not fit keeps its question
@@ -50,18 +61,25 @@ function question(q: ParsedQuery): Packet['questions'] {
  * the records that fit and knows to retry over TCP for the rest.
  */
 export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number): Buffer {
-  return encodePacket(
-    {
-      id: q.id,
-      type: 'response',
-      flags: headerFlags(q, res.rcode, res.aa, res),
-      questions: question(q),
-      answers: res.answer,
-      authorities: res.authority,
-      additionals: res.additional,
-    },
-    { limit, opt: q.edns ? optRecord(q, res.rcode) : undefined },
-  );
+  packet.id = q.id;
+  packet.flags = headerFlags(q, res.rcode, res.aa, res);
+  oneQuestion.name = q.name;
+  oneQuestion.type = typeName(q.qtype) as typeof oneQuestion.type;
+  oneQuestion.class = className(q.qclass) as typeof oneQuestion.class;
+  packet.answers = res.answer;
+  packet.authorities = res.authority;
+  packet.additionals = res.additional;
+  fit.limit = limit;
+  fit.opt = q.edns ? optRecord(q, res.rcode) : undefined;
+  try {
+    return encodePacket(packet, fit);
+  } finally {
+    // Hold no reply's records until the next one.
+    packet.answers = none;
+    packet.authorities = none;
+    packet.additionals = none;
+    fit.opt = undefined;
+  }
 }
 
 /** A reply with no records: REFUSED, NOTIMP, BADVERS and friends, question echoed. */

@@ -14,7 +14,7 @@ import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Rr } from './records.js';
 import { canonicalIp, isIPv4, isIPv6 } from '../pkg/ip.js';
-import { escapeLabel } from '../pkg/names.js';
+import { escapeLabel, NameSyntaxError, presentationLabels } from '../pkg/names.js';
 
 export class ZoneFileError extends Error {
   constructor(
@@ -215,38 +215,35 @@ function unescapeText(raw: string, fail: (reason: string) => never): number[] {
   return out;
 }
 
-/** Splits presentation text into labels of bytes; `absolute` when it ends in an unescaped dot. */
-function nameLabels(raw: string, fail: (reason: string) => never): { labels: number[][]; absolute: boolean } {
-  if (raw === '.') return { labels: [], absolute: true };
-  const labels: number[][] = [];
-  let cur = '';
-  let absolute = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
-    if (c === '\\') {
-      cur += c + (raw[i + 1] ?? '');
-      i++;
-      continue;
+/**
+ * Splits presentation text into labels of bytes (pkg/names presentationLabels, the encoder's
+ * parser too); `absolute` when it ends in an unescaped dot. Lengths are checked by the caller,
+ * once the origin is added.
+ */
+function nameLabels(raw: string, fail: (reason: string) => never): { labels: Uint8Array[]; absolute: boolean } {
+  try {
+    return presentationLabels(raw, false);
+  } catch (err) {
+    if (!(err instanceof NameSyntaxError)) throw err;
+    switch (err.problem) {
+      case 'short escape':
+        return fail(`escape \\${err.digits} must have three decimal digits (\\DDD)`);
+      case 'escape over 255':
+        return fail(`escape \\${err.digits} is over 255`);
+      case 'lone backslash':
+        return fail(`name "${raw}" ends in a lone backslash`);
+      default:
+        return fail(`empty label in name "${raw}"`);
     }
-    if (c === '.') {
-      if (cur === '') fail(`empty label in name "${raw}"`);
-      labels.push(unescapeText(cur, fail));
-      cur = '';
-      if (i === raw.length - 1) absolute = true;
-      continue;
-    }
-    cur += c;
   }
-  if (cur !== '') labels.push(unescapeText(cur, fail));
-  return { labels, absolute };
 }
 
-function lowerBytes(bytes: number[]): number[] {
+function lowerBytes(bytes: Uint8Array): Uint8Array {
   return bytes.map((c) => (c >= 0x41 && c <= 0x5a ? c + 32 : c));
 }
 
 /** Wire length of a presentation name in clusterdns form (escapes resolved). */
-function wireLength(labels: number[][]): number {
+function wireLength(labels: readonly Uint8Array[]): number {
   return labels.reduce((s, l) => s + l.length + 1, 1);
 }
 

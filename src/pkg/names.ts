@@ -59,3 +59,89 @@ export function escapeLabel(bytes: Uint8Array | readonly number[], start = 0, en
   }
   return out;
 }
+
+/** Why presentation text is not a domain name (NameSyntaxError.problem). */
+export type NameProblem = 'empty label' | 'lone backslash' | 'short escape' | 'escape over 255' | 'label too long' | 'name too long';
+
+/** A presentation name that does not parse; each caller words `problem` its own way. */
+export class NameSyntaxError extends Error {
+  constructor(
+    readonly problem: NameProblem,
+    /** The digits of a bad `\DDD` escape as written ('' for the other problems). */
+    readonly digits = '',
+  ) {
+    super(digits === '' ? problem : `${problem}: \\${digits}`);
+  }
+}
+
+const utf8 = new TextEncoder();
+/** Octets of the label being read; grown for the (unchecked) long labels a zone file may hold. */
+let labelScratch = new Uint8Array(256);
+
+function pushOctet(n: number, v: number): void {
+  if (n === labelScratch.length) {
+    const next = new Uint8Array(n * 2);
+    next.set(labelScratch);
+    labelScratch = next;
+  }
+  labelScratch[n] = v;
+}
+
+/**
+ * The one parser of presentation-form names (the zone file reader and the encoder's slow path
+ * both call it): labels as octets, split at unescaped dots, `\X` taken as X itself, `\DDD` as
+ * one octet, any other non-ASCII character as its UTF-8 octets. `absolute` when the text ends in
+ * an unescaped dot; '' and '.' are the root. With `limits`, a label over 63 octets or a name
+ * over 255 is refused where it ends; without, the caller checks lengths (a zone file adds its
+ * origin first). Problems are thrown as NameSyntaxError, the first from the left.
+ */
+export function presentationLabels(text: string, limits: boolean): { labels: Uint8Array[]; absolute: boolean } {
+  const labels: Uint8Array[] = [];
+  if (text === '' || text === '.') return { labels, absolute: true };
+  let n = 0;
+  let total = 1;
+  const finish = (): void => {
+    if (n === 0) throw new NameSyntaxError('empty label');
+    if (limits) {
+      if (n > 63) throw new NameSyntaxError('label too long');
+      total += n + 1;
+      if (total > 255) throw new NameSyntaxError('name too long');
+    }
+    labels.push(labelScratch.slice(0, n));
+    n = 0;
+  };
+  const len = text.length;
+  let i = 0;
+  while (i < len) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      finish();
+      i++;
+      if (i === len) return { labels, absolute: true };
+      continue;
+    }
+    if (c === 92) {
+      if (i + 1 >= len) throw new NameSyntaxError('lone backslash');
+      const d0 = text.charCodeAt(i + 1) - 48;
+      if (d0 >= 0 && d0 <= 9) {
+        const d1 = text.charCodeAt(i + 2) - 48;
+        const d2 = text.charCodeAt(i + 3) - 48;
+        if (!(d1 >= 0 && d1 <= 9)) throw new NameSyntaxError('short escape', text.slice(i + 1, i + 2));
+        if (!(d2 >= 0 && d2 <= 9)) throw new NameSyntaxError('short escape', text.slice(i + 1, i + 3));
+        const v = d0 * 100 + d1 * 10 + d2;
+        if (v > 255) throw new NameSyntaxError('escape over 255', text.slice(i + 1, i + 4));
+        pushOctet(n++, v);
+        i += 4;
+        continue;
+      }
+      i++; // `\X` stands for X itself
+    }
+    const cp = text.codePointAt(i)!;
+    const w = cp > 0xffff ? 2 : 1;
+    if (cp < 0x80) pushOctet(n++, cp);
+    else for (const b of utf8.encode(text.slice(i, i + w))) pushOctet(n++, b);
+    i += w;
+  }
+  finish();
+  return { labels, absolute: false };
+}

@@ -112,6 +112,8 @@ export class AnswerCache {
   generation = 0;
   hits = 0;
   evictions = 0;
+  /** Whether the last hit's stored question is the query's, byte for byte (spelling included). */
+  lastExact = false;
 
   constructor(readonly maxBytes = DEFAULT_ANSWER_CACHE_BYTES) {}
 
@@ -141,6 +143,7 @@ export class AnswerCache {
     }
     e.ref = true;
     this.hits++;
+    this.lastExact = cmp === 0;
     return e;
   }
 

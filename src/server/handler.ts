@@ -90,11 +90,15 @@ export class QueryHandler {
   }
 
   private reply(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+    // With the cache off (--answer-cache-bytes 0) nothing is ever stored: no lookup either.
+    const caching = this.cache.maxBytes > 0;
     // Repeated plain questions are answered from the raw bytes, before any parsing.
-    const slot = fastCacheSlot(msg, protocol === 'tcp');
-    if (slot >= 0) {
-      const hit = this.cache.get(msg, slot % 512, Math.floor(slot / 512));
-      if (hit) return this.fromCache(hit, msg, msg.readUInt16BE(0), msg[2]! & 0x01);
+    if (caching) {
+      const slot = fastCacheSlot(msg, protocol === 'tcp');
+      if (slot >= 0) {
+        const hit = this.cache.get(msg, slot % 512, Math.floor(slot / 512));
+        if (hit) return this.fromCache(hit, msg, (msg[0]! << 8) | msg[1]!, msg[2]! & 0x01);
+      }
     }
     const parsed = parseQuery(msg);
     if (isProblem(parsed)) {
@@ -117,9 +121,12 @@ export class QueryHandler {
     if (q.qclass !== CLASS_IN) return encodeBare(q, Rcode.REFUSED);
 
     const limit = protocol === 'udp' ? udpLimit(q) : 65535;
-    const shape = answerShape(q.edns !== undefined, q.edns?.do ?? false, limit);
-    const hit = this.cache.get(msg, q.questionEnd, shape);
-    if (hit) return this.fromCache(hit, msg, q.id, (q.flags >> 8) & 0x01);
+    let shape = 0;
+    if (caching) {
+      shape = answerShape(q.edns !== undefined, q.edns?.do ?? false, limit);
+      const hit = this.cache.get(msg, q.questionEnd, shape);
+      if (hit) return this.fromCache(hit, msg, q.id, (q.flags >> 8) & 0x01);
+    }
 
     const qname = q.name.toLowerCase();
     const chain = this.router.chainFor(qname);
@@ -156,8 +163,12 @@ export class QueryHandler {
   private fromCache(hit: CachedAnswer, msg: Buffer, id: number, rd: number): Buffer {
     const out = patched(hit.reply, id, rd);
     // The client's spelling of the name goes into the question (entries that answer any spelling
-    // were stored with the query's question bytes at offset 12, so lengths agree).
-    if (hit.caseUse === CaseUse.Any) msg.copy(out, 12, 12, 12 + hit.question.length - 4);
+    // were stored with the query's question bytes at offset 12, so lengths agree), unless it is
+    // the spelling stored.
+    if (hit.caseUse === CaseUse.Any && !this.cache.lastExact) {
+      const end = 12 + hit.question.length - 4;
+      for (let i = 12; i < end; i++) out[i] = msg[i]!;
+    }
     if (this.observers.length > 0) {
       const writer = this.writers.get(hit.reply);
       if (writer) this.writers.set(out, writer);
@@ -332,7 +343,8 @@ function dataNamesApart(a: DnsResponse, b: DnsResponse, qname: string): boolean 
 
 function patched(cached: Buffer, id: number, rd: number): Buffer {
   const out = Buffer.allocUnsafe(cached.length);
-  cached.copy(out);
+  // TypedArray set: Buffer.copy validates its arguments and makes a view per call.
+  out.set(cached);
   out[0] = id >> 8;
   out[1] = id & 0xff;
   out[2] = (out[2]! & 0xfe) | rd;

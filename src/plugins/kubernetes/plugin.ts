@@ -6,9 +6,9 @@ import { isIP } from 'node:net';
 import type { DnsRequest, DnsResponse, ListedQuestion, Next, SearchPathProvider, Transferer } from '../../chain/plugin.js';
 import type { ClusterDataProvider } from '../../chain/cluster-data.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain, labelsBelow, matchZone, isReverse } from '../../pkg/names.js';
+import { isSubdomain, matchZone, isReverse } from '../../pkg/names.js';
 import { parseIp, reverseNameToIp, canonicalIp } from '../../pkg/ip.js';
-import { INVALID, parseRequest, type RecordRequest } from './names.js';
+import { INVALID, belowZone, parseRequest, type RecordRequest } from './names.js';
 import { listQuestions } from './enumerate.js';
 import type { KubernetesConfig } from './setup.js';
 import type { KubernetesStore, ReadySlice } from './store.js';
@@ -239,7 +239,8 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     };
     let cacheable = true;
     let answer: MaybePromise<Rr[] | typeof NX>;
-    let extra: Rr[] = [];
+    // Made only for an answer that has one: most are NXDOMAIN or NODATA.
+    let extra: Rr[] | undefined;
     switch (req.qtype) {
       case 'AXFR':
       case 'IXFR':
@@ -248,11 +249,14 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       case 'A':
       case 'AAAA': {
         const external = { used: false };
-        answer = this.addresses(state, [], external);
-        answer = then(answer, (a) => {
-          if (external.used) cacheable = false;
-          return a;
-        });
+        const found = this.addresses(state, [], external);
+        // Only a lookup outside the zones uses `external`, and it makes the answer a promise.
+        answer = found instanceof Promise
+          ? found.then((a) => {
+              if (external.used) cacheable = false;
+              return a;
+            })
+          : found;
         break;
       }
       case 'TXT':
@@ -303,16 +307,20 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
         // A fake A lookup tells NODATA from NXDOMAIN for every other type.
         answer = this.fakeA(state);
     }
-    return then(answer, (records): MaybePromise<DnsResponse> => {
-      if (records === NX) {
-        if (fallsThrough(this.cfg.fallthrough, req.qname)) return next(req);
-        return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable: true };
-      }
-      if (records.length === 0) {
-        return { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable };
-      }
-      return { rcode: Rcode.NOERROR, aa: true, answer: dedup(records), authority: [], additional: dedup(extra), cacheable };
-    });
+    // `extra` and `cacheable` are read when the answer is there (ANY and A set them on the way).
+    if (answer instanceof Promise) return answer.then((records) => this.respond(req, next, state, records, extra, cacheable));
+    return this.respond(req, next, state, answer, extra, cacheable);
+  }
+
+  private respond(req: DnsRequest, next: Next, state: State, records: Rr[] | typeof NX, extra: Rr[] | undefined, cacheable: boolean): MaybePromise<DnsResponse> {
+    if (records === NX) {
+      if (fallsThrough(this.cfg.fallthrough, req.qname)) return next(req);
+      return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable: true };
+    }
+    if (records.length === 0) {
+      return { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable };
+    }
+    return { rcode: Rcode.NOERROR, aa: true, answer: dedup(records), authority: [], additional: extra === undefined ? [] : dedup(extra), cacheable };
   }
 
   /**
@@ -357,12 +365,20 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     return { name, type, ttl, class: 'IN', data } as Rr;
   }
 
+  /** The SOA names of the zone as last spelled: nearly every query spells it the same way. */
+  private soaNames = { zone: '', mname: '', rname: '' };
+
   private soa(state: State): Rr {
     const z = state.zoneSp;
-    const join = (label: string): string => (z === '.' ? `${label}.` : `${label}.${z}`);
+    let names = this.soaNames;
+    if (names.zone !== z) {
+      const join = (label: string): string => (z === '.' ? `${label}.` : `${label}.${z}`);
+      names = { zone: z, mname: join('ns.dns'), rname: join('hostmaster') };
+      this.soaNames = names;
+    }
     return this.rr(z, 'SOA', Math.min(this.cfg.ttl, 300), {
-      mname: join('ns.dns'),
-      rname: join('hostmaster'),
+      mname: names.mname,
+      rname: names.rname,
       serial: this.store.serial,
       refresh: 7200,
       retry: 1800,
@@ -384,32 +400,33 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
 
   /** kubernetes.go Services(): the special names first, then the object records. */
   private services(state: State): Found {
-    const labels = labelsBelow(state.qname, state.zone);
+    const rel = belowZone(state.qname, state.zone);
     if (state.qtype === 'TXT') {
-      if (labels.length === 1 && labels[0] === 'dns-version') {
+      if (rel === 'dns-version') {
         return [{ host: '', port: 0, relative: 'dns-version', ttl: 28800, text: DNS_SCHEMA_VERSION }];
       }
       // NODATA when the name has records of another type, else NXDOMAIN (also at the apex).
-      const other = this.records(state, labels);
+      const other = this.records(state, rel);
       if (other === NX) return NX;
       // A pinned zonal name without endpoints still exists (NODATA, kubernetes.go zonal branch).
-      const zonal = this.cfg.zonal && labels.includes('_zone');
+      const zonal = this.cfg.zonal && rel.split('.').includes('_zone');
       return other.length > 0 || zonal ? [] : NX;
     }
     if (state.qtype === 'NS') return this.nsAddrs(state);
-    if (labels.length === 2 && labels[0] === 'ns' && labels[1] === 'dns') {
+    if (rel === 'ns.dns') {
       const family = state.qtype === 'A' ? 4 : state.qtype === 'AAAA' ? 6 : 0;
       return this.nsAddrs(state).filter((i) => parseIp(i.host)?.family === family);
     }
-    const found = this.records(state, labels);
+    const found = this.records(state, rel);
     if (found === NX || state.qtype !== 'SRV') return found;
     // SRV for ExternalName services is not answered.
     return found.filter((i) => isIP(i.host) !== 0);
   }
 
-  private records(state: State, labels: readonly string[]): Found {
+  /** `rel`: the lowercased name below the zone (belowZone). */
+  private records(state: State, rel: string): Found {
     const multicluster = this.cfg.multicluster.includes(state.zone);
-    const r = parseRequest(labels, multicluster, this.cfg.zonal);
+    const r = parseRequest(rel, multicluster, this.cfg.zonal);
     if (r === INVALID) return NX;
     if (r.podOrSvc === '') return [];
     if (isReverse(state.qname)) return NX;
@@ -442,9 +459,9 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     const ttl = this.cfg.ttl;
     const base = `${svc.name}.${svc.namespace}.svc`;
     if (r.topologyZone !== undefined) return this.findZonal(r, svc.headless, base);
-    const slices = this.store.slicesOf(svc.namespace, svc.name);
+    // A ClusterIP service is answered from the service alone: its slices only when asked for.
     if (this.cfg.ignoreEmptyService && svc.type !== 'ExternalName' && !svc.headless) {
-      if (!slices.some((s) => s.addresses.length > 0)) return NX;
+      if (!this.store.slicesOf(svc.namespace, svc.name).some((s) => s.addresses.length > 0)) return NX;
     }
     if (svc.type === 'ExternalName') {
       if (r.endpoint !== '' || !svc.externalName || isIP(svc.externalName.replace(/\.$/, ''))) return NX;
@@ -452,7 +469,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       return [{ host: target, port: -1, relative: base, ttl }];
     }
     if (svc.headless || r.endpoint !== '') {
-      const items = this.endpointItems(r, slices, base, (ep) => r.endpoint === '' || eq(r.endpoint, ep.name));
+      const items = this.endpointItems(r, this.store.slicesOf(svc.namespace, svc.name), base, (ep) => r.endpoint === '' || eq(r.endpoint, ep.name));
       return items.length > 0 ? items : NX;
     }
     const items: Item[] = [];
@@ -536,14 +553,25 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     if (items === NX) return NX;
     const family = state.qtype === 'AAAA' ? 6 : 4;
     const records: Rr[] = [];
-    const seen = new Set<string>();
-    const pending: Promise<void>[] = [];
+    // Made when a second address comes: most names have one.
+    let first: string | undefined;
+    let seen: Set<string> | undefined;
+    let pending: Promise<void>[] | undefined;
     for (const item of items) {
-      const ip = parseIp(item.host);
-      if (ip) {
-        if (ip.family !== family || seen.has(item.host)) continue;
-        seen.add(item.host);
-        records.push(this.rr(state.name, state.qtype, item.ttl, canonicalIp(item.host)));
+      const host = item.host;
+      const plain = isPlainIPv4(host);
+      const ipFamily = plain ? 4 : parseIp(host)?.family;
+      if (ipFamily !== undefined) {
+        if (ipFamily !== family) continue;
+        // One address under several ports is the common repeat: no Set for it.
+        if (first === undefined) first = host;
+        else if (host === first) continue;
+        else {
+          seen ??= new Set();
+          if (seen.has(host)) continue;
+          seen.add(host);
+        }
+        records.push(this.rr(state.name, state.qtype, item.ttl, plain ? host : canonicalIp(host)));
         continue;
       }
       const target = item.host;
@@ -559,21 +587,21 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
         const add = (next: Rr[] | typeof NX): void => {
           if (next !== NX && next.length > 0) records.push(cname, ...next);
         };
-        if (chased instanceof Promise) pending.push(chased.then(add));
+        if (chased instanceof Promise) (pending ??= []).push(chased.then(add));
         else add(chased);
         continue;
       }
       external.used = true;
       const slot = records.length;
       records.push(cname);
-      pending.push(
+      (pending ??= []).push(
         this.deps.lookup(target, state.qtype, state.req).then(
           (res) => void records.splice(slot + 1, 0, ...res.answer),
           () => undefined,
         ),
       );
     }
-    if (pending.length === 0) return records;
+    if (pending === undefined) return records;
     return Promise.all(pending).then(() => records);
   }
 
@@ -607,7 +635,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
   private ptr(state: State): Rr[] | typeof NX {
     const ip = reverseNameToIp(state.qname);
     if (!ip) {
-      const found = this.records(state, labelsBelow(state.qname, state.zone));
+      const found = this.records(state, belowZone(state.qname, state.zone));
       return found === NX ? NX : [];
     }
     const targets = [...new Set(this.store.reverse(ip))];
@@ -631,6 +659,34 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     }
     return { records, extra };
   }
+}
+
+/**
+ * True for an IPv4 address in canonical dotted-quad form (no leading zeros), what the store
+ * holds for nearly every address: it is its own canonical text, with no parse to prove it.
+ */
+function isPlainIPv4(s: string): boolean {
+  const n = s.length;
+  if (n < 7 || n > 15) return false;
+  let parts = 0;
+  let val = 0;
+  let digits = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? s.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (digits === 0 || val > 255) return false;
+      parts++;
+      val = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && val === 0) return false; // a leading zero
+      val = val * 10 + (c - 48);
+      digits++;
+    } else {
+      return false;
+    }
+  }
+  return parts === 4;
 }
 
 /** dnsutil.Dedup: drop records identical in owner (case-insensitively), type and data. */

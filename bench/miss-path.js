@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// The miss path of issue #10 alone, quicker than bench/scale-serve.js: the same cluster (one
+// List from bench/gen-list.js, kept in --dir between runs) and the same 50,000 names (A hits,
+// AAAA NODATA, ndots:5 search-walk NXDOMAINs), served with the answer cache off, measured with
+// dnsperf against the bare Node responder in the same run, paired round by round.
+//
+//   node bench/miss-path.js [--dir DIR] [--rounds N] [--seconds N] [--hot]
+//                           [--server ROOT]... [--prof DIR] [--compare] [--no-pin]
+//
+// --server ROOT (repeatable; default this checkout) runs ROOT/bin/clusterdns.js, so a build of
+// the code before a change and one after are measured in the same run. --hot measures the 40
+// cached names with the default answer cache instead. --prof DIR runs the servers under
+// `node --cpu-prof` (profiles written to DIR when they stop). --compare sends every name once
+// to each server and checks that the replies are the same bytes but for the ID (no load run).
+// Everything stays on loopback; dnsperf runs are bounded (-l); children are stopped by PID.
+import { execFileSync } from 'node:child_process';
+import dgram from 'node:dgram';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  BENCH, ROOT, HOST, option, freePort, encodeQuery, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, median, fmt,
+  clockTicks, stopChildrenOnSignals,
+} from './lib.js';
+
+const ROUNDS = option('--rounds', 3, 1, 20);
+const SECONDS = option('--seconds', 10, 1, 60);
+const SERVICES = 10000;
+const ENDPOINTS = 10;
+const MISS_NAMES = 50000;
+const HOT = process.argv.includes('--hot');
+const COMPARE = process.argv.includes('--compare');
+
+function values(flag) {
+  const out = [];
+  for (let i = 0; i < process.argv.length - 1; i++) if (process.argv[i] === flag) out.push(path.resolve(process.argv[i + 1]));
+  return out;
+}
+const DIR = values('--dir')[0] ?? path.join(os.tmpdir(), 'clusterdns-miss-path');
+const SERVERS = values('--server');
+if (SERVERS.length === 0) SERVERS.push(ROOT);
+const PROF = values('--prof')[0];
+
+/** Deterministic shuffle (mulberry32), the same sequence as bench/scale-serve.js. */
+function shuffle(xs, seed) {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+}
+
+/** The List, the Corefile and the query files, made once per --dir. */
+function prepare() {
+  fs.mkdirSync(DIR, { recursive: true });
+  const list = path.join(DIR, 'cluster.json');
+  if (!fs.existsSync(`${list}.names.json`)) {
+    execFileSync(process.execPath, [path.join(BENCH, 'gen-list.js'), list, String(SERVICES), String(ENDPOINTS)], { stdio: 'ignore' });
+  }
+  const hits = JSON.parse(fs.readFileSync(`${list}.names.json`, 'utf8')).hits;
+  const hot = path.join(DIR, 'hot.txt');
+  fs.writeFileSync(hot, hits.slice(0, 40).map((h) => `${h}.svc.cluster.local A`).join('\n') + '\n');
+  const fifth = Math.floor(MISS_NAMES / 5);
+  const lines = [];
+  for (let i = 0; i < fifth; i++) lines.push(`${hits[i % hits.length]}.svc.cluster.local A`);
+  for (let i = 0; i < fifth; i++) lines.push(`${hits[(i + fifth) % hits.length]}.svc.cluster.local AAAA`);
+  for (let i = 0; lines.length < MISS_NAMES; i++) {
+    const h = hits[i % hits.length];
+    const ns = h.split('.')[1];
+    const suffix = [`${ns}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local'][Math.floor(i / hits.length) % 3];
+    lines.push(`${h}.svc.cluster.local.${suffix} A`);
+  }
+  const miss = path.join(DIR, 'miss.txt');
+  fs.writeFileSync(miss, shuffle(lines, 0x5ca1e).join('\n') + '\n');
+  const corefile = path.join(DIR, 'Corefile');
+  fs.writeFileSync(corefile, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
+  return { list, corefile, hot, miss, lines };
+}
+
+async function startServer(root, i, files) {
+  const args = [];
+  if (PROF) args.push('--cpu-prof', '--cpu-prof-dir', PROF, '--cpu-prof-name', `server-${i}-${Date.now()}.cpuprofile`);
+  args.push(path.join(root, 'bin', 'clusterdns.js'), 'serve', '--conf', files.corefile, '--manifests', files.list, '--port', String(await freePort()));
+  if (!HOT) args.push('--answer-cache-bytes', '0');
+  return startNode(`clusterdns ${root}`, args, serverReady);
+}
+
+/** Every query once, a bounded number in flight; the replies by index (null when none came). */
+async function askAll(port, queries) {
+  const sock = dgram.createSocket('udp4');
+  const replies = new Array(queries.length).fill(null);
+  const waiting = new Map();
+  sock.on('message', (m) => {
+    const id = m.readUInt16BE(0);
+    const done = waiting.get(id);
+    if (done) done(m);
+  });
+  await new Promise((r) => sock.bind(0, HOST, r));
+  let next = 0;
+  const worker = async () => {
+    while (next < queries.length) {
+      const i = next++;
+      const id = i & 0xffff;
+      for (let attempt = 0; attempt < 3 && replies[i] === null; attempt++) {
+        replies[i] = await new Promise((resolve) => {
+          const t = setTimeout(() => {
+            waiting.delete(id);
+            resolve(null);
+          }, 1000);
+          waiting.set(id, (m) => {
+            clearTimeout(t);
+            waiting.delete(id);
+            resolve(m);
+          });
+          const q = queries[i];
+          q.writeUInt16BE(id, 0);
+          sock.send(q, port, HOST);
+        });
+      }
+    }
+  };
+  // 64 in flight: IDs (index mod 65536) stay distinct among the queries outstanding.
+  await Promise.all(Array.from({ length: 64 }, worker));
+  sock.close();
+  return replies;
+}
+
+async function compare(files, servers) {
+  const queries = [...new Set(files.lines)].map((l) => {
+    const [name, type] = l.split(' ');
+    return encodeQuery(name, type);
+  });
+  const all = [];
+  for (const s of servers) all.push(await askAll(s.port, queries));
+  let differ = 0;
+  let missing = 0;
+  for (let i = 0; i < queries.length; i++) {
+    const first = all[0][i];
+    for (const other of all.slice(1)) {
+      const r = other[i];
+      if (!first || !r) {
+        missing++;
+        continue;
+      }
+      if (first.length !== r.length || first.compare(r, 2, r.length, 2, first.length) !== 0) {
+        if (differ++ < 5) console.log(`differ: ${files.lines[i]}\n  ${first.toString('hex')}\n  ${r.toString('hex')}`);
+      }
+    }
+  }
+  console.log(`compared ${queries.length} names over ${servers.length} servers: ${differ} differ, ${missing} without a reply`);
+  return differ === 0 && missing === 0;
+}
+
+async function main() {
+  if (!COMPARE) checkDnsperf();
+  const files = prepare();
+  const clkTck = clockTicks();
+  const base = COMPARE ? null : await startNode('bare', [path.join(BENCH, 'bare-responder.js'), '--address', HOST, '--port', '0'], bareReady);
+  const servers = [];
+  for (let i = 0; i < SERVERS.length; i++) servers.push(await startServer(SERVERS[i], i, files));
+  try {
+    if (COMPARE) {
+      process.exitCode = (await compare(files, servers)) ? 0 : 1;
+      return;
+    }
+    const queries = HOT ? files.hot : files.miss;
+    // One pass first, so every server has its code warm before it is measured.
+    for (const s of servers) await measure(s, 2, queries, clkTck);
+    const ratios = servers.map(() => []);
+    const cpu = servers.map(() => []);
+    for (let round = 1; round <= ROUNDS; round++) {
+      const b = await measure(base, SECONDS, queries, clkTck);
+      const line = [`round ${round}: bare ${fmt(b.qps, 0)} qps ${fmt(b.cpuUsPerQuery, 1)} us`];
+      for (let i = 0; i < servers.length; i++) {
+        const s = await measure(servers[i], SECONDS, queries, clkTck);
+        ratios[i].push(s.qps / b.qps);
+        cpu[i].push(s.cpuUsPerQuery);
+        line.push(`[${i}] ${fmt(s.qps, 0)} qps ${fmt(s.cpuUsPerQuery, 1)} us ratio ${fmt(s.qps / b.qps, 3)} lost ${s.lost} ${s.rcodes}`);
+      }
+      console.log(line.join(' | '));
+    }
+    for (let i = 0; i < servers.length; i++) {
+      console.log(`[${i}] ${SERVERS[i]}: median ratio ${fmt(median(ratios[i]), 3)}, median ${fmt(median(cpu[i]), 1)} us CPU/query (${HOT ? 'hot' : 'miss, answer cache off'})`);
+    }
+  } finally {
+    for (const c of children) await stop(c);
+  }
+}
+
+stopChildrenOnSignals();
+main().catch((err) => {
+  console.error(`bench: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exitCode = 1;
+});
