@@ -1,10 +1,12 @@
 // prometheus: /metrics from the real server, counters checked against the exact queries sent.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app.js';
-import { repoRoot, which } from '../helpers/server.js';
+import { freePort, repoRoot, startServer, which } from '../helpers/server.js';
 import { parseMetrics, startOps, tcpQuery, total, udpQuery, type Exchange, type OpsServer } from '../fixtures/ops/client.js';
 import { missingTools, skipOrFailInCI } from '../helpers/tools.js';
 
@@ -123,6 +125,24 @@ describe('prometheus through the real server', () => {
   it('answers 404 off /metrics', async () => {
     expect((await fetch(srv.url(srv.metricsPort, '/other'))).status).toBe(404);
   });
+});
+
+describe('coredns_reload_version_info', () => {
+  it('labels the serving Corefile by its SHA-512 when the reload plugin runs, as CoreDNS', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'reload-version-'));
+    const [dns, metrics] = [await freePort(), await freePort()];
+    const corefile = path.join(dir, 'Corefile');
+    writeFileSync(corefile, `example.test:${dns} {\n  bind 127.0.0.1\n  reload 10s\n  prometheus 127.0.0.1:${metrics}\n}\n`);
+    const srv = await startServer(['--conf', corefile], { port: dns });
+    try {
+      const m = parseMetrics(await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text());
+      const sum = createHash('sha512').update(readFileSync(corefile)).digest('hex');
+      expect([...m].filter(([k]) => k.startsWith('coredns_reload_version_info{'))).toEqual([[`coredns_reload_version_info{hash=sha512,value=${sum}}`, 1]]);
+    } finally {
+      await srv.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20000);
 });
 
 describe('prometheus setup', () => {
