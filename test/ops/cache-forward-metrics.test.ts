@@ -36,6 +36,8 @@ describe('cache and forward metrics', () => {
     await dnsQuery(server.port, 'nope.default.svc.cluster.local', 'A');
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(value(text, 'coredns_cache_requests_total', {})).toBe(5);
+    // CoreDNS's zones label: the cache's zones joined by commas.
+    expect(value(text, 'coredns_cache_requests_total', { zones: 'cluster.local.,example.org.' })).toBe(5);
     expect(value(text, 'coredns_cache_misses_total', {})).toBe(2);
     expect(value(text, 'coredns_cache_hits_total', { type: 'success' })).toBe(2);
     expect(value(text, 'coredns_cache_hits_total', { type: 'denial' })).toBe(1);

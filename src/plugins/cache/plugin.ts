@@ -164,7 +164,7 @@ export class CachePlugin implements Plugin {
   ) {
     this.pcache = new ShardedStore(cfg.successCap);
     this.ncache = new ShardedStore(cfg.denialCap);
-    this.zonesLabel = cfg.zones.join(' ');
+    this.zonesLabel = cfg.zones.join(',');
   }
 
   /** CoreDNS's cache metric labels: the server the query came in on and the cache's zones. */
