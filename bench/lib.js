@@ -4,7 +4,7 @@
 // On a machine with 2+ CPUs and taskset (util-linux), servers under test are pinned to CPU 0 and
 // load generators to CPU 1, so the load generator does not steal the server's core mid-run.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -328,4 +328,48 @@ export function stopChildrenOnSignals() {
       });
     });
   }
+}
+
+/** Distinct names of the miss-path scenario (bench/scale-serve.js, bench/miss-path.js). */
+export const MISS_NAMES = 50000;
+
+/** Deterministic shuffle (mulberry32), so every run asks the same sequence. */
+export function shuffle(xs, seed) {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+}
+
+/**
+ * The issue #10 query files in `dir` from a gen-list names file: hot.txt (40 hits) and miss.txt
+ * (MISS_NAMES names, shuffled the same way every run).
+ */
+export function writeQueryFiles(dir, names) {
+  const hits = names.hits;
+  const hot = path.join(dir, 'hot.txt');
+  writeFileSync(hot, hits.slice(0, 40).map((h) => `${h}.svc.cluster.local A`).join('\n') + '\n');
+  // A fifth A hits, a fifth AAAA (NODATA: the services are IPv4 only), three fifths the NXDOMAINs
+  // a pod's ndots:5 search walk sends before the name itself.
+  const fifth = Math.floor(MISS_NAMES / 5);
+  const lines = [];
+  for (let i = 0; i < fifth; i++) lines.push(`${hits[i % hits.length]}.svc.cluster.local A`);
+  for (let i = 0; i < fifth; i++) lines.push(`${hits[(i + fifth) % hits.length]}.svc.cluster.local AAAA`);
+  for (let i = 0; lines.length < MISS_NAMES; i++) {
+    const h = hits[i % hits.length];
+    const ns = h.split('.')[1];
+    const suffix = [`${ns}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local'][Math.floor(i / hits.length) % 3];
+    lines.push(`${h}.svc.cluster.local.${suffix} A`);
+  }
+  const miss = path.join(dir, 'miss.txt');
+  writeFileSync(miss, shuffle(lines, 0x5ca1e).join('\n') + '\n');
+  return { hot, miss, lines, distinct: new Set(lines).size };
 }

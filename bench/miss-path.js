@@ -20,14 +20,13 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   BENCH, ROOT, HOST, option, freePort, encodeQuery, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, median, fmt,
-  clockTicks, stopChildrenOnSignals,
+  clockTicks, stopChildrenOnSignals, writeQueryFiles,
 } from './lib.js';
 
 const ROUNDS = option('--rounds', 3, 1, 20);
 const SECONDS = option('--seconds', 10, 1, 60);
 const SERVICES = 10000;
 const ENDPOINTS = 10;
-const MISS_NAMES = 50000;
 const HOT = process.argv.includes('--hot');
 const COMPARE = process.argv.includes('--compare');
 
@@ -41,22 +40,6 @@ const SERVERS = values('--server');
 if (SERVERS.length === 0) SERVERS.push(ROOT);
 const PROF = values('--prof')[0];
 
-/** Deterministic shuffle (mulberry32), the same sequence as bench/scale-serve.js. */
-function shuffle(xs, seed) {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  for (let i = xs.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [xs[i], xs[j]] = [xs[j], xs[i]];
-  }
-  return xs;
-}
-
 /** The List, the Corefile and the query files, made once per --dir. */
 function prepare() {
   fs.mkdirSync(DIR, { recursive: true });
@@ -64,21 +47,7 @@ function prepare() {
   if (!fs.existsSync(`${list}.names.json`)) {
     execFileSync(process.execPath, [path.join(BENCH, 'gen-list.js'), list, String(SERVICES), String(ENDPOINTS)], { stdio: 'ignore' });
   }
-  const hits = JSON.parse(fs.readFileSync(`${list}.names.json`, 'utf8')).hits;
-  const hot = path.join(DIR, 'hot.txt');
-  fs.writeFileSync(hot, hits.slice(0, 40).map((h) => `${h}.svc.cluster.local A`).join('\n') + '\n');
-  const fifth = Math.floor(MISS_NAMES / 5);
-  const lines = [];
-  for (let i = 0; i < fifth; i++) lines.push(`${hits[i % hits.length]}.svc.cluster.local A`);
-  for (let i = 0; i < fifth; i++) lines.push(`${hits[(i + fifth) % hits.length]}.svc.cluster.local AAAA`);
-  for (let i = 0; lines.length < MISS_NAMES; i++) {
-    const h = hits[i % hits.length];
-    const ns = h.split('.')[1];
-    const suffix = [`${ns}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local'][Math.floor(i / hits.length) % 3];
-    lines.push(`${h}.svc.cluster.local.${suffix} A`);
-  }
-  const miss = path.join(DIR, 'miss.txt');
-  fs.writeFileSync(miss, shuffle(lines, 0x5ca1e).join('\n') + '\n');
+  const { hot, miss, lines } = writeQueryFiles(DIR, JSON.parse(fs.readFileSync(`${list}.names.json`, 'utf8')));
   const corefile = path.join(DIR, 'Corefile');
   fs.writeFileSync(corefile, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
   return { list, corefile, hot, miss, lines };

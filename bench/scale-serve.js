@@ -24,7 +24,7 @@ import path from 'node:path';
 import dgram from 'node:dgram';
 import {
   BENCH, ROOT, HOST, PIN, option, freePort, encodeQuery, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, runLoad, rssOf,
-  median, fmt, clockTicks, machine, stopChildrenOnSignals, processTree,
+  median, fmt, clockTicks, machine, stopChildrenOnSignals, processTree, writeQueryFiles,
 } from './lib.js';
 
 const SERVICES = option('--services', 10000, 1, 1000000);
@@ -35,44 +35,6 @@ const ROUNDS = option('--rounds', 2, 1, 10);
 const RELOAD_QPS = option('--reload-qps', 2000, 1, 50000);
 const RELOAD_SECONDS = 15;
 const RELOAD_AT = [3, 7, 11];
-const MISS_NAMES = 50000;
-
-/** Deterministic shuffle (mulberry32), so every run asks the same sequence. */
-function shuffle(xs, seed) {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  for (let i = xs.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [xs[i], xs[j]] = [xs[j], xs[i]];
-  }
-  return xs;
-}
-
-function writeQueryFiles(dir, names) {
-  const hits = names.hits;
-  const hot = path.join(dir, 'hot.txt');
-  fs.writeFileSync(hot, hits.slice(0, 40).map((h) => `${h}.svc.cluster.local A`).join('\n') + '\n');
-  // A fifth A hits, a fifth AAAA (NODATA: the services are IPv4 only), three fifths the NXDOMAINs
-  // a pod's ndots:5 search walk sends before the name itself.
-  const fifth = Math.floor(MISS_NAMES / 5);
-  const lines = [];
-  for (let i = 0; i < fifth; i++) lines.push(`${hits[i % hits.length]}.svc.cluster.local A`);
-  for (let i = 0; i < fifth; i++) lines.push(`${hits[(i + fifth) % hits.length]}.svc.cluster.local AAAA`);
-  for (let i = 0; lines.length < MISS_NAMES; i++) {
-    const h = hits[i % hits.length];
-    const ns = h.split('.')[1];
-    const suffix = [`${ns}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local'][Math.floor(i / hits.length) % 3];
-    lines.push(`${h}.svc.cluster.local.${suffix} A`);
-  }
-  const miss = path.join(dir, 'miss.txt');
-  fs.writeFileSync(miss, shuffle(lines, 0x5ca1e).join('\n') + '\n');
-  return { hot, miss, distinct: new Set(lines).size };
-}
 
 /** One UDP query; resolves with the reply's rcode and answer count, or null after timeoutMs. */
 function udpAsk(port, name, timeoutMs = 1000) {
