@@ -229,6 +229,8 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
   serve(req: DnsRequest, next: Next): MaybePromise<DnsResponse> {
     const zone = matchZone(req.qname, this.cfg.zones);
     if (!zone) return next(req);
+    // Zone transfers are the transfer plugin's job.
+    if (req.qtype === 'AXFR' || req.qtype === 'IXFR') return { rcode: Rcode.REFUSED, aa: false, answer: [], authority: [], additional: [], cacheable: true };
     const state: State = {
       name: req.name,
       qname: req.qname,
@@ -237,79 +239,64 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       zoneSp: zone === '.' ? '.' : req.name.slice(req.name.length - zone.length),
       req,
     };
-    let cacheable = true;
-    let answer: MaybePromise<Rr[] | typeof NX>;
-    // Made only for an answer that has one: most are NXDOMAIN or NODATA.
-    let extra: Rr[] | undefined;
     switch (req.qtype) {
-      case 'AXFR':
-      case 'IXFR':
-        // Zone transfers are the transfer plugin's job.
-        return { rcode: Rcode.REFUSED, aa: false, answer: [], authority: [], additional: [], cacheable: true };
       case 'A':
-      case 'AAAA': {
-        const external = { used: false };
-        const found = this.addresses(state, [], external);
-        // Only a lookup outside the zones uses `external`, and it makes the answer a promise.
-        answer = found instanceof Promise
-          ? found.then((a) => {
-              if (external.used) cacheable = false;
-              return a;
-            })
-          : found;
-        break;
-      }
-      case 'TXT':
-        answer = this.mapItems(state, (items) => items.filter((i) => i.text !== undefined).map((i) => this.rr(state.name, 'TXT', i.ttl, [i.text!])));
-        break;
-      case 'CNAME':
-        answer = this.mapItems(state, (items) => {
-          const first = items[0];
-          return first && !isIP(first.host) ? [this.rr(state.name, 'CNAME', first.ttl, first.host)] : [];
-        });
-        break;
-      case 'PTR':
-        answer = this.ptr(state);
-        break;
-      case 'MX':
-        answer = this.mapItems(state, () => []);
-        break;
-      case 'SRV': {
-        const srv = this.srv(state);
-        if (srv !== NX) extra = srv.extra;
-        answer = srv === NX ? NX : srv.records;
-        break;
-      }
-      case 'SOA':
-        answer = state.qname === zone ? [this.soa(state)] : [];
-        break;
+      case 'AAAA':
+        return this.serveAddresses(req, next, state);
+      case 'SRV':
+        return this.respondWithExtra(req, next, state, this.srv(state));
       case 'NS':
         // The apex test compares the lowercased name with the zone as spelled: a mixed-case
         // apex NS query is decided like A (CoreDNS handler.go quirk).
         if (state.qname === state.zoneSp) {
           const ns = this.ns(state);
-          answer = ns.records;
-          extra = ns.extra;
-        } else {
-          answer = this.fakeA(state);
+          return this.respond(req, next, state, ns.records, ns.extra, true);
         }
         break;
       case 'ANY': {
         const any = this.any(state);
-        answer = then(any, (r) => {
-          if (r === NX) return NX;
-          extra = r.extra;
-          return r.records;
-        });
-        break;
+        if (any instanceof Promise) return any.then((r) => this.respondWithExtra(req, next, state, r));
+        return this.respondWithExtra(req, next, state, any);
       }
-      default:
-        // A fake A lookup tells NODATA from NXDOMAIN for every other type.
-        answer = this.fakeA(state);
     }
-    // `extra` and `cacheable` are read when the answer is there (ANY and A set them on the way).
-    if (answer instanceof Promise) return answer.then((records) => this.respond(req, next, state, records, extra, cacheable));
-    return this.respond(req, next, state, answer, extra, cacheable);
+    const answer = this.answerWithoutExtra(state);
+    if (answer instanceof Promise) return answer.then((records) => this.respond(req, next, state, records, undefined, true));
+    return this.respond(req, next, state, answer, undefined, true);
+  }
+
+  /** A and AAAA: the only answers that may chase a CNAME outside the zones, which is not cached. */
+  private serveAddresses(req: DnsRequest, next: Next, state: State): MaybePromise<DnsResponse> {
+    const external = { used: false };
+    const found = this.addresses(state, [], external);
+    // Only a lookup outside the zones uses `external`, and it makes the answer a promise.
+    if (found instanceof Promise) return found.then((a) => this.respond(req, next, state, a, undefined, !external.used));
+    return this.respond(req, next, state, found, undefined, true);
+  }
+
+  /** Every type whose answer has no additional section (A, AAAA, SRV, apex NS and ANY are served above). */
+  private answerWithoutExtra(state: State): MaybePromise<Rr[] | typeof NX> {
+    switch (state.qtype) {
+      case 'TXT':
+        return this.mapItems(state, (items) => items.filter((i) => i.text !== undefined).map((i) => this.rr(state.name, 'TXT', i.ttl, [i.text!])));
+      case 'CNAME':
+        return this.mapItems(state, (items) => {
+          const first = items[0];
+          return first && !isIP(first.host) ? [this.rr(state.name, 'CNAME', first.ttl, first.host)] : [];
+        });
+      case 'PTR':
+        return this.ptr(state);
+      case 'MX':
+        return this.mapItems(state, () => []);
+      case 'SOA':
+        return state.qname === state.zone ? [this.soa(state)] : [];
+      default:
+        // A fake A lookup tells NODATA from NXDOMAIN for every other type (and a non-apex NS).
+        return this.fakeA(state);
+    }
+  }
+
+  private respondWithExtra(req: DnsRequest, next: Next, state: State, found: { records: Rr[]; extra: Rr[] } | typeof NX): MaybePromise<DnsResponse> {
+    return found === NX ? this.respond(req, next, state, NX, undefined, true) : this.respond(req, next, state, found.records, found.extra, true);
   }
 
   private respond(req: DnsRequest, next: Next, state: State, records: Rr[] | typeof NX, extra: Rr[] | undefined, cacheable: boolean): MaybePromise<DnsResponse> {
