@@ -11,7 +11,7 @@ import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../kubernetes/setup.js';
-import { ManifestWatcher } from '../kubernetes/watch.js';
+import { ManifestWatcher } from '../../cluster/watch.js';
 import { HostIndex } from './hosts.js';
 import { K8sGatewayPlugin } from './plugin.js';
 
