@@ -10,7 +10,7 @@ import { zoneArgs } from '../../chain/zones.js';
 import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
-import { manifestPath } from '../kubernetes/setup.js';
+import { manifestPath } from '../../cluster/paths.js';
 import { ManifestWatcher } from '../../cluster/watch.js';
 import { HostIndex } from './hosts.js';
 import { K8sGatewayPlugin } from './plugin.js';
