@@ -8,8 +8,8 @@ import { CorefileError, readCorefileText } from '../../chain/corefile.js';
 import { isSearchPathProvider } from '../../chain/plugin.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { isSubdomain } from '../../pkg/names.js';
+import { parseResolvConf } from '../../pkg/resolvconf.js';
 import { AutopathPlugin } from './plugin.js';
-import { parseResolvConf } from '../../resolver/resolvconf.js';
 
 export type AutopathConfig = {
   /** Zones whose queries autopath completes, lowercased and fully qualified. */
