@@ -25,7 +25,7 @@ export interface K8sExternalConfig {
 
 const OPTIONS = ['apex', 'ttl', 'headless', 'fallthrough'];
 
-export function parseK8sExternal(d: Directive, blockZones: readonly string[]): K8sExternalConfig {
+function parseK8sExternal(d: Directive, blockZones: readonly string[]): K8sExternalConfig {
   const fail = (line: number, reason: string): never => {
     throw new CorefileError(d.file, line, `k8s_external: ${reason}`);
   };

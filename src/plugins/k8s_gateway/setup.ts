@@ -16,7 +16,7 @@ import { ManifestWatcher } from '../../cluster/watch.js';
 import { HostIndex } from './hosts.js';
 import { K8sGatewayPlugin } from './plugin.js';
 
-export const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
+const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 export interface K8sGatewayConfig {
@@ -37,7 +37,7 @@ export interface K8sGatewayConfig {
 
 const OPTIONS = ['resources', 'ingressClasses', 'gatewayClasses', 'ttl', 'apex', 'secondary', 'fallthrough', 'manifests', 'watch', 'kubeconfig'];
 
-export function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewayConfig {
+function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewayConfig {
   const fail = (line: number, reason: string): never => {
     throw new CorefileError(d.file, line, `k8s_gateway: ${reason}`);
   };

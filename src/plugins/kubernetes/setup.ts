@@ -56,7 +56,7 @@ function warnZonesOutsideBlock(cfg: KubernetesConfig, d: Directive, ctx: BlockCo
   }
 }
 
-export type PodMode = 'disabled' | 'insecure' | 'verified';
+type PodMode = 'disabled' | 'insecure' | 'verified';
 
 export interface KubernetesConfig {
   /** Zones answered, lowercased and fully qualified. */
