@@ -6,12 +6,13 @@ import type { ClusterModel, ClusterOptions, Pod } from './cluster/model.js';
 import { parseHosts } from './resolver/hosts.js';
 import { formatResolvConf, podDNS, podGethostname, podHostsFile } from './resolver/kubelet.js';
 import { podDnsContext } from './resolver/pods.js';
-import { parseResolvConf } from './resolver/resolvconf.js';
+import { parseResolvConf, type Libc } from './pkg/resolvconf.js';
 import { resolveStub } from './resolver/stub.js';
 import { IN_PROCESS, inProcessSend } from './resolver/transport.js';
-import type { Libc, Trace } from './resolver/types.js';
+import type { Trace } from './resolver/types.js';
 
-export type { Trace, Libc } from './resolver/types.js';
+export type { Trace } from './resolver/types.js';
+export type { Libc } from './pkg/resolvconf.js';
 export type { ClusterModel, Pod, Service } from './cluster/model.js';
 
 export interface LoadClusterOptions {

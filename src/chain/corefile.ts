@@ -66,7 +66,7 @@ export function corefileErrors(err: unknown): readonly CorefileError[] | undefin
  * Sorts errors into line order (files in `fileOrder` first, in that order, then the others in
  * the order their first error was found) and drops repeats of the same file, line and reason.
  */
-export function sortErrors(errors: readonly CorefileError[], fileOrder: readonly string[] = [], max = processLimits.maxErrors): CorefileError[] {
+function sortErrors(errors: readonly CorefileError[], fileOrder: readonly string[] = [], max = processLimits.maxErrors): CorefileError[] {
   const rank = new Map<string, number>();
   for (const f of fileOrder) if (!rank.has(f)) rank.set(f, rank.size);
   for (const e of errors) if (!rank.has(e.file)) rank.set(e.file, rank.size);

@@ -8,7 +8,7 @@ import { findingPlace, ManifestError, type Finding } from '../cluster/model.js';
 import { defaultCorefile } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
-import { manifestPath } from '../plugins/kubernetes/setup.js';
+import { manifestPath } from '../cluster/paths.js';
 
 export interface CheckFlags extends ClusterFlags {
   warnOnly?: boolean;

@@ -8,11 +8,12 @@ import { buildApp, clusterModel, type App } from '../app.js';
 import type { ClusterModel, Pod } from '../cluster/model.js';
 import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
 import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podGethostname, podHostsFile } from '../resolver/kubelet.js';
-import { describeResolvConf, parseResolvConf } from '../resolver/resolvconf.js';
+import { parseResolvConf, type Libc } from '../pkg/resolvconf.js';
+import { describeResolvConf } from '../resolver/resolvconf.js';
 import { formatTrace, resolveStub } from '../resolver/stub.js';
 import { audit, formatAudit, type AuditRow } from '../resolver/audit.js';
 import { IN_PROCESS, inProcessSend, networkSend, parseHostPort } from '../resolver/transport.js';
-import { LIBCS, type Libc, type SendFn, type Trace } from '../resolver/types.js';
+import { LIBCS, type SendFn, type Trace } from '../resolver/types.js';
 import { addClusterFlags, clusterOptions, type ClusterFlags } from './options.js';
 import { podDnsContext, type PodContext } from '../resolver/pods.js';
 

@@ -17,7 +17,7 @@ import { namePath } from '../plugins/etcd/path.js';
 import { keyPrefix } from '../plugins/etcd/setup.js';
 import { listPrefix, newClient } from '../plugins/etcd/kv.js';
 import { MARKER_DIR, TXN_MARKER, type MarkerValue } from '../plugins/etcd/mirror.js';
-import { ManifestWatcher } from '../plugins/kubernetes/watch.js';
+import { ManifestWatcher } from '../cluster/watch.js';
 
 export interface SyncFlags extends ClusterFlags {
   etcd: string[];

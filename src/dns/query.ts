@@ -5,7 +5,7 @@ import typesTable from 'dns-packet/types.js';
 import { escapeLabel } from '../pkg/names.js';
 import classesTable from 'dns-packet/classes.js';
 
-export const HEADER_SIZE = 12;
+const HEADER_SIZE = 12;
 
 export interface ParsedQuery {
   id: number;

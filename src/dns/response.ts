@@ -8,8 +8,8 @@ import { className, typeName } from './query.js';
 import type { Rr } from './records.js';
 
 /** Our own EDNS0 UDP payload size (DNS flag day 2020). */
-export const OUR_UDP_SIZE = 1232;
-export const PLAIN_UDP_SIZE = 512;
+const OUR_UDP_SIZE = 1232;
+const PLAIN_UDP_SIZE = 512;
 
 /** The largest reply a UDP client can take for this query. */
 export function udpLimit(q: ParsedQuery): number {

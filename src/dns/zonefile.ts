@@ -54,7 +54,7 @@ export interface ParsedZoneFile {
 }
 
 /** Record types the parser understands. */
-export const SUPPORTED_TYPES = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'PTR', 'CAA', 'DNAME'] as const;
+const SUPPORTED_TYPES = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'PTR', 'CAA', 'DNAME'] as const;
 const SUPPORTED = new Set<string>(SUPPORTED_TYPES);
 /** Types that exist but are not supported here, so the error can say which it is. */
 const KNOWN_UNSUPPORTED = new Set([

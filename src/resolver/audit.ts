@@ -1,9 +1,9 @@
 // `clusterdns resolve --audit`: for the names an application looks up, how many queries each
 // resolver sends from a given pod, which lookups fail, and what would cut the queries down.
-import { parseResolvConf } from './resolvconf.js';
+import { parseResolvConf, type Libc } from '../pkg/resolvconf.js';
 import { resolveStub } from './stub.js';
 import type { HostsEntry } from './hosts.js';
-import { LIBCS, type Libc, type SendFn, type Trace } from './types.js';
+import { LIBCS, type SendFn, type Trace } from './types.js';
 
 export interface AuditRow {
   name: string;

@@ -1,7 +1,8 @@
 // glibc 2.36: __res_context_search (resolv/res_query.c:349-545), the A+AAAA pair of
 // _nss_dns_gethostbyname4_r (resolv/nss_dns/dns-host.c:416-430, res_query.c:256-290) and the
 // transport of __res_context_send (res_send.c:346-425, 1206-1262). resolvers.md section 2.1.
-import type { Exchange, LookupMode, LookupResult, ResolvConf, SendResult } from './types.js';
+import type { ResolvConf } from '../pkg/resolvconf.js';
+import type { Exchange, LookupMode, LookupResult, SendResult } from './types.js';
 import { answerData, answerType, countDots, encodable, wireName } from './types.js';
 
 type HErrno = 'HOST_NOT_FOUND' | 'NO_DATA' | 'TRY_AGAIN' | 'NO_RECOVERY';

@@ -2,7 +2,7 @@
 // glibc and Go consult it first with the default `hosts: files dns`; musl always does
 // (it never reads nsswitch.conf, resolvers.md 2.2 lookup rule 1).
 import { isIP } from 'node:net';
-import type { Libc } from './types.js';
+import type { Libc } from '../pkg/resolvconf.js';
 
 export interface HostsEntry {
   readonly address: string;

@@ -1,6 +1,7 @@
 // musl 1.2.3: __lookup_name / name_from_dns_search / name_from_dns (src/network/lookup_name.c)
 // and __res_msend_rc (src/network/res_msend.c:107-176). resolvers.md section 2.2.
-import type { Exchange, LookupMode, LookupResult, ResolvConf, SendResult } from './types.js';
+import type { ResolvConf } from '../pkg/resolvconf.js';
+import type { Exchange, LookupMode, LookupResult, SendResult } from './types.js';
 import { answerData, answerType, countDots } from './types.js';
 
 /** Type codes musl's getaddrinfo and res_query send here. */

@@ -6,7 +6,8 @@ import { GlibcResolver } from './glibc.js';
 import { GoResolver } from './go.js';
 import { lookupHosts, type HostsEntry } from './hosts.js';
 import { MuslResolver } from './musl.js';
-import { Exchange, type Libc, type LookupMode, type LookupResult, type ResolvConf, type SendFn, type Trace } from './types.js';
+import type { Libc, ResolvConf } from '../pkg/resolvconf.js';
+import { Exchange, type LookupMode, type LookupResult, type SendFn, type Trace } from './types.js';
 
 export interface StubOptions {
   libc: Libc;

@@ -1,39 +1,9 @@
 // Shared types of the stub-resolver emulation (issue 4, sections 1-2). The algorithms themselves
 // live in glibc.ts, musl.ts and go.ts; each follows that libc's own source (glibc 2.36, musl 1.2.3, Go 1.19).
 
-export type Libc = 'glibc' | 'musl' | 'go';
-export const LIBCS: readonly Libc[] = ['glibc', 'musl', 'go'];
+import type { Libc } from '../pkg/resolvconf.js';
 
-/**
- * resolv.conf as one libc understands it (see resolvconf.ts). Every field is what that libc
- * ends up using: limits, defaults and clamping already applied.
- */
-export interface ResolvConf {
-  readonly libc: Libc;
-  /** IP literals in file order, at most 3, defaults applied (glibc/musl 127.0.0.1; Go 127.0.0.1 and ::1). */
-  readonly nameservers: readonly string[];
-  /**
-   * Search entries as the libc keeps them: glibc and musl verbatim tokens (musl: every token of
-   * the last domain/search line, `#` included), Go rooted (`svc.cluster.local.`).
-   */
-  readonly search: readonly string[];
-  readonly ndots: number;
-  /** Seconds. */
-  readonly timeout: number;
-  readonly attempts: number;
-  readonly rotate: boolean;
-  readonly edns0: boolean;
-  readonly singleRequest: boolean;
-  readonly singleRequestReopen: boolean;
-  readonly useVc: boolean;
-  readonly noTldQuery: boolean;
-  readonly noAaaa: boolean;
-  readonly trustAd: boolean;
-  /** True when the search list came from the hostname (no domain/search line). */
-  readonly searchFromHostname: boolean;
-  /** Lines the libc ignored or reinterpreted, for the readable trace. */
-  readonly notes: readonly string[];
-}
+export const LIBCS: readonly Libc[] = ['glibc', 'musl', 'go'];
 
 /** Response code names as dns-packet spells them, plus TIMEOUT for "no reply". */
 export type Rcode = 'NOERROR' | 'FORMERR' | 'SERVFAIL' | 'NXDOMAIN' | 'NOTIMP' | 'REFUSED' | 'TIMEOUT' | string;

@@ -32,15 +32,8 @@ function allowed(from: string): readonly string[] {
   return ['*'];
 }
 
-/** Plugins that still reach into another plugin (ARCHITECTURE.md lists them); no new ones. */
-const KNOWN_PLUGIN_REACHES = new Set([
-  'plugins/k8s_gateway -> plugins/kubernetes',
-  // autopath reads resolv.conf with the client side's parser (src/resolver sits beside the app).
-  'plugins/autopath -> resolver',
-]);
-
 describe('import layers', () => {
-  it('every import points down a layer (or is a known plugin reach)', () => {
+  it('every import points down a layer', () => {
     const bad: string[] = [];
     for (const file of files(SRC)) {
       const from = area(file);
@@ -48,7 +41,6 @@ describe('import layers', () => {
       for (const m of readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*?from '(\.[^']+)'/gm)) {
         const to = area(resolve(dirname(file), m[1]!));
         if (to === from || ok.includes('*') || ok.includes(to)) continue;
-        if (KNOWN_PLUGIN_REACHES.has(`${from} -> ${to}`)) continue;
         bad.push(`${relative(SRC, file)} imports ${m[1]} (${from} -> ${to})`);
       }
     }

@@ -1,7 +1,7 @@
 // glibc getaddrinfo's AI_ADDRCONFIG: a host without any IPv6 address but ::1 asks no AAAA.
 import { describe, it, expect } from 'vitest';
 import { resolveStub } from '../../src/resolver/stub.js';
-import { parseResolvConf } from '../../src/resolver/resolvconf.js';
+import { parseResolvConf } from '../../src/pkg/resolvconf.js';
 import type { SendFn } from '../../src/resolver/types.js';
 
 const conf = parseResolvConf('search ns.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n', 'glibc');

@@ -1,10 +1,10 @@
 // The three stub resolvers against a fake server answering from a table (candidate -> outcome):
 // exact query lists per libc (glibc resolv/, musl src/network/lookup_name.c, Go net/dnsclient_unix.go).
 import { describe, it, expect } from 'vitest';
-import { parseResolvConf } from '../../src/resolver/resolvconf.js';
+import { parseResolvConf, type Libc } from '../../src/pkg/resolvconf.js';
 import { resolveStub } from '../../src/resolver/stub.js';
 import { parseHosts } from '../../src/resolver/hosts.js';
-import type { Libc, SendFn, SendResult, Trace } from '../../src/resolver/types.js';
+import type { SendFn, SendResult, Trace } from '../../src/resolver/types.js';
 
 type Spec = 'NX' | 'NODATA' | 'SERVFAIL' | 'REFUSED' | 'TIMEOUT' | 'ADDR' | 'V6';
 

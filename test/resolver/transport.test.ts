@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import dnsPacket from 'dns-packet';
 import { networkSend, parseHostPort } from '../../src/resolver/transport.js';
 import { resolveStub } from '../../src/resolver/stub.js';
-import { parseResolvConf } from '../../src/resolver/resolvconf.js';
+import { parseResolvConf } from '../../src/pkg/resolvconf.js';
 import { bindUdpTcp, type UdpTcpPair } from '../helpers/sockets.js';
 
 function reply(msg: Buffer, truncated: boolean): Buffer {

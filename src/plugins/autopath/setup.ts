@@ -8,10 +8,10 @@ import { CorefileError, readCorefileText } from '../../chain/corefile.js';
 import { isSearchPathProvider } from '../../chain/plugin.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { isSubdomain } from '../../pkg/names.js';
+import { parseResolvConf } from '../../pkg/resolvconf.js';
 import { AutopathPlugin } from './plugin.js';
-import { parseResolvConf } from '../../resolver/resolvconf.js';
 
-export type AutopathConfig = {
+type AutopathConfig = {
   /** Zones whose queries autopath completes, lowercased and fully qualified. */
   zones: string[];
 } & (
@@ -21,7 +21,7 @@ export type AutopathConfig = {
   | { search: string[] }
 );
 
-export function parseAutopath(d: Directive, blockZones: readonly string[]): AutopathConfig {
+function parseAutopath(d: Directive, blockZones: readonly string[]): AutopathConfig {
   const args = [...d.args];
   const source = args.pop();
   if (!source) throw new CorefileError(d.file, d.line, 'autopath needs a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`');

@@ -24,13 +24,13 @@ function listIP(d: Directive, args: readonly string[]): string[] {
   return out;
 }
 
-export interface BindConfig {
+interface BindConfig {
   /** Addresses the block listens on, deduplicated, in the order first named; never empty. */
   addresses: string[];
 }
 
 /** Every `bind` line of a block adds its addresses, as CoreDNS consolidates them. */
-export function parseBind(directives: readonly Directive[]): BindConfig {
+function parseBind(directives: readonly Directive[]): BindConfig {
   const all: string[] = [];
   for (const d of directives) {
     if (d.args.length === 0) throw new CorefileError(d.file, d.line, 'bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`');

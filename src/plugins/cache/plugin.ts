@@ -12,7 +12,7 @@ import type { CacheConfig } from './setup.js';
 type MaybePromise<T> = T | Promise<T>;
 
 /** CoreDNS's response.Type classes that matter to the cache. */
-export type ResponseType = 'NOERROR' | 'NXDOMAIN' | 'NODATA' | 'SERVERERROR' | 'DELEGATION' | 'META' | 'OTHERERROR';
+type ResponseType = 'NOERROR' | 'NXDOMAIN' | 'NODATA' | 'SERVERERROR' | 'DELEGATION' | 'META' | 'OTHERERROR';
 
 const SHARDS = 256;
 /** dnsutil.MinimalDefaultTTL and MaximumDefaulTTL, seconds. */
@@ -61,7 +61,7 @@ export function shardOf(qname: string, qtype: number, doBit: boolean, cd = false
  * CoreDNS's plugin/pkg/cache: 256 shards of size/256 items each (at least 4); a full shard
  * evicts one item at random to take a new key.
  */
-export class ShardedStore {
+class ShardedStore {
   private readonly shards: Map<string, Item>[] = [];
   readonly shardSize: number;
 
@@ -104,7 +104,7 @@ export class ShardedStore {
 }
 
 /** CoreDNS's response.Typify for a chain response to a question of type `qtype`. */
-export function typify(res: DnsResponse, qtype: string): ResponseType {
+function typify(res: DnsResponse, qtype: string): ResponseType {
   if (qtype === 'AXFR' || qtype === 'IXFR') return 'META';
   if (res.answer.length > 0 && res.rcode === Rcode.NOERROR) return 'NOERROR';
   let soa = false;
@@ -126,7 +126,7 @@ function rrTtl(r: Rr): number {
 }
 
 /** CoreDNS's dnsutil.MinimalTTL, in seconds. */
-export function minimalTtl(res: DnsResponse, mt: ResponseType): number {
+function minimalTtl(res: DnsResponse, mt: ResponseType): number {
   if (mt !== 'NOERROR' && mt !== 'NXDOMAIN' && mt !== 'NODATA') return MINIMAL_DEFAULT_TTL;
   const extra = res.additional.filter((r) => r.type !== 'OPT');
   if (res.answer.length + res.authority.length === 0 && extra.length === 0) return MINIMAL_DEFAULT_TTL;

@@ -41,7 +41,7 @@ export interface CacheConfig {
 }
 
 /** CoreDNS defaults: dnsutil.MaximumDefaulTTL (1h), half of it for denial, MinimalDefaultTTL (5s). */
-export const DEFAULTS = {
+const DEFAULTS = {
   capacity: 9984,
   maxTtl: 3600,
   maxDenialTtl: 1800,

@@ -21,7 +21,7 @@ export interface ConsolidatePattern {
   showFirst?: boolean;
 }
 
-export interface ErrorsConfig {
+interface ErrorsConfig {
   /** In Corefile order: an error counts for the first pattern that matches. */
   patterns: ConsolidatePattern[];
   /** `stacktrace`: log each error with its stack, not only its message. */
@@ -34,7 +34,7 @@ const LEVELS: Record<string, Level> = { warning: 'warn', error: 'error', info: '
 /** CoreDNS's maxRegexpLen. */
 const MAX_REGEXP_LEN = 10000;
 
-export function parseErrors(d: Directive): ErrorsConfig {
+function parseErrors(d: Directive): ErrorsConfig {
   if (d.args.length > 1 || (d.args.length === 1 && d.args[0] !== 'stdout')) {
     const hint = '(errors are logged to standard output; write `errors` or `errors stdout`)';
     throw new CorefileError(d.file, d.line, `errors: invalid log file: ${excerpt(d.args.join(' '))} ${hint}`);

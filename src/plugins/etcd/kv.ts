@@ -4,7 +4,7 @@ import { Etcd3, type IOptions } from 'etcd3';
 import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 
 /** Keys per page of a prefix read. */
-export const PAGE_KEYS = 2000;
+const PAGE_KEYS = 2000;
 
 export interface RawKv {
   key: string;
@@ -14,7 +14,7 @@ export interface RawKv {
   modRevision: number;
 }
 
-export interface ClientOptions {
+interface ClientOptions {
   endpoints: string[];
   username?: string;
   password?: string;
@@ -65,7 +65,7 @@ export async function listPrefix(client: Etcd3, prefix: string, revision?: numbe
 }
 
 /** The first key after every key that starts with `prefix` (etcd's prefix range end). */
-export function prefixEnd(prefix: string): Buffer {
+function prefixEnd(prefix: string): Buffer {
   const b = Buffer.from(prefix);
   for (let i = b.length - 1; i >= 0; i--) {
     if (b[i]! < 0xff) {

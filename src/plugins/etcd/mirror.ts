@@ -25,7 +25,7 @@ export interface MarkerValue {
   at?: number;
 }
 
-export interface MirrorOptions {
+interface MirrorOptions {
   /** etcd key prefix with leading and trailing slash, e.g. `/skydns/`. */
   prefix: string;
   endpoints: string[];
@@ -442,7 +442,7 @@ export class EtcdMirror {
   }
 }
 
-export function parseMarker(value: string): MarkerValue | undefined {
+function parseMarker(value: string): MarkerValue | undefined {
   try {
     const v = JSON.parse(value) as MarkerValue;
     return v && (v.state === 'writing' || v.state === 'done') ? v : undefined;

@@ -32,7 +32,7 @@ const FIELDS: Record<keyof Service, Kind> = {
   owner: 'string',
 };
 
-export function emptyService(): Service {
+function emptyService(): Service {
   return { host: '', port: 0, priority: 0, weight: 0, text: '', mail: false, ttl: 0, targetstrip: 0, group: '', owner: '' };
 }
 
@@ -81,7 +81,7 @@ export function parseService(value: string): Service | string {
   return svc;
 }
 
-export type HostType = 'A' | 'AAAA' | 'CNAME' | 'TXT';
+type HostType = 'A' | 'AAAA' | 'CNAME' | 'TXT';
 
 /**
  * msg.HostType: what the host field holds. An IPv4-mapped IPv6 address counts as IPv4, as Go's

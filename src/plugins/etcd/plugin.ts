@@ -37,7 +37,7 @@ interface External {
   leased: boolean;
 }
 
-export interface EtcdDeps {
+interface EtcdDeps {
   lookup(name: string, qtype: string): Promise<DnsResponse>;
 }
 

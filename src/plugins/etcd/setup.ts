@@ -34,9 +34,9 @@ export interface EtcdConfig {
 }
 
 const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'lookup_limit', 'stubzones', 'debug', 'upstream'];
-export const DEFAULT_ENDPOINT = 'http://localhost:2379';
+const DEFAULT_ENDPOINT = 'http://localhost:2379';
 /** A 64 KiB message holds about 4,000 address records: more could never be sent anyway. */
-export const DEFAULT_LOOKUP_LIMIT = 4096;
+const DEFAULT_LOOKUP_LIMIT = 4096;
 
 /** The etcd key prefix of a `path` value: `/skydns/`. */
 export function keyPrefix(p: string): string {

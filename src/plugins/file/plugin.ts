@@ -38,7 +38,7 @@ export function loadZones(cfg: FileConfig, readText: (path: string) => string = 
   return { zones, files, texts };
 }
 
-export interface FileDeps {
+interface FileDeps {
   log: Logger;
   /**
    * Called after a reload swapped in new data, so the server forgets encoded answers it cached

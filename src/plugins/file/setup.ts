@@ -29,7 +29,7 @@ export interface FileConfig {
 
 const OPTIONS = ['reload', 'fallthrough', 'upstream'];
 
-export function parseFile(d: Directive, blockZones: readonly string[]): FileConfig {
+function parseFile(d: Directive, blockZones: readonly string[]): FileConfig {
   const fail = (line: number, reason: string): never => {
     throw new CorefileError(d.file, line, reason);
   };
@@ -70,7 +70,7 @@ export function parseFile(d: Directive, blockZones: readonly string[]): FileConf
  * Zones of a file directive outside its server block: CoreDNS loads them all the same
  * (OriginsFromArgsOrServerBlock), but no query for them reaches the plugin. Worth a warning.
  */
-export function zonesOutsideBlock(cfg: FileConfig, blockZones: readonly string[]): string[] {
+function zonesOutsideBlock(cfg: FileConfig, blockZones: readonly string[]): string[] {
   return cfg.zones.filter((z) => !blockZones.some((b) => isSubdomain(z, b)));
 }
 

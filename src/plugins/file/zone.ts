@@ -29,7 +29,7 @@ function firstDot(name: string): number {
 }
 
 /** The parent of a fully qualified name ('a.b.' -> 'b.', 'a.' -> '.'). */
-export function parentName(name: string): string {
+function parentName(name: string): string {
   if (name === '.') return '.';
   const i = firstDot(name);
   return i < 0 || i === name.length - 1 ? '.' : name.slice(i + 1);
@@ -59,7 +59,7 @@ function substitute(qname: string, owner: string, target: string): string | unde
   return wire > 255 ? undefined : out;
 }
 
-export type LookupKind = 'answer' | 'nodata' | 'nxdomain' | 'referral' | 'yxdomain';
+type LookupKind = 'answer' | 'nodata' | 'nxdomain' | 'referral' | 'yxdomain';
 
 export interface LookupResult {
   kind: LookupKind;

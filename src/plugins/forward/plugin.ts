@@ -16,7 +16,7 @@ import { ExchangeError, randomId, Upstream } from './upstream.js';
 import { malformed, questionEnd } from './wire.js';
 
 /** No upstream gave an answer: the chain turns this into SERVFAIL, as CoreDNS's (SERVFAIL, err). */
-export class ForwardError extends Error {
+class ForwardError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ForwardError';
@@ -250,7 +250,7 @@ export function buildQuery(req: DnsRequest, id: number): Buffer {
 }
 
 /** A reply with our ID whose records do not unpack (CoreDNS: Unpack fails, an exchange error). */
-export class MalformedReply extends Error {
+class MalformedReply extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'MalformedReply';
@@ -263,7 +263,7 @@ export class MalformedReply extends Error {
  * clients do; type and class exactly). Undecodable messages are dropped too. A reply with our
  * ID whose records are malformed throws MalformedReply: this upstream failed this exchange.
  */
-export function acceptReply(msg: Buffer, id: number, req: DnsRequest): Packet | undefined {
+function acceptReply(msg: Buffer, id: number, req: DnsRequest): Packet | undefined {
   if (msg.length < 12 || msg.readUInt16BE(0) !== id || (msg[2]! & 0x80) === 0) return undefined;
   let wire = msg;
   const bad = malformed(msg);

@@ -12,7 +12,7 @@ import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { ForwardChain, ForwardPlugin } from './plugin.js';
 
-export type Policy = 'random' | 'round_robin' | 'sequential';
+type Policy = 'random' | 'round_robin' | 'sequential';
 
 export interface UpstreamAddress {
   /** IP address without brackets or zone. */
@@ -56,7 +56,7 @@ export interface ForwardConfig {
 }
 
 /** CoreDNS's limit on upstreams per forward. */
-export const MAX_UPSTREAMS = 15;
+const MAX_UPSTREAMS = 15;
 
 const OPTIONS = [
   'except', 'force_tcp', 'prefer_udp', 'expire', 'max_fails', 'health_check', 'policy', 'max_concurrent',

@@ -21,7 +21,7 @@ export class ExchangeError extends Error {
  * Accepts a datagram or TCP message as the reply, or returns undefined to drop it and keep
  * waiting; throwing ends the exchange with that error (a malformed reply).
  */
-export type ReplyCheck<T> = (msg: Buffer) => T | undefined;
+type ReplyCheck<T> = (msg: Buffer) => T | undefined;
 
 export function randomId(): number {
   return randomBytes(2).readUInt16BE(0);
@@ -31,7 +31,7 @@ interface Closable {
   destroy(): void;
 }
 
-export interface HealthOptions {
+interface HealthOptions {
   intervalMs: number;
   rd: boolean;
   domain: string;

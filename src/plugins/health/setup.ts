@@ -6,7 +6,7 @@ import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { HealthPlugin } from './plugin.js';
 
-export const DEFAULT_HEALTH_ADDRESS = ':8080';
+const DEFAULT_HEALTH_ADDRESS = ':8080';
 
 export interface HealthConfig {
   /** Where /health is served; blocks naming the same address share one listener. */
@@ -26,7 +26,7 @@ function parseLameduck(o: Directive): number {
   return ms;
 }
 
-export function parseHealth(directives: readonly Directive[]): HealthConfig {
+function parseHealth(directives: readonly Directive[]): HealthConfig {
   let addressText = DEFAULT_HEALTH_ADDRESS;
   let addressAt: Directive | undefined;
   let lameduckMs = 0;

@@ -31,7 +31,7 @@ function textualFamily(s: string): 4 | 6 | 0 {
   return 0;
 }
 
-export function absName(name: string): string {
+function absName(name: string): string {
   const lower = name.toLowerCase();
   return lower.endsWith('.') ? lower : `${lower}.`;
 }

@@ -12,7 +12,7 @@ import { reverseNameToIp } from '../../pkg/ip.js';
 import { EMPTY_HOSTS, parseHosts, type HostsMap } from './hostsfile.js';
 import type { HostsConfig } from './setup.js';
 
-export interface HostsDeps {
+interface HostsDeps {
   log: Logger;
   /** Called after a reload changed the data, so the server drops answers it cached. */
   dataChanged?: () => void;

@@ -28,7 +28,7 @@ export interface HostsConfig {
 
 const OPTIONS = ['ttl', 'no_reverse', 'reload', 'fallthrough'];
 
-export function parseHostsDirective(d: Directive, blockZones: readonly string[]): HostsConfig {
+function parseHostsDirective(d: Directive, blockZones: readonly string[]): HostsConfig {
   const fail = (reason: string, at: Directive = d): never => {
     throw new CorefileError(at.file, at.line, `hosts: ${reason}`);
   };

@@ -4,6 +4,7 @@
 // the ClusterDataProvider contract.
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
+import { ttlSeconds } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { isClusterDataProvider, type ClusterDataProvider } from '../../chain/cluster-data.js';
@@ -24,21 +25,17 @@ export interface K8sExternalConfig {
 
 const OPTIONS = ['apex', 'ttl', 'headless', 'fallthrough'];
 
-export function parseK8sExternal(d: Directive, blockZones: readonly string[]): K8sExternalConfig {
+function parseK8sExternal(d: Directive, blockZones: readonly string[]): K8sExternalConfig {
   const fail = (line: number, reason: string): never => {
     throw new CorefileError(d.file, line, `k8s_external: ${reason}`);
   };
   const cfg: K8sExternalConfig = { zones: d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones], apex: 'dns', ttl: 5, headless: false };
   for (const o of d.block ?? []) {
     switch (o.name) {
-      case 'ttl': {
+      case 'ttl':
         if (o.args.length === 0) fail(o.line, 'ttl needs a value in seconds (0 to 3600)');
-        const t = Number(o.args[0]);
-        if (!/^-?\d+$/.test(o.args[0]!)) fail(o.line, `ttl "${o.args[0]}" is not an integer`);
-        if (t < 0 || t > 3600) fail(o.line, `ttl must be in range [0, 3600]: ${t}`);
-        cfg.ttl = t;
+        cfg.ttl = ttlSeconds(o.args[0]!, o.line, fail);
         break;
-      }
       case 'apex':
         if (o.args.length === 0) fail(o.line, 'apex needs a name, e.g. apex dns');
         cfg.apex = o.args[0]!.toLowerCase().replace(/\.$/, '');

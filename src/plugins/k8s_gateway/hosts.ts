@@ -6,7 +6,7 @@ import type { LbAddress } from '../../cluster/edge.js';
 import { parseIp } from '../../pkg/ip.js';
 import type { K8sGatewayConfig, Resource } from './setup.js';
 
-export const IGNORE_LABEL = 'k8s-gateway.dns/ignore';
+const IGNORE_LABEL = 'k8s-gateway.dns/ignore';
 const HOSTNAME_ANNOTATIONS = ['coredns.io/hostname', 'external-dns.alpha.kubernetes.io/hostname'];
 const RESOLVE_ENDPOINTS = 'k8s-gateway.dns/resolve-endpoints';
 

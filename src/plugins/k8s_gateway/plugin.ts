@@ -34,7 +34,7 @@ function split255(s: string): string[] {
   return out;
 }
 
-export interface GatewayDeps {
+interface GatewayDeps {
   index(): HostIndex;
   /** Resolves load balancer host names (the plugin's net.LookupIP), through this server; `from` is the request being answered. */
   lookup(name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse>;

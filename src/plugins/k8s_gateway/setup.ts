@@ -6,16 +6,17 @@
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
+import { ttlSeconds } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
-import { manifestPath } from '../kubernetes/setup.js';
-import { ManifestWatcher } from '../kubernetes/watch.js';
+import { manifestPath } from '../../cluster/paths.js';
+import { ManifestWatcher } from '../../cluster/watch.js';
 import { HostIndex } from './hosts.js';
 import { K8sGatewayPlugin } from './plugin.js';
 
-export const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
+const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 export interface K8sGatewayConfig {
@@ -36,7 +37,7 @@ export interface K8sGatewayConfig {
 
 const OPTIONS = ['resources', 'ingressClasses', 'gatewayClasses', 'ttl', 'apex', 'secondary', 'fallthrough', 'manifests', 'watch', 'kubeconfig'];
 
-export function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewayConfig {
+function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewayConfig {
   const fail = (line: number, reason: string): never => {
     throw new CorefileError(d.file, line, `k8s_gateway: ${reason}`);
   };
@@ -75,14 +76,10 @@ function gatewayOption(cfg: K8sGatewayConfig, o: Directive, fail: (line: number,
       need('gatewayClasses CLASS...');
       cfg.gatewayClasses = [...o.args];
       break;
-    case 'ttl': {
+    case 'ttl':
       need('ttl SECONDS (0 to 3600)');
-      const t = Number(o.args[0]);
-      if (!/^-?\d+$/.test(o.args[0]!)) fail(o.line, `ttl "${o.args[0]}" is not an integer`);
-      if (t < 0 || t > 3600) fail(o.line, `ttl must be in range [0, 3600]: ${t}`);
-      cfg.ttl = t;
+      cfg.ttl = ttlSeconds(o.args[0]!, o.line, fail);
       break;
-    }
     case 'apex':
       need('apex NAME (e.g. exdns-k8s-gateway.kube-system)');
       cfg.apex = o.args[0]!.toLowerCase().replace(/\.$/, '');

@@ -10,7 +10,7 @@ import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.j
 import type { LoadRequest } from './loader-protocol.js';
 import { countRecords, type KubernetesPlugin } from './plugin.js';
 import { acquireShared, sharedId, type SharedSlot } from './shared.js';
-import { fingerprint, ManifestWatcher } from './watch.js';
+import { fingerprint, ManifestWatcher } from '../../cluster/watch.js';
 
 type Metrics = typeof import('../../metrics/index.js');
 

@@ -6,8 +6,7 @@ import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import type { ClusterModel, ClusterOptions } from '../../cluster/model.js';
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { manifestPath } from '../../cluster/paths.js';
 import { isReverse, isSubdomain } from '../../pkg/names.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../pkg/duration.js';
@@ -57,7 +56,7 @@ function warnZonesOutsideBlock(cfg: KubernetesConfig, d: Directive, ctx: BlockCo
   }
 }
 
-export type PodMode = 'disabled' | 'insecure' | 'verified';
+type PodMode = 'disabled' | 'insecure' | 'verified';
 
 export interface KubernetesConfig {
   /** Zones answered, lowercased and fully qualified. */
@@ -89,15 +88,6 @@ const OPTIONS = [
   'endpoint', 'tls', 'kubeconfig', 'apiserver_qps', 'apiserver_burst', 'apiserver_max_inflight', 'startup_timeout',
 ];
 
-
-/**
- * A `manifests` path as every command reads it: relative to the directory of the Corefile (or
- * imported file) it is written in, so a repository's Corefile and manifests travel together.
- * Paths of a Corefile given as text (no file on disk) stay as written.
- */
-export function manifestPath(p: string, corefile: string): string {
-  return isAbsolute(p) || !existsSync(corefile) ? p : resolve(dirname(corefile), p);
-}
 
 export function parseKubernetes(d: Directive, blockZones: readonly string[]): KubernetesConfig {
   const fail = (line: number, reason: string): never => {

@@ -11,7 +11,7 @@ export interface LoadbalanceConfig {
   policy: 'round_robin';
 }
 
-export function parseLoadbalance(d: Directive): LoadbalanceConfig {
+function parseLoadbalance(d: Directive): LoadbalanceConfig {
   if (d.args.length > 1 || (d.args[0] !== undefined && d.args[0] !== 'round_robin')) {
     throw new CorefileError(d.file, d.line, 'loadbalance: the only policy is round_robin (weighted is not supported)');
   }

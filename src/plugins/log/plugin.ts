@@ -11,7 +11,7 @@ import { parseFormat, render } from './format.js';
 import type { LogConfig, LogRule, ResponseClass } from './setup.js';
 
 /** CoreDNS's response.Typify + Classify on a wire reply. */
-export function classify(reply: Buffer, q: ParsedQuery): Exclude<ResponseClass, 'all'> {
+function classify(reply: Buffer, q: ParsedQuery): Exclude<ResponseClass, 'all'> {
   // UPDATE, NOTIFY and transfers are Update/Meta types: classified as errors.
   if (q.opcode === 5 || q.opcode === 4 || q.qtype === 252 || q.qtype === 251) return 'error';
   let packet;

@@ -24,7 +24,7 @@ export interface LogConfig {
 const fqdn = (n: string): string => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
 
 /** CoreDNS's logParse for one `log` line. */
-export function parseLog(d: Directive): LogRule[] {
+function parseLog(d: Directive): LogRule[] {
   let args = [...d.args];
   let format = COMMON_LOG_FORMAT;
   let names: string[];

@@ -8,11 +8,11 @@ import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.j
 import { isSubdomain } from '../../pkg/names.js';
 
 /** How long the probe keeps trying to get through (CoreDNS: 30 s). */
-export const PROBE_DEADLINE_MS = 30_000;
+const PROBE_DEADLINE_MS = 30_000;
 /** Pause after a failed probe (CoreDNS: 1 s). */
-export const PROBE_RETRY_MS = 1_000;
+const PROBE_RETRY_MS = 1_000;
 /** One probe's wait for an answer (miekg/dns Exchange: 2 s). */
-export const PROBE_TIMEOUT_MS = 2_000;
+const PROBE_TIMEOUT_MS = 2_000;
 /** After a probe got an answer, the plugin stays armed this long, then disables itself (2 s). */
 export const DISARM_AFTER_MS = 2_000;
 

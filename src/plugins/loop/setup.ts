@@ -9,7 +9,7 @@ export interface LoopConfig {
   zone: string;
 }
 
-export function parseLoop(d: Directive, blockZones: readonly string[]): LoopConfig {
+function parseLoop(d: Directive, blockZones: readonly string[]): LoopConfig {
   if (d.args.length > 0) throw new CorefileError(d.file, d.line, 'loop takes no arguments');
   if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'loop takes no option block');
   return { zone: blockZones[0] ?? '.' };

@@ -10,13 +10,13 @@ import { clientFamily, doBit } from '../../chain/request.js';
 import { rcodeToString } from '../../pkg/rcode.js';
 
 /** CoreDNS's zone for queries that never reach a plugin chain (no zone, wrong class). */
-export const DROPPED = 'dropped';
+const DROPPED = 'dropped';
 const CLASS_IN = 1;
 
 /** Events already counted: blocks sharing a listener each observe every packet on it. */
 const counted = new WeakSet<QueryEvent>();
 
-export interface BlockView {
+interface BlockView {
   readonly keys: readonly ServerKey[];
   /** bind addresses of the block; empty means every address (server label `dns://:PORT`). */
   readonly bindAddresses: () => readonly string[];

@@ -7,7 +7,7 @@ import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
 import { metricsObserver } from './observer.js';
 import { PrometheusPlugin } from './plugin.js';
 
-export const DEFAULT_PROMETHEUS_ADDRESS = 'localhost:9153';
+const DEFAULT_PROMETHEUS_ADDRESS = 'localhost:9153';
 
 export interface PrometheusConfig {
   /** Where /metrics is served; blocks naming the same address share one listener and registry. */
@@ -26,7 +26,7 @@ function checkOption(o: Directive): void {
   throw new CorefileError(o.file, o.line, `unknown prometheus option "${excerpt(o.name)}"; valid options: runtime_metrics`);
 }
 
-export function parsePrometheus(d: Directive): PrometheusConfig {
+function parsePrometheus(d: Directive): PrometheusConfig {
   if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'prometheus takes at most one address, e.g. `prometheus localhost:9153`');
   for (const o of d.block ?? []) checkOption(o);
   const address = parseHttpAddress(d.args[0] ?? DEFAULT_PROMETHEUS_ADDRESS);

@@ -12,7 +12,7 @@ import type { MonitorMode, ReadyConfig } from './setup.js';
  */
 const monitors = new Set<ReadyPlugin>();
 
-export interface ReadyReport {
+interface ReadyReport {
   ready: boolean;
   /** Names of the plugins not ready, sorted and comma-separated (CoreDNS's body). */
   notReady: string;

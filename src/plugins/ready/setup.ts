@@ -5,7 +5,7 @@ import { CorefileError, type Directive } from '../../chain/corefile.js';
 import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
 import { ReadyPlugin } from './plugin.js';
 
-export const DEFAULT_READY_ADDRESS = ':8181';
+const DEFAULT_READY_ADDRESS = ':8181';
 
 export type MonitorMode = 'until-ready' | 'continuously';
 
@@ -26,7 +26,7 @@ function parseMonitor(o: Directive): MonitorMode {
   return v;
 }
 
-export function parseReady(d: Directive): ReadyConfig {
+function parseReady(d: Directive): ReadyConfig {
   if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'ready takes at most one address, e.g. `ready :8181`');
   const address = parseHttpAddress(d.args[0] ?? DEFAULT_READY_ADDRESS);
   if (typeof address === 'string') throw new CorefileError(d.file, d.line, `ready: ${address}`);

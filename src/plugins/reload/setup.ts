@@ -18,7 +18,7 @@ export interface ReloadConfig {
   jitterMs: number;
 }
 
-export function parseReload(d: Directive): ReloadConfig {
+function parseReload(d: Directive): ReloadConfig {
   if (d.args.length > 2) throw new CorefileError(d.file, d.line, 'reload takes at most two arguments: reload [INTERVAL] [JITTER]');
   const interval = d.args[0] === undefined ? DEFAULT_INTERVAL_MS : parseGoDuration(d.args[0]);
   if (interval === undefined) throw new CorefileError(d.file, d.line, `reload: interval "${d.args[0]}" is not a duration; write e.g. 30s or 1m`);

@@ -45,7 +45,7 @@ function fq(name: string): string {
 }
 
 /** One record through every response rule, in the order the rules were applied (CoreDNS). */
-export function revertRecord(rr: Rr, rules: readonly ResponseRule[]): Rr {
+function revertRecord(rr: Rr, rules: readonly ResponseRule[]): Rr {
   let out = rr;
   for (const rule of rules) {
     if (rule.field === 'name') {

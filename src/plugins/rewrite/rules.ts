@@ -4,7 +4,7 @@
 import { compileRegex, type CorefileRegex } from '../../chain/regex.js';
 
 /** Rewrites one string; returns it unchanged when it does not apply. */
-export type StringRewriter = (s: string) => string;
+type StringRewriter = (s: string) => string;
 
 /** A response rule: what it rewrites in each record (owner name, or the name in its data). */
 export interface ResponseRule {
@@ -12,7 +12,7 @@ export interface ResponseRule {
   rewrite: StringRewriter;
 }
 
-export type MatchType = 'exact' | 'prefix' | 'suffix' | 'substring' | 'regex';
+type MatchType = 'exact' | 'prefix' | 'suffix' | 'substring' | 'regex';
 
 export interface NameRule {
   mode: 'stop' | 'continue';
@@ -40,7 +40,7 @@ function expand(template: string, groups: readonly (string | undefined)[]): stri
   return s;
 }
 
-export function regexRewriter(pattern: CorefileRegex, replacement: string): StringRewriter {
+function regexRewriter(pattern: CorefileRegex, replacement: string): StringRewriter {
   return (src) => {
     const m = pattern.exec(src);
     return m ? expand(replacement, m) : src;
@@ -48,7 +48,7 @@ export function regexRewriter(pattern: CorefileRegex, replacement: string): Stri
 }
 
 /** The name itself, or a name below it, mapped onto `replacement` (CoreDNS's remapStringRewriter). */
-export function remapRewriter(orig: string, replacement: string): StringRewriter {
+function remapRewriter(orig: string, replacement: string): StringRewriter {
   return (src) => {
     if (src === orig) return replacement;
     if (src.endsWith(`.${orig}`)) return src.slice(0, src.length - orig.length) + replacement;
@@ -56,7 +56,7 @@ export function remapRewriter(orig: string, replacement: string): StringRewriter
   };
 }
 
-export function suffixRewriter(suffix: string, replacement: string): StringRewriter {
+function suffixRewriter(suffix: string, replacement: string): StringRewriter {
   return (src) => (src.endsWith(suffix) ? src.slice(0, src.length - suffix.length) + replacement : src);
 }
 

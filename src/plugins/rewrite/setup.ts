@@ -7,7 +7,7 @@ import { RewritePlugin } from './plugin.js';
 import { parseRule, RuleError, type NameRule } from './rules.js';
 
 /** The rule of one `rewrite` directive, errors with its file and line. */
-export function parseRewriteDirective(d: Directive): NameRule {
+function parseRewriteDirective(d: Directive): NameRule {
   const args = [...d.args];
   // Fewer than two arguments on the line: the rule is written in the block, all lines joined.
   if (args.length < 2) for (const line of d.block ?? []) args.push(line.name, ...line.args);
@@ -25,7 +25,7 @@ export function parseRewriteDirective(d: Directive): NameRule {
  * registry builds one plugin per name, so this is what a registry that passes all occurrences
  * would call (see README: "Several rules").
  */
-export function rewriteFromDirectives(ds: readonly Directive[], log: { error(obj: object, msg: string): void }): RewritePlugin {
+function rewriteFromDirectives(ds: readonly Directive[], log: { error(obj: object, msg: string): void }): RewritePlugin {
   return new RewritePlugin(ds.map(parseRewriteDirective), log);
 }
 

@@ -8,7 +8,7 @@ import { plainAddress } from '../../pkg/ip.js';
 import { cidrContains, type TransferConfig, type TransferStanza } from './setup.js';
 
 /** CoreDNS sends a message as soon as it holds more than 500 records. */
-export const RECORDS_PER_MESSAGE = 501;
+const RECORDS_PER_MESSAGE = 501;
 
 const refused = (): DnsResponse => ({ rcode: Rcode.REFUSED, aa: false, answer: [], authority: [], additional: [], cacheable: false });
 const servfail = (): DnsResponse => ({ rcode: Rcode.SERVFAIL, aa: false, answer: [], authority: [], additional: [], cacheable: false });

@@ -10,7 +10,7 @@ import { isTransferer, type Transferer } from '../../chain/plugin.js';
 import { canonicalIp, cidrContains as inCidr, parseCidr, type Cidr } from '../../pkg/ip.js';
 import { TransferPlugin } from './plugin.js';
 
-export type TransferTarget =
+type TransferTarget =
   | { kind: 'any' }
   | { kind: 'ip'; ip: string }
   | { kind: 'cidr'; cidr: Cidr };

@@ -1,6 +1,6 @@
 // resolv.conf parsing per libc: every rule of glibc resolv/res_init.c, musl src/network/resolvconf.c and Go net/dnsconfig_unix.go, with an example.
 import { describe, it, expect } from 'vitest';
-import { parseResolvConf } from '../../src/resolver/resolvconf.js';
+import { parseResolvConf } from '../../src/pkg/resolvconf.js';
 
 const g = (t: string, hostname?: string) => parseResolvConf(t, 'glibc', hostname ? { hostname } : {});
 const m = (t: string) => parseResolvConf(t, 'musl');

@@ -7,8 +7,8 @@
 // 140 ms, and a content hash adds nothing here (a writer changes the times with every write).
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { collectManifestFiles } from '../../cluster/yaml-docs.js';
-import type { Finding } from '../../cluster/model.js';
+import { collectManifestFiles } from './yaml-docs.js';
+import type { Finding } from './model.js';
 
 /** The manifest files now, as one key: list, and each file's size, times and inode. */
 function snapshotKey(paths: readonly string[]): string {
