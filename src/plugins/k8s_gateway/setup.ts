@@ -9,12 +9,21 @@ import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { ttlSeconds } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { loadManifests } from '../../cluster/load.js';
-import { ManifestError } from '../../cluster/model.js';
+import { ManifestError, type ClusterOptions } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../../cluster/paths.js';
 import { ManifestWatcher } from '../../cluster/watch.js';
 import { HostIndex } from './hosts.js';
 import { K8sGatewayPlugin } from './plugin.js';
+
+// The runtime option this plugin reads, declared here as well as in the kubernetes plugin's
+// setup (identical declarations merge), so neither relies on the other being compiled in.
+declare module '../../chain/registry.js' {
+  interface RuntimeOptions {
+    /** Service CIDRs, nodes and limits from the command line, for the plugins that read manifests. */
+    cluster: ClusterOptions;
+  }
+}
 
 const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
 export type Resource = (typeof RESOURCES)[number];
