@@ -56,7 +56,7 @@ export function defaultCorefile(upstreamResolvConf = process.env.CLUSTERDNS_UPST
 
 
 /** Nested internal lookups per query, as CoreDNS's file plugin allows re-entries (loop > 8 fails). */
-const DEFAULT_MAX_LOOKUP_DEPTH = 8;
+export const DEFAULT_MAX_LOOKUP_DEPTH = 8;
 
 /** A warn logger that writes at most one line per interval and counts the ones it held back. */
 function throttled(log: Logger, intervalMs: number): (fields: object, msg: string) => void {

@@ -4,6 +4,7 @@ import { serve } from './serve.js';
 import { records, type RecordsFlags } from './records.js';
 import { check, type CheckFlags } from './check.js';
 import { addClusterFlags, applyCorefileLimits } from './options.js';
+import { DEFAULT_MAX_LOOKUP_DEPTH } from '../app.js';
 import { addResolverCommands } from './resolver-commands.js';
 import { packageVersion } from './version.js';
 import { addTransportFlags } from './transport-flags.js';
@@ -26,7 +27,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')
     .option('--workers <n>', 'worker processes sharing the ports (a number or auto = one per core); default 1')
     .option('--upstream-resolv-conf <file>', 'the resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf)')
-    .option('--max-lookup-depth <n>', 'internal lookups (ExternalName targets through the server) one query may nest', '8')
+    .option('--max-lookup-depth <n>', 'internal lookups (ExternalName targets through the server) one query may nest', String(DEFAULT_MAX_LOOKUP_DEPTH))
     .option('--answer-cache-bytes <size>', 'bytes of encoded answers each listener keeps (e.g. 33554432, 32MiB, 0 = off)', '32MiB')
     .option('--http-max-connections <n>', 'connections per health/ready/metrics listener; beyond it the oldest idle one is closed (default 128)')
     .option('--http-idle-timeout <duration>', 'health/ready/metrics: close a connection with no request after this long; headers must arrive within it (default 5s)')

@@ -1,5 +1,5 @@
 // `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
-import { buildApp, type App } from '../app.js';
+import { buildApp, DEFAULT_MAX_LOOKUP_DEPTH, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { suggestDig } from './try-name.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
@@ -61,7 +61,7 @@ function shutdownBudgetMs(app: App): number {
 export async function serve(flags: ServeFlags): Promise<void> {
   const log = createLogger(flags.logLevel);
   // Checked before workers start, so a bad value fails once instead of in every worker.
-  const maxLookupDepth = Number(flags.maxLookupDepth ?? '8');
+  const maxLookupDepth = Number(flags.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH);
   if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
   const answerCacheBytes = parseBytes(flags.answerCacheBytes ?? '32MiB');
   if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
