@@ -134,7 +134,9 @@ const EMPTY: Config = { blocks: [], specs: [], chains: [], handlers: [], router:
 export class App {
   private listeners: Listener[] = [];
   private config: Config = EMPTY;
-  private reloading = false;
+  /** The reload running now, and the one asked for while it runs (one, however often asked). */
+  private reloading: Promise<boolean> | undefined;
+  private queuedReload: Promise<boolean> | undefined;
   /** Corefile reloads that failed and kept the running configuration. */
   reloadFailures = 0;
 
@@ -241,38 +243,55 @@ export class App {
    * and swaps it in. Listeners that stay the same keep their sockets, so no query is lost; a
    * configuration that fails to build is logged with its file and line and the running one
    * keeps serving. Resolves true when the new configuration is live.
+   *
+   * A reload asked for while one runs is not dropped: that one may have read the files before
+   * the change that prompted the request. It runs once more when the running one ends, for every
+   * request that arrived meanwhile (they coalesce: the next build reads the newest files), as
+   * CoreDNS serialises its restarts; all those callers get that reload's result.
    */
-  async reload(reason: string): Promise<boolean> {
-    if (this.reloading) return false;
-    this.reloading = true;
-    try {
-      let next: Config;
-      try {
-        next = await buildConfig(this);
-      } catch (err) {
-        this.reloadFailures++;
-        recordReloadFailure();
-        this.logReloadFailure(err, reason);
-        return false;
-      }
-      const old = this.config;
-      const sameListeners =
-        next.specs.length === old.specs.length && next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port);
-      if (!sameListeners) {
-        await Promise.all(this.listeners.map((l) => l.close()));
-        this.listeners = [];
-      }
-      // One step: the sockets that stay call the new handlers from here on; queries in flight
-      // finish on the old chains.
-      this.config = next;
-      for (const chain of old.chains) for (const p of chain.plugins) await p.close?.({ reload: true });
-      if (sameListeners) for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
-      else await this.listen();
-      this.log.info({ reason, listeners: next.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
-      return true;
-    } finally {
-      this.reloading = false;
+  reload(reason: string): Promise<boolean> {
+    if (this.queuedReload) return this.queuedReload;
+    if (this.reloading) {
+      const next = (): Promise<boolean> => {
+        this.queuedReload = undefined;
+        return this.reload(reason);
+      };
+      const after = this.reloading.then(next, next);
+      this.queuedReload = after;
+      return after;
     }
+    const running = this.reloadNow(reason).finally(() => {
+      this.reloading = undefined;
+    });
+    this.reloading = running;
+    return running;
+  }
+
+  private async reloadNow(reason: string): Promise<boolean> {
+    let next: Config;
+    try {
+      next = await buildConfig(this);
+    } catch (err) {
+      this.reloadFailures++;
+      recordReloadFailure();
+      this.logReloadFailure(err, reason);
+      return false;
+    }
+    const old = this.config;
+    const sameListeners =
+      next.specs.length === old.specs.length && next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port);
+    if (!sameListeners) {
+      await Promise.all(this.listeners.map((l) => l.close()));
+      this.listeners = [];
+    }
+    // One step: the sockets that stay call the new handlers from here on; queries in flight
+    // finish on the old chains.
+    this.config = next;
+    for (const chain of old.chains) for (const p of chain.plugins) await p.close?.({ reload: true });
+    if (sameListeners) for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
+    else await this.listen();
+    this.log.info({ reason, listeners: next.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
+    return true;
   }
 
   private logReloadFailure(err: unknown, reason: string): void {
