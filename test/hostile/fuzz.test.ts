@@ -43,6 +43,21 @@ async function checkpoint(label: string): Promise<void> {
   expect(now.fds - baseline.fds, `open fds grew from ${baseline.fds} to ${now.fds} after ${label}`).toBeLessThan(FD_MARGIN);
 }
 
+const REVERSE_NAME = /(^|\.)(in-addr|ip6)\.arpa\.$/i;
+
+/** The question name of a reply (the question is never compressed), dotted, or '?' when cut short. */
+function questionName(r: Buffer): string {
+  const labels: string[] = [];
+  for (let off = 12; off < r.length; ) {
+    const len = r[off]!;
+    if (len === 0) return labels.join('.') + '.';
+    if (len > 63 || off + 1 + len > r.length) return '?';
+    labels.push(r.toString('latin1', off + 1, off + 1 + len));
+    off += len + 1;
+  }
+  return '?';
+}
+
 function expectWellFormed(reply: Buffer, label: string): void {
   expect(reply.length, `${label}: reply shorter than a header`).toBeGreaterThanOrEqual(12);
   expect(parseHeader(reply).qr, `${label}: reply without QR`).toBe(true);
@@ -149,13 +164,18 @@ describe(`structure-aware fuzzing (${timed ? `${fuzzSeconds} s, npm run fuzz` : 
         const h = parseHeader(r);
         rcodes.set(h.rcode, (rcodes.get(h.rcode) ?? 0) + 1);
         if (h.ancount > 0) withAnswers++;
-        if (h.rcode === 2) servfails.push(r.subarray(12, 80).toString('hex'));
+        if (h.rcode === 2) servfails.push(questionName(r));
       }
       await checkpoint(`UDP batch seed ${seed}`);
     }
     expect(sent).toBeGreaterThanOrEqual(BATCH);
     console.log(`UDP fuzz: ${sent} messages, replies by rcode ${JSON.stringify(Object.fromEntries(rcodes))}, ${withAnswers} with answers`);
-    if (servfails.length > 0) console.log(`SERVFAIL questions: ${[...new Set(servfails)].slice(0, 20).join(' | ')}`);
+    // The one SERVFAIL the fixture makes on purpose: kubernetes has `fallthrough in-addr.arpa
+    // ip6.arpa` and no plugin after it, so a reverse name it does not hold (any type but a PTR it
+    // answers) falls off the chain: CoreDNS's NextOrFailure answers SERVFAIL ("no next plugin
+    // found") there too. Any other SERVFAIL is a failure inside the server.
+    const unexpected = [...new Set(servfails)].filter((n) => !REVERSE_NAME.test(n));
+    expect(unexpected.slice(0, 20), 'SERVFAIL outside the reverse zones that fall through').toEqual([]);
     // The generator must reach the backends, not only the parser's error paths.
     expect(withAnswers, `replies by rcode: ${JSON.stringify([...rcodes])}`).toBeGreaterThan(sent / 50);
     expect(rcodes.get(0) ?? 0).toBeGreaterThan(0);
