@@ -13,7 +13,7 @@ import { Rcode } from './dns/records.js';
 import { QueryHandler } from './server/handler.js';
 import type { QueryObserver } from './chain/plugin.js';
 import { queryLogger } from './server/querylog.js';
-import { recordReloadFailure } from './metrics/index.js';
+import { exportAnswerCaches, recordReloadFailure, serverLabel, type AnswerCacheReading } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
 import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
@@ -137,6 +137,8 @@ export class App {
   /** The reload running now, and the one asked for while it runs (one, however often asked). */
   private reloading: Promise<boolean> | undefined;
   private queuedReload: Promise<boolean> | undefined;
+  /** Answer-cache hits and evictions of handlers replaced by reloads, by `server` label. */
+  private readonly retiredCacheCounts = new Map<string, { hits: number; evictions: number }>();
   /** Corefile reloads that failed and kept the running configuration. */
   reloadFailures = 0;
 
@@ -185,8 +187,29 @@ export class App {
     for (const h of this.config.handlers) h.clearCache();
   }
 
+  /**
+   * Each listener's answer cache, for /metrics: the running handlers' figures plus the hits and
+   * evictions of the handlers earlier configurations retired, so those counters never go back.
+   */
+  answerCacheReadings(): AnswerCacheReading[] {
+    return this.config.handlers.map((h, i) => {
+      const server = this.cacheServerLabel(i);
+      const stats = h.cacheStats();
+      const retired = this.retiredCacheCounts.get(server);
+      return { server, entries: stats.entries, bytes: stats.bytes, hits: stats.hits + (retired?.hits ?? 0), evictions: stats.evictions + (retired?.evictions ?? 0) };
+    });
+  }
+
+  /** The dns metrics' `server` label of listener i (its bound port, so port 0 shows the real one). */
+  private cacheServerLabel(i: number): string {
+    const spec = this.config.specs[i]!;
+    const bound = spec.address === '::' ? '' : spec.address;
+    return serverLabel(bound, this.listeners[i]?.port ?? spec.port);
+  }
+
   /** Binds every listener. Resolves with where each one listens. */
   async listen(): Promise<ListenerInfo[]> {
+    exportAnswerCaches(() => this.answerCacheReadings());
     const out: ListenerInfo[] = [];
     try {
       const { specs } = this.config;
@@ -278,6 +301,7 @@ export class App {
       return false;
     }
     const old = this.config;
+    for (const r of this.answerCacheReadings()) this.retiredCacheCounts.set(r.server, { hits: r.hits, evictions: r.evictions });
     const sameListeners =
       next.specs.length === old.specs.length && next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port);
     if (!sameListeners) {

@@ -283,3 +283,53 @@ export function forwardHealthcheckFailure(to: string): void {
   m.proxyHealthcheckFailures.inc({ proxy_name: 'forward', to });
   m.forwardHealthcheckFailures.inc({ to });
 }
+
+// ---------------------------------------------------------------------------------------------
+// The server's answer cache (src/server/answer-cache.ts; clusterdns's own, in front of every
+// chain), read when /metrics is scraped: the cache counts with plain increments on the query
+// path, and a labelled prom-client call per query would cost more than a cache hit does.
+
+/** One listener's answer cache. `hits` and `evictions` only grow (a reload carries them over). */
+export interface AnswerCacheReading {
+  /** As the `server` label of the dns metrics: `dns://127.0.0.1:53`, `dns://:53` when unbound. */
+  server: string;
+  entries: number;
+  bytes: number;
+  hits: number;
+  evictions: number;
+}
+
+let answerCacheSource: () => readonly AnswerCacheReading[] = () => [];
+let answerCacheRegistered = false;
+
+/** Where the answer-cache figures come from: the serving App (the last one to call this). */
+export function exportAnswerCaches(read: () => readonly AnswerCacheReading[]): void {
+  answerCacheSource = read;
+  if (answerCacheRegistered) return;
+  answerCacheRegistered = true;
+  const registers = [registry()];
+  const labelNames = ['server'] as const;
+  type Field = 'entries' | 'bytes' | 'hits' | 'evictions';
+  const gauge = (name: string, help: string, field: Field): void => {
+    new Gauge({
+      name, help, labelNames, registers,
+      collect() {
+        this.reset();
+        for (const r of answerCacheSource()) this.set({ server: r.server }, r[field]);
+      },
+    });
+  };
+  const counter = (name: string, help: string, field: Field): void => {
+    new Counter({
+      name, help, labelNames, registers,
+      collect() {
+        this.reset();
+        for (const r of answerCacheSource()) this.inc({ server: r.server }, r[field]);
+      },
+    });
+  };
+  gauge('clusterdns_answer_cache_entries', 'Encoded answers held by the answer cache, per listener.', 'entries');
+  gauge('clusterdns_answer_cache_bytes', 'Bytes charged to the answer cache budget (--answer-cache-bytes), per listener.', 'bytes');
+  counter('clusterdns_answer_cache_hits_total', 'Queries answered from the answer cache, per listener.', 'hits');
+  counter('clusterdns_answer_cache_evictions_total', 'Answers evicted to stay within the answer cache budget, per listener.', 'evictions');
+}
