@@ -335,6 +335,15 @@ function readEndpointPorts(parent: Obj, check: Checker, path: string): EndpointP
 }
 
 function targetRef(o: Obj, check: Checker, path: string): { targetRefName?: string; targetRefKind?: string } {
+  const t = o['targetRef'];
+  if (isObj(t)) {
+    // The usual case, without building the field paths the checker needs only for a finding.
+    const name = t['name'];
+    const kind = t['kind'];
+    if ((name === undefined || typeof name === 'string') && (kind === undefined || typeof kind === 'string')) {
+      return { ...(name ? { targetRefName: name } : {}), ...(kind ? { targetRefKind: kind } : {}) };
+    }
+  }
   const tr = check.obj(o, 'targetRef', `${path}.targetRef`);
   const name = check.str(tr, 'name', `${path}.targetRef.name`);
   const kind = check.str(tr, 'kind', `${path}.targetRef.kind`);
