@@ -35,7 +35,8 @@ export function assignNodePorts(
     return [...services];
   }
   const owner = new Map<number, Service>();
-  const bySource = [...services].sort((a, b) => (a.source.file < b.source.file ? -1 : a.source.file > b.source.file ? 1 : a.source.line - b.source.line));
+  // Only Services that write a node port have anything to check (most have none).
+  const bySource = services.filter((s) => s.ports.some((p) => p.nodePort !== undefined)).sort((a, b) => (a.source.file < b.source.file ? -1 : a.source.file > b.source.file ? 1 : a.source.line - b.source.line));
   for (const svc of bySource) {
     const where = `Service "${svc.namespace}/${svc.name}"`;
     const seenHere = new Map<number, string>();
@@ -89,6 +90,10 @@ export function assignNodePorts(
 
 /** Field lines of the Services' manifests, from their drafts' checkers. */
 export function nodePortLines(drafts: readonly ServiceDraft[]): (svc: Service, path: string) => number {
-  const byKey = new Map(drafts.map((d) => [`${d.meta.namespace}/${d.meta.name}`, d.check]));
-  return (svc, path) => byKey.get(`${svc.namespace}/${svc.name}`)?.lineOf(path) ?? svc.source.line;
+  // Built on the first finding: a load without node port findings never needs it.
+  let byKey: Map<string, ServiceDraft['check']> | undefined;
+  return (svc, path) => {
+    byKey ??= new Map(drafts.map((d) => [`${d.meta.namespace}/${d.meta.name}`, d.check]));
+    return byKey.get(`${svc.namespace}/${svc.name}`)?.lineOf(path) ?? svc.source.line;
+  };
 }

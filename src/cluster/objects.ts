@@ -15,7 +15,7 @@ import type {
   ServiceType,
   SourceRef,
 } from './model.js';
-import { parseIp } from '../pkg/ip.js';
+import { formatIp, parseIp } from '../pkg/ip.js';
 import { type Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
 import { excerpt } from './yaml-docs.js';
 import type { Obj } from './validate.js';
@@ -335,6 +335,15 @@ function readEndpointPorts(parent: Obj, check: Checker, path: string): EndpointP
 }
 
 function targetRef(o: Obj, check: Checker, path: string): { targetRefName?: string; targetRefKind?: string } {
+  const t = o['targetRef'];
+  if (isObj(t)) {
+    // The usual case, without building the field paths the checker needs only for a finding.
+    const name = t['name'];
+    const kind = t['kind'];
+    if ((name === undefined || typeof name === 'string') && (kind === undefined || typeof kind === 'string')) {
+      return { ...(name ? { targetRefName: name } : {}), ...(kind ? { targetRefKind: kind } : {}) };
+    }
+  }
   const tr = check.obj(o, 'targetRef', `${path}.targetRef`);
   const name = check.str(tr, 'name', `${path}.targetRef.name`);
   const kind = check.str(tr, 'kind', `${path}.targetRef.kind`);
@@ -358,41 +367,55 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
   else check.error(`addressType ${excerpt(addressTypeText)} is not valid; use IPv4, IPv6 or FQDN`, 'addressType');
   const beta = apiVersion.endsWith('/v1beta1');
   const endpoints: Endpoint[] = [];
+  // Slices hold most of a large cluster's objects: a field of the expected type is read directly,
+  // and only one that is not goes through the checker (same findings), so the field paths of
+  // messages are built only for a finding.
   check.arr(o, 'endpoints', 'endpoints').forEach((e, i) => {
-    const path = `endpoints[${i}]`;
     if (!isObj(e)) {
-      check.error(`${path} must be a mapping with "addresses"`, path);
+      check.error(`endpoints[${i}] must be a mapping with "addresses"`, `endpoints[${i}]`);
       return;
     }
     const addresses: string[] = [];
-    const rawAddrs = check.arr(e, 'addresses', `${path}.addresses`);
-    if (rawAddrs.length === 0) check.error(`${path}.addresses is empty; list the endpoint's address`, path);
+    const addrs = e['addresses'];
+    const rawAddrs = Array.isArray(addrs) ? addrs : check.arr(e, 'addresses', `endpoints[${i}].addresses`);
+    if (rawAddrs.length === 0) check.error(`endpoints[${i}].addresses is empty; list the endpoint's address`, `endpoints[${i}]`);
     rawAddrs.forEach((a, j) => {
-      const ap = `${path}.addresses[${j}]`;
       if (addressType === 'FQDN') {
-        if (typeof a !== 'string' || a === '') check.error(`${ap} must be a DNS name`, ap);
+        if (typeof a !== 'string' || a === '') check.error(`endpoints[${i}].addresses[${j}] must be a DNS name`, `endpoints[${i}].addresses[${j}]`);
         else addresses.push(a);
         return;
       }
-      const ip = check.ip(a, ap);
-      if (ip === undefined) return;
-      if (familyOf(ip) !== addressType) {
+      const p = typeof a === 'string' ? parseIp(a) : undefined;
+      if (p === undefined) {
+        check.ip(a, `endpoints[${i}].addresses[${j}]`); // the finding
+        return;
+      }
+      const ip = formatIp(p);
+      // The family from the canonical text: ':' only in IPv6. Searching it also flattens the
+      // text, which formatIp builds from pieces: the model keeps one flat string per address.
+      if ((ip.includes(':') ? 'IPv6' : 'IPv4') !== addressType) {
+        const ap = `endpoints[${i}].addresses[${j}]`;
         check.error(`${ap} ${excerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`, ap);
         return;
       }
       addresses.push(ip);
     });
-    const cond = check.obj(e, 'conditions', `${path}.conditions`);
-    const ready = check.bool(cond, 'ready', `${path}.conditions.ready`);
-    const hostname = hostnameOf(e, check, `${path}.hostname`);
-    const topology = beta ? check.stringMap(e, 'topology', `${path}.topology`) : {};
-    const zone = check.str(e, 'zone', `${path}.zone`) ?? topology['topology.kubernetes.io/zone'];
-    const nodeName = check.str(e, 'nodeName', `${path}.nodeName`) ?? topology['kubernetes.io/hostname'];
+    const c = e['conditions'];
+    const cond = isObj(c) ? c : check.obj(e, 'conditions', `endpoints[${i}].conditions`);
+    const r = cond['ready'];
+    const ready = typeof r === 'boolean' ? r : check.bool(cond, 'ready', `endpoints[${i}].conditions.ready`);
+    const hostname = e['hostname'] === undefined ? undefined : hostnameOf(e, check, `endpoints[${i}].hostname`);
+    const topology = beta ? check.stringMap(e, 'topology', `endpoints[${i}].topology`) : {};
+    const z = e['zone'];
+    const zone = (typeof z === 'string' ? z : check.str(e, 'zone', `endpoints[${i}].zone`)) ?? topology['topology.kubernetes.io/zone'];
+    const nn = e['nodeName'];
+    const nodeName = (typeof nn === 'string' ? nn : check.str(e, 'nodeName', `endpoints[${i}].nodeName`)) ?? topology['kubernetes.io/hostname'];
+    const t = e['targetRef'];
     endpoints.push({
       addresses,
       ...(ready !== undefined ? { ready } : {}),
       ...(hostname !== undefined ? { hostname } : {}),
-      ...targetRef(e, check, path),
+      ...(t === undefined || t === null ? {} : targetRef(e, check, `endpoints[${i}]`)),
       ...(zone ? { zone } : {}),
       ...(nodeName ? { nodeName } : {}),
     });

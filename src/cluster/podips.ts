@@ -22,6 +22,8 @@ interface PodRange {
   readonly size: number;
   /** Offset o + 1 of the range is free when offset o here is. */
   readonly used: FreeOffsets;
+  /** The network address's bytes, for addresses built without BigInt (100k pods). */
+  readonly networkBytes: Uint8Array;
 }
 
 export function parsePodCidrs(texts: readonly string[], findings: Finding[]): Cidr[] {
@@ -41,7 +43,34 @@ function makeRange(cidr: Cidr): PodRange {
   if (cidr.family === 4) size -= 1n; // broadcast
   if (size > 0xffffffffn) size = 0xffffffffn;
   if (size < 0n) size = 0n;
-  return { cidr, family: cidr.family === 4 ? 'IPv4' : 'IPv6', network: ipToBigInt(cidr.network), size: Number(size), used: new FreeOffsets(Number(size)) };
+  const network = ipToBigInt(cidr.network);
+  return {
+    cidr,
+    family: cidr.family === 4 ? 'IPv4' : 'IPv6',
+    network,
+    size: Number(size),
+    used: new FreeOffsets(Number(size)),
+    networkBytes: bigIntToBytes(network, cidr.family),
+  };
+}
+
+/** The first 64 bits of the digest modulo size (at most 2^32), in 16-bit steps so doubles stay exact. */
+function digestMod(d: Buffer, size: number): number {
+  let r = 0;
+  for (let i = 0; i < 8; i += 2) r = (r * 65536 + d.readUInt16BE(i)) % size;
+  return r;
+}
+
+/** The address `n` (below 2^32) after the network address: its bytes plus n, with carry. */
+function addressAt(network: Uint8Array, n: number): string {
+  const out = new Uint8Array(network);
+  let carry = n;
+  for (let i = out.length - 1; i >= 0 && carry > 0; i--) {
+    const sum = out[i]! + (carry % 256);
+    out[i] = sum & 0xff;
+    carry = Math.floor(carry / 256) + (sum >> 8);
+  }
+  return formatIp(out);
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -92,17 +121,17 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
       continue;
     }
     // One-shot hash: the same SHA-256 without a Hash object per pod (100k pods).
-    const h = hash('sha256', k, 'buffer').readBigUInt64BE(0);
+    const d = hash('sha256', k, 'buffer');
     const ips: string[] = [];
     for (const r of ranges) {
       if (r.size === 0) continue;
-      const off = r.used.firstFreeFrom(Number(h % BigInt(r.size)));
+      const off = r.used.firstFreeFrom(digestMod(d, r.size));
       if (off === undefined) {
         full = true;
         continue;
       }
       r.used.take(off);
-      ips.push(formatIp(bigIntToBytes(r.network + BigInt(off + 1), r.cidr.family)));
+      ips.push(addressAt(r.networkBytes, off + 1));
     }
     result.set(p, ips);
   }

@@ -24,7 +24,7 @@
 // manifests) gets no derived pods.
 
 import { excerpt } from './yaml-docs.js';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ClusterNode, ContainerPort, ObjectMeta, Pod, WorkloadInfo } from './model.js';
 import { READY_ANNOTATION, readContainerPorts, readOwner, readPodDNS } from './objects.js';
 import type { LabelSelector } from './selector.js';
@@ -86,7 +86,8 @@ export function computeTemplateHash(template: unknown, collisionCount?: number):
 
 /** 5 characters of the safe alphabet derived from a seed (stands in for utilrand.String(5)). */
 function hashSuffix(seed: string, n = 5): string {
-  const d = createHash('sha256').update(seed).digest();
+  // One-shot hash: the same SHA-256 without a Hash object per name (a pod or slice each).
+  const d = hash('sha256', seed, 'buffer');
   let out = '';
   for (let i = 0; i < n; i++) out += SAFE_ALPHABET[d.readUInt16BE(i * 2) % SAFE_ALPHABET.length];
   return out;
@@ -99,7 +100,7 @@ export function generatedName(prefix: string, seed: string): string {
 
 /** Stable hash of a key, for node choice. */
 function hash32(key: string): number {
-  return createHash('sha256').update(key).digest().readUInt32BE(0);
+  return hash('sha256', key, 'buffer').readUInt32BE(0);
 }
 
 export interface PodTemplate {
@@ -356,8 +357,9 @@ function podFactory(w: WorkloadDraft, tpl: PodTemplate, candidates: readonly Clu
     freeName(prefix, seed) {
       for (let attempt = 0; ; attempt++) {
         const name = generatedName(prefix, attempt === 0 ? seed : `${seed}#${attempt}`);
-        if (!taken.has(`${ns}/${name}`)) {
-          taken.add(`${ns}/${name}`);
+        const key = `${ns}/${name}`;
+        if (!taken.has(key)) {
+          taken.add(key);
           return name;
         }
       }

@@ -9,6 +9,7 @@ import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
 import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
 import { type JsonScan, linesOf, scanJson } from './json-scan.js';
+import { readSimpleYaml } from './yaml-fast.js';
 
 /** Bounds on what one manifest file or object may cost to read. */
 export interface ManifestLimits {
@@ -332,6 +333,10 @@ export function parseManifestText(
     const fast = parseJsonFast(file, text, findings, all.maxObjectBytes);
     if (fast) return fast;
   }
+  if (!json) {
+    const fast = readFastYaml(file, text, all);
+    if (fast) return fast;
+  }
   const lc = new LineCounter();
   const r: DocReader = {
     file,
@@ -376,29 +381,72 @@ function readDocument(r: DocReader, doc: Document.Parsed, out: RawObject[]): voi
     return;
   }
   const [docStart, , docEnd] = doc.range;
-  const docLine = r.lineAt(docStart);
+  const itemsNode = mapValue(root, 'items');
+  const itemLine = (j: number): number => {
+    const node = isSeq(itemsNode) ? (itemsNode.items[j] as YamlNode | undefined) : undefined;
+    return node?.range ? r.lineAt(node.range[0]) : rootLine;
+  };
+  pushObjects(r, value, { start: docStart, end: docEnd, line: r.lineAt(docStart), rootLine }, itemLine, out);
+}
+
+/** Where a document is: its text from start to end, its first line, its root's line. */
+interface DocPlace {
+  readonly start: number;
+  readonly end: number;
+  readonly line: number;
+  readonly rootLine: number;
+}
+
+/** A document's object, or a `*List`'s items (`itemLine(j)`: item j's line), onto `out`. */
+function pushObjects(
+  r: Pick<DocReader, 'file' | 'text' | 'json'>,
+  value: Record<string, unknown>,
+  at: DocPlace,
+  itemLine: (j: number) => number,
+  out: RawObject[],
+): void {
   const kind = value['kind'];
   const items = value['items'];
   if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items)) {
     const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
     const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : undefined;
-    const itemsNode = mapValue(root, 'items');
     items.forEach((item, j) => {
       if (item === null || item === undefined) return;
-      const node = isSeq(itemsNode) ? (itemsNode.items[j] as YamlNode | undefined) : undefined;
-      const line = node?.range ? r.lineAt(node.range[0]) : rootLine;
+      const line = itemLine(j);
       out.push({
         file: r.file,
         line,
         obj: item,
-        positions: new Positions(line, lazyIndex(r.text, docStart, docEnd, docLine, r.json, j)),
+        positions: new Positions(line, lazyIndex(r.text, at.start, at.end, at.line, r.json, j)),
         ...(itemKind !== undefined ? { listKind: itemKind } : {}),
         ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
       });
     });
     return;
   }
-  out.push({ file: r.file, line: rootLine, obj: value, positions: new Positions(rootLine, lazyIndex(r.text, docStart, docEnd, docLine, r.json)) });
+  out.push({ file: r.file, line: at.rootLine, obj: value, positions: new Positions(at.rootLine, lazyIndex(r.text, at.start, at.end, at.line, r.json)) });
+}
+
+/**
+ * A YAML file in the plain subset yaml-fast.ts reads, without the package's AST; undefined when
+ * the file is not in it or a document is too large, so the full reader reads and reports it.
+ */
+function readFastYaml(file: string, text: string, limits: ManifestLimits): RawObject[] | undefined {
+  const docs = readSimpleYaml(text);
+  if (!docs) return undefined;
+  const out: RawObject[] = [];
+  const r = { file, text, json: false };
+  for (const d of docs) {
+    try {
+      checkSize(d.value, limits);
+    } catch (e) {
+      if (e instanceof TooBig) return undefined;
+      throw e;
+    }
+    const lines = d.itemLines;
+    pushObjects(r, d.value, { start: d.start, end: d.end, line: d.startLine, rootLine: d.rootLine }, (j) => lines?.[j] ?? d.rootLine, out);
+  }
+  return out;
 }
 
 /**
@@ -414,20 +462,26 @@ function reportSyntaxError(r: DocReader, e: { pos: [number, number]; message: st
   r.err(pos.line, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${reason}; ${SYNTAX_FIX}`);
 }
 
+/** Throws TooBig when a document's value (a `*List`: as a file, each item as an object) is over the limits. */
+function checkSize(value: unknown, limits: ManifestLimits): void {
+  const { maxObjectBytes, maxFileBytes } = limits;
+  const items =
+    isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? value['items'] : undefined;
+  if (items) {
+    expandedSize(value, Math.max(maxFileBytes, maxObjectBytes));
+    for (const item of items) expandedSize(item, maxObjectBytes);
+  } else expandedSize(value, maxObjectBytes);
+}
+
 /**
  * The document's value with its aliases expanded, within the alias and size bounds (a `*List`
  * is bounded like a file, each item like an object); undefined, with a finding, when it is not.
  */
 function boundedValue(r: DocReader, doc: Document.Parsed, root: YamlNode, rootLine: number): { value: unknown } | undefined {
-  const { maxObjectBytes, maxAliases, maxFileBytes } = r.limits;
+  const { maxAliases } = r.limits;
   try {
     const value = doc.toJS({ maxAliasCount: maxAliases });
-    const items =
-      isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? value['items'] : undefined;
-    if (items) {
-      expandedSize(value, Math.max(maxFileBytes, maxObjectBytes));
-      for (const item of items) expandedSize(item, maxObjectBytes);
-    } else expandedSize(value, maxObjectBytes);
+    checkSize(value, r.limits);
     return { value };
   } catch (e) {
     const m = (e as Error).message;

@@ -71,17 +71,22 @@ export function readRegularFile(path: string, maxBytes = MAX_DATA_FILE_BYTES): B
     const st = fstatSync(fd);
     if (!st.isFile()) throw new UnreadableFile(path, { kind: 'special', stats: st });
     if (st.size > maxBytes) throw new UnreadableFile(path, { kind: 'size', size: st.size, limit: maxBytes });
-    const chunks: Buffer[] = [];
+    // One buffer of the file's size (and a byte to see the end in): chunks and their
+    // concatenation would hold a large file three times over while it is read.
+    let buf = Buffer.allocUnsafe(Math.min(Math.max(st.size + 1, 64 * 1024), maxBytes + 1));
     let total = 0;
     for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - total));
-      const got = readSync(fd, buf, 0, buf.length, null);
+      if (total === buf.length) {
+        const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, maxBytes + 1));
+        buf.copy(bigger, 0, 0, total);
+        buf = bigger;
+      }
+      const got = readSync(fd, buf, total, buf.length - total, null);
       if (got === 0) break;
-      chunks.push(buf.subarray(0, got));
       total += got;
       if (total > maxBytes) throw new UnreadableFile(path, { kind: 'grew', limit: maxBytes });
     }
-    return Buffer.concat(chunks, total);
+    return buf.subarray(0, total);
   } finally {
     closeSync(fd);
   }
