@@ -18,6 +18,7 @@ import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './nodeports.js';
 import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile, type RawObject } from './yaml-docs.js';
+import { globMatch } from '../pkg/glob.js';
 
 export { ManifestError } from './model.js';
 
@@ -55,13 +56,9 @@ const groupOf = (apiVersion: string): string => {
 /** "ns/name" patterns with '*' (any characters) and '?' (one); a pattern without '/' matches the name in any namespace. */
 function notReadyMatcher(patterns: readonly string[]): (p: Pod) => boolean {
   if (patterns.length === 0) return () => false;
-  const res = patterns.map((pat) => {
-    const body = pat.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-    return new RegExp(pat.includes('/') ? `^${body}$` : `^[^/]*/${body}$`);
-  });
   return (p) => {
     const k = `${p.namespace}/${p.name}`;
-    return res.some((r) => r.test(k));
+    return patterns.some((pat) => (pat.includes('/') ? globMatch(pat, k) : globMatch(pat, p.name)));
   };
 }
 
