@@ -2,6 +2,7 @@
 // (loader.ts) say to each other.
 import type { Directive } from '../../chain/corefile.js';
 import type { ClusterModel, ClusterOptions, Finding } from '../../cluster/model.js';
+import type { SliceImage } from './slice-image.js';
 import type { StoreParts } from './store.js';
 
 export interface LoadRequest {
@@ -43,6 +44,8 @@ export function loadSummary(model: ClusterModel, findings: readonly Finding[]): 
 
 export type LoaderMessage =
   | ({ type: 'head' } & LoadSummary)
+  /** The service slices and reverse index, its buffers transferred (slice-image.ts). */
+  | { type: 'image'; image: SliceImage }
   | { type: 'chunk'; parts: Partial<StoreParts> }
   | { type: 'model'; model: ClusterModel }
   | { type: 'end' }
@@ -50,11 +53,11 @@ export type LoaderMessage =
   | { type: 'error'; findings?: Finding[]; message?: string; stack?: string };
 
 /** Splits parts into pieces of about `weight` entries each (a slice weighs its addresses). */
-export function* chunkParts(parts: StoreParts, weight: number): Generator<Partial<StoreParts>> {
+export function* chunkParts(parts: Omit<StoreParts, 'slices'> & Partial<StoreParts>, weight: number): Generator<Partial<StoreParts>> {
   yield { namespaces: parts.namespaces, serial: parts.serial };
   const lists = ['services', 'slices', 'imports', 'importSlices', 'serviceByIp', 'podsByIp'] as const;
   for (const field of lists) {
-    const list = parts[field] as unknown[];
+    const list = (parts[field] ?? []) as unknown[];
     let start = 0;
     let w = 0;
     for (let i = 0; i < list.length; i++) {
