@@ -106,6 +106,9 @@ function reverseKey(ip: string): string {
   return ip.includes(':') ? (canonicalIp(ip) ?? ip) : ip;
 }
 
+/** 2^21: an IPv4 key (32 bits) and an address number below this fit a double's 53 bits exactly. */
+const ADDRESS_BITS_MAX = 2 ** 21;
+
 /** An Int32 column that grows as it is filled. */
 class Column {
   private a = new Int32Array(64);
@@ -152,6 +155,9 @@ export class SliceImageBuilder {
   private readonly addrV4: number[] = [];
   private readonly addrOther = new Column();
   private group = -1;
+  /** Slice orders never went down: an address's number alone ranks it (see finish). */
+  private monotone = true;
+  private lastRank = 0;
 
   /** A string that recurs (zones, port names, keys): stored once. */
   private intern(s: string): number {
@@ -197,6 +203,9 @@ export class SliceImageBuilder {
     this.group = g;
     this.sGroup.push(g);
     this.sOrder.push(order ?? -1);
+    const rank = Math.max(0, order ?? 0);
+    if (rank < this.lastRank) this.monotone = false;
+    this.lastRank = rank;
     this.sPort.push(this.ports(ports));
     this.sPortCount.push(ports.length);
     this.sAddr.push(this.addrIp.length);
@@ -268,9 +277,24 @@ export class SliceImageBuilder {
     const byV4: number[] = [];
     const byOther: number[] = [];
     for (let a = 0; a < addresses; a++) (v4[a]! >= 0 ? byV4 : byOther).push(a);
-    const v4Addr = Int32Array.from(byV4).sort((a, b) => v4[a]! - v4[b]! || rank[a]! - rank[b]! || a - b);
-    const v4Key = new Uint32Array(v4Addr.length);
-    for (let i = 0; i < v4Addr.length; i++) v4Key[i] = v4[v4Addr[i]!]!;
+    let v4Addr: Int32Array;
+    const v4Key = new Uint32Array(byV4.length);
+    if (this.monotone && addresses <= ADDRESS_BITS_MAX) {
+      // Slices came in model order, so (key, address number) is the order wanted: packed into
+      // one double each, it sorts natively, some ten times faster than with a comparator.
+      const packed = new Float64Array(byV4.length);
+      for (let i = 0; i < byV4.length; i++) packed[i] = v4[byV4[i]!]! * ADDRESS_BITS_MAX + byV4[i]!;
+      packed.sort();
+      v4Addr = new Int32Array(byV4.length);
+      for (let i = 0; i < packed.length; i++) {
+        const p = packed[i]!;
+        v4Key[i] = Math.floor(p / ADDRESS_BITS_MAX);
+        v4Addr[i] = p % ADDRESS_BITS_MAX;
+      }
+    } else {
+      v4Addr = Int32Array.from(byV4).sort((a, b) => v4[a]! - v4[b]! || rank[a]! - rank[b]! || a - b);
+      for (let i = 0; i < v4Addr.length; i++) v4Key[i] = v4[v4Addr[i]!]!;
+    }
     const str = this.strings;
     const other = this.addrOther;
     const otherAddr = Int32Array.from(byOther).sort((a, b) => {

@@ -218,8 +218,9 @@ export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts:
     if (!services.has(k)) services.set(k, leanService(svc));
   }
   const serviceByIp = new Map<string, string>();
-  const sorted = [...services].sort((a, b) => (a[1].namespace + '/' + a[1].name < b[1].namespace + '/' + b[1].name ? -1 : 1));
-  for (const [k, svc] of sorted) {
+  // The sort key made once per service, not twice per comparison (10k services: 130k of them).
+  const sorted = [...services].map(([k, svc]): [string, string, Service] => [`${svc.namespace}/${svc.name}`, k, svc]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  for (const [, k, svc] of sorted) {
     if (svc.headless) continue;
     for (const ip of svc.clusterIPs) {
       const c = canonicalIp(ip);
@@ -289,6 +290,8 @@ export class StoreAssembler {
   private readonly imports = new Map<string, ServiceImport>();
   private readonly importSlices = new Map<string, ReadySlice[]>();
   private readonly serviceByIpKey = new Map<string, string>();
+  private readonly serviceByIp = new Map<string, Service>();
+  private stale = false;
   private readonly podsByIp = new Map<string, Pod[]>();
   private serial = 0;
 
@@ -297,6 +300,8 @@ export class StoreAssembler {
   add(parts: Partial<StoreParts>): void {
     for (const n of parts.namespaces ?? []) this.namespaces.add(n);
     for (const [k, v] of parts.services ?? []) this.services.set(k, v);
+    // A service given after the cluster IPs naming it: finish resolves them all again.
+    if (parts.services && parts.services.length > 0 && this.serviceByIpKey.size > 0) this.stale = true;
     if (parts.slices && parts.slices.length > 0) {
       if (this.image) throw new Error('kubernetes store: slices given both as an image and as parts');
       this.builder ??= new SliceImageBuilder();
@@ -304,7 +309,13 @@ export class StoreAssembler {
     }
     for (const [k, v] of parts.imports ?? []) this.imports.set(k, v);
     for (const [k, v] of parts.importSlices ?? []) this.importSlices.set(k, v);
-    for (const [k, v] of parts.serviceByIp ?? []) this.serviceByIpKey.set(k, v);
+    for (const [ip, k] of parts.serviceByIp ?? []) {
+      // Resolved as they come (services come first) so finish has little left to do.
+      this.serviceByIpKey.set(ip, k);
+      const svc = this.services.get(k);
+      if (svc) this.serviceByIp.set(ip, svc);
+      else this.serviceByIp.delete(ip);
+    }
     for (const [k, v] of parts.podsByIp ?? []) this.podsByIp.set(k, v);
     if (parts.serial !== undefined) this.serial = parts.serial;
   }
@@ -316,10 +327,13 @@ export class StoreAssembler {
   }
 
   finish(model?: ClusterModel): KubernetesStore {
-    const serviceByIp = new Map<string, Service>();
-    for (const [ip, k] of this.serviceByIpKey) {
-      const svc = this.services.get(k);
-      if (svc) serviceByIp.set(ip, svc);
+    let serviceByIp = this.serviceByIp;
+    if (this.stale) {
+      serviceByIp = new Map();
+      for (const [ip, k] of this.serviceByIpKey) {
+        const svc = this.services.get(k);
+        if (svc) serviceByIp.set(ip, svc);
+      }
     }
     const image = this.image ?? (this.builder ?? new SliceImageBuilder()).finish();
     return new KubernetesStore(
