@@ -3,10 +3,11 @@
 // through the loader thread (dist/plugins/kubernetes/loader.js) with the serving thread otherwise
 // idle, and the same build in this thread for the worker-side figures. Reports, as JSON:
 // - buildMs: the worker's work after parsing (the store's parts, the slice image), in-thread;
-// - bytes: what the worker posts (structured-clone size of its messages, transferred buffers);
+// - bytes: structured-clone size of what the worker posts; transferred: buffers moved, uncopied;
 // - wallMs: first message to store ready; busyMs: serving-thread time spent in that window
 //   (event-loop utilisation); maxBlockMs: the longest the event loop was held (one message);
-// - heapMiB: this thread's heap after gc with the first loaded store held, minus before it.
+// - heapMiB: this thread's heap after gc with the first loaded store held, minus before it
+//   (the transferred buffers are outside the heap: add `transferred`).
 // Usage: node --expose-gc bench/store-image.js LIST.json [BUILD_ROOT] [--rounds N]
 // BUILD_ROOT (default: this repository) holds the dist/ to measure, so two builds compare alike.
 import path from 'node:path';
@@ -41,6 +42,7 @@ const chunkWeight = 2000;
 const { model } = loadManifests([list], cluster);
 const builds = [];
 let bytes = 0;
+let transferred = 0;
 let messages = 0;
 for (let r = 0; r < rounds; r++) {
   const t0 = performance.now();
@@ -51,7 +53,8 @@ for (let r = 0; r < rounds; r++) {
       const { imageBuffers } = await dist('plugins/kubernetes/slice-image.js');
       // Transferred buffers are moved, not serialised; they are counted at their size.
       const rest = Object.fromEntries(Object.entries(image).filter(([, v]) => !ArrayBuffer.isView(v)));
-      bytes = serialize({ type: 'image', image: rest }).length + imageBuffers(image).reduce((n, b) => n + b.byteLength, 0);
+      bytes = serialize({ type: 'image', image: rest }).length;
+      transferred = imageBuffers(image).reduce((n, b) => n + b.byteLength, 0);
       messages = 1;
       for (const chunk of protocol.chunkParts(parts, chunkWeight)) {
         bytes += serialize({ type: 'chunk', parts: chunk }).length;
@@ -110,6 +113,7 @@ console.log(
     services: loads[0].services,
     buildMs: round(med(builds)),
     bytes,
+    transferred,
     messages,
     busyMs: round(med(loads.map((l) => l.busyMs))),
     wallMs: round(med(loads.map((l) => l.wallMs))),

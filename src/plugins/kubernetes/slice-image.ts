@@ -48,7 +48,10 @@ export interface SliceImage {
   portName: Int32Array;
   portProtocol: Int32Array;
   portNumber: Int32Array;
-  /** Per address, in the order they were added: IP as written, endpoint name, zone, group. */
+  /**
+   * Per address, in the order they were added: IP as written, endpoint name (DASHED: the IP
+   * dashed, the name of most endpoints, made when read instead of stored), zone, group.
+   */
   addrIp: Int32Array;
   addrName: Int32Array;
   addrZone: Int32Array;
@@ -65,6 +68,11 @@ export interface SliceImage {
 export function endpointName(ip: string, hostname: string | undefined, targetRefName: string | undefined, podNames: boolean): string {
   if (hostname) return hostname;
   if (podNames && targetRefName && targetRefName.length < 64) return targetRefName;
+  return dashedIp(ip);
+}
+
+/** An address's name when it has no hostname or pod name to go by: its IP, dashed. */
+function dashedIp(ip: string): string {
   if (ip.includes('.')) return ip.replaceAll('.', '-');
   // IPv6: a trailing '-' (from '::' at the end) gets a 0 so the label stays valid.
   const dashed = ip.replaceAll(':', '-');
@@ -105,6 +113,9 @@ function reverseKey(ip: string): string {
   // Loading accepted only canonical IPv4 (no leading zeros); IPv6 may be written many ways.
   return ip.includes(':') ? (canonicalIp(ip) ?? ip) : ip;
 }
+
+/** addrName of an endpoint named by its dashed IP. */
+const DASHED = -2;
 
 /** 2^21: an IPv4 key (32 bits) and an address number below this fit a double's 53 bits exactly. */
 const ADDRESS_BITS_MAX = 2 ** 21;
@@ -211,10 +222,10 @@ export class SliceImageBuilder {
     this.sAddr.push(this.addrIp.length);
   }
 
-  /** An address of the slice begun last. */
-  address(ip: string, name: string, zone: string | undefined): void {
+  /** An address of the slice begun last; `name` undefined: its dashed IP. */
+  address(ip: string, name: string | undefined, zone: string | undefined): void {
     this.addrIp.push(this.add(ip));
-    this.addrName.push(this.add(name));
+    this.addrName.push(name === undefined ? DASHED : this.add(name));
     this.addrZone.push(zone === undefined ? -1 : this.intern(zone));
     this.addrGroup.push(this.group);
     const k = reverseKey(ip);
@@ -226,7 +237,7 @@ export class SliceImageBuilder {
   /** A ready slice as the store has it. */
   ready(key: string, slice: ReadySlice): void {
     this.slice(key, slice.ports, slice.order);
-    for (const a of slice.addresses) this.address(a.ip, a.name, a.zone);
+    for (const a of slice.addresses) this.address(a.ip, a.name === dashedIp(a.ip) ? undefined : a.name, a.zone);
   }
 
   /** A model EndpointSlice: its ready endpoints, named (see endpointName), with no objects between. */
@@ -236,7 +247,9 @@ export class SliceImageBuilder {
       // conditions.ready unset counts as ready (CoreDNS object/endpoint.go).
       if (ep.ready === false) continue;
       const zone = ep.zone?.toLowerCase();
-      for (const ip of ep.addresses) this.address(ip, endpointName(ip, ep.hostname, ep.targetRefName, podNames), zone);
+      // endpointName, with the dashed IP left to be made when read.
+      const name = ep.hostname ? ep.hostname : podNames && ep.targetRefName && ep.targetRefName.length < 64 ? ep.targetRefName : undefined;
+      for (const ip of ep.addresses) this.address(ip, name, zone);
     }
   }
 
@@ -357,6 +370,11 @@ export class SliceView {
     return this.image.text.slice(at[i]!, at[i + 1]!);
   }
 
+  private name(address: number, ip: string): string {
+    const n = this.image.addrName[address]!;
+    return n === DASHED ? dashedIp(ip) : this.str(n);
+  }
+
   get groups(): number {
     return this.image.groupKey.length;
   }
@@ -396,7 +414,8 @@ export class SliceView {
       const first = im.sliceAddr[s]!;
       const end = first + im.sliceAddrCount[s]!;
       for (let a = first; a < end; a++) {
-        const address: EndpointAddress = { ip: this.str(im.addrIp[a]!), name: this.str(im.addrName[a]!) };
+        const ip = this.str(im.addrIp[a]!);
+        const address: EndpointAddress = { ip, name: this.name(a, ip) };
         const zone = im.addrZone[a]!;
         if (zone >= 0) address.zone = this.str(zone);
         addresses.push(address);
@@ -450,7 +469,7 @@ export class SliceView {
       const a = addrs[i]!;
       const k = this.str(im.groupKey[im.addrGroup[a]!]!);
       // A service key is `name.namespace`, and a Service name has no dots.
-      yield [`${this.str(im.addrName[a]!)}.${k}.svc`, k.slice(k.indexOf('.') + 1)];
+      yield [`${this.name(a, this.str(im.addrIp[a]!))}.${k}.svc`, k.slice(k.indexOf('.') + 1)];
     }
   }
 }
