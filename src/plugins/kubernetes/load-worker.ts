@@ -1,14 +1,16 @@
 // The kubernetes plugin's loader thread: reads the manifests, builds the cluster model and the
-// store's parts, counts the records, and hands the parts to the serving thread a chunk at a
+// store's parts, counts the records, and hands the parts to the serving thread a message at a
 // time, each when asked for ('next'), so the serving thread deserialises a little, answers
-// queries, and asks again. The parse garbage of a large cluster stays in this thread's heap and
-// goes when the thread ends.
+// queries, and asks again. The service slices and reverse index go as one image whose buffers
+// are transferred (slice-image.ts); the rest goes in chunks. The parse garbage of a large
+// cluster stays in this thread's heap and goes when the thread ends.
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
 import { parseKubernetes } from './setup.js';
-import { KubernetesStore, storeParts, type StoreParts } from './store.js';
+import { StoreAssembler, storeImage } from './store.js';
+import { imageBuffers, type SliceImage } from './slice-image.js';
 import { countRecords, KubernetesPlugin } from './plugin.js';
 import { chunkParts, loadSummary, type LoadRequest, type LoaderMessage } from './loader-protocol.js';
 import { emptyResponse } from '../../chain/plugin.js';
@@ -31,15 +33,20 @@ let counter: (() => number) | undefined;
 function run(): LoaderMessage[] {
   const cfg = parseKubernetes(req.directive, req.zones);
   const { model, findings } = loadManifests(req.paths, req.cluster);
-  const parts: StoreParts = storeParts(model, cfg);
+  const { parts, image } = storeImage(model, cfg);
   if (req.countRecords) {
+    // The image's buffers go to the serving thread, so the count reads a copy of it.
+    const copy: SliceImage = structuredClone(image);
     // The records gauge counts what a zone transfer of each forward zone lists (SOA once).
     counter = () => {
-      const store = KubernetesStore.fromParts(parts, cfg);
+      const a = new StoreAssembler(cfg);
+      a.add(parts);
+      a.addImage(copy);
+      const store = a.finish();
       return countRecords(new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => req.localAddresses }, req.paths));
     };
   }
-  const out: LoaderMessage[] = [{ type: 'head', ...loadSummary(model, findings) }];
+  const out: LoaderMessage[] = [{ type: 'head', ...loadSummary(model, findings) }, { type: 'image', image }];
   for (const chunk of chunkParts(parts, req.chunkWeight)) out.push({ type: 'chunk', parts: chunk });
   if (req.retainModel) out.push({ type: 'model', model });
   out.push({ type: 'end' });
@@ -60,7 +67,8 @@ port.postMessage(queue.shift());
 port.on('message', (m: unknown) => {
   if (m !== 'next') return;
   const next = queue.shift();
-  if (next) port.postMessage(next);
+  // The image's buffers are moved, not copied: the serving thread reads them in place.
+  if (next) port.postMessage(next, next.type === 'image' ? imageBuffers(next.image) : []);
   if (queue.length > 0) return;
   // The data is handed over; the count comes after it, unasked.
   if (next?.type === 'end' && counter) port.postMessage({ type: 'records', records: counter() } satisfies LoaderMessage);

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { loadManifests } from '../../cluster/load.js';
 import { ManifestError, type ClusterModel } from '../../cluster/model.js';
 import type { KubernetesConfig } from './setup.js';
-import { KubernetesStore, StoreAssembler, storeParts } from './store.js';
+import { KubernetesStore, StoreAssembler } from './store.js';
 import { loadSummary, type LoadRequest, type LoaderMessage, type LoadSummary } from './loader-protocol.js';
 
 export interface LoadedData extends LoadSummary {
@@ -59,6 +59,11 @@ export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig, signal?: 
           head = m;
           askNext();
           return;
+        case 'image':
+          // Typed arrays arrive by transfer and are read in place: nothing to index here.
+          assembler.addImage(m.image);
+          askNext();
+          return;
         case 'chunk':
           assembler.add(m.parts);
           askNext();
@@ -93,6 +98,6 @@ export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig, signal?: 
 
 function loadHere(req: LoadRequest, cfg: KubernetesConfig): LoadedData {
   const { model, findings } = loadManifests(req.paths, req.cluster);
-  const store = KubernetesStore.fromParts(storeParts(model, cfg), cfg, req.retainModel ? model : undefined);
+  const store = KubernetesStore.fromModel(model, cfg, { retainModel: req.retainModel });
   return { store, ...loadSummary(model, findings), records: undefined, thread: 'main' };
 }
