@@ -234,7 +234,7 @@ export async function sync(flags: SyncFlags): Promise<void> {
   const endpoints = flags.etcd.flatMap((e) => e.split(',')).filter(Boolean);
   const limits: SyncLimits = { maxTxnOps: parseLimit('--max-txn-ops', flags.maxTxnOps, 2), maxTxnBytes: parseLimit('--max-txn-bytes', flags.maxTxnBytes, 1024), allowEmpty: flags.allowEmpty };
   const interval = parseLimit('--interval', flags.interval, 100);
-  const client = newClient({ endpoints });
+  const client = await newClient({ endpoints });
   const once = async (): Promise<SyncResult> => {
     const started = Date.now();
     const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: log, cluster: clusterOptions(flags) });

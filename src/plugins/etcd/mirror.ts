@@ -90,7 +90,9 @@ const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 2000;
 
 export class EtcdMirror {
-  private readonly client: Etcd3;
+  /** Made on the first read (newClient loads the client library then). */
+  private clientReady: Promise<Etcd3> | undefined;
+  private client: Etcd3 | undefined;
   private readonly entries = new Map<string, Entry>();
   /** Keys of `entries`, sorted as etcd sorts them (byte order; the same for ASCII keys). */
   private sorted: string[] = [];
@@ -122,7 +124,6 @@ export class EtcdMirror {
   private started = false;
 
   constructor(private readonly opts: MirrorOptions) {
-    this.client = newClient(opts);
     this.firstSync = new Promise((r) => (this.resolveFirst = r));
   }
 
@@ -182,8 +183,10 @@ export class EtcdMirror {
     if (this.closed) return;
     try {
       await this.stopWatch();
+      const client = await this.connect();
+      if (this.closed) return;
       const prefix = this.opts.prefix;
-      let { kvs, revision: rev } = await listPrefix(this.client, prefix);
+      let { kvs, revision: rev } = await listPrefix(client, prefix);
       // A change set in the middle of being written: read the state before it began.
       const marker = kvs.find((kv) => kv.key === prefix + TXN_MARKER);
       const m = marker ? parseMarker(marker.value) : undefined;
@@ -192,17 +195,17 @@ export class EtcdMirror {
         // where the change set began.
         const before = marker!.modRevision - 1;
         try {
-          ({ kvs } = await listPrefix(this.client, prefix, before));
+          ({ kvs } = await listPrefix(client, prefix, before));
           rev = before;
         } catch (err) {
           this.log.warn({ err: (err as Error).message }, 'etcd: a change set is being written and the revision before it is compacted; serving what is there now');
         }
       }
-      await this.fetchLeases(kvs);
+      await this.fetchLeases(client, kvs);
       if (this.closed) return;
       this.replaceAll(kvs, rev);
       this.m.relists.inc({ zones: this.opts.zonesLabel });
-      this.startWatch(rev + 1);
+      this.startWatch(client, rev + 1);
       if (!this.synced) {
         this.synced = true;
         this.log.info({ prefix, revision: this.revision, records: this.entries.size, skipped: this.bad.size }, 'etcd mirror synced');
@@ -230,8 +233,13 @@ export class EtcdMirror {
     clearTimeout(timer);
   }
 
-  private startWatch(from: number): void {
-    const w = this.client.watch().prefix(this.opts.prefix).startRevision(String(from)).watcher();
+  private connect(): Promise<Etcd3> {
+    this.clientReady ??= newClient(this.opts).then((c) => (this.client = c));
+    return this.clientReady;
+  }
+
+  private startWatch(client: Etcd3, from: number): void {
+    const w = client.watch().prefix(this.opts.prefix).startRevision(String(from)).watcher();
     this.watcher = w;
     this.setConnected(true);
     w.on('connected', () => {
@@ -253,7 +261,7 @@ export class EtcdMirror {
       this.currentAt = Date.now();
       if (kvs.length === 0) return;
       void this.serialize(async () => {
-        await this.fetchLeases(kvs.filter((k) => !k.del));
+        await this.fetchLeases(client, kvs.filter((k) => !k.del));
         this.applyEvents(kvs);
       });
     });
@@ -282,12 +290,12 @@ export class EtcdMirror {
   }
 
   /** Learns the granted TTL of leases not seen before (one request per lease, failures ignored). */
-  private async fetchLeases(kvs: readonly RawKv[]): Promise<void> {
+  private async fetchLeases(client: Etcd3, kvs: readonly RawKv[]): Promise<void> {
     const unknown = [...new Set(kvs.map((k) => k.lease).filter((l) => l && l !== '0' && !this.leases.has(l)))];
     await Promise.all(
       unknown.map(async (id) => {
         try {
-          const r = await this.client.leaseClient.leaseTimeToLive({ ID: id });
+          const r = await client.leaseClient.leaseTimeToLive({ ID: id });
           if (Number(r.grantedTTL) > 0) this.leases.set(id, Number(r.grantedTTL));
         } catch (err) {
           this.log.debug({ lease: id, err: (err as Error).message }, 'etcd: lease TTL unknown; using the record TTL');
@@ -438,7 +446,9 @@ export class EtcdMirror {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.lagTimer) clearInterval(this.lagTimer);
     await this.stopWatch();
-    this.client.close();
+    // A client still being made is closed once it is there.
+    if (this.client) this.client.close();
+    else void this.clientReady?.then((c) => c.close(), () => undefined);
   }
 }
 
