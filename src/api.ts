@@ -98,6 +98,9 @@ export class Cluster {
       cluster: this.opts.cluster,
       port: opts.port ?? 0,
       logger: pino({ level: 'silent' }),
+      // A server answers from the indexes alone: keeping the model would cost its memory and,
+      // at every reload of a large cluster, the serving thread's time to receive it.
+      retainModel: false,
     });
     const [first] = await app.listen();
     if (!first) throw new Error('the Corefile has no server block to listen for');
