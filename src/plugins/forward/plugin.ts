@@ -147,6 +147,8 @@ export class ForwardPlugin implements Plugin {
         if (fails < n) continue;
         // Every upstream is down: health checking itself is taken to be broken.
         if (cfg.failfastAllUnhealthy) break;
+        // CoreDNS's HealthcheckBrokenCount, counted where it picks the random upstream.
+        metrics().forwardHealthcheckBroken.inc();
         up = this.upstreams[Math.floor(Math.random() * n)]!;
       }
       tries++;
