@@ -47,7 +47,7 @@ let messages = 0;
 for (let r = 0; r < rounds; r++) {
   const t0 = performance.now();
   if (storeMod.storeImage) {
-    const { parts, image } = storeMod.storeImage(model, cfg);
+    const { parts, image, services } = storeMod.storeImage(model, cfg);
     builds.push(performance.now() - t0);
     if (r === 0) {
       const { imageBuffers } = await dist('plugins/kubernetes/slice-image.js');
@@ -56,6 +56,12 @@ for (let r = 0; r < rounds; r++) {
       bytes = serialize({ type: 'image', image: rest }).length;
       transferred = imageBuffers(image).reduce((n, b) => n + b.byteLength, 0);
       messages = 1;
+      if (services) {
+        // The Services as text: the strings are copied, the offsets transferred.
+        bytes += serialize({ type: 'services', services: { keys: services.keys, json: services.json } }).length;
+        transferred += services.at.byteLength;
+        messages++;
+      }
       for (const chunk of protocol.chunkParts(parts, chunkWeight)) {
         bytes += serialize({ type: 'chunk', parts: chunk }).length;
         messages++;

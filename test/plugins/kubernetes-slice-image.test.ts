@@ -8,6 +8,7 @@ import type { ClusterModel, EndpointSlice } from '../../src/cluster/model.js';
 import { parseKubernetes } from '../../src/plugins/kubernetes/setup.js';
 import { imageBuffers, ipv4Number, SliceImageBuilder, SliceView } from '../../src/plugins/kubernetes/slice-image.js';
 import { KubernetesStore, StoreAssembler, storeImage } from '../../src/plugins/kubernetes/store.js';
+import { serviceImageBuffers } from '../../src/plugins/kubernetes/service-table.js';
 
 const source = { file: 'test.yaml', line: 1 };
 const http = { name: 'http', protocol: 'TCP', port: 8080 };
@@ -97,11 +98,12 @@ const apiSlices = [{ ports: [http, dns], addresses: [{ ip: '10.0.0.1', name: 'ap
 /** The three ways a store gets its slices. */
 function stores(cfg: typeof plain): [string, KubernetesStore][] {
   const fromModel = KubernetesStore.fromModel(model, cfg, { retainModel: false });
-  const { parts, image } = storeImage(model, cfg);
+  const { parts, image, services } = storeImage(model, cfg);
   // As the loader thread posts it: the buffers moved, the copy read in place.
   const moved = structuredClone(image, { transfer: imageBuffers(image) });
   const a = new StoreAssembler(cfg);
   a.add(parts);
+  a.addServices(structuredClone(services, { transfer: serviceImageBuffers(services) }));
   a.addImage(moved);
   return [
     ['fromModel', fromModel],

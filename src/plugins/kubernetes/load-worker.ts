@@ -11,6 +11,7 @@ import { ManifestError } from '../../cluster/model.js';
 import { parseKubernetes } from './setup.js';
 import { StoreAssembler, storeImage } from './store.js';
 import { imageBuffers, type SliceImage } from './slice-image.js';
+import { serviceImageBuffers, type ServiceImage } from './service-table.js';
 import { countRecords, KubernetesPlugin } from './plugin.js';
 import { chunkParts, loadSummary, type LoadRequest, type LoaderMessage } from './loader-protocol.js';
 import { emptyResponse } from '../../chain/plugin.js';
@@ -33,20 +34,22 @@ let counter: (() => number) | undefined;
 function run(): LoaderMessage[] {
   const cfg = parseKubernetes(req.directive, req.zones);
   const { model, findings } = loadManifests(req.paths, req.cluster);
-  const { parts, image } = storeImage(model, cfg);
+  const { parts, image, services } = storeImage(model, cfg);
   if (req.countRecords) {
     // The image's buffers go to the serving thread, so the count reads a copy of it.
     const copy: SliceImage = structuredClone(image);
+    const servicesCopy: ServiceImage = structuredClone(services);
     // The records gauge counts what a zone transfer of each forward zone lists (SOA once).
     counter = () => {
       const a = new StoreAssembler(cfg);
       a.add(parts);
+      a.addServices(servicesCopy);
       a.addImage(copy);
       const store = a.finish();
       return countRecords(new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => req.localAddresses }, req.paths));
     };
   }
-  const out: LoaderMessage[] = [{ type: 'head', ...loadSummary(model, findings) }, { type: 'image', image }];
+  const out: LoaderMessage[] = [{ type: 'head', ...loadSummary(model, findings) }, { type: 'image', image }, { type: 'services', services }];
   for (const chunk of chunkParts(parts, req.chunkWeight)) out.push({ type: 'chunk', parts: chunk });
   if (req.retainModel) out.push({ type: 'model', model });
   out.push({ type: 'end' });
@@ -68,7 +71,7 @@ port.on('message', (m: unknown) => {
   if (m !== 'next') return;
   const next = queue.shift();
   // The image's buffers are moved, not copied: the serving thread reads them in place.
-  if (next) port.postMessage(next, next.type === 'image' ? imageBuffers(next.image) : []);
+  if (next) port.postMessage(next, next.type === 'image' ? imageBuffers(next.image) : next.type === 'services' ? serviceImageBuffers(next.services) : []);
   if (queue.length > 0) return;
   // The data is handed over; the count comes after it, unasked.
   if (next?.type === 'end' && counter) port.postMessage({ type: 'records', records: counter() } satisfies LoaderMessage);

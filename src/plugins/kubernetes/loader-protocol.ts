@@ -4,6 +4,7 @@ import type { Directive } from '../../chain/corefile.js';
 import type { ClusterModel, ClusterOptions, Finding } from '../../cluster/model.js';
 import type { SliceImage } from './slice-image.js';
 import type { StoreParts } from './store.js';
+import type { ServiceImage } from './service-table.js';
 
 export interface LoadRequest {
   paths: string[];
@@ -46,6 +47,8 @@ export type LoaderMessage =
   | ({ type: 'head' } & LoadSummary)
   /** The service slices and reverse index, its buffers transferred (slice-image.ts). */
   | { type: 'image'; image: SliceImage }
+  /** The Services as text, the offsets transferred (service-table.ts). */
+  | { type: 'services'; services: ServiceImage }
   | { type: 'chunk'; parts: Partial<StoreParts> }
   | { type: 'model'; model: ClusterModel }
   | { type: 'end' }
@@ -60,7 +63,7 @@ export type LoaderMessage =
 const OBJECT_WEIGHT = 4;
 
 /** Splits parts into pieces of about `weight` entries each (a slice weighs its addresses). */
-export function* chunkParts(parts: Omit<StoreParts, 'slices'> & Partial<StoreParts>, weight: number): Generator<Partial<StoreParts>> {
+export function* chunkParts(parts: Omit<StoreParts, 'slices' | 'services'> & Partial<StoreParts>, weight: number): Generator<Partial<StoreParts>> {
   yield { namespaces: parts.namespaces, serial: parts.serial };
   const lists = ['services', 'slices', 'imports', 'importSlices', 'serviceByIp', 'podsByIp'] as const;
   for (const field of lists) {

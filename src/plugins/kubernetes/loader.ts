@@ -73,6 +73,11 @@ export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig, signal?: 
           assembler.addImage(m.image);
           askNext();
           return;
+        case 'services':
+          // Two strings and transferred offsets: a Service becomes an object when first asked for.
+          assembler.addServices(m.services);
+          askNext();
+          return;
         case 'chunk':
           assembler.add(m.parts);
           askNext();

@@ -5,6 +5,7 @@ import type { ClusterModel, EndpointSlice, Pod, Service, ServiceImport } from '.
 import { canonicalIp } from '../../pkg/ip.js';
 import type { KubernetesConfig } from './setup.js';
 import { endpointName, SliceImageBuilder, SliceView, type EndpointAddress, type ReadySlice, type SliceImage } from './slice-image.js';
+import { encodeServices, ServiceTable, type ServiceImage } from './service-table.js';
 
 export { endpointName, type EndpointAddress, type ReadySlice } from './slice-image.js';
 
@@ -67,8 +68,8 @@ export class KubernetesStore {
   readonly importSlices: ReadonlyMap<string, ReadySlice[]>;
   /** Service slices and the endpoint reverse index, as an image (slice-image.ts). */
   private readonly slices: SliceView;
-  /** Cluster IP -> the first service holding it. */
-  private readonly serviceByIp: ReadonlyMap<string, Service>;
+  /** Cluster IP -> key of the first service holding it. */
+  private readonly serviceByIp: ReadonlyMap<string, string>;
   /** status.podIP -> pods (pods verified). */
   private readonly podsByIp: ReadonlyMap<string, Pod[]>;
   readonly serial: number;
@@ -87,7 +88,7 @@ export class KubernetesStore {
       slices: SliceView;
       imports: ReadonlyMap<string, ServiceImport>;
       importSlices: ReadonlyMap<string, ReadySlice[]>;
-      serviceByIp: ReadonlyMap<string, Service>;
+      serviceByIp: ReadonlyMap<string, string>;
       podsByIp: ReadonlyMap<string, Pod[]>;
     },
     serial: number,
@@ -111,9 +112,10 @@ export class KubernetesStore {
 
   /** Builds the store from a cluster model: the model filtered by the plugin's options and indexed. */
   static fromModel(model: ClusterModel, cfg: KubernetesConfig, opts: { retainModel?: boolean } = {}): KubernetesStore {
-    const { parts, image } = storeImage(model, cfg);
+    const { parts, image, services } = storeImage(model, cfg);
     const a = new StoreAssembler(cfg);
     a.add(parts);
+    a.addServices(services);
     a.addImage(image);
     return a.finish(opts.retainModel === false ? undefined : model);
   }
@@ -127,15 +129,13 @@ export class KubernetesStore {
 
   /** The store's data as parts (what fromParts takes back); every service's slices decoded. */
   parts(): StoreParts {
-    const keyOf = new Map<Service, string>();
-    for (const [k, svc] of this.services) keyOf.set(svc, k);
     return {
       namespaces: [...this.namespaces],
       services: [...this.services],
       slices: [...this.slices.entries()],
       imports: [...this.imports],
       importSlices: [...this.importSlices],
-      serviceByIp: [...this.serviceByIp].map(([ip, svc]) => [ip, keyOf.get(svc)!]),
+      serviceByIp: [...this.serviceByIp],
       podsByIp: [...this.podsByIp],
       serial: this.serial,
     };
@@ -176,7 +176,8 @@ export class KubernetesStore {
   /** PTR targets (relative to the primary zone) for an IP: a cluster IP first, else endpoints. */
   reverse(ip: string): string[] {
     const restrict = this.cfg.namespaces.size > 0;
-    const svc = this.serviceByIp.get(ip);
+    const k = this.serviceByIp.get(ip);
+    const svc = k === undefined ? undefined : this.services.get(k);
     if (svc && (!restrict || this.namespaceExposed(svc.namespace))) return [`${svc.name}.${svc.namespace}.svc`];
     const out: string[] = [];
     for (const [relative, namespace] of this.slices.targets(ip)) {
@@ -205,7 +206,7 @@ function readySlice(slice: EndpointSlice, podNames: boolean): ReadySlice {
  * The model filtered by the plugin's options and indexed (runs on a loader thread): the service
  * slices as an image, built straight from the model, and the rest as parts (`slices` left out).
  */
-export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts: Omit<StoreParts, 'slices'>; image: SliceImage } {
+export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts: Omit<StoreParts, 'slices' | 'services'>; image: SliceImage; services: ServiceImage } {
   const nsSelector = cfg.namespaceLabels;
   const namespaces = [...model.namespaces.values()].filter((ns) => !nsSelector || nsSelector(ns.labels)).map((ns) => ns.name);
   const nsSet = new Set(namespaces);
@@ -266,14 +267,13 @@ export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts:
   }
   const parts = {
     namespaces,
-    services: [...services],
     imports: [...imports],
     importSlices: [...importSlices],
     serviceByIp: [...serviceByIp],
     podsByIp: [...podsByIp],
     serial: contentSerial(model),
   };
-  return { parts, image: slices.finish() };
+  return { parts, image: slices.finish(), services: encodeServices(services) };
 }
 
 /**
@@ -284,14 +284,14 @@ export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts:
  */
 export class StoreAssembler {
   private readonly namespaces = new Set<string>();
+  /** Services given as parts (fromParts); the loader thread sends an image instead. */
   private readonly services = new Map<string, Service>();
+  private serviceImage: ServiceImage | undefined;
   private image: SliceImage | undefined;
   private builder: SliceImageBuilder | undefined;
   private readonly imports = new Map<string, ServiceImport>();
   private readonly importSlices = new Map<string, ReadySlice[]>();
-  private readonly serviceByIpKey = new Map<string, string>();
-  private readonly serviceByIp = new Map<string, Service>();
-  private stale = false;
+  private readonly serviceByIp = new Map<string, string>();
   private readonly podsByIp = new Map<string, Pod[]>();
   private serial = 0;
 
@@ -299,9 +299,10 @@ export class StoreAssembler {
 
   add(parts: Partial<StoreParts>): void {
     for (const n of parts.namespaces ?? []) this.namespaces.add(n);
-    for (const [k, v] of parts.services ?? []) this.services.set(k, v);
-    // A service given after the cluster IPs naming it: finish resolves them all again.
-    if (parts.services && parts.services.length > 0 && this.serviceByIpKey.size > 0) this.stale = true;
+    if (parts.services && parts.services.length > 0) {
+      if (this.serviceImage) throw new Error('kubernetes store: services given both as an image and as parts');
+      for (const [k, v] of parts.services) this.services.set(k, v);
+    }
     if (parts.slices && parts.slices.length > 0) {
       if (this.image) throw new Error('kubernetes store: slices given both as an image and as parts');
       this.builder ??= new SliceImageBuilder();
@@ -309,15 +310,15 @@ export class StoreAssembler {
     }
     for (const [k, v] of parts.imports ?? []) this.imports.set(k, v);
     for (const [k, v] of parts.importSlices ?? []) this.importSlices.set(k, v);
-    for (const [ip, k] of parts.serviceByIp ?? []) {
-      // Resolved as they come (services come first) so finish has little left to do.
-      this.serviceByIpKey.set(ip, k);
-      const svc = this.services.get(k);
-      if (svc) this.serviceByIp.set(ip, svc);
-      else this.serviceByIp.delete(ip);
-    }
+    for (const [ip, k] of parts.serviceByIp ?? []) this.serviceByIp.set(ip, k);
     for (const [k, v] of parts.podsByIp ?? []) this.podsByIp.set(k, v);
     if (parts.serial !== undefined) this.serial = parts.serial;
+  }
+
+  /** The Services, as the loader thread encoded them (service-table.ts). */
+  addServices(image: ServiceImage): void {
+    if (this.serviceImage || this.services.size > 0) throw new Error('kubernetes store: services given twice');
+    this.serviceImage = image;
   }
 
   /** The service slices, as the loader thread built them. */
@@ -327,24 +328,20 @@ export class StoreAssembler {
   }
 
   finish(model?: ClusterModel): KubernetesStore {
-    let serviceByIp = this.serviceByIp;
-    if (this.stale) {
-      serviceByIp = new Map();
-      for (const [ip, k] of this.serviceByIpKey) {
-        const svc = this.services.get(k);
-        if (svc) serviceByIp.set(ip, svc);
-      }
-    }
     const image = this.image ?? (this.builder ?? new SliceImageBuilder()).finish();
+    const services = new ServiceTable(this.serviceImage ?? encodeServices(this.services));
+    // A cluster IP naming a service the store does not hold answers nothing (as before, when
+    // the two were joined here): drop it, so reverse() never finds a key without a service.
+    for (const [ip, k] of this.serviceByIp) if (!services.has(k)) this.serviceByIp.delete(ip);
     return new KubernetesStore(
       this.cfg,
       {
         namespaces: this.namespaces,
-        services: this.services,
+        services,
         slices: new SliceView(image),
         imports: this.imports,
         importSlices: this.importSlices,
-        serviceByIp,
+        serviceByIp: this.serviceByIp,
         podsByIp: this.podsByIp,
       },
       this.serial,
