@@ -70,6 +70,9 @@ const WHOLE_FILE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]/;
 
 /** A plain scalar's value in the core schema. */
 function plain(s: string): unknown {
+  // Most keys and values start with a letter no null, bool or number starts with.
+  const c = s.charCodeAt(0) | 0x20;
+  if (c >= 0x61 && c <= 0x7a && c !== 0x6e && c !== 0x74 && c !== 0x66) return s;
   if (NULL.test(s)) return null;
   if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
   if (INT.test(s)) {
@@ -274,10 +277,12 @@ class Reader {
  * the full reader reports), else left to the package; undefined when the whole file must be.
  */
 export function readSimpleYaml(text: string): (FastDocument | SlowDocument)[] | undefined {
-  if (WHOLE_FILE.test(text)) return undefined;
   // Offsets of characters that send their document to the package, in order.
   const unusual: number[] = [];
-  for (const m of text.matchAll(UNUSUAL)) unusual.push(m.index);
+  for (const m of text.matchAll(UNUSUAL)) {
+    if (WHOLE_FILE.test(m[0])) return undefined;
+    unusual.push(m.index);
+  }
   let u = 0;
   const docs: (FastDocument | SlowDocument)[] = [];
   let lines: Lines = { at: [], col: [], no: [], end: [] };
