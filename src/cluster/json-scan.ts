@@ -22,15 +22,23 @@ const CLOSE_ARR = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 
+// Objects up to this many keys find a duplicate by comparing the keys' text in place; larger
+// ones (and any with an escaped key) keep a Map of the keys as strings.
+const SPAN_KEYS = 8;
+
+/** One open object or array; reused for every container at its depth. */
 interface Frame {
   obj: boolean;
-  /** Objects: keys seen, with their offsets. */
-  keys?: Map<string, number>;
   expectKey: boolean;
   /** The root object's `items` array. */
   items: boolean;
-  /** Inside an object: the key whose value comes next. */
+  /** The root object: the key whose value comes next. */
   pendingKey?: string;
+  /** Objects: the keys seen (escape-free), as offsets of their opening quote and lengths. */
+  quotes: number[];
+  lengths: number[];
+  /** Objects past SPAN_KEYS keys or with an escaped key: keys seen, with their quote's offset. */
+  keys?: Map<string, number>;
 }
 
 /** The end (one past the closing quote) of the string starting at `start` (its opening quote). */
@@ -46,32 +54,69 @@ function stringEnd(text: string, start: number): number {
   }
 }
 
+/** Whether the string from quote `q` to `end` has an escape. */
+function hasEscape(text: string, q: number, end: number): boolean {
+  for (let j = q + 1; j < end - 1; j++) if (text.charCodeAt(j) === BACKSLASH) return true;
+  return false;
+}
+
+/** The value of the key string from quote `q` to `end`. */
+function keyText(text: string, q: number, end: number): string {
+  return hasEscape(text, q, end) ? (JSON.parse(text.slice(q, end)) as string) : text.slice(q + 1, end - 1);
+}
+
+/** Whether the `len` characters after quotes `a` and `b` are the same. */
+function sameText(text: string, a: number, b: number, len: number): boolean {
+  for (let k = 1; k <= len; k++) if (text.charCodeAt(a + k) !== text.charCodeAt(b + k)) return false;
+  return true;
+}
+
+/**
+ * A key of an object: its first writing, when it was written before (and is not recorded again,
+ * so a third writing also names the first); else -1, and it is recorded.
+ */
+function firstWriting(text: string, frame: Frame, q: number, end: number): number {
+  const len = end - q - 2;
+  if (!frame.keys) {
+    const n = frame.quotes.length;
+    if (n < SPAN_KEYS && !hasEscape(text, q, end)) {
+      for (let j = 0; j < n; j++) if (frame.lengths[j] === len && sameText(text, frame.quotes[j]!, q, len)) return frame.quotes[j]!;
+      frame.quotes.push(q);
+      frame.lengths.push(len);
+      return -1;
+    }
+    frame.keys = new Map();
+    for (let j = 0; j < n; j++) frame.keys.set(text.slice(frame.quotes[j]! + 1, frame.quotes[j]! + 1 + frame.lengths[j]!), frame.quotes[j]!);
+  }
+  const key = keyText(text, q, end);
+  const first = frame.keys.get(key);
+  if (first !== undefined) return first;
+  frame.keys.set(key, q);
+  return -1;
+}
+
 export function scanJson(text: string): JsonScan {
   const out: JsonScan = { itemStarts: [], itemEnds: [], duplicates: [] };
-  const stack: Frame[] = [];
+  const frames: Frame[] = [];
+  let depth = 0;
+  let frame: Frame | undefined;
   let scalarStart = -1;
-  const top = (): Frame | undefined => stack[stack.length - 1];
-  const endScalar = (at: number): void => {
-    if (scalarStart < 0) return;
-    if (top()?.items) out.itemEnds.push(at);
-    scalarStart = -1;
-  };
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
-      endScalar(i);
+      if (scalarStart >= 0) {
+        if (frame?.items) out.itemEnds.push(i);
+        scalarStart = -1;
+      }
       continue;
     }
-    const frame = top();
     if (c === QUOTE) {
       const end = stringEnd(text, i);
       if (frame?.obj && frame.expectKey) {
-        const raw = text.slice(i + 1, end - 1);
-        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
-        const first = frame.keys!.get(key);
-        if (first !== undefined) out.duplicates.push({ key, at: i, first });
-        else frame.keys!.set(key, i);
-        frame.pendingKey = key;
+        const first = firstWriting(text, frame, i, end);
+        if (first >= 0) out.duplicates.push({ key: keyText(text, i, end), at: i, first });
+        if (depth === 1) frame.pendingKey = keyText(text, i, end);
         frame.expectKey = false;
       } else if (frame?.items) {
         out.itemStarts.push(i);
@@ -82,18 +127,38 @@ export function scanJson(text: string): JsonScan {
     }
     if (c === OPEN_OBJ || c === OPEN_ARR) {
       if (frame?.items) out.itemStarts.push(i);
-      const isItems = c === OPEN_ARR && stack.length === 1 && frame?.obj === true && frame.pendingKey === 'items';
-      stack.push(c === OPEN_OBJ ? { obj: true, keys: new Map(), expectKey: true, items: false } : { obj: false, expectKey: false, items: isItems });
+      const isItems = c === OPEN_ARR && depth === 1 && frame?.obj === true && frame.pendingKey === 'items';
+      let next = frames[depth];
+      if (!next) {
+        next = { obj: false, expectKey: false, items: false, quotes: [], lengths: [] };
+        frames[depth] = next;
+      }
+      next.obj = c === OPEN_OBJ;
+      next.expectKey = next.obj;
+      next.items = isItems;
+      next.pendingKey = undefined;
+      next.quotes.length = 0;
+      next.lengths.length = 0;
+      next.keys = undefined;
+      frame = next;
+      depth++;
       continue;
     }
     if (c === CLOSE_OBJ || c === CLOSE_ARR) {
-      endScalar(i);
-      stack.pop();
-      if (top()?.items) out.itemEnds.push(i + 1);
+      if (scalarStart >= 0) {
+        if (frame?.items) out.itemEnds.push(i);
+        scalarStart = -1;
+      }
+      if (depth > 0) depth--; // the text may not be JSON: an extra close is ignored
+      frame = depth > 0 ? frames[depth - 1] : undefined;
+      if (frame?.items) out.itemEnds.push(i + 1);
       continue;
     }
     if (c === COMMA) {
-      endScalar(i);
+      if (scalarStart >= 0) {
+        if (frame?.items) out.itemEnds.push(i);
+        scalarStart = -1;
+      }
       if (frame?.obj) frame.expectKey = true;
       continue;
     }

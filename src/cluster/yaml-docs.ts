@@ -9,7 +9,7 @@ import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
 import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
 import { type JsonScan, linesOf, scanJson } from './json-scan.js';
-import { readSimpleYaml } from './yaml-fast.js';
+import { readSimpleYaml, type Segment } from './yaml-fast.js';
 
 /** Bounds on what one manifest file or object may cost to read. */
 export interface ManifestLimits {
@@ -334,26 +334,65 @@ export function parseManifestText(
     if (fast) return fast;
   }
   if (!json) {
-    const fast = readFastYaml(file, text, all);
+    const fast = readFastYaml(file, text, findings, all);
     if (fast) return fast;
   }
+  return parseWithPackage(file, text, findings, all);
+}
+
+/**
+ * The `yaml` package's reading of a whole file, what parseManifestText gives when the fast
+ * readers leave it all (tests compare the two on every text the fast readers take).
+ */
+export function parseWithPackage(file: string, text: string, findings: Finding[], limits: Partial<ManifestLimits> = {}): RawObject[] {
+  const out: RawObject[] = [];
+  const all = { ...defaultManifestLimits, ...limits };
+  readWithPackage(file, text, /\.json$/i.test(file), { start: 0, end: text.length, line: 1 }, findings, all, out);
+  return out;
+}
+
+/**
+ * The package's reading of `segment` of a file (the whole file, or the documents between two
+ * `---` lines, which it reads as in the whole file): its objects onto `out`, its problems as
+ * findings, at the file's lines. Returns whether that is sure to be what the package makes of
+ * it in the whole file: not when it has a syntax error (an unclosed quote, read alone, is an
+ * error; in the whole file the package may close it with a quote after the next '---'), nor when
+ * the package missed a line break in it (it does in some broken documents), as every line after
+ * that is one off in the whole file.
+ */
+function readWithPackage(
+  file: string,
+  text: string,
+  json: boolean,
+  segment: Segment,
+  findings: Finding[],
+  limits: ManifestLimits,
+  out: RawObject[],
+): boolean {
+  const part = segment.start === 0 && segment.end === text.length ? text : text.slice(segment.start, segment.end);
   const lc = new LineCounter();
+  const before = segment.line - 1;
   const r: DocReader = {
     file,
-    text,
+    text: part,
     json,
-    limits: all,
+    limits,
     lc,
-    lineAt: (offset) => lc.linePos(offset).line,
+    lineAt: (offset) => lc.linePos(offset).line + before,
     err: (line, message, severity = 'error') => void findings.push({ file, line, severity, message }),
   };
   // JSON: duplicate keys are last-wins in every JSON reader, so they load (with a warning); YAML
   // forbids them. Merge keys are a YAML extension Kubernetes' reader (go-yaml) accepts.
   const composer = new Composer({ version: '1.2', schema: 'core', merge: !json, uniqueKeys: !json, keepSourceTokens: false });
-  const docs = composer.compose(new Parser(lc.addNewLine).parse(text), false, text.length);
-  const out: RawObject[] = [];
-  for (const doc of docs as Iterable<Document.Parsed>) readDocument(r, doc, out);
-  return out;
+  const docs = composer.compose(new Parser(lc.addNewLine).parse(part), false, part.length);
+  let clean = true;
+  for (const doc of docs as Iterable<Document.Parsed>) {
+    if (doc.errors.length > 0) clean = false;
+    readDocument(r, doc, out);
+  }
+  let breaks = 0;
+  for (let nl = part.indexOf('\n'); nl >= 0; nl = part.indexOf('\n', nl + 1)) breaks++;
+  return clean && lc.lineStarts.length === breaks + 1;
 }
 
 /** One document's objects (one, or a `*List`'s items) onto `out`; its problems as findings. */
@@ -428,24 +467,32 @@ function pushObjects(
 }
 
 /**
- * A YAML file in the plain subset yaml-fast.ts reads, without the package's AST; undefined when
- * the file is not in it or a document is too large, so the full reader reads and reports it.
+ * A YAML file's documents in the plain subset yaml-fast.ts reads, without the package's AST; the
+ * others (and one too large, for the package to report) each read by the package alone;
+ * undefined when the whole file must go to the package.
  */
-function readFastYaml(file: string, text: string, limits: ManifestLimits): RawObject[] | undefined {
+function readFastYaml(file: string, text: string, findings: Finding[], limits: ManifestLimits): RawObject[] | undefined {
   const docs = readSimpleYaml(text);
   if (!docs) return undefined;
   const out: RawObject[] = [];
+  const found: Finding[] = [];
   const r = { file, text, json: false };
   for (const d of docs) {
+    let fits = d.fast;
     try {
-      checkSize(d.value, limits);
+      if (d.fast) checkSize(d.value, limits);
     } catch (e) {
-      if (e instanceof TooBig) return undefined;
-      throw e;
+      if (!(e instanceof TooBig)) throw e;
+      fits = false;
+    }
+    if (!d.fast || !fits) {
+      if (!readWithPackage(file, text, false, d.segment, found, limits, out)) return undefined;
+      continue;
     }
     const lines = d.itemLines;
     pushObjects(r, d.value, { start: d.start, end: d.end, line: d.startLine, rootLine: d.rootLine }, (j) => lines?.[j] ?? d.rootLine, out);
   }
+  for (const f of found) findings.push(f);
   return out;
 }
 
@@ -454,12 +501,14 @@ function readFastYaml(file: string, text: string, limits: ManifestLimits): RawOb
  * consequences.
  */
 function reportSyntaxError(r: DocReader, e: { pos: [number, number]; message: string }): void {
-  const pos = r.lc.linePos(e.pos[0]);
+  // Read from a line's start, so the column is the file's; the line is counted from where it starts.
+  const { col } = r.lc.linePos(e.pos[0]);
+  const line = r.lineAt(e.pos[0]);
   const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').slice(0, 200);
   // The reader recurses per nesting level: a document nested deeper than the stack allows is
   // reported here rather than crashing.
   const reason = /Maximum call stack/.test(first) ? 'nested too deeply (thousands of levels); flatten it' : first;
-  r.err(pos.line, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${reason}; ${SYNTAX_FIX}`);
+  r.err(line, `YAML syntax error at line ${line}, column ${col}: ${reason}; ${SYNTAX_FIX}`);
 }
 
 /** Throws TooBig when a document's value (a `*List`: as a file, each item as an object) is over the limits. */

@@ -1,14 +1,21 @@
 // A reader for the plain block YAML that generators and `kubectl get -o yaml` write, at a
 // fraction of the `yaml` package's cost (100k objects: seconds there). It accepts only a subset
 // whose meaning is unambiguous and gives the same values as the package's core schema (YAML 1.2)
-// for it: block mappings and sequences, plain keys, plain and one-line quoted values, `{}` and
-// `[]`, full-line comments, `---` between documents. Anything else (anchors, tags, block scalars,
-// flow collections, multi-line scalars, tabs, CRLF, non-ASCII, duplicate keys, floats, odd
-// indentation) makes the whole file go to the full reader, which also reports every problem: a
-// file read here has none to report.
+// for it: block mappings and sequences, plain keys (kubectl's `f:name`, `.`, `k:{"port":80}` as
+// well) and one-line quoted keys, plain and one-line quoted values, `{}` and `[]`, literal block
+// scalars `|` and `|-` (what kubectl writes for multi-line strings such as the
+// last-applied-configuration annotation), full-line comments, `---` between documents.
+// Anything else (anchors, tags, folded or `|+` scalars, flow collections, multi-line plain
+// scalars, tabs, non-ASCII, duplicate keys, floats, odd indentation) sends that document to the
+// full reader, which also reports every problem: a document read here has none to report. The
+// `yaml` package splits a stream at the same `---` lines and keeps no state across them but
+// directives, so a document read alone reads as in the whole file; what would break that
+// (directives, `...`, `---` followed by content, CR, BOM and the other breaks) sends the whole
+// file to the package.
 
 /** One document read by the fast reader. */
 export interface FastDocument {
+  readonly fast: true;
   readonly value: Record<string, unknown>;
   /** Offsets the `yaml` package gives the document: its start ('---' or first content) and end. */
   readonly start: number;
@@ -18,6 +25,24 @@ export interface FastDocument {
   readonly rootLine: number;
   /** Lines of the root's `items` sequence entries, when it has one. */
   readonly itemLines?: readonly number[];
+  /** The text the package would read for it alone: see SlowDocument. */
+  readonly segment: Segment;
+}
+
+/**
+ * Text between `---` lines (from the file's start, or a `---` line, to the next `---` line or
+ * the end): what the package reads as one document, with the 1-based line it starts on.
+ */
+export interface Segment {
+  readonly start: number;
+  readonly end: number;
+  readonly line: number;
+}
+
+/** A document outside the subset: the package reads its segment alone. */
+export interface SlowDocument {
+  readonly fast: false;
+  readonly segment: Segment;
 }
 
 /** Thrown inside the reader when the text leaves the subset. */
@@ -29,7 +54,8 @@ const HASH = 0x23;
 const DASH = 0x2d;
 const COLON = 0x3a;
 
-const KEY = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
+// Plain keys: no indicator first, no space (so no comment), ':' only where not followed by a space.
+const KEY = /^[A-Za-z0-9_./][\x21-\x7e]*$/;
 const NULL = /^(?:~|[Nn]ull|NULL)$/;
 const BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
 const INT = /^[-+]?[0-9]+$/;
@@ -37,11 +63,16 @@ const INT = /^[-+]?[0-9]+$/;
 const OTHER_NUMBER = /^(?:0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
 // First characters of a plain scalar that are YAML indicators (or could be, as '-', '?', ':').
 const INDICATOR = new Set([...'-?:,[]{}#&*!|>\'"%@`'].map((c) => c.charCodeAt(0)));
-// Anything outside printable ASCII and the newline: tabs, CR, BOM, NEL and the Unicode breaks.
-const UNUSUAL = /[^\x20-\x7e\n]/;
+// Anything outside printable ASCII and the newline sends its document to the package; CR, the
+// other controls, BOM and the Unicode breaks the whole file, as they may move lines or documents.
+const UNUSUAL = /[^\x20-\x7e\n]/g;
+const WHOLE_FILE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]/;
 
 /** A plain scalar's value in the core schema. */
 function plain(s: string): unknown {
+  // Most keys and values start with a letter no null, bool or number starts with.
+  const c = s.charCodeAt(0) | 0x20;
+  if (c >= 0x61 && c <= 0x7a && c !== 0x6e && c !== 0x74 && c !== 0x66) return s;
   if (NULL.test(s)) return null;
   if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
   if (INT.test(s)) {
@@ -101,10 +132,86 @@ class Reader {
     return this.text.charCodeAt(at) === DASH && (at + 1 === this.l.end[i] || this.text.charCodeAt(at + 1) === SPACE);
   }
 
+  /**
+   * `key: ` (plain or one-line quoted) at `at` on a line ending at `end`: the key and the offset
+   * after its colon; undefined when the line holds no pair (a scalar).
+   */
+  private pair(at: number, end: number): [string, number] | undefined {
+    const { text } = this;
+    const c = text.charCodeAt(at);
+    let key: string;
+    let colon: number;
+    if (c === 0x22 || c === 0x27) {
+      let q = at;
+      for (;;) {
+        q = text.indexOf(c === 0x22 ? '"' : "'", q + 1);
+        if (q < 0 || q >= end) throw NOT_SIMPLE;
+        if (c === 0x27 && text.charCodeAt(q + 1) === 0x27) q++; // '' is a quote
+        else break;
+      }
+      if (text.charCodeAt(q + 1) !== COLON || (q + 2 !== end && text.charCodeAt(q + 2) !== SPACE)) return undefined;
+      const inner = text.slice(at + 1, q);
+      if (c === 0x22 && inner.includes('\\')) throw NOT_SIMPLE;
+      key = c === 0x22 ? inner : inner.replaceAll("''", "'");
+      colon = q + 1;
+    } else {
+      colon = at;
+      for (;;) {
+        colon = text.indexOf(':', colon);
+        if (colon < 0 || colon >= end) return undefined;
+        if (colon + 1 === end || text.charCodeAt(colon + 1) === SPACE) break;
+        colon++;
+      }
+      key = text.slice(at, colon);
+      if (!KEY.test(key) || key === '<<' || plain(key) !== key) throw NOT_SIMPLE;
+    }
+    if (colon - at > 1000 || key === '__proto__') throw NOT_SIMPLE;
+    return [key, colon + 1];
+  }
+
+  /**
+   * A literal block scalar (`|` clips the final line break, `|-` strips it) whose header line
+   * ends at `header`, inside a node at column `parent`: its content lines are those indented as
+   * its first (which must be deeper than `parent`, and not blank), blank lines within.
+   */
+  private literal(parent: number, header: number, strip: boolean): string {
+    const { text, l } = this;
+    let n = -1;
+    let value = '';
+    let blanks = 0;
+    let first = true;
+    let ls = header + 1;
+    while (ls < text.length) {
+      let le = text.indexOf('\n', ls);
+      if (le < 0) le = text.length;
+      let sp = ls;
+      while (sp < le && text.charCodeAt(sp) === SPACE) sp++;
+      const ind = sp - ls;
+      if (sp === le) {
+        // Spaces beyond the indentation would be content; leading blank lines set no indentation.
+        if (n < 0 || ind > n) throw NOT_SIMPLE;
+        blanks++;
+      } else {
+        if (n < 0) {
+          if (ind <= parent) throw NOT_SIMPLE; // an empty scalar
+          n = ind;
+        } else if (ind < n) break;
+        value += first ? text.slice(ls + n, le) : `${'\n'.repeat(blanks + 1)}${text.slice(ls + n, le)}`;
+        blanks = 0;
+        first = false;
+      }
+      ls = le + 1;
+    }
+    if (n < 0) throw NOT_SIMPLE;
+    while (this.i < l.at.length && l.at[this.i]! < ls) this.i++;
+    // Clip keeps one final line break; the package adds it at the end of the file as well.
+    return strip ? value : `${value}\n`;
+  }
+
   /** A mapping or sequence whose first line is the current one, at its column. */
-  block(depth: number): unknown {
+  block(depth: number, topItems = false): unknown {
     if (depth > 100) throw NOT_SIMPLE;
-    return this.isSeqLine(this.i) ? this.seq(this.l.col[this.i]!, depth, false) : this.map(this.l.col[this.i]!, depth);
+    return this.isSeqLine(this.i) ? this.seq(this.l.col[this.i]!, depth, topItems) : this.map(this.l.col[this.i]!, depth);
   }
 
   private map(col: number, depth: number): Record<string, unknown> {
@@ -115,21 +222,19 @@ class Reader {
       const c = l.col[i]!;
       if (c < col) break;
       if (c > col || this.isSeqLine(i)) throw NOT_SIMPLE;
-      const at = l.at[i]!;
       const end = l.end[i]!;
-      const colon = text.indexOf(':', at);
-      if (colon < 0 || colon >= end || colon - at > 1000) throw NOT_SIMPLE;
-      const key = text.slice(at, colon);
-      if (!KEY.test(key) || key === '__proto__' || plain(key) !== key || Object.hasOwn(out, key)) throw NOT_SIMPLE;
-      const rest = text.slice(colon + 1, end).trimEnd();
+      const p = this.pair(l.at[i]!, end);
+      if (!p || Object.hasOwn(out, p[0])) throw NOT_SIMPLE;
+      const [key, after] = p;
+      const rest = text.slice(after, end).trim();
       this.i++;
       if (rest !== '') {
-        if (rest.charCodeAt(0) !== SPACE) throw NOT_SIMPLE; // "a:b" is one scalar, not a pair
-        out[key] = scalar(rest.trimStart());
+        out[key] = rest === '|' || rest === '|-' ? this.literal(col, end, rest === '|-') : scalar(rest);
         continue;
       }
       const next = this.i;
-      if (next < l.at.length && l.col[next]! > col) out[key] = this.block(depth + 1);
+      // The root's `items` keeps its entries' lines, indented or not.
+      if (next < l.at.length && l.col[next]! > col) out[key] = this.block(depth + 1, depth === 0 && key === 'items');
       else if (next < l.at.length && l.col[next] === col && this.isSeqLine(next)) {
         out[key] = this.seq(col, depth + 1, depth === 0 && key === 'items');
       } else out[key] = null;
@@ -151,16 +256,15 @@ class Reader {
       while (at < end && text.charCodeAt(at) === SPACE) at++;
       if (at >= end || text.charCodeAt(at) === HASH) throw NOT_SIMPLE; // "-" alone: the item is on the next lines
       lines?.push(l.no[i]!);
-      const colon = text.indexOf(':', at);
-      const isPair = colon >= 0 && colon < end && (colon + 1 === end || text.charCodeAt(colon + 1) === SPACE) && text.charCodeAt(at) !== DASH;
-      if (isPair) {
+      if (text.charCodeAt(at) !== DASH && this.pair(at, end)) {
         // "- key: value": a mapping whose column is the key's; its next keys line up under it.
         l.col[i] = at - (l.at[i]! - c);
         l.at[i] = at;
         out.push(this.map(l.col[i]!, depth + 1));
       } else {
         this.i++;
-        out.push(scalar(text.slice(at, end).trimEnd()));
+        const v = text.slice(at, end).trimEnd();
+        out.push(v === '|' || v === '|-' ? this.literal(c, end, v === '|-') : scalar(v));
       }
     }
     if (lines) this.itemLines = lines;
@@ -169,59 +273,73 @@ class Reader {
 }
 
 /**
- * The documents of `text` when all of it is in the subset (and has none of the problems the full
- * reader reports), else undefined.
+ * The documents of `text`, each read here when it is in the subset (and has none of the problems
+ * the full reader reports), else left to the package; undefined when the whole file must be.
  */
-export function readSimpleYaml(text: string): FastDocument[] | undefined {
-  if (UNUSUAL.test(text)) return undefined;
-  const docs: FastDocument[] = [];
+export function readSimpleYaml(text: string): (FastDocument | SlowDocument)[] | undefined {
+  // Offsets of characters that send their document to the package, in order.
+  const unusual: number[] = [];
+  for (const m of text.matchAll(UNUSUAL)) {
+    if (WHOLE_FILE.test(m[0])) return undefined;
+    unusual.push(m.index);
+  }
+  let u = 0;
+  const docs: (FastDocument | SlowDocument)[] = [];
   let lines: Lines = { at: [], col: [], no: [], end: [] };
+  let segStart = 0;
+  let segLine = 1;
   let start = -1; // the document's start: its '---', else its first content line
   let startLine = 0;
   const finish = (end: number): void => {
+    const segment: Segment = { start: segStart, end, line: segLine };
+    let odd = false;
+    for (; u < unusual.length && unusual[u]! < end; u++) odd = true;
     if (lines.at.length > 0) {
-      // An indented root would make the document's offsets differ from the package's.
-      if (lines.col[0] !== 0) throw NOT_SIMPLE;
-      const r = new Reader(text, lines);
-      const rootLine = lines.no[0]!;
-      const value = r.block(0);
-      // A root sequence is refused, and the full reader says why.
-      if (Array.isArray(value) || !r.done) throw NOT_SIMPLE;
-      docs.push({ value: value as Record<string, unknown>, start, end, startLine, rootLine, ...(r.itemLines ? { itemLines: r.itemLines } : {}) });
-    }
+      try {
+        // An indented root would make the document's offsets differ from the package's.
+        if (odd || lines.col[0] !== 0) throw NOT_SIMPLE;
+        const r = new Reader(text, lines);
+        const rootLine = lines.no[0]!;
+        const value = r.block(0);
+        // A root sequence is refused, and the full reader says why.
+        if (Array.isArray(value) || !r.done) throw NOT_SIMPLE;
+        const itemLines = r.itemLines ? { itemLines: r.itemLines } : {};
+        docs.push({ fast: true, value: value as Record<string, unknown>, start, end, startLine, rootLine, ...itemLines, segment });
+      } catch (e) {
+        if (e !== NOT_SIMPLE) throw e;
+        docs.push({ fast: false, segment });
+      }
+    } else if (odd) docs.push({ fast: false, segment });
     lines = { at: [], col: [], no: [], end: [] };
     start = -1;
   };
-  try {
-    let no = 0;
-    for (let ls = 0; ls < text.length; ) {
-      no++;
-      let le = text.indexOf('\n', ls);
-      if (le < 0) le = text.length;
-      let at = ls;
-      while (at < le && text.charCodeAt(at) === SPACE) at++;
-      if (at - ls === 0 && le - ls >= 3 && (text.startsWith('---', ls) || text.startsWith('...', ls))) {
-        if (le - ls !== 3 || text.charCodeAt(ls) !== DASH) throw NOT_SIMPLE;
-        finish(ls);
+  let no = 0;
+  for (let ls = 0; ls < text.length; ) {
+    no++;
+    let le = text.indexOf('\n', ls);
+    if (le < 0) le = text.length;
+    let at = ls;
+    while (at < le && text.charCodeAt(at) === SPACE) at++;
+    if (at - ls === 0 && le - ls >= 3 && (text.startsWith('---', ls) || text.startsWith('...', ls))) {
+      if (le - ls !== 3 || text.charCodeAt(ls) !== DASH) return undefined;
+      finish(ls);
+      segStart = ls;
+      segLine = no;
+      start = ls;
+      startLine = no;
+    } else if (at < le && text.charCodeAt(at) !== HASH) {
+      if (at === ls && text.charCodeAt(at) === 0x25) return undefined; // a directive
+      if (start < 0) {
         start = ls;
         startLine = no;
-      } else if (at < le && text.charCodeAt(at) !== HASH) {
-        if (at === ls && text.charCodeAt(at) === 0x25) throw NOT_SIMPLE; // a directive
-        if (start < 0) {
-          start = ls;
-          startLine = no;
-        }
-        lines.at.push(at);
-        lines.col.push(at - ls);
-        lines.no.push(no);
-        lines.end.push(le);
       }
-      ls = le + 1;
+      lines.at.push(at);
+      lines.col.push(at - ls);
+      lines.no.push(no);
+      lines.end.push(le);
     }
-    finish(text.length);
-  } catch (e) {
-    if (e === NOT_SIMPLE) return undefined;
-    throw e;
+    ls = le + 1;
   }
+  finish(text.length);
   return docs;
 }
