@@ -17,6 +17,8 @@ export interface ClusterService {
   /** ClusterIP, NodePort, LoadBalancer or ExternalName. */
   readonly type: string;
   readonly headless: boolean;
+  /** The cluster IPs ([] for headless and ExternalName services). */
+  readonly clusterIPs: readonly string[];
   readonly ports: readonly ClusterPort[];
   /** spec.externalIPs. */
   readonly externalIPs: readonly string[];
