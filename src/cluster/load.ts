@@ -178,7 +178,16 @@ function collectKnown(c: Collected, h: Header, fam: FamilyInfo): void {
 }
 
 /** Reads every object of every document: duplicates refused, edge kinds to the edge collector, unknown kinds counted. */
-function readObjects(docs: readonly { file: string; text: string }[], opts: ClusterOptions, fam: FamilyInfo, findings: Finding[]): Collected {
+/**
+ * A callback every `every` objects read: a loader thread that reloads beside a serving store
+ * collects its parse garbage there, so its peak stays near what it keeps.
+ */
+export interface ReadProgress {
+  every: number;
+  onObjects: () => void;
+}
+
+function readObjects(docs: readonly { file: string; text: string }[], opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
   const c: Collected = {
     declaredNamespaces: new Map(),
     impliedNamespaces: new Set(),
@@ -197,6 +206,7 @@ function readObjects(docs: readonly { file: string; text: string }[], opts: Clus
   for (const doc of docs) {
     for (const raw of parseManifestText(doc.file, doc.text, findings, opts.manifestLimits)) {
       c.objectCount++;
+      if (progress && c.objectCount % progress.every === 0) progress.onObjects();
       const h = readHeader(raw, opts, findings);
       if (!h) continue;
       const { kind, group, meta, check } = h;
@@ -237,10 +247,11 @@ function build(
   docs: readonly { file: string; text: string }[],
   options: Partial<ClusterOptions> | undefined,
   findings: Finding[],
+  progress?: ReadProgress,
 ): { model: ClusterModel; findings: Finding[] } {
   const opts: ClusterOptions = { ...defaultClusterOptions, ...options };
   const cidrs = parseServiceCidrs(opts.serviceCIDRs, findings);
-  const c = readObjects(docs, opts, familyInfo(cidrs), findings);
+  const c = readObjects(docs, opts, familyInfo(cidrs), findings, progress);
   const { serviceDrafts, endpointsDrafts, slices, pods, edge } = c;
 
   const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
@@ -307,7 +318,7 @@ export function buildModel(
  * Loads manifests from files and directories (walked recursively: *.yaml, *.yml, *.json, sorted,
  * hidden entries skipped). Throws ManifestError when any finding is an error.
  */
-export function loadManifests(paths: string[], options?: Partial<ClusterOptions>): { model: ClusterModel; findings: Finding[] } {
+export function loadManifests(paths: string[], options?: Partial<ClusterOptions>, progress?: ReadProgress): { model: ClusterModel; findings: Finding[] } {
   const findings: Finding[] = [];
   const docs: { file: string; text: string }[] = [];
   const maxFileBytes = options?.manifestLimits?.maxFileBytes ?? defaultManifestLimits.maxFileBytes;
@@ -315,5 +326,5 @@ export function loadManifests(paths: string[], options?: Partial<ClusterOptions>
     const text = readManifestFile(file, findings, maxFileBytes);
     if (text !== undefined) docs.push({ file, text });
   }
-  return build(docs, options, findings);
+  return build(docs, options, findings, progress);
 }

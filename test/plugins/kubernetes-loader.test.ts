@@ -36,7 +36,7 @@ describe('kubernetes loader thread', () => {
     const { loadManifests } = (await import(dist('cluster/load.js'))) as Load;
     const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
     const cfg = parseKubernetes(directive, zones);
-    const data = await loadOffThread({ paths: [list], cluster: defaultClusterOptions, directive, zones, localAddresses: [], retainModel: false, countRecords: true, chunkWeight: 500 }, cfg);
+    const data = await loadOffThread({ paths: [list], cluster: defaultClusterOptions, directive, zones, localAddresses: [], retainModel: false, countRecords: true, chunkWeight: 500, reclaimEvery: 0 }, cfg);
     expect(data.thread).toBe('worker');
     const here = KubernetesStore.fromModel(loadManifests([list], defaultClusterOptions).model, cfg);
     expect(data.store.parts()).toEqual(here.parts());
@@ -48,6 +48,19 @@ describe('kubernetes loader thread', () => {
     expect(await data.records).toBeGreaterThan(2000 * 3);
   });
 
+  it('a load beside a serving store collects as it reads and hands over the same store', async () => {
+    const { loadOffThread } = (await import(dist('plugins/kubernetes/loader.js'))) as Loader;
+    const { parseKubernetes } = (await import(dist('plugins/kubernetes/setup.js'))) as Setup;
+    const { KubernetesStore } = (await import(dist('plugins/kubernetes/store.js'))) as Store;
+    const { loadManifests } = (await import(dist('cluster/load.js'))) as Load;
+    const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
+    const cfg = parseKubernetes(directive, zones);
+    const data = await loadOffThread({ paths: [list], cluster: defaultClusterOptions, directive, zones, localAddresses: [], retainModel: false, countRecords: false, chunkWeight: 500, reclaimEvery: 100 }, cfg);
+    expect(data.thread).toBe('worker');
+    const here = KubernetesStore.fromModel(loadManifests([list], defaultClusterOptions).model, cfg);
+    expect(data.store.parts()).toEqual(here.parts());
+  });
+
   it('stops a running load when its plugin closes', async () => {
     const { loadOffThread } = (await import(dist('plugins/kubernetes/loader.js'))) as Loader;
     const { parseKubernetes } = (await import(dist('plugins/kubernetes/setup.js'))) as Setup;
@@ -55,7 +68,7 @@ describe('kubernetes loader thread', () => {
     const cfg = parseKubernetes(directive, zones);
     const closing = new AbortController();
     const started = Date.now();
-    const loading = loadOffThread({ paths: [list], cluster: defaultClusterOptions, directive, zones, localAddresses: [], retainModel: false, countRecords: false, chunkWeight: 500 }, cfg, closing.signal);
+    const loading = loadOffThread({ paths: [list], cluster: defaultClusterOptions, directive, zones, localAddresses: [], retainModel: false, countRecords: false, chunkWeight: 500, reclaimEvery: 0 }, cfg, closing.signal);
     setTimeout(() => closing.abort(), 20);
     await expect(loading).rejects.toThrow(/closed before its data loaded/);
     expect(Date.now() - started).toBeLessThan(2000);

@@ -5,6 +5,8 @@
 // are transferred (slice-image.ts); the rest goes in chunks. The parse garbage of a large
 // cluster stays in this thread's heap and goes when the thread ends.
 import { setPriority } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadManifests } from '../../cluster/load.js';
 import { ManifestError } from '../../cluster/model.js';
@@ -31,9 +33,22 @@ try {
 
 let counter: (() => number) | undefined;
 
+/**
+ * A full collection of this thread's heap, for reloads (LoadRequest.reclaimEvery). `gc` is made
+ * visible to a new context only: exposing it is the one V8 flag that is safe to set at run time,
+ * and it changes nothing for the serving thread.
+ */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
 function run(): LoaderMessage[] {
   const cfg = parseKubernetes(req.directive, req.zones);
-  const { model, findings } = loadManifests(req.paths, req.cluster);
+  const gc = req.reclaimEvery > 0 ? collector() : undefined;
+  const { model, findings } = loadManifests(req.paths, req.cluster, gc ? { every: req.reclaimEvery, onObjects: gc } : undefined);
+  // The texts and parse garbage go before the store is built on top of the model.
+  gc?.();
   const { parts, image, services } = storeImage(model, cfg);
   if (req.countRecords) {
     // The image's buffers go to the serving thread, so the count reads a copy of it.

@@ -22,6 +22,12 @@ export interface LoadRequest {
   countRecords: boolean;
   /** Rough size of one chunk (entries, an endpoint address counting as one). */
   chunkWeight: number;
+  /**
+   * Collect the loader thread's garbage every this many objects read, and once before the store
+   * is built (0: never). Set when a store is already serving beside this load (a reload), where
+   * the peak memory is both; a first load leaves it to V8 and answers sooner.
+   */
+  reclaimEvery: number;
 }
 
 /** What a load reports besides the store (the loader thread's `head` message). */
