@@ -14,10 +14,15 @@ export interface ServiceImage {
   at: Int32Array;
 }
 
-const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
-const NO_SOURCE = Object.freeze({ file: '', line: 0 });
+/** What the store's objects carry instead of labels, annotations and a source (shared, frozen). */
+export const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
+export const NO_SOURCE = Object.freeze({ file: '', line: 0 });
 
-/** Encodes lean Services (see store.ts leanService) in the given order. */
+/**
+ * Encodes Services, in the given order, as the store keeps them: what DNS reads. Labels,
+ * annotations and the selector were used to filter and to build endpoints, and the source to
+ * report; they are dropped so 10k Services cost what DNS needs.
+ */
 export function encodeServices(entries: Iterable<readonly [string, Service]>): ServiceImage {
   const keys: string[] = [];
   const texts: string[] = [];
@@ -26,7 +31,7 @@ export function encodeServices(entries: Iterable<readonly [string, Service]>): S
   for (const [k, svc] of entries) {
     // A key holds no newline: it is a Service's name and namespace, both DNS labels.
     keys.push(k);
-    const { labels: _l, annotations: _a, source: _s, ...rest } = svc;
+    const { labels: _l, annotations: _a, selector: _sel, source: _s, ...rest } = svc;
     const text = JSON.stringify(rest);
     texts.push(text);
     end += text.length;
@@ -90,7 +95,7 @@ export class ServiceTable implements ReadonlyMap<string, Service> {
   private at(i: number): Service {
     let svc = this.decoded[i];
     if (svc === undefined) {
-      const r = JSON.parse(this.image.json.slice(this.image.at[i]!, this.image.at[i + 1]!)) as Omit<Service, 'labels' | 'annotations' | 'source'>;
+      const r = JSON.parse(this.image.json.slice(this.image.at[i]!, this.image.at[i + 1]!)) as Omit<Service, 'labels' | 'annotations' | 'selector' | 'source'>;
       // Every Service gets the same fields in the same order (absent ones undefined), so the
       // query path's reads of them see one object shape: JSON.parse's shapes follow each
       // text's keys, and property reads across many shapes measured 2 us a query slower.
@@ -111,7 +116,7 @@ export class ServiceTable implements ReadonlyMap<string, Service> {
         ipFamilies: r.ipFamilies,
         externalIPs: r.externalIPs,
         loadBalancer: r.loadBalancer,
-        // Dropped from the store (leanService): used to build endpoints, never read by DNS.
+        // Dropped by encodeServices: used to build endpoints, never read by DNS.
         selector: undefined,
       };
       svc = full as Service;

@@ -5,7 +5,7 @@ import type { ClusterModel, EndpointSlice, Pod, Service, ServiceImport } from '.
 import { canonicalIp } from '../../pkg/ip.js';
 import type { KubernetesConfig } from './setup.js';
 import { endpointName, SliceImageBuilder, SliceView, type EndpointAddress, type ReadySlice, type SliceImage } from './slice-image.js';
-import { encodeServices, ServiceTable, type ServiceImage } from './service-table.js';
+import { encodeServices, NO_SOURCE, NO_STRINGS, ServiceTable, type ServiceImage } from './service-table.js';
 
 export { endpointName, type EndpointAddress, type ReadySlice } from './slice-image.js';
 
@@ -14,7 +14,8 @@ const key = (namespace: string, name: string): string => `${name}.${namespace}`;
 /**
  * Everything a store holds, as arrays of plain data: what a loader thread builds and hands to
  * the serving thread in chunks (structured clone), and what the serving thread assembles into a
- * store without touching the manifests. Objects are the lean forms (see leanService, leanPod).
+ * store without touching the manifests. Services are kept as encodeServices keeps them (no
+ * labels, annotations, selector or source), pods in the lean form of leanPod.
  */
 export interface StoreParts {
   namespaces: string[];
@@ -26,18 +27,6 @@ export interface StoreParts {
   serviceByIp: [string, string][];
   podsByIp: [string, Pod[]][];
   serial: number;
-}
-
-const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
-const NO_SOURCE = Object.freeze({ file: '', line: 0 });
-
-/**
- * A Service as the store keeps it: what DNS reads. Labels, annotations and the selector were
- * used to filter and to build endpoints; they are dropped so 10k Services cost what DNS needs.
- */
-export function leanService(svc: Service): Service {
-  const { labels: _l, annotations: _a, selector: _s, source: _src, ...rest } = svc;
-  return { ...rest, labels: NO_STRINGS, annotations: NO_STRINGS, source: NO_SOURCE };
 }
 
 /** A Pod as `pods verified` and autopath read it: its names, addresses and phase. */
@@ -216,7 +205,8 @@ export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts:
   for (const svc of model.services) {
     if (!labelOk(svc.labels)) continue;
     const k = key(svc.namespace, svc.name);
-    if (!services.has(k)) services.set(k, leanService(svc));
+    // The model's own objects: encodeServices keeps what DNS reads of them.
+    if (!services.has(k)) services.set(k, svc);
   }
   const serviceByIp = new Map<string, string>();
   // The sort key made once per service, not twice per comparison (10k services: 130k of them).
