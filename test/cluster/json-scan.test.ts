@@ -2,6 +2,7 @@
 // only for large objects or escaped keys; it must find what a Map of every object's keys finds
 // (keys, offsets, order) and the same List items, on valid JSON and on text that is not JSON.
 import { describe, expect, it } from 'vitest';
+import { prng } from '../helpers/prng.js';
 import { type JsonScan, scanJson } from '../../src/cluster/json-scan.js';
 
 /** The plain reading: a Map of keys per object, every key decoded. */
@@ -93,13 +94,7 @@ describe('scanJson', () => {
   });
 
   it('agrees on seeded random JSON and on text that is not JSON', () => {
-    let seed = 4242;
-    const rnd = (): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rnd = prng(4242);
     const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
     const keys = ['a', 'b', 'ab', 'ba', 'items', 'k', '\\u0061', '\\"', 'a\\\\', 'x y', ''];
     const value = (depth: number): string => {

@@ -4,6 +4,7 @@
 // read it as in the whole file. Checked on a table of edge cases and on seeded random files mixing
 // the subset with what lies outside it, down to the loader's objects, field lines and findings.
 import { describe, expect, it } from 'vitest';
+import { prng } from '../helpers/prng.js';
 import { Composer, isMap, isScalar, isSeq, LineCounter, Parser } from 'yaml';
 import type { Finding } from '../../src/cluster/model.js';
 import { readSimpleYaml } from '../../src/cluster/yaml-fast.js';
@@ -273,14 +274,7 @@ describe('fast YAML reader', () => {
   });
 
   it('agrees with the package on seeded random documents', () => {
-    let seed = 12345;
-    const rnd = (): number => {
-      // mulberry32
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rnd = prng(12345);
     const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
     const plainKeys = ['a', 'b', 'name', 'port', 'kind', 'items', 'x.y/z', 'k-1', 'K_2', 'f:app', '.', 'k:{"port":80,"protocol":"TCP"}', 'v:"x"', '"q k"', "'s''k'", 'a::'];
     const oddKeys = ['true', 'null', '1', '__proto__', 'on', '<<', '"q"', '0x1F', '1e3', 'Null', 'a b', 'a:b', '-a', '.x', 'constructor'];
