@@ -29,14 +29,15 @@ describe('kubernetes loader thread', () => {
   const directive = { name: 'kubernetes', args: ['cluster.local', 'in-addr.arpa'], file: 'Corefile', line: 1, block: [{ name: 'pods', args: ['insecure'], file: 'Corefile', line: 2 }] };
   const zones = ['cluster.local.', 'in-addr.arpa.'];
 
-  it('hands over the same store an in-thread build makes', async () => {
+  // reclaimEvery 0: a first load; 100: a load beside a serving store, collecting as it reads.
+  it.each([0, 100])('hands over the same store an in-thread build makes (reclaimEvery %i)', async (reclaimEvery) => {
     const { loadOffThread } = (await import(dist('plugins/kubernetes/loader.js'))) as Loader;
     const { parseKubernetes } = (await import(dist('plugins/kubernetes/setup.js'))) as Setup;
     const { KubernetesStore } = (await import(dist('plugins/kubernetes/store.js'))) as Store;
     const { loadManifests } = (await import(dist('cluster/load.js'))) as Load;
     const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
     const cfg = parseKubernetes(directive, zones);
-    const data = await loadOffThread({ paths: [list], cluster: defaultClusterOptions, directive, zones, localAddresses: [], retainModel: false, countRecords: true, chunkWeight: 500, reclaimEvery: 0 }, cfg);
+    const data = await loadOffThread({ paths: [list], cluster: defaultClusterOptions, directive, zones, localAddresses: [], retainModel: false, countRecords: true, chunkWeight: 500, reclaimEvery }, cfg);
     expect(data.thread).toBe('worker');
     const here = KubernetesStore.fromModel(loadManifests([list], defaultClusterOptions).model, cfg);
     expect(data.store.parts()).toEqual(here.parts());
@@ -46,19 +47,6 @@ describe('kubernetes loader thread', () => {
     const plugin = new KubernetesPlugin(cfg, here, { lookup: () => Promise.reject(new Error('no lookups')), localAddresses: () => [] });
     expect(await data.records).toBe(plugin.transfer('cluster.local.')!.length - 1);
     expect(await data.records).toBeGreaterThan(2000 * 3);
-  });
-
-  it('a load beside a serving store collects as it reads and hands over the same store', async () => {
-    const { loadOffThread } = (await import(dist('plugins/kubernetes/loader.js'))) as Loader;
-    const { parseKubernetes } = (await import(dist('plugins/kubernetes/setup.js'))) as Setup;
-    const { KubernetesStore } = (await import(dist('plugins/kubernetes/store.js'))) as Store;
-    const { loadManifests } = (await import(dist('cluster/load.js'))) as Load;
-    const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
-    const cfg = parseKubernetes(directive, zones);
-    const data = await loadOffThread({ paths: [list], cluster: defaultClusterOptions, directive, zones, localAddresses: [], retainModel: false, countRecords: false, chunkWeight: 500, reclaimEvery: 100 }, cfg);
-    expect(data.thread).toBe('worker');
-    const here = KubernetesStore.fromModel(loadManifests([list], defaultClusterOptions).model, cfg);
-    expect(data.store.parts()).toEqual(here.parts());
   });
 
   it('stops a running load when its plugin closes', async () => {
