@@ -2,8 +2,9 @@
 // store's parts, counts the records, and hands the parts to the serving thread a message at a
 // time, each when asked for ('next'), so the serving thread deserialises a little, answers
 // queries, and asks again. The service slices and reverse index go as one image whose buffers
-// are transferred (slice-image.ts); the rest goes in chunks. The parse garbage of a large
-// cluster stays in this thread's heap and goes when the thread ends.
+// are transferred (slice-image.ts), the Services as one text (service-table.ts); the rest goes
+// in chunks. The parse garbage of a large cluster stays in this thread's heap and goes when the
+// thread ends.
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
