@@ -7,13 +7,15 @@ import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
 import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
-import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount } from '../server/workers.js';
+import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount, workerLoadPermitGate, workerLoads } from '../server/workers.js';
+import { setLoadPermitGate } from '../chain/load-permit.js';
 
 export interface ServeFlags extends ClusterFlags, TransportFlags {
   port: string;
   logLevel: string;
   logQueries?: boolean;
   workers?: string;
+  workerLoads?: string;
   upstreamResolvConf?: string;
   maxLookupDepth?: string;
   answerCacheBytes?: string;
@@ -67,14 +69,18 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
   const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
+  const loads = workerLoads(flags.workerLoads);
   // Checked before forking, so a bad flag stops the primary instead of every worker.
   const limits = httpLimits(flags);
   if (workers > 1 && !isWorker()) {
     log.info({ workers }, 'starting worker processes');
-    await runPrimary(workers, log);
+    await runPrimary(workers, log, loads);
     return;
   }
-  if (isWorker()) joinMetricsAggregation();
+  if (isWorker()) {
+    joinMetricsAggregation();
+    setLoadPermitGate(workerLoadPermitGate(log));
+  }
   setHttpLimits(limits);
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);

@@ -1,15 +1,23 @@
 // `serve --workers N|auto`: N worker processes share the UDP and TCP ports (Node's cluster module
 // hands every worker the same sockets), the primary only supervises: it restarts a worker that
-// dies, forwards reload signals, stops them all on shutdown, and aggregates their metrics.
+// dies, forwards reload signals, stops them all on shutdown, aggregates their metrics, and
+// hands out load permits so the workers' manifest loads (at start and on every reload, which
+// all workers do at once) run a few at a time instead of together (chain/load-permit.ts).
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { AggregatorRegistry } from 'prom-client';
 import type { Logger } from 'pino';
 import { registry } from '../metrics/index.js';
+import type { LoadPermitGate } from '../chain/load-permit.js';
 
 const METRICS_REQUEST = 'clusterdns:metrics';
 const METRICS_REPLY = 'clusterdns:metrics-reply';
 const STOPPING = 'clusterdns:stopping';
+const LOAD_ASK = 'clusterdns:load-ask';
+const LOAD_GRANTED = 'clusterdns:load-granted';
+const LOAD_DONE = 'clusterdns:load-done';
+/** Default of `--worker-loads`: workers that may load manifests at once. */
+export const DEFAULT_WORKER_LOADS = 1;
 /** How long past its announced budget a stopping worker may run before it is killed. */
 const STOP_GRACE_MS = 10000;
 /** A worker's announced budget is believed up to this (health's lameduck is rarely above 1m). */
@@ -23,7 +31,51 @@ export function workerCount(flag: string | undefined): number {
   return n;
 }
 
+export function workerLoads(flag: string | undefined): number {
+  if (flag === undefined) return DEFAULT_WORKER_LOADS;
+  const n = Number(flag);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`--worker-loads ${flag}: use a number from 1 to 64`);
+  return n;
+}
+
 export const isWorker = (): boolean => cluster.isWorker;
+
+/**
+ * The primary's load permits: at most `max` held at once, the rest granted in the order asked.
+ * A worker that exits gives back what it held and drops what it asked for, so a worker dying
+ * mid-load never stalls the others.
+ */
+class LoadPermits {
+  private readonly held = new Set<string>();
+  private readonly queue: { worker: Worker; id: number }[] = [];
+
+  constructor(private readonly max: number) {}
+
+  ask(worker: Worker, id: number): void {
+    this.queue.push({ worker, id });
+    this.grant();
+  }
+
+  done(worker: Worker, id: number): void {
+    this.held.delete(`${worker.id}:${id}`);
+    this.grant();
+  }
+
+  gone(worker: Worker): void {
+    for (const key of [...this.held]) if (key.startsWith(`${worker.id}:`)) this.held.delete(key);
+    for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.worker === worker) this.queue.splice(i, 1);
+    this.grant();
+  }
+
+  private grant(): void {
+    while (this.held.size < this.max && this.queue.length > 0) {
+      const { worker, id } = this.queue.shift()!;
+      if (!worker.isConnected()) continue;
+      this.held.add(`${worker.id}:${id}`);
+      worker.send({ type: LOAD_GRANTED, id });
+    }
+  }
+}
 
 /** The /metrics body: this process's registry, or in a worker every worker's, aggregated. */
 export async function scrapeMetrics(): Promise<{ text: string; contentType: string }> {
@@ -38,8 +90,14 @@ export async function scrapeMetrics(): Promise<{ text: string; contentType: stri
  * workers are stopped when they keep dying, so the process exits non-zero and its supervisor
  * (systemd `Restart=on-failure`, a Kubernetes pod) restarts it instead of seeing a clean exit.
  */
-export async function runPrimary(count: number, log: Logger): Promise<void> {
+export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WORKER_LOADS): Promise<void> {
   const aggregator = new AggregatorRegistry();
+  const permits = new LoadPermits(loads);
+  cluster.on('message', (worker, msg: { type?: string; id?: unknown }) => {
+    if (typeof msg?.id !== 'number') return;
+    if (msg.type === LOAD_ASK) permits.ask(worker, msg.id);
+    else if (msg.type === LOAD_DONE) permits.done(worker, msg.id);
+  });
   let stopping = false;
   const restarts: number[] = [];
   const fork = (): Worker => cluster.fork({ CLUSTERDNS_WORKER: '1' });
@@ -51,6 +109,7 @@ export async function runPrimary(count: number, log: Logger): Promise<void> {
     );
   });
   cluster.on('exit', (worker, code, signal) => {
+    permits.gone(worker);
     if (stopping) return;
     log.error({ worker: worker.process.pid, code, signal }, 'worker died; starting a new one');
     // More than 5 restarts a minute means something is broken: stop instead of spinning.
@@ -121,6 +180,36 @@ export async function runPrimary(count: number, log: Logger): Promise<void> {
       });
     }
   });
+}
+
+/** In a worker: the load permit gate that asks the primary (installed with setLoadPermitGate). */
+export function workerLoadPermitGate(log: Logger): LoadPermitGate {
+  let nextAsk = 0;
+  const waiting = new Map<number, () => void>();
+  process.on('message', (msg: { type?: string; id?: number }) => {
+    if (msg?.type !== LOAD_GRANTED || msg.id === undefined) return;
+    waiting.get(msg.id)?.();
+    waiting.delete(msg.id);
+  });
+  const worker = process.pid;
+  return (what) =>
+    new Promise((resolve) => {
+      // Without the primary (it is gone and this worker is on its way out) nobody grants.
+      if (!process.connected) return resolve(() => undefined);
+      const id = ++nextAsk;
+      const asked = Date.now();
+      waiting.set(id, () => {
+        log.debug({ worker, load: what, waitedMs: Date.now() - asked }, 'load permit granted');
+        let given = false;
+        resolve(() => {
+          if (given) return;
+          given = true;
+          log.debug({ worker, load: what }, 'load permit given back');
+          if (process.connected) process.send?.({ type: LOAD_DONE, id });
+        });
+      });
+      process.send?.({ type: LOAD_ASK, id });
+    });
 }
 
 /** In a worker: this process's metrics registry answers the primary's aggregator. */

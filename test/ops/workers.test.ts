@@ -3,6 +3,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import net from 'node:net';
 import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import { decodeReply, type Reply } from '../helpers/decode.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -93,4 +96,59 @@ describe('serve --workers 2', () => {
     const r = await dnsQuery(server.port, 'kubernetes.default.svc.cluster.local', 'A');
     expect(r.rcode).toBe('NOERROR');
   });
+});
+
+describe('serve --workers 3: manifest loads take turns', () => {
+  let server: RunningServer;
+  let dir: string;
+  beforeAll(async () => {
+    // A copy of the example manifests, touched below so the reload loads them again.
+    dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-worker-loads-'));
+    cpSync('examples/manifests', dir, { recursive: true });
+    server = await startServer(['--manifests', dir, '--workers', '3', '--log-level', 'debug', '--conf', 'test/fixtures/ops/workers.Corefile'], {
+      env: { METRICS_PORT: String(await freePort()) },
+    });
+    await waitUntil('three workers ready', () => server.logs.filter((l) => l.includes('"clusterdns ready"')).length === 3, 20000);
+  }, 40000);
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Load permits in the order the workers logged them, and the most held at once. */
+  const permits = (): { grants: number; workers: Set<number>; mostHeld: number } => {
+    let held = 0;
+    let mostHeld = 0;
+    let grants = 0;
+    const workers = new Set<number>();
+    for (const line of server.logs) {
+      if (line.includes('"load permit granted"')) {
+        grants++;
+        workers.add((JSON.parse(line) as { worker: number }).worker);
+        mostHeld = Math.max(mostHeld, ++held);
+      } else if (line.includes('"load permit given back"')) held--;
+    }
+    return { grants, workers, mostHeld };
+  };
+
+  // With --worker-loads 3 the same run holds 3 at once (checked when this test was written), so
+  // a gate that lets loads overlap fails these.
+  it('loads one worker at a time at start', () => {
+    const p = permits();
+    expect(p.grants).toBe(3);
+    expect(p.workers.size).toBe(3);
+    expect(p.mostHeld).toBe(1);
+  });
+
+  it('loads one worker at a time when every worker reloads at once', async () => {
+    const later = new Date(Date.now() + 2000);
+    for (const f of readdirSync(dir)) utimesSync(path.join(dir, f), later, later);
+    server.proc.kill('SIGHUP');
+    await waitUntil('three reloads', () => server.logs.filter((l) => l.includes('"configuration reloaded"')).length === 3, 20000);
+    const p = permits();
+    expect(p.grants).toBe(6);
+    expect(p.mostHeld).toBe(1);
+    const r = await dnsQuery(server.port, 'kubernetes.default.svc.cluster.local', 'A');
+    expect(r.answers?.map((a) => a.data)).toEqual(['10.96.0.1']);
+  }, 30000);
 });

@@ -5,6 +5,7 @@
 // serving.
 import type { Directive } from '../../chain/corefile.js';
 import type { BlockContext } from '../../chain/registry.js';
+import { withLoadPermit } from '../../chain/load-permit.js';
 import { ManifestError } from '../../cluster/model.js';
 import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.js';
 
@@ -81,7 +82,7 @@ class Loading {
       return;
     }
     // A store already serving (a Corefile reload with changed manifests): this load runs beside it.
-    const data = await loadOffThread(this.request(same !== undefined), this.cfg, this.plugin.closing.signal);
+    const data = await withLoadPermit('kubernetes', () => loadOffThread(this.request(same !== undefined), this.cfg, this.plugin.closing.signal));
     this.remember(data, files);
     for (const f of data.findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
     if (Object.keys(data.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: data.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
@@ -123,7 +124,7 @@ class Loading {
     const { ctx, paths } = this.opts;
     try {
       const files = fingerprint(paths);
-      const data = await loadOffThread(this.request(true), this.cfg, this.plugin.closing.signal);
+      const data = await withLoadPermit('kubernetes', () => loadOffThread(this.request(true), this.cfg, this.plugin.closing.signal));
       this.remember(data, files);
       this.plugin.setStore(data.store);
       this.report(m, data);
