@@ -304,12 +304,12 @@ describe('UDP: a burst of queries (replies held while the waiting datagrams are 
     const clients = [createSocket('udp4'), createSocket('udp4')];
     const got: number[][] = [[], []];
     const names: string[][] = [[], []];
-    clients.forEach((sock, c) =>
-      sock.on('message', (m) => {
+    for (let c = 0; c < 2; c++) {
+      clients[c]!.on('message', (m) => {
         got[c]!.push(idOf(m));
         names[c]!.push(questions(m)[0]!.name);
-      }),
-    );
+      });
+    }
     await Promise.all(clients.map((sock) => new Promise<void>((resolve) => sock.bind(0, host, () => resolve()))));
     try {
       // Within the socket buffers: a larger burst overflows them (the kernel drops, with or without holding).
