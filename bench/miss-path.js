@@ -11,7 +11,8 @@
 // the code before a change and one after are measured in the same run. --hot measures the 40
 // cached names with the default answer cache instead. --prof DIR runs the servers under
 // `node --cpu-prof` (profiles written to DIR when they stop). --compare sends every name once
-// to each server and checks that the replies are the same bytes but for the ID (no load run).
+// to each server, with 1,800 varied queries (variedQueries), and checks that the replies are the
+// same bytes but for the ID (no load run).
 // Everything stays on loopback; dnsperf runs are bounded (-l); children are stopped by PID.
 import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -47,10 +48,11 @@ function prepare() {
   if (!fs.existsSync(`${list}.names.json`)) {
     execFileSync(process.execPath, [path.join(BENCH, 'gen-list.js'), list, String(SERVICES), String(ENDPOINTS)], { stdio: 'ignore' });
   }
-  const { hot, miss, lines } = writeQueryFiles(DIR, JSON.parse(fs.readFileSync(`${list}.names.json`, 'utf8')));
+  const names = JSON.parse(fs.readFileSync(`${list}.names.json`, 'utf8'));
+  const { hot, miss, lines } = writeQueryFiles(DIR, names);
   const corefile = path.join(DIR, 'Corefile');
   fs.writeFileSync(corefile, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
-  return { list, corefile, hot, miss, lines };
+  return { list, corefile, hot, miss, lines, names };
 }
 
 async function startServer(root, i, files) {
@@ -101,11 +103,65 @@ async function askAll(port, queries) {
   return replies;
 }
 
+/** `name` with every other letter in upper case (0x20 clients). */
+function mixCase(name) {
+  let up = false;
+  return name.replace(/[a-z]/g, (c) => ((up = !up) ? c.toUpperCase() : c));
+}
+
+/** The query with an OPT record (payload size, DO bit) appended. */
+function withOpt(q, udpSize, dnssecOk) {
+  const opt = Buffer.alloc(11);
+  opt.writeUInt16BE(41, 1);
+  opt.writeUInt16BE(udpSize, 3);
+  opt.writeUInt16BE(dnssecOk ? 0x8000 : 0, 7);
+  const out = Buffer.concat([q, opt]);
+  out.writeUInt16BE(1, 10);
+  return out;
+}
+
+/**
+ * 1,800 queries beside the 50k names, so --compare also covers what the load does not ask:
+ * 60 names (services, ports, endpoints, pods, reverse names, the apex, the name server, the
+ * schema version, names whose labels are those of the SOA's names, 0x20 spellings, names outside
+ * the zones) times 10 types times 3 EDNS shapes (none, 1232, 4096 with DO).
+ */
+function variedQueries(names) {
+  const hits = names.hits.slice(0, 6);
+  const list = [];
+  for (const h of hits) {
+    const [svc, ns] = h.split('.');
+    list.push(`${h}.svc.cluster.local`, `_http._tcp.${h}.svc.cluster.local`, `10-0-0-1.${h}.svc.cluster.local`, mixCase(`${h}.svc.cluster.local`));
+    list.push(`${ns}.svc.cluster.local`, `${svc}.${ns}.pod.cluster.local`);
+  }
+  list.push('cluster.local', 'svc.cluster.local', 'pod.cluster.local', 'ns.dns.cluster.local', 'dns-version.cluster.local', 'dns.cluster.local');
+  list.push('hostmaster.cluster.local', 'x.ns.dns.cluster.local', 'a.hostmaster.cluster.local', 'CLUSTER.LOCAL', 'Ns.Dns.Cluster.Local');
+  list.push('10-96-0-16.ns-0.pod.cluster.local', '16.0.96.10.in-addr.arpa', '1.0.96.10.in-addr.arpa', 'in-addr.arpa', '10.in-addr.arpa', 'ip6.arpa');
+  list.push('example.com', 'no.such.svc.cluster.local', `${names.hits[0]}.svc.cluster.local.cluster.local`, 'a.b.c.d.e.f.svc.cluster.local');
+  while (list.length < 60) list.push(`missing-${list.length}.${names.namespaces[0]}.svc.cluster.local`);
+  const out = [];
+  for (const name of list.slice(0, 60)) {
+    for (const type of ['A', 'AAAA', 'SRV', 'TXT', 'PTR', 'NS', 'SOA', 'MX', 'CNAME', 255]) {
+      const q = encodeQuery(name, type);
+      out.push({ line: `${name} ${type}`, q });
+      out.push({ line: `${name} ${type} +edns`, q: withOpt(q, 1232, false) });
+      out.push({ line: `${name} ${type} +edns4096+do`, q: withOpt(q, 4096, true) });
+    }
+  }
+  return out;
+}
+
 async function compare(files, servers) {
-  const queries = [...new Set(files.lines)].map((l) => {
+  const varied = variedQueries(files.names);
+  const lines = [...new Set(files.lines)];
+  const queries = lines.map((l) => {
     const [name, type] = l.split(' ');
     return encodeQuery(name, type);
   });
+  for (const v of varied) {
+    lines.push(v.line);
+    queries.push(v.q);
+  }
   const all = [];
   for (const s of servers) all.push(await askAll(s.port, queries));
   let differ = 0;
@@ -119,11 +175,11 @@ async function compare(files, servers) {
         continue;
       }
       if (first.length !== r.length || first.compare(r, 2, r.length, 2, first.length) !== 0) {
-        if (differ++ < 5) console.log(`differ: ${files.lines[i]}\n  ${first.toString('hex')}\n  ${r.toString('hex')}`);
+        if (differ++ < 5) console.log(`differ: ${lines[i]}\n  ${first.toString('hex')}\n  ${r.toString('hex')}`);
       }
     }
   }
-  console.log(`compared ${queries.length} names over ${servers.length} servers: ${differ} differ, ${missing} without a reply`);
+  console.log(`compared ${queries.length} queries (${queries.length - varied.length} names, ${varied.length} varied) over ${servers.length} servers: ${differ} differ, ${missing} without a reply`);
   return differ === 0 && missing === 0;
 }
 

@@ -1,7 +1,7 @@
 // Encodes replies. Header bits as the protocol behaviour section of README.md: RD copied, RA/Z/AD/CD
 // clear, OPT only when the query had one (our payload size 1232, DO copied).
 import type { Packet } from 'dns-packet';
-import { encodePacket, type FitOptions } from './encode.js';
+import { encodePacket, encodeSimple, type FitOptions } from './encode.js';
 import type { DnsResponse } from './records.js';
 import type { ParsedQuery } from './query.js';
 import { className, typeName } from './query.js';
@@ -61,8 +61,17 @@ const fit: FitOptions = { limit: 0, opt: undefined };
  * the records that fit and knows to retry over TCP for the rest.
  */
 export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number): Buffer {
+  const flags = headerFlags(q, res.rcode, res.aa, res);
+  // The OPT record optRecord makes, as the fast path takes it: extended rcode, version 0, DO.
+  const optTtl = (((res.rcode >> 4) & 0xff) << 24) | (q.edns?.do ? 0x8000 : 0);
+  const simple = encodeSimple(q.id, flags, q.name, q.qtype, q.qclass, res.answer, res.authority, res.additional, q.edns ? OUR_UDP_SIZE : 0, optTtl, limit);
+  return simple ?? encodeGeneral(q, res, limit, flags);
+}
+
+/** encodeResponse without its fast path (encodeSimple), which must write the same bytes: for tests. */
+export function encodeGeneral(q: ParsedQuery, res: DnsResponse, limit: number, flags = headerFlags(q, res.rcode, res.aa, res)): Buffer {
   packet.id = q.id;
-  packet.flags = headerFlags(q, res.rcode, res.aa, res);
+  packet.flags = flags;
   oneQuestion.name = q.name;
   oneQuestion.type = typeName(q.qtype) as typeof oneQuestion.type;
   oneQuestion.class = className(q.qclass) as typeof oneQuestion.class;

@@ -1,9 +1,8 @@
 // Opens the UDP and TCP listeners of one address:port and closes them again.
-import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { Logger } from 'pino';
 import { Gate, type PacketHandler } from './gate.js';
-import { listenUdp } from './udp.js';
+import { listenUdp, type UdpListener } from './udp.js';
 import { listenTcp, defaultTcpOptions, type TcpOptions } from './tcp.js';
 
 export interface Listener {
@@ -34,7 +33,7 @@ export async function listen(
   tcpOptions: Partial<TcpOptions> = {},
 ): Promise<Listener> {
   const handler = new Gate(target);
-  let udp!: dgram.Socket;
+  let udp!: UdpListener;
   let tcp!: net.Server;
   let actual = port;
   // Port 0 picks a free UDP port and TCP then takes the same number, which another process may
@@ -45,12 +44,12 @@ export async function listen(
     } catch (err) {
       throw bindError(err as NodeJS.ErrnoException, address, port, 'UDP');
     }
-    actual = udp.address().port;
+    actual = udp.socket.address().port;
     try {
       tcp = await listenTcp(address, actual, handler, log, { ...defaultTcpOptions, ...tcpOptions });
       break;
     } catch (err) {
-      udp.close();
+      udp.socket.close();
       if (port === 0 && (err as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 20) continue;
       throw bindError(err as NodeJS.ErrnoException, address, actual, 'TCP');
     }
@@ -67,7 +66,8 @@ export async function listen(
       tcp.close();
       await handler.drain(drainMs);
       await new Promise<void>((resolve) => {
-        udp.close(() => resolve());
+        udp.flush();
+        udp.socket.close(() => resolve());
         // Established connections would keep close() waiting for their idle timeout.
         for (const socket of connections) socket.destroy();
         setTimeout(resolve, 1000).unref();

@@ -15,7 +15,23 @@ function literalLookup(family: 4 | 6) {
   };
 }
 
-export async function listenUdp(address: string, port: number, handler: PacketHandler, log: Logger): Promise<dgram.Socket> {
+/** A UDP listener's socket, and the sending of the replies it holds back (see listenUdp). */
+export interface UdpListener {
+  socket: dgram.Socket;
+  /** Sends every reply held back now: before the socket closes, so none is lost. */
+  flush(): void;
+}
+
+/**
+ * Replies answered synchronously are held back while the event loop reads the datagrams that are
+ * waiting (libuv reads up to 32 per readiness) and are sent together right after (setImmediate),
+ * in the order they were answered. On loopback the kernel wakes the receiving process on a send
+ * that finds it asleep, which in a virtual machine costs a few microseconds of the sender's CPU;
+ * replies sent back to back find the client awake. At the issue #10 load this halved the send's
+ * cost per reply. A reply waits at most for the rest of its batch (32 queries' work); a lone
+ * query's reply goes out in the same loop turn.
+ */
+export async function listenUdp(address: string, port: number, handler: PacketHandler, log: Logger): Promise<UdpListener> {
   const socket = dgram.createSocket({
     type: isIPv6(address) ? 'udp6' : 'udp4',
     // '::' without bind serves IPv4 too (dual-stack), as CoreDNS listening on every address.
@@ -23,6 +39,20 @@ export async function listenUdp(address: string, port: number, handler: PacketHa
     lookup: literalLookup(isIPv6(address) ? 6 : 4) as unknown as dgram.SocketOptions['lookup'],
   });
   const local = { address, port };
+  const send = (reply: Buffer, to: dgram.RemoteInfo): void => {
+    try {
+      socket.send(reply, to.port, to.address);
+    } catch (err) {
+      log.error({ err, client: to.address }, 'could not send a UDP reply');
+    }
+  };
+  const heldReplies: Buffer[] = [];
+  const heldTo: dgram.RemoteInfo[] = [];
+  const flush = (): void => {
+    for (let i = 0; i < heldReplies.length; i++) send(heldReplies[i]!, heldTo[i]!);
+    heldReplies.length = 0;
+    heldTo.length = 0;
+  };
   socket.on('message', (msg, rinfo) => {
     let reply: Buffer | null | Promise<Buffer | null>;
     try {
@@ -34,11 +64,13 @@ export async function listenUdp(address: string, port: number, handler: PacketHa
     }
     if (reply instanceof Promise) {
       reply.then(
-        (r) => r && socket.send(r, rinfo.port, rinfo.address),
+        (r) => r && send(r, rinfo),
         (err: unknown) => log.error({ err }, 'unexpected error handling a UDP packet'),
       );
     } else if (reply) {
-      socket.send(reply, rinfo.port, rinfo.address);
+      if (heldReplies.length === 0) setImmediate(flush);
+      heldReplies.push(reply);
+      heldTo.push(rinfo);
     }
   });
   await new Promise<void>((resolve, reject) => {
@@ -50,5 +82,5 @@ export async function listenUdp(address: string, port: number, handler: PacketHa
   });
   // Only after the bind: a bind failure is the caller's to explain in one line, not a logged stack.
   socket.on('error', (err) => log.error({ err, address, port }, 'UDP socket error'));
-  return socket;
+  return { socket, flush };
 }

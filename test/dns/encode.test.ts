@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet, Question } from 'dns-packet';
-import { encodePacket, parseName } from '../../src/dns/encode.js';
+import { encodePacket, encodeSimple, parseName } from '../../src/dns/encode.js';
+import { encodeGeneral, encodeResponse } from '../../src/dns/response.js';
+import type { ParsedQuery } from '../../src/dns/query.js';
+import type { DnsResponse } from '../../src/dns/records.js';
 import { prng } from '../helpers/prng.js';
 
 const execFileP = promisify(execFile);
@@ -523,5 +526,101 @@ describe('fitting a message into a size limit (miekg/dns Msg.Truncate, what Core
     expect(fitted.length).toBeLessThanOrEqual(65535);
     expect(65535 - fitted.length).toBeLessThan(16);
     expect(dnsPacket.decode(fitted).answers!.length).toBe(counts(fitted)[1]);
+  });
+});
+
+describe('the fast path of common replies (encodeSimple) writes what the general writer writes', () => {
+  it('5000 random address, NODATA and NXDOMAIN replies: same bytes or the same error, and most go fast', () => {
+    const rnd = prng(20251203);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const int = (n: number): number => Math.floor(rnd() * n);
+    // Labels that collide with the SOA's names above the zone (ns, dns, hostmaster) in any case.
+    const labels = ['web', 'ns', 'dns', 'hostmaster', 'Dns', 'NS', 'svc', 'default', 'a', 'x'.repeat(63), 'cluster', 'local', 'ns1'];
+    const zones = ['cluster.local.', 'Cluster.Local.', 'local.', 'dns.cluster.local.', 'example.com.'];
+    const escaped = ['a\\.b', 'sp\\032ace', 'caf\\195\\169'];
+    const qname = (zone: string): string => {
+      if (rnd() < 0.02) return '.';
+      const parts: string[] = [];
+      for (let i = int(5); i > 0; i--) parts.push(rnd() < 0.03 ? pick(escaped) : pick(labels));
+      if (rnd() < 0.03) parts.push('y'.repeat(64));
+      return parts.join('.') + (parts.length > 0 ? '.' : '') + (rnd() < 0.9 ? zone : pick(zones));
+    };
+    const ttl = (): number | undefined => pick([30, 5, 0, 2 ** 32 - 1, undefined, ...(rnd() < 0.02 ? [-1, 2 ** 32, 1.5] : [])]);
+    const soa = (zone: string): Answer => {
+      const above = (): string => pick(['ns.dns.', 'hostmaster.', 'dns.', 'ns.', 'a.b.', '']);
+      const under = rnd() < 0.9 ? zone : pick(zones);
+      return {
+        name: rnd() < 0.95 ? zone : pick(zones),
+        type: 'SOA',
+        class: rnd() < 0.95 ? 'IN' : 'CH',
+        ttl: ttl(),
+        data: {
+          mname: rnd() < 0.9 ? `ns.dns.${under}` : above() + under,
+          rname: rnd() < 0.9 ? `hostmaster.${under}` : above() + under,
+          serial: pick([int(2 ** 31), 0, undefined]),
+          refresh: 7200,
+          retry: 1800,
+          expire: 86400,
+          minimum: ttl(),
+        },
+      } as Answer;
+    };
+    const address = (owner: string): Answer => {
+      const v6 = rnd() < 0.3;
+      const data = rnd() < 0.03 ? pick(['10.0.0', '1::2::3', 'x']) : v6 ? pick(['fd00::1', '2001:db8:0:0:1::ff', '::ffff:10.0.0.1']) : `10.${int(256)}.${int(256)}.${int(256)}`;
+      return { name: rnd() < 0.95 ? owner : owner.toUpperCase(), type: v6 ? 'AAAA' : 'A', ttl: ttl(), data } as Answer;
+    };
+    let fast = 0;
+    for (let i = 0; i < 5000; i++) {
+      const zone = pick(zones);
+      const name = qname(zone);
+      const edns = rnd() < 0.5 ? { udpSize: pick([512, 1232, 4096]), version: 0, do: rnd() < 0.5 } : undefined;
+      const q: ParsedQuery = { id: int(65536), flags: 0x0100 * int(2), opcode: 0, rd: false, name, qtype: pick([1, 28, 16, 33, 255, 65280, 64]), qclass: rnd() < 0.97 ? 1 : 3, questionEnd: 0, edns, signed: false };
+      const kind = int(3);
+      const res: DnsResponse = {
+        rcode: kind === 0 ? 0 : pick([0, 3, 16]),
+        aa: rnd() < 0.9,
+        answer: kind === 0 ? Array.from({ length: 1 + int(rnd() < 0.1 ? 60 : 4) }, () => address(name)) : [],
+        authority: kind === 0 && rnd() < 0.8 ? [] : [soa(zone)],
+        additional: rnd() < 0.05 ? [address(name)] : [],
+      };
+      const limit = pick([512, 1232, 65535]);
+      let general: Buffer | Error;
+      try {
+        general = encodeGeneral(q, res, limit);
+      } catch (err) {
+        general = err as Error;
+      }
+      let ours: Buffer | Error;
+      try {
+        ours = encodeResponse(q, res, limit);
+      } catch (err) {
+        ours = err as Error;
+      }
+      if (general instanceof Error) expect(ours).toEqual(general);
+      else expect((ours as Buffer).toString('hex'), `${name} ${JSON.stringify(res)}`).toBe(general.toString('hex'));
+      const optTtl = (((res.rcode >> 4) & 0xff) << 24) | (edns?.do ? 0x8000 : 0);
+      const flags = 0x0400 * Number(res.aa) | (q.flags & 0x0100) | (res.rcode & 0xf);
+      if (encodeSimple(q.id, flags, q.name, q.qtype, q.qclass, res.answer, res.authority, res.additional, edns ? 1232 : 0, optTtl, limit)) fast++;
+    }
+    // The fast path must actually run for the plain cases, not only fall back.
+    expect(fast).toBeGreaterThan(1500);
+  });
+
+  it('points the SOA names at the question, and writes them out where the question ends in their label', () => {
+    const q = (name: string): ParsedQuery => ({ id: 7, flags: 0x0100, opcode: 0, rd: true, name, qtype: 1, qclass: 1, questionEnd: 0, signed: false });
+    const soa = { name: 'cluster.local.', type: 'SOA', class: 'IN', ttl: 5, data: { mname: 'ns.dns.cluster.local.', rname: 'hostmaster.cluster.local.', serial: 1, refresh: 7200, retry: 1800, expire: 86400, minimum: 5 } } as Answer;
+    const nx: DnsResponse = { rcode: 3, aa: true, answer: [], authority: [soa], additional: [] };
+    for (const name of ['web.default.svc.cluster.local.', 'cluster.local.', 'x.dns.cluster.local.', 'ns.dns.cluster.local.', 'hostmaster.cluster.local.', 'a.DNS.cluster.local.']) {
+      const out = encodeResponse(q(name), nx, 512);
+      expect(out.toString('hex'), name).toBe(encodeGeneral(q(name), nx, 512).toString('hex'));
+      expect(dnsPacket.decode(out).authorities).toMatchObject([{ name: 'cluster.local', data: { mname: 'ns.dns.cluster.local', rname: 'hostmaster.cluster.local' } }]);
+    }
+    // The ordinary case: owner, mname's and rname's zone are one pointer each to the question's zone.
+    const out = encodeResponse(q('web.default.svc.cluster.local.'), nx, 512);
+    const zoneAt = 12 + 'web.default.svc.'.length;
+    const ptr = Buffer.from([0xc0 | (zoneAt >> 8), zoneAt & 0xff]);
+    expect(out.indexOf(Buffer.concat([ptr, Buffer.from([0, 6, 0, 1])]))).toBeGreaterThan(0);
+    expect(out.indexOf(Buffer.concat([Buffer.from('\x02ns\x03dns', 'latin1'), ptr, Buffer.from('\x0ahostmaster', 'latin1'), ptr]))).toBeGreaterThan(0);
   });
 });

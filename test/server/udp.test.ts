@@ -1,6 +1,7 @@
 // UDP answers of a well-formed query: header bits, question echo, EDNS0, truncation.
 // Spec: README.md "Protocol behaviour"; RFC 1035 4.1.1, RFC 6891, RFC 3225, RFC 4035 3.1.6.
 import { describe, it, expect } from 'vitest';
+import { createSocket } from 'node:dgram';
 import { serverForSuite } from '../helpers/suite.js';
 import {
   buildQuery,
@@ -293,6 +294,44 @@ describe('UDP: payload size and truncation', () => {
       const ips = new Set(decode(reply).answers!.map((a) => (a.type === 'A' ? a.data : '')));
       expect(ips.size).toBe(fixture.bigCount);
       expect(optRecords(reply)).toHaveLength(edns ? 1 : 0);
+    }
+  });
+});
+
+describe('UDP: a burst of queries (replies held while the waiting datagrams are read, then sent together)', () => {
+  it('answers every query of two clients sending at once, each reply to its own client, in the order asked', async () => {
+    const host = target.host ?? '127.0.0.1';
+    const clients = [createSocket('udp4'), createSocket('udp4')];
+    const got: number[][] = [[], []];
+    const names: string[][] = [[], []];
+    for (let c = 0; c < 2; c++) {
+      clients[c]!.on('message', (m) => {
+        got[c]!.push(idOf(m));
+        names[c]!.push(questions(m)[0]!.name);
+      });
+    }
+    await Promise.all(clients.map((sock) => new Promise<void>((resolve) => sock.bind(0, host, () => resolve()))));
+    try {
+      // Within the socket buffers: a larger burst overflows them (the kernel drops, with or without holding).
+      const per = 60;
+      const name = (c: number, i: number): string => (i % 3 === 0 ? fixture.nginx : `missing-${c}-${i}.default.svc.cluster.local`);
+      // Sent without waiting, alternating clients, so the server reads many per loop turn.
+      const sent: Promise<void>[] = [];
+      for (let i = 0; i < per; i++) {
+        for (let c = 0; c < 2; c++) {
+          const q = buildQuery({ id: c * 1000 + i, name: name(c, i), type: T.A });
+          sent.push(new Promise<void>((resolve) => clients[c]!.send(q, target.port, host, () => resolve())));
+        }
+      }
+      await Promise.all(sent);
+      const deadline = Date.now() + 5000;
+      while ((got[0]!.length < per || got[1]!.length < per) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (let c = 0; c < 2; c++) {
+        expect(got[c]).toEqual(Array.from({ length: per }, (_, i) => c * 1000 + i));
+        expect(names[c]).toEqual(Array.from({ length: per }, (_, i) => name(c, i)));
+      }
+    } finally {
+      for (const sock of clients) sock.close();
     }
   });
 });

@@ -63,6 +63,9 @@ function portMatches(r: RecordRequest, name: string, protocol: string): boolean 
 
 const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
 
+/** The CNAMEs followed before a lookup's first step: none (addresses() only reads the list). */
+const NO_RECORDS: readonly Rr[] = [];
+
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
   lookup(name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse>;
@@ -267,7 +270,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
   /** A and AAAA: the only answers that may chase a CNAME outside the zones, which is not cached. */
   private serveAddresses(req: DnsRequest, next: Next, state: State): MaybePromise<DnsResponse> {
     const external = { used: false };
-    const found = this.addresses(state, [], external);
+    const found = this.addresses(state, NO_RECORDS, external);
     // Only a lookup outside the zones uses `external`, and it makes the answer a promise.
     if (found instanceof Promise) return found.then((a) => this.respond(req, next, state, a, undefined, !external.used));
     return this.respond(req, next, state, found, undefined, true);
@@ -333,10 +336,10 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     if (cname === NX) return NX;
     if (cname.length > 0) return { records: cname, extra: none };
     // No ExternalName here, so the address lookups below stay synchronous.
-    const a = this.addresses({ ...state, qtype: 'A' }, [], { used: false }) as Rr[] | typeof NX;
+    const a = this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }) as Rr[] | typeof NX;
     if (a === NX) return NX;
     if (a.length > 0) return { records: a, extra: none };
-    const aaaa = this.addresses({ ...state, qtype: 'AAAA' }, [], { used: false }) as Rr[] | typeof NX;
+    const aaaa = this.addresses({ ...state, qtype: 'AAAA' }, NO_RECORDS, { used: false }) as Rr[] | typeof NX;
     if (aaaa !== NX && aaaa.length > 0) return { records: aaaa, extra: none };
     const srv = this.srv({ ...state, qtype: 'SRV' });
     if (srv !== NX && srv.records.length > 0) return srv;
@@ -345,33 +348,36 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
   }
 
   private fakeA(state: State): MaybePromise<Rr[] | typeof NX> {
-    return then(this.addresses({ ...state, qtype: 'A' }, [], { used: false }), (a) => (a === NX ? NX : []));
+    return then(this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }), (a) => (a === NX ? NX : []));
   }
 
   private rr(name: string, type: string, ttl: number, data: unknown): Rr {
     return { name, type, ttl, class: 'IN', data } as Rr;
   }
 
-  /** The SOA names of the zone as last spelled: nearly every query spells it the same way. */
-  private soaNames = { zone: '', mname: '', rname: '' };
+  /**
+   * The SOA of the zone as last spelled, for the store it states the serial of: nearly every
+   * query spells the zone the same way, so nearly every NXDOMAIN and NODATA shares one record
+   * (records are not changed once made: the file plugin shares its zone's records the same way).
+   */
+  private soaKept: { zone: string; store: KubernetesStore | undefined; rr: Rr | undefined } = { zone: '', store: undefined, rr: undefined };
 
   private soa(state: State): Rr {
     const z = state.zoneSp;
-    let names = this.soaNames;
-    if (names.zone !== z) {
-      const join = (label: string): string => (z === '.' ? `${label}.` : `${label}.${z}`);
-      names = { zone: z, mname: join('ns.dns'), rname: join('hostmaster') };
-      this.soaNames = names;
-    }
-    return this.rr(z, 'SOA', Math.min(this.cfg.ttl, 300), {
-      mname: names.mname,
-      rname: names.rname,
+    const kept = this.soaKept;
+    if (kept.rr !== undefined && kept.zone === z && kept.store === this.store) return kept.rr;
+    const join = (label: string): string => (z === '.' ? `${label}.` : `${label}.${z}`);
+    const rr = this.rr(z, 'SOA', Math.min(this.cfg.ttl, 300), {
+      mname: join('ns.dns'),
+      rname: join('hostmaster'),
       serial: this.store.serial,
       refresh: 7200,
       retry: 1800,
       expire: 86400,
       minimum: this.cfg.ttl,
     });
+    this.soaKept = { zone: z, store: this.store, rr };
+    return rr;
   }
 
   private abs(state: State, relative: string): string {
@@ -535,7 +541,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
   // ---- record builders (CoreDNS's plugin/backend_lookup.go) -------------------------------
 
   /** A/AAAA with CNAME chasing for ExternalName services. */
-  private addresses(state: State, previous: Rr[], external: { used: boolean }): MaybePromise<Rr[] | typeof NX> {
+  private addresses(state: State, previous: readonly Rr[], external: { used: boolean }): MaybePromise<Rr[] | typeof NX> {
     const items = this.services(state);
     if (items === NX) return NX;
     const family = state.qtype === 'AAAA' ? 6 : 4;
