@@ -269,7 +269,8 @@ function build(
   const isNotReady = notReadyMatcher(opts.notReady ?? []);
   const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
   const podCidrs = parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);
-  const finalPods = assignPodIPs(allPods, podCidrs, nodeMap, findings).sort(byNsName);
+  // Every pod here was read or derived just now and is held nowhere else: addresses in place.
+  const finalPods = assignPodIPs(allPods, podCidrs, nodeMap, findings, true).sort(byNsName);
 
   // The endpoints controller, for selector Services without slices or Endpoints in the manifests.
   const claimed = new Set(explicit);

@@ -7,12 +7,12 @@
 //   unless it lands in the same probe chain. Network and IPv4 broadcast addresses are never used.
 // Pending, terminal and deleting pods without a declared IP get none, as in a real cluster.
 
-import { hash } from 'node:crypto';
 import type { ClusterNode, Finding, Pod } from './model.js';
 import type { Cidr } from '../pkg/ip.js';
 import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
 import { familyOf } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';
+import { digestWord16, sha256Bytes } from './workloads.js';
 
 interface PodRange {
   readonly cidr: Cidr;
@@ -24,6 +24,10 @@ interface PodRange {
   readonly used: FreeOffsets;
   /** The network address's bytes, for addresses built without BigInt (100k pods). */
   readonly networkBytes: Uint8Array;
+  /** The low 32 bits of the network address: an address is this plus its offset, in 32-bit arithmetic. */
+  readonly networkLow: number;
+  /** IPv6: the address's eight 16-bit groups, the first six the network's (see addressAt). */
+  readonly groups: Uint16Array;
 }
 
 export function parsePodCidrs(texts: readonly string[], findings: Finding[]): Cidr[] {
@@ -44,25 +48,81 @@ function makeRange(cidr: Cidr): PodRange {
   if (size > 0xffffffffn) size = 0xffffffffn;
   if (size < 0n) size = 0n;
   const network = ipToBigInt(cidr.network);
+  const networkBytes = bigIntToBytes(network, cidr.family);
+  const n = networkBytes.length;
+  const groups = new Uint16Array(8);
+  if (n === 16) for (let i = 0; i < 8; i++) groups[i] = (networkBytes[i * 2]! << 8) | networkBytes[i * 2 + 1]!;
   return {
     cidr,
     family: cidr.family === 4 ? 'IPv4' : 'IPv6',
     network,
     size: Number(size),
     used: new FreeOffsets(Number(size)),
-    networkBytes: bigIntToBytes(network, cidr.family),
+    networkBytes,
+    networkLow: ((networkBytes[n - 4]! << 24) | (networkBytes[n - 3]! << 16) | (networkBytes[n - 2]! << 8) | networkBytes[n - 1]!) >>> 0,
+    groups,
   };
 }
 
 /** The first 64 bits of the digest modulo size (at most 2^32), in 16-bit steps so doubles stay exact. */
-function digestMod(d: Buffer, size: number): number {
+function digestMod(d: string, size: number): number {
   let r = 0;
-  for (let i = 0; i < 8; i += 2) r = (r * 65536 + d.readUInt16BE(i)) % size;
+  for (let i = 0; i < 8; i += 2) r = (r * 65536 + digestWord16(d, i)) % size;
   return r;
 }
 
-/** The address `n` (below 2^32) after the network address: its bytes plus n, with carry. */
-function addressAt(network: Uint8Array, n: number): string {
+/**
+ * formatIp of an IPv6 address given as its eight groups (RFC 5952: lower-case hex, the first
+ * longest run of two or more zero groups as "::", IPv4-mapped addresses dotted), without the
+ * byte array and group arrays formatIp builds: 100k pods get one each.
+ */
+export function formatIPv6Groups(g: Uint16Array): string {
+  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff) {
+    return `::ffff:${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
+  }
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  let out = '';
+  if (bestLen < 2) {
+    for (let i = 0; i < 8; i++) out += i === 0 ? g[i]!.toString(16) : `:${g[i]!.toString(16)}`;
+    return out;
+  }
+  for (let i = 0; i < bestStart; i++) out += i === 0 ? g[i]!.toString(16) : `:${g[i]!.toString(16)}`;
+  out += '::';
+  const right = bestStart + bestLen;
+  for (let i = right; i < 8; i++) out += i === right ? g[i]!.toString(16) : `:${g[i]!.toString(16)}`;
+  return out;
+}
+
+/**
+ * The address `n` (below 2^32) after the network address. A network is aligned to its prefix and
+ * n stays below the range's size, so the sum never carries out of the low 32 bits; only the low
+ * word (IPv4: the address) changes from pod to pod.
+ */
+function addressAt(r: PodRange, n: number): string {
+  const low = r.networkLow + n;
+  if (low > 0xffffffff) return addressWithCarry(r.networkBytes, n);
+  if (r.cidr.family === 4) return `${low >>> 24}.${(low >>> 16) & 255}.${(low >>> 8) & 255}.${low & 255}`;
+  r.groups[6] = low >>> 16;
+  r.groups[7] = low & 0xffff;
+  return formatIPv6Groups(r.groups);
+}
+
+/** The address `n` after the network address: its bytes plus n, with carry. */
+function addressWithCarry(network: Uint8Array, n: number): string {
   const out = new Uint8Array(network);
   let carry = n;
   for (let i = out.length - 1; i >= 0 && carry > 0; i--) {
@@ -75,8 +135,13 @@ function addressAt(network: Uint8Array, n: number): string {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Returns the pods (same order) with podIP/podIPs filled in where a real cluster would have them. */
-export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes: ReadonlyMap<string, ClusterNode>, findings: Finding[]): Pod[] {
+/**
+ * Returns the pods (same order) with podIP/podIPs filled in where a real cluster would have them.
+ * `ownsPods`: the caller holds the only references to the pods (the loader, to pods it just
+ * read or derived), so they get their addresses in place instead of as copies; the keys end in
+ * the same order either way (podIPs where it was, podIP added last).
+ */
+export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes: ReadonlyMap<string, ClusterNode>, findings: Finding[], ownsPods = false): Pod[] {
   const ranges = cidrs.map(makeRange);
   for (const p of pods) {
     if (p.hostNetwork) continue;
@@ -91,6 +156,14 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
   }
   const families = ranges.map((r) => r.family);
   const result = new Map<Pod, string[]>();
+  const give = (p: Pod, ips: string[]): void => {
+    if (!ownsPods) result.set(p, ips);
+    else if (ips.length > 0) {
+      const m = p as { -readonly [K in keyof Pod]: Pod[K] };
+      m.podIP = ips[0]!;
+      m.podIPs = ips;
+    }
+  };
   const needing = pods
     .filter((p) => p.podIPs.length === 0 && p.phase === 'Running' && !p.deleting)
     .map((p) => ({ p, k: `${p.namespace}/${p.name}` }))
@@ -117,11 +190,10 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
         const ip = node.addresses.find((a) => familyOf(a) === f);
         if (ip !== undefined) ips.push(ip);
       }
-      result.set(p, ips);
+      give(p, ips);
       continue;
     }
-    // One-shot hash: the same SHA-256 without a Hash object per pod (100k pods).
-    const d = hash('sha256', k, 'buffer');
+    const d = sha256Bytes(k);
     const ips: string[] = [];
     for (const r of ranges) {
       if (r.size === 0) continue;
@@ -131,13 +203,14 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
         continue;
       }
       r.used.take(off);
-      ips.push(addressAt(r.networkBytes, off + 1));
+      ips.push(addressAt(r, off + 1));
     }
-    result.set(p, ips);
+    give(p, ips);
   }
   if (full) {
     findings.push({ file: '<options>', line: 0, severity: 'error', message: `a pod CIDR (${cidrs.map((c) => c.text).join(', ')}) is full; configure a larger pod CIDR` });
   }
+  if (ownsPods) return pods.slice();
   return pods.map((p) => {
     const ips = result.get(p);
     if (!ips || ips.length === 0) return p;

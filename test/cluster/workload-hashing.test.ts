@@ -1,0 +1,112 @@
+// The cheaper forms the control-plane emulation computes its names and addresses with must give
+// the values of the forms they replaced: digests as latin1 strings (against Buffer digests),
+// IPv6 text from groups (against formatIp), addresses assigned in place (against copies).
+import { describe, it, expect } from 'vitest';
+import { createHash } from 'node:crypto';
+import type { ClusterNode, Finding, Pod } from '../../src/cluster/model.js';
+import { assignPodIPs, formatIPv6Groups, parsePodCidrs } from '../../src/cluster/podips.js';
+import { digestWord16, sha256Bytes } from '../../src/cluster/workloads.js';
+import { formatIp } from '../../src/pkg/ip.js';
+import { prng } from '../helpers/prng.js';
+
+describe('sha256Bytes', () => {
+  it('gives the bytes of the SHA-256 of the UTF-8 text, one character each', () => {
+    const rnd = prng(7);
+    const alphabet = 'abcz09-/.#éß漢😀';
+    for (let n = 0; n < 2000; n++) {
+      const chars = [...alphabet];
+      let key = '';
+      const len = Math.floor(rnd() * 40);
+      for (let i = 0; i < len; i++) key += chars[Math.floor(rnd() * chars.length)];
+      const want = createHash('sha256').update(key).digest();
+      const got = sha256Bytes(key);
+      expect(got.length).toBe(32);
+      expect(Buffer.from(got, 'latin1').equals(want)).toBe(true);
+      for (let i = 0; i < 32; i += 2) expect(digestWord16(got, i)).toBe(want.readUInt16BE(i));
+    }
+  });
+});
+
+describe('formatIPv6Groups', () => {
+  const viaFormatIp = (g: Uint16Array): string => {
+    const b = new Uint8Array(16);
+    for (let i = 0; i < 8; i++) {
+      b[i * 2] = g[i]! >> 8;
+      b[i * 2 + 1] = g[i]! & 255;
+    }
+    return formatIp(b);
+  };
+
+  it('matches formatIp for every pattern of zero groups', () => {
+    const values = [1, 0xffff, 0xabc, 0x10];
+    for (let mask = 0; mask < 256; mask++) {
+      for (const v of values) {
+        const g = new Uint16Array(8);
+        for (let i = 0; i < 8; i++) g[i] = mask & (1 << i) ? 0 : v + i;
+        expect(formatIPv6Groups(g)).toBe(viaFormatIp(g));
+      }
+    }
+  });
+
+  it('matches formatIp for IPv4-mapped and random addresses', () => {
+    const rnd = prng(11);
+    const g = new Uint16Array(8);
+    for (let n = 0; n < 20000; n++) {
+      for (let i = 0; i < 8; i++) g[i] = rnd() < 0.4 ? 0 : Math.floor(rnd() * 65536);
+      if (n % 10 === 0) g.fill(0, 0, 5).fill(0xffff, 5, 6);
+      expect(formatIPv6Groups(g)).toBe(viaFormatIp(g));
+    }
+  });
+});
+
+describe('assignPodIPs in place', () => {
+  const node: ClusterNode = { name: 'n1', addresses: ['192.168.1.5', 'fd00:1::5'], labels: {} };
+  const nodes = new Map([[node.name, node]]);
+  const mkPods = (): Pod[] => {
+    const out: Pod[] = [];
+    for (let i = 0; i < 300; i++) {
+      out.push({
+        name: `p-${i}`,
+        namespace: i % 3 === 0 ? 'a' : 'b-x',
+        labels: {},
+        annotations: {},
+        source: { file: 'f', line: i + 1 },
+        podIPs: i === 7 ? ['10.244.0.9'] : [],
+        ...(i === 7 ? { podIP: '10.244.0.9' } : {}),
+        phase: i % 50 === 1 ? 'Pending' : 'Running',
+        deleting: i % 60 === 2,
+        nodeName: 'n1',
+        hostNetwork: i % 40 === 3,
+        ready: true,
+      });
+    }
+    return out;
+  };
+
+  it.each([
+    [['10.244.0.0/16', 'fd00:10:244::/56'], 250],
+    [['fd00:10:244::fe00/119'], 250],
+    [['10.1.2.0/23', 'fd00::1:0/112'], 250],
+    // Too small: refused before any address is given.
+    [['10.1.2.128/25'], 0],
+  ])('gives the same pods, keys in the same order, as the copying form (%j)', (cidrTexts, addressed) => {
+    const f1: Finding[] = [];
+    const f2: Finding[] = [];
+    const copied = assignPodIPs(mkPods(), parsePodCidrs(cidrTexts, f1), nodes, f1);
+    const input = mkPods();
+    const inPlace = assignPodIPs(input, parsePodCidrs(cidrTexts, f2), nodes, f2, true);
+    expect(f2).toEqual(f1);
+    expect(inPlace).toStrictEqual(copied);
+    expect(inPlace.map((p) => Object.keys(p))).toEqual(copied.map((p) => Object.keys(p)));
+    expect(inPlace.every((p, i) => p === input[i])).toBe(true);
+    expect(copied.filter((p) => p.podIPs.length > 0 && p.name !== 'p-7').length).toBeGreaterThanOrEqual(addressed);
+    expect(f1.length > 0).toBe(addressed === 0);
+  });
+
+  it('leaves the input pods alone without ownsPods', () => {
+    const input = mkPods();
+    const out = assignPodIPs(input, parsePodCidrs(['10.244.0.0/16'], []), nodes, []);
+    expect(input[0]!.podIPs).toEqual([]);
+    expect(out[0]!.podIPs.length).toBe(1);
+  });
+});
