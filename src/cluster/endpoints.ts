@@ -30,12 +30,19 @@ export class PodIndex {
   private readonly byNs = new Map<string, { all: Pod[]; byLabel: Map<string, Pod[]> }>();
 
   constructor(pods: readonly Pod[]) {
+    // The pods of a workload share one labels object: its "k=v" keys are built once for all.
+    const keysOf = new Map<Readonly<Record<string, string>>, string[]>();
     for (const p of pods) {
       let e = this.byNs.get(p.namespace);
       if (!e) this.byNs.set(p.namespace, (e = { all: [], byLabel: new Map() }));
       e.all.push(p);
-      for (const [k, v] of Object.entries(p.labels)) {
-        const key = `${k}=${v}`;
+      let keys = keysOf.get(p.labels);
+      if (!keys) {
+        keys = [];
+        for (const k in p.labels) keys.push(`${k}=${p.labels[k]}`);
+        keysOf.set(p.labels, keys);
+      }
+      for (const key of keys) {
         const l = e.byLabel.get(key);
         if (l) l.push(p);
         else e.byLabel.set(key, [p]);
@@ -72,6 +79,13 @@ export function findPort(pod: Pod, port: Service['ports'][number]): number | und
   if (typeof tp === 'number') return tp;
   const cp = (pod.containerPorts ?? []).find((c) => c.name === tp && c.protocol === port.protocol);
   return cp?.containerPort;
+}
+
+/** Whether an address is of the family, as familyOf says, without parsing one of the other family. */
+function isOfFamily(ip: string, family: 'IPv4' | 'IPv6'): boolean {
+  // familyOf parses a text with ':' as IPv6 and any other as IPv4.
+  if (ip.includes(':') !== (family === 'IPv6')) return false;
+  return familyOf(ip) === family;
 }
 
 function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
@@ -114,25 +128,41 @@ export function generateEndpointSlices(
     labels[SERVICE_NAME_LABEL] = svc.name;
     labels[MANAGED_BY_LABEL] = ENDPOINTSLICE_CONTROLLER;
     if (svc.headless) labels[HEADLESS_LABEL] = '';
+    // A pod's ports depend only on its container ports, which the pods of a template share:
+    // one port list (and its group key) per distinct container-port list.
+    const portsOf = new Map<Pod['containerPorts'], { ports: EndpointPort[]; pk: string }>();
     for (const family of svc.ipFamilies) {
       const groups = new Map<string, { ports: EndpointPort[]; endpoints: Endpoint[] }>();
       for (const pod of pods) {
-        const addresses = pod.podIPs.filter((ip) => familyOf(ip) === family);
+        const ips = pod.podIPs;
+        // The pod's own array when every address is of the family (single-stack), else a filtered copy.
+        let addresses = ips;
+        for (const ip of ips) {
+          if (!isOfFamily(ip, family)) {
+            addresses = ips.filter((x) => isOfFamily(x, family));
+            break;
+          }
+        }
         if (addresses.length === 0) continue;
-        const ports = endpointPorts(svc, pod);
-        const pk = JSON.stringify(ports);
-        let g = groups.get(pk);
-        if (!g) groups.set(pk, (g = { ports, endpoints: [] }));
+        let pp = portsOf.get(pod.containerPorts);
+        if (!pp) {
+          const ports = endpointPorts(svc, pod);
+          portsOf.set(pod.containerPorts, (pp = { ports, pk: JSON.stringify(ports) }));
+        }
+        let g = groups.get(pp.pk);
+        if (!g) groups.set(pp.pk, (g = { ports: pp.ports, endpoints: [] }));
         const zone = pod.nodeName !== undefined ? nodes.get(pod.nodeName)?.zone : undefined;
-        g.endpoints.push({
+        // The optional keys after the literal, in the order endpoints have always had (JSON).
+        const ep: { -readonly [K in keyof Endpoint]: Endpoint[K] } = {
           addresses,
           ready: svc.publishNotReadyAddresses || ((pod.ready ?? true) && !pod.deleting),
-          ...(pod.hostname !== undefined && pod.subdomain === svc.name ? { hostname: pod.hostname } : {}),
-          targetRefName: pod.name,
-          targetRefKind: 'Pod',
-          ...(zone !== undefined ? { zone } : {}),
-          ...(pod.nodeName !== undefined ? { nodeName: pod.nodeName } : {}),
-        });
+        };
+        if (pod.hostname !== undefined && pod.subdomain === svc.name) ep.hostname = pod.hostname;
+        ep.targetRefName = pod.name;
+        ep.targetRefKind = 'Pod';
+        if (zone !== undefined) ep.zone = zone;
+        if (pod.nodeName !== undefined) ep.nodeName = pod.nodeName;
+        g.endpoints.push(ep);
       }
       const ordered = [...groups.entries()].sort((a, b) => cmp(a[0], b[0]));
       for (const [pk, g] of ordered) {
@@ -150,7 +180,7 @@ export function generateEndpointSlices(
             serviceName: svc.name,
             addressType: family,
             ports: g.ports,
-            endpoints: g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE),
+            endpoints: g.endpoints.length <= MAX_ENDPOINTS_PER_SLICE ? g.endpoints : g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE),
             mirrored: false,
           });
         }
