@@ -4,9 +4,9 @@
 import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
 import type { ClusterNode, Finding, Pod } from '../../src/cluster/model.js';
-import { assignPodIPs, formatIPv6Groups, parsePodCidrs } from '../../src/cluster/podips.js';
+import { assignPodIPs, formatIPv4, formatIPv6Groups, parsePodCidrs } from '../../src/cluster/podips.js';
 import { digestWord16, sha256Bytes } from '../../src/cluster/workloads.js';
-import { formatIp } from '../../src/pkg/ip.js';
+import { formatIp, parseIp } from '../../src/pkg/ip.js';
 import { prng } from '../helpers/prng.js';
 
 describe('sha256Bytes', () => {
@@ -24,6 +24,18 @@ describe('sha256Bytes', () => {
       expect(Buffer.from(got, 'latin1').equals(want)).toBe(true);
       for (let i = 0; i < 32; i += 2) expect(digestWord16(got, i)).toBe(want.readUInt16BE(i));
     }
+  });
+});
+
+describe('formatIPv4', () => {
+  it('matches formatIp at every octet value and for random addresses', () => {
+    const rnd = prng(5);
+    const check = (v: number): void => {
+      expect(formatIPv4(v)).toBe(formatIp(new Uint8Array([v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255])));
+    };
+    for (let o = 0; o < 256; o++) for (const shift of [0, 8, 16, 24]) check((o << shift) >>> 0);
+    for (let n = 0; n < 20000; n++) check(Math.floor(rnd() * 2 ** 32));
+    check(0xffffffff);
   });
 });
 
@@ -99,6 +111,8 @@ describe('assignPodIPs in place', () => {
     expect(inPlace).toStrictEqual(copied);
     expect(inPlace.map((p) => Object.keys(p))).toEqual(copied.map((p) => Object.keys(p)));
     expect(inPlace.every((p, i) => p === input[i])).toBe(true);
+    // Strings and arrays made in one piece (see podips.ts) but equal to the old ones.
+    for (const p of inPlace) for (const ip of p.podIPs) expect(formatIp(parseIp(ip)!)).toBe(ip);
     expect(copied.filter((p) => p.podIPs.length > 0 && p.name !== 'p-7').length).toBeGreaterThanOrEqual(addressed);
     expect(f1.length > 0).toBe(addressed === 0);
   });
