@@ -18,7 +18,6 @@
 
 import type { ClusterNode, Endpoint, EndpointPort, EndpointSlice, Pod, Service } from './model.js';
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './mirror.js';
-import { familyOf } from './objects.js';
 import { generatedName } from './workloads.js';
 
 const ENDPOINTSLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
@@ -81,12 +80,13 @@ export function findPort(pod: Pod, port: Service['ports'][number]): number | und
   return cp?.containerPort;
 }
 
-/** Whether an address is of the family, as familyOf says, without parsing one of the other family. */
-function isOfFamily(ip: string, family: 'IPv4' | 'IPv6'): boolean {
-  // familyOf parses a text with ':' as IPv6 and any other as IPv4.
-  if (ip.includes(':') !== (family === 'IPv6')) return false;
-  return familyOf(ip) === family;
-}
+/**
+ * familyOf for the IPs of pods being built into a model, without parsing them: every one is
+ * valid (a manifest's passed check.ip, an assigned one was made from a pod CIDR, a host-network
+ * pod's is a node address assignPodIPs kept by familyOf), and familyOf reads a valid text with
+ * ':' as IPv6 and any other as IPv4.
+ */
+const podIpFamily = (ip: string): 'IPv4' | 'IPv6' => (ip.includes(':') ? 'IPv6' : 'IPv4');
 
 /**
  * The addresses of the family: the pod's own array when all are (single-stack), else a copy of
@@ -94,10 +94,10 @@ function isOfFamily(ip: string, family: 'IPv4' | 'IPv6'): boolean {
  */
 function addressesOf(ips: readonly string[], family: 'IPv4' | 'IPv6'): readonly string[] {
   let n = 0;
-  for (const ip of ips) if (isOfFamily(ip, family)) n++;
+  for (const ip of ips) if (podIpFamily(ip) === family) n++;
   if (n === ips.length) return ips;
   if (n === 0) return [];
-  return ips.filter((ip) => isOfFamily(ip, family)).slice();
+  return ips.filter((ip) => podIpFamily(ip) === family).slice();
 }
 
 function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {

@@ -71,38 +71,40 @@ function digestMod(d: string, size: number): number {
   return r;
 }
 
-// Addresses are written as character codes into one array and made a string in one step: the
-// string is flat (template literals and += give ropes of pieces, about 140 bytes more per
-// address, held by every pod and endpoint until something flattens them).
-const chars: number[] = [];
+// Addresses are written as characters into one scratch buffer and made a string in one step:
+// the string is flat (template literals and += give ropes of pieces, about 140 bytes more per
+// address, held by every pod and endpoint until something flattens them), and nothing else is
+// allocated per address.
+const chars = Buffer.alloc(64);
+let used = 0;
 const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 
 function pushDecimal(x: number): void {
-  if (x >= 100) chars.push(48 + Math.floor(x / 100));
-  if (x >= 10) chars.push(48 + (Math.floor(x / 10) % 10));
-  chars.push(48 + (x % 10));
+  if (x >= 100) chars[used++] = 48 + Math.floor(x / 100);
+  if (x >= 10) chars[used++] = 48 + (Math.floor(x / 10) % 10);
+  chars[used++] = 48 + (x % 10);
 }
 
 function pushHex(x: number): void {
-  if (x >= 0x1000) chars.push(HEX_CODES[x >> 12]!);
-  if (x >= 0x100) chars.push(HEX_CODES[(x >> 8) & 15]!);
-  if (x >= 0x10) chars.push(HEX_CODES[(x >> 4) & 15]!);
-  chars.push(HEX_CODES[x & 15]!);
+  if (x >= 0x1000) chars[used++] = HEX_CODES[x >> 12]!;
+  if (x >= 0x100) chars[used++] = HEX_CODES[(x >> 8) & 15]!;
+  if (x >= 0x10) chars[used++] = HEX_CODES[(x >> 4) & 15]!;
+  chars[used++] = HEX_CODES[x & 15]!;
 }
 
 function pushDotted(hi: number, lo: number): void {
   pushDecimal(hi >> 8);
-  chars.push(46);
+  chars[used++] = 46;
   pushDecimal(hi & 255);
-  chars.push(46);
+  chars[used++] = 46;
   pushDecimal(lo >> 8);
-  chars.push(46);
+  chars[used++] = 46;
   pushDecimal(lo & 255);
 }
 
 const takeChars = (): string => {
-  const text = String.fromCharCode.apply(null, chars);
-  chars.length = 0;
+  const text = chars.toString('latin1', 0, used);
+  used = 0;
   return text;
 };
 
@@ -118,7 +120,7 @@ export function formatIPv4(v: number): string {
  */
 export function formatIPv6Groups(g: Uint16Array): string {
   if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff) {
-    chars.push(58, 58, 102, 102, 102, 102, 58); // ::ffff:
+    used = chars.write('::ffff:', 'latin1');
     pushDotted(g[6]!, g[7]!);
     return takeChars();
   }
@@ -142,12 +144,15 @@ export function formatIPv6Groups(g: Uint16Array): string {
     bestLen = 0;
   }
   for (let i = 0; i < bestStart; i++) {
-    if (i > 0) chars.push(58);
+    if (i > 0) chars[used++] = 58;
     pushHex(g[i]!);
   }
-  if (bestStart < 8) chars.push(58, 58);
+  if (bestStart < 8) {
+    chars[used++] = 58;
+    chars[used++] = 58;
+  }
   for (let i = bestStart + bestLen; i < 8; i++) {
-    if (i > bestStart + bestLen) chars.push(58);
+    if (i > bestStart + bestLen) chars[used++] = 58;
     pushHex(g[i]!);
   }
   return takeChars();

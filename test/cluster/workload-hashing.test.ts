@@ -5,7 +5,7 @@ import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
 import type { ClusterNode, Finding, Pod } from '../../src/cluster/model.js';
 import { assignPodIPs, formatIPv4, formatIPv6Groups, parsePodCidrs } from '../../src/cluster/podips.js';
-import { digestWord16, sha256Bytes } from '../../src/cluster/workloads.js';
+import { computeTemplateHash, digestWord16, fnv32a, safeEncodeString, sha256Bytes } from '../../src/cluster/workloads.js';
 import { formatIp, parseIp } from '../../src/pkg/ip.js';
 import { prng } from '../helpers/prng.js';
 
@@ -23,6 +23,47 @@ describe('sha256Bytes', () => {
       expect(got.length).toBe(32);
       expect(Buffer.from(got, 'latin1').equals(want)).toBe(true);
       for (let i = 0; i < 32; i += 2) expect(digestWord16(got, i)).toBe(want.readUInt16BE(i));
+    }
+  });
+});
+
+describe('computeTemplateHash', () => {
+  // The canonical JSON as it was written before (map/filter/join), to compare the one-pass form with.
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const before = (v: unknown): string => {
+    if (Array.isArray(v)) return `[${v.map(before).join(',')}]`;
+    if (isObj(v)) {
+      return `{${Object.keys(v)
+        .sort()
+        .filter((k) => v[k] !== undefined)
+        .map((k) => `${JSON.stringify(k)}:${before(v[k])}`)
+        .join(',')}}`;
+    }
+    if (v instanceof Date) return JSON.stringify(v.toISOString());
+    return JSON.stringify(v) ?? 'null';
+  };
+
+  it('hashes the same text as the map/join form for nested, sparse and odd values', () => {
+    const rnd = prng(3);
+    const leaf = (): unknown => [1, 'x', '', 'é"\\n', null, true, 0.5, -0, undefined, new Date(0), 1e21][Math.floor(rnd() * 11)];
+    const gen = (depth: number): unknown => {
+      const r = rnd();
+      if (depth > 3 || r < 0.3) return leaf();
+      if (r < 0.6) {
+        const a: unknown[] = [];
+        const n = Math.floor(rnd() * 4);
+        for (let i = 0; i < n; i++) if (rnd() < 0.8) a[i] = gen(depth + 1);
+        a.length = n;
+        return a;
+      }
+      const o: Record<string, unknown> = {};
+      for (const k of ['b', 'a', '10', '2', 'z-y', '']) if (rnd() < 0.5) o[k] = gen(depth + 1);
+      return o;
+    };
+    for (let n = 0; n < 3000; n++) {
+      const t = gen(0);
+      const want = safeEncodeString(String(fnv32a(Buffer.from(before(t), 'utf8'))));
+      expect(computeTemplateHash(t)).toBe(want);
     }
   });
 });
