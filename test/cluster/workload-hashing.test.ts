@@ -30,13 +30,13 @@ describe('sha256Bytes', () => {
 describe('computeTemplateHash', () => {
   // The canonical JSON as it was written before (map/filter/join), to compare the one-pass form with.
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  const before = (v: unknown): string => {
-    if (Array.isArray(v)) return `[${v.map(before).join(',')}]`;
+  const mapJoinForm = (v: unknown): string => {
+    if (Array.isArray(v)) return `[${v.map(mapJoinForm).join(',')}]`;
     if (isObj(v)) {
       return `{${Object.keys(v)
         .sort()
         .filter((k) => v[k] !== undefined)
-        .map((k) => `${JSON.stringify(k)}:${before(v[k])}`)
+        .map((k) => `${JSON.stringify(k)}:${mapJoinForm(v[k])}`)
         .join(',')}}`;
     }
     if (v instanceof Date) return JSON.stringify(v.toISOString());
@@ -62,7 +62,7 @@ describe('computeTemplateHash', () => {
     };
     for (let n = 0; n < 3000; n++) {
       const t = gen(0);
-      const want = safeEncodeString(String(fnv32a(Buffer.from(before(t), 'utf8'))));
+      const want = safeEncodeString(String(fnv32a(Buffer.from(mapJoinForm(t), 'utf8'))));
       expect(computeTemplateHash(t)).toBe(want);
     }
   });
@@ -140,7 +140,7 @@ describe('assignPodIPs in place', () => {
     [['10.244.0.0/16', 'fd00:10:244::/56'], 250],
     [['fd00:10:244::fe00/119'], 250],
     [['10.1.2.0/23', 'fd00::1:0/112'], 250],
-    // Too small: refused before any address is given.
+    // Too small: refused mapJoinForm any address is given.
     [['10.1.2.128/25'], 0],
   ])('gives the same pods, keys in the same order, as the copying form (%j)', (cidrTexts, addressed) => {
     const f1: Finding[] = [];
