@@ -266,6 +266,9 @@ function build(
   );
   const nodeMap = new Map(nodes.map((n) => [n.name, n]));
   const derived = deriveWorkloadPods(c.workloads, pods, nodes);
+  // Nothing reads the workload drafts past here: their templates and checkers (~25 MiB at 10k
+  // workloads) go before the pods get addresses and slices, where the load peaks.
+  c.workloads = [];
   const isNotReady = notReadyMatcher(opts.notReady ?? []);
   const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
   const podCidrs = parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);

@@ -187,12 +187,16 @@ function addressWithCarry(network: Uint8Array, n: number): string {
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Returns the pods (same order) with podIP/podIPs filled in where a real cluster would have them.
+ * Returns the pods (same order) with podIP/podIPs filled in where a real cluster would have them;
+ * `cidrs` as parsePodCidrs gives them, at most one per family.
  * `ownsPods`: the caller holds the only references to the pods (the loader, to pods it just
  * read or derived), so they get their addresses in place instead of as copies; the keys end in
  * the same order either way (podIPs where it was, podIP added last).
  */
 export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes: ReadonlyMap<string, ClusterNode>, findings: Finding[], ownsPods = false): Pod[] {
+  if (cidrs.length > 2 || (cidrs.length === 2 && cidrs[0]!.family === cidrs[1]!.family)) {
+    throw new RangeError('assignPodIPs takes at most one pod CIDR per family (parsePodCidrs gives no more)');
+  }
   const ranges = cidrs.map(makeRange);
   for (const p of pods) {
     if (p.hostNetwork) continue;
@@ -207,10 +211,7 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
   }
   const families = ranges.map((r) => r.family);
   const result = new Map<Pod, string[]>();
-  const give = (p: Pod, grown: string[]): void => {
-    // An array grown by push keeps room for 17 elements: a copy of its length, held by the pod
-    // (and its endpoints), is ~130 bytes smaller.
-    const ips = grown.slice();
+  const give = (p: Pod, ips: string[]): void => {
     if (!ownsPods) result.set(p, ips);
     else if (ips.length > 0) {
       const m = p as { -readonly [K in keyof Pod]: Pod[K] };
@@ -248,7 +249,10 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
       continue;
     }
     const d = sha256Bytes(k);
-    const ips: string[] = [];
+    // At most one range per family: the one or two addresses go straight into an array literal
+    // of their length (a pushed-to array keeps room for 17, ~130 bytes more held by every pod).
+    let first: string | undefined;
+    let second: string | undefined;
     for (const r of ranges) {
       if (r.size === 0) continue;
       const off = r.used.firstFreeFrom(digestMod(d, r.size));
@@ -257,9 +261,10 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
         continue;
       }
       r.used.take(off);
-      ips.push(addressAt(r, off + 1));
+      if (first === undefined) first = addressAt(r, off + 1);
+      else second = addressAt(r, off + 1);
     }
-    give(p, ips);
+    give(p, first === undefined ? [] : second === undefined ? [first] : [first, second]);
   }
   if (full) {
     findings.push({ file: '<options>', line: 0, severity: 'error', message: `a pod CIDR (${cidrs.map((c) => c.text).join(', ')}) is full; configure a larger pod CIDR` });

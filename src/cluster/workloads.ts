@@ -338,7 +338,7 @@ interface PodFactory {
   readonly tpl: PodTemplate;
   /** Nodes the template's nodeSelector allows. */
   readonly candidates: readonly ClusterNode[];
-  /** "ns/name" of every pod name in use. */
+  /** Every pod name in use in the workload's namespace. */
   readonly taken: Set<string>;
   /**
    * A pod; `labels` is the pod's whole label set (see labelsWith), shared by every pod that has
@@ -403,9 +403,8 @@ function podFactory(w: WorkloadDraft, tpl: PodTemplate, candidates: readonly Clu
     freeName(prefix, seed) {
       for (let attempt = 0; ; attempt++) {
         const name = generatedName(prefix, attempt === 0 ? seed : `${seed}#${attempt}`);
-        const key = `${ns}/${name}`;
-        if (!taken.has(key)) {
-          taken.add(key);
+        if (!taken.has(name)) {
+          taken.add(name);
           return name;
         }
       }
@@ -451,11 +450,11 @@ function statefulSetPods(f: PodFactory): Pod[] {
   for (let i = 0; i < w.replicas; i++) {
     const ordinal = w.ordinalStart + i;
     const name = `${w.meta.name}-${ordinal}`;
-    if (taken.has(`${ns}/${name}`)) {
+    if (taken.has(name)) {
       w.check.warn(`pod "${ns}/${name}" already exists in the manifests without belonging to this StatefulSet, so that ordinal is not created; rename one of them`);
       continue;
     }
-    taken.add(`${ns}/${name}`);
+    taken.add(name);
     const labels = f.labelsWith({ 'statefulset.kubernetes.io/pod-name': name, 'apps.kubernetes.io/pod-index': String(ordinal) });
     pods.push(f.make(name, labels, owner, undefined, { hostname: name, subdomain: w.serviceName }));
   }
@@ -506,7 +505,14 @@ export function deriveWorkloadPods(
   manifestPods: readonly Pod[],
   nodes: readonly ClusterNode[],
 ): { pods: Pod[]; infos: WorkloadInfo[] } {
-  const taken = new Set(manifestPods.map((p) => `${p.namespace}/${p.name}`));
+  // Pod names in use by namespace: no "ns/name" string per pod, 100k of them live through here.
+  const takenByNs = new Map<string, Set<string>>();
+  const takenIn = (ns: string): Set<string> => {
+    let t = takenByNs.get(ns);
+    if (!t) takenByNs.set(ns, (t = new Set()));
+    return t;
+  };
+  for (const p of manifestPods) takenIn(p.namespace).add(p.name);
   const idx = indexOwners(workloads, manifestPods);
   const labelledNodes = nodes.map((n) => ({ node: n, labels: nodeLabels(n) }));
   const sorted = [...workloads].sort(
@@ -521,7 +527,7 @@ export function deriveWorkloadPods(
     const tpl = w.template;
     if (!hasManifestPods && w.runnable && tpl) {
       const candidates = labelledNodes.filter((n) => matchesMap(tpl.nodeSelector, n.labels)).map((n) => n.node);
-      const f = podFactory(w, tpl, candidates, taken);
+      const f = podFactory(w, tpl, candidates, takenIn(w.meta.namespace));
       switch (w.kind) {
         case 'Deployment':
           ({ pods: derived, replicaSet } = deploymentPods(f, idx.rsNames));
