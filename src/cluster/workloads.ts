@@ -68,7 +68,8 @@ function canonicalJson(v: unknown): string {
   }
   if (isObj(v)) {
     let out = '{';
-    for (const k of Object.keys(v).sort()) {
+    const keys = Object.keys(v);
+    for (const k of keys.length > 1 ? keys.sort() : keys) {
       const x = v[k];
       if (x === undefined) continue;
       if (out.length > 1) out += ',';
