@@ -28,7 +28,11 @@ const MAX_ENDPOINTS_PER_SLICE = 100;
 export class PodIndex {
   private readonly byNs = new Map<string, { all: Pod[]; byLabel: Map<string, Pod[]> }>();
 
-  constructor(pods: readonly Pod[]) {
+  /**
+   * @param labelKeys when given, only labels with these keys are indexed: select() must then be
+   * asked only for selectors whose keys are all among them (forServices).
+   */
+  constructor(pods: readonly Pod[], labelKeys?: ReadonlySet<string>) {
     // The pods of a workload share one labels object: its "k=v" keys are built once for all.
     const keysOf = new Map<Readonly<Record<string, string>>, string[]>();
     for (const p of pods) {
@@ -38,7 +42,7 @@ export class PodIndex {
       let keys = keysOf.get(p.labels);
       if (!keys) {
         keys = [];
-        for (const k in p.labels) keys.push(`${k}=${p.labels[k]}`);
+        for (const k in p.labels) if (!labelKeys || labelKeys.has(k)) keys.push(`${k}=${p.labels[k]}`);
         keysOf.set(p.labels, keys);
       }
       for (const key of keys) {
@@ -47,6 +51,17 @@ export class PodIndex {
         else e.byLabel.set(key, [p]);
       }
     }
+  }
+
+  /**
+   * The index the endpoints controller needs for these Services: only the label keys their
+   * selectors name (a StatefulSet pod's own pod-name and pod-index labels, a Deployment's
+   * pod-template-hash, are not looked up and not indexed).
+   */
+  static forServices(pods: readonly Pod[], services: readonly Service[]): PodIndex {
+    const keys = new Set<string>();
+    for (const s of services) if (hasControllerSelector(s)) for (const k in s.selector) keys.add(k);
+    return new PodIndex(pods, keys);
   }
 
   /** Pods of the namespace whose labels carry every key/value of the selector (in input order). */

@@ -279,7 +279,7 @@ function build(
   const claimed = new Set(explicit);
   for (const e of endpointsDrafts) claimed.add(`${e.meta.namespace}/${e.meta.name}`);
   const takenSliceNames = new Set([...slices, ...mirrored].map((s) => `${s.namespace}/${s.name}`));
-  const generated = generateEndpointSlices(services, new PodIndex(finalPods), nodeMap, claimed, takenSliceNames);
+  const generated = generateEndpointSlices(services, PodIndex.forServices(finalPods, services), nodeMap, claimed, takenSliceNames);
   const endpointSlices = [...slices, ...mirrored, ...generated.slices].sort(byNsName);
 
   const namespaces = new Map<string, NamespaceObject>();

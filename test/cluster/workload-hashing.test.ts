@@ -1,8 +1,11 @@
 // The cheaper forms the control-plane emulation computes its names and addresses with must give
 // the values of the forms they replaced: digests as latin1 strings (against Buffer digests),
-// IPv6 text from groups (against formatIp), addresses assigned in place (against copies).
+// IPv6 text from groups (against formatIp), addresses assigned in place (against copies), the
+// index of the selectors' label keys only (against the index of every label).
 import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
+import { hasControllerSelector, PodIndex } from '../../src/cluster/endpoints.js';
+import { buildModel } from '../../src/cluster/load.js';
 import type { ClusterNode, Finding, Pod } from '../../src/cluster/model.js';
 import { assignPodIPs, formatIPv4, formatIPv6Groups, parsePodCidrs } from '../../src/cluster/podips.js';
 import { computeTemplateHash, digestWord16, fnv32a, safeEncodeString, sha256Bytes } from '../../src/cluster/workloads.js';
@@ -163,5 +166,33 @@ describe('assignPodIPs in place', () => {
     const out = assignPodIPs(input, parsePodCidrs(['10.244.0.0/16'], []), nodes, []);
     expect(input[0]!.podIPs).toEqual([]);
     expect(out[0]!.podIPs.length).toBe(1);
+  });
+});
+
+describe('PodIndex.forServices', () => {
+  it('selects what the full index selects for every Service the controller manages', () => {
+    const docs: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const kind = i % 3 === 0 ? 'StatefulSet' : 'Deployment';
+      const sel = i % 4 === 0 ? `app: a${i}\n    tier: t${i % 2}` : `app: a${i}`;
+      docs.push(`apiVersion: v1\nkind: Service\nmetadata:\n  name: s${i}\n  namespace: ns${i % 2}\nspec:\n  selector:\n    ${sel}\n  ports:\n  - port: 80\n`);
+      docs.push(
+        `apiVersion: apps/v1\nkind: ${kind}\nmetadata:\n  name: w${i}\n  namespace: ns${i % 2}\nspec:\n  replicas: ${i % 5}\n  selector:\n    matchLabels:\n      app: a${i}\n  template:\n    metadata:\n      labels:\n        app: a${i}\n        tier: t${i % 2}\n    spec:\n      containers:\n      - name: c\n        image: x\n`,
+      );
+    }
+    // A Service selecting a StatefulSet pod by its own label, which only such a selector indexes.
+    docs.push(`apiVersion: v1\nkind: Service\nmetadata:\n  name: one\n  namespace: ns1\nspec:\n  selector:\n    statefulset.kubernetes.io/pod-name: w3-1\n  ports:\n  - port: 80\n`);
+    const { model } = buildModel([{ file: 'c.yaml', text: docs.join('---\n') }]);
+    const full = new PodIndex(model.pods);
+    const lean = PodIndex.forServices(model.pods, model.services);
+    let selected = 0;
+    for (const s of model.services) {
+      if (!hasControllerSelector(s)) continue;
+      const want = full.select(s.namespace, s.selector!);
+      expect(lean.select(s.namespace, s.selector!)).toEqual(want);
+      selected += want.length;
+    }
+    expect(selected).toBeGreaterThan(20);
+    expect(lean.select('ns1', { 'statefulset.kubernetes.io/pod-name': 'w3-1' }).map((p) => p.name)).toEqual(['w3-1']);
   });
 });
