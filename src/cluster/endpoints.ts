@@ -35,7 +35,8 @@ export class PodIndex {
   constructor(pods: readonly Pod[], labelKeys?: ReadonlySet<string>) {
     // The pods of a workload share one labels object: its "k=v" keys are built once for all.
     const keysOf = new Map<Readonly<Record<string, string>>, string[]>();
-    for (const p of pods) {
+    for (let i = 0; i < pods.length; i++) {
+      const p = pods[i]!; // indexed: once over 100k pods, an unoptimised for-of allocates per pod
       let e = this.byNs.get(p.namespace);
       if (!e) this.byNs.set(p.namespace, (e = { all: [], byLabel: new Map() }));
       e.all.push(p);
@@ -112,6 +113,7 @@ function addressesOf(ips: readonly string[], family: 'IPv4' | 'IPv6'): readonly 
   for (const ip of ips) if (podIpFamily(ip) === family) n++;
   if (n === ips.length) return ips;
   if (n === 0) return [];
+  if (n === 1) return [ips.find((ip) => podIpFamily(ip) === family)!]; // a dual-stack pod's one
   return ips.filter((ip) => podIpFamily(ip) === family).slice();
 }
 

@@ -198,8 +198,11 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
     throw new RangeError('assignPodIPs takes at most one pod CIDR per family (parsePodCidrs gives no more)');
   }
   const ranges = cidrs.map(makeRange);
-  for (const p of pods) {
-    if (p.hostNetwork) continue;
+  // Indexed loops over the 100k pods: this runs once, mostly before the optimiser takes the
+  // loop, and an unoptimised for-of allocates an iterator result per pod.
+  for (let i = 0; i < pods.length; i++) {
+    const p = pods[i]!;
+    if (p.hostNetwork || p.podIPs.length === 0) continue;
     for (const ip of p.podIPs) {
       const parsed = parseIp(ip)!;
       for (const r of ranges) {
@@ -236,7 +239,8 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
     return [...pods];
   }
   let full = false;
-  for (const { p, k } of needing) {
+  for (let i = 0; i < needing.length; i++) {
+    const { p, k } = needing[i]!;
     if (p.hostNetwork) {
       const node = p.nodeName !== undefined ? nodes.get(p.nodeName) : undefined;
       if (!node) continue;
