@@ -57,7 +57,8 @@ export function fnv32a(bytes: Uint8Array): number {
 
 /** JSON with object keys sorted, so equal objects give equal text whatever the key order. */
 function canonicalJson(v: unknown): string {
-  // Written out in one pass (a template per Deployment, 10k of them): the text map/join gave.
+  // Written out in one pass, no arrays per object (a template per Deployment, 10k of them); the
+  // same text as the map/filter/join form (workload-hashing.test.ts).
   if (Array.isArray(v)) {
     let out = '[';
     for (let i = 0; i < v.length; i++) {
@@ -98,9 +99,9 @@ export function computeTemplateHash(template: unknown, collisionCount?: number):
 }
 
 /**
- * SHA-256 of the UTF-8 of `key` as a latin1 ('binary') string: one character per digest byte (its code is
- * the byte), read with charCodeAt. A hash or two per pod at 100k pods: the latin1 string costs a
- * third of the time of a Buffer digest and leaves no Buffer behind for the collector.
+ * SHA-256 of the UTF-8 of `key` as a latin1 ('binary') string: one character per digest byte
+ * (its code is the byte), read with charCodeAt. A hash or two per pod at 100k pods: the string
+ * costs a third of the time of a Buffer digest and leaves no Buffer behind for the collector.
  */
 export function sha256Bytes(key: string): string {
   return hash('sha256', key, 'binary');
