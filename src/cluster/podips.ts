@@ -187,6 +187,31 @@ function addressWithCarry(network: Uint8Array, n: number): string {
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
+ * The pods in "namespace/name" order. Without '/' in a namespace, that is the namespaces in the
+ * order of "namespace/" and the names within each: no key string and record per pod kept through
+ * the sort (100k of them, promoted and left as garbage). A namespace with '/' (never valid) sorts
+ * by the whole key.
+ */
+export function inKeyOrder(pods: Pod[]): Pod[] {
+  const byNs = new Map<string, Pod[]>();
+  for (let i = 0; i < pods.length; i++) {
+    const p = pods[i]!;
+    const l = byNs.get(p.namespace);
+    if (l) l.push(p);
+    else byNs.set(p.namespace, [p]);
+  }
+  if ([...byNs.keys()].some((ns) => ns.includes('/'))) {
+    const keyed = pods.map((p) => ({ p, k: `${p.namespace}/${p.name}` })).sort((a, b) => cmp(a.k, b.k));
+    return keyed.map((x) => x.p);
+  }
+  const out: Pod[] = [];
+  for (const ns of [...byNs.keys()].sort((a, b) => cmp(`${a}/`, `${b}/`))) {
+    for (const p of byNs.get(ns)!.sort((a, b) => cmp(a.name, b.name))) out.push(p);
+  }
+  return out;
+}
+
+/**
  * Returns the pods (same order) with podIP/podIPs filled in where a real cluster would have them;
  * `cidrs` as parsePodCidrs gives them, at most one per family.
  * `ownsPods`: the caller holds the only references to the pods (the loader, to pods it just
@@ -222,12 +247,10 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
       m.podIPs = ips;
     }
   };
-  const needing = pods
-    .filter((p) => p.podIPs.length === 0 && p.phase === 'Running' && !p.deleting)
-    .map((p) => ({ p, k: `${p.namespace}/${p.name}` }))
-    .sort((a, b) => cmp(a.k, b.k));
+  const needing = inKeyOrder(pods.filter((p) => p.podIPs.length === 0 && p.phase === 'Running' && !p.deleting));
   // A range too small for the pods that need an address fails here, before any probing.
-  const demand = needing.filter(({ p }) => !p.hostNetwork).length;
+  let demand = 0;
+  for (let i = 0; i < needing.length; i++) if (!needing[i]!.hostNetwork) demand++;
   const short = ranges.filter((r) => r.size > 0 && r.used.free < demand);
   if (short.length > 0) {
     findings.push({
@@ -240,7 +263,7 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
   }
   let full = false;
   for (let i = 0; i < needing.length; i++) {
-    const { p, k } = needing[i]!;
+    const p = needing[i]!;
     if (p.hostNetwork) {
       const node = p.nodeName !== undefined ? nodes.get(p.nodeName) : undefined;
       if (!node) continue;
@@ -252,7 +275,7 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
       give(p, ips);
       continue;
     }
-    const d = sha256Bytes(k);
+    const d = sha256Bytes(`${p.namespace}/${p.name}`);
     // At most one range per family: the one or two addresses go straight into an array literal
     // of their length (a pushed-to array keeps room for 17, ~130 bytes more held by every pod).
     let first: string | undefined;

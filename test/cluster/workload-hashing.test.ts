@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { hasControllerSelector, PodIndex } from '../../src/cluster/endpoints.js';
 import { buildModel } from '../../src/cluster/load.js';
 import type { ClusterNode, Finding, Pod } from '../../src/cluster/model.js';
-import { assignPodIPs, formatIPv4, formatIPv6Groups, parsePodCidrs } from '../../src/cluster/podips.js';
+import { assignPodIPs, formatIPv4, formatIPv6Groups, inKeyOrder, parsePodCidrs } from '../../src/cluster/podips.js';
 import { computeTemplateHash, digestWord16, fnv32a, safeEncodeString, sha256Bytes } from '../../src/cluster/workloads.js';
 import { formatIp, parseIp } from '../../src/pkg/ip.js';
 import { prng } from '../helpers/prng.js';
@@ -159,6 +159,22 @@ describe('assignPodIPs in place', () => {
     for (const p of inPlace) for (const ip of p.podIPs) expect(formatIp(parseIp(ip)!)).toBe(ip);
     expect(copied.filter((p) => p.podIPs.length > 0 && p.name !== 'p-7').length).toBeGreaterThanOrEqual(addressed);
     expect(f1.length > 0).toBe(addressed === 0);
+  });
+
+  it('takes the pods in "namespace/name" order, namespaces that prefix others included', () => {
+    const rnd = prng(9);
+    const names = ['a', 'a-b', 'ab', 'a0', 'b', 'b0', 'a.b', 'z-', 'x-1', 'x-10', 'x-1-0'];
+    for (const withSlash of [false, true]) {
+      const spaces = withSlash ? [...names, 'a/b', 'a/'] : names;
+      const input: Pod[] = [];
+      for (let i = 0; i < 400; i++) {
+        const p = mkPods()[0]!;
+        input.push({ ...p, namespace: spaces[Math.floor(rnd() * spaces.length)]!, name: `${names[Math.floor(rnd() * names.length)]}-${i}` });
+      }
+      const key = (p: Pod): string => `${p.namespace}/${p.name}`;
+      const want = [...input].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+      expect(inKeyOrder(input).map(key)).toEqual(want.map(key));
+    }
   });
 
   it('leaves the input pods alone without ownsPods', () => {
