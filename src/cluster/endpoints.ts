@@ -18,7 +18,6 @@
 
 import type { ClusterNode, Endpoint, EndpointPort, EndpointSlice, Pod, Service } from './model.js';
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './mirror.js';
-import { familyOf } from './objects.js';
 import { generatedName } from './workloads.js';
 
 const ENDPOINTSLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
@@ -29,18 +28,41 @@ const MAX_ENDPOINTS_PER_SLICE = 100;
 export class PodIndex {
   private readonly byNs = new Map<string, { all: Pod[]; byLabel: Map<string, Pod[]> }>();
 
-  constructor(pods: readonly Pod[]) {
-    for (const p of pods) {
+  /**
+   * @param labelKeys when given, only labels with these keys are indexed: select() must then be
+   * asked only for selectors whose keys are all among them (forServices).
+   */
+  constructor(pods: readonly Pod[], labelKeys?: ReadonlySet<string>) {
+    // The pods of a workload share one labels object: its "k=v" keys are built once for all.
+    const keysOf = new Map<Readonly<Record<string, string>>, string[]>();
+    for (let i = 0; i < pods.length; i++) {
+      const p = pods[i]!; // indexed: once over 100k pods, an unoptimised for-of allocates per pod
       let e = this.byNs.get(p.namespace);
       if (!e) this.byNs.set(p.namespace, (e = { all: [], byLabel: new Map() }));
       e.all.push(p);
-      for (const [k, v] of Object.entries(p.labels)) {
-        const key = `${k}=${v}`;
+      let keys = keysOf.get(p.labels);
+      if (!keys) {
+        keys = [];
+        for (const k in p.labels) if (!labelKeys || labelKeys.has(k)) keys.push(`${k}=${p.labels[k]}`);
+        keysOf.set(p.labels, keys);
+      }
+      for (const key of keys) {
         const l = e.byLabel.get(key);
         if (l) l.push(p);
         else e.byLabel.set(key, [p]);
       }
     }
+  }
+
+  /**
+   * The index the endpoints controller needs for these Services: only the label keys their
+   * selectors name (a StatefulSet pod's own pod-name and pod-index labels, a Deployment's
+   * pod-template-hash, are not looked up and not indexed).
+   */
+  static forServices(pods: readonly Pod[], services: readonly Service[]): PodIndex {
+    const keys = new Set<string>();
+    for (const s of services) if (hasControllerSelector(s)) for (const k in s.selector) keys.add(k);
+    return new PodIndex(pods, keys);
   }
 
   /** Pods of the namespace whose labels carry every key/value of the selector (in input order). */
@@ -72,6 +94,55 @@ export function findPort(pod: Pod, port: Service['ports'][number]): number | und
   if (typeof tp === 'number') return tp;
   const cp = (pod.containerPorts ?? []).find((c) => c.name === tp && c.protocol === port.protocol);
   return cp?.containerPort;
+}
+
+/**
+ * familyOf for the IPs of pods being built into a model, without parsing them: every one is
+ * valid (a manifest's passed check.ip, an assigned one was made from a pod CIDR, a host-network
+ * pod's is a node address assignPodIPs kept by familyOf), and familyOf reads a valid text with
+ * ':' as IPv6 and any other as IPv4.
+ */
+const podIpFamily = (ip: string): 'IPv4' | 'IPv6' => (ip.includes(':') ? 'IPv6' : 'IPv4');
+
+/**
+ * The addresses of the family: the pod's own array when all are (single-stack), else a copy of
+ * exactly their number (filter's array keeps room for 17, ~130 bytes more per endpoint).
+ */
+function addressesOf(ips: readonly string[], family: 'IPv4' | 'IPv6'): readonly string[] {
+  let n = 0;
+  for (const ip of ips) if (podIpFamily(ip) === family) n++;
+  if (n === ips.length) return ips;
+  if (n === 0) return [];
+  if (n === 1) return [ips.find((ip) => podIpFamily(ip) === family)!]; // a dual-stack pod's one
+  return ips.filter((ip) => podIpFamily(ip) === family).slice();
+}
+
+/**
+ * A pod's endpoint, each shape one literal with its keys in the order endpoints have always had
+ * (JSON): an object given its optional keys one by one keeps them in a separate property array,
+ * some 60 bytes more for each of 100k endpoints.
+ */
+function podEndpoint(
+  addresses: readonly string[],
+  ready: boolean,
+  hostname: string | undefined,
+  targetRefName: string,
+  nodeName: string | undefined,
+  nodes: ReadonlyMap<string, ClusterNode>,
+): Endpoint {
+  const targetRefKind = 'Pod';
+  if (nodeName === undefined) {
+    return hostname === undefined ? { addresses, ready, targetRefName, targetRefKind } : { addresses, ready, hostname, targetRefName, targetRefKind };
+  }
+  const zone = nodes.get(nodeName)?.zone;
+  if (zone === undefined) {
+    return hostname === undefined
+      ? { addresses, ready, targetRefName, targetRefKind, nodeName }
+      : { addresses, ready, hostname, targetRefName, targetRefKind, nodeName };
+  }
+  return hostname === undefined
+    ? { addresses, ready, targetRefName, targetRefKind, zone, nodeName }
+    : { addresses, ready, hostname, targetRefName, targetRefKind, zone, nodeName };
 }
 
 function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
@@ -114,25 +185,24 @@ export function generateEndpointSlices(
     labels[SERVICE_NAME_LABEL] = svc.name;
     labels[MANAGED_BY_LABEL] = ENDPOINTSLICE_CONTROLLER;
     if (svc.headless) labels[HEADLESS_LABEL] = '';
+    // A pod's ports depend only on its container ports, which the pods of a template share:
+    // one port list (and its group key) per distinct container-port list.
+    const portsOf = new Map<Pod['containerPorts'], { ports: EndpointPort[]; pk: string }>();
     for (const family of svc.ipFamilies) {
       const groups = new Map<string, { ports: EndpointPort[]; endpoints: Endpoint[] }>();
       for (const pod of pods) {
-        const addresses = pod.podIPs.filter((ip) => familyOf(ip) === family);
+        const addresses = addressesOf(pod.podIPs, family);
         if (addresses.length === 0) continue;
-        const ports = endpointPorts(svc, pod);
-        const pk = JSON.stringify(ports);
-        let g = groups.get(pk);
-        if (!g) groups.set(pk, (g = { ports, endpoints: [] }));
-        const zone = pod.nodeName !== undefined ? nodes.get(pod.nodeName)?.zone : undefined;
-        g.endpoints.push({
-          addresses,
-          ready: svc.publishNotReadyAddresses || ((pod.ready ?? true) && !pod.deleting),
-          ...(pod.hostname !== undefined && pod.subdomain === svc.name ? { hostname: pod.hostname } : {}),
-          targetRefName: pod.name,
-          targetRefKind: 'Pod',
-          ...(zone !== undefined ? { zone } : {}),
-          ...(pod.nodeName !== undefined ? { nodeName: pod.nodeName } : {}),
-        });
+        let pp = portsOf.get(pod.containerPorts);
+        if (!pp) {
+          const ports = endpointPorts(svc, pod);
+          portsOf.set(pod.containerPorts, (pp = { ports, pk: JSON.stringify(ports) }));
+        }
+        let g = groups.get(pp.pk);
+        if (!g) groups.set(pp.pk, (g = { ports: pp.ports, endpoints: [] }));
+        const ready = svc.publishNotReadyAddresses || ((pod.ready ?? true) && !pod.deleting);
+        const hostname = pod.subdomain === svc.name ? pod.hostname : undefined;
+        g.endpoints.push(podEndpoint(addresses, ready, hostname, pod.name, pod.nodeName, nodes));
       }
       const ordered = [...groups.entries()].sort((a, b) => cmp(a[0], b[0]));
       for (const [pk, g] of ordered) {
@@ -150,7 +220,7 @@ export function generateEndpointSlices(
             serviceName: svc.name,
             addressType: family,
             ports: g.ports,
-            endpoints: g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE),
+            endpoints: g.endpoints.length <= MAX_ENDPOINTS_PER_SLICE ? g.endpoints : g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE),
             mirrored: false,
           });
         }

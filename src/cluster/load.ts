@@ -266,16 +266,20 @@ function build(
   );
   const nodeMap = new Map(nodes.map((n) => [n.name, n]));
   const derived = deriveWorkloadPods(c.workloads, pods, nodes);
+  // Nothing reads the workload drafts past here: their templates and checkers (~25 MiB at 10k
+  // workloads) go before the pods get addresses and slices, where the load peaks.
+  c.workloads = [];
   const isNotReady = notReadyMatcher(opts.notReady ?? []);
   const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
   const podCidrs = parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);
-  const finalPods = assignPodIPs(allPods, podCidrs, nodeMap, findings).sort(byNsName);
+  // Every pod here was read or derived just now and is held nowhere else: addresses in place.
+  const finalPods = assignPodIPs(allPods, podCidrs, nodeMap, findings, true).sort(byNsName);
 
   // The endpoints controller, for selector Services without slices or Endpoints in the manifests.
   const claimed = new Set(explicit);
   for (const e of endpointsDrafts) claimed.add(`${e.meta.namespace}/${e.meta.name}`);
   const takenSliceNames = new Set([...slices, ...mirrored].map((s) => `${s.namespace}/${s.name}`));
-  const generated = generateEndpointSlices(services, new PodIndex(finalPods), nodeMap, claimed, takenSliceNames);
+  const generated = generateEndpointSlices(services, PodIndex.forServices(finalPods, services), nodeMap, claimed, takenSliceNames);
   const endpointSlices = [...slices, ...mirrored, ...generated.slices].sort(byNsName);
 
   const namespaces = new Map<string, NamespaceObject>();
