@@ -2,7 +2,11 @@
 // with one fixed A record (10.96.0.1, TTL 30), copying the query's ID, RD bit and question, so the
 // cost measured is Node's UDP stack (recv, one small Buffer, send) and nothing else.
 //
-// Usage: node bench/bare-responder.js [--port N] [--address 127.0.0.1]
+// Usage: node bench/bare-responder.js [--port N] [--address 127.0.0.1] [--hold]
+// --hold sends replies as the server's UDP listener does (src/server/udp.ts): held while the
+// event loop reads the datagrams already waiting, then sent back to back (setImmediate). Without
+// it every reply is sent at once: the floor of a naive responder. With it: the floor of one that
+// batches its sends the same way, so a ratio against it shows the server's own work alone.
 // Prints one line "bare-responder ready {"address":...,"port":N}" on stdout once bound; port 0
 // (the default) picks a free port. Stops on SIGTERM/SIGINT.
 import dgram from 'node:dgram';
@@ -14,6 +18,7 @@ function arg(name, fallback) {
 
 const address = arg('--address', '127.0.0.1');
 const port = Number(arg('--port', '0'));
+const hold = process.argv.includes('--hold');
 
 // The answer section: a pointer to the question name (offset 12), type A, class IN, TTL 30,
 // RDLENGTH 4, 10.96.0.1.
@@ -50,8 +55,18 @@ socket.on('message', (msg, rinfo) => {
   out.writeUInt16BE(1, 6); // ANCOUNT
   out.writeUInt32BE(0, 8); // NSCOUNT, ARCOUNT
   ANSWER.copy(out, qend);
-  socket.send(out, rinfo.port, rinfo.address);
+  if (!hold) return socket.send(out, rinfo.port, rinfo.address);
+  if (held.length === 0) setImmediate(flush);
+  held.push(out);
+  heldTo.push(rinfo);
 });
+const held = [];
+const heldTo = [];
+function flush() {
+  for (let i = 0; i < held.length; i++) socket.send(held[i], heldTo[i].port, heldTo[i].address);
+  held.length = 0;
+  heldTo.length = 0;
+}
 socket.on('error', (err) => {
   process.stderr.write(`bare-responder: ${err.message}\n`);
   process.exit(1);

@@ -5,12 +5,13 @@
 // dnsperf against the bare Node responder in the same run, paired round by round.
 //
 //   node bench/miss-path.js [--dir DIR] [--rounds N] [--seconds N] [--hot]
-//                           [--server ROOT]... [--prof DIR] [--compare] [--no-pin]
+//                           [--server ROOT]... [--prof DIR] [--compare] [--no-pin] [--bare-hold]
 //
 // --server ROOT (repeatable; default this checkout) runs ROOT/bin/clusterdns.js, so a build of
 // the code before a change and one after are measured in the same run. --hot measures the 40
-// cached names with the default answer cache instead. --prof DIR runs the servers under
-// `node --cpu-prof` (profiles written to DIR when they stop). --compare sends every name once
+// cached names with the default answer cache instead. --bare-hold runs the bare responder with
+// --hold (its replies batched as the server's UDP listener batches them). --prof DIR runs the
+// servers under `node --cpu-prof` (profiles written to DIR when they stop). --compare sends every name once
 // to each server, with 1,800 varied queries (variedQueries), and checks that the replies are the
 // same bytes but for the ID (no load run).
 // Everything stays on loopback; dnsperf runs are bounded (-l); children are stopped by PID.
@@ -29,6 +30,7 @@ const SECONDS = option('--seconds', 10, 1, 60);
 const SERVICES = 10000;
 const ENDPOINTS = 10;
 const HOT = process.argv.includes('--hot');
+const BARE_HOLD = process.argv.includes('--bare-hold');
 const COMPARE = process.argv.includes('--compare');
 
 function values(flag) {
@@ -187,7 +189,7 @@ async function main() {
   if (!COMPARE) checkDnsperf();
   const files = prepare();
   const clkTck = clockTicks();
-  const base = COMPARE ? null : await startNode('bare', [path.join(BENCH, 'bare-responder.js'), '--address', HOST, '--port', '0'], bareReady);
+  const base = COMPARE ? null : await startNode('bare', [path.join(BENCH, 'bare-responder.js'), '--address', HOST, '--port', '0', ...(BARE_HOLD ? ['--hold'] : [])], bareReady);
   const servers = [];
   for (let i = 0; i < SERVERS.length; i++) servers.push(await startServer(SERVERS[i], i, files));
   try {
