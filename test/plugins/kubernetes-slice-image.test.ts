@@ -218,3 +218,31 @@ describe('kubernetes slice image', () => {
     for (const [s, n] of table) expect([s, ipv4Number(s)]).toEqual([s, n]);
   });
 });
+
+describe('the SOA serial of a store', () => {
+  const serial = (m: ClusterModel, cfg = plain): number => storeImage(m, cfg).parts.serial;
+  const withEndpoint = (ip: string, ready: boolean): ClusterModel => ({
+    ...model,
+    endpointSlices: [...model.endpointSlices, slice('shop', 'web-e', 'web', [http], [{ addresses: [ip], ready }])],
+  });
+
+  it('is the same for the same data, and a positive 31-bit number', () => {
+    expect(serial(model)).toBe(serial({ ...model, endpointSlices: [...model.endpointSlices] }));
+    expect(serial(model)).toBeGreaterThan(0);
+    expect(serial(model)).toBeLessThan(2 ** 31);
+  });
+
+  it('changes when what the store serves changes', () => {
+    expect(serial(withEndpoint('10.0.0.20', true))).not.toBe(serial(model));
+    expect(serial(withEndpoint('10.0.0.20', true))).not.toBe(serial(withEndpoint('10.0.0.21', true)));
+    expect(serial(model, podNames)).not.toBe(serial(model));
+    expect(serial({ ...model, namespaces: new Map([...model.namespaces, ['third', { name: 'third', labels: {} }]]) })).not.toBe(serial(model));
+  });
+
+  it('stays when only what DNS cannot see changes (the address of a not-ready endpoint)', () => {
+    const moved = model.endpointSlices.map((s) => (s.name === 'web-d' ? { ...s, endpoints: [{ addresses: ['10.0.0.18'], ready: false }] } : s));
+    expect(serial({ ...model, endpointSlices: moved })).toBe(serial(model));
+    const ready = model.endpointSlices.map((s) => (s.name === 'web-d' ? { ...s, endpoints: [{ addresses: ['10.0.0.18'], ready: true }] } : s));
+    expect(serial({ ...model, endpointSlices: ready })).not.toBe(serial(model));
+  });
+});

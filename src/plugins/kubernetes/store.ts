@@ -255,15 +255,16 @@ export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts:
       push(podsByIp, pod.podIP, leanPod(pod));
     }
   }
-  const parts = {
+  const served = {
     namespaces,
     imports: [...imports],
     importSlices: [...importSlices],
     serviceByIp: [...serviceByIp],
     podsByIp: [...podsByIp],
-    serial: contentSerial(model),
   };
-  return { parts, image: slices.finish(), services: encodeServices(services) };
+  const image = slices.finish();
+  const serviceImage = encodeServices(services);
+  return { parts: { ...served, serial: servedSerial(served, image, serviceImage) }, image, services: serviceImage };
 }
 
 /**
@@ -348,20 +349,25 @@ function push<K, V>(map: Map<K, V[]>, k: K, v: V): void {
 
 /**
  * CoreDNS's serial is the time of the last object change; without an API server the content is
- * what changes, so the serial is derived from it: same input, same serial.
+ * what changes, so the serial is derived from it: same input, same serial. It is the digest of
+ * what the store serves (the encoded Services, the slice image, the other parts), not of the
+ * model: the loader thread has those bytes at hand, so hashing them costs a few ms instead of
+ * building a string per object (about 75 ms for 10k Services and 100k endpoints), and a change
+ * DNS cannot see (a not-ready endpoint's address, a pod under `pods insecure`) leaves it as it is.
  */
-function contentSerial(model: ClusterModel): number {
+function servedSerial(parts: Omit<StoreParts, 'slices' | 'services' | 'serial'>, image: SliceImage, services: ServiceImage): number {
   const h = createHash('sha256');
-  for (const s of model.services) h.update(`${s.namespace}/${s.name}|${s.clusterIPs.join(',')}|${s.externalName ?? ''}|${s.ports.map((p) => `${p.name}/${p.protocol}/${p.port}`).join(',')}\n`);
-  // Every field of every endpoint, as JSON.stringify would cover them, without building JSON.
-  for (const e of model.endpointSlices) {
-    let text = `${e.namespace}/${e.name}|`;
-    for (const ep of e.endpoints) text += `${ep.addresses.join(',')};${ep.ready};${ep.hostname};${ep.targetRefKind};${ep.targetRefName};${ep.zone};${ep.nodeName}|`;
-    for (const p of e.ports) text += `${p.name}/${p.protocol}/${p.port},`;
-    h.update(text + '\n');
-  }
-  for (const p of model.pods) h.update(`${p.namespace}/${p.name}|${p.podIP ?? ''}|${p.phase}\n`);
-  for (const n of model.namespaces.keys()) h.update(`ns ${n}\n`);
+  const add = (label: string, v: string | ArrayBufferView): void => {
+    // The length first, so no two different sequences of parts hash the same bytes.
+    h.update(`${label} ${typeof v === 'string' ? v.length : v.byteLength}\n`);
+    h.update(typeof v === 'string' ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  };
+  add('service keys', services.keys);
+  add('services', services.json);
+  add('service offsets', services.at);
+  const fields = image as unknown as Record<string, string | ArrayBufferView>;
+  for (const k of Object.keys(fields).sort()) add(k, fields[k]!);
+  add('parts', JSON.stringify([parts.namespaces, parts.imports, parts.importSlices, parts.serviceByIp, parts.podsByIp]));
   // Keep it positive and below 2^31 so serial arithmetic (RFC 1982) never wraps oddly.
   return h.digest().readUInt32BE(0) & 0x7fffffff;
 }
