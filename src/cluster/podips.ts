@@ -9,7 +9,7 @@
 
 import type { ClusterNode, Finding, Pod } from './model.js';
 import type { Cidr } from '../pkg/ip.js';
-import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
+import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp, zeroRun } from '../pkg/ip.js';
 import { familyOf } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';
 import { digestWord16, sha256Bytes } from './workloads.js';
@@ -124,25 +124,9 @@ export function formatIPv6Groups(g: Uint16Array): string {
     pushDotted(g[6]!, g[7]!);
     return takeChars();
   }
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  if (bestLen < 2) {
-    bestStart = 8;
-    bestLen = 0;
-  }
+  const run = zeroRun(g);
+  const bestStart = run < 0 ? 8 : run >> 4;
+  const bestLen = run < 0 ? 0 : run & 15;
   for (let i = 0; i < bestStart; i++) {
     if (i > 0) chars[used++] = 58;
     pushHex(g[i]!);

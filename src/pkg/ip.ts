@@ -113,19 +113,12 @@ export function isIPv6(s: string): boolean {
   return parseIp(s)?.family === 6;
 }
 
-/** Formats 4 or 16 bytes as canonical text (IPv6 per RFC 5952, IPv4-mapped as ::ffff:a.b.c.d). */
-export function formatIp(ip: ParsedIp | Uint8Array): string {
-  const bytes = ip instanceof Uint8Array ? ip : ip.bytes;
-  if (bytes.length === 4) return `${bytes[0]}.${bytes[1]}.${bytes[2]}.${bytes[3]}`;
-  if (bytes.length !== 16) throw new RangeError(`not an IP address: ${bytes.length} bytes`);
-  let mapped = true;
-  for (let i = 0; i < 10; i++) if (bytes[i] !== 0) mapped = false;
-  if (mapped && bytes[10] === 0xff && bytes[11] === 0xff) {
-    return `::ffff:${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`;
-  }
-  const groups: number[] = [];
-  for (let i = 0; i < 8; i++) groups.push((bytes[i * 2]! << 8) | bytes[i * 2 + 1]!);
-  // Longest run of two or more zero groups; the first one on a tie.
+/**
+ * The RFC 5952 "::" of an IPv6 address's eight groups: the first longest run of two or more zero
+ * groups, as start * 16 + length, or -1 when there is none. One number, so the pod IP formatter
+ * calls it per address without allocating.
+ */
+export function zeroRun(groups: ArrayLike<number>): number {
   let bestStart = -1;
   let bestLen = 0;
   for (let i = 0; i < 8; ) {
@@ -141,8 +134,26 @@ export function formatIp(ip: ParsedIp | Uint8Array): string {
     }
     i = j;
   }
+  return bestLen < 2 ? -1 : bestStart * 16 + bestLen;
+}
+
+/** Formats 4 or 16 bytes as canonical text (IPv6 per RFC 5952, IPv4-mapped as ::ffff:a.b.c.d). */
+export function formatIp(ip: ParsedIp | Uint8Array): string {
+  const bytes = ip instanceof Uint8Array ? ip : ip.bytes;
+  if (bytes.length === 4) return `${bytes[0]}.${bytes[1]}.${bytes[2]}.${bytes[3]}`;
+  if (bytes.length !== 16) throw new RangeError(`not an IP address: ${bytes.length} bytes`);
+  let mapped = true;
+  for (let i = 0; i < 10; i++) if (bytes[i] !== 0) mapped = false;
+  if (mapped && bytes[10] === 0xff && bytes[11] === 0xff) {
+    return `::ffff:${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`;
+  }
+  const groups: number[] = [];
+  for (let i = 0; i < 8; i++) groups.push((bytes[i * 2]! << 8) | bytes[i * 2 + 1]!);
+  const run = zeroRun(groups);
   const hex = (g: number): string => g.toString(16);
-  if (bestLen < 2) return groups.map(hex).join(':');
+  if (run < 0) return groups.map(hex).join(':');
+  const bestStart = run >> 4;
+  const bestLen = run & 15;
   const left = groups.slice(0, bestStart).map(hex).join(':');
   const right = groups.slice(bestStart + bestLen).map(hex).join(':');
   return `${left}::${right}`;

@@ -13,6 +13,7 @@ import {
   parseCidr,
   parseIp,
   reverseNameToIp,
+  zeroRun,
 } from '../../src/pkg/ip.js';
 
 describe('parseIp / formatIp', () => {
@@ -50,6 +51,20 @@ describe('parseIp / formatIp', () => {
     expect(isIPv4('::1')).toBe(false);
     expect(isIPv6('::1')).toBe(true);
     expect(isIPv6('x')).toBe(false);
+  });
+});
+
+describe('zeroRun: the groups RFC 5952 writes as "::"', () => {
+  it.each([
+    [[1, 2, 3, 4, 5, 6, 7, 8], -1],
+    [[1, 0, 3, 4, 5, 6, 7, 8], -1],
+    [[0, 0, 0, 0, 0, 0, 0, 0], 0 * 16 + 8],
+    [[1, 0, 0, 4, 0, 0, 0, 8], 4 * 16 + 3],
+    [[1, 0, 0, 4, 0, 0, 7, 8], 1 * 16 + 2],
+    [[0xfd00, 0, 0, 0, 0, 0, 0, 1], 1 * 16 + 6],
+    [[1, 2, 3, 4, 5, 6, 0, 0], 6 * 16 + 2],
+  ])('%j -> %i', (groups, run) => {
+    expect(zeroRun(groups)).toBe(run);
   });
 });
 
