@@ -184,3 +184,102 @@ export function linesOf(text: string, offsets: readonly number[]): number[] {
   }
   return out;
 }
+
+/**
+ * The lines of some fields of one JSON value (`text` from `start` to `end`, valid JSON, starting
+ * on line `firstLine`), as the `yaml` package's reading of that text places them (yaml-docs.ts,
+ * `Positions`): a key's line where its quote opens, an array element's where it starts, the last
+ * writing of a duplicated key winning, `<<` keys and what they hold left out. Only paths `keep`
+ * matches are recorded, and only the values of paths `descend` matches ('' is the value itself)
+ * are looked into, so an object pays for the few fields asked for, not for an index of all of
+ * them. Undefined when the text has what only the package should judge: an escaped key, a
+ * carriage return or a tab (line breaks and separators the package may read otherwise).
+ */
+export function jsonFieldLines(text: string, start: number, end: number, firstLine: number, keep: RegExp, descend: RegExp): Map<string, number> | undefined {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0d || c === 0x09) return undefined;
+  }
+  const lines = new Map<string, number>();
+  let line = firstLine;
+  let counted = start;
+  const lineAt = (off: number): number => {
+    for (let nl = text.indexOf('\n', counted); nl >= 0 && nl < off; nl = text.indexOf('\n', nl + 1)) line++;
+    counted = Math.max(counted, off);
+    return line;
+  };
+  const skipSpace = (i: number): number => {
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (c !== 0x20 && c !== 0x0a) break;
+      i++;
+    }
+    return i;
+  };
+  /** One past the value starting at `i`. */
+  const skipValue = (i: number): number => {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) return stringEnd(text, i);
+    if (c !== OPEN_OBJ && c !== OPEN_ARR) {
+      while (i < end) {
+        const d = text.charCodeAt(i);
+        if (d === COMMA || d === CLOSE_OBJ || d === CLOSE_ARR || d === 0x20 || d === 0x0a) break;
+        i++;
+      }
+      return i;
+    }
+    let depth = 0;
+    for (; i < end; i++) {
+      const d = text.charCodeAt(i);
+      if (d === QUOTE) i = stringEnd(text, i) - 1;
+      else if (d === OPEN_OBJ || d === OPEN_ARR) depth++;
+      else if ((d === CLOSE_OBJ || d === CLOSE_ARR) && --depth === 0) return i + 1;
+    }
+    return end;
+  };
+  let escaped = false;
+  /** Records the fields of the value at `i` (path `path`); returns one past it. */
+  const visit = (i: number, path: string): number => {
+    const c = text.charCodeAt(i);
+    if (c !== OPEN_OBJ && c !== OPEN_ARR) return skipValue(i);
+    const obj = c === OPEN_OBJ;
+    let k = 0;
+    i = skipSpace(i + 1);
+    while (i < end && !escaped) {
+      const d = text.charCodeAt(i);
+      if (d === CLOSE_OBJ || d === CLOSE_ARR) return i + 1;
+      if (d === COMMA) {
+        i = skipSpace(i + 1);
+        continue;
+      }
+      let p: string;
+      let at: number;
+      if (obj) {
+        const q = i;
+        const qEnd = stringEnd(text, q);
+        if (hasEscape(text, q, qEnd)) {
+          escaped = true;
+          return end;
+        }
+        const key = text.slice(q + 1, qEnd - 1);
+        i = skipSpace(qEnd);
+        i = skipSpace(i + 1); // the colon
+        if (key === '<<') {
+          i = skipSpace(skipValue(i));
+          continue;
+        }
+        p = path === '' ? key : `${path}.${key}`;
+        at = q;
+      } else {
+        p = `${path}[${k++}]`;
+        at = i;
+      }
+      if (keep.test(p)) lines.set(p, lineAt(at));
+      i = skipSpace(descend.test(p) ? visit(i, p) : skipValue(i));
+    }
+    return end;
+  };
+  const root = skipSpace(start);
+  if (descend.test('')) visit(root, '');
+  return escaped ? undefined : lines;
+}

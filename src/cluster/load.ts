@@ -17,7 +17,7 @@ import { Checker, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './nodeports.js';
-import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile, type RawObject } from './yaml-docs.js';
+import { collectManifestFiles, defaultManifestLimits, excerpt, type KeptFields, parseManifestText, readManifestFile, type RawObject } from './yaml-docs.js';
 import { globMatch } from '../pkg/glob.js';
 
 export { ManifestError } from './model.js';
@@ -177,7 +177,6 @@ function collectKnown(c: Collected, h: Header, fam: FamilyInfo): void {
   }
 }
 
-/** Reads every object of every document: duplicates refused, edge kinds to the edge collector, unknown kinds counted. */
 /**
  * A callback every `every` objects read: a loader thread that reloads beside a serving store
  * collects its parse garbage there, so its peak stays near what it keeps.
@@ -187,7 +186,22 @@ export interface ReadProgress {
   onObjects: () => void;
 }
 
-function readObjects(docs: readonly { file: string; text: string }[], opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
+/**
+ * The fields of a Service that findings raised after reading name (allocate.ts: spec.clusterIPs
+ * or spec.clusterIP; nodeports.ts: spec.ports[i].nodePort), with their ancestors, whose lines
+ * stand in when a field is not written. Every other object is asked for its own line only, once
+ * read, so it keeps no field lines and no text (Positions.settle).
+ */
+export const LATER_SERVICE_FIELDS: KeptFields = {
+  keep: /^spec(?:\.clusterIPs?|\.ports(?:\[\d+\](?:\.nodePort)?)?)?$/,
+  descend: /^(?:|spec|spec\.ports|spec\.ports\[\d+\])$/,
+};
+
+/**
+ * Reads every object of every document, a file at a time: each file's text goes once its objects
+ * are read (`docs` may read each file when reached).
+ */
+function readObjects(docs: Iterable<{ file: string; text: string }>, opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
   const c: Collected = {
     declaredNamespaces: new Map(),
     impliedNamespaces: new Set(),
@@ -209,29 +223,36 @@ function readObjects(docs: readonly { file: string; text: string }[], opts: Clus
       if (progress && c.objectCount % progress.every === 0) progress.onObjects();
       const h = readHeader(raw, opts, findings);
       if (!h) continue;
-      const { kind, group, meta, check } = h;
-      const key = `${group}|${kind}|${meta.namespace}|${meta.name}`;
-      const prev = seen.get(key);
-      if (prev) {
-        check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`);
-        continue;
-      }
-      seen.set(key, h.source);
-      if (h.namespaced) c.impliedNamespaces.add(meta.namespace);
-      if (c.edge.read(kind, group, h.o, meta, check)) continue;
-      if (!h.known) {
-        const label = group === '' ? kind : `${kind}.${group}`;
-        c.ignoredKinds.set(label, (c.ignoredKinds.get(label) ?? 0) + 1);
-        const groups = KNOWN_KINDS[kind];
-        if (group === '' && groups && !groups.includes('')) {
-          check.warn(`apiVersion ${excerpt(h.apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
-        }
-        continue;
-      }
-      collectKnown(c, h, fam);
+      const service = readObject(c, h, seen, fam);
+      raw.positions?.settle(service ? LATER_SERVICE_FIELDS : undefined);
     }
   }
   return c;
+}
+
+/** Files one object; true when it is a Service (whose checker findings use after reading). */
+function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: FamilyInfo): boolean {
+  const { kind, group, meta, check } = h;
+  const key = `${group}|${kind}|${meta.namespace}|${meta.name}`;
+  const prev = seen.get(key);
+  if (prev) {
+    check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`);
+    return false;
+  }
+  seen.set(key, h.source);
+  if (h.namespaced) c.impliedNamespaces.add(meta.namespace);
+  if (c.edge.read(kind, group, h.o, meta, check)) return false;
+  if (!h.known) {
+    const label = group === '' ? kind : `${kind}.${group}`;
+    c.ignoredKinds.set(label, (c.ignoredKinds.get(label) ?? 0) + 1);
+    const groups = KNOWN_KINDS[kind];
+    if (group === '' && groups && !groups.includes('')) {
+      check.warn(`apiVersion ${excerpt(h.apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
+    }
+    return false;
+  }
+  collectKnown(c, h, fam);
+  return kind === 'Service';
 }
 
 /** Findings by file and line, in the order found within a line. */
@@ -244,7 +265,7 @@ function sortFindings(findings: readonly Finding[]): Finding[] {
 
 /** Plays the control plane over what the manifests hold: cluster IPs, node ports, pods, endpoints, namespaces, edge statuses. */
 function build(
-  docs: readonly { file: string; text: string }[],
+  docs: Iterable<{ file: string; text: string }>,
   options: Partial<ClusterOptions> | undefined,
   findings: Finding[],
   progress?: ReadProgress,
@@ -320,11 +341,14 @@ export function buildModel(
  */
 export function loadManifests(paths: string[], options?: Partial<ClusterOptions>, progress?: ReadProgress): { model: ClusterModel; findings: Finding[] } {
   const findings: Finding[] = [];
-  const docs: { file: string; text: string }[] = [];
   const maxFileBytes = options?.manifestLimits?.maxFileBytes ?? defaultManifestLimits.maxFileBytes;
-  for (const file of collectManifestFiles(paths, findings)) {
-    const text = readManifestFile(file, findings, maxFileBytes);
-    if (text !== undefined) docs.push({ file, text });
+  const files = collectManifestFiles(paths, findings);
+  // Each file is read when the reader reaches it, and its text goes once its objects are read.
+  function* texts(): Generator<{ file: string; text: string }> {
+    for (const file of files) {
+      const text = readManifestFile(file, findings, maxFileBytes);
+      if (text !== undefined) yield { file, text };
+    }
   }
-  return build(docs, options, findings, progress);
+  return build(texts(), options, findings, progress);
 }

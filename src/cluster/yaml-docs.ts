@@ -8,7 +8,7 @@ import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAl
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
 import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
-import { type JsonScan, linesOf, scanJson } from './json-scan.js';
+import { jsonFieldLines, type JsonScan, linesOf, scanJson } from './json-scan.js';
 import { readSimpleYaml, type Segment } from './yaml-fast.js';
 
 /** Bounds on what one manifest file or object may cost to read. */
@@ -32,7 +32,8 @@ export const defaultManifestLimits: ManifestLimits = {
 /**
  * Field path ("spec.ports[0].port") -> 1-based line, for findings that name the field's line.
  * Built on first use, by parsing the object's document again: only objects with a finding pay for
- * it, and no AST or index is kept for the others.
+ * it, and no AST or index is kept for the others. Once the object is read (`settle`), it keeps
+ * only the lines findings raised later may ask for, not its file's text.
  */
 export class Positions {
   private lines: ReadonlyMap<string, number> | undefined;
@@ -40,17 +41,17 @@ export class Positions {
   constructor(
     /** Line of the object's first line. */
     readonly line: number,
-    private build?: () => ReadonlyMap<string, number>,
+    private source?: LineSource,
   ) {}
 
   private index(): ReadonlyMap<string, number> {
     if (!this.lines) {
       try {
-        this.lines = this.build?.() ?? new Map();
+        this.lines = this.source ? fieldLines(this.source) : NO_LINES;
       } catch {
-        this.lines = new Map(); // findings fall back to the object's line
+        this.lines = NO_LINES; // findings fall back to the object's line
       }
-      this.build = undefined;
+      this.source = undefined;
     }
     return this.lines;
   }
@@ -71,6 +72,60 @@ export class Positions {
     }
     return this.line;
   }
+
+  /**
+   * The object has been read, and the text of its file is to go: from now on only the fields
+   * `kept` names (with their ancestors) are asked for, none when undefined. A JSON object keeps
+   * those lines alone, found now (json-scan.ts); another keeps a copy of its own document's
+   * text; an item of a YAML `*List` keeps its document's (the package is what places its lines,
+   * and it reads the item only within the List).
+   */
+  settle(kept?: KeptFields): void {
+    const src = this.source;
+    if (!src) return; // lines found already, each from a copy of the object's text
+    this.source = undefined;
+    if (!kept) this.lines = NO_LINES;
+    else if (src.json && src.item === undefined) {
+      const found = jsonFieldLines(src.text, src.start, src.end, src.firstLine, kept.keep, kept.descend);
+      if (found) this.lines = found;
+      else this.source = { ...src, text: ownCopy(src.text.slice(src.start, src.end)), start: 0, end: src.end - src.start };
+    } else if (src.item === undefined) {
+      this.source = { ...src, text: ownCopy(src.text.slice(src.start, src.end)), start: 0, end: src.end - src.start };
+    } else this.source = src;
+  }
+}
+
+const NO_LINES: ReadonlyMap<string, number> = new Map();
+
+/**
+ * The fields an object is asked about after it was read (`Positions.settle`): `keep` matches
+ * their paths and their ancestors', `descend` the paths whose values hold them ('' the object).
+ */
+export interface KeptFields {
+  readonly keep: RegExp;
+  readonly descend: RegExp;
+}
+
+/**
+ * Where an object's field lines are read from: its document, `text` from `start` to `end`, whose
+ * first line is `firstLine`; `item` selects an item of a `*List`.
+ */
+interface LineSource {
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  readonly firstLine: number;
+  readonly json: boolean;
+  readonly item?: number;
+}
+
+/**
+ * A string with its own characters. A substring of a file's text may share the text's (V8 makes
+ * substrings of 13 characters or more views into their parent), and would keep a whole file of
+ * tens of MB alive for a few lines; JSON.parse always builds new strings.
+ */
+export function ownCopy(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
 }
 
 /** One manifest object as written, with where it starts. */
@@ -284,22 +339,18 @@ function mapValue(node: unknown, key: string): unknown {
   return undefined;
 }
 
-/**
- * The field lines of one object, from its document's text (`text` from `start` to `end`, whose
- * first line is `firstLine`); `item` selects an item of a `*List`.
- */
-function lazyIndex(text: string, start: number, end: number, firstLine: number, json: boolean, item?: number): () => Map<string, number> {
-  return () => {
-    const lc = new LineCounter();
-    const doc = parseAllDocuments(text.slice(start, end), { lineCounter: lc, version: '1.2', merge: !json, uniqueKeys: false, keepSourceTokens: false });
-    const first = Array.isArray(doc) ? doc[0] : undefined;
-    let node: unknown = first?.contents;
-    if (item !== undefined) {
-      const items = mapValue(node, 'items');
-      node = isSeq(items) ? items.items[item] : undefined;
-    }
-    return isMap(node) || isSeq(node) ? indexNode(node, (off) => lc.linePos(off).line + firstLine - 1) : new Map();
-  };
+/** The field lines of one object, from its document's text; `item` selects an item of a `*List`. */
+function fieldLines({ text, start, end, firstLine, json, item }: LineSource): Map<string, number> {
+  const lc = new LineCounter();
+  // Parsed from a copy: the keys of the index would be views into the text otherwise.
+  const doc = parseAllDocuments(ownCopy(text.slice(start, end)), { lineCounter: lc, version: '1.2', merge: !json, uniqueKeys: false, keepSourceTokens: false });
+  const first = Array.isArray(doc) ? doc[0] : undefined;
+  let node: unknown = first?.contents;
+  if (item !== undefined) {
+    const items = mapValue(node, 'items');
+    node = isSeq(items) ? items.items[item] : undefined;
+  }
+  return isMap(node) || isSeq(node) ? indexNode(node, (off) => lc.linePos(off).line + firstLine - 1) : new Map();
 }
 
 const SYNTAX_FIX = "fix the YAML (check indentation, quoting and '---' separators)";
@@ -456,14 +507,14 @@ function pushObjects(
         file: r.file,
         line,
         obj: item,
-        positions: new Positions(line, lazyIndex(r.text, at.start, at.end, at.line, r.json, j)),
+        positions: new Positions(line, { text: r.text, start: at.start, end: at.end, firstLine: at.line, json: r.json, item: j }),
         ...(itemKind !== undefined ? { listKind: itemKind } : {}),
         ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
       });
     });
     return;
   }
-  out.push({ file: r.file, line: at.rootLine, obj: value, positions: new Positions(at.rootLine, lazyIndex(r.text, at.start, at.end, at.line, r.json)) });
+  out.push({ file: r.file, line: at.rootLine, obj: value, positions: new Positions(at.rootLine, { text: r.text, start: at.start, end: at.end, firstLine: at.line, json: r.json }) });
 }
 
 /**
@@ -587,7 +638,7 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
       findings.push({ file, line: rootLine, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
       return [];
     }
-    return [{ file, line: rootLine, obj: wrapper, positions: new Positions(rootLine, lazyIndex(text, root, text.length, rootLine, true)) }];
+    return [{ file, line: rootLine, obj: wrapper, positions: new Positions(rootLine, { text, start: root, end: text.length, firstLine: rootLine, json: true }) }];
   }
   const itemKind = kind === 'List' ? undefined : (kind as string).slice(0, -'List'.length);
   const apiVersion = typeof wrapper['apiVersion'] === 'string' ? wrapper['apiVersion'] : undefined;
@@ -651,7 +702,7 @@ function jsonListItems(
         file,
         line,
         obj: item,
-        positions: new Positions(line, lazyIndex(text, start, end, line, true)),
+        positions: new Positions(line, { text, start, end, firstLine: line, json: true }),
         ...(itemKind !== undefined ? { listKind: itemKind } : {}),
         ...(itemKind !== undefined && apiVersion !== undefined ? { listApiVersion: apiVersion } : {}),
       };
