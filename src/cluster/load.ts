@@ -17,7 +17,7 @@ import { Checker, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './nodeports.js';
-import { collectManifestFiles, defaultManifestLimits, excerpt, type KeptFields, parseManifestText, readManifestFile, type RawObject } from './yaml-docs.js';
+import { collectManifestFiles, excerpt, type KeptFields, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
 import { globMatch } from '../pkg/glob.js';
 
 export { ManifestError } from './model.js';
@@ -197,11 +197,11 @@ export const LATER_SERVICE_FIELDS: KeptFields = {
   descend: /^(?:|spec|spec\.ports|spec\.ports\[\d+\])$/,
 };
 
-/**
- * Reads every object of every document, a file at a time: each file's text goes once its objects
- * are read (`docs` may read each file when reached).
- */
-function readObjects(docs: Iterable<{ file: string; text: string }>, opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
+/** One manifest file's objects, read when the reader reaches the file. */
+type ObjectSource = (findings: Finding[], limits: Partial<ManifestLimits> | undefined) => Iterable<RawObject>;
+
+/** Reads every object of every document, a file at a time: each file's text goes once its objects are read. */
+function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
   const c: Collected = {
     declaredNamespaces: new Map(),
     impliedNamespaces: new Set(),
@@ -217,8 +217,8 @@ function readObjects(docs: Iterable<{ file: string; text: string }>, opts: Clust
     edge: new EdgeCollector(),
   };
   const seen = new Map<string, SourceRef>();
-  for (const doc of docs) {
-    for (const raw of parseManifestText(doc.file, doc.text, findings, opts.manifestLimits)) {
+  for (const objects of sources) {
+    for (const raw of objects(findings, opts.manifestLimits)) {
       c.objectCount++;
       if (progress && c.objectCount % progress.every === 0) progress.onObjects();
       const h = readHeader(raw, opts, findings);
@@ -265,14 +265,14 @@ function sortFindings(findings: readonly Finding[]): Finding[] {
 
 /** Plays the control plane over what the manifests hold: cluster IPs, node ports, pods, endpoints, namespaces, edge statuses. */
 function build(
-  docs: Iterable<{ file: string; text: string }>,
+  sources: Iterable<ObjectSource>,
   options: Partial<ClusterOptions> | undefined,
   findings: Finding[],
   progress?: ReadProgress,
 ): { model: ClusterModel; findings: Finding[] } {
   const opts: ClusterOptions = { ...defaultClusterOptions, ...options };
   const cidrs = parseServiceCidrs(opts.serviceCIDRs, findings);
-  const c = readObjects(docs, opts, familyInfo(cidrs), findings, progress);
+  const c = readObjects(sources, opts, familyInfo(cidrs), findings, progress);
   const { serviceDrafts, endpointsDrafts, slices, pods, edge } = c;
 
   const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
@@ -332,7 +332,11 @@ export function buildModel(
   docs: { file: string; text: string }[],
   options?: Partial<ClusterOptions>,
 ): { model: ClusterModel; findings: Finding[] } {
-  return build(docs, options, []);
+  return build(
+    docs.map(({ file, text }): ObjectSource => (findings, limits) => parseManifestText(file, text, findings, limits)),
+    options,
+    [],
+  );
 }
 
 /**
@@ -341,14 +345,8 @@ export function buildModel(
  */
 export function loadManifests(paths: string[], options?: Partial<ClusterOptions>, progress?: ReadProgress): { model: ClusterModel; findings: Finding[] } {
   const findings: Finding[] = [];
-  const maxFileBytes = options?.manifestLimits?.maxFileBytes ?? defaultManifestLimits.maxFileBytes;
   const files = collectManifestFiles(paths, findings);
   // Each file is read when the reader reaches it, and its text goes once its objects are read.
-  function* texts(): Generator<{ file: string; text: string }> {
-    for (const file of files) {
-      const text = readManifestFile(file, findings, maxFileBytes);
-      if (text !== undefined) yield { file, text };
-    }
-  }
-  return build(texts(), options, findings, progress);
+  const sources = files.map((file): ObjectSource => (found, limits) => readManifestObjects(file, found, limits));
+  return build(sources, options, findings, progress);
 }

@@ -2,7 +2,7 @@
 // with source lines (the `yaml` package's AST), and flattening of `kind: List` / `*List`
 // documents into their items.
 
-import { readdirSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Parser } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
@@ -142,6 +142,7 @@ export interface RawObject {
 }
 
 const MANIFEST_EXT = /\.(ya?ml|json)$/i;
+const JSON_FILE = /\.json$/i;
 
 const identity = (st: { dev: bigint; ino: bigint }): string => `${st.dev}:${st.ino}`;
 
@@ -379,9 +380,9 @@ export function parseManifestText(
   limits: Partial<ManifestLimits> = {},
 ): Iterable<RawObject> {
   const all = { ...defaultManifestLimits, ...limits };
-  const json = /\.json$/i.test(file);
+  const json = JSON_FILE.test(file);
   if (json) {
-    const fast = parseJsonFast(file, text, findings, all.maxObjectBytes);
+    const fast = parseJsonFast(file, text, findings, all);
     if (fast) return fast;
   }
   if (!json) {
@@ -609,7 +610,8 @@ function boundedValue(r: DocReader, doc: Document.Parsed, root: YamlNode, rootLi
  * undefined when the text is not JSON the scan can place, so the YAML reader reports it with
  * its line; an item that does not parse is reported the same way, at its own lines.
  */
-function parseJsonFast(file: string, text: string, findings: Finding[], maxObjectBytes: number): Iterable<RawObject> | undefined {
+function parseJsonFast(file: string, text: string, findings: Finding[], limits: ManifestLimits, version?: FileVersion): Iterable<RawObject> | undefined {
+  const { maxObjectBytes } = limits;
   const scan = scanJson(text);
   const n = scan.itemStarts.length;
   if (scan.itemEnds.length !== n) return undefined;
@@ -629,10 +631,17 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
   });
   const rootLine = lineOf[0]!;
   const nd = scan.duplicates.length;
-  scan.duplicates.forEach((d, k) => {
+  const duplicates = scan.duplicates.map((d, k): Finding => {
     const message = `duplicate key ${excerpt(d.key)} (first at line ${lineOf[1 + k]}); ${DUPLICATE_FIX}`;
-    findings.push({ file, line: lineOf[1 + nd + k]!, severity: 'warning', message });
+    return { file, line: lineOf[1 + nd + k]!, severity: 'warning', message };
   });
+  const itemKind = isList && kind !== 'List' ? (kind as string).slice(0, -'List'.length) : undefined;
+  const apiVersion = typeof wrapper['apiVersion'] === 'string' ? wrapper['apiVersion'] : undefined;
+  const list: JsonList = { file, starts: scan.itemStarts, ends: scan.itemEnds, lines: lineOf.slice(1 + 2 * nd), maxObjectBytes, itemKind, apiVersion };
+  // Read from a file (`version`): the items are read again from it a window at a time, and the
+  // text goes before the first item is read, not after the last.
+  if (isList && version && n > 0) return itemsFromFile(list, duplicates, version, findings, limits);
+  for (const f of duplicates) findings.push(f);
   if (!isList) {
     if (text.length > maxObjectBytes) {
       findings.push({ file, line: rootLine, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
@@ -640,9 +649,7 @@ function parseJsonFast(file: string, text: string, findings: Finding[], maxObjec
     }
     return [{ file, line: rootLine, obj: wrapper, positions: new Positions(rootLine, { text, start: root, end: text.length, firstLine: rootLine, json: true }) }];
   }
-  const itemKind = kind === 'List' ? undefined : (kind as string).slice(0, -'List'.length);
-  const apiVersion = typeof wrapper['apiVersion'] === 'string' ? wrapper['apiVersion'] : undefined;
-  return jsonListItems(file, text, scan, lineOf.slice(1 + 2 * nd), findings, maxObjectBytes, itemKind, apiVersion);
+  return jsonListItems(list, () => [text, 0], findings);
 }
 
 /**
@@ -665,30 +672,37 @@ function jsonWrapper(text: string, scan: JsonScan): unknown {
   }
 }
 
-/** The List's items, each parsed when the loader reaches it; `lines[j]` is item j's first line. */
-function jsonListItems(
-  file: string,
-  text: string,
-  scan: JsonScan,
-  lines: readonly number[],
-  findings: Finding[],
-  maxObjectBytes: number,
-  itemKind: string | undefined,
-  apiVersion: string | undefined,
-): Iterable<RawObject> {
-  const n = scan.itemStarts.length;
+/** A JSON List's items: where each starts and ends, and its first line. */
+interface JsonList {
+  readonly file: string;
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+  readonly lines: readonly number[];
+  readonly maxObjectBytes: number;
+  /** The kind and apiVersion of a `*List`, which its items inherit. */
+  readonly itemKind: string | undefined;
+  readonly apiVersion: string | undefined;
+}
+
+/**
+ * The List's items, each parsed when the loader reaches it. `textOf(start, end)` gives a text
+ * holding the item and the offset its first character has in the file.
+ */
+function jsonListItems(list: JsonList, textOf: (start: number, end: number) => [string, number], findings: Finding[]): Iterable<RawObject> {
+  const { file, starts, ends, lines, maxObjectBytes, itemKind, apiVersion } = list;
   return (function* items(): Generator<RawObject> {
-    for (let j = 0; j < n; j++) {
-      const start = scan.itemStarts[j]!;
-      const end = scan.itemEnds[j]!;
+    for (let j = 0; j < starts.length; j++) {
       const line = lines[j]!;
-      if (end - start > maxObjectBytes) {
+      if (ends[j]! - starts[j]! > maxObjectBytes) {
         findings.push({ file, line, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
         continue;
       }
+      const [text, base] = textOf(starts[j]!, ends[j]!);
+      const start = starts[j]! - base;
+      const end = ends[j]! - base;
       let item: unknown;
       try {
-        item = JSON.parse(text.slice(start, end));
+        item = JSON.parse(start === 0 && end === text.length ? text : text.slice(start, end));
       } catch {
         // Not JSON: the YAML reader names the line and column (shifted to this item's lines).
         const local: Finding[] = [];
@@ -708,6 +722,104 @@ function jsonListItems(
       };
     }
   })();
+}
+
+/** What identifies one writing of a file: a change to it changes one of these. */
+interface FileVersion {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+}
+
+const sameVersion = (a: FileVersion, b: FileVersion): boolean =>
+  a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+
+/** Bytes read again per read(2) of a List's file: 1 MiB, a few hundred items. */
+const REREAD_WINDOW = 1 << 20;
+
+/**
+ * The items of a JSON List read again from its file, front to back, a window of bytes at a time
+ * (offsets in the text are offsets in the file: one byte per character). The file must be the
+ * version that was scanned (`version`, its size the text's length); one that changed since is
+ * read and parsed again whole, and one that changes while its items are read is an error, as
+ * what was read may mix two writings. The scan's findings (`duplicates`) are reported once the
+ * file is known to be that version.
+ */
+function* itemsFromFile(list: JsonList, duplicates: readonly Finding[], version: FileVersion, findings: Finding[], limits: ManifestLimits): Generator<RawObject> {
+  const { file } = list;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    yield* rereadWhole(file, findings, limits);
+    return;
+  }
+  try {
+    if (!sameVersion(fstatSync(fd, { bigint: true }), version)) {
+      yield* rereadWhole(file, findings, limits);
+      return;
+    }
+    for (const f of duplicates) findings.push(f);
+    let window = Buffer.allocUnsafe(REREAD_WINDOW);
+    let from = 0;
+    let to = 0;
+    yield* jsonListItems(
+      list,
+      (start, end) => {
+        if (end > to) {
+          if (end - start > window.length) window = Buffer.allocUnsafe(end - start);
+          let got = 0;
+          for (let n = -1; n !== 0 && got < window.length; got += n) n = readSync(fd, window, got, window.length - got, start + got);
+          from = start;
+          to = start + got;
+        }
+        // A new string of the item's bytes alone (latin1: one byte, one character).
+        return [window.toString('latin1', start - from, Math.min(end, to) - from), start];
+      },
+      findings,
+    );
+    if (!sameVersion(fstatSync(fd, { bigint: true }), version)) {
+      findings.push({ file, line: 0, severity: 'error', message: 'changed while it was being read, so what was read may mix two versions of it; load it again' });
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file that changed after it was scanned, read and parsed again from the start. */
+function* rereadWhole(file: string, findings: Finding[], limits: ManifestLimits): Generator<RawObject> {
+  const text = readManifestFile(file, findings, limits.maxFileBytes);
+  if (text !== undefined) yield* parseManifestText(file, text, findings, limits);
+}
+
+/**
+ * A manifest file's objects, read from disk. As parseManifestText, except that an ASCII JSON
+ * List's text goes once scanned: its items are read again from the file when reached, so the
+ * text and the model built from it are never held at once.
+ */
+export function readManifestObjects(file: string, findings: Finding[], limits: Partial<ManifestLimits> = {}): Iterable<RawObject> {
+  const all = { ...defaultManifestLimits, ...limits };
+  const text = readManifestFile(file, findings, all.maxFileBytes);
+  if (text === undefined) return [];
+  if (JSON_FILE.test(file)) {
+    let version: FileVersion | undefined;
+    try {
+      version = statSync(file, { bigint: true });
+    } catch {
+      version = undefined; // read from the text, as parseManifestText does
+    }
+    // Offsets in the text are offsets in the file only with one byte per character (ASCII, what
+    // kubectl writes); any other text is read from memory.
+    const bytes = Buffer.byteLength(text);
+    if (version && bytes === text.length && version.size === BigInt(bytes)) {
+      const fast = parseJsonFast(file, text, findings, all, version);
+      if (fast) return fast;
+      return parseWithPackage(file, text, findings, all);
+    }
+  }
+  return parseManifestText(file, text, findings, all);
 }
 
 function firstUnresolvedAlias(root: YamlNode): { source: string; range?: readonly number[] | null } | undefined {
