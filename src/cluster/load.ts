@@ -12,7 +12,7 @@ import { deriveWorkloadPods, toWorkload } from './workloads.js';
 import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
 import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
-import { familyOf, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
+import { familyOf, interner, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
 import { Checker, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
@@ -92,6 +92,8 @@ interface Collected {
   ignoredKinds: Map<string, number>;
   objectCount: number;
   edge: EdgeCollector;
+  /** One string for each of the values endpoints repeat (objects.ts: interner). */
+  intern: (s: string) => string;
 }
 
 /** One object's kind, apiVersion and metadata, checked; undefined when it cannot be used. */
@@ -153,7 +155,7 @@ function collectKnown(c: Collected, h: Header, fam: FamilyInfo): void {
       c.endpointsDrafts.push(toEndpoints(o, meta, check));
       break;
     case 'EndpointSlice':
-      c.slices.push(toEndpointSlice(o, meta, check, h.apiVersion));
+      c.slices.push(toEndpointSlice(o, meta, check, h.apiVersion, c.intern));
       break;
     case 'Pod':
       c.pods.push(toPod(o, meta, check));
@@ -215,6 +217,7 @@ function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam:
     ignoredKinds: new Map(),
     objectCount: 0,
     edge: new EdgeCollector(),
+    intern: interner(),
   };
   const seen = new Map<string, SourceRef>();
   for (const objects of sources) {
