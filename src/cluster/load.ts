@@ -17,7 +17,8 @@ import { Checker, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './nodeports.js';
-import { collectManifestFiles, excerpt, type KeptFields, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
+import { collectManifestFiles, excerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
+import { type FieldTree, fieldTree } from './json-scan.js';
 import { globMatch } from '../pkg/glob.js';
 
 export { ManifestError } from './model.js';
@@ -194,10 +195,7 @@ export interface ReadProgress {
  * stand in when a field is not written. Every other object is asked for its own line only, once
  * read, so it keeps no field lines and no text (Positions.settle).
  */
-export const LATER_SERVICE_FIELDS: KeptFields = {
-  keep: /^spec(?:\.clusterIPs?|\.ports(?:\[\d+\](?:\.nodePort)?)?)?$/,
-  descend: /^(?:|spec|spec\.ports|spec\.ports\[\d+\])$/,
-};
+export const LATER_SERVICE_FIELDS: FieldTree = fieldTree(['spec.clusterIPs', 'spec.clusterIP', 'spec.ports[].nodePort']);
 
 /** One manifest file's objects, read when the reader reaches the file. */
 type ObjectSource = (findings: Finding[], limits: Partial<ManifestLimits> | undefined) => Iterable<RawObject>;

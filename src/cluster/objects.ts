@@ -467,12 +467,14 @@ function tight<T>(xs: T[]): T[] {
 
 /**
  * One string per distinct value, for the few fields every endpoint of a cluster repeats (node
- * names, zones, target kinds): JSON.parse makes a new string of each but the shortest, and 100k
- * endpoints on nodes named in 30 characters would keep 100k copies of a few names. One per load.
+ * names, zones, target kinds): JSON.parse makes a new string of each value longer than 10
+ * characters (shorter ones it shares already), and 100k endpoints on nodes named in 30
+ * characters would keep 100k copies of a few names. One per load.
  */
 export function interner(): (s: string) => string {
   const seen = new Map<string, string>();
   return (s) => {
+    if (s.length <= 10) return s;
     const had = seen.get(s);
     if (had !== undefined) return had;
     seen.set(s, s);

@@ -8,7 +8,7 @@ import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAl
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
 import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
-import { jsonFieldLines, type JsonScan, linesOf, scanJson } from './json-scan.js';
+import { type FieldTree, jsonFieldLines, type JsonScan, linesOf, scanJson } from './json-scan.js';
 import { readSimpleYaml, type Segment } from './yaml-fast.js';
 
 /** Bounds on what one manifest file or object may cost to read. */
@@ -74,19 +74,19 @@ export class Positions {
   }
 
   /**
-   * The object has been read, and the text of its file is to go: from now on only the fields
-   * `kept` names (with their ancestors) are asked for, none when undefined. A JSON object keeps
-   * those lines alone, found now (json-scan.ts); another keeps a copy of its own document's
-   * text; an item of a YAML `*List` keeps its document's (the package is what places its lines,
-   * and it reads the item only within the List).
+   * The object has been read, and the text of its file is to go: from now on only the lines of
+   * the fields `kept` names (json-scan.ts `fieldTree`) are asked for, none when undefined. A JSON
+   * object keeps those lines alone, found now (json-scan.ts), or nothing when it is written on
+   * one line (every line is its own); another keeps a copy of its own document's text; an item
+   * of a YAML `*List` keeps its document's (the package places its lines only within the List).
    */
-  settle(kept?: KeptFields): void {
+  settle(kept?: FieldTree): void {
     const src = this.source;
     if (!src) return; // lines found already, each from a copy of the object's text
     this.source = undefined;
-    if (!kept) this.lines = NO_LINES;
+    if (!kept || (src.json && src.item === undefined && oneLine(src))) this.lines = NO_LINES;
     else if (src.json && src.item === undefined) {
-      const found = jsonFieldLines(src.text, src.start, src.end, src.firstLine, kept.keep, kept.descend);
+      const found = jsonFieldLines(src.text, src.start, src.end, src.firstLine, kept);
       if (found) this.lines = found;
       else this.source = { ...src, text: ownCopy(src.text.slice(src.start, src.end)), start: 0, end: src.end - src.start };
     } else if (src.item === undefined) {
@@ -98,12 +98,14 @@ export class Positions {
 const NO_LINES: ReadonlyMap<string, number> = new Map();
 
 /**
- * The fields an object is asked about after it was read (`Positions.settle`): `keep` matches
- * their paths and their ancestors', `descend` the paths whose values hold them ('' the object).
+ * Whether an object's text is on one line (no line break: the package breaks lines at CR too).
+ * Then every field is on the object's own line, which is what lineOf gives with no lines kept,
+ * whatever `has` says: a List written one item a line (what `kubectl get -o json | jq -c`, and
+ * generators, write) keeps nothing.
  */
-export interface KeptFields {
-  readonly keep: RegExp;
-  readonly descend: RegExp;
+function oneLine({ text, start, end }: LineSource): boolean {
+  const t = start === 0 && end === text.length ? text : text.slice(start, end);
+  return !t.includes('\n') && !t.includes('\r');
 }
 
 /**

@@ -13,16 +13,24 @@ import { parseManifestText, type RawObject } from '../../src/cluster/yaml-docs.j
 /** Paths findings after reading ask for, their ancestors, and some they never ask for. */
 const PATHS = ['spec', 'spec.clusterIP', 'spec.clusterIPs', 'spec.ports', 'metadata', 'metadata.name', 'spec.type'];
 for (let k = 0; k < 5; k++) PATHS.push(`spec.ports[${k}]`, `spec.ports[${k}].nodePort`, `spec.ports[${k}].port`);
-const asked = PATHS.filter((p) => LATER_SERVICE_FIELDS.keep.test(p));
+/** What allocate.ts and nodeports.ts ask once the objects are read: these fields and their ancestors. */
+const asked = PATHS.filter((p) => /^spec(\.clusterIPs?|\.ports(\[\d+\](\.nodePort)?)?)?$/.test(p));
 
 function read(file: string, text: string): RawObject[] {
   const findings: Finding[] = [];
   return [...parseManifestText(file, text, findings)];
 }
 
-/** has() and lineOf() of every asked path, read on demand from the text (as before settling). */
+/**
+ * What findings after reading get: the line of every asked path, and of the cluster IP field
+ * allocate.ts names (Checker.written: spec.clusterIPs when written, else spec.clusterIP).
+ */
 function answers(raw: readonly RawObject[]): unknown[] {
-  return raw.map((r) => asked.map((p) => [p, r.positions?.has(p), r.positions?.lineOf(p)]));
+  return raw.map((r) => {
+    const pos = r.positions;
+    const written = pos?.has('spec.clusterIPs') ? 'spec.clusterIPs' : 'spec.clusterIP';
+    return [...asked.map((p) => [p, pos?.lineOf(p)]), pos?.lineOf(written)];
+  });
 }
 
 /** The same, each object settled first (read one at a time, as the loader does). */
@@ -73,7 +81,7 @@ describe('Positions.settle', () => {
     }
   });
 
-  it('keeps them for texts the scan leaves to the package (escaped keys, CRLF, tabs) and for YAML', () => {
+  it('keeps them for texts the scan leaves to the package (escaped keys, CRLF, tabs), one-line items and YAML', () => {
     const rand = prng(11);
     const items = Array.from({ length: 5 }, (_, i) => randomService(rand, i));
     const list = { apiVersion: 'v1', kind: 'List', items };
@@ -83,6 +91,8 @@ describe('Positions.settle', () => {
       ['crlf.json', pretty.replaceAll('\n', '\r\n')],
       ['tabs.json', JSON.stringify(list, null, '\t')],
       ['one.json', JSON.stringify(items[1], null, 2)],
+      ['compact.json', JSON.stringify(list)],
+      ['one-per-line.json', JSON.stringify(list).replaceAll('},{"apiVersion"', '},\n{"apiVersion"')],
       ['list.yaml', stringify(list)],
       ['docs.yaml', items.map((i) => stringify(i)).join('---\n')],
     ] as const) {
