@@ -37,22 +37,12 @@ const workerFile = fileURLToPath(new URL('./load-worker.js', import.meta.url));
  */
 const LOADER_YOUNG_GENERATION_MB = 4;
 
-/**
- * The loader thread's old generation limit, in MiB. V8 lets a heap grow by up to 4x its live size
- * between full collections when the limit is large (the default follows the machine's memory),
- * and by less the smaller the limit: 1.3x at 256 MiB, about 1.6x at 1 GiB. 1 GiB holds what a
- * List 16 times the 100k-endpoint one keeps (its model and one file's text: about 65 MiB at 1x)
- * and keeps the thread's peak near its live data: on 100k endpoints the same peak as collecting
- * every 5000 objects, without the collections' time.
- */
-const LOADER_OLD_GENERATION_MB = 1024;
-
 /** Loads off the serving thread; `signal` stops the worker (the plugin closed meanwhile). */
 export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig, signal?: AbortSignal): Promise<LoadedData> {
   if (!existsSync(workerFile)) return Promise.resolve().then(() => loadHere(req, cfg));
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new Error('kubernetes plugin closed before its data loaded'));
-    const worker = new Worker(workerFile, { workerData: req, resourceLimits: { maxYoungGenerationSizeMb: LOADER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: LOADER_OLD_GENERATION_MB } });
+    const worker = new Worker(workerFile, { workerData: req, resourceLimits: { maxYoungGenerationSizeMb: LOADER_YOUNG_GENERATION_MB } });
     signal?.addEventListener('abort', () => fail(new Error('kubernetes plugin closed before its data loaded')), { once: true });
     const assembler = new StoreAssembler(cfg);
     let head: Extract<LoaderMessage, { type: 'head' }> | undefined;
