@@ -181,12 +181,16 @@ function collectKnown(c: Collected, h: Header, fam: FamilyInfo): void {
 }
 
 /**
- * A callback every `every` objects read: a loader thread that reloads beside a serving store
- * collects its parse garbage there, so its peak stays near what it keeps.
+ * A callback every `every` objects read (none when 0): a loader thread that reloads beside a
+ * serving store collects its parse garbage there, so its peak stays near what it keeps. With
+ * `onTextGone`, a JSON List's text goes before its objects are read, which are read again from
+ * its file (yaml-docs.ts readManifestObjects), and `onTextGone` is told the text's size then:
+ * collected at that moment, its memory returns while little else is alive.
  */
 export interface ReadProgress {
   every: number;
   onObjects: () => void;
+  onTextGone?: (bytes: number) => void;
 }
 
 /**
@@ -198,7 +202,7 @@ export interface ReadProgress {
 export const LATER_SERVICE_FIELDS: FieldTree = fieldTree(['spec.clusterIPs', 'spec.clusterIP', 'spec.ports[].nodePort']);
 
 /** One manifest file's objects, read when the reader reaches the file. */
-type ObjectSource = (findings: Finding[], limits: Partial<ManifestLimits> | undefined) => Iterable<RawObject>;
+type ObjectSource = (findings: Finding[], limits: Partial<ManifestLimits> | undefined, onTextGone?: (bytes: number) => void) => Iterable<RawObject>;
 
 /** Reads every object of every document, a file at a time: each file's text goes once its objects are read. */
 function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
@@ -219,9 +223,9 @@ function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam:
   };
   const seen = new Map<string, SourceRef>();
   for (const objects of sources) {
-    for (const raw of objects(findings, opts.manifestLimits)) {
+    for (const raw of objects(findings, opts.manifestLimits, progress?.onTextGone)) {
       c.objectCount++;
-      if (progress && c.objectCount % progress.every === 0) progress.onObjects();
+      if (progress && progress.every > 0 && c.objectCount % progress.every === 0) progress.onObjects();
       const h = readHeader(raw, opts, findings);
       if (!h) continue;
       const service = readObject(c, h, seen, fam);
@@ -348,6 +352,6 @@ export function loadManifests(paths: string[], options?: Partial<ClusterOptions>
   const findings: Finding[] = [];
   const files = collectManifestFiles(paths, findings);
   // Each file is read when the reader reaches it, and its text goes once its objects are read.
-  const sources = files.map((file): ObjectSource => (found, limits) => readManifestObjects(file, found, limits));
+  const sources = files.map((file): ObjectSource => (found, limits, onTextGone) => readManifestObjects(file, found, limits, onTextGone));
   return build(sources, options, findings, progress);
 }

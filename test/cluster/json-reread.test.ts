@@ -1,7 +1,8 @@
-// An ASCII JSON List read from disk is scanned, its text let go, and its items read again from
-// the file when the loader reaches them (yaml-docs.ts readManifestObjects): the objects, lines
-// and findings must be those of reading the text in memory, and a file that changes meanwhile
-// is read again whole, or reported when it changes while its items are read.
+// An ASCII JSON List read from disk by a reader that collects its heap when a text goes
+// (yaml-docs.ts readManifestObjects with onTextGone) is scanned, its text let go, and its items
+// read again from the file when the loader reaches them: the objects, lines and findings must be
+// those of reading the text in memory, and a file that changes meanwhile is read again whole, or
+// reported when it changes while its items are read.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,12 +41,16 @@ function read(file: string, text: string): { objs: unknown[]; lines: number[]; f
   return { objs: raw.map((r) => r.obj), lines: raw.map((r) => r.line), findings };
 }
 
+/** Sizes of the texts let go, as the reader reported them. */
+const gone: number[] = [];
+const onTextGone = (bytes: number): void => void gone.push(bytes);
+
 function reread(file: string, between?: (k: number) => void): { objs: unknown[]; lines: number[]; findings: Finding[] } {
   const findings: Finding[] = [];
   const objs: unknown[] = [];
   const lines: number[] = [];
   let k = 0;
-  for (const r of readManifestObjects(file, findings)) {
+  for (const r of readManifestObjects(file, findings, {}, onTextGone)) {
     objs.push(r.obj);
     lines.push(r.line);
     between?.(k++);
@@ -59,10 +64,12 @@ describe('JSON Lists read again from their file', () => {
     const text = listText(3000, 'p'.repeat(1_200_000));
     const file = path.join(dir, 'list.json');
     writeFileSync(file, text);
+    gone.length = 0;
     expect(reread(file)).toEqual(read(file, text));
+    expect(gone).toEqual([text.length]);
     const disk = (() => {
       try {
-        return loadManifests([file]);
+        return loadManifests([file], undefined, { every: 0, onObjects: () => {}, onTextGone });
       } catch (e) {
         return e;
       }
@@ -81,14 +88,16 @@ describe('JSON Lists read again from their file', () => {
     const text = listText(5).replace('"s1"', '"s1", "note": "caf\u00e9 \u2603"');
     const file = path.join(dir, 'utf8.json');
     writeFileSync(file, text);
+    gone.length = 0;
     expect(reread(file)).toEqual(read(file, text));
+    expect(gone).toEqual([]);
   });
 
   it('reads a file that changed after its scan again, whole', () => {
     const file = path.join(dir, 'changed.json');
     writeFileSync(file, listText(4));
     const findings: Finding[] = [];
-    const objects = readManifestObjects(file, findings);
+    const objects = readManifestObjects(file, findings, {}, onTextGone);
     const now = listText(6);
     writeFileSync(file, now);
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
