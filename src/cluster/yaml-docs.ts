@@ -126,7 +126,7 @@ interface LineSource {
  * substrings of 13 characters or more views into their parent), and would keep a whole file of
  * tens of MB alive for a few lines; JSON.parse always builds new strings.
  */
-export function ownCopy(s: string): string {
+function ownCopy(s: string): string {
   return JSON.parse(JSON.stringify(s)) as string;
 }
 
