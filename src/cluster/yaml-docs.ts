@@ -746,6 +746,14 @@ interface FileVersion {
   readonly ctimeNs: bigint;
 }
 
+function versionOf(file: string): FileVersion | undefined {
+  try {
+    return statSync(file, { bigint: true });
+  } catch {
+    return undefined;
+  }
+}
+
 const sameVersion = (a: FileVersion, b: FileVersion): boolean =>
   a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
@@ -830,19 +838,17 @@ export function readManifestObjects(
   onTextGone?: (bytes: number) => void,
 ): Iterable<RawObject> {
   const all = { ...defaultManifestLimits, ...limits };
+  const reread = onTextGone !== undefined && JSON_FILE.test(file);
+  // The version read: the same before and after reading it (else the text is read from memory).
+  const before = reread ? versionOf(file) : undefined;
   const text = readManifestFile(file, findings, all.maxFileBytes);
   if (text === undefined) return [];
-  if (onTextGone && JSON_FILE.test(file)) {
-    let version: FileVersion | undefined;
-    try {
-      version = statSync(file, { bigint: true });
-    } catch {
-      version = undefined; // read from the text, as parseManifestText does
-    }
+  const version = before && versionOf(file);
+  if (before && version && sameVersion(before, version)) {
     // Offsets in the text are offsets in the file only with one byte per character (ASCII, what
     // kubectl writes); any other text is read from memory.
     const bytes = Buffer.byteLength(text);
-    if (version && bytes === text.length && version.size === BigInt(bytes)) {
+    if (bytes === text.length && version.size === BigInt(bytes)) {
       const fast = parseJsonFast(file, text, findings, all, { version, onTextGone });
       if (fast) return fast;
       return parseWithPackage(file, text, findings, all);
