@@ -184,3 +184,132 @@ export function linesOf(text: string, offsets: readonly number[]): number[] {
   }
   return out;
 }
+
+/**
+ * Fields asked for by path: `keep` records the field's own line, `fields` the object keys below it
+ * that are asked for (or lead to one that is), `items` the same for every element of an array.
+ */
+export interface FieldTree {
+  readonly keep: boolean;
+  readonly fields?: ReadonlyMap<string, FieldTree>;
+  readonly items?: FieldTree;
+}
+
+/**
+ * The tree of `paths` ("spec.ports[].nodePort": `[]` any element) and of their ancestors, whose
+ * lines stand in for a field that is not written.
+ */
+export function fieldTree(paths: readonly string[]): FieldTree {
+  type Node = { keep: boolean; fields?: Map<string, Node>; items?: Node };
+  const root: Node = { keep: false };
+  for (const path of paths) {
+    let node = root;
+    for (const part of path.split('.')) {
+      const [key, ...arrays] = part.split('[]');
+      let next = node.fields?.get(key!);
+      if (!next) {
+        next = { keep: true };
+        (node.fields ??= new Map()).set(key!, next);
+      }
+      node = next;
+      for (let a = 0; a < arrays.length; a++) node = node.items ??= { keep: true };
+    }
+  }
+  return root;
+}
+
+/**
+ * The lines of some fields of one JSON value (`text` from `start` to `end`, valid JSON, starting
+ * on line `firstLine`), as the `yaml` package's reading of that text places them (yaml-docs.ts,
+ * `Positions`): a key's line where its quote opens, an array element's where it starts, the last
+ * writing of a duplicated key winning, `<<` keys and what they hold left out. Only the fields of
+ * `tree` are recorded or looked into, so an object pays for the few fields asked for, not for an
+ * index of all of them. Undefined when the text has what only the package should judge: an
+ * escaped key, a carriage return or a tab (line breaks and separators it may read otherwise).
+ */
+export function jsonFieldLines(text: string, start: number, end: number, firstLine: number, tree: FieldTree): Map<string, number> | undefined {
+  // The object alone (a view into the text, not a copy), so every search ends at its end.
+  const t = start === 0 && end === text.length ? text : text.slice(start, end);
+  if (t.includes('\r') || t.includes('\t')) return undefined;
+  const n = t.length;
+  const lines = new Map<string, number>();
+  let line = firstLine;
+  let counted = 0;
+  const lineAt = (off: number): number => {
+    for (let nl = t.indexOf('\n', counted); nl >= 0 && nl < off; nl = t.indexOf('\n', nl + 1)) line++;
+    counted = Math.max(counted, off);
+    return line;
+  };
+  const skipSpace = (i: number): number => {
+    while (i < n) {
+      const c = t.charCodeAt(i);
+      if (c !== 0x20 && c !== 0x0a) break;
+      i++;
+    }
+    return i;
+  };
+  const structure = /["[\]{}]/g;
+  /** One past the value starting at `i`. */
+  const skipValue = (i: number): number => {
+    const c = t.charCodeAt(i);
+    if (c === QUOTE) return stringEnd(t, i);
+    if (c !== OPEN_OBJ && c !== OPEN_ARR) {
+      while (i < n) {
+        const d = t.charCodeAt(i);
+        if (d === COMMA || d === CLOSE_OBJ || d === CLOSE_ARR || d === 0x20 || d === 0x0a) break;
+        i++;
+      }
+      return i;
+    }
+    // From bracket to bracket, strings jumped over whole.
+    let depth = 0;
+    structure.lastIndex = i;
+    for (let m = structure.exec(t); m; m = structure.exec(t)) {
+      const d = t.charCodeAt(m.index);
+      if (d === QUOTE) structure.lastIndex = stringEnd(t, m.index);
+      else if (d === OPEN_OBJ || d === OPEN_ARR) depth++;
+      else if (--depth === 0) return m.index + 1;
+    }
+    return n;
+  };
+  let escaped = false;
+  /** Records the fields of `node` in the value at `i` (path `path`); returns one past it. */
+  const visit = (i: number, path: string, node: FieldTree): number => {
+    const c = t.charCodeAt(i);
+    const obj = c === OPEN_OBJ;
+    if ((obj && !node.fields) || (c === OPEN_ARR && !node.items) || (!obj && c !== OPEN_ARR)) return skipValue(i);
+    let k = 0;
+    i = skipSpace(i + 1);
+    while (i < n && !escaped) {
+      const d = t.charCodeAt(i);
+      if (d === CLOSE_OBJ || d === CLOSE_ARR) return i + 1;
+      if (d === COMMA) {
+        i = skipSpace(i + 1);
+        continue;
+      }
+      let child: FieldTree | undefined;
+      let p = '';
+      const at = i;
+      if (obj) {
+        const qEnd = stringEnd(t, i);
+        if (hasEscape(t, i, qEnd)) {
+          escaped = true;
+          return n;
+        }
+        const key = t.slice(i + 1, qEnd - 1);
+        // `<<` is no field to the package: neither it nor what it holds is indexed.
+        child = key === '<<' ? undefined : node.fields!.get(key);
+        if (child) p = path === '' ? key : `${path}.${key}`;
+        i = skipSpace(skipSpace(qEnd) + 1); // past the colon
+      } else {
+        child = node.items;
+        p = `${path}[${k++}]`;
+      }
+      if (child?.keep) lines.set(p, lineAt(at));
+      i = skipSpace(child ? visit(i, p, child) : skipValue(i));
+    }
+    return n;
+  };
+  visit(skipSpace(0), '', tree);
+  return escaped ? undefined : lines;
+}

@@ -12,12 +12,13 @@ import { deriveWorkloadPods, toWorkload } from './workloads.js';
 import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
 import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
-import { familyOf, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
+import { familyOf, interner, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
 import { Checker, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './nodeports.js';
-import { collectManifestFiles, defaultManifestLimits, excerpt, parseManifestText, readManifestFile, type RawObject } from './yaml-docs.js';
+import { collectManifestFiles, excerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
+import { type FieldTree, fieldTree } from './json-scan.js';
 import { globMatch } from '../pkg/glob.js';
 
 export { ManifestError } from './model.js';
@@ -92,6 +93,8 @@ interface Collected {
   ignoredKinds: Map<string, number>;
   objectCount: number;
   edge: EdgeCollector;
+  /** One string for each of the values endpoints repeat (objects.ts: interner). */
+  intern: (s: string) => string;
 }
 
 /** One object's kind, apiVersion and metadata, checked; undefined when it cannot be used. */
@@ -153,7 +156,7 @@ function collectKnown(c: Collected, h: Header, fam: FamilyInfo): void {
       c.endpointsDrafts.push(toEndpoints(o, meta, check));
       break;
     case 'EndpointSlice':
-      c.slices.push(toEndpointSlice(o, meta, check, h.apiVersion));
+      c.slices.push(toEndpointSlice(o, meta, check, h.apiVersion, c.intern));
       break;
     case 'Pod':
       c.pods.push(toPod(o, meta, check));
@@ -177,17 +180,32 @@ function collectKnown(c: Collected, h: Header, fam: FamilyInfo): void {
   }
 }
 
-/** Reads every object of every document: duplicates refused, edge kinds to the edge collector, unknown kinds counted. */
 /**
- * A callback every `every` objects read: a loader thread that reloads beside a serving store
- * collects its parse garbage there, so its peak stays near what it keeps.
+ * A callback every `every` objects read (none when 0): a loader thread that reloads beside a
+ * serving store collects its parse garbage there, so its peak stays near what it keeps. With
+ * `onTextGone`, a JSON List's text goes before its objects are read, which are read again from
+ * its file (yaml-docs.ts readManifestObjects), and `onTextGone` is told the text's size then:
+ * collected at that moment, its memory returns while little else is alive.
  */
 export interface ReadProgress {
   every: number;
   onObjects: () => void;
+  onTextGone?: (bytes: number) => void;
 }
 
-function readObjects(docs: readonly { file: string; text: string }[], opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
+/**
+ * The fields of a Service that findings raised after reading name (allocate.ts: spec.clusterIPs
+ * or spec.clusterIP; nodeports.ts: spec.ports[i].nodePort), with their ancestors, whose lines
+ * stand in when a field is not written. Every other object is asked for its own line only, once
+ * read, so it keeps no field lines and no text (Positions.settle).
+ */
+export const LATER_SERVICE_FIELDS: FieldTree = fieldTree(['spec.clusterIPs', 'spec.clusterIP', 'spec.ports[].nodePort']);
+
+/** One manifest file's objects, read when the reader reaches the file. */
+type ObjectSource = (findings: Finding[], limits: Partial<ManifestLimits> | undefined, onTextGone?: (bytes: number) => void) => Iterable<RawObject>;
+
+/** Reads every object of every document, a file at a time: each file's text goes once its objects are read. */
+function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
   const c: Collected = {
     declaredNamespaces: new Map(),
     impliedNamespaces: new Set(),
@@ -201,37 +219,45 @@ function readObjects(docs: readonly { file: string; text: string }[], opts: Clus
     ignoredKinds: new Map(),
     objectCount: 0,
     edge: new EdgeCollector(),
+    intern: interner(),
   };
   const seen = new Map<string, SourceRef>();
-  for (const doc of docs) {
-    for (const raw of parseManifestText(doc.file, doc.text, findings, opts.manifestLimits)) {
+  for (const objects of sources) {
+    for (const raw of objects(findings, opts.manifestLimits, progress?.onTextGone)) {
       c.objectCount++;
-      if (progress && c.objectCount % progress.every === 0) progress.onObjects();
+      if (progress && progress.every > 0 && c.objectCount % progress.every === 0) progress.onObjects();
       const h = readHeader(raw, opts, findings);
       if (!h) continue;
-      const { kind, group, meta, check } = h;
-      const key = `${group}|${kind}|${meta.namespace}|${meta.name}`;
-      const prev = seen.get(key);
-      if (prev) {
-        check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`);
-        continue;
-      }
-      seen.set(key, h.source);
-      if (h.namespaced) c.impliedNamespaces.add(meta.namespace);
-      if (c.edge.read(kind, group, h.o, meta, check)) continue;
-      if (!h.known) {
-        const label = group === '' ? kind : `${kind}.${group}`;
-        c.ignoredKinds.set(label, (c.ignoredKinds.get(label) ?? 0) + 1);
-        const groups = KNOWN_KINDS[kind];
-        if (group === '' && groups && !groups.includes('')) {
-          check.warn(`apiVersion ${excerpt(h.apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
-        }
-        continue;
-      }
-      collectKnown(c, h, fam);
+      const service = readObject(c, h, seen, fam);
+      raw.positions?.settle(service ? LATER_SERVICE_FIELDS : undefined);
     }
   }
   return c;
+}
+
+/** Files one object; true when it is a Service (whose checker findings use after reading). */
+function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: FamilyInfo): boolean {
+  const { kind, group, meta, check } = h;
+  const key = `${group}|${kind}|${meta.namespace}|${meta.name}`;
+  const prev = seen.get(key);
+  if (prev) {
+    check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`);
+    return false;
+  }
+  seen.set(key, h.source);
+  if (h.namespaced) c.impliedNamespaces.add(meta.namespace);
+  if (c.edge.read(kind, group, h.o, meta, check)) return false;
+  if (!h.known) {
+    const label = group === '' ? kind : `${kind}.${group}`;
+    c.ignoredKinds.set(label, (c.ignoredKinds.get(label) ?? 0) + 1);
+    const groups = KNOWN_KINDS[kind];
+    if (group === '' && groups && !groups.includes('')) {
+      check.warn(`apiVersion ${excerpt(h.apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
+    }
+    return false;
+  }
+  collectKnown(c, h, fam);
+  return kind === 'Service';
 }
 
 /** Findings by file and line, in the order found within a line. */
@@ -244,14 +270,14 @@ function sortFindings(findings: readonly Finding[]): Finding[] {
 
 /** Plays the control plane over what the manifests hold: cluster IPs, node ports, pods, endpoints, namespaces, edge statuses. */
 function build(
-  docs: readonly { file: string; text: string }[],
+  sources: Iterable<ObjectSource>,
   options: Partial<ClusterOptions> | undefined,
   findings: Finding[],
   progress?: ReadProgress,
 ): { model: ClusterModel; findings: Finding[] } {
   const opts: ClusterOptions = { ...defaultClusterOptions, ...options };
   const cidrs = parseServiceCidrs(opts.serviceCIDRs, findings);
-  const c = readObjects(docs, opts, familyInfo(cidrs), findings, progress);
+  const c = readObjects(sources, opts, familyInfo(cidrs), findings, progress);
   const { serviceDrafts, endpointsDrafts, slices, pods, edge } = c;
 
   const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
@@ -315,7 +341,11 @@ export function buildModel(
   docs: { file: string; text: string }[],
   options?: Partial<ClusterOptions>,
 ): { model: ClusterModel; findings: Finding[] } {
-  return build(docs, options, []);
+  return build(
+    docs.map(({ file, text }): ObjectSource => (findings, limits) => parseManifestText(file, text, findings, limits)),
+    options,
+    [],
+  );
 }
 
 /**
@@ -324,11 +354,8 @@ export function buildModel(
  */
 export function loadManifests(paths: string[], options?: Partial<ClusterOptions>, progress?: ReadProgress): { model: ClusterModel; findings: Finding[] } {
   const findings: Finding[] = [];
-  const docs: { file: string; text: string }[] = [];
-  const maxFileBytes = options?.manifestLimits?.maxFileBytes ?? defaultManifestLimits.maxFileBytes;
-  for (const file of collectManifestFiles(paths, findings)) {
-    const text = readManifestFile(file, findings, maxFileBytes);
-    if (text !== undefined) docs.push({ file, text });
-  }
-  return build(docs, options, findings, progress);
+  const files = collectManifestFiles(paths, findings);
+  // Each file is read when the reader reaches it, and its text goes once its objects are read.
+  const sources = files.map((file): ObjectSource => (found, limits, onTextGone) => readManifestObjects(file, found, limits, onTextGone));
+  return build(sources, options, findings, progress);
 }

@@ -155,7 +155,7 @@ function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
       ...(nodePort !== undefined ? { nodePort } : {}),
     });
   });
-  return out;
+  return tight(out);
 }
 
 function readFamilies(spec: Obj, check: Checker): Family[] {
@@ -167,7 +167,7 @@ function readFamilies(spec: Obj, check: Checker): Family[] {
       check.error(`spec.ipFamilies lists ${f} twice`, `spec.ipFamilies[${i}]`);
     } else out.push(f);
   });
-  return out;
+  return tight(out);
 }
 
 function readServiceType(spec: Obj, check: Checker): ServiceType {
@@ -212,7 +212,7 @@ function declaredClusterIPs(written: readonly string[], fromList: boolean, check
     declaredIPs.push(ip);
     declaredFamilies.push(f);
   });
-  return { declaredIPs, declaredFamilies };
+  return { declaredIPs: tight(declaredIPs), declaredFamilies };
 }
 
 /** The Service's IP families from its policy, declared IPs, spec.ipFamilies and the configured CIDRs. */
@@ -282,7 +282,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
     ports,
     ...(selectorPresent ? { selector } : {}),
     publishNotReadyAddresses,
-    externalIPs,
+    externalIPs: tight(externalIPs),
     check,
   };
 
@@ -331,7 +331,7 @@ function readEndpointPorts(parent: Obj, check: Checker, path: string): EndpointP
     }
     out.push({ name, protocol, port });
   });
-  return out;
+  return tight(out);
 }
 
 function targetRef(o: Obj, check: Checker, path: string): { targetRefName?: string; targetRefKind?: string } {
@@ -359,7 +359,7 @@ function hostnameOf(o: Obj, check: Checker, path: string): string | undefined {
   return h;
 }
 
-export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVersion: string): EndpointSlice {
+export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVersion: string, intern: (s: string) => string = (s) => s): EndpointSlice {
   const addressTypeText = check.str(o, 'addressType', 'addressType');
   let addressType: EndpointSlice['addressType'] = 'IPv4';
   if (addressTypeText === 'IPv4' || addressTypeText === 'IPv6' || addressTypeText === 'FQDN') addressType = addressTypeText;
@@ -411,14 +411,9 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     const nn = e['nodeName'];
     const nodeName = (typeof nn === 'string' ? nn : check.str(e, 'nodeName', `endpoints[${i}].nodeName`)) ?? topology['kubernetes.io/hostname'];
     const t = e['targetRef'];
-    endpoints.push({
-      addresses,
-      ...(ready !== undefined ? { ready } : {}),
-      ...(hostname !== undefined ? { hostname } : {}),
-      ...(t === undefined || t === null ? {} : targetRef(e, check, `endpoints[${i}]`)),
-      ...(zone ? { zone } : {}),
-      ...(nodeName ? { nodeName } : {}),
-    });
+    const ref = t === undefined || t === null ? {} : targetRef(e, check, `endpoints[${i}]`);
+    const kind = ref.targetRefKind && intern(ref.targetRefKind);
+    endpoints.push(endpointOf(tight(addresses), ready, hostname, ref.targetRefName, kind, zone ? intern(zone) : undefined, nodeName ? intern(nodeName) : undefined));
   });
   const serviceName = meta.labels['kubernetes.io/service-name'] ?? meta.labels['multicluster.kubernetes.io/service-name'];
   if (serviceName === undefined) {
@@ -429,10 +424,64 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     ...(serviceName !== undefined ? { serviceName } : {}),
     addressType,
     ports: readEndpointPorts(o, check, 'ports'),
-    endpoints,
+    endpoints: tight(endpoints),
     mirrored: false,
   };
 }
+
+/**
+ * One endpoint, its fields in the model's order. The usual ones (what the EndpointSlice
+ * controller writes) are one object literal, all fields in the object itself; others are built
+ * field by field. Values that are absent stay absent.
+ */
+function endpointOf(
+  addresses: readonly string[],
+  ready: boolean | undefined,
+  hostname: string | undefined,
+  targetRefName: string | undefined,
+  targetRefKind: string | undefined,
+  zone: string | undefined,
+  nodeName: string | undefined,
+): Endpoint {
+  if (ready !== undefined && hostname === undefined && targetRefName !== undefined && targetRefKind !== undefined && nodeName !== undefined) {
+    return zone !== undefined ? { addresses, ready, targetRefName, targetRefKind, zone, nodeName } : { addresses, ready, targetRefName, targetRefKind, nodeName };
+  }
+  return {
+    addresses,
+    ...(ready !== undefined ? { ready } : {}),
+    ...(hostname !== undefined ? { hostname } : {}),
+    ...(targetRefName ? { targetRefName } : {}),
+    ...(targetRefKind ? { targetRefKind } : {}),
+    ...(zone ? { zone } : {}),
+    ...(nodeName ? { nodeName } : {}),
+  };
+}
+
+/**
+ * An array with no room to spare. One grown by push keeps room for at least 17 elements: 128
+ * bytes of nothing behind each one-address endpoint, 13 MiB on 100k endpoints.
+ */
+function tight<T>(xs: T[]): T[] {
+  return xs.length === 0 ? xs : xs.slice();
+}
+
+/**
+ * One string per distinct value, for the few fields every endpoint of a cluster repeats (node
+ * names, zones, target kinds): JSON.parse makes a new string of each value longer than 10
+ * characters (shorter ones it shares already), and 100k endpoints on nodes named in 30
+ * characters would keep 100k copies of a few names. One per load.
+ */
+export function interner(): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    if (s.length <= 10) return s;
+    const had = seen.get(s);
+    if (had !== undefined) return had;
+    seen.set(s, s);
+    return s;
+  };
+}
+
 
 export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): EndpointsDraft {
   const subsets: EndpointsSubset[] = [];
@@ -489,7 +538,7 @@ export function readContainerPorts(spec: Obj, check: Checker, path: string): Con
       });
     });
   }
-  return out;
+  return tight(out);
 }
 
 /** The controller owner reference (controller: true), else the first one; undefined when there is none. */
@@ -548,7 +597,7 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   return {
     ...meta,
     ...(podIP !== undefined ? { podIP } : {}),
-    podIPs,
+    podIPs: tight(podIPs),
     phase,
     deleting: deletion !== undefined && deletion !== null && deletion !== '',
     ...(hostname ? { hostname } : {}),
@@ -623,5 +672,5 @@ export function toServiceImport(o: Obj, meta: ObjectMeta, check: Checker): Servi
     const ip = check.ip(v, `spec.ips[${i}]`);
     if (ip !== undefined) ips.push(ip);
   });
-  return { ...meta, type, ips, ports: readEndpointPorts(spec, check, 'spec.ports') };
+  return { ...meta, type, ips: tight(ips), ports: readEndpointPorts(spec, check, 'spec.ports') };
 }

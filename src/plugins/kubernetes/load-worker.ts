@@ -34,10 +34,13 @@ try {
 
 let counter: (() => number) | undefined;
 
+/** Texts of this size and more are collected as soon as the reader lets them go. */
+const TEXT_WORTH_COLLECTING = 8 * 1024 * 1024;
+
 /**
- * A full collection of this thread's heap, for reloads (LoadRequest.reclaimEvery). `gc` is made
- * visible to a new context only: exposing it is the one V8 flag that is safe to set at run time,
- * and it changes nothing for the serving thread.
+ * A full collection of this thread's heap, for reloads (LoadRequest.reclaimEvery), also once a
+ * large text has gone. `gc` is made visible to a new context only: exposing it is the one V8 flag
+ * that is safe to set at run time, and it changes nothing for the serving thread.
  */
 function collector(): () => void {
   setFlagsFromString('--expose-gc');
@@ -46,10 +49,16 @@ function collector(): () => void {
 
 function run(): LoaderMessage[] {
   const cfg = parseKubernetes(req.directive, req.zones);
-  const gc = req.reclaimEvery > 0 ? collector() : undefined;
-  const { model, findings } = loadManifests(req.paths, req.cluster, gc ? { every: req.reclaimEvery, onObjects: gc } : undefined);
-  // The texts and parse garbage go before the store is built on top of the model.
-  gc?.();
+  const reclaim = req.reclaimEvery > 0 ? collector() : undefined;
+  // A JSON List's text (41 MB for 100k endpoints) goes before its items are read; V8 would let
+  // it lie until the heap grew to several times what is alive, so it is collected then, when
+  // little else is.
+  const onTextGone = (bytes: number): void => {
+    if (bytes >= TEXT_WORTH_COLLECTING) reclaim?.();
+  };
+  const { model, findings } = loadManifests(req.paths, req.cluster, reclaim ? { every: req.reclaimEvery, onObjects: reclaim, onTextGone } : undefined);
+  // The parse garbage goes before the store is built on top of the model.
+  reclaim?.();
   const { parts, image, services } = storeImage(model, cfg);
   if (req.countRecords) {
     // The image's buffers go to the serving thread, so the count reads a copy of it.

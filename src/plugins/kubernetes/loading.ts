@@ -21,6 +21,9 @@ import { fingerprint, ManifestWatcher } from '../../cluster/watch.js';
 
 type Metrics = typeof import('../../metrics/index.js');
 
+/** The load running for a shared slot: the files it reads, and the closing of the plugin it serves. */
+const running = new WeakMap<SharedSlot, { files: string; data: Promise<LoadedData>; closing: AbortSignal }>();
+
 /**
  * The load gauges' setters. Imported when a load runs, not with this module: the load worker
  * imports setup.ts (for parseKubernetes), which imports this module, and a static import would
@@ -82,7 +85,7 @@ class Loading {
       return;
     }
     // A store already serving (a Corefile reload with changed manifests): this load runs beside it.
-    const data = await withLoadPermit('kubernetes', () => loadOffThread(this.request(same !== undefined), this.cfg, this.plugin.closing.signal));
+    const data = await this.loadFiles(files, same !== undefined);
     this.remember(data, files);
     for (const f of data.findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
     if (Object.keys(data.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: data.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
@@ -124,7 +127,15 @@ class Loading {
     const { ctx, paths } = this.opts;
     try {
       const files = fingerprint(paths);
-      const data = await withLoadPermit('kubernetes', () => loadOffThread(this.request(true), this.cfg, this.plugin.closing.signal));
+      const { slot } = this.shared;
+      if (slot.store && slot.fingerprint === files) {
+        // A Corefile reload's new plugin (same block) loaded these files already.
+        this.plugin.setStore(slot.store);
+        ctx.invalidate();
+        ctx.log.info({ plugin: 'kubernetes', objects: slot.objects }, 'manifests changed: serving the data a reload already loaded from them');
+        return true;
+      }
+      const data = await this.loadFiles(files, true);
       this.remember(data, files);
       this.plugin.setStore(data.store);
       this.report(m, data);
@@ -140,6 +151,35 @@ class Loading {
       m.recordLoadError({ plugin: 'kubernetes', zones: this.cfg.zones });
     }
     return true;
+  }
+
+  /**
+   * A load of the manifests as they are now (`files`), or the one of the same files running for
+   * this shared slot. The running plugin's watcher and a Corefile reload's new plugin see one
+   * change of the files, often at once (a SIGHUP after editing them): two loads beside the
+   * serving store would be three clusters in memory at once.
+   */
+  private loadFiles(files: string, beside: boolean): Promise<LoadedData> {
+    const { slot } = this.shared;
+    const now = running.get(slot);
+    if (now?.files !== files) return this.startLoad(files, beside);
+    return now.data.catch((err: unknown) => {
+      // The plugin that started it closed (its configuration was dropped): this one loads itself.
+      if (now.closing.aborted && !this.plugin.closing.signal.aborted) return this.startLoad(files, beside);
+      throw err;
+    });
+  }
+
+  private startLoad(files: string, beside: boolean): Promise<LoadedData> {
+    const { slot } = this.shared;
+    const closing = this.plugin.closing.signal;
+    const data = withLoadPermit('kubernetes', () => loadOffThread(this.request(beside), this.cfg, closing));
+    running.set(slot, { files, data, closing });
+    const done = (): void => {
+      if (running.get(slot)?.data === data) running.delete(slot);
+    };
+    data.then(done, done);
+    return data;
   }
 
   /** `beside`: a store is serving while this load runs (its thread then collects as it goes). */
