@@ -4,12 +4,22 @@
 
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Composer, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, Parser } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as YamlPackage from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
 import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
 import { type FieldTree, jsonFieldLines, type JsonScan, linesOf, scanJson } from './json-scan.js';
 import { readSimpleYaml, type Segment } from './yaml-fast.js';
+
+const requireHere = createRequire(import.meta.url);
+let yamlPackage: typeof YamlPackage | undefined;
+/**
+ * The `yaml` package, loaded when a document first needs it. JSON and the plain block YAML that
+ * yaml-fast.ts reads never do, and loading it costs tens of ms of CPU on the serving thread and
+ * on every loader thread, before the first answer. (Its CommonJS build, so the load is synchronous.)
+ */
+const yaml = (): typeof YamlPackage => (yamlPackage ??= requireHere('yaml') as typeof YamlPackage);
 
 /** Bounds on what one manifest file or object may cost to read. */
 export interface ManifestLimits {
@@ -305,10 +315,10 @@ function expandedSize(v: unknown, max: number): number {
 function indexNode(root: YamlNode, lineAt: (offset: number) => number, onDuplicate?: (key: string, line: number, first: number) => void): Map<string, number> {
   const lines = new Map<string, number>();
   const visit = (node: unknown, path: string): void => {
-    if (isMap(node)) {
+    if (yaml().isMap(node)) {
       const seen = onDuplicate ? new Map<string, number>() : undefined;
       for (const pair of (node as YAMLMap).items) {
-        if (!isPair(pair) || !isScalar(pair.key)) continue;
+        if (!yaml().isPair(pair) || !yaml().isScalar(pair.key)) continue;
         const key = String(pair.key.value);
         if (key === '<<') continue; // merged fields were written elsewhere: their parent's line is the best
         const line = lineAt(pair.key.range?.[0] ?? 0);
@@ -321,7 +331,7 @@ function indexNode(root: YamlNode, lineAt: (offset: number) => number, onDuplica
         lines.set(p, line);
         visit(pair.value, p);
       }
-    } else if (isSeq(node)) {
+    } else if (yaml().isSeq(node)) {
       node.items.forEach((item, i) => {
         const p = `${path}[${i}]`;
         const r = (item as YamlNode | null)?.range;
@@ -337,23 +347,23 @@ function indexNode(root: YamlNode, lineAt: (offset: number) => number, onDuplica
 
 /** The node of `key` in a mapping node, when written there (not through an alias or merge). */
 function mapValue(node: unknown, key: string): unknown {
-  if (!isMap(node)) return undefined;
-  for (const pair of node.items) if (isPair(pair) && isScalar(pair.key) && pair.key.value === key) return pair.value;
+  if (!yaml().isMap(node)) return undefined;
+  for (const pair of node.items) if (yaml().isPair(pair) && yaml().isScalar(pair.key) && pair.key.value === key) return pair.value;
   return undefined;
 }
 
 /** The field lines of one object, from its document's text; `item` selects an item of a `*List`. */
 function fieldLines({ text, start, end, firstLine, json, item }: LineSource): Map<string, number> {
-  const lc = new LineCounter();
+  const lc = new (yaml().LineCounter)();
   // Parsed from a copy: the keys of the index would be views into the text otherwise.
-  const doc = parseAllDocuments(ownCopy(text.slice(start, end)), { lineCounter: lc, version: '1.2', merge: !json, uniqueKeys: false, keepSourceTokens: false });
+  const doc = yaml().parseAllDocuments(ownCopy(text.slice(start, end)), { lineCounter: lc, version: '1.2', merge: !json, uniqueKeys: false, keepSourceTokens: false });
   const first = Array.isArray(doc) ? doc[0] : undefined;
   let node: unknown = first?.contents;
   if (item !== undefined) {
     const items = mapValue(node, 'items');
-    node = isSeq(items) ? items.items[item] : undefined;
+    node = yaml().isSeq(items) ? items.items[item] : undefined;
   }
-  return isMap(node) || isSeq(node) ? indexNode(node, (off) => lc.linePos(off).line + firstLine - 1) : new Map();
+  return yaml().isMap(node) || yaml().isSeq(node) ? indexNode(node, (off) => lc.linePos(off).line + firstLine - 1) : new Map();
 }
 
 const SYNTAX_FIX = "fix the YAML (check indentation, quoting and '---' separators)";
@@ -365,7 +375,7 @@ interface DocReader {
   readonly text: string;
   readonly json: boolean;
   readonly limits: ManifestLimits;
-  readonly lc: LineCounter;
+  readonly lc: YamlPackage.LineCounter;
   readonly lineAt: (offset: number) => number;
   readonly err: (line: number, message: string, severity?: 'error' | 'warning') => void;
 }
@@ -424,7 +434,7 @@ function readWithPackage(
   out: RawObject[],
 ): boolean {
   const part = segment.start === 0 && segment.end === text.length ? text : text.slice(segment.start, segment.end);
-  const lc = new LineCounter();
+  const lc = new (yaml().LineCounter)();
   const before = segment.line - 1;
   const r: DocReader = {
     file,
@@ -437,8 +447,8 @@ function readWithPackage(
   };
   // JSON: duplicate keys are last-wins in every JSON reader, so they load (with a warning); YAML
   // forbids them. Merge keys are a YAML extension Kubernetes' reader (go-yaml) accepts.
-  const composer = new Composer({ version: '1.2', schema: 'core', merge: !json, uniqueKeys: !json, keepSourceTokens: false });
-  const docs = composer.compose(new Parser(lc.addNewLine).parse(part), false, part.length);
+  const composer = new (yaml().Composer)({ version: '1.2', schema: 'core', merge: !json, uniqueKeys: !json, keepSourceTokens: false });
+  const docs = composer.compose(new (yaml().Parser)(lc.addNewLine).parse(part), false, part.length);
   let clean = true;
   for (const doc of docs as Iterable<Document.Parsed>) {
     if (doc.errors.length > 0) clean = false;
@@ -456,7 +466,7 @@ function readDocument(r: DocReader, doc: Document.Parsed, out: RawObject[]): voi
     reportSyntaxError(r, doc.errors[0]!);
     return;
   }
-  if (root === null || (isScalar(root) && root.value === null && !root.tag)) return; // empty document
+  if (root === null || (yaml().isScalar(root) && root.value === null && !root.tag)) return; // empty document
   const rootLine = root.range ? r.lineAt(root.range[0]) : 1;
   const read = boundedValue(r, doc, root, rootLine);
   if (!read) return;
@@ -476,7 +486,7 @@ function readDocument(r: DocReader, doc: Document.Parsed, out: RawObject[]): voi
   const [docStart, , docEnd] = doc.range;
   const itemsNode = mapValue(root, 'items');
   const itemLine = (j: number): number => {
-    const node = isSeq(itemsNode) ? (itemsNode.items[j] as YamlNode | undefined) : undefined;
+    const node = yaml().isSeq(itemsNode) ? (itemsNode.items[j] as YamlNode | undefined) : undefined;
     return node?.range ? r.lineAt(node.range[0]) : rootLine;
   };
   pushObjects(r, value, { start: docStart, end: docEnd, line: r.lineAt(docStart), rootLine }, itemLine, out);
@@ -862,18 +872,18 @@ function firstUnresolvedAlias(root: YamlNode): { source: string; range?: readonl
   let found: { source: string; range?: readonly number[] | null } | undefined;
   const visit = (n: unknown): void => {
     if (found || n === null || typeof n !== 'object') return;
-    if (isAlias(n)) {
+    if (yaml().isAlias(n)) {
       if (!anchors.has(n.source)) found = n;
       return;
     }
     const anchor = (n as { anchor?: string }).anchor;
-    if (isPair(n)) {
+    if (yaml().isPair(n)) {
       visit(n.key);
       visit(n.value);
       return;
     }
     if (anchor) anchors.add(anchor);
-    if (isMap(n) || isSeq(n)) for (const it of n.items) visit(it);
+    if (yaml().isMap(n) || yaml().isSeq(n)) for (const it of n.items) visit(it);
   };
   visit(root);
   return found;
