@@ -99,6 +99,12 @@ async function main() {
     const first = await udpAsk(server.port, `${names.hits[0]}.svc.cluster.local`);
     result.startToFirstAnswerMs = Math.round(performance.now() - server.startedAt);
     result.firstAnswer = first;
+    // RSS once loaded: the loader thread is torn down just after the data is handed over, and with
+    // --workers the others load after the first, one at a time; so after every worker is ready,
+    // and a second more.
+    const allReady = Date.now() + 60000;
+    while (WORKERS > 1 && Date.now() < allReady && !server.tail.some((l) => l.includes('"all workers ready"'))) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1000));
     const loaded = treeRss(server.child.pid);
     result.rssAfterLoad = loaded.now;
     console.log(`loaded: first answer after ${result.startToFirstAnswerMs} ms, RSS ${mib(loaded.now)} MiB (${JSON.stringify(first)})`);
@@ -199,7 +205,7 @@ function writeSection(r) {
     '| figure | value | target (issue #10) |',
     '| --- | ---: | --- |',
     `| start to first answer | ${r.startToFirstAnswerMs} ms | <= 2,000 ms |`,
-    `| RSS after loading${r.workers > 1 ? ' (all processes)' : ''} | ${mib(r.rssAfterLoad)} MiB | |`,
+    `| RSS once loaded (1 s after ${r.workers > 1 ? 'every worker is ready; all processes' : 'the first answer'}) | ${mib(r.rssAfterLoad)} MiB | |`,
     `| peak RSS over the run${r.workers > 1 ? ' (sum of processes)' : ''} | ${mib(r.peakRss)} MiB (${perObject(r.peakRss)} B per object above an empty Node's ${mib(r.emptyNodeRss)} MiB) | <= ${mib(target * r.workers)} MiB (54 MiB + 1 KB per object${r.workers > 1 ? ', per process' : ''}) |`,
     `| hot path (40 names, cached) | ${fmt(r.hot.ratio, 3)} of bare (${fmt(r.hot.serverQps, 0)} vs ${fmt(r.hot.baseQps, 0)} qps; ${fmt(r.hot.cpuUsPerQuery, 1)} vs ${fmt(r.hot.baseCpuUsPerQuery, 1)} us CPU/query) | >= 1.0 |`,
     `| miss path, answer cache off (every query parsed, routed, looked up, encoded) | ${fmt(r.uncached.ratio, 3)} of bare (${fmt(r.uncached.serverQps, 0)} vs ${fmt(r.uncached.baseQps, 0)} qps; ${fmt(r.uncached.cpuUsPerQuery, 1)} vs ${fmt(r.uncached.baseCpuUsPerQuery, 1)} us CPU/query) | >= 0.7 (stretch 0.9) |`,
