@@ -21,7 +21,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import typesTable from 'dns-packet/types.js';
 import classesTable from 'dns-packet/classes.js';
-import { NameSyntaxError, presentationLabels, type NameProblem } from '../pkg/names.js';
+import { isSubdomain, NameSyntaxError, presentationLabels, type NameProblem } from '../pkg/names.js';
 
 /** The per-type encoders dns-packet exports but its type definitions leave out. */
 interface RdataCodec {
@@ -760,12 +760,6 @@ function lastLabel(name: string, end: number): string {
   return name.slice(i + 1, end - 1);
 }
 
-/** True when `name` holds a label-aligned suffix `zone` (case-exact, both fully qualified). */
-function endsWithZone(name: string, zone: string): boolean {
-  const off = name.length - zone.length;
-  return off >= 0 && name.endsWith(zone) && (off === 0 || name.charCodeAt(off - 1) === 46);
-}
-
 /**
  * An SOA record whose names the fast path can write: the owner Z a plain name, mname and rname
  * plain names below Z. `bytes` is the record after its owner (type to minimum), with the two
@@ -833,7 +827,7 @@ function soaShapeOf(r: AnyRecord): SoaShape | undefined {
   if (typeof zone !== 'string' || typeof mname !== 'string' || typeof rname !== 'string') return undefined;
   if (zone.length < 2 || zone.charCodeAt(zone.length - 1) !== 46 || zone.length + 1 > 255) return undefined;
   if (mname.length + 1 > 255 || rname.length + 1 > 255) return undefined;
-  if (mname.length <= zone.length || rname.length <= zone.length || !endsWithZone(mname, zone) || !endsWithZone(rname, zone)) return undefined;
+  if (mname.length <= zone.length || rname.length <= zone.length || !isSubdomain(mname, zone) || !isSubdomain(rname, zone)) return undefined;
   const fields = [u32Value(r.ttl), u32Value(d.serial), u32Value(d.refresh), u32Value(d.retry), u32Value(d.expire), u32Value(d.minimum)];
   if (fields.includes(-1)) return undefined;
   const mLen = mname.length - zone.length;
@@ -940,7 +934,7 @@ export function encodeSimple(
   let zoneAt = 0;
   if (authorities.length === 1) {
     soa = soaShapeOf(authorities[0] as AnyRecord);
-    if (soa === undefined || !endsWithZone(qname, soa.name)) return undefined;
+    if (soa === undefined || !isSubdomain(qname, soa.name)) return undefined;
     zoneAt = qlen - soa.name.length;
     if (zoneAt > 0 && (labelAbove(qname, zoneAt, soa.mLast) || labelAbove(qname, zoneAt, soa.rLast))) return undefined;
     size += 2 + soa.bytes.length;
