@@ -19,6 +19,7 @@
 import type { ClusterNode, Endpoint, EndpointPort, EndpointSlice, Pod, Service } from './model.js';
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './mirror.js';
 import { generatedName } from './workloads.js';
+import { tight } from './objects.js';
 
 const ENDPOINTSLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
 const HEADLESS_LABEL = 'service.kubernetes.io/headless';
@@ -114,7 +115,7 @@ function addressesOf(ips: readonly string[], family: 'IPv4' | 'IPv6'): readonly 
   if (n === ips.length) return ips;
   if (n === 0) return [];
   if (n === 1) return [ips.find((ip) => podIpFamily(ip) === family)!]; // a dual-stack pod's one
-  return ips.filter((ip) => podIpFamily(ip) === family).slice();
+  return tight(ips.filter((ip) => podIpFamily(ip) === family));
 }
 
 /**

@@ -461,7 +461,7 @@ function endpointOf(
  * An array with no room to spare. One grown by push keeps room for at least 17 elements: 128
  * bytes of nothing behind each one-address endpoint, 13 MiB on 100k endpoints.
  */
-function tight<T>(xs: T[]): T[] {
+export function tight<T>(xs: T[]): T[] {
   return xs.length === 0 ? xs : xs.slice();
 }
 
