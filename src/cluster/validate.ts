@@ -29,6 +29,9 @@ export function isDns1123Subdomain(s: string): boolean {
  * A finding about a field names the field's line (from `positions`), else the object's.
  */
 export class Checker {
+  /** Errors this checker recorded: an object with any is rejected, as the API server rejects it. */
+  errors = 0;
+
   constructor(
     readonly findings: Finding[],
     readonly source: SourceRef,
@@ -47,6 +50,7 @@ export class Checker {
   }
 
   error(message: string, path?: string): void {
+    this.errors++;
     this.findings.push({ file: this.source.file, line: this.lineOf(path), severity: 'error', message: `${this.what}: ${message}` });
   }
 
