@@ -224,7 +224,12 @@ export interface Finding {
   readonly file: string;
   /** 1-based; 0 when the finding is about the whole path (a missing file, a directory). */
   readonly line: number;
-  readonly severity: 'error' | 'warning';
+  /**
+   * error: the object is rejected, as the API server rejects it (not served); warning: served, but
+   * something about it breaks or degrades DNS; info: worth knowing, never a failure (a kind DNS
+   * does not use, a status clusterdns filled in).
+   */
+  readonly severity: 'error' | 'warning' | 'info';
   readonly message: string;
   /** A stable identifier of the kind of finding (e.g. 'selector-no-pods'), for model checks. */
   readonly code?: string;

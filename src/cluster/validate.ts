@@ -49,13 +49,21 @@ export class Checker {
     return paths.find((p) => this.positions?.has(p)) ?? paths[paths.length - 1]!;
   }
 
-  error(message: string, path?: string): void {
+  error(message: string, path?: string, code?: string): void {
     this.errors++;
-    this.findings.push({ file: this.source.file, line: this.lineOf(path), severity: 'error', message: `${this.what}: ${message}` });
+    this.push('error', message, path, code);
   }
 
-  warn(message: string, path?: string): void {
-    this.findings.push({ file: this.source.file, line: this.lineOf(path), severity: 'warning', message: `${this.what}: ${message}` });
+  warn(message: string, path?: string, code?: string): void {
+    this.push('warning', message, path, code);
+  }
+
+  info(message: string, path?: string, code?: string): void {
+    this.push('info', message, path, code);
+  }
+
+  private push(severity: Finding['severity'], message: string, path: string | undefined, code: string | undefined): void {
+    this.findings.push({ file: this.source.file, line: this.lineOf(path), severity, message: `${this.what}: ${message}`, ...(code !== undefined ? { code } : {}) });
   }
 
   /** A mapping field; absent/null gives {}. */
