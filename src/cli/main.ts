@@ -33,6 +33,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--http-max-connections <n>', 'connections per health/ready/metrics listener; beyond it the oldest idle one is closed (default 128)')
     .option('--http-idle-timeout <duration>', 'health/ready/metrics: close a connection with no request after this long; headers must arrive within it (default 5s)')
     .option('--http-request-timeout <duration>', 'health/ready/metrics: a whole request must arrive within this long (default 10s)')
+    .option('--strict', 'refuse to start (and to reload) when any manifest object has an error, instead of serving everything else')
     .action(async (opts: Parameters<typeof serve>[0]) => {
       await serve(opts);
     });

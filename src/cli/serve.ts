@@ -22,6 +22,8 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
   httpMaxConnections?: string;
   httpIdleTimeout?: string;
   httpRequestTimeout?: string;
+  /** Any manifest error stops the start or the reload (else the object alone is left out). */
+  strict?: boolean;
 }
 
 /** A byte count: a whole number, optionally with KiB, MiB or GiB (K, M, G, KB, MB, GB read the same). */
@@ -91,7 +93,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       manifests: flags.manifests,
       port,
       logger: log,
-      cluster: clusterOptions(flags),
+      cluster: flags.strict ? { ...clusterOptions(flags), strict: true } : clusterOptions(flags),
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
       maxLookupDepth,
@@ -102,7 +104,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     });
   } catch (err) {
     if (err instanceof ManifestError) {
-      throw new Error(`manifests have errors, not starting:\n${err.message}`);
+      throw new Error(`manifests have errors, not starting${flags.strict ? ' (--strict)' : ''}:\n${err.message}`);
     }
     throw err;
   }

@@ -3,7 +3,7 @@
 // the EndpointSlice controller) and collects every finding. Model checks for `clusterdns check`
 // are in check.ts.
 
-import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, ServiceImport, SourceRef } from './model.js';
+import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef } from './model.js';
 import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
 import { generateEndpointSlices, PodIndex } from './endpoints.js';
 import { assignPodIPs, parsePodCidrs } from './podips.js';
@@ -12,6 +12,7 @@ import { deriveWorkloadPods, toWorkload } from './workloads.js';
 import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
 import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
+import type { Service } from './model.js';
 import { familyOf, interner, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
 import { Checker, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
@@ -91,6 +92,10 @@ interface Collected {
   workloads: WorkloadDraft[];
   manifestNodes: ClusterNode[];
   ignoredKinds: Map<string, number>;
+  /** Kinds DNS does not use, per file: the first object's line and how many (one info line each). */
+  unusedKinds: Map<string, { file: string; line: number; kind: string; count: number }>;
+  /** Objects the API server would reject: not served. */
+  rejected: RejectedObject[];
   objectCount: number;
   edge: EdgeCollector;
   /** One string for each of the values endpoints repeat (objects.ts: interner). */
@@ -142,42 +147,61 @@ function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[]): 
   return { o, kind, apiVersion, group, known, namespaced, meta, check, source };
 }
 
-/** Files a known kind's object where the control plane looks for it. */
-function collectKnown(c: Collected, h: Header, fam: FamilyInfo): void {
+/**
+ * Files a known kind's object where the control plane looks for it, unless reading it found an
+ * error: the API server rejects such an object, so it is not served (false).
+ */
+function collectKnown(c: Collected, h: Header, fam: FamilyInfo): boolean {
   const { o, meta, check } = h;
+  const ok = (): boolean => check.errors === 0;
   switch (h.kind) {
     case 'Namespace':
-      c.declaredNamespaces.set(meta.name, toNamespace(meta));
+      if (ok()) c.declaredNamespaces.set(meta.name, toNamespace(meta));
       break;
-    case 'Service':
-      c.serviceDrafts.push(toService(o, meta, check, fam));
+    case 'Service': {
+      const d = toService(o, meta, check, fam);
+      if (ok()) c.serviceDrafts.push(d);
       break;
-    case 'Endpoints':
-      c.endpointsDrafts.push(toEndpoints(o, meta, check));
+    }
+    case 'Endpoints': {
+      const d = toEndpoints(o, meta, check);
+      if (ok()) c.endpointsDrafts.push(d);
       break;
-    case 'EndpointSlice':
-      c.slices.push(toEndpointSlice(o, meta, check, h.apiVersion, c.intern));
+    }
+    case 'EndpointSlice': {
+      const x = toEndpointSlice(o, meta, check, h.apiVersion, c.intern);
+      if (ok()) c.slices.push(x);
       break;
-    case 'Pod':
-      c.pods.push(toPod(o, meta, check));
+    }
+    case 'Pod': {
+      const p = toPod(o, meta, check);
+      if (ok()) c.pods.push(p);
       break;
-    case 'ServiceImport':
-      c.imports.push(toServiceImport(o, meta, check));
+    }
+    case 'ServiceImport': {
+      const x = toServiceImport(o, meta, check);
+      if (ok()) c.imports.push(x);
       break;
-    case 'Node':
-      c.manifestNodes.push(readNode(o, meta.name, meta.labels, check));
+    }
+    case 'Node': {
+      const n = readNode(o, meta.name, meta.labels, check);
+      if (ok()) c.manifestNodes.push(n);
       break;
+    }
     case 'Deployment':
     case 'ReplicaSet':
     case 'StatefulSet':
     case 'DaemonSet':
     case 'Job':
-    case 'CronJob':
-      c.workloads.push(toWorkload(o, meta, check, h.kind as WorkloadKind));
+    case 'CronJob': {
+      const w = toWorkload(o, meta, check, h.kind as WorkloadKind);
+      if (ok()) c.workloads.push(w);
       break;
+    }
     default:
       break;
   }
+  return ok();
 }
 
 /**
@@ -217,6 +241,8 @@ function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam:
     workloads: [],
     manifestNodes: [],
     ignoredKinds: new Map(),
+    unusedKinds: new Map(),
+    rejected: [],
     objectCount: 0,
     edge: new EdgeCollector(),
     intern: interner(),
@@ -227,7 +253,10 @@ function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam:
       c.objectCount++;
       if (progress && progress.every > 0 && c.objectCount % progress.every === 0) progress.onObjects();
       const h = readHeader(raw, opts, findings);
-      if (!h) continue;
+      if (!h) {
+        c.rejected.push({ kind: '', apiVersion: '', namespace: '', name: '', file: raw.file, line: raw.line });
+        continue;
+      }
       const service = readObject(c, h, seen, fam);
       raw.positions?.settle(service ? LATER_SERVICE_FIELDS : undefined);
     }
@@ -235,18 +264,31 @@ function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam:
   return c;
 }
 
-/** Files one object; true when it is a Service (whose checker findings use after reading). */
+/** Objects are identified by group, kind, namespace and name, as the API server does. */
+const objectKey = (group: string, kind: string, namespace: string, name: string): string => `${group}|${kind}|${namespace}|${name}`;
+
+function reject(c: Collected, h: Header): void {
+  const { meta } = h;
+  c.rejected.push({ kind: h.kind, apiVersion: h.apiVersion, namespace: meta.namespace, name: meta.name, ...h.source });
+}
+
+/** Files one object; true when it is an admitted Service (whose checker findings use after reading). */
 function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: FamilyInfo): boolean {
   const { kind, group, meta, check } = h;
-  const key = `${group}|${kind}|${meta.namespace}|${meta.name}`;
+  const key = objectKey(group, kind, meta.namespace, meta.name);
   const prev = seen.get(key);
   if (prev) {
-    check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`);
+    check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`, undefined, 'duplicate-object');
+  }
+  if (check.errors > 0) {
+    reject(c, h);
     return false;
   }
-  seen.set(key, h.source);
-  if (h.namespaced) c.impliedNamespaces.add(meta.namespace);
-  if (c.edge.read(kind, group, h.o, meta, check)) return false;
+  if (c.edge.read(kind, group, h.o, meta, check)) {
+    if (check.errors > 0) reject(c, h);
+    else admitted(c, h, seen, key);
+    return false;
+  }
   if (!h.known) {
     const label = group === '' ? kind : `${kind}.${group}`;
     c.ignoredKinds.set(label, (c.ignoredKinds.get(label) ?? 0) + 1);
@@ -254,10 +296,24 @@ function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: 
     if (group === '' && groups && !groups.includes('')) {
       check.warn(`apiVersion ${excerpt(h.apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
     }
+    const perFile = `${h.source.file}|${label}`;
+    const had = c.unusedKinds.get(perFile);
+    if (had) had.count++;
+    else c.unusedKinds.set(perFile, { file: h.source.file, line: h.source.line, kind: label, count: 1 });
+    admitted(c, h, seen, key);
     return false;
   }
-  collectKnown(c, h, fam);
+  if (!collectKnown(c, h, fam)) {
+    reject(c, h);
+    return false;
+  }
+  admitted(c, h, seen, key);
   return kind === 'Service';
+}
+
+function admitted(c: Collected, h: Header, seen: Map<string, SourceRef>, key: string): void {
+  seen.set(key, h.source);
+  if (h.namespaced) c.impliedNamespaces.add(h.meta.namespace);
 }
 
 /** Findings by file and line, in the order found within a line. */
@@ -280,7 +336,7 @@ function build(
   const c = readObjects(sources, opts, familyInfo(cidrs), findings, progress);
   const { serviceDrafts, endpointsDrafts, slices, pods, edge } = c;
 
-  const services = assignNodePorts(allocateClusterIPs(serviceDrafts, cidrs), opts.nodePortRange, findings, nodePortLines(serviceDrafts), edge.withoutNodePorts);
+  const services = admittedServices(serviceDrafts, cidrs, opts, findings, c);
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));
@@ -323,19 +379,61 @@ function build(
     serviceImports: c.imports.sort(byNsName),
     objectCount: c.objectCount,
     ignoredKinds: new Map([...c.ignoredKinds.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
+    rejected: c.rejected.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)),
     nodes,
     workloads: derived.infos,
     controllerServices: generated.managed,
     edge: edgeModel,
   };
+  for (const u of c.unusedKinds.values()) {
+    findings.push({
+      file: u.file,
+      line: u.line,
+      severity: 'info',
+      code: 'kind-unused',
+      message: `${u.kind}: ${u.count === 1 ? 'an object' : `${u.count} objects`} of a kind DNS does not use (accepted, not served)`,
+    });
+  }
   const sorted = sortFindings(findings);
-  if (sorted.some((f) => f.severity === 'error')) throw new ManifestError(sorted);
+  // Errors no object owns (an option, a path that cannot be read: line 0) stop the load; an
+  // object's or a document's own errors leave that one out, unless the caller asks for
+  // strictness (--strict): the API server rejects one object of an apply, not the cluster.
+  if (sorted.some((f) => f.severity === 'error' && (opts.strict === true || f.file === '<options>' || f.line === 0))) {
+    throw new ManifestError(sorted);
+  }
   return { model, findings: sorted };
 }
 
 /**
+ * Allocates cluster IPs and node ports, then leaves out the Services whose allocation failed (an
+ * IP another Service holds, a full range): the API server refuses to create those.
+ */
+function admittedServices(drafts: ServiceDraft[], cidrs: ReturnType<typeof parseServiceCidrs>, opts: ClusterOptions, findings: Finding[], c: Collected): Service[] {
+  const before = findings.length;
+  const all = assignNodePorts(allocateClusterIPs(drafts, cidrs), opts.nodePortRange, findings, nodePortLines(drafts), c.edge.withoutNodePorts);
+  const refused = new Set<string>();
+  for (const d of drafts) if (d.check.errors > 0) refused.add(`${d.meta.namespace}/${d.meta.name}`);
+  // nodeports.ts reports to the findings, at the Service's file: those Services are refused too.
+  for (let i = before; i < findings.length; i++) {
+    const f = findings[i]!;
+    if (f.severity !== 'error') continue;
+    const m = /^Service "([^"]+)"/.exec(f.message);
+    if (m) refused.add(m[1]!);
+  }
+  if (refused.size === 0) return all;
+  const kept: Service[] = [];
+  for (const s of all) {
+    if (!refused.has(`${s.namespace}/${s.name}`)) kept.push(s);
+    else c.rejected.push({ kind: 'Service', apiVersion: 'v1', namespace: s.namespace, name: s.name, ...s.source });
+  }
+  return kept;
+}
+
+/**
  * Builds the model from in-memory manifest texts (`file` is used for messages and to detect JSON).
- * Throws ManifestError carrying every finding when any is an error; otherwise returns the warnings.
+ * Objects with errors are left out (`model.rejected`) and the findings returned; throws
+ * ManifestError carrying every finding when an error belongs to no object (an option, an unreadable
+ * path) or, with `strict`, when any finding is an error.
  */
 export function buildModel(
   docs: { file: string; text: string }[],
@@ -350,7 +448,7 @@ export function buildModel(
 
 /**
  * Loads manifests from files and directories (walked recursively: *.yaml, *.yml, *.json, sorted,
- * hidden entries skipped). Throws ManifestError when any finding is an error.
+ * hidden entries skipped). Errors as buildModel.
  */
 export function loadManifests(paths: string[], options?: Partial<ClusterOptions>, progress?: ReadProgress): { model: ClusterModel; findings: Finding[] } {
   const findings: Finding[] = [];

@@ -164,6 +164,15 @@ export interface ServiceImport extends ObjectMeta {
   readonly ports: readonly EndpointPort[];
 }
 
+/** An object the API server would reject (the findings say why): not served. */
+export interface RejectedObject extends SourceRef {
+  /** '' when the object has no usable kind, apiVersion or name. */
+  readonly kind: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
 export interface ClusterModel {
   /** Keyed by name. Includes namespaces implied by objects living in them. */
   readonly namespaces: ReadonlyMap<string, NamespaceObject>;
@@ -173,6 +182,8 @@ export interface ClusterModel {
   readonly serviceImports: readonly ServiceImport[];
   /** How many manifest objects were read (all kinds, including ignored ones). */
   readonly objectCount: number;
+  /** Objects left out because the API server would reject them, in file and line order. */
+  readonly rejected?: readonly RejectedObject[];
   /** Kinds that were read but ignored (unknown kinds, CRDs, other API groups), with counts; for a debug log. */
   readonly ignoredKinds?: ReadonlyMap<string, number>;
   /** Nodes pods were scheduled on: Node objects of the manifests when there are any, else ClusterOptions.nodes. */
@@ -200,6 +211,11 @@ export interface ClusterOptions {
   readonly loadBalancerCIDRs?: readonly string[];
   /** Node port range LOW-HIGH (--service-node-port-range); default 30000-32767. */
   readonly nodePortRange?: string;
+  /**
+   * Any error fails the whole load (ManifestError), as clusterdns did before admission: for CI
+   * (`--strict`). Otherwise an object with an error is left out and the rest loads.
+   */
+  readonly strict?: boolean;
   /** Bounds on manifest files and objects (defaults in yaml-docs.ts: defaultManifestLimits). */
   readonly manifestLimits?: Partial<ManifestLimits>;
 }

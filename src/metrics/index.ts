@@ -119,6 +119,8 @@ export interface Metrics {
   lastLoadTimestamp: Gauge<'plugin' | 'zones'>;
   /** clusterdns_load_errors_total{plugin, zones}: manifest or zone loads that failed (old data kept). */
   loadErrors: Counter<'plugin' | 'zones'>;
+  /** clusterdns_manifest_rejected_objects{plugin, zones}: objects the last load left out (the API server would reject them). */
+  rejectedObjects: Gauge<'plugin' | 'zones'>;
 }
 
 let reg: Registry | undefined;
@@ -193,6 +195,11 @@ export function metrics(): Metrics {
     recordsLoaded: gauge('clusterdns_records_loaded', 'Records served from the last successful load, per plugin and zones.', ['plugin', 'zones']),
     lastLoadTimestamp: gauge('clusterdns_last_load_timestamp_seconds', 'Unix time of the last successful manifest or zone load, per plugin and zones.', ['plugin', 'zones']),
     loadErrors: counter('clusterdns_load_errors_total', 'Manifest and zone loads that failed (the last good data keeps serving).', ['plugin', 'zones']),
+    rejectedObjects: gauge(
+      'clusterdns_manifest_rejected_objects',
+      'Manifest objects the last load left out because the API server would reject them (their previous version, if any, keeps serving).',
+      ['plugin', 'zones'],
+    ),
   };
   // clusterdns is not built with Go: goversion carries the Node.js version that runs it.
   all.buildInfo.set({ version: packageVersion(), revision: '', goversion: process.version }, 1);
@@ -232,6 +239,8 @@ export interface LoadReport {
   objects?: number;
   /** Records the loaded data serves. */
   records?: number;
+  /** Manifest objects left out as the API server would reject them (kubernetes, k8s_gateway). */
+  rejected?: number;
   /** When the load finished; default now. */
   at?: Date;
 }
@@ -244,6 +253,7 @@ export function recordLoad(r: LoadReport): void {
   const labels = { plugin: r.plugin, zones: zonesLabel(r.zones) };
   if (r.objects !== undefined) m.objectsLoaded.set(labels, r.objects);
   if (r.records !== undefined) m.recordsLoaded.set(labels, r.records);
+  if (r.rejected !== undefined) m.rejectedObjects.set(labels, r.rejected);
   m.lastLoadTimestamp.set(labels, (r.at ?? new Date()).getTime() / 1000);
   m.loadErrors.inc(labels, 0);
 }

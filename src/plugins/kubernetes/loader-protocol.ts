@@ -34,6 +34,8 @@ export interface LoadRequest {
 export interface LoadSummary {
   findings: Finding[];
   objectCount: number;
+  /** Objects left out because the API server would reject them. */
+  rejected: number;
   ignoredKinds: Record<string, number>;
   pods: number;
   endpointSlices: number;
@@ -43,6 +45,7 @@ export function loadSummary(model: ClusterModel, findings: readonly Finding[]): 
   return {
     findings: [...findings],
     objectCount: model.objectCount,
+    rejected: model.rejected?.length ?? 0,
     ignoredKinds: model.ignoredKinds ? Object.fromEntries(model.ignoredKinds) : {},
     pods: model.pods.length,
     endpointSlices: model.endpointSlices.length,

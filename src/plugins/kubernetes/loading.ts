@@ -7,6 +7,7 @@ import type { Directive } from '../../chain/corefile.js';
 import type { BlockContext } from '../../chain/registry.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
 import { ManifestError } from '../../cluster/model.js';
+import { logFindings } from '../../cluster/report.js';
 import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.js';
 
 /**
@@ -43,7 +44,8 @@ export interface LoadingOptions {
 /** Gives `plugin` its loader and its manifest watcher. */
 export function wireLoading(plugin: KubernetesPlugin, opts: LoadingOptions): void {
   const loading = new Loading(plugin, opts);
-  // Throws ManifestError with every problem found: the server does not start on half the data.
+  // An object the API server would reject is left out and logged; the rest is served. Throws
+  // ManifestError only for what no object owns (a path that cannot be read) or under --strict.
   plugin.loader = () => loading.load();
   plugin.watcher = new ManifestWatcher(opts.paths, plugin.cfg.watchMs, () => loading.reload());
 }
@@ -77,7 +79,7 @@ class Loading {
     const same = slot.store;
     if (same && slot.fingerprint === files) {
       this.plugin.setStore(same);
-      m.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: slot.objects, records: slot.records });
+      m.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: slot.objects, records: slot.records, rejected: slot.rejected });
       ctx.log.info(
         { plugin: 'kubernetes', zones: this.cfg.zones, services: same.services.size },
         'kubernetes configuration and manifests unchanged: serving the data already loaded',
@@ -87,7 +89,7 @@ class Loading {
     // A store already serving (a Corefile reload with changed manifests): this load runs beside it.
     const data = await this.loadFiles(files, same !== undefined);
     this.remember(data, files);
-    for (const f of data.findings) ctx.log.warn({ file: f.file, line: f.line }, f.message);
+    logFindings(ctx.log, data.findings, { plugin: 'kubernetes' }, data.rejected);
     if (Object.keys(data.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: data.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
     this.plugin.setStore(data.store);
     const store = data.store;
@@ -137,6 +139,7 @@ class Loading {
       }
       const data = await this.loadFiles(files, true);
       this.remember(data, files);
+      logFindings(ctx.log, data.findings, { plugin: 'kubernetes' }, data.rejected);
       this.plugin.setStore(data.store);
       this.report(m, data);
       ctx.invalidate();
@@ -207,7 +210,7 @@ class Loading {
   private report(m: Metrics, data: LoadedData): void {
     const { ctx } = this.opts;
     const zones = this.cfg.zones;
-    m.recordLoad({ plugin: 'kubernetes', zones, objects: data.objectCount });
+    m.recordLoad({ plugin: 'kubernetes', zones, objects: data.objectCount, rejected: data.rejected });
     const counted = data.records ?? (data.thread === 'main' && this.exportsMetrics() ? Promise.resolve(countRecords(this.plugin)) : undefined);
     void counted?.then((records) => {
       if (this.plugin.currentStore !== data.store) return; // newer data came meanwhile
@@ -222,6 +225,7 @@ class Loading {
     slot.store = data.store;
     slot.fingerprint = files;
     slot.objects = data.objectCount;
+    slot.rejected = data.rejected;
     slot.records = undefined;
     void data.records?.then((n) => {
       if (slot.store === data.store) slot.records = n;

@@ -12,6 +12,8 @@ export interface SharedSlot {
   /** Objects and records of that load, for the load gauges. */
   objects?: number;
   records?: number;
+  /** Objects that load left out (the API server would reject them). */
+  rejected?: number;
 }
 
 const slots = new Map<string, { slot: SharedSlot; refs: number }>();
