@@ -2,6 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ClusterOptions } from '../cluster/model.js';
 import { defaultManifestLimits, type ManifestLimits } from '../cluster/yaml-docs.js';
+import { DEFAULT_HISTORY_BYTES } from '../cluster/history.js';
 import { defaultCorefileLimits, setCorefileLimits, type CorefileLimits } from '../chain/corefile.js';
 
 export interface ClusterFlags {
@@ -15,6 +16,7 @@ export interface ClusterFlags {
   maxManifestFileBytes?: number;
   maxManifestObjectBytes?: number;
   maxYamlAliases?: number;
+  manifestHistoryBytes?: number;
   maxCorefileBytes?: number;
   maxCorefileImports?: number;
   maxCorefileImportDepth?: number;
@@ -50,6 +52,11 @@ export function addClusterFlags(cmd: Command): Command {
     .option('--max-manifest-file-bytes <n>', `largest manifest file read (default ${defaultManifestLimits.maxFileBytes})`, count(1))
     .option('--max-manifest-object-bytes <n>', `largest manifest object, with YAML aliases expanded (default ${defaultManifestLimits.maxObjectBytes})`, count(1))
     .option('--max-yaml-aliases <n>', `YAML alias expansions allowed per anchor (default ${defaultManifestLimits.maxAliases})`, count(0))
+    .option(
+      '--manifest-history-bytes <n>',
+      `manifest text a server keeps from each load, so that an object whose new version is rejected keeps its previous version served (default ${DEFAULT_HISTORY_BYTES}; 0 keeps none)`,
+      count(0),
+    )
     .option('--max-corefile-bytes <n>', `largest Corefile or imported file read (default ${defaultCorefileLimits.maxBytes})`, count(1))
     .option('--max-corefile-imports <n>', `snippet imports, and files imported, allowed per Corefile (default ${defaultCorefileLimits.maxImports})`, count(1))
     .option('--max-corefile-import-depth <n>', `deepest nesting of imports (default ${defaultCorefileLimits.maxImportDepth})`, count(1))
@@ -82,12 +89,14 @@ export function clusterOptions(flags: ClusterFlags): Partial<ClusterOptions> | u
     manifestLimits?: Partial<ManifestLimits>;
     loadBalancerCIDRs?: string[];
     nodePortRange?: string;
+    admissionHistoryBytes?: number;
   } = {};
   if (flags.serviceCidr) out.serviceCIDRs = flags.serviceCidr;
   if (flags.podCidr) out.podCIDRs = flags.podCidr;
   if (flags.namespace) out.defaultNamespace = flags.namespace;
   if (flags.loadbalancerCidr) out.loadBalancerCIDRs = flags.loadbalancerCidr;
   if (flags.serviceNodePortRange) out.nodePortRange = flags.serviceNodePortRange;
+  if (flags.manifestHistoryBytes !== undefined) out.admissionHistoryBytes = flags.manifestHistoryBytes;
   const limits: { maxFileBytes?: number; maxObjectBytes?: number; maxAliases?: number } = {};
   if (flags.maxManifestFileBytes !== undefined) limits.maxFileBytes = flags.maxManifestFileBytes;
   if (flags.maxManifestObjectBytes !== undefined) limits.maxObjectBytes = flags.maxManifestObjectBytes;

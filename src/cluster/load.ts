@@ -21,6 +21,7 @@ import { assignNodePorts, nodePortLines } from './nodeports.js';
 import { collectManifestFiles, excerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
 import { type FieldTree, fieldTree } from './json-scan.js';
 import { globMatch } from '../pkg/glob.js';
+import { type AdmissionHistory, DEFAULT_HISTORY_BYTES, HistoryReader, HistoryWriter } from './history.js';
 
 export { ManifestError } from './model.js';
 
@@ -226,10 +227,24 @@ export interface ReadProgress {
 export const LATER_SERVICE_FIELDS: FieldTree = fieldTree(['spec.clusterIPs', 'spec.clusterIP', 'spec.ports[].nodePort']);
 
 /** One manifest file's objects, read when the reader reaches the file. */
-type ObjectSource = (findings: Finding[], limits: Partial<ManifestLimits> | undefined, onTextGone?: (bytes: number) => void) => Iterable<RawObject>;
+interface ObjectSource {
+  readonly file: string;
+  read(findings: Finding[], limits: Partial<ManifestLimits> | undefined, onTextGone?: (bytes: number) => void, onText?: (text: string) => void): Iterable<RawObject>;
+}
 
-/** Reads every object of every document, a file at a time: each file's text goes once its objects are read. */
-function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam: FamilyInfo, findings: Finding[], progress?: ReadProgress): Collected {
+/**
+ * Reads every object of every document, a file at a time: each file's text goes once its objects
+ * are read. Notes the files with a document that could not be read as an object (a syntax error,
+ * no kind or name): the previous version of their objects may stand (restorePrevious).
+ */
+function readObjects(
+  sources: Iterable<ObjectSource>,
+  opts: ClusterOptions,
+  fam: FamilyInfo,
+  findings: Finding[],
+  progress: ReadProgress | undefined,
+  history: HistoryWriter | undefined,
+): { c: Collected; seen: Map<string, SourceRef>; unreadable: Set<string> } {
   const c: Collected = {
     declaredNamespaces: new Map(),
     impliedNamespaces: new Set(),
@@ -248,8 +263,12 @@ function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam:
     intern: interner(),
   };
   const seen = new Map<string, SourceRef>();
-  for (const objects of sources) {
-    for (const raw of objects(findings, opts.manifestLimits, progress?.onTextGone)) {
+  const unreadable = new Set<string>();
+  for (const source of sources) {
+    const before = findings.length;
+    let objectErrors = 0;
+    const onText = history ? (text: string) => history.text(source.file, text) : undefined;
+    for (const raw of source.read(findings, opts.manifestLimits, progress?.onTextGone, onText)) {
       c.objectCount++;
       if (progress && progress.every > 0 && c.objectCount % progress.every === 0) progress.onObjects();
       const h = readHeader(raw, opts, findings);
@@ -258,10 +277,14 @@ function readObjects(sources: Iterable<ObjectSource>, opts: ClusterOptions, fam:
         continue;
       }
       const service = readObject(c, h, seen, fam);
+      objectErrors += h.check.errors;
       raw.positions?.settle(service ? LATER_SERVICE_FIELDS : undefined);
     }
+    let errors = 0;
+    for (let i = before; i < findings.length; i++) if (findings[i]!.severity === 'error') errors++;
+    if (errors > objectErrors) unreadable.add(source.file);
   }
-  return c;
+  return { c, seen, unreadable };
 }
 
 /** Objects are identified by group, kind, namespace and name, as the API server does. */
@@ -324,16 +347,34 @@ function sortFindings(findings: readonly Finding[]): Finding[] {
     .map((x) => x.f);
 }
 
+/** What a load is given of the previous load, and asked to keep for the next (history.ts). */
+export interface HistoryRequest {
+  readonly previous?: AdmissionHistory;
+  /** Bytes of manifest text to keep; default DEFAULT_HISTORY_BYTES. */
+  readonly budgetBytes?: number;
+}
+
+export interface LoadResult {
+  model: ClusterModel;
+  findings: Finding[];
+  /** What this load read, for the next one; only when a HistoryRequest was given. */
+  history?: AdmissionHistory;
+}
+
 /** Plays the control plane over what the manifests hold: cluster IPs, node ports, pods, endpoints, namespaces, edge statuses. */
 function build(
   sources: Iterable<ObjectSource>,
   options: Partial<ClusterOptions> | undefined,
   findings: Finding[],
   progress?: ReadProgress,
-): { model: ClusterModel; findings: Finding[] } {
+  historyRequest?: HistoryRequest,
+): LoadResult {
   const opts: ClusterOptions = { ...defaultClusterOptions, ...options };
   const cidrs = parseServiceCidrs(opts.serviceCIDRs, findings);
-  const c = readObjects(sources, opts, familyInfo(cidrs), findings, progress);
+  const fam = familyInfo(cidrs);
+  const writer = historyRequest ? new HistoryWriter(historyRequest.budgetBytes ?? DEFAULT_HISTORY_BYTES) : undefined;
+  const { c, seen, unreadable } = readObjects(sources, opts, fam, findings, progress, writer);
+  if (historyRequest?.previous && writer) restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings);
   const { serviceDrafts, endpointsDrafts, slices, pods, edge } = c;
 
   const services = admittedServices(serviceDrafts, cidrs, opts, findings, c);
@@ -395,13 +436,14 @@ function build(
     });
   }
   const sorted = sortFindings(findings);
+  const history = writer?.done();
   // Errors no object owns (an option, a path that cannot be read: line 0) stop the load; an
   // object's or a document's own errors leave that one out, unless the caller asks for
   // strictness (--strict): the API server rejects one object of an apply, not the cluster.
   if (sorted.some((f) => f.severity === 'error' && (opts.strict === true || f.file === '<options>' || f.line === 0))) {
     throw new ManifestError(sorted);
   }
-  return { model, findings: sorted };
+  return history ? { model, findings: sorted, history } : { model, findings: sorted };
 }
 
 /**
@@ -435,14 +477,19 @@ function admittedServices(drafts: ServiceDraft[], cidrs: ReturnType<typeof parse
  * ManifestError carrying every finding when an error belongs to no object (an option, an unreadable
  * path) or, with `strict`, when any finding is an error.
  */
-export function buildModel(
-  docs: { file: string; text: string }[],
-  options?: Partial<ClusterOptions>,
-): { model: ClusterModel; findings: Finding[] } {
+export function buildModel(docs: { file: string; text: string }[], options?: Partial<ClusterOptions>, history?: HistoryRequest): LoadResult {
   return build(
-    docs.map(({ file, text }): ObjectSource => (findings, limits) => parseManifestText(file, text, findings, limits)),
+    docs.map(({ file, text }): ObjectSource => ({
+      file,
+      read: (findings, limits, _onTextGone, onText) => {
+        onText?.(text);
+        return parseManifestText(file, text, findings, limits);
+      },
+    })),
     options,
     [],
+    undefined,
+    history,
   );
 }
 
@@ -450,10 +497,97 @@ export function buildModel(
  * Loads manifests from files and directories (walked recursively: *.yaml, *.yml, *.json, sorted,
  * hidden entries skipped). Errors as buildModel.
  */
-export function loadManifests(paths: string[], options?: Partial<ClusterOptions>, progress?: ReadProgress): { model: ClusterModel; findings: Finding[] } {
+export function loadManifests(paths: string[], options?: Partial<ClusterOptions>, progress?: ReadProgress, history?: HistoryRequest): LoadResult {
   const findings: Finding[] = [];
   const files = collectManifestFiles(paths, findings);
   // Each file is read when the reader reaches it, and its text goes once its objects are read.
-  const sources = files.map((file): ObjectSource => (found, limits, onTextGone) => readManifestObjects(file, found, limits, onTextGone));
-  return build(sources, options, findings, progress);
+  const sources = files.map(
+    (file): ObjectSource => ({ file, read: (found, limits, onTextGone, onText) => readManifestObjects(file, found, limits, onTextGone, onText) }),
+  );
+  return build(sources, options, findings, progress, history);
+}
+
+/**
+ * What the API server would still hold after a failed apply: for each object rejected now, the
+ * version the previous load admitted; for each file with a document that could not be read now,
+ * the previous load's objects of that file that this load has not met. Each is read again as
+ * then (its findings were reported then) and noted in the new history, so a later load keeps it
+ * too while the new version stays rejected.
+ */
+function restorePrevious(
+  c: Collected,
+  seen: Map<string, SourceRef>,
+  unreadable: ReadonlySet<string>,
+  prev: HistoryReader,
+  writer: HistoryWriter,
+  opts: ClusterOptions,
+  fam: FamilyInfo,
+  findings: Finding[],
+): void {
+  const oldByFile = new Map<string, Map<string, RawObject>>();
+  const oldObjects = (file: string): Map<string, RawObject> => {
+    let m = oldByFile.get(file);
+    if (m) return m;
+    m = new Map();
+    oldByFile.set(file, m);
+    const text = prev.text(file);
+    if (text === undefined) return m;
+    for (const raw of parseManifestText(file, text, [], opts.manifestLimits)) {
+      const key = rawKey(raw, opts);
+      if (key !== undefined && !m.has(key)) m.set(key, raw);
+    }
+    return m;
+  };
+  const restore = (key: string, raw: RawObject, at: SourceRef, why: string): void => {
+    const scratch: Finding[] = [];
+    const h = readHeader(raw, opts, scratch);
+    if (!h) return;
+    const rejectedBefore = c.rejected.length;
+    readObject(c, h, seen, fam);
+    raw.positions?.settle(undefined);
+    if (c.rejected.length > rejectedBefore) {
+      c.rejected.length = rejectedBefore; // not admitted under today's options either: nothing to keep
+      return;
+    }
+    writer.carry(key, raw.file, raw.line, raw.obj);
+    findings.push({ file: at.file, line: at.line, severity: 'warning', code: 'previous-version-served', message: `${h.check.what}: ${why}` });
+  };
+  const rejectedKeys = new Set<string>();
+  for (const r of [...c.rejected]) {
+    if (r.kind === '') continue;
+    const key = objectKey(groupOf(r.apiVersion), r.kind, r.namespace, r.name);
+    rejectedKeys.add(key);
+    if (seen.has(key)) continue;
+    const carried = prev.carriedObject(key);
+    const raw = carried ? { file: carried.file, line: carried.line, obj: carried.obj } : oldObjects(r.file).get(key);
+    if (raw) {
+      restore(key, raw, r, `the version the previous load admitted (${raw.file}:${raw.line} then) keeps being served, as the API server keeps the old object when an apply fails; fix the errors to apply this one`);
+    } else if (prev.wasSkipped(r.file)) {
+      findings.push({
+        ...r,
+        severity: 'warning',
+        code: 'previous-version-not-kept',
+        message: `${r.kind} "${r.namespace === '' ? '' : `${r.namespace}/`}${r.name}": its previous version is not served either: ${r.file} was larger than the admission history keeps (--manifest-history-bytes)`,
+      });
+    }
+  }
+  for (const file of unreadable) {
+    for (const [key, raw] of oldObjects(file)) {
+      if (seen.has(key) || rejectedKeys.has(key)) continue;
+      restore(key, raw, { file, line: raw.line }, `a document of ${file} cannot be read now, so this object keeps its previous version (line ${raw.line} then), as a failed apply leaves the cluster as it was; fix the file's errors`);
+    }
+  }
+}
+
+/** The identity of a raw object, when it has one. */
+function rawKey(raw: RawObject, opts: ClusterOptions): string | undefined {
+  if (!isObj(raw.obj)) return undefined;
+  const kind = raw.obj['kind'] ?? raw.listKind;
+  const apiVersion = raw.obj['apiVersion'] ?? raw.listApiVersion;
+  const md = raw.obj['metadata'];
+  if (typeof kind !== 'string' || typeof apiVersion !== 'string' || !isObj(md) || typeof md['name'] !== 'string') return undefined;
+  const ns = md['namespace'];
+  const namespaced = !CLUSTER_SCOPED.has(kind);
+  const namespace = namespaced ? (typeof ns === 'string' && ns !== '' ? ns : opts.defaultNamespace) : '';
+  return objectKey(groupOf(apiVersion), kind, namespace, md['name']);
 }

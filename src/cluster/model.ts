@@ -216,6 +216,11 @@ export interface ClusterOptions {
    * (`--strict`). Otherwise an object with an error is left out and the rest loads.
    */
   readonly strict?: boolean;
+  /**
+   * Bytes of manifest text a serving load keeps for the next one (--manifest-history-bytes), so
+   * that an object whose new version is rejected keeps its previous version served (history.ts).
+   */
+  readonly admissionHistoryBytes?: number;
   /** Bounds on manifest files and objects (defaults in yaml-docs.ts: defaultManifestLimits). */
   readonly manifestLimits?: Partial<ManifestLimits>;
 }

@@ -846,6 +846,8 @@ export function readManifestObjects(
   limits: Partial<ManifestLimits> = {},
   /** Told the text's size when it has gone, before the first item is read. */
   onTextGone?: (bytes: number) => void,
+  /** Given the file's text as read (load.ts keeps it for the next load: admission history). */
+  onText?: (text: string) => void,
 ): Iterable<RawObject> {
   const all = { ...defaultManifestLimits, ...limits };
   const reread = onTextGone !== undefined && JSON_FILE.test(file);
@@ -853,6 +855,7 @@ export function readManifestObjects(
   const before = reread ? versionOf(file) : undefined;
   const text = readManifestFile(file, findings, all.maxFileBytes);
   if (text === undefined) return [];
+  onText?.(text);
   const version = before && versionOf(file);
   if (before && version && sameVersion(before, version)) {
     // Offsets in the text are offsets in the file only with one byte per character (ASCII, what

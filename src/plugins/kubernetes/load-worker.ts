@@ -16,7 +16,7 @@ import { StoreAssembler, storeImage } from './store.js';
 import { imageBuffers, type SliceImage } from './slice-image.js';
 import { serviceImageBuffers, type ServiceImage } from './service-table.js';
 import { countRecords, KubernetesPlugin } from './plugin.js';
-import { chunkParts, loadSummary, type LoadRequest, type LoaderMessage } from './loader-protocol.js';
+import { chunkParts, historyRequest, loadSummary, type LoadRequest, type LoaderMessage } from './loader-protocol.js';
 import { emptyResponse } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
 
@@ -56,7 +56,12 @@ function run(): LoaderMessage[] {
   const onTextGone = (bytes: number): void => {
     if (bytes >= TEXT_WORTH_COLLECTING) reclaim?.();
   };
-  const { model, findings } = loadManifests(req.paths, req.cluster, reclaim ? { every: req.reclaimEvery, onObjects: reclaim, onTextGone } : undefined);
+  const { model, findings, history } = loadManifests(
+    req.paths,
+    req.cluster,
+    reclaim ? { every: req.reclaimEvery, onObjects: reclaim, onTextGone } : undefined,
+    historyRequest(req),
+  );
   // The parse garbage goes before the store is built on top of the model.
   reclaim?.();
   const { parts, image, services } = storeImage(model, cfg);
@@ -74,7 +79,7 @@ function run(): LoaderMessage[] {
       return countRecords(new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => req.localAddresses }, req.paths));
     };
   }
-  const out: LoaderMessage[] = [{ type: 'head', ...loadSummary(model, findings) }, { type: 'image', image }, { type: 'services', services }];
+  const out: LoaderMessage[] = [{ type: 'head', ...loadSummary(model, findings, history) }, { type: 'image', image }, { type: 'services', services }];
   for (const chunk of chunkParts(parts, req.chunkWeight)) out.push({ type: 'chunk', parts: chunk });
   if (req.retainModel) out.push({ type: 'model', model });
   out.push({ type: 'end' });

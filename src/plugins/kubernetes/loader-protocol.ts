@@ -2,6 +2,8 @@
 // (loader.ts) say to each other.
 import type { Directive } from '../../chain/corefile.js';
 import type { ClusterModel, ClusterOptions, Finding } from '../../cluster/model.js';
+import type { AdmissionHistory } from '../../cluster/history.js';
+import type { HistoryRequest } from '../../cluster/load.js';
 import type { SliceImage } from './slice-image.js';
 import type { StoreParts } from './store.js';
 import type { ServiceImage } from './service-table.js';
@@ -28,6 +30,8 @@ export interface LoadRequest {
    * the peak memory is both; a first load leaves it to V8 and answers sooner.
    */
   reclaimEvery: number;
+  /** What the previous load read (a rejected object's previous version stays served); absent at start. */
+  history?: AdmissionHistory;
 }
 
 /** What a load reports besides the store (the loader thread's `head` message). */
@@ -36,13 +40,16 @@ export interface LoadSummary {
   objectCount: number;
   /** Objects left out because the API server would reject them. */
   rejected: number;
+  /** What this load read, for the next load of the same plugin. */
+  history?: AdmissionHistory;
   ignoredKinds: Record<string, number>;
   pods: number;
   endpointSlices: number;
 }
 
-export function loadSummary(model: ClusterModel, findings: readonly Finding[]): LoadSummary {
+export function loadSummary(model: ClusterModel, findings: readonly Finding[], history?: AdmissionHistory): LoadSummary {
   return {
+    ...(history ? { history } : {}),
     findings: [...findings],
     objectCount: model.objectCount,
     rejected: model.rejected?.length ?? 0,
@@ -97,4 +104,10 @@ function weigh(entry: unknown): number {
   let n = 1;
   for (const v of value) n += (v as { addresses?: unknown[] }).addresses?.length ?? 1;
   return n;
+}
+
+/** The admission history a load reads and keeps (cluster/history.ts). */
+export function historyRequest(req: LoadRequest): HistoryRequest {
+  const budget = req.cluster.admissionHistoryBytes;
+  return { ...(req.history ? { previous: req.history } : {}), ...(budget !== undefined ? { budgetBytes: budget } : {}) };
 }

@@ -10,7 +10,7 @@ import { loadManifests } from '../../cluster/load.js';
 import { ManifestError, type ClusterModel } from '../../cluster/model.js';
 import type { KubernetesConfig } from './setup.js';
 import { KubernetesStore, StoreAssembler } from './store.js';
-import { loadSummary, type LoadRequest, type LoaderMessage, type LoadSummary } from './loader-protocol.js';
+import { historyRequest, loadSummary, type LoadRequest, type LoaderMessage, type LoadSummary } from './loader-protocol.js';
 
 export interface LoadedData extends LoadSummary {
   store: KubernetesStore;
@@ -114,7 +114,7 @@ export function loadOffThread(req: LoadRequest, cfg: KubernetesConfig, signal?: 
 }
 
 function loadHere(req: LoadRequest, cfg: KubernetesConfig): LoadedData {
-  const { model, findings } = loadManifests(req.paths, req.cluster);
+  const { model, findings, history } = loadManifests(req.paths, req.cluster, undefined, historyRequest(req));
   const store = KubernetesStore.fromModel(model, cfg, { retainModel: req.retainModel });
-  return { store, ...loadSummary(model, findings), records: undefined, thread: 'main' };
+  return { store, ...loadSummary(model, findings, history), records: undefined, thread: 'main' };
 }

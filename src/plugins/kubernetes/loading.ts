@@ -198,6 +198,7 @@ class Loading {
       countRecords: this.exportsMetrics(),
       chunkWeight: DEFAULT_CHUNK_WEIGHT,
       reclaimEvery: beside ? RECLAIM_EVERY_OBJECTS : 0,
+      ...(this.shared.slot.history ? { history: this.shared.slot.history } : {}),
     };
   }
 
@@ -226,6 +227,7 @@ class Loading {
     slot.fingerprint = files;
     slot.objects = data.objectCount;
     slot.rejected = data.rejected;
+    slot.history = data.history;
     slot.records = undefined;
     void data.records?.then((n) => {
       if (slot.store === data.store) slot.records = n;

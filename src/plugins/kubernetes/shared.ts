@@ -3,6 +3,7 @@
 // are unchanged (list, sizes, modification times), the new plugin takes the store the running
 // one serves instead of loading the same data again. Each plugin acquires its slot at setup and
 // releases it on close, so a slot lives as long as some plugin uses it (as etcd mirrors do).
+import type { AdmissionHistory } from '../../cluster/history.js';
 import type { KubernetesStore } from './store.js';
 
 export interface SharedSlot {
@@ -14,6 +15,8 @@ export interface SharedSlot {
   records?: number;
   /** Objects that load left out (the API server would reject them). */
   rejected?: number;
+  /** What that load read: the next load keeps a rejected object's previous version from it. */
+  history?: AdmissionHistory;
 }
 
 const slots = new Map<string, { slot: SharedSlot; refs: number }>();
