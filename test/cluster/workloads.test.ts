@@ -104,6 +104,7 @@ metadata:
   name: db-0
   labels: {app: db, role: primary}
   ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, controller: true}]
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Running, podIP: 10.244.3.3}
 `;
     const owned = buildModel([{ file: 'a.yaml', text: sts('{matchExpressions: [{key: role, operator: In, values: [primary]}]}') }]).model;
@@ -328,7 +329,7 @@ apiVersion: batch/v1
 kind: Job
 metadata: {name: done}
 spec:
-  template: {spec: {containers: [{name: d, image: d}]}}
+  template: {spec: {restartPolicy: Never, containers: [{name: d, image: d}]}}
 status:
   conditions: [{type: Complete, status: "True"}]
 ---
@@ -339,7 +340,7 @@ spec:
   schedule: "0 3 * * *"
   jobTemplate:
     spec:
-      template: {spec: {containers: [{name: n, image: n}]}}
+      template: {spec: {restartPolicy: OnFailure, containers: [{name: n, image: n}]}}
 `;
     const { model, findings } = buildModel([{ file: 'jobs.yaml', text }]);
     expect(findings).toEqual([]);
@@ -421,6 +422,7 @@ metadata:
   namespace: shop
   labels: {app: front, tier: web}
   ownerReferences: [{kind: ReplicaSet, name: front-5c7b9d8f4, controller: true}]
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Running, podIP: 10.244.9.9}
 `;
     const m = buildModel([{ file: 'd.yaml', text }]).model;
@@ -452,15 +454,18 @@ spec:
 apiVersion: v1
 kind: Pod
 metadata: {name: pending, labels: {app: web}}
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Pending}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: annotated, labels: {app: web}, annotations: {clusterdns.io/ready: "false"}}
+spec: {containers: [{name: c, image: i}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: unready, labels: {app: web}}
+spec: {containers: [{name: c, image: i}]}
 status:
   phase: Running
   podIP: 10.244.7.7
@@ -469,11 +474,13 @@ status:
 apiVersion: v1
 kind: Pod
 metadata: {name: done, labels: {app: web}}
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Succeeded, podIP: 10.244.7.8}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: going, labels: {app: web}, deletionTimestamp: "2024-01-01T00:00:00Z"}
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Running, podIP: 10.244.7.9}
 `;
   const readyOf = (m: ClusterModel): Record<string, boolean | undefined> =>
@@ -571,7 +578,7 @@ describe('allocation stability', () => {
   it('keeps declared pod IPs and probes past them', () => {
     const m = buildModel(docs).model;
     const victim = m.pods[0]!;
-    const thief = `apiVersion: v1\nkind: Pod\nmetadata: {name: thief, namespace: other}\nstatus: {phase: Running, podIP: ${victim.podIPs[0]}}\n`;
+    const thief = `apiVersion: v1\nkind: Pod\nmetadata: {name: thief, namespace: other}\nspec: {containers: [{name: c, image: i}]}\nstatus: {phase: Running, podIP: ${victim.podIPs[0]}}\n`;
     const m2 = buildModel([...docs, { file: 't.yaml', text: thief }]).model;
     expect(m2.pods.find((p) => p.name === 'thief')!.podIPs).toEqual([victim.podIPs[0]]);
     const moved = m2.pods.find((p) => p.name === victim.name)!;
