@@ -196,7 +196,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535) {
-      this.error(`${path} ${excerpt(v)} is not a valid port number; use an integer between 1 and 65535`, path);
+      this.error(`${path} ${excerpt(v)} is not a valid port number; use an integer between 1 and 65535`, path, 'invalid-port');
       return undefined;
     }
     return v;
