@@ -150,6 +150,8 @@ function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]
         d.check.error(
           `cluster IP ${ip} is already used by Service "${keyOf(prev)}" (${prev.meta.source.file}:${prev.meta.source.line}); every cluster IP must be unique, pick another one or omit it to have one allocated`,
           d.check.written('spec.clusterIPs', 'spec.clusterIP'),
+          // The IP allocator's Allocate: "provided IP is already allocated".
+          'cluster-ip-taken',
         );
         continue;
       }

@@ -246,13 +246,19 @@ export class Checker {
    */
   annotations(parent: Obj, key: string, path: string): Record<string, string> {
     const out = this.stringMap(parent, key, path);
-    let bytes = 0;
+    // UTF-16 units first: a UTF-8 byte count is needed only when 3 bytes a unit could pass the limit.
+    let units = 0;
     for (const k in out) {
       const kp = qualifiedNameProblem(k.toLowerCase());
       if (kp !== undefined) {
         this.error(`${path} key ${excerpt(k)} ${kp}; use [prefix/]name such as example.com/owner`, `${path}.${k}`, 'invalid-annotation-key');
       }
-      bytes += Buffer.byteLength(k) + Buffer.byteLength(out[k]!);
+      units += k.length + out[k]!.length;
+    }
+    let bytes = units;
+    if (units * 3 > ANNOTATIONS_MAX_BYTES) {
+      bytes = 0;
+      for (const k in out) bytes += Buffer.byteLength(k) + Buffer.byteLength(out[k]!);
     }
     if (bytes > ANNOTATIONS_MAX_BYTES) {
       this.error(`${path} hold ${bytes} bytes, more than the 262144 (256 KiB) the API server admits; move large data to a ConfigMap`, path, 'annotations-too-large');
@@ -263,11 +269,11 @@ export class Checker {
   /** Validates an IP literal; returns its canonical text or undefined (after an error). */
   ip(value: unknown, path: string, fix = 'write a plain IPv4 or IPv6 address'): string | undefined {
     if (typeof value !== 'string') {
-      this.error(`${path} must be an IP address string, got ${excerpt(value)}`, path);
+      this.error(`${path} must be an IP address string, got ${excerpt(value)}`, path, 'invalid-ip');
       return undefined;
     }
     const c = canonicalIp(value);
-    if (c === undefined) this.error(`${path} ${excerpt(value)} is not a valid IP address; ${fix}`, path);
+    if (c === undefined) this.error(`${path} ${excerpt(value)} is not a valid IP address; ${fix}`, path, 'invalid-ip');
     return c;
   }
 
@@ -275,7 +281,7 @@ export class Checker {
     const p = this.str(parent, key, path);
     if (p === undefined || p === '') return 'TCP';
     if (p !== 'TCP' && p !== 'UDP' && p !== 'SCTP') {
-      this.error(`${path} ${excerpt(p)} is not supported; use TCP, UDP or SCTP (upper case)`, path);
+      this.error(`${path} ${excerpt(p)} is not supported; use TCP, UDP or SCTP (upper case)`, path, 'invalid-protocol');
     }
     return p;
   }

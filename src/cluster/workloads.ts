@@ -30,7 +30,7 @@ import { READY_ANNOTATION, readContainerPorts, readOwner, readPodDNS } from './o
 import type { LabelSelector, Labels } from './selector.js';
 import { isEmptySelector, matchesMap, matchesSelector, readLabelSelector } from './selector.js';
 import type { Checker, Obj } from './validate.js';
-import { isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
+import { hasServerSetMeta, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
 
 export type WorkloadKind = WorkloadInfo['kind'];
 
@@ -167,7 +167,8 @@ function readCount(spec: Obj, key: string, path: string, check: Checker, dflt: n
   const v = spec[key];
   if (v === undefined || v === null) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
-    check.error(`${path} ${excerpt(v)} must be a non-negative integer`, path);
+    // ValidateNonnegativeField (replicas, parallelism, completions, ordinals.start).
+    check.error(`${path} ${excerpt(v)} must be a non-negative integer`, path, 'invalid-count');
     return 0;
   }
   return v;
@@ -243,9 +244,12 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
     checkRestartPolicy(isObj(jspec) ? jspec['template'] : undefined, 'spec.jobTemplate.spec.template', true, check);
     return { ...base, replicas: 0, runnable: false };
   }
-  // ValidateStatefulSet: ValidateStatefulSetName is NameIsDNSLabel (the pods' hostnames).
-  // (readMeta already reported a name that is not even a subdomain.)
-  if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name)) {
+  // ValidateStatefulSet: ValidateStatefulSetName is NameIsDNSLabel (the pods' hostnames); readMeta
+  // already reported a name that is not even a subdomain. ValidateStatefulSetUpdate does not check
+  // the name again, so one from a cluster (server-set metadata) may be an older subdomain name.
+  if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name) && hasServerSetMeta(o)) {
+    check.warn(`name ${excerpt(meta.name)} is not a DNS-1123 label, which a new StatefulSet needs; this one was read from a cluster, so it is kept`, 'metadata.name', 'invalid-name');
+  } else if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name)) {
     check.error(`name ${excerpt(meta.name)} is not a valid DNS-1123 label (a StatefulSet's name is its pods' hostname prefix); use at most 63 lower-case letters, digits and '-'`, 'metadata.name', 'invalid-name');
   }
 

@@ -381,6 +381,23 @@ spec:
 });
 
 describe('kubectl get -o yaml dump', () => {
+  it('keeps a StatefulSet named as a subdomain when it was read from a cluster (a new one is rejected)', () => {
+    const sts = (meta: string): string => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db.v1${meta}}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: i}]}
+`;
+    expect(() => buildModel([{ file: 's.yaml', text: sts('') }])).toThrow(/s\.yaml:3: StatefulSet "default\/db\.v1": name "db\.v1" is not a valid DNS-1123 label/);
+    const { model, findings } = buildModel([{ file: 's.yaml', text: sts(', uid: 5e0c3f1a-0000-4000-8000-000000000002') }]);
+    expect(podNames(model)).toEqual(['db.v1-0']);
+    expect(findings).toEqual([expect.objectContaining({ line: 3, severity: 'warning', code: 'invalid-name' })]);
+  });
+
   const { model, findings } = loadManifests([join(FIXTURES, 'dump')]);
 
   it('derives no pods for workloads whose pods are in the dump', () => {
