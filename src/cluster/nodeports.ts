@@ -9,6 +9,7 @@ import type { Finding, Service, ServicePort } from './model.js';
 import type { ServiceDraft } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';
 import { admittedServices } from './allocate.js';
+import type { Checker } from './validate.js';
 
 const DEFAULT_NODE_PORT_RANGE = '30000-32767';
 
@@ -44,14 +45,14 @@ export function assignNodePorts(
     const seenHere = new Map<number, string>();
     svc.ports.forEach((p, i) => {
       if (p.nodePort === undefined) return;
-      const err = (message: string, code?: string): void =>
-        void findings.push({
-          file: svc.source.file,
-          line: lineOf(svc, `spec.ports[${i}].nodePort`),
-          severity: 'error',
-          message: `${where}: spec.ports[${i}].nodePort ${p.nodePort}: ${message}`,
-          ...(code !== undefined ? { code } : {}),
-        });
+      // Through the Service's checker when there is one (it counts the object's errors: an
+      // object with any is rejected); the finding is the same either way.
+      const checker = (lineOf as NodePortLines).checkerOf?.(svc);
+      const err = (message: string, code?: string): void => {
+        const path = `spec.ports[${i}].nodePort`;
+        if (checker) checker.error(`${path} ${p.nodePort}: ${message}`, path, code);
+        else findings.push({ file: svc.source.file, line: lineOf(svc, path), severity: 'error', message: `${where}: ${path} ${p.nodePort}: ${message}`, ...(code !== undefined ? { code } : {}) });
+      };
       if (!hasNodePorts(svc)) {
         // ValidateService: "may not be used when `type` is 'ClusterIP'".
         err(`may not be used when type is ${svc.type} (the API server rejects it); remove it or set spec.type: NodePort`, 'node-port-type');
@@ -62,13 +63,10 @@ export function assignNodePorts(
         const hi = Math.max(range.hi, p.nodePort);
         if (admittedServices.has(svc)) {
           // A dump of a cluster: its API server allocated this port from that cluster's range.
-          findings.push({
-            file: svc.source.file,
-            line: lineOf(svc, `spec.ports[${i}].nodePort`),
-            severity: 'warning',
-            code: 'node-port-out-of-range',
-            message: `${where}: spec.ports[${i}].nodePort ${p.nodePort}: is outside the node port range ${range.lo}-${range.hi}, but the object was read from a cluster (it has server-set metadata), so it is kept; configure --service-node-port-range ${lo}-${hi}`,
-          });
+          const path = `spec.ports[${i}].nodePort`;
+          const message = `${path} ${p.nodePort}: is outside the node port range ${range.lo}-${range.hi}, but the object was read from a cluster (it has server-set metadata), so it is kept; configure --service-node-port-range ${lo}-${hi}`;
+          if (checker) checker.warn(message, path, 'node-port-out-of-range');
+          else findings.push({ file: svc.source.file, line: lineOf(svc, path), severity: 'warning', code: 'node-port-out-of-range', message: `${where}: ${message}` });
         } else {
           // The node port allocator (pkg/registry/core/service/portallocator) rejects a port
           // outside the range: "provided port is not in the valid range".
@@ -113,12 +111,16 @@ export function assignNodePorts(
   });
 }
 
-/** Field lines of the Services' manifests, from their drafts' checkers. */
-export function nodePortLines(drafts: readonly ServiceDraft[]): (svc: Service, path: string) => number {
+/** Field lines of Services' manifests and, when known, the checker each Service was read with. */
+export type NodePortLines = ((svc: Service, path: string) => number) & { checkerOf?: (svc: Service) => Checker | undefined };
+
+/** Field lines of the Services' manifests, and their checkers, from their drafts. */
+export function nodePortLines(drafts: readonly ServiceDraft[]): NodePortLines {
   // Built on the first finding: a load without node port findings never needs it.
-  let byKey: Map<string, ServiceDraft['check']> | undefined;
-  return (svc, path) => {
+  let byKey: Map<string, Checker> | undefined;
+  const checkerOf = (svc: Service): Checker | undefined => {
     byKey ??= new Map(drafts.map((d) => [`${d.meta.namespace}/${d.meta.name}`, d.check]));
-    return byKey.get(`${svc.namespace}/${svc.name}`)?.lineOf(path) ?? svc.source.line;
+    return byKey.get(`${svc.namespace}/${svc.name}`);
   };
+  return Object.assign((svc: Service, path: string): number => checkerOf(svc)?.lineOf(path) ?? svc.source.line, { checkerOf });
 }
