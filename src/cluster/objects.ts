@@ -488,6 +488,18 @@ function targetRef(o: Obj, check: Checker, path: string): { targetRefName?: stri
   return { ...(name ? { targetRefName: name } : {}), ...(kind ? { targetRefKind: kind } : {}) };
 }
 
+/** Whether a dotted name has a label over 63 characters (IsFullyQualifiedDomainName tests each label). */
+function longLabel(name: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= name.length; i++) {
+    if (i === name.length || name.charCodeAt(i) === 46) {
+      if (i - start > 63) return true;
+      start = i + 1;
+    }
+  }
+  return false;
+}
+
 function hostnameOf(o: Obj, check: Checker, path: string): string | undefined {
   const h = check.str(o, 'hostname', path);
   if (h === undefined || h === '') return undefined;
@@ -535,7 +547,7 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
         // validateEndpoints: IsFullyQualifiedDomainName (one trailing dot allowed, a DNS-1123
         // subdomain of at least two labels).
         const name = typeof a === 'string' && a.endsWith('.') ? a.slice(0, -1) : a;
-        if (typeof name !== 'string' || !isDns1123Subdomain(name) || !name.includes('.')) {
+        if (typeof name !== 'string' || !isDns1123Subdomain(name) || !name.includes('.') || longLabel(name)) {
           const ap = `endpoints[${i}].addresses[${j}]`;
           check.error(`${ap} ${excerpt(a)} is not a fully qualified DNS name; use a lower-case name of at least two labels such as db.example.com`, ap, 'invalid-address');
         } else addresses.push(a as string);
@@ -568,7 +580,8 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     const r = cond['ready'];
     const ready = typeof r === 'boolean' ? r : check.bool(cond, 'ready', `endpoints[${i}].conditions.ready`);
     const hostname = e['hostname'] === undefined ? undefined : hostnameOf(e, check, `endpoints[${i}].hostname`);
-    const topology = beta ? check.stringMap(e, 'topology', `endpoints[${i}].topology`) : {};
+    // v1beta1 validateEndpoints: topology is checked as labels (ValidateLabels).
+    const topology = beta ? check.labels(e, 'topology', `endpoints[${i}].topology`) : {};
     const z = e['zone'];
     const zone = (typeof z === 'string' ? z : check.str(e, 'zone', `endpoints[${i}].zone`)) ?? topology['topology.kubernetes.io/zone'];
     const nn = e['nodeName'];

@@ -275,11 +275,11 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
     const completions = completionsRaw === undefined || completionsRaw === null ? undefined : readCount(spec, 'completions', 'spec.completions', check, 1);
     replicas = completions === undefined ? parallelism : Math.min(parallelism, completions);
     indexed = spec['completionMode'] === 'Indexed';
-    if (spec['manualSelector'] === true) selector = readLabelSelector(spec, 'selector', 'spec.selector', check);
+    if (spec['manualSelector'] === true) selector = readLabelSelector(spec, 'selector', 'spec.selector', check, true);
     if (spec['suspend'] === true || jobFinished(o)) runnable = false;
   } else {
     if (kind !== 'DaemonSet') replicas = readCount(spec, 'replicas', 'spec.replicas', check, 1);
-    selector = readLabelSelector(spec, 'selector', 'spec.selector', check);
+    selector = readLabelSelector(spec, 'selector', 'spec.selector', check, true);
     // ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec,
     // ValidateDaemonSetSpec: spec.selector is required and not empty, and the template's labels
     // match it ("`selector` does not match template `labels`").

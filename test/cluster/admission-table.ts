@@ -306,6 +306,14 @@ export const rejectCases: RejectCase[] = [
     absent: ['eps-many.admission.svc.cluster.local.'],
   },
   {
+    file: `${DIR}/eps-fqdn-long-label.yaml`,
+    line: 11,
+    rule: 'invalid-address',
+    cites: "ValidateEndpointSlice: validateEndpoints -> IsFullyQualifiedDomainName (each label IsDNS1123Label)",
+    message: /is not a fully qualified DNS name/,
+    absent: ['eps-fqdnlong.admission.svc.cluster.local.'],
+  },
+  {
     file: `${DIR}/ep-link-local.yaml`,
     line: 9,
     rule: 'special-ip',
@@ -448,6 +456,14 @@ export const rejectCases: RejectCase[] = [
     cites: "ValidateReplicaSetSpec: empty selector is invalid",
     message: /has an empty spec\.selector/,
     absent: ['rs-empty.admission.svc.cluster.local.'],
+  },
+  {
+    file: `${DIR}/deploy-selector-key.yaml`,
+    line: 11,
+    rule: 'invalid-label-key',
+    cites: "ValidateDeploymentSpec: ValidateLabelSelector -> ValidateLabelSelectorRequirement (key IsQualifiedName)",
+    message: /spec\.selector\.matchExpressions\[0\]\.key "tier\/db\/primary" may hold at most one/,
+    absent: ['deploy-selkey.admission.svc.cluster.local.'],
   },
   {
     file: `${DIR}/deploy-restart-policy.yaml`,
