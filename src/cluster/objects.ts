@@ -841,6 +841,8 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
 const MAX_DNS_NAMESERVERS = 3;
 const MAX_DNS_SEARCH_PATHS = 32;
 const MAX_DNS_SEARCH_CHARS = 2048;
+/** apimachinery dns1123SubdomainFmtWithUnderscore: labels `_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?`. */
+const SEARCH_DOMAIN = /^_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*$/;
 
 /** validatePodDNSConfig: nameservers are IPs (at most 3), search paths DNS-1123 subdomains (at most 32, 2048 characters). */
 function checkDnsConfig(dc: { nameservers: readonly string[]; searches: readonly string[] }, check: Checker, path: string): void {
@@ -856,10 +858,11 @@ function checkDnsConfig(dc: { nameservers: readonly string[]; searches: readonly
   let chars = dc.searches.length > 0 ? dc.searches.length - 1 : 0;
   dc.searches.forEach((d, i) => {
     chars += d.length;
-    // A search path may end in one dot (validatePodDNSConfig trims it before the subdomain test).
+    // validatePodDNSConfig with RelaxedDNSSearchValidation (on by default since 1.33): "." alone
+    // is allowed, one trailing dot is trimmed, and labels may hold '_' (IsDNS1123SubdomainWithUnderscore).
     const bare = d.endsWith('.') ? d.slice(0, -1) : d;
-    if (!isDns1123Subdomain(bare)) {
-      check.error(`${path}.searches[${i}] ${excerpt(d)} is not a valid DNS-1123 subdomain; use a lower-case domain such as svc.cluster.local`, `${path}.searches[${i}]`, 'dns-config-limits');
+    if (d !== '.' && !(bare.length <= 253 && SEARCH_DOMAIN.test(bare))) {
+      check.error(`${path}.searches[${i}] ${excerpt(d)} is not a valid search domain; use a lower-case domain such as svc.cluster.local`, `${path}.searches[${i}]`, 'dns-config-limits');
     }
   });
   if (chars > MAX_DNS_SEARCH_CHARS) {

@@ -413,8 +413,8 @@ export const rejectCases: RejectCase[] = [
     file: `${DIR}/pod-dns-search.yaml`,
     line: 13,
     rule: 'dns-config-limits',
-    cites: "validatePodDNSConfig: search paths are DNS-1123 subdomains",
-    message: /spec\.dnsConfig\.searches\[0\] "corp_local" is not a valid DNS-1123 subdomain/,
+    cites: "validatePodDNSConfig: search paths are lower-case DNS-1123 subdomains (IsDNS1123SubdomainWithUnderscore)",
+    message: /spec\.dnsConfig\.searches\[0\] "Corp\.example" is not a valid search domain/,
     absent: ['search.pods.admission.svc.cluster.local.'],
   },
   {
