@@ -341,7 +341,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   check.arr(spec, 'externalIPs', 'spec.externalIPs').forEach((v, i) => {
     const ip = check.ip(v, `spec.externalIPs[${i}]`);
     if (ip === undefined) return;
-    // ValidateService: external IPs go through ValidateNonSpecialIP.
+    // ValidateService: external IPs go through ValidateEndpointIP (once ValidateNonSpecialIP).
     const why = specialIpProblem(parseIp(ip)!.bytes);
     if (why !== undefined) check.error(`spec.externalIPs[${i}] ${ip} ${why}; use an address the nodes receive traffic on`, `spec.externalIPs[${i}]`, 'special-ip');
     else externalIPs.push(ip);
@@ -420,8 +420,8 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   return { ...base, headless: false, declaredIPs, families };
 }
 
-/** At most 100 ports in an EndpointSlice (pkg/apis/discovery/validation maxPorts). */
-const SLICE_MAX_PORTS = 100;
+/** At most 20000 ports in an EndpointSlice (pkg/apis/discovery/validation maxPorts; older releases had 100). */
+const SLICE_MAX_PORTS = 20000;
 /** At most 1000 endpoints in an EndpointSlice (maxEndpoints), 100 addresses each (maxAddresses). */
 const SLICE_MAX_ENDPOINTS = 1000;
 const SLICE_MAX_ADDRESSES = 100;
@@ -566,7 +566,7 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
         check.error(`${ap} ${excerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`, ap, 'invalid-address');
         return;
       }
-      // validateEndpoints: ValidateNonSpecialIP.
+      // validateEndpoints: ValidateEndpointIP (once ValidateNonSpecialIP).
       const special = specialIpProblem(p.bytes);
       if (special !== undefined) {
         const ap = `endpoints[${i}].addresses[${j}]`;
@@ -682,7 +682,8 @@ export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): Endpoints
         }
         const ip = check.ip(a['ip'], `${ap}.ip`);
         if (ip === undefined) return;
-        // validateEndpointAddress: ValidateNonSpecialIP, and nodeName by ValidateNodeName.
+        // validateEndpointAddress: ValidateEndpointIP (once ValidateNonSpecialIP), and nodeName
+        // by ValidateNodeName.
         const special = specialIpProblem(parseIp(ip)!.bytes);
         if (special !== undefined) {
           check.error(`${ap}.ip ${ip} ${special}, which the API server rejects for an endpoint; use the pod's or node's address`, `${ap}.ip`, 'special-ip');

@@ -69,9 +69,10 @@ export function labelValueProblem(s: string): string | undefined {
 }
 
 /**
- * Why an IP may not be an endpoint or external IP, or undefined: ValidateNonSpecialIP
- * (pkg/apis/core/validation) rejects the unspecified address, loopback, link-local and
- * link-local multicast, which no pod or node can serve from. Reads the bytes, allocates nothing.
+ * Why an IP may not be an endpoint or external IP, or undefined: ValidateEndpointIP (once
+ * ValidateNonSpecialIP, pkg/apis/core/validation) rejects the unspecified address, loopback,
+ * link-local and link-local multicast, which no pod or node can serve from. Reads the bytes,
+ * allocates nothing.
  */
 export function specialIpProblem(b: Uint8Array): string | undefined {
   if (b.length === 4) {
