@@ -326,9 +326,6 @@ function serviceFamilies(
   return families;
 }
 
-/** The kubelet's port, which a LoadBalancer may not expose (ValidateService, ports.KubeletPort). */
-const KUBELET_PORT = 10250;
-
 export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyInfo): ServiceDraft {
   const spec = check.obj(o, 'spec', 'spec');
   const type = readServiceType(spec, check);
@@ -351,13 +348,6 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   const rawPorts = spec['ports'];
   if ((!Array.isArray(rawPorts) || rawPorts.length === 0) && !headlessWritten && type !== 'ExternalName') {
     check.error('spec.ports is missing; a Service needs at least one port (only headless and ExternalName Services may have none)', 'spec', 'ports-required');
-  }
-  if (type === 'LoadBalancer') {
-    ports.forEach((p, i) => {
-      if (p.port === KUBELET_PORT) {
-        check.error(`spec.ports[${i}].port ${KUBELET_PORT} may not be exposed by a LoadBalancer, the kubelet uses it (ValidateService); pick another port`, `spec.ports[${i}].port`, 'kubelet-port');
-      }
-    });
   }
   const clusterIP = check.str(spec, 'clusterIP', 'spec.clusterIP');
   const rawIPs = check.arr(spec, 'clusterIPs', 'spec.clusterIPs');

@@ -186,14 +186,6 @@ export const rejectCases: RejectCase[] = [
     absent: ['svc-extlo.admission.svc.cluster.local.'],
   },
   {
-    file: `${DIR}/svc-lb-kubelet-port.yaml`,
-    line: 12,
-    rule: 'kubelet-port',
-    cites: "ValidateService: LoadBalancer may not expose ports.KubeletPort",
-    message: /spec\.ports\[0\]\.port 10250 may not be exposed by a LoadBalancer/,
-    absent: ['svc-kubelet.admission.svc.cluster.local.'],
-  },
-  {
     file: `${DIR}/svc-namespace-invalid.yaml`,
     line: 6,
     rule: 'invalid-namespace',
