@@ -116,6 +116,26 @@ function rangeFor(ranges: readonly Range[], ip: string): { r: Range; off: number
   return undefined;
 }
 
+/**
+ * A --service-cidr under which `ip` would be valid: the smallest CIDR holding it and the configured
+ * range of its family when that is no wider than a /8 (IPv4) or /64 (IPv6), else the IP's own
+ * /16 or /112, a range to add.
+ */
+function fittingCidr(ip: string, configured: Cidr | undefined): string {
+  const p = parseIp(ip)!;
+  const bits = p.family === 4 ? 32 : 128;
+  const v = ipToBigInt(p.bytes);
+  let prefix = p.family === 4 ? 16 : 112;
+  if (configured) {
+    const n = ipToBigInt(configured.network);
+    let common = configured.prefix;
+    while (common > 0 && v >> BigInt(bits - common) !== n >> BigInt(bits - common)) common--;
+    if (common >= (p.family === 4 ? 8 : 64)) prefix = common;
+  }
+  const net = (v >> BigInt(bits - prefix)) << BigInt(bits - prefix);
+  return `${formatIp(bigIntToBytes(net, p.family))}/${prefix}`;
+}
+
 /** Takes every declared cluster IP out of its range; a second claim on one IP is an error. Returns IP -> owner. */
 function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], ranges: readonly Range[]): Map<string, ServiceDraft> {
   // Source order, so "first" in messages means the earlier file/line.
@@ -130,6 +150,8 @@ function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]
         d.check.error(
           `cluster IP ${ip} is already used by Service "${keyOf(prev)}" (${prev.meta.source.file}:${prev.meta.source.line}); every cluster IP must be unique, pick another one or omit it to have one allocated`,
           d.check.written('spec.clusterIPs', 'spec.clusterIP'),
+          // The IP allocator's Allocate: "provided IP is already allocated".
+          'cluster-ip-taken',
         );
         continue;
       }
@@ -137,11 +159,27 @@ function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]
       const hit = rangeFor(ranges, ip);
       if (hit) takeOffset(hit.r, hit.off);
       else {
-        const within = cidrs.filter((c) => c.family === parseIp(ip)!.family).map((c) => c.text);
-        d.check.warn(
-          `cluster IP ${ip} is outside every service CIDR (${within.length > 0 ? within.join(', ') : 'none configured for its family'}); a real API server would reject it — choose an address inside the service CIDR or change the configured CIDRs`,
-          d.check.written('spec.clusterIPs', 'spec.clusterIP'),
-        );
+        const same = cidrs.filter((c) => c.family === parseIp(ip)!.family);
+        const within = same.map((c) => c.text);
+        const where = d.check.written('spec.clusterIP', 'spec.clusterIPs');
+        const fit = fittingCidr(ip, same[0]);
+        if (d.admitted) {
+          // A dump of a cluster: its API server allocated this IP, so it was in that cluster's
+          // range; the configured range is what differs.
+          d.check.warn(
+            `cluster IP ${ip} is outside the configured service CIDRs (${within.length > 0 ? within.join(', ') : `none for ${familyOf(ip)}`}), but the object was read from a cluster (it has server-set metadata), so it is kept; configure a --service-cidr that holds it, such as ${fit} (or the cluster's own range)`,
+            where,
+            'cluster-ip-out-of-range',
+          );
+        } else {
+          // The IP allocator's Allocate (pkg/registry/core/service/ipallocator): "failed to
+          // allocate IP ...: provided IP is not in the valid range".
+          d.check.error(
+            `cluster IP ${ip} is not in the valid range (${within.length > 0 ? within.join(', ') : `no ${familyOf(ip)} service CIDR configured`}): the API server rejects it; pick an address inside the service CIDR, omit it to have one allocated, or configure a --service-cidr that holds it, such as ${fit}`,
+            where,
+            'cluster-ip-out-of-range',
+          );
+        }
       }
     }
   }
@@ -187,6 +225,13 @@ function allocateMissing(sorted: readonly ServiceDraft[], ranges: readonly Range
   return allocated;
 }
 
+/**
+ * The Services made from drafts with server-set metadata (ServiceDraft.admitted): node port
+ * checks (nodeports.ts) keep their written node ports outside the configured range too. Weak, so
+ * it holds no model alive.
+ */
+export const admittedServices = new WeakSet<Service>();
+
 /** The final Service: declared IPs first, allocated ones for the other families, in family order. */
 function toServiceObject(d: ServiceDraft, allocated: ReadonlyMap<ServiceDraft, ReadonlyMap<Family, string>>): Service {
   let clusterIPs: string[];
@@ -217,6 +262,7 @@ function toServiceObject(d: ServiceDraft, allocated: ReadonlyMap<ServiceDraft, R
   };
   if (d.externalName !== undefined) out.externalName = d.externalName;
   if (d.selector !== undefined) out.selector = d.selector;
+  if (d.admitted) admittedServices.add(out);
   return out;
 }
 

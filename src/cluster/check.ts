@@ -7,7 +7,7 @@ import { ManifestError } from './model.js';
 import { findPort, hasControllerSelector, isTerminal, PodIndex } from './endpoints.js';
 import { parseIp } from '../pkg/ip.js';
 import { loadManifests } from './load.js';
-import { isDns1035Label, isDns1123Label } from './validate.js';
+import { isDns1123Label } from './validate.js';
 
 export type CheckCode =
   | 'selector-no-pods'
@@ -37,11 +37,12 @@ type Warn = (src: { file: string; line: number } | undefined, code: CheckCode, m
 
 const svcName = (s: Service): string => `Service "${s.namespace}/${s.name}"`;
 
-/** The Service's own name and shape: a DNS label, an ExternalName that is a name, named ports. */
+/**
+ * The Service's shape: an ExternalName that is an IP, a headless Service's unnamed port. A name
+ * that is no DNS label and unnamed ports of a multi-port Service are load errors (the API server
+ * rejects them: readMeta, readServicePorts in objects.ts), so they are not repeated here.
+ */
 function serviceShapeWarnings(s: Service, warn: Warn): void {
-  if (!isDns1035Label(s.name)) {
-    warn(s.source, s.name.length > 63 ? 'name-too-long' : 'invalid-dns-label', `${svcName(s)}: the name is not a valid DNS label (at most 63 lower-case letters, digits and '-'), so "${s.name}.${s.namespace}.svc" cannot be resolved; rename the Service`);
-  }
   if (s.type === 'ExternalName' && s.externalName !== undefined && parseIp(s.externalName.replace(/^\[|\]$/g, '')) !== undefined) {
     warn(
       s.source,
@@ -50,12 +51,13 @@ function serviceShapeWarnings(s: Service, warn: Warn): void {
     );
   }
   if (s.type !== 'ExternalName') {
+    // A single unnamed port is admitted; only a headless Service's SRV records need the name.
     const unnamed = s.ports.filter((p) => p.name === '');
-    if (unnamed.length > 0 && (s.ports.length > 1 || s.headless)) {
+    if (unnamed.length > 0 && s.ports.length === 1 && s.headless) {
       warn(
         s.source,
         'unnamed-port',
-        `${svcName(s)}: ${unnamed.length === 1 ? 'a port has' : `${unnamed.length} ports have`} no name (${unnamed.map((p) => `${p.port}/${p.protocol}`).join(', ')}), so there is no SRV record _<name>._${(unnamed[0]!.protocol).toLowerCase()}.${s.name}.${s.namespace}.svc for it${s.ports.length > 1 ? ' (and the API server requires names when a Service has several ports)' : ''}; give every port a name`,
+        `${svcName(s)}: its port ${unnamed[0]!.port}/${unnamed[0]!.protocol} has no name, so there is no SRV record _<name>._${unnamed[0]!.protocol.toLowerCase()}.${s.name}.${s.namespace}.svc for it; give the port a name`,
       );
     }
   }

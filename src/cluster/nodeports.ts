@@ -1,12 +1,15 @@
 // Node ports, as the API server validates and allocates them: NodePort and LoadBalancer Services
 // get one per port from the node-port range when the manifest leaves it out (or writes 0); a
-// nodePort outside the range, used by two Services, or on a type that has none is an error.
+// nodePort outside the range, used by two Services, or on a type that has none is an error (a
+// Service dumped from a cluster, with server-set metadata, keeps one outside the range: a warning).
 // Allocation is a hash of "namespace/name/port index" with linear probing, after every written
 // port is reserved, so results do not depend on file order.
 import { createHash } from 'node:crypto';
 import type { Finding, Service, ServicePort } from './model.js';
 import type { ServiceDraft } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';
+import { admittedServices } from './allocate.js';
+import type { Checker } from './validate.js';
 
 const DEFAULT_NODE_PORT_RANGE = '30000-32767';
 
@@ -42,20 +45,40 @@ export function assignNodePorts(
     const seenHere = new Map<number, string>();
     svc.ports.forEach((p, i) => {
       if (p.nodePort === undefined) return;
-      const err = (message: string): void =>
-        void findings.push({ file: svc.source.file, line: lineOf(svc, `spec.ports[${i}].nodePort`), severity: 'error', message: `${where}: spec.ports[${i}].nodePort ${p.nodePort}: ${message}` });
+      // Through the Service's checker when there is one (it counts the object's errors: an
+      // object with any is rejected); the finding is the same either way.
+      const checker = (lineOf as NodePortLines).checkerOf?.(svc);
+      const err = (message: string, code?: string): void => {
+        const path = `spec.ports[${i}].nodePort`;
+        if (checker) checker.error(`${path} ${p.nodePort}: ${message}`, path, code);
+        else findings.push({ file: svc.source.file, line: lineOf(svc, path), severity: 'error', message: `${where}: ${path} ${p.nodePort}: ${message}`, ...(code !== undefined ? { code } : {}) });
+      };
       if (!hasNodePorts(svc)) {
-        err(`may not be used when type is ${svc.type} (the API server rejects it); remove it or set spec.type: NodePort`);
+        // ValidateService: "may not be used when `type` is 'ClusterIP'".
+        err(`may not be used when type is ${svc.type} (the API server rejects it); remove it or set spec.type: NodePort`, 'node-port-type');
         return;
       }
       if (p.nodePort < range.lo || p.nodePort > range.hi) {
-        err(`is outside the node port range ${range.lo}-${range.hi}; pick a port in the range, omit it to have one allocated, or widen --service-node-port-range`);
-        return;
+        const lo = Math.min(range.lo, p.nodePort);
+        const hi = Math.max(range.hi, p.nodePort);
+        if (admittedServices.has(svc)) {
+          // A dump of a cluster: its API server allocated this port from that cluster's range.
+          const path = `spec.ports[${i}].nodePort`;
+          const message = `${path} ${p.nodePort}: is outside the node port range ${range.lo}-${range.hi}, but the object was read from a cluster (it has server-set metadata), so it is kept; configure --service-node-port-range ${lo}-${hi}`;
+          if (checker) checker.warn(message, path, 'node-port-out-of-range');
+          else findings.push({ file: svc.source.file, line: lineOf(svc, path), severity: 'warning', code: 'node-port-out-of-range', message: `${where}: ${message}` });
+        } else {
+          // The node port allocator (pkg/registry/core/service/portallocator) rejects a port
+          // outside the range: "provided port is not in the valid range".
+          err(`is not in the valid node port range ${range.lo}-${range.hi}: the API server rejects it; pick a port in the range, omit it to have one allocated, or configure --service-node-port-range ${lo}-${hi}`, 'node-port-out-of-range');
+          return;
+        }
       }
       // One Service may use a node port once per protocol (TCP and UDP on 53, say).
       const prevProto = seenHere.get(p.nodePort);
       if (prevProto !== undefined) {
-        if (prevProto === p.protocol) err(`is used twice in this Service for ${p.protocol}; each port needs its own nodePort`);
+        // ValidateService: no duplicate (protocol, nodePort) pair.
+        if (prevProto === p.protocol) err(`is used twice in this Service for ${p.protocol}; each port needs its own nodePort`, 'duplicate-node-port');
         return;
       }
       seenHere.set(p.nodePort, p.protocol);
@@ -70,7 +93,7 @@ export function assignNodePorts(
   const size = range.hi - range.lo + 1;
   // Linear probing past taken ports, in amortised constant time however full the range is.
   const free = new FreeOffsets(size);
-  for (const port of owner.keys()) free.take(port - range.lo);
+  for (const port of owner.keys()) if (port >= range.lo && port <= range.hi) free.take(port - range.lo);
   return services.map((svc) => {
     if (!hasNodePorts(svc) || svc.ports.every((p) => p.nodePort !== undefined)) return svc;
     if (svc.type === 'LoadBalancer' && withoutNodePorts.has(`${svc.namespace}/${svc.name}`)) return svc;
@@ -88,12 +111,16 @@ export function assignNodePorts(
   });
 }
 
-/** Field lines of the Services' manifests, from their drafts' checkers. */
-export function nodePortLines(drafts: readonly ServiceDraft[]): (svc: Service, path: string) => number {
+/** Field lines of Services' manifests and, when known, the checker each Service was read with. */
+export type NodePortLines = ((svc: Service, path: string) => number) & { checkerOf?: (svc: Service) => Checker | undefined };
+
+/** Field lines of the Services' manifests, and their checkers, from their drafts. */
+export function nodePortLines(drafts: readonly ServiceDraft[]): NodePortLines {
   // Built on the first finding: a load without node port findings never needs it.
-  let byKey: Map<string, ServiceDraft['check']> | undefined;
-  return (svc, path) => {
+  let byKey: Map<string, Checker> | undefined;
+  const checkerOf = (svc: Service): Checker | undefined => {
     byKey ??= new Map(drafts.map((d) => [`${d.meta.namespace}/${d.meta.name}`, d.check]));
-    return byKey.get(`${svc.namespace}/${svc.name}`)?.lineOf(path) ?? svc.source.line;
+    return byKey.get(`${svc.namespace}/${svc.name}`);
   };
+  return Object.assign((svc: Service, path: string): number => checkerOf(svc)?.lineOf(path) ?? svc.source.line, { checkerOf });
 }

@@ -16,7 +16,16 @@ import type {
   SourceRef,
 } from './model.js';
 import { formatIp, parseIp } from '../pkg/ip.js';
-import { type Checker, isDns1035Label, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
+import {
+  type Checker,
+  hasServerSetMeta,
+  isDns1035Label,
+  isDns1123Label,
+  isDns1123Subdomain,
+  isObj,
+  portNameProblem,
+  specialIpProblem,
+} from './validate.js';
 import { excerpt } from './yaml-docs.js';
 import type { Obj } from './validate.js';
 
@@ -52,6 +61,11 @@ export interface ServiceDraft {
   readonly declaredIPs: string[];
   /** Families the service gets an IP in, in order (empty for ExternalName). */
   readonly families: Family[];
+  /**
+   * The manifest carries server-set metadata (a dump of a cluster): a real API server admitted
+   * its cluster IPs and node ports, so they stand outside the configured ranges (with a warning).
+   */
+  readonly admitted: boolean;
   readonly check: Checker;
 }
 
@@ -94,27 +108,32 @@ export function readMeta(
     return undefined;
   }
   check.what = `${check.what} ${excerpt(`${namespaced ? `${namespace}/` : ''}${name}`, 120)}`;
+  // ValidateObjectMeta with the kind's name rule: ValidateServiceName (NameIsDNS1035Label),
+  // ValidateNamespaceName (NameIsDNSLabel), and NameIsDNSSubdomain for the other kinds read here.
   if (nameRule === 'dns1035' && !isDns1035Label(name)) {
     check.error(
       `name ${excerpt(name)} is not a valid DNS-1035 label; use at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit`,
       'metadata.name',
+      'invalid-name',
     );
   } else if (nameRule === 'dns1123label' && !isDns1123Label(name)) {
     check.error(
       `name ${excerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
       'metadata.name',
+      'invalid-name',
     );
   } else if (nameRule === 'subdomain' && !isDns1123Subdomain(name)) {
-    check.error(`name ${excerpt(name)} is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`, 'metadata.name');
+    check.error(`name ${excerpt(name)} is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`, 'metadata.name', 'invalid-name');
   }
   if (namespaced && nsWritten !== undefined && nsWritten !== '' && !isDns1123Label(nsWritten)) {
-    check.error(`metadata.namespace ${excerpt(nsWritten)} is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`, 'metadata.namespace');
+    check.error(`metadata.namespace ${excerpt(nsWritten)} is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`, 'metadata.namespace', 'invalid-namespace');
   }
   return {
     name,
     namespace,
-    labels: check.stringMap(md, 'labels', 'metadata.labels'),
-    annotations: check.stringMap(md, 'annotations', 'metadata.annotations'),
+    // ValidateObjectMeta: metav1validation ValidateLabels and ValidateAnnotations.
+    labels: check.labels(md, 'labels', 'metadata.labels'),
+    annotations: check.annotations(md, 'annotations', 'metadata.annotations'),
     source,
   };
 }
@@ -126,25 +145,63 @@ export function toNamespace(meta: ObjectMeta): NamespaceObject {
 
 const SERVICE_TYPES: readonly ServiceType[] = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
 
+/**
+ * spec.ports, defaulted as pkg/apis/core/v1/defaults.go SetDefaults_ServicePort does (protocol
+ * TCP; targetPort 0 or "" becomes port) and checked as ValidateService / validateServicePort do.
+ */
 function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
   const out: ServicePort[] = [];
-  check.arr(spec, 'ports', 'spec.ports').forEach((p, i) => {
+  const raw = check.arr(spec, 'ports', 'spec.ports');
+  // validateServicePort: a name is required when the Service has more than one port.
+  const requireName = raw.length > 1;
+  const names = new Map<string, number>();
+  const portKeys = new Map<string, number>();
+  raw.forEach((p, i) => {
     const path = `spec.ports[${i}]`;
     if (!isObj(p)) {
       check.error(`${path} must be a mapping with at least "port"`, path);
       return;
     }
     const name = check.str(p, 'name', `${path}.name`) ?? '';
+    if (name === '') {
+      if (requireName) {
+        check.error(`${path}.name is missing; a Service with more than one port must name every port (validateServicePort), e.g. name: http`, path, 'unnamed-port');
+      }
+    } else if (!isDns1123Label(name)) {
+      // validateServicePort: ValidateDNS1123Label (so "HTTP" is rejected).
+      check.error(`${path}.name ${excerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`, `${path}.name`, 'invalid-port-name');
+    } else {
+      const prev = names.get(name);
+      if (prev !== undefined) {
+        check.error(`${path}.name ${excerpt(name)} is also the name of spec.ports[${prev}]; port names must be unique (validateServicePort), rename one`, `${path}.name`, 'duplicate-port-name');
+      } else names.set(name, i);
+    }
     const protocol = check.protocol(p, 'protocol', `${path}.protocol`);
     const port = check.port(p, 'port', `${path}.port`);
     if (port === undefined) {
       if (p['port'] === undefined || p['port'] === null) check.error(`${path}.port is missing; every Service port needs a port number (1-65535)`, path);
       return;
     }
+    // ValidateService: no two ports with the same port number and protocol.
+    const key = `${port}/${protocol}`;
+    const prevKey = portKeys.get(key);
+    if (prevKey !== undefined) {
+      check.error(`${path} repeats port ${key} of spec.ports[${prevKey}]; each port and protocol may appear once (ValidateService), remove or change one`, path, 'duplicate-port');
+    } else portKeys.set(key, i);
     let targetPort: number | string | undefined;
     const tp = p['targetPort'];
-    if (typeof tp === 'string' && tp !== '') targetPort = /^[0-9]+$/.test(tp) ? Number(tp) : tp;
-    else if (tp !== undefined && tp !== null) targetPort = check.port(p, 'targetPort', `${path}.targetPort`);
+    if (typeof tp === 'string' && tp !== '') {
+      // ValidatePortNumOrName: a string targetPort is a port name (IsValidPortName), even when it
+      // is all digits: "8080" is rejected, unquoted 8080 is the number.
+      const why = portNameProblem(tp);
+      if (why !== undefined) {
+        const fix = /^[0-9]+$/.test(tp) ? `write the number unquoted (targetPort: ${tp})` : 'use a container port name such as "http" or a number';
+        check.error(`${path}.targetPort ${excerpt(tp)} is not a valid port name: it ${why}; ${fix}`, `${path}.targetPort`, 'invalid-target-port');
+      }
+      targetPort = tp;
+    } else if (tp !== undefined && tp !== null && tp !== 0 && tp !== '') {
+      targetPort = check.port(p, 'targetPort', `${path}.targetPort`);
+    }
     // nodePort 0 means unset, as the API server reads it (one is allocated for NodePort/LoadBalancer).
     const nodePort = p['nodePort'] === 0 ? undefined : check.port(p, 'nodePort', `${path}.nodePort`);
     out.push({
@@ -185,6 +242,14 @@ function writtenClusterIPs(clusterIP: string | undefined, rawIPs: readonly unkno
     if (typeof v !== 'string') check.error(`spec.clusterIPs[${i}] must be a string`, `spec.clusterIPs[${i}]`);
     else written.push(v);
   });
+  if (written.length > 0 && (clusterIP === undefined || clusterIP === '')) {
+    // validateServiceClusterIPsRelatedFields: on create the API server copies spec.clusterIP into
+    // an empty spec.clusterIPs (NormalizeClusterIPs), never the other way round.
+    check.error('spec.clusterIPs must be empty when spec.clusterIP is not set; set spec.clusterIP to spec.clusterIPs[0] as well', 'spec.clusterIPs', 'cluster-ips-without-cluster-ip');
+  }
+  if (written.length > 2) {
+    check.error(`spec.clusterIPs holds ${written.length} addresses; it may hold at most 2, one per IP family (validateServiceClusterIPsRelatedFields)`, 'spec.clusterIPs', 'too-many-cluster-ips');
+  }
   if (written.length === 0 && clusterIP !== undefined && clusterIP !== '') written.push(clusterIP);
   else if (written.length > 0 && clusterIP !== undefined && clusterIP !== '' && clusterIP !== written[0]) {
     check.error(`spec.clusterIP ${excerpt(clusterIP)} must equal spec.clusterIPs[0] ${excerpt(written[0])}; make them agree or drop spec.clusterIP`, 'spec.clusterIP');
@@ -241,8 +306,12 @@ function serviceFamilies(
   });
   const families: Family[] = [primary];
   if (policy === 'SingleStack') {
+    // initIPFamilyFields (pkg/registry/core/service/storage/alloc.go): SingleStack with two
+    // cluster IPs or two IP families is rejected.
     if (declaredIPs.length > 1) {
-      check.error('ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack', 'spec.clusterIPs');
+      check.error('ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack', 'spec.clusterIPs', 'single-stack-two-families');
+    } else if (policyText === 'SingleStack' && writtenFamilies.length > 1) {
+      check.error('ipFamilyPolicy SingleStack allows one IP family but spec.ipFamilies lists two; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack', 'spec.ipFamilyPolicy', 'single-stack-two-families');
     }
   } else {
     const second = declaredFamilies[1] ?? writtenFamilies[1] ?? otherFamily(primary);
@@ -262,13 +331,24 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   const type = readServiceType(spec, check);
   const ports = readServicePorts(spec, check);
   const selectorPresent = isObj(spec['selector']);
-  const selector = check.stringMap(spec, 'selector', 'spec.selector');
+  // ValidateService: the selector is checked as labels (ValidateLabels).
+  const selector = check.labels(spec, 'selector', 'spec.selector');
   const publishNotReadyAddresses = check.bool(spec, 'publishNotReadyAddresses', 'spec.publishNotReadyAddresses') ?? false;
   const externalIPs: string[] = [];
   check.arr(spec, 'externalIPs', 'spec.externalIPs').forEach((v, i) => {
     const ip = check.ip(v, `spec.externalIPs[${i}]`);
-    if (ip !== undefined) externalIPs.push(ip);
+    if (ip === undefined) return;
+    // ValidateService: external IPs go through ValidateEndpointIP (once ValidateNonSpecialIP).
+    const why = specialIpProblem(parseIp(ip)!.bytes);
+    if (why !== undefined) check.error(`spec.externalIPs[${i}] ${ip} ${why}; use an address the nodes receive traffic on`, `spec.externalIPs[${i}]`, 'special-ip');
+    else externalIPs.push(ip);
   });
+  const headlessWritten = spec['clusterIP'] === 'None' || (Array.isArray(spec['clusterIPs']) && spec['clusterIPs'][0] === 'None');
+  // ValidateService: spec.ports is required except for headless and ExternalName Services.
+  const rawPorts = spec['ports'];
+  if ((!Array.isArray(rawPorts) || rawPorts.length === 0) && !headlessWritten && type !== 'ExternalName') {
+    check.error('spec.ports is missing; a Service needs at least one port (only headless and ExternalName Services may have none)', 'spec', 'ports-required');
+  }
   const clusterIP = check.str(spec, 'clusterIP', 'spec.clusterIP');
   const rawIPs = check.arr(spec, 'clusterIPs', 'spec.clusterIPs');
   const writtenFamilies = readFamilies(spec, check);
@@ -283,16 +363,29 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
     ...(selectorPresent ? { selector } : {}),
     publishNotReadyAddresses,
     externalIPs: tight(externalIPs),
+    admitted: hasServerSetMeta(o),
     check,
   };
 
   if (type === 'ExternalName') {
     const externalName = check.str(spec, 'externalName', 'spec.externalName');
-    if (externalName === undefined || externalName === '') {
-      check.error('type ExternalName needs spec.externalName; set it to a DNS name such as my.database.example.com', 'spec.type');
+    // ValidateService, case ExternalName: externalName is required and, without one trailing
+    // dot, a DNS-1123 subdomain; cluster IPs, ipFamilies and ipFamilyPolicy are forbidden on
+    // create (spec.clusterIP is copied to spec.clusterIPs first, so it is forbidden too).
+    if (externalName === undefined || externalName === '' || externalName === '.') {
+      check.error('type ExternalName needs spec.externalName; set it to a DNS name such as my.database.example.com', check.written('spec.externalName', 'spec.type'), 'external-name-required');
+    } else if (!isDns1123Subdomain(externalName.endsWith('.') ? externalName.slice(0, -1) : externalName)) {
+      check.error(
+        `spec.externalName ${excerpt(externalName)} is not a valid DNS-1123 subdomain; use a lower-case DNS name such as my.database.example.com`,
+        'spec.externalName',
+        'invalid-external-name',
+      );
     }
     if ((clusterIP !== undefined && clusterIP !== '') || rawIPs.length > 0) {
-      check.warn('spec.clusterIP/clusterIPs are ignored for an ExternalName Service; remove them', rawIPs.length > 0 ? 'spec.clusterIPs' : 'spec.clusterIP');
+      check.error('spec.clusterIP/clusterIPs may not be set for an ExternalName Service (the API server rejects it); remove them', check.written('spec.clusterIP', 'spec.clusterIPs'), 'external-name-cluster-ip');
+    }
+    if (writtenFamilies.length > 0 || policyText !== undefined) {
+      check.error('spec.ipFamilies and spec.ipFamilyPolicy may not be set for an ExternalName Service; remove them', check.written('spec.ipFamilies', 'spec.ipFamilyPolicy'), 'external-name-families');
     }
     return { ...base, headless: false, ...(externalName ? { externalName } : {}), declaredIPs: [], families: [] };
   }
@@ -301,7 +394,10 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
 
   if (written[0] === 'None') {
     if (written.length > 1) check.error('a headless Service must have spec.clusterIPs ["None"] only', 'spec.clusterIPs');
-    if (type !== 'ClusterIP') check.error(`clusterIP "None" (headless) is only valid for type ClusterIP, not ${type}`, 'spec.type');
+    // ValidateService: clusterIP 'None' "may not be set to 'None' for NodePort/LoadBalancer services".
+    if (type !== 'ClusterIP') {
+      check.error(`clusterIP "None" (headless) is only valid for type ClusterIP, not ${type}; drop clusterIP or use type ClusterIP`, check.written('spec.clusterIP', 'spec.clusterIPs'), 'headless-type');
+    }
     const primary = writtenFamilies[0] ?? fam.primary;
     const families: Family[] = [primary];
     const second = writtenFamilies[1] ?? otherFamily(primary);
@@ -314,19 +410,51 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   return { ...base, headless: false, declaredIPs, families };
 }
 
-function readEndpointPorts(parent: Obj, check: Checker, path: string): EndpointPort[] {
+/** At most 20000 ports in an EndpointSlice (pkg/apis/discovery/validation maxPorts; older releases had 100). */
+const SLICE_MAX_PORTS = 20000;
+/** At most 1000 endpoints in an EndpointSlice (maxEndpoints), 100 addresses each (maxAddresses). */
+const SLICE_MAX_ENDPOINTS = 1000;
+const SLICE_MAX_ADDRESSES = 100;
+
+/**
+ * Ports of an EndpointSlice ('slice': discovery validatePorts), of a v1 Endpoints subset
+ * ('endpoints': validateEndpointPort, from validateEndpointSubsets) or of a ServiceImport ('none').
+ */
+function readEndpointPorts(parent: Obj, check: Checker, path: string, rules: 'slice' | 'endpoints' | 'none'): EndpointPort[] {
   const out: EndpointPort[] = [];
-  check.arr(parent, 'ports', path).forEach((p, i) => {
+  const raw = check.arr(parent, 'ports', path);
+  if (rules === 'slice' && raw.length > SLICE_MAX_PORTS) {
+    check.error(`${path} lists ${raw.length} ports; an EndpointSlice holds at most ${SLICE_MAX_PORTS} (validatePorts), split it`, path, 'too-many-ports');
+  }
+  // validatePorts: names are unique, the empty name included (it defaults to "").
+  const names = rules === 'slice' ? new Map<string, number>() : undefined;
+  raw.forEach((p, i) => {
     const pp = `${path}[${i}]`;
     if (!isObj(p)) {
       check.error(`${pp} must be a mapping`, pp);
       return;
     }
     const name = check.str(p, 'name', `${pp}.name`) ?? '';
+    if (rules !== 'none') {
+      if (name !== '' && !isDns1123Label(name)) {
+        check.error(`${pp}.name ${excerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`, `${pp}.name`, 'invalid-port-name');
+      } else if (rules === 'endpoints' && name === '' && raw.length > 1) {
+        check.error(`${pp}.name is missing; a subset with more than one port must name every port (validateEndpointPort)`, pp, 'unnamed-port');
+      }
+      const prev = names?.get(name);
+      if (prev !== undefined) {
+        check.error(`${pp}.name ${excerpt(name)} is also the name of ${path}[${prev}]; port names must be unique in a slice (validatePorts), rename one`, check.written(`${pp}.name`, pp), 'duplicate-port-name');
+      } else names?.set(name, i);
+    }
     const protocol = check.protocol(p, 'protocol', `${pp}.protocol`);
     const port = check.port(p, 'port', `${pp}.port`);
     if (port === undefined) {
-      if (p['port'] === undefined || p['port'] === null) check.warn(`${pp} has no port number and is ignored`, pp);
+      if (p['port'] === undefined || p['port'] === null) {
+        // validateEndpointPort: a v1 Endpoints port is a required number (IsValidPortNum). A slice
+        // port without a number means all ports, which DNS cannot publish.
+        if (rules === 'endpoints') check.error(`${pp}.port is missing; every Endpoints port needs a port number (1-65535)`, pp, 'port-required');
+        else check.warn(`${pp} has no port number and is ignored`, pp);
+      }
       return;
     }
     out.push({ name, protocol, port });
@@ -350,11 +478,24 @@ function targetRef(o: Obj, check: Checker, path: string): { targetRefName?: stri
   return { ...(name ? { targetRefName: name } : {}), ...(kind ? { targetRefKind: kind } : {}) };
 }
 
+/** Whether a dotted name has a label over 63 characters (IsFullyQualifiedDomainName tests each label). */
+function longLabel(name: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= name.length; i++) {
+    if (i === name.length || name.charCodeAt(i) === 46) {
+      if (i - start > 63) return true;
+      start = i + 1;
+    }
+  }
+  return false;
+}
+
 function hostnameOf(o: Obj, check: Checker, path: string): string | undefined {
   const h = check.str(o, 'hostname', path);
   if (h === undefined || h === '') return undefined;
   if (!isDns1123Label(h)) {
-    check.error(`${path} ${excerpt(h)} is not a valid DNS-1123 label; use lower-case letters, digits and '-', at most 63`, path);
+    // ValidateEndpointSlice (validateEndpoints) and validateEndpointAddress: ValidateDNS1123Label.
+    check.error(`${path} ${excerpt(h)} is not a valid DNS-1123 label; use lower-case letters, digits and '-', at most 63`, path, 'invalid-hostname');
   }
   return h;
 }
@@ -363,14 +504,22 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
   const addressTypeText = check.str(o, 'addressType', 'addressType');
   let addressType: EndpointSlice['addressType'] = 'IPv4';
   if (addressTypeText === 'IPv4' || addressTypeText === 'IPv6' || addressTypeText === 'FQDN') addressType = addressTypeText;
-  else if (addressTypeText === undefined) check.error('addressType is missing; set it to IPv4, IPv6 or FQDN');
-  else check.error(`addressType ${excerpt(addressTypeText)} is not valid; use IPv4, IPv6 or FQDN`, 'addressType');
+  // ValidateEndpointSlice (validateAddressType): required, one of IPv4, IPv6, FQDN.
+  else if (addressTypeText === undefined) check.error('addressType is missing; set it to IPv4, IPv6 or FQDN', undefined, 'address-type-required');
+  else check.error(`addressType ${excerpt(addressTypeText)} is not valid; use IPv4, IPv6 or FQDN`, 'addressType', 'address-type-required');
   const beta = apiVersion.endsWith('/v1beta1');
   const endpoints: Endpoint[] = [];
   // Slices hold most of a large cluster's objects: a field of the expected type is read directly,
   // and only one that is not goes through the checker (same findings), so the field paths of
-  // messages are built only for a finding.
-  check.arr(o, 'endpoints', 'endpoints').forEach((e, i) => {
+  // messages are built only for a finding. The admission checks below read what was read
+  // anyway (the parsed address bytes, the node name) and allocate nothing per endpoint.
+  const rawEndpoints = check.arr(o, 'endpoints', 'endpoints');
+  if (rawEndpoints.length > SLICE_MAX_ENDPOINTS) {
+    check.error(`endpoints lists ${rawEndpoints.length} endpoints; an EndpointSlice holds at most ${SLICE_MAX_ENDPOINTS} (validateEndpoints), split it`, 'endpoints', 'too-many-endpoints');
+  }
+  // The last node name found valid: a slice's endpoints mostly share a few nodes.
+  let validNode: string | undefined;
+  rawEndpoints.forEach((e, i) => {
     if (!isObj(e)) {
       check.error(`endpoints[${i}] must be a mapping with "addresses"`, `endpoints[${i}]`);
       return;
@@ -378,11 +527,20 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     const addresses: string[] = [];
     const addrs = e['addresses'];
     const rawAddrs = Array.isArray(addrs) ? addrs : check.arr(e, 'addresses', `endpoints[${i}].addresses`);
-    if (rawAddrs.length === 0) check.error(`endpoints[${i}].addresses is empty; list the endpoint's address`, `endpoints[${i}]`);
+    // validateEndpoints: at least 1 address, at most 100.
+    if (rawAddrs.length === 0) check.error(`endpoints[${i}].addresses is empty; list the endpoint's address`, `endpoints[${i}]`, 'addresses-required');
+    else if (rawAddrs.length > SLICE_MAX_ADDRESSES) {
+      check.error(`endpoints[${i}].addresses lists ${rawAddrs.length} addresses; an endpoint has at most ${SLICE_MAX_ADDRESSES} (validateEndpoints)`, `endpoints[${i}].addresses`, 'too-many-addresses');
+    }
     rawAddrs.forEach((a, j) => {
       if (addressType === 'FQDN') {
-        if (typeof a !== 'string' || a === '') check.error(`endpoints[${i}].addresses[${j}] must be a DNS name`, `endpoints[${i}].addresses[${j}]`);
-        else addresses.push(a);
+        // validateEndpoints: IsFullyQualifiedDomainName (one trailing dot allowed, a DNS-1123
+        // subdomain of at least two labels).
+        const name = typeof a === 'string' && a.endsWith('.') ? a.slice(0, -1) : a;
+        if (typeof name !== 'string' || !isDns1123Subdomain(name) || !name.includes('.') || longLabel(name)) {
+          const ap = `endpoints[${i}].addresses[${j}]`;
+          check.error(`${ap} ${excerpt(a)} is not a fully qualified DNS name; use a lower-case name of at least two labels such as db.example.com`, ap, 'invalid-address');
+        } else addresses.push(a as string);
         return;
       }
       const p = typeof a === 'string' ? parseIp(a) : undefined;
@@ -395,7 +553,14 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
       // text, which formatIp builds from pieces: the model keeps one flat string per address.
       if ((ip.includes(':') ? 'IPv6' : 'IPv4') !== addressType) {
         const ap = `endpoints[${i}].addresses[${j}]`;
-        check.error(`${ap} ${excerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`, ap);
+        check.error(`${ap} ${excerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`, ap, 'invalid-address');
+        return;
+      }
+      // validateEndpoints: ValidateEndpointIP (once ValidateNonSpecialIP).
+      const special = specialIpProblem(p.bytes);
+      if (special !== undefined) {
+        const ap = `endpoints[${i}].addresses[${j}]`;
+        check.error(`${ap} ${ip} ${special}, which the API server rejects for an endpoint; use the pod's or node's address`, ap, 'special-ip');
         return;
       }
       addresses.push(ip);
@@ -405,11 +570,17 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     const r = cond['ready'];
     const ready = typeof r === 'boolean' ? r : check.bool(cond, 'ready', `endpoints[${i}].conditions.ready`);
     const hostname = e['hostname'] === undefined ? undefined : hostnameOf(e, check, `endpoints[${i}].hostname`);
-    const topology = beta ? check.stringMap(e, 'topology', `endpoints[${i}].topology`) : {};
+    // v1beta1 validateEndpoints: topology is checked as labels (ValidateLabels).
+    const topology = beta ? check.labels(e, 'topology', `endpoints[${i}].topology`) : {};
     const z = e['zone'];
     const zone = (typeof z === 'string' ? z : check.str(e, 'zone', `endpoints[${i}].zone`)) ?? topology['topology.kubernetes.io/zone'];
     const nn = e['nodeName'];
     const nodeName = (typeof nn === 'string' ? nn : check.str(e, 'nodeName', `endpoints[${i}].nodeName`)) ?? topology['kubernetes.io/hostname'];
+    if (typeof nn === 'string' && nn !== validNode) {
+      // validateEndpoints: ValidateNodeName (a DNS-1123 subdomain).
+      if (isDns1123Subdomain(nn)) validNode = nn;
+      else check.error(`endpoints[${i}].nodeName ${excerpt(nn)} is not a valid node name (DNS-1123 subdomain); use the Node's name`, `endpoints[${i}].nodeName`, 'invalid-node-name');
+    }
     const t = e['targetRef'];
     const ref = t === undefined || t === null ? {} : targetRef(e, check, `endpoints[${i}]`);
     const kind = ref.targetRefKind && intern(ref.targetRefKind);
@@ -423,7 +594,7 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     ...meta,
     ...(serviceName !== undefined ? { serviceName } : {}),
     addressType,
-    ports: readEndpointPorts(o, check, 'ports'),
+    ports: readEndpointPorts(o, check, 'ports', 'slice'),
     endpoints: tight(endpoints),
     mirrored: false,
   };
@@ -501,13 +672,28 @@ export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): Endpoints
         }
         const ip = check.ip(a['ip'], `${ap}.ip`);
         if (ip === undefined) return;
+        // validateEndpointAddress: ValidateEndpointIP (once ValidateNonSpecialIP), and nodeName
+        // by ValidateNodeName.
+        const special = specialIpProblem(parseIp(ip)!.bytes);
+        if (special !== undefined) {
+          check.error(`${ap}.ip ${ip} ${special}, which the API server rejects for an endpoint; use the pod's or node's address`, `${ap}.ip`, 'special-ip');
+          return;
+        }
         const hostname = hostnameOf(a, check, `${ap}.hostname`);
         const nodeName = check.str(a, 'nodeName', `${ap}.nodeName`);
+        if (nodeName !== undefined && nodeName !== '' && !isDns1123Subdomain(nodeName)) {
+          check.error(`${ap}.nodeName ${excerpt(nodeName)} is not a valid node name (DNS-1123 subdomain); use the Node's name`, `${ap}.nodeName`, 'invalid-node-name');
+        }
         out.push({ ip, ...(hostname ? { hostname } : {}), ...(nodeName ? { nodeName } : {}), ...targetRef(a, check, ap) });
       });
       return out;
     };
-    subsets.push({ ready: readAddrs('addresses'), notReady: readAddrs('notReadyAddresses'), ports: readEndpointPorts(s, check, `${path}.ports`) });
+    // validateEndpointSubsets: a subset lists addresses or notReadyAddresses.
+    const none = (k: string): boolean => !Array.isArray(s[k]) || (s[k] as unknown[]).length === 0;
+    if (none('addresses') && none('notReadyAddresses')) {
+      check.error(`${path} lists no addresses; give it addresses or notReadyAddresses, or remove it`, path, 'addresses-required');
+    }
+    subsets.push({ ready: readAddrs('addresses'), notReady: readAddrs('notReadyAddresses'), ports: readEndpointPorts(s, check, `${path}.ports`, 'endpoints') });
   });
   return { meta, subsets, check };
 }
@@ -522,18 +708,41 @@ export const READY_ANNOTATION = 'clusterdns.io/ready';
 export function readContainerPorts(spec: Obj, check: Checker, path: string): ContainerPort[] {
   const out: ContainerPort[] = [];
   for (const key of ['containers', 'initContainers']) {
-    check.arr(spec, key, `${path}.${key}`).forEach((c, i) => {
+    const containers = check.arr(spec, key, `${path}.${key}`);
+    // ValidatePodSpec (validateContainers): a pod has at least one container.
+    if (key === 'containers' && containers.length === 0) {
+      check.error(`${path}.containers is missing; a pod needs at least one container, e.g. containers: [{name: app, image: nginx}]`, check.written(`${path}.containers`, path), 'containers-required');
+    }
+    containers.forEach((c, i) => {
       if (!isObj(c)) return;
       if (key === 'initContainers' && c['restartPolicy'] !== 'Always') return;
-      check.arr(c, 'ports', `${path}.${key}[${i}].ports`).forEach((p, j) => {
+      const ports = check.arr(c, 'ports', `${path}.${key}[${i}].ports`);
+      // validateContainerPorts: names unique within the container.
+      const names = ports.length > 1 ? new Map<string, number>() : undefined;
+      ports.forEach((p, j) => {
         const pp = `${path}.${key}[${i}].ports[${j}]`;
         if (!isObj(p)) {
           check.error(`${pp} must be a mapping with containerPort`, pp);
           return;
         }
         const containerPort = check.port(p, 'containerPort', `${pp}.containerPort`);
-        if (containerPort === undefined) return;
+        if (containerPort === undefined) {
+          // validateContainerPorts: containerPort is required.
+          if (p['containerPort'] === undefined || p['containerPort'] === null) {
+            check.error(`${pp}.containerPort is missing; give the port number (1-65535)`, pp, 'port-required');
+          }
+          return;
+        }
         const name = check.str(p, 'name', `${pp}.name`) ?? '';
+        if (name !== '') {
+          // validateContainerPorts: IsValidPortName, and no name twice in a container.
+          const why = portNameProblem(name);
+          if (why !== undefined) {
+            check.error(`${pp}.name ${excerpt(name)} is not a valid port name: it ${why}; use at most 15 lower-case letters, digits and '-', such as "http"`, `${pp}.name`, 'invalid-port-name');
+          } else if (names?.has(name)) {
+            check.error(`${pp}.name ${excerpt(name)} is also the name of ports[${names.get(name)}] of this container; port names must be unique, rename one`, `${pp}.name`, 'duplicate-port-name');
+          } else names?.set(name, j);
+        }
         out.push({ name, protocol: check.protocol(p, 'protocol', `${pp}.protocol`), containerPort });
       });
     });
@@ -576,7 +785,14 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
       return;
     }
     const ip = check.ip(p['ip'], `status.podIPs[${i}].ip`);
-    if (ip !== undefined && !podIPs.includes(ip)) podIPs.push(ip);
+    if (ip === undefined || podIPs.includes(ip)) return;
+    // validatePodIPs (ValidatePodStatusUpdate): at most one address per IP family.
+    const f = familyOf(ip);
+    if (podIPs.some((x) => familyOf(x) === f)) {
+      check.error(`status.podIPs[${i}] ${ip}: a pod has at most one ${f} address; remove one`, `status.podIPs[${i}]`, 'pod-ips-family');
+      return;
+    }
+    podIPs.push(ip);
   });
   let podIP: string | undefined;
   const rawPodIP = status['podIP'];
@@ -590,8 +806,9 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   const deletion = md['deletionTimestamp'];
   const hostname = check.str(spec, 'hostname', 'spec.hostname');
   const subdomain = check.str(spec, 'subdomain', 'spec.subdomain');
-  if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname ${excerpt(hostname)} is not a valid DNS-1123 label`, 'spec.hostname');
-  if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain ${excerpt(subdomain)} is not a valid DNS-1123 label`, 'spec.subdomain');
+  // ValidatePodSpec: hostname and subdomain are DNS-1123 labels (ValidateDNS1123Label).
+  if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname ${excerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, 'spec.hostname', 'invalid-hostname');
+  if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain ${excerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, 'spec.subdomain', 'invalid-subdomain');
   const nodeName = check.str(spec, 'nodeName', 'spec.nodeName');
   const owner = readOwner(o);
   return {
@@ -609,6 +826,39 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
     ...(owner ? { owner } : {}),
     ...readPodDNS(spec, check, 'spec'),
   };
+}
+
+/** validatePodDNSConfig's limits (pkg/apis/core/validation: MaxDNSNameservers, MaxDNSSearchPaths, MaxDNSSearchListChars). */
+const MAX_DNS_NAMESERVERS = 3;
+const MAX_DNS_SEARCH_PATHS = 32;
+const MAX_DNS_SEARCH_CHARS = 2048;
+/** apimachinery dns1123SubdomainFmtWithUnderscore: labels `_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?`. */
+const SEARCH_DOMAIN = /^_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*$/;
+
+/** validatePodDNSConfig: nameservers are IPs (at most 3), search paths DNS-1123 subdomains (at most 32, 2048 characters). */
+function checkDnsConfig(dc: { nameservers: readonly string[]; searches: readonly string[] }, check: Checker, path: string): void {
+  if (dc.nameservers.length > MAX_DNS_NAMESERVERS) {
+    check.error(`${path}.nameservers lists ${dc.nameservers.length} servers; at most ${MAX_DNS_NAMESERVERS} are allowed, remove some`, `${path}.nameservers`, 'dns-config-limits');
+  }
+  dc.nameservers.forEach((n, i) => {
+    if (parseIp(n) === undefined) check.error(`${path}.nameservers[${i}] ${excerpt(n)} is not an IP address; write the server's IP`, `${path}.nameservers[${i}]`, 'dns-config-limits');
+  });
+  if (dc.searches.length > MAX_DNS_SEARCH_PATHS) {
+    check.error(`${path}.searches lists ${dc.searches.length} domains; at most ${MAX_DNS_SEARCH_PATHS} are allowed, remove some`, `${path}.searches`, 'dns-config-limits');
+  }
+  let chars = dc.searches.length > 0 ? dc.searches.length - 1 : 0;
+  dc.searches.forEach((d, i) => {
+    chars += d.length;
+    // validatePodDNSConfig with RelaxedDNSSearchValidation (on by default since 1.33): "." alone
+    // is allowed, one trailing dot is trimmed, and labels may hold '_' (IsDNS1123SubdomainWithUnderscore).
+    const bare = d.endsWith('.') ? d.slice(0, -1) : d;
+    if (d !== '.' && !(bare.length <= 253 && SEARCH_DOMAIN.test(bare))) {
+      check.error(`${path}.searches[${i}] ${excerpt(d)} is not a valid search domain; use a lower-case domain such as svc.cluster.local`, `${path}.searches[${i}]`, 'dns-config-limits');
+    }
+  });
+  if (chars > MAX_DNS_SEARCH_CHARS) {
+    check.error(`${path}.searches is ${chars} characters long (joined by spaces); at most ${MAX_DNS_SEARCH_CHARS} are allowed, shorten it`, `${path}.searches`, 'dns-config-limits');
+  }
 }
 
 /** The pod spec's DNS fields (dnsPolicy, dnsConfig, hostAliases, setHostnameAsFQDN), only those present. */
@@ -643,7 +893,17 @@ export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, '
       }
       options.push(value !== undefined ? { name, value } : { name });
     });
-    out.dnsConfig = { nameservers: strings('nameservers'), searches: strings('searches'), options };
+    const dnsConfig = { nameservers: strings('nameservers'), searches: strings('searches'), options };
+    checkDnsConfig(dnsConfig, check, `${path}.dnsConfig`);
+    out.dnsConfig = dnsConfig;
+  }
+  // validatePodDNSConfig: dnsPolicy None takes its resolver from dnsConfig, with a nameserver.
+  if (policy === 'None' && (out.dnsConfig?.nameservers === undefined || out.dnsConfig.nameservers.length === 0)) {
+    check.error(
+      `${path}.dnsPolicy None needs ${path}.dnsConfig with at least one nameserver; add dnsConfig: {nameservers: [...]} or use dnsPolicy ClusterFirst`,
+      check.written(`${path}.dnsConfig`, `${path}.dnsPolicy`),
+      'dns-none-needs-config',
+    );
   }
   const aliases: HostAlias[] = [];
   check.arr(spec, 'hostAliases', `${path}.hostAliases`).forEach((a, i) => {
@@ -653,6 +913,12 @@ export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, '
     }
     const ip = check.ip(a['ip'], `${path}.hostAliases[${i}].ip`);
     const hostnames = check.arr(a, 'hostnames', `${path}.hostAliases[${i}].hostnames`).filter((h): h is string => typeof h === 'string');
+    // validateHostAliases: each hostname a DNS-1123 subdomain.
+    hostnames.forEach((h, j) => {
+      if (!isDns1123Subdomain(h)) {
+        check.error(`${path}.hostAliases[${i}].hostnames[${j}] ${excerpt(h)} is not a valid DNS-1123 subdomain; use a lower-case host name`, `${path}.hostAliases[${i}].hostnames[${j}]`, 'invalid-host-alias');
+      }
+    });
     if (ip !== undefined) aliases.push({ ip, hostnames });
   });
   if (aliases.length > 0) out.hostAliases = aliases;
@@ -672,5 +938,5 @@ export function toServiceImport(o: Obj, meta: ObjectMeta, check: Checker): Servi
     const ip = check.ip(v, `spec.ips[${i}]`);
     if (ip !== undefined) ips.push(ip);
   });
-  return { ...meta, type, ips: tight(ips), ports: readEndpointPorts(spec, check, 'spec.ports') };
+  return { ...meta, type, ips: tight(ips), ports: readEndpointPorts(spec, check, 'spec.ports', 'none') };
 }

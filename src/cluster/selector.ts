@@ -5,7 +5,7 @@
 
 import { excerpt } from './yaml-docs.js';
 import type { Checker, Obj } from './validate.js';
-import { isObj } from './validate.js';
+import { isObj, labelValueProblem, qualifiedNameProblem } from './validate.js';
 
 export interface SelectorRequirement {
   readonly key: string;
@@ -49,15 +49,21 @@ export function matchesSelector(sel: LabelSelector, labels: Labels): boolean {
   return true;
 }
 
-/** Reads a metav1.LabelSelector at parent[key]; undefined when absent (errors are recorded). */
-export function readLabelSelector(parent: Obj, key: string, path: string, check: Checker): LabelSelector | undefined {
+/**
+ * Reads a metav1.LabelSelector at parent[key]; undefined when absent (errors are recorded). With
+ * `validate` (a built-in kind's selector), keys and values are checked as the API server's
+ * metav1validation ValidateLabelSelector does: matchLabels by ValidateLabels, expression keys as
+ * qualified names and their values as label values. A custom resource's selector (Gateway API)
+ * gets only its schema, so it is read without.
+ */
+export function readLabelSelector(parent: Obj, key: string, path: string, check: Checker, validate = false): LabelSelector | undefined {
   const v = parent[key];
   if (v === undefined || v === null) return undefined;
   if (!isObj(v)) {
     check.error(`${path} must be a mapping with matchLabels and/or matchExpressions`, path);
     return undefined;
   }
-  const matchLabels = check.stringMap(v, 'matchLabels', `${path}.matchLabels`);
+  const matchLabels = validate ? check.labels(v, 'matchLabels', `${path}.matchLabels`) : check.stringMap(v, 'matchLabels', `${path}.matchLabels`);
   const matchExpressions: SelectorRequirement[] = [];
   check.arr(v, 'matchExpressions', `${path}.matchExpressions`).forEach((e, i) => {
     const ep = `${path}.matchExpressions[${i}]`;
@@ -84,6 +90,15 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
     if ((op === 'Exists' || op === 'DoesNotExist') && values.length > 0) {
       check.error(`${ep}: operator ${op} takes no values; remove them`, `${ep}.values`);
       return;
+    }
+    if (validate) {
+      // ValidateLabelSelectorRequirement: the key a qualified name, each value a label value.
+      const kp = qualifiedNameProblem(k);
+      if (kp !== undefined) check.error(`${ep}.key ${excerpt(k)} ${kp}; use [prefix/]name such as app`, `${ep}.key`, 'invalid-label-key');
+      values.forEach((x, j) => {
+        const vp = labelValueProblem(x);
+        if (vp !== undefined) check.error(`${ep}.values[${j}] ${excerpt(x)} ${vp}; use at most 63 letters, digits, '-', '_' and '.'`, `${ep}.values[${j}]`, 'invalid-label-value');
+      });
     }
     matchExpressions.push({ key: k, operator: op, values });
   });

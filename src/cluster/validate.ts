@@ -24,6 +24,89 @@ export function isDns1123Subdomain(s: string): boolean {
   return s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
 }
 
+// apimachinery pkg/util/validation IsValidPortName (IANA_SVC_NAME, RFC 6335): at most 15 of
+// [-a-z0-9], at least one letter, no "--", no '-' at either end.
+const PORT_NAME_CHARS = /^[-a-z0-9]+$/;
+const HAS_LETTER = /[a-z]/;
+
+/** Why `s` is not an IANA service name (IsValidPortName), or undefined when it is one. */
+export function portNameProblem(s: string): string | undefined {
+  if (s.length > 15) return 'is longer than 15 characters';
+  if (!PORT_NAME_CHARS.test(s)) return "may hold only lower-case letters, digits and '-'";
+  if (!HAS_LETTER.test(s)) return 'must hold at least one letter';
+  if (s.includes('--')) return "must not hold '--'";
+  if (s.startsWith('-') || s.endsWith('-')) return "must not begin or end with '-'";
+  return undefined;
+}
+
+// apimachinery IsQualifiedName's name part and IsValidLabelValue: alphanumeric at both ends,
+// '-', '_' and '.' inside, at most 63 characters (a label value may also be empty).
+const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/** Why `s` is not a qualified name ([prefix/]name, IsQualifiedName), or undefined when it is one. */
+export function qualifiedNameProblem(s: string): string | undefined {
+  const slash = s.indexOf('/');
+  let name = s;
+  if (slash >= 0) {
+    if (s.indexOf('/', slash + 1) >= 0) return "may hold at most one '/'";
+    const prefix = s.slice(0, slash);
+    if (prefix === '') return "has an empty prefix before '/'";
+    if (!isDns1123Subdomain(prefix)) return "has a prefix (before '/') that is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.')";
+    name = s.slice(slash + 1);
+  }
+  if (name === '') return 'has an empty name part';
+  if (name.length > 63) return 'has a name part longer than 63 characters';
+  if (!QUALIFIED_NAME_PART.test(name)) return "has a name part that must be letters and digits at both ends with only '-', '_' and '.' inside";
+  return undefined;
+}
+
+/** Why `s` is not a label value (IsValidLabelValue), or undefined when it is one. */
+export function labelValueProblem(s: string): string | undefined {
+  if (s === '') return undefined;
+  if (s.length > 63) return 'is longer than 63 characters';
+  if (!QUALIFIED_NAME_PART.test(s)) return "must be letters and digits at both ends with only '-', '_' and '.' inside";
+  return undefined;
+}
+
+/**
+ * Why an IP may not be an endpoint or external IP, or undefined: ValidateEndpointIP (once
+ * ValidateNonSpecialIP, pkg/apis/core/validation) rejects the unspecified address, loopback,
+ * link-local and link-local multicast, which no pod or node can serve from. Reads the bytes,
+ * allocates nothing.
+ */
+export function specialIpProblem(b: Uint8Array): string | undefined {
+  if (b.length === 4) {
+    if (b[0] === 0 && b[1] === 0 && b[2] === 0 && b[3] === 0) return 'is the unspecified address';
+    if (b[0] === 127) return 'is in the loopback range 127.0.0.0/8';
+    if (b[0] === 169 && b[1] === 254) return 'is in the link-local range 169.254.0.0/16';
+    if (b[0] === 224 && b[1] === 0 && b[2] === 0) return 'is in the link-local multicast range 224.0.0.0/24';
+    return undefined;
+  }
+  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return 'is in the link-local range fe80::/10';
+  if (b[0] === 0xff && (b[1]! & 0x0f) === 0x02) return 'is in the link-local multicast range ff02::/16';
+  let zeros = 0;
+  for (let i = 0; i < 15; i++) if (b[i] === 0) zeros++;
+  if (zeros === 15 && b[15] === 0) return 'is the unspecified address';
+  if (zeros === 15 && b[15] === 1) return 'is the loopback address ::1';
+  // An IPv4-mapped address is checked as its IPv4 address, as Go's net.IP methods do.
+  if (zeros === 10 && b[10] === 0xff && b[11] === 0xff) return specialIpProblem(b.subarray(12));
+  return undefined;
+}
+
+/** metadata.annotations: keys and values together at most 256 KiB (ValidateAnnotations, TotalAnnotationSizeLimitB). */
+export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
+
+/**
+ * Whether the object carries metadata only an API server sets (uid, resourceVersion,
+ * creationTimestamp): a dump of a cluster, whose allocated fields a real API server admitted.
+ */
+export function hasServerSetMeta(o: Obj): boolean {
+  const md = o['metadata'];
+  if (!isObj(md)) return false;
+  const set = (k: string): boolean => md[k] !== undefined && md[k] !== null && md[k] !== '';
+  return set('uid') || set('resourceVersion') || set('creationTimestamp');
+}
+
 /**
  * Reports findings located at one object. `what` names the object, e.g. 'Service "apps/web"'.
  * A finding about a field names the field's line (from `positions`), else the object's.
@@ -114,23 +197,72 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535) {
-      this.error(`${path} ${excerpt(v)} is not a valid port number; use an integer between 1 and 65535`, path);
+      this.error(`${path} ${excerpt(v)} is not a valid port number; use an integer between 1 and 65535`, path, 'invalid-port');
       return undefined;
     }
     return v;
   }
 
-  /** A string-to-string map (labels, annotations, selector); other scalar values are stringified with a warning. */
+  /**
+   * A string-to-string map (labels, annotations, selector, nodeSelector). A number or boolean is
+   * an error, as the API server's decoder rejects a non-string in a map[string]string: quote it.
+   */
   stringMap(parent: Obj, key: string, path: string): Record<string, string> {
     const m = this.obj(parent, key, path);
     const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(m)) {
+    for (const k in m) {
+      const v = m[k];
       if (typeof v === 'string') out[k] = v;
       else if (v === null || v === undefined) out[k] = '';
       else if (typeof v === 'number' || typeof v === 'boolean') {
-        this.warn(`${path}.${k} must be a string, got ${excerpt(v)}; quote it (kubectl would reject it), read as "${String(v)}"`, `${path}.${k}`);
+        this.error(`${path}.${k} must be a string, got ${excerpt(v)}; quote it ("${String(v)}")`, `${path}.${k}`, 'non-string-value');
         out[k] = String(v);
-      } else this.error(`${path}.${k} must be a string, got ${excerpt(v)}`, `${path}.${k}`);
+      } else this.error(`${path}.${k} must be a string, got ${excerpt(v)}`, `${path}.${k}`, 'non-string-value');
+    }
+    return out;
+  }
+
+  /**
+   * Labels, or a Service selector: keys are qualified names and values label values
+   * (metav1validation ValidateLabels: IsQualifiedName, IsValidLabelValue).
+   */
+  labels(parent: Obj, key: string, path: string): Record<string, string> {
+    const out = this.stringMap(parent, key, path);
+    for (const k in out) {
+      const kp = qualifiedNameProblem(k);
+      if (kp !== undefined) {
+        this.error(`${path} key ${excerpt(k)} ${kp}; use [prefix/]name such as app.kubernetes.io/name`, `${path}.${k}`, 'invalid-label-key');
+      }
+      const vp = labelValueProblem(out[k]!);
+      if (vp !== undefined) {
+        this.error(`${path}.${k} value ${excerpt(out[k])} ${vp}; use at most 63 letters, digits, '-', '_' and '.'`, `${path}.${k}`, 'invalid-label-value');
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Annotations: keys are qualified names (compared in lower case) and keys and values together
+   * hold at most 256 KiB (ValidateAnnotations in apimachinery pkg/api/validation/objectmeta.go).
+   */
+  annotations(parent: Obj, key: string, path: string): Record<string, string> {
+    const out = this.stringMap(parent, key, path);
+    // UTF-16 units first: a UTF-8 byte count is needed only when 3 bytes a unit could pass the limit.
+    let units = 0;
+    for (const k in out) {
+      const kp = qualifiedNameProblem(k.toLowerCase());
+      if (kp !== undefined) {
+        this.error(`${path} key ${excerpt(k)} ${kp}; use [prefix/]name such as example.com/owner`, `${path}.${k}`, 'invalid-annotation-key');
+      }
+      units += k.length + out[k]!.length;
+    }
+    let bytes = units;
+    if (units * 3 > ANNOTATIONS_MAX_BYTES) {
+      bytes = 0;
+      for (const k in out) bytes += Buffer.byteLength(k) + Buffer.byteLength(out[k]!);
+    }
+    if (bytes > ANNOTATIONS_MAX_BYTES) {
+      this.error(`${path} hold ${bytes} bytes, more than the 262144 (256 KiB) the API server admits; move large data to a ConfigMap`, path, 'annotations-too-large');
     }
     return out;
   }
@@ -138,11 +270,11 @@ export class Checker {
   /** Validates an IP literal; returns its canonical text or undefined (after an error). */
   ip(value: unknown, path: string, fix = 'write a plain IPv4 or IPv6 address'): string | undefined {
     if (typeof value !== 'string') {
-      this.error(`${path} must be an IP address string, got ${excerpt(value)}`, path);
+      this.error(`${path} must be an IP address string, got ${excerpt(value)}`, path, 'invalid-ip');
       return undefined;
     }
     const c = canonicalIp(value);
-    if (c === undefined) this.error(`${path} ${excerpt(value)} is not a valid IP address; ${fix}`, path);
+    if (c === undefined) this.error(`${path} ${excerpt(value)} is not a valid IP address; ${fix}`, path, 'invalid-ip');
     return c;
   }
 
@@ -150,7 +282,7 @@ export class Checker {
     const p = this.str(parent, key, path);
     if (p === undefined || p === '') return 'TCP';
     if (p !== 'TCP' && p !== 'UDP' && p !== 'SCTP') {
-      this.error(`${path} ${excerpt(p)} is not supported; use TCP, UDP or SCTP (upper case)`, path);
+      this.error(`${path} ${excerpt(p)} is not supported; use TCP, UDP or SCTP (upper case)`, path, 'invalid-protocol');
     }
     return p;
   }

@@ -30,7 +30,7 @@ import { READY_ANNOTATION, readContainerPorts, readOwner, readPodDNS } from './o
 import type { LabelSelector, Labels } from './selector.js';
 import { isEmptySelector, matchesMap, matchesSelector, readLabelSelector } from './selector.js';
 import type { Checker, Obj } from './validate.js';
-import { isDns1123Label, isObj } from './validate.js';
+import { hasServerSetMeta, isDns1123Label, isDns1123Subdomain, isObj } from './validate.js';
 
 export type WorkloadKind = WorkloadInfo['kind'];
 
@@ -167,7 +167,8 @@ function readCount(spec: Obj, key: string, path: string, check: Checker, dflt: n
   const v = spec[key];
   if (v === undefined || v === null) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
-    check.error(`${path} ${excerpt(v)} must be a non-negative integer`, path);
+    // ValidateNonnegativeField (replicas, parallelism, completions, ordinals.start).
+    check.error(`${path} ${excerpt(v)} must be a non-negative integer`, path, 'invalid-count');
     return 0;
   }
   return v;
@@ -178,13 +179,19 @@ function readTemplate(t: Obj, check: Checker, path: string): PodTemplate {
   const spec = check.obj(t, 'spec', `${path}.spec`);
   const hostname = check.str(spec, 'hostname', `${path}.spec.hostname`);
   const subdomain = check.str(spec, 'subdomain', `${path}.spec.subdomain`);
-  if (hostname && !isDns1123Label(hostname)) check.error(`${path}.spec.hostname ${excerpt(hostname)} is not a valid DNS-1123 label`, `${path}.spec.hostname`);
-  if (subdomain && !isDns1123Label(subdomain)) check.error(`${path}.spec.subdomain ${excerpt(subdomain)} is not a valid DNS-1123 label`, `${path}.spec.subdomain`);
+  // ValidatePodSpec: hostname and subdomain are DNS-1123 labels.
+  if (hostname && !isDns1123Label(hostname)) {
+    check.error(`${path}.spec.hostname ${excerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, `${path}.spec.hostname`, 'invalid-hostname');
+  }
+  if (subdomain && !isDns1123Label(subdomain)) {
+    check.error(`${path}.spec.subdomain ${excerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, `${path}.spec.subdomain`, 'invalid-subdomain');
+  }
   const nodeName = check.str(spec, 'nodeName', `${path}.spec.nodeName`);
   return {
     raw: t,
-    labels: check.stringMap(md, 'labels', `${path}.metadata.labels`),
-    annotations: check.stringMap(md, 'annotations', `${path}.metadata.annotations`),
+    // ValidatePodTemplateSpec: ValidateLabels and ValidateAnnotations of the template's metadata.
+    labels: check.labels(md, 'labels', `${path}.metadata.labels`),
+    annotations: check.annotations(md, 'annotations', `${path}.metadata.annotations`),
     ...(hostname ? { hostname } : {}),
     ...(subdomain ? { subdomain } : {}),
     hostNetwork: check.bool(spec, 'hostNetwork', `${path}.spec.hostNetwork`) ?? false,
@@ -203,20 +210,59 @@ function jobFinished(o: Obj): boolean {
   );
 }
 
+/** A CronJob's name leaves room for the 11 characters of its Jobs' suffix (ValidateCronJobCreate). */
+const CRONJOB_NAME_MAX = 52;
+
+/**
+ * The pod template's restartPolicy (default Always, SetDefaults_PodSpec): Jobs need OnFailure or
+ * Never (batch validateJobSpec), the apps workloads Always (ValidatePodTemplateSpecForReplicaSet,
+ * ValidateStatefulSetSpec, ValidateDaemonSetSpec).
+ */
+function checkRestartPolicy(template: unknown, path: string, job: boolean, check: Checker): void {
+  const spec = isObj(template) ? template['spec'] : undefined;
+  const rp = isObj(spec) ? spec['restartPolicy'] : undefined;
+  const policy = typeof rp === 'string' && rp !== '' ? rp : 'Always';
+  const where = check.written(`${path}.spec.restartPolicy`, `${path}.spec`, path, 'spec');
+  if (job && policy !== 'OnFailure' && policy !== 'Never') {
+    check.error(`${path}.spec.restartPolicy ${rp === undefined ? 'is unset (so Always)' : excerpt(rp)}; a Job's pods need restartPolicy OnFailure or Never, set one`, where, 'restart-policy');
+  } else if (!job && policy !== 'Always') {
+    check.error(`${path}.spec.restartPolicy ${excerpt(rp)} is not allowed here; a controller's pods restart Always, remove it`, where, 'restart-policy');
+  }
+}
+
 export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: WorkloadKind): WorkloadDraft {
   const spec = check.obj(o, 'spec', 'spec');
   const owner = readOwner(o);
   const base = { kind, meta, check, ordinalStart: 0, indexed: false, ...(owner ? { owner } : {}) };
-  if (kind === 'CronJob') return { ...base, replicas: 0, runnable: false };
+  if (kind === 'CronJob') {
+    // ValidateCronJobCreate: the name is at most 52 characters.
+    if (meta.name.length > CRONJOB_NAME_MAX) {
+      check.error(`name ${excerpt(meta.name)} is ${meta.name.length} characters; a CronJob's name may have at most ${CRONJOB_NAME_MAX}, shorten it`, 'metadata.name', 'invalid-name');
+    }
+    const jt = spec['jobTemplate'];
+    const jspec = isObj(jt) ? jt['spec'] : undefined;
+    checkRestartPolicy(isObj(jspec) ? jspec['template'] : undefined, 'spec.jobTemplate.spec.template', true, check);
+    return { ...base, replicas: 0, runnable: false };
+  }
+  // ValidateStatefulSet: ValidateStatefulSetName is NameIsDNSLabel (the pods' hostnames); readMeta
+  // already reported a name that is not even a subdomain. ValidateStatefulSetUpdate does not check
+  // the name again, so one from a cluster (server-set metadata) may be an older subdomain name.
+  if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name) && hasServerSetMeta(o)) {
+    check.warn(`name ${excerpt(meta.name)} is not a DNS-1123 label, which a new StatefulSet needs; this one was read from a cluster, so it is kept`, 'metadata.name', 'invalid-name');
+  } else if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name)) {
+    check.error(`name ${excerpt(meta.name)} is not a valid DNS-1123 label (a StatefulSet's name is its pods' hostname prefix); use at most 63 lower-case letters, digits and '-'`, 'metadata.name', 'invalid-name');
+  }
 
   let runnable = true;
   const tObj = spec['template'];
   let template: PodTemplate | undefined;
   if (isObj(tObj)) template = readTemplate(tObj, check, 'spec.template');
   else {
-    check.warn(`has no spec.template, so it runs no pods (the API server would reject it); add the pod template`, 'spec');
+    // ValidatePodTemplateSpec via the kind's spec validation: the template and its containers are required.
+    check.error('has no spec.template; add the pod template (metadata.labels and spec.containers)', 'spec', 'template-required');
     runnable = false;
   }
+  if (template) checkRestartPolicy(tObj, 'spec.template', kind === 'Job', check);
 
   let selector: LabelSelector | undefined;
   let replicas = 1;
@@ -229,18 +275,26 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
     const completions = completionsRaw === undefined || completionsRaw === null ? undefined : readCount(spec, 'completions', 'spec.completions', check, 1);
     replicas = completions === undefined ? parallelism : Math.min(parallelism, completions);
     indexed = spec['completionMode'] === 'Indexed';
-    if (spec['manualSelector'] === true) selector = readLabelSelector(spec, 'selector', 'spec.selector', check);
+    if (spec['manualSelector'] === true) selector = readLabelSelector(spec, 'selector', 'spec.selector', check, true);
     if (spec['suspend'] === true || jobFinished(o)) runnable = false;
   } else {
     if (kind !== 'DaemonSet') replicas = readCount(spec, 'replicas', 'spec.replicas', check, 1);
-    selector = readLabelSelector(spec, 'selector', 'spec.selector', check);
+    selector = readLabelSelector(spec, 'selector', 'spec.selector', check, true);
+    // ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec,
+    // ValidateDaemonSetSpec: spec.selector is required and not empty, and the template's labels
+    // match it ("`selector` does not match template `labels`").
     if (selector === undefined || isEmptySelector(selector)) {
-      check.warn('has no spec.selector (apps/v1 requires a non-empty one), so it runs no pods; add spec.selector.matchLabels matching the template labels', 'spec.selector');
+      check.error(
+        `${selector === undefined ? 'has no spec.selector' : 'has an empty spec.selector'}; apps/v1 requires one, add spec.selector.matchLabels matching the template labels`,
+        check.written('spec.selector', 'spec'),
+        'selector-required',
+      );
       runnable = false;
     } else if (template && !matchesSelector(selector, template.labels)) {
-      check.warn(
-        'spec.selector does not match spec.template.metadata.labels, so the API server would reject it and it runs no pods; make the template labels satisfy the selector',
-        'spec.selector',
+      check.error(
+        '`selector` does not match template `labels`: spec.template.metadata.labels must satisfy spec.selector; make them agree',
+        check.written('spec.template.metadata.labels', 'spec.template.metadata', 'spec.template'),
+        'selector-mismatch',
       );
       runnable = false;
     }
@@ -248,7 +302,12 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
       const sn = check.str(spec, 'serviceName', 'spec.serviceName');
       if (sn) {
         serviceName = sn;
-        if (!isDns1123Label(sn)) check.error(`spec.serviceName ${excerpt(sn)} is not a valid DNS-1123 label (it becomes the pods' subdomain)`, 'spec.serviceName');
+        // ValidateStatefulSetSpec does not check serviceName, but it becomes every pod's
+        // spec.subdomain, which ValidatePodSpec requires to be a DNS-1123 label: the pods fail.
+        if (!isDns1123Label(sn)) {
+          check.warn(`spec.serviceName ${excerpt(sn)} is not a valid DNS-1123 label, so the API server rejects every pod (it is their subdomain) and it runs none; use the headless Service's name`, 'spec.serviceName', 'invalid-service-name');
+          runnable = false;
+        }
       }
       const ordinals = check.obj(spec, 'ordinals', 'spec.ordinals');
       ordinalStart = readCount(ordinals, 'start', 'spec.ordinals.start', check, 0);

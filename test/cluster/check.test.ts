@@ -72,7 +72,8 @@ spec:
   it('warns about an ExternalName that is an IP address', () => {
     const f = check('apiVersion: v1\nkind: Service\nmetadata: {name: db}\nspec: {type: ExternalName, externalName: 10.0.0.5}\n');
     expect(f).toEqual([expect.objectContaining({ line: 1, code: 'externalname-ip', message: expect.stringMatching(/is an IP address; DNS answers a CNAME/) })]);
-    expect(check('apiVersion: v1\nkind: Service\nmetadata: {name: db}\nspec: {type: ExternalName, externalName: "2001:db8::1"}\n').map((x) => x.code)).toEqual(['externalname-ip']);
+    // An IPv6 address is no DNS-1123 subdomain: the API server rejects it (a load error).
+    expect(() => check('apiVersion: v1\nkind: Service\nmetadata: {name: db}\nspec: {type: ExternalName, externalName: "2001:db8::1"}\n')).toThrow(/spec\.externalName "2001:db8::1" is not a valid DNS-1123 subdomain/);
     expect(check('apiVersion: v1\nkind: Service\nmetadata: {name: db}\nspec: {type: ExternalName, externalName: db.example.com}\n')).toEqual([]);
   });
 
@@ -103,14 +104,11 @@ spec:
     expect(check(text.replace('clusterIP: None\n  selector', 'clusterIP: None\n  publishNotReadyAddresses: true\n  selector')).map((x) => x.line)).toEqual([19]);
   });
 
-  it('warns about unnamed ports on multi-port and headless services', () => {
+  it('warns about the unnamed port of a headless service (unnamed ports of a multi-port one are load errors)', () => {
+    expect(() => check('apiVersion: v1\nkind: Service\nmetadata: {name: multi}\nspec:\n  ports: [{port: 80}, {name: https, port: 443}]\n')).toThrow(
+      /c\.yaml:5: Service "default\/multi": spec\.ports\[0\]\.name is missing; a Service with more than one port must name every port/,
+    );
     const f = check(`apiVersion: v1
-kind: Service
-metadata: {name: multi}
-spec:
-  ports: [{port: 80}, {name: https, port: 443}]
----
-apiVersion: v1
 kind: Service
 metadata: {name: single}
 spec:
@@ -129,12 +127,8 @@ metadata: {name: hl-1, labels: {kubernetes.io/service-name: hl}}
 addressType: IPv4
 endpoints: [{addresses: [10.1.1.1]}]
 `);
-    expect(f.map((x) => [x.line, x.code])).toEqual([
-      [1, 'unnamed-port'],
-      [13, 'unnamed-port'],
-    ]);
-    expect(f[0]!.message).toMatch(/a port has no name \(80\/TCP\), so there is no SRV record.*API server requires names.*give every port a name/);
-    expect(f[1]!.message).toMatch(/_udp\.hl\.default\.svc/);
+    expect(f.map((x) => [x.line, x.code])).toEqual([[7, 'unnamed-port']]);
+    expect(f[0]!.message).toMatch(/its port 53\/UDP has no name, so there is no SRV record _<name>\._udp\.hl\.default\.svc.*give the port a name/);
   });
 
   it('warns about names longer than 63 characters', () => {
@@ -151,6 +145,7 @@ spec:
 apiVersion: v1
 kind: Pod
 metadata: {name: ${'p'.repeat(64)}}
+spec: {containers: [{name: c, image: i}]}
 `);
     expect(f.map((x) => [x.line, x.code])).toEqual([
       [1, 'name-too-long'],
@@ -163,8 +158,8 @@ metadata: {name: ${'p'.repeat(64)}}
     const r = checkManifests([join(FIXTURES, 'check')]);
     expect(r.model).toBeDefined();
     expect(r.findings.map((f) => [f.file.split('/').pop(), f.line, f.severity, f.code ?? 'load'])).toEqual([
-      ['app.yaml', 5, 'warning', 'load'], // the spec.selector line
       ['app.yaml', 16, 'warning', 'selector-no-pods'],
+      ['app.yaml', 26, 'warning', 'load'], // the EndpointSlice's metadata (it has no labels)
     ]);
   });
 });

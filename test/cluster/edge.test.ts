@@ -33,7 +33,7 @@ ${ports}
 
 describe('node ports', () => {
   it('nodePort 0 and an absent nodePort are allocated in the range; ClusterIP Services get none', () => {
-    const { model } = buildModel(doc(svc('a', 'NodePort', '    - port: 80\n      nodePort: 0\n    - port: 81\n') + svc('b', 'ClusterIP', '    - port: 80\n')));
+    const { model } = buildModel(doc(svc('a', 'NodePort', '    - port: 80\n      name: a\n      nodePort: 0\n    - port: 81\n      name: b\n') + svc('b', 'ClusterIP', '    - port: 80\n')));
     const a = model.services.find((s) => s.name === 'a')!;
     for (const p of a.ports) {
       expect(p.nodePort).toBeGreaterThanOrEqual(30000);
@@ -54,10 +54,10 @@ describe('node ports', () => {
   });
 
   it.each([
-    ['out of range', svc('a', 'NodePort', '    - port: 80\n      nodePort: 8080\n'), /nodePort 8080: is outside the node port range 30000-32767/],
+    ['out of range', svc('a', 'NodePort', '    - port: 80\n      nodePort: 8080\n'), /nodePort 8080: is not in the valid node port range 30000-32767: the API server rejects it.*--service-node-port-range 8080-32767/],
     ['on a ClusterIP Service', svc('a', 'ClusterIP', '    - port: 80\n      nodePort: 30080\n'), /nodePort 30080: may not be used when type is ClusterIP/],
     ['used by two Services', svc('a', 'NodePort', '    - port: 80\n      nodePort: 30080\n') + svc('b', 'NodePort', '    - port: 81\n      nodePort: 30080\n'), /Service "default\/b": spec.ports\[0\].nodePort 30080: is already allocated to Service "default\/a" \(m.yaml:2\)/],
-    ['used twice for one protocol in a Service', svc('a', 'NodePort', '    - port: 80\n      nodePort: 30080\n    - port: 81\n      nodePort: 30080\n'), /used twice in this Service for TCP/],
+    ['used twice for one protocol in a Service', svc('a', 'NodePort', '    - port: 80\n      name: a\n      nodePort: 30080\n    - port: 81\n      name: b\n      nodePort: 30080\n'), /used twice in this Service for TCP/],
   ])('a nodePort %s is an error naming file and line', (_what, text, re) => {
     const f = failing(text);
     expect(f.some((x) => x.severity === 'error' && x.file === 'm.yaml' && x.line > 0 && re.test(x.message)), JSON.stringify(f)).toBe(true);
@@ -69,13 +69,21 @@ describe('node ports', () => {
     expect(failing(text).find((f) => /nodePort 8080/.test(f.message))!.line).toBe(line);
   });
 
+  it('a nodePort outside the range stands, with a warning, on a Service dumped from a cluster', () => {
+    const text = svc('a', 'NodePort', '    - port: 80\n      nodePort: 8080\n').replace('  name: a\n', '  name: a\n  resourceVersion: "4711"\n');
+    const { model, findings } = buildModel(doc(text));
+    expect(model.services[0]!.ports[0]!.nodePort).toBe(8080);
+    const line = text.split('\n').findIndex((l) => l.includes('nodePort: 8080')) + 1;
+    expect(findings).toEqual([expect.objectContaining({ line, severity: 'warning', code: 'node-port-out-of-range', message: expect.stringMatching(/server-set metadata.*--service-node-port-range 8080-32767/) })]);
+  });
+
   it('a LoadBalancer Service with allocateLoadBalancerNodePorts: false gets none', () => {
     const { model } = buildModel(doc(svc('lb', 'LoadBalancer', '    - port: 80\n', '  allocateLoadBalancerNodePorts: false\n')));
     expect(model.services[0]!.ports[0]!.nodePort).toBeUndefined();
   });
 
   it('one nodePort for TCP and UDP in the same Service is accepted (DNS on 53)', () => {
-    const { model } = buildModel(doc(svc('dns', 'NodePort', '    - port: 53\n      nodePort: 30053\n      protocol: UDP\n    - port: 53\n      name: tcp\n      nodePort: 30053\n')));
+    const { model } = buildModel(doc(svc('dns', 'NodePort', '    - port: 53\n      name: udp\n      nodePort: 30053\n      protocol: UDP\n    - port: 53\n      name: tcp\n      nodePort: 30053\n')));
     expect(model.services[0]!.ports.map((p) => p.nodePort)).toEqual([30053, 30053]);
   });
 });

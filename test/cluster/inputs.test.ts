@@ -85,13 +85,13 @@ items:
     expect(model.pods).toHaveLength(2);
     expect(model.workloads![0]!.source.line).toBe(2);
     // Errors in a CRLF file are reported at the right line too.
-    const bad = 'apiVersion: v1\r\nkind: Service\r\nmetadata: {name: ok}\r\n---\r\napiVersion: v1\r\nkind: Service\r\nmetadata: {name: Bad_Name}\r\n';
+    const bad = 'apiVersion: v1\r\nkind: Service\r\nmetadata: {name: ok}\r\nspec: {ports: [{port: 80}]}\r\n---\r\napiVersion: v1\r\nkind: Service\r\nmetadata: {name: Bad_Name}\r\nspec: {ports: [{port: 80}]}\r\n';
     try {
       buildModel([{ file: 'b.yaml', text: bad }]);
       throw new Error('expected an error');
     } catch (e) {
       expect(e).toBeInstanceOf(ManifestError);
-      expect((e as ManifestError).findings.map((f) => [f.line, f.severity])).toEqual([[7, 'error']]); // the metadata line
+      expect((e as ManifestError).findings.map((f) => [f.line, f.severity])).toEqual([[8, 'error']]); // the metadata line
     }
     // A syntax error after a CRLF '---' is located as well.
     const broken = 'apiVersion: v1\r\nkind: Namespace\r\nmetadata: {name: ok}\r\n---\r\napiVersion: v1\r\nkind: Service\r\nmetadata: {name: [x}\r\n';

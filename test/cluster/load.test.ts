@@ -250,7 +250,7 @@ spec: {containers: [{name: c, image: i}]}
 apiVersion: v1
 kind: Pod
 metadata: {name: q, deletionTimestamp: "2024-05-01T10:00:00Z"}
-spec: {hostNetwork: true, hostname: h, subdomain: sub}
+spec: {hostNetwork: true, hostname: h, subdomain: sub, containers: [{name: c, image: i}]}
 status:
   phase: Succeeded
   podIPs: [{ip: 10.244.0.9}, {ip: "fd00::9"}]
@@ -472,12 +472,17 @@ describe('cluster IP allocation', () => {
     }
   });
 
-  it('warns (only) about a declared IP outside every service CIDR', () => {
-    const { model, findings } = buildModel([{ file: 'x.yaml', text: service('far', 'default', '  clusterIP: 172.16.0.10\n') }]);
+  it('rejects a declared IP outside every service CIDR, unless the object was read from a cluster', () => {
+    const f = failing([{ file: 'x.yaml', text: service('far', 'default', '  clusterIP: 172.16.0.10\n') }]);
+    expect(f).toHaveLength(1);
+    expect(f[0]).toMatchObject({ file: 'x.yaml', line: 9, severity: 'error', code: 'cluster-ip-out-of-range' }); // the spec.clusterIP line
+    expect(f[0]!.message).toMatch(/172\.16\.0\.10 is not in the valid range \(10\.96\.0\.0\/12\).*such as 172\.16\.0\.0\/16/);
+    // Server-set metadata (a dump): a real API server allocated it, so it stands, with a warning.
+    const dumped = service('far', 'default', '  clusterIP: 172.16.0.10\n').replace('  namespace: default\n', '  namespace: default\n  uid: 0d1c2b3a-0000-4000-8000-000000000001\n');
+    const { model, findings } = buildModel([{ file: 'x.yaml', text: dumped }]);
     expect(svc(model, 'default', 'far').clusterIPs).toEqual(['172.16.0.10']);
-    expect(findings).toHaveLength(1);
-    expect(findings[0]).toMatchObject({ file: 'x.yaml', line: 9, severity: 'warning' }); // the spec.clusterIP line
-    expect(findings[0]!.message).toMatch(/outside every service CIDR \(10\.96\.0\.0\/12\)/);
+    expect(findings).toEqual([expect.objectContaining({ file: 'x.yaml', line: 10, severity: 'warning', code: 'cluster-ip-out-of-range' })]);
+    expect(findings[0]!.message).toMatch(/outside the configured service CIDRs \(10\.96\.0\.0\/12\).*server-set metadata.*--service-cidr/);
   });
 
   // Load speed is measured by the benchmark, not asserted here; this checks correctness at scale.
@@ -543,9 +548,9 @@ describe('dual-stack', () => {
 
   it('rejects clusterIPs that disagree with ipFamilies or policy', () => {
     const f = failing([
-      { file: 'a.yaml', text: service('a', 'default', '  ipFamilyPolicy: PreferDualStack\n  ipFamilies: [IPv6, IPv4]\n  clusterIPs: [10.96.1.1, "fd00:10:96::1"]\n') },
-      { file: 'b.yaml', text: service('b', 'default', '  ipFamilyPolicy: SingleStack\n  clusterIPs: [10.96.1.2, "fd00:10:96::2"]\n') },
-      { file: 'c.yaml', text: service('c', 'default', '  ipFamilyPolicy: PreferDualStack\n  clusterIPs: [10.96.1.3, 10.96.1.4]\n') },
+      { file: 'a.yaml', text: service('a', 'default', '  ipFamilyPolicy: PreferDualStack\n  ipFamilies: [IPv6, IPv4]\n  clusterIP: 10.96.1.1\n  clusterIPs: [10.96.1.1, "fd00:10:96::1"]\n') },
+      { file: 'b.yaml', text: service('b', 'default', '  ipFamilyPolicy: SingleStack\n  clusterIP: 10.96.1.2\n  clusterIPs: [10.96.1.2, "fd00:10:96::2"]\n') },
+      { file: 'c.yaml', text: service('c', 'default', '  ipFamilyPolicy: PreferDualStack\n  clusterIP: 10.96.1.3\n  clusterIPs: [10.96.1.3, 10.96.1.4]\n') },
       { file: 'd.yaml', text: service('d', 'default', '  clusterIP: 10.96.1.5\n  clusterIPs: [10.96.1.6]\n') },
     ]);
     expect(f.map((x) => x.file)).toEqual(['a.yaml', 'a.yaml', 'b.yaml', 'c.yaml', 'd.yaml']);
@@ -570,8 +575,8 @@ describe('validation errors', () => {
     expect(err).toBeInstanceOf(ManifestError);
     const f = [...(err as ManifestError).findings];
     const errors = f.filter((x) => x.severity === 'error');
-    expect(errors).toHaveLength(19);
-    expect((err as ManifestError).message.split("\n")).toHaveLength(19);
+    expect(errors).toHaveLength(25);
+    expect((err as ManifestError).message.split("\n")).toHaveLength(25);
     expect((err as ManifestError).message).toContain(`${join(FIXTURES, 'errors/broken.yaml')}:12: YAML syntax error at line 12`);
 
     // YAML syntax error, with the YAML line; the other documents of the file still load.
@@ -592,7 +597,13 @@ describe('validation errors', () => {
     expect(at(f, 'many.yaml', 22)).toEqual([expect.stringMatching(/"1starts-with-digit" is not a valid DNS-1035 label/)]);
     expect(at(f, 'many.yaml', 27)).toEqual([expect.stringMatching(/"-bad-ns" is not a valid DNS-1123 label/)]);
     expect(at(f, 'many.yaml', 34)).toEqual([expect.stringMatching(/spec\.clusterIP "10\.96\.0\.300" is not a valid IP address/)]);
-    expect(at(f, 'many.yaml', 42)).toEqual([expect.stringMatching(/spec\.clusterIPs\[1\] "fd00::zz" is not a valid IP address/)]);
+    expect(at(f, 'many.yaml', 42)).toEqual([
+      expect.stringMatching(/spec\.clusterIPs must be empty when spec\.clusterIP is not set/),
+      expect.stringMatching(/spec\.clusterIPs\[1\] "fd00::zz" is not a valid IP address/),
+    ]);
+    // Services without spec.ports, and a pod without containers, are rejected too (ValidateService, ValidatePodSpec).
+    expect(f.filter((x) => x.code === 'ports-required').map((x) => x.line)).toEqual([14, 19, 33, 40]);
+    expect(at(f, 'many.yaml', 75)).toEqual([expect.stringMatching(/spec\.containers is missing/)]);
     expect(at(f, 'many.yaml', 51)).toEqual([expect.stringMatching(/spec\.ports\[0\]\.port 0 is not a valid port number/)]);
     expect(at(f, 'many.yaml', 53)).toEqual([expect.stringMatching(/spec\.ports\[1\]\.port 70000 is not a valid port number/)]);
     expect(at(f, 'many.yaml', 56)).toEqual([expect.stringMatching(/spec\.ports\[2\]\.protocol "tcp" is not supported/)]);
@@ -622,11 +633,11 @@ describe('validation errors', () => {
   it('reports syntax errors in JSON files and documents that are not mappings', () => {
     const f = failing([
       { file: 'a.json', text: '{\n  "kind": "Service",\n  "metadata": {"name": "x"\n' },
-      { file: 'b.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: {name: fine}\n---\n- just\n- a list\n' },
+      { file: 'b.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: {name: fine}\nspec: {ports: [{port: 80}]}\n---\n- just\n- a list\n' },
     ]);
     expect(f.map((x) => [x.file, x.line])).toEqual([
       ['a.json', 4],
-      ['b.yaml', 5],
+      ['b.yaml', 6],
     ]);
     expect(f[0]!.message).toMatch(/YAML syntax error/);
     expect(f[1]!.message).toMatch(/must be a mapping/);
@@ -644,7 +655,7 @@ describe('validation errors', () => {
   });
 
   it('rejects a missing port number and a quoted one', () => {
-    const f = failing([{ file: 'x.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: {name: p}\nspec:\n  ports:\n  - name: a\n  - port: "80"\n' }]);
+    const f = failing([{ file: 'x.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: {name: p}\nspec:\n  ports:\n  - name: a\n  - port: "80"\n    name: b\n' }]);
     expect(f.map((x) => x.message)).toEqual([
       expect.stringMatching(/spec\.ports\[0\]\.port is missing/),
       expect.stringMatching(/spec\.ports\[1\]\.port "80" is not a valid port number/),
@@ -658,11 +669,13 @@ items:
 - apiVersion: v1
   kind: Service
   metadata: {name: good}
+  spec: {ports: [{port: 80}]}
 - apiVersion: v1
   kind: Service
   metadata: {name: BAD}
+  spec: {ports: [{port: 80}]}
 `;
     const f = failing([{ file: 'l.yaml', text }]);
-    expect(f.map((x) => [x.file, x.line])).toEqual([['l.yaml', 9]]); // the item's metadata line
+    expect(f.map((x) => [x.file, x.line])).toEqual([['l.yaml', 10]]); // the item's metadata line
   });
 });

@@ -110,7 +110,7 @@ describe('Positions.settle', () => {
     const svc = (name: string, spec: object) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'n' }, spec });
     const items = [
       svc('a', { clusterIP: '10.96.0.10', type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }),
-      svc('b', { clusterIPs: ['10.96.0.10'], ports: [{ port: 80 }] }),
+      svc('b', { clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ports: [{ port: 80 }] }),
       svc('c', { type: 'NodePort', ports: [{ port: 81, nodePort: 30080 }] }),
     ];
     const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items }, null, 2);

@@ -104,6 +104,7 @@ metadata:
   name: db-0
   labels: {app: db, role: primary}
   ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, controller: true}]
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Running, podIP: 10.244.3.3}
 `;
     const owned = buildModel([{ file: 'a.yaml', text: sts('{matchExpressions: [{key: role, operator: In, values: [primary]}]}') }]).model;
@@ -328,7 +329,7 @@ apiVersion: batch/v1
 kind: Job
 metadata: {name: done}
 spec:
-  template: {spec: {containers: [{name: d, image: d}]}}
+  template: {spec: {restartPolicy: Never, containers: [{name: d, image: d}]}}
 status:
   conditions: [{type: Complete, status: "True"}]
 ---
@@ -339,7 +340,7 @@ spec:
   schedule: "0 3 * * *"
   jobTemplate:
     spec:
-      template: {spec: {containers: [{name: n, image: n}]}}
+      template: {spec: {restartPolicy: OnFailure, containers: [{name: n, image: n}]}}
 `;
     const { model, findings } = buildModel([{ file: 'jobs.yaml', text }]);
     expect(findings).toEqual([]);
@@ -380,6 +381,23 @@ spec:
 });
 
 describe('kubectl get -o yaml dump', () => {
+  it('keeps a StatefulSet named as a subdomain when it was read from a cluster (a new one is rejected)', () => {
+    const sts = (meta: string): string => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db.v1${meta}}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: i}]}
+`;
+    expect(() => buildModel([{ file: 's.yaml', text: sts('') }])).toThrow(/s\.yaml:3: StatefulSet "default\/db\.v1": name "db\.v1" is not a valid DNS-1123 label/);
+    const { model, findings } = buildModel([{ file: 's.yaml', text: sts(', uid: 5e0c3f1a-0000-4000-8000-000000000002') }]);
+    expect(podNames(model)).toEqual(['db.v1-0']);
+    expect(findings).toEqual([expect.objectContaining({ line: 3, severity: 'warning', code: 'invalid-name' })]);
+  });
+
   const { model, findings } = loadManifests([join(FIXTURES, 'dump')]);
 
   it('derives no pods for workloads whose pods are in the dump', () => {
@@ -421,6 +439,7 @@ metadata:
   namespace: shop
   labels: {app: front, tier: web}
   ownerReferences: [{kind: ReplicaSet, name: front-5c7b9d8f4, controller: true}]
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Running, podIP: 10.244.9.9}
 `;
     const m = buildModel([{ file: 'd.yaml', text }]).model;
@@ -452,15 +471,18 @@ spec:
 apiVersion: v1
 kind: Pod
 metadata: {name: pending, labels: {app: web}}
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Pending}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: annotated, labels: {app: web}, annotations: {clusterdns.io/ready: "false"}}
+spec: {containers: [{name: c, image: i}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: unready, labels: {app: web}}
+spec: {containers: [{name: c, image: i}]}
 status:
   phase: Running
   podIP: 10.244.7.7
@@ -469,11 +491,13 @@ status:
 apiVersion: v1
 kind: Pod
 metadata: {name: done, labels: {app: web}}
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Succeeded, podIP: 10.244.7.8}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: going, labels: {app: web}, deletionTimestamp: "2024-01-01T00:00:00Z"}
+spec: {containers: [{name: c, image: i}]}
 status: {phase: Running, podIP: 10.244.7.9}
 `;
   const readyOf = (m: ClusterModel): Record<string, boolean | undefined> =>
@@ -571,7 +595,7 @@ describe('allocation stability', () => {
   it('keeps declared pod IPs and probes past them', () => {
     const m = buildModel(docs).model;
     const victim = m.pods[0]!;
-    const thief = `apiVersion: v1\nkind: Pod\nmetadata: {name: thief, namespace: other}\nstatus: {phase: Running, podIP: ${victim.podIPs[0]}}\n`;
+    const thief = `apiVersion: v1\nkind: Pod\nmetadata: {name: thief, namespace: other}\nspec: {containers: [{name: c, image: i}]}\nstatus: {phase: Running, podIP: ${victim.podIPs[0]}}\n`;
     const m2 = buildModel([...docs, { file: 't.yaml', text: thief }]).model;
     expect(m2.pods.find((p) => p.name === 'thief')!.podIPs).toEqual([victim.podIPs[0]]);
     const moved = m2.pods.find((p) => p.name === victim.name)!;

@@ -77,7 +77,7 @@ const dirFor = (name: string): string => {
 
 describe('findings name the line of the field (#11.12, #12.4)', () => {
   it('an invalid clusterIP on line 6 is reported at line 6, not at the object', () => {
-    const text = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  clusterIP: 10.96.300.1\n';
+    const text = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  clusterIP: 10.96.300.1\n  ports: [{port: 80}]\n';
     const f = failing([{ file: 'web.yaml', text }]);
     expect(f.map((x) => [x.file, x.line])).toEqual([['web.yaml', 6]]);
     expect(f[0]!.message).toMatch(/spec\.clusterIP "10\.96\.300\.1" is not a valid IP address/);
@@ -101,6 +101,7 @@ describe('findings name the line of the field (#11.12, #12.4)', () => {
       'kind: Pod', // 14
       'metadata: {name: p}', // 15
       'status: {podIP: 10.244.0.x}', // 16
+      'spec: {containers: [{name: c, image: i}]}', // 17
     ].join('\n');
     const f = failing([{ file: 'l.yaml', text }]);
     expect(f.map((x) => x.line)).toEqual([11, 16]);
@@ -157,7 +158,7 @@ describe('YAML alias bombs and oversized objects (#9.1)', () => {
   });
 
   it('a few aliases are fine, and an object over --max-manifest-object-bytes is refused', () => {
-    const text = `apiVersion: v1\nkind: Service\nmetadata: {name: s, labels: &l {a: b}}\nspec:\n  selector: *l\n`;
+    const text = `apiVersion: v1\nkind: Service\nmetadata: {name: s, labels: &l {a: b}}\nspec:\n  selector: *l\n  ports: [{port: 80}]\n`;
     expect(buildModel([{ file: 'ok.yaml', text }]).model.services[0]!.selector).toEqual({ a: 'b' });
     const d = dirFor('big');
     fs.writeFileSync(path.join(d, 'big.yaml'), `${service('big')}  x: "${'y'.repeat(5000)}"\n`);
@@ -252,7 +253,7 @@ describe('special files and file size (#9.14)', () => {
 
 describe('duplicate keys and echoed input (#9.18)', () => {
   it('warns about duplicate keys in JSON with the line, and still errors on them in YAML', () => {
-    const json = '{\n  "apiVersion": "v1",\n  "kind": "Service",\n  "metadata": {\n    "name": "a",\n    "name": "b"\n  }\n}\n';
+    const json = '{\n  "apiVersion": "v1",\n  "kind": "Service",\n  "metadata": {\n    "name": "a",\n    "name": "b"\n  },\n  "spec": {"ports": [{"port": 80}]}\n}\n';
     const { model, findings } = buildModel([{ file: 'd.json', text: json }]);
     expect(model.services.map((s) => s.name)).toEqual(['b']); // last wins, as in every JSON reader
     expect(findings).toEqual([

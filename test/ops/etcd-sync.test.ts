@@ -119,8 +119,12 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
         else straddled++;
       }
     })();
-    // New service and pod CIDRs move every allocated address; 2 changes per transaction.
-    const r = lastResult((await sync('--service-cidr', '10.100.0.0/16', '--pod-cidr', '10.250.0.0/16', '--max-txn-ops', '3')).stderr);
+    // New service and pod CIDRs move every allocated address; 2 changes per transaction. The
+    // examples' written cluster IPs stay in 10.96.0.0/12 and fd00:10:96::/112 (listed after the
+    // new range, which allocation tries first): outside every range they would be rejected.
+    const r = lastResult(
+      (await sync('--service-cidr', '10.100.0.0/16', '--service-cidr', '10.96.0.0/12', '--service-cidr', 'fd00:10:96::/112', '--pod-cidr', '10.250.0.0/16', '--max-txn-ops', '3')).stderr,
+    );
     const fresh = await Promise.all(names.map((n) => dnsQuery(replica.port, n, 'A').then((p) => String(p.answers.find((a) => a.type === 'A')?.data))));
     await waitFor('the new addresses', async () => (await firstA(replica.port, names[0]!)) !== old[0]);
     polling = false;

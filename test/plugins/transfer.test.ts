@@ -57,10 +57,10 @@ describeNeeding(['dig'], 'transfer through the real server (dig)', () => {
       'alpha.ns1.svc.cluster.local. A 10.96.0.10',
       'alpha.ns1.svc.cluster.local. SRV 0 100 80 alpha.ns1.svc.cluster.local.',
       '_http._tcp.alpha.ns1.svc.cluster.local. SRV 0 100 80 alpha.ns1.svc.cluster.local.',
-      'alpha.ns1.svc.cluster.local. SRV 0 100 8080 alpha.ns1.svc.cluster.local.', // unnamed port: plain SRV only
+      'alpha.ns1.svc.cluster.local. SRV 0 100 8080 alpha.ns1.svc.cluster.local.',
+      '_alt._tcp.alpha.ns1.svc.cluster.local. SRV 0 100 8080 alpha.ns1.svc.cluster.local.',
       'alpha.ns2.svc.cluster.local. A 10.96.0.20',
-      'alpha.ns2.svc.cluster.local. SRV 0 100 80 alpha.ns2.svc.cluster.local.',
-      '_http._tcp.alpha.ns2.svc.cluster.local. SRV 0 100 80 alpha.ns2.svc.cluster.local.',
+      'alpha.ns2.svc.cluster.local. SRV 0 100 80 alpha.ns2.svc.cluster.local.', // unnamed port: plain SRV only
       // headless: per ready address the service and endpoint names, SRV weight 100/2
       'beta.ns1.svc.cluster.local. A 10.244.0.5',
       'b0.beta.ns1.svc.cluster.local. A 10.244.0.5',

@@ -171,7 +171,8 @@ fs.writeFileSync(
   [
     // In-zone target: its CNAME data shares the question's suffix but keeps its own spelling.
     'apiVersion: v1\nkind: Service\nmetadata:\n  name: alias\n  namespace: default\nspec:\n  type: ExternalName\n  externalName: nginx.default.svc.cluster.local\n',
-    'apiVersion: v1\nkind: Service\nmetadata:\n  name: out\n  namespace: default\nspec:\n  type: ExternalName\n  externalName: Example.NET\n',
+    // Out of zone (lower case: the API server rejects an externalName that is no DNS-1123 subdomain).
+    'apiVersion: v1\nkind: Service\nmetadata:\n  name: out\n  namespace: default\nspec:\n  type: ExternalName\n  externalName: example.net\n',
   ].join('---\n'),
 );
 const corefileText = 'cluster.local in-addr.arpa ip6.arpa {\n  kubernetes {\n    ttl 5\n  }\n}\n';
