@@ -277,7 +277,7 @@ spec:
     expect(rejected).toEqual(['HTTPRoute "team-b/h"', 'HTTPRoute "team-a/nohost"']);
   });
 
-  it('warns about hosts claimed twice and Ingresses whose class has no controller', () => {
+  it('warns about hosts claimed twice; a class missing from the manifests is info (its chart installs it)', () => {
     const ing = (name: string, host: string, cls: string): string => `---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -288,7 +288,9 @@ spec:
   rules: [{host: ${host}}]
 `;
     const { findings, model } = buildModel(doc(ing('a', 'www.example.com', 'missing') + ing('b', 'www.example.com', 'missing')));
-    expect(findings.filter((f) => f.code === 'ingress-no-controller')).toHaveLength(2);
+    const missing = findings.filter((f) => f.code === 'ingress-class-missing');
+    expect(missing.map((f) => f.severity)).toEqual(['info', 'info']);
+    expect(missing[0]!.message).toMatch(/^Ingress "default\/a": IngressClass "missing" is not in the manifests \(its controller's chart installs it\); the LoadBalancer pool address 172\.18\.255\.\d+ stands in for its controller's$/);
     const dup = findings.find((f) => f.code === 'host-claimed-twice')!;
     expect(dup.message).toMatch(/Ingress "default\/b": host "www.example.com" is also claimed by Ingress "default\/a" \(m.yaml:2\)/);
     // Both still get one shared address (the pool stands in for the missing controller).
