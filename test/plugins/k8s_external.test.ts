@@ -38,6 +38,15 @@ const rows: Row[] = [
   ['hdls.testns.example.org', 'A', 'NOERROR', ['hdls.testns.example.org. 5 IN A 10.244.1.10']],
   ['hdls-0.hdls.testns.example.org', 'A', 'NOERROR', ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10']],
   ['_http._tcp.hdls.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.hdls.testns.example.org. 7 IN SRV 0 100 80 hdls-0.hdls.testns.example.org.'], [], ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10']],
+  // A Service (here a headless one) without ports: its endpoints answer A, SRV is NODATA, as
+  // CoreDNS gives it one port -1 (object.ToService, EndpointSliceToEndpoints) that srv() skips.
+  ['hdls-np.testns.example.org', 'A', 'NOERROR', ['hdls-np.testns.example.org. 5 IN A 10.244.1.11']],
+  ['hdls-np.testns.example.org', 'SRV', 'NOERROR', [], [SOA]],
+  ['hdls-np-0.hdls-np.testns.example.org', 'SRV', 'NOERROR', [], [SOA]],
+  ['_http._tcp.hdls-np.testns.example.org', 'SRV', 'NXDOMAIN', [], [SOA]],
+  // A LoadBalancer Service whose dump writes `status: {loadBalancer: {}}` is pending: no address.
+  ['pending.testns.example.org', 'A', 'NXDOMAIN', [], [SOA]],
+  ['pending.testns.example.org', 'SRV', 'NXDOMAIN', [], [SOA]],
   // PTR of an external address, in the reverse zone k8s_external also serves.
   ['4.3.2.1.in-addr.arpa', 'PTR', 'NOERROR', ['4.3.2.1.in-addr.arpa. 5 IN PTR svc1.testns.example.org.']],
   ['svc1.testns.example.org', 'PTR', 'NOERROR', [], [SOA]],
@@ -92,7 +101,7 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
     }
   });
 
-  it('AXFR through the transfer plugin: SOA, NS, glue, services by name, headless endpoints, SOA', async () => {
+  it('AXFR through the transfer plugin: SOA, NS, glue, services by name, headless addresses and SRV records, SOA', async () => {
     const out = await new Promise<string>((resolve, reject) =>
       execFile(dig!, ['@127.0.0.1', '-p', String(server.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 }, (err, stdout) =>
         err && !stdout ? reject(err) : resolve(stdout),
@@ -121,9 +130,16 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
       'svc6.testns.example.org. AAAA 1:2::5',
       'svc6.testns.example.org. SRV 0 100 80 svc6.testns.example.org.',
       '_http._tcp.svc6.testns.example.org. SRV 0 100 80 svc6.testns.example.org.',
+      // transfer.go's headless groups: the Service's addresses and bare SRV records to its
+      // endpoints, each endpoint's address and SRV, then the named ports' SRV records.
       'hdls.testns.example.org. A 10.244.1.10',
+      'hdls.testns.example.org. SRV 0 100 80 hdls-0.hdls.testns.example.org.',
       'hdls-0.hdls.testns.example.org. A 10.244.1.10',
+      'hdls-0.hdls.testns.example.org. SRV 0 100 80 hdls-0.hdls.testns.example.org.',
       '_http._tcp.hdls.testns.example.org. SRV 0 100 80 hdls-0.hdls.testns.example.org.',
+      // No ports: addresses only.
+      'hdls-np.testns.example.org. A 10.244.1.11',
+      'hdls-np-0.hdls-np.testns.example.org. A 10.244.1.11',
     ]);
     expect(lines.at(-1)).toBe(lines[0]);
   });
