@@ -144,6 +144,53 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
     expect(lines.at(-1)).toBe(lines[0]);
   });
 
+  it('AXFR of a headless StatefulSet: the SRV weights split as the SRV answer splits them, one group per named port', async () => {
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-external-axfr-'));
+    fs.writeFileSync(path.join(tmp, 'Corefile'), '. {\n  bind 127.0.0.1\n  transfer example.org {\n    to *\n  }\n  kubernetes cluster.local\n  k8s_external example.org {\n    headless\n  }\n}\n');
+    fs.writeFileSync(
+      path.join(tmp, 'm.yaml'),
+      'apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: ns}\nspec:\n  clusterIP: None\n  selector: {app: db}\n  ports: [{name: pg, port: 5432}, {port: 7000}]\n---\n' +
+        'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: ns}\nspec:\n  serviceName: db\n  replicas: 2\n  selector: {matchLabels: {app: db}}\n' +
+        '  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: c, image: postgres}]}\n',
+    );
+    const srv = await startServer(['--conf', path.join(tmp, 'Corefile'), '--manifests', path.join(tmp, 'm.yaml')]);
+    try {
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile(dig!, ['@127.0.0.1', '-p', String(srv.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 }, (err, stdout) =>
+          err && !stdout ? reject(err) : resolve(stdout),
+        ),
+      );
+      const lines = out.split('\n').filter((l) => l.trim() !== '').map((l) => l.split(/\s+/).filter((_, i) => i !== 1 && i !== 2).join(' '));
+      const ip = /^10\.244\.\d+\.\d+$/;
+      expect(lines.slice(2, -1).map((l) => l.replace(/ A 10\.244\.\d+\.\d+$/, ' A IP'))).toEqual([
+        'db.ns.example.org. A IP',
+        'db.ns.example.org. A IP',
+        // Four (endpoint, port) items: weight floor(100 / 4), as the SRV answer gives.
+        'db.ns.example.org. SRV 0 25 5432 db-0.db.ns.example.org.',
+        'db.ns.example.org. SRV 0 25 7000 db-0.db.ns.example.org.',
+        'db.ns.example.org. SRV 0 25 5432 db-1.db.ns.example.org.',
+        'db.ns.example.org. SRV 0 25 7000 db-1.db.ns.example.org.',
+        'db-0.db.ns.example.org. A IP',
+        'db-0.db.ns.example.org. SRV 0 100 5432 db-0.db.ns.example.org.',
+        'db-0.db.ns.example.org. SRV 0 100 7000 db-0.db.ns.example.org.',
+        'db-1.db.ns.example.org. A IP',
+        'db-1.db.ns.example.org. SRV 0 100 5432 db-1.db.ns.example.org.',
+        'db-1.db.ns.example.org. SRV 0 100 7000 db-1.db.ns.example.org.',
+        // The named port only (unnamed ports get no _port._proto name), split over its two items.
+        '_pg._tcp.db.ns.example.org. SRV 0 50 5432 db-0.db.ns.example.org.',
+        '_pg._tcp.db.ns.example.org. SRV 0 50 5432 db-1.db.ns.example.org.',
+      ]);
+      expect(lines.filter((l) => / A /.test(l)).every((l) => ip.test(l.split(' ').at(-1)!))).toBe(true);
+      const answer = await digQuery(dig!, srv.port, 'db.ns.example.org', 'SRV', false);
+      expect(answer.answer.map((l) => l.split(/\s+/).slice(4).join(' '))).toEqual(lines.slice(4, 8).map((l) => l.split(' ').slice(2).join(' ')));
+    } finally {
+      await srv.stop();
+      fs.rmSync(tmp, { recursive: true });
+    }
+  });
+
   it('without a kubernetes plugin in the block, the server refuses to start and names the line', async () => {
     const { buildApp } = await import('../../src/app.js');
     const os = await import('node:os');
