@@ -209,7 +209,8 @@ const SERVED_VERSIONS: Readonly<Record<string, readonly string[]>> = {
   HTTPRoute: ['v1', 'v1beta1'],
   GRPCRoute: ['v1', 'v1alpha2'],
   // TLSRoute went v1alpha2, v1alpha3 (Gateway API 1.3, experimental), v1 (1.5, standard); a
-  // cluster serves whichever its installed CRDs hold, so each is read alike.
+  // cluster serves whichever its installed CRDs hold, so each is read alike. Upstream k8s_gateway
+  // now watches v1 alone (newKubeController in kubernetes.go: crdServesVersion(..., "v1")).
   TLSRoute: ['v1', 'v1alpha3', 'v1alpha2'],
   DNSEndpoint: ['v1alpha1'],
 };

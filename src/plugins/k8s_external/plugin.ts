@@ -401,8 +401,8 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
   }
 
   /**
-   * A headless Service's records in a zone transfer, as transfer.go sends ExternalServices'
-   * headless groups: under the Service's name every endpoint address (A, then AAAA) and the
+   * A headless Service's records in a zone transfer, as transfer.go (Transfer) sends the
+   * headless groups of the kubernetes plugin's ExternalServices (plugin/kubernetes/external.go): under the Service's name every endpoint address (A, then AAAA) and the
    * bare SRV records to the endpoints (weight 100 split over them, msg_to_dns.go srv()); under
    * each endpoint's name its addresses and its own SRV; then per named port
    * `_port._proto.svc.ns.ZONE` SRV to the endpoints (unnamed ports have none, as the DNS
