@@ -267,7 +267,13 @@ export class EdgeCollector {
         const spec = check.obj(o, 'spec', 'spec');
         const controllerName = check.str(spec, 'controllerName', 'spec.controllerName');
         // GatewayClassSpec: controllerName is +required (gatewayclass_types.go).
-        if (!controllerName) check.error('spec.controllerName is missing (the GatewayClass CRD requires it); name the controller that implements this class, e.g. gateway.envoyproxy.io/gatewayclass-controller', 'spec');
+        if (!controllerName) {
+          check.error(
+            'spec.controllerName is missing (the GatewayClass CRD requires it); ' +
+              'name the controller that implements this class, e.g. gateway.envoyproxy.io/gatewayclass-controller',
+            'spec',
+          );
+        }
         if (check.errors > 0) break;
         this.gatewayClasses.push({ name: meta.name, ...(controllerName ? { controllerName } : {}), source: meta.source });
         break;
@@ -295,7 +301,11 @@ export class EdgeCollector {
     if (!served || typeof apiVersion !== 'string') return true;
     const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
     if (served.includes(version)) return true;
-    check.error(`apiVersion ${excerpt(apiVersion)}: no version of the ${kind} CRD serves ${excerpt(version)}, so the API server refuses it; use ${EDGE_KINDS[kind]}/${served[0]}`, 'apiVersion');
+    check.error(
+      `apiVersion ${excerpt(apiVersion)}: no version of the ${kind} CRD serves ${excerpt(version)}, ` +
+        `so the API server refuses it; use ${EDGE_KINDS[kind]}/${served[0]}`,
+      'apiVersion',
+    );
     return false;
   }
 
@@ -318,10 +328,18 @@ export class EdgeCollector {
       if (ipText) {
         const ip = canonicalIp(ipText);
         if (ip) out.push({ ip });
-        else check.warn(`${at}.ip ${excerpt(ipText)} is not an IP address, so this status entry is skipped; write e.g. ip: 203.0.113.10`, `${at}.ip`, 'status-value-skipped');
+        else check.warn(
+          `${at}.ip ${excerpt(ipText)} is not an IP address, so this status entry is skipped; ` +
+            `write e.g. ip: 203.0.113.10`,
+          `${at}.ip`, 'status-value-skipped',
+        );
       } else if (hostname) {
         if (parseIp(hostname) || !isDns1123Subdomain(lower(hostname))) {
-          check.warn(`${at}.hostname ${excerpt(hostname)} is not a DNS name, so this status entry is skipped; write e.g. hostname: lb.example.com`, `${at}.hostname`, 'status-value-skipped');
+          check.warn(
+            `${at}.hostname ${excerpt(hostname)} is not a DNS name, so this status entry is skipped; ` +
+              `write e.g. hostname: lb.example.com`,
+            `${at}.hostname`, 'status-value-skipped',
+          );
         } else out.push({ hostname: lower(hostname) });
       } else check.warn(`${at} has neither ip nor hostname and is ignored`, at);
     });
@@ -354,7 +372,11 @@ export class EdgeCollector {
       }
       // Annotations are free text to the API server; MetalLB's controller (getDesiredLbIPs in
       // controller/service.go) fails the whole allocation on one bad address, so none is given.
-      if (refused) check.warn(`${refused}, so the Service gets no LoadBalancer address (it stays pending); list addresses separated by commas`, 'metadata.annotations', 'loadbalancer-refused');
+      if (refused) check.warn(
+        `${refused}, so the Service gets no LoadBalancer address (it stays pending); ` +
+          `list addresses separated by commas`,
+        'metadata.annotations', 'loadbalancer-refused',
+      );
     }
     this.rawServices.set(`${meta.namespace}/${meta.name}`, { addresses, written, requested, ...(refused ? { refused } : {}) });
   }
@@ -374,7 +396,11 @@ export class EdgeCollector {
       // DNS-1123 subdomain, a wildcard only as a leading `*.`, never an IP address.
       const wrong = ingressHostProblem(host);
       if (wrong) {
-        check.error(`spec.rules[${i}].host ${excerpt(host)} ${wrong}, so the API server refuses the Ingress; use a lower-case DNS name such as www.example.com or a wildcard *.example.com (no port)`, `spec.rules[${i}].host`);
+        check.error(
+          `spec.rules[${i}].host ${excerpt(host)} ${wrong}, so the API server refuses the Ingress; ` +
+            `use a lower-case DNS name such as www.example.com or a wildcard *.example.com (no port)`,
+          `spec.rules[${i}].host`,
+        );
         return;
       }
       if (!hosts.includes(host)) hosts.push(host);
@@ -402,17 +428,29 @@ export class EdgeCollector {
         return;
       }
       const name = check.str(l, 'name', `${path}.name`) ?? '';
-      if (name === '') check.error(`${path}.name is missing (the Gateway CRD requires it); every listener needs a name (routes attach to it with sectionName)`, path);
+      if (name === '') check.error(
+        `${path}.name is missing (the Gateway CRD requires it); ` +
+          `every listener needs a name (routes attach to it with sectionName)`,
+        path,
+      );
       // The listeners' CEL rules (GatewaySpec.Listeners in gateway_types.go): names unique, and
       // port, protocol and hostname unique together.
       const twin = seen.get(name);
       if (name !== '' && twin !== undefined) {
-        check.error(`${path}.name ${excerpt(name)} is also spec.listeners[${twin}]'s; the Gateway CRD requires listener names unique within the Gateway: rename one`, `${path}.name`);
+        check.error(
+          `${path}.name ${excerpt(name)} is also spec.listeners[${twin}]'s; ` +
+            `the Gateway CRD requires listener names unique within the Gateway: rename one`,
+          `${path}.name`,
+        );
       } else seen.set(name, i);
       const hostname = check.str(l, 'hostname', `${path}.hostname`);
       // Listener.hostname is a Hostname: the CRD's pattern, lower case, a leading `*.` at most.
       if (hostname && !gatewayHostname(hostname)) {
-        check.error(`${path}.hostname ${excerpt(hostname)} does not match the Gateway API Hostname pattern (lower-case DNS name, optionally *.), so the API server refuses it`, `${path}.hostname`);
+        check.error(
+          `${path}.hostname ${excerpt(hostname)} does not match the Gateway API Hostname pattern (lower-case DNS name, ` +
+            `optionally *.), so the API server refuses it`,
+          `${path}.hostname`,
+        );
       }
       const port = check.port(l, 'port', `${path}.port`);
       const protocol = check.str(l, 'protocol', `${path}.protocol`) ?? 'HTTP';
@@ -422,7 +460,11 @@ export class EdgeCollector {
       const combo = `${port}|${protocol}|${hostname ?? ''}`;
       const same = combos.get(combo);
       if (same !== undefined) {
-        check.error(`${path} has the port, protocol and hostname of spec.listeners[${same}]; the Gateway CRD requires that combination unique for each listener`, path);
+        check.error(
+          `${path} has the port, protocol and hostname of spec.listeners[${same}]; ` +
+            `the Gateway CRD requires that combination unique for each listener`,
+          path,
+        );
       } else combos.set(combo, i);
       const ar = check.obj(l, 'allowedRoutes', `${path}.allowedRoutes`);
       const nsObj = check.obj(ar, 'namespaces', `${path}.allowedRoutes.namespaces`);
@@ -430,12 +472,20 @@ export class EdgeCollector {
       let from: ListenerInfo['from'] = 'Same';
       // RouteNamespaces.from: +kubebuilder:validation:Enum=All;Selector;Same.
       if (fromText === 'Same' || fromText === 'All' || fromText === 'Selector') from = fromText;
-      else check.error(`${path}.allowedRoutes.namespaces.from ${excerpt(fromText)} is not one the Gateway CRD allows; use Same, All or Selector`, `${path}.allowedRoutes.namespaces.from`);
+      else check.error(
+        `${path}.allowedRoutes.namespaces.from ${excerpt(fromText)} is not one the Gateway CRD allows; use Same, ` +
+          `All or Selector`,
+        `${path}.allowedRoutes.namespaces.from`,
+      );
       const selector = from === 'Selector' ? readLabelSelector(nsObj, 'selector', `${path}.allowedRoutes.namespaces.selector`, check) : undefined;
       if (from === 'Selector' && !selector) {
         // "Selector must be specified when From is set to Selector" is documentation, not a
         // CRD rule: the Gateway is admitted and the listener selects no namespace.
-        check.warn(`${path}.allowedRoutes.namespaces.selector is missing while from is Selector, so this listener admits no route; add a selector or use from: Same or All`, `${path}.allowedRoutes.namespaces`, 'listener-no-selector');
+        check.warn(
+          `${path}.allowedRoutes.namespaces.selector is missing while from is Selector, ` +
+            `so this listener admits no route; add a selector or use from: Same or All`,
+          `${path}.allowedRoutes.namespaces`, 'listener-no-selector',
+        );
         from = 'None';
       }
       const kindsRaw = check.arr(ar, 'kinds', `${path}.allowedRoutes.kinds`);
@@ -464,7 +514,11 @@ export class EdgeCollector {
         // GatewaySpecAddress has no CEL rule on an IPAddress value: the API server admits it and
         // the controller reports Programmed False (AddressNotUsable), giving no address.
         refused ??= `spec.addresses[${i}].value ${excerpt(value)} is not an IP address`;
-        check.warn(`${refused}, so the Gateway controller would assign no address (Programmed: False, AddressNotUsable); write an IP or leave spec.addresses out`, `spec.addresses[${i}].value`, 'gateway-address-unusable');
+        check.warn(
+          `${refused}, so the Gateway controller would assign no address (Programmed: False, AddressNotUsable); ` +
+            `write an IP or leave spec.addresses out`,
+          `spec.addresses[${i}].value`, 'gateway-address-unusable',
+        );
       }
     });
     const status: LbAddress[] = [];
@@ -477,11 +531,19 @@ export class EdgeCollector {
       if (!value) return;
       if (type === 'Hostname') {
         if (gatewayHostname(value)) status.push({ hostname: lower(value) });
-        else check.warn(`status.addresses[${i}].value ${excerpt(value)} is not a host name, so this status entry is skipped`, `status.addresses[${i}].value`, 'status-value-skipped');
+        else check.warn(
+          `status.addresses[${i}].value ${excerpt(value)} is not a host name, ` +
+            `so this status entry is skipped`,
+          `status.addresses[${i}].value`, 'status-value-skipped',
+        );
       } else {
         const ip = canonicalIp(value);
         if (ip) status.push({ ip });
-        else check.warn(`status.addresses[${i}].value ${excerpt(value)} is not an IP address, so this status entry is skipped; write e.g. value: 203.0.113.10`, `status.addresses[${i}].value`, 'status-value-skipped');
+        else check.warn(
+          `status.addresses[${i}].value ${excerpt(value)} is not an IP address, so this status entry is skipped; ` +
+            `write e.g. value: 203.0.113.10`,
+          `status.addresses[${i}].value`, 'status-value-skipped',
+        );
       }
     });
     if (check.errors > 0) return;
@@ -496,13 +558,17 @@ export class EdgeCollector {
       const at = `spec.hostnames[${i}]`;
       // Route hostnames are Hostnames: the CRD's pattern refuses anything else.
       if (typeof h !== 'string' || !gatewayHostname(h)) {
-        check.error(`${at} ${excerpt(h)} does not match the Gateway API Hostname pattern, so the API server refuses the ${kind}; use a lower-case name such as www.example.com or *.example.com`, at);
+        check.error(
+          `${at} ${excerpt(h)} does not match the Gateway API Hostname pattern, so the API server refuses the ${kind}; ` +
+            `use a lower-case name such as www.example.com or *.example.com`,
+          at,
+        );
         return;
       }
       if (parseIp(h)) {
         // An IPv4 address matches the Hostname pattern; only TLSRoute v1 has a CEL rule against
-        // it ("Hostnames cannot contain an IP", tlsroute_types.go). Elsewhere it is admitted,
-        // and the Gateway API says an IP is not a valid hostname to match: DNS has nothing to serve.
+        // it ("Hostnames cannot contain an IP", tlsroute_types.go). Elsewhere it is admitted, and
+        // the Gateway API says an IP is not a hostname to match: DNS has nothing to serve.
         if (v1TlsRoute) check.error(`${at} ${excerpt(h)}: the TLSRoute CRD refuses IP addresses as hostnames; use a DNS name`, at);
         else check.warn(`${at} ${excerpt(h)} is an IP address, which no Gateway matches as a host name; it is skipped`, at, 'route-hostname-skipped');
         return;
@@ -569,7 +635,9 @@ export class EdgeCollector {
         return;
       }
       if (!recordType || !ANSWERED_RECORD_TYPES.has(recordType)) {
-        const what = recordType ? `recordType ${excerpt(recordType)} is not one k8s_gateway answers (A, AAAA, TXT)` : 'recordType is missing, and k8s_gateway answers only A, AAAA and TXT';
+        const what = recordType
+          ? `recordType ${excerpt(recordType)} is not one k8s_gateway answers (A, AAAA, TXT)`
+          : 'recordType is missing, and k8s_gateway answers only A, AAAA and TXT';
         check.warn(`${path}.${what}, so ${excerpt(dnsName)} gets nothing from this endpoint`, `${path}.recordType`, 'dnsendpoint-skipped');
         return;
       }
@@ -582,12 +650,21 @@ export class EdgeCollector {
         const ip = parseIp(t);
         const at = `${path}.targets[${j}]`;
         if (!ip) {
-          check.warn(`${at} ${excerpt(t)} is not an IP address, so this ${recordType} target is skipped (k8s_gateway answers only addresses); write an IPv${recordType === 'A' ? 4 : 6} address`, at, 'dnsendpoint-target-skipped');
+          check.warn(
+            `${at} ${excerpt(t)} is not an IP address, ` +
+              `so this ${recordType} target is skipped (k8s_gateway answers only addresses); write an IPv${recordType === 'A' ? 4 : 6} address`,
+            at, 'dnsendpoint-target-skipped',
+          );
           return;
         }
-        if ((ip.family === 4) !== (recordType === 'A')) {
+        const own = ip.family === 4 ? 'A' : 'AAAA';
+        if (own !== recordType) {
           // k8s_gateway keeps any address and answers it for its own family.
-          check.warn(`${at} ${excerpt(t)} is an IPv${ip.family} address in an ${recordType} endpoint; k8s_gateway answers it as ${ip.family === 4 ? 'A' : 'AAAA'}, an external-dns provider would refuse it: move it to an ${ip.family === 4 ? 'A' : 'AAAA'} endpoint`, at, 'dnsendpoint-target-family');
+          check.warn(
+            `${at} ${excerpt(t)} is an IPv${ip.family} address in an ${recordType} endpoint; ` +
+              `k8s_gateway answers it as ${own}, an external-dns provider would refuse it: move it to an ${own} endpoint`,
+            at, 'dnsendpoint-target-family',
+          );
         }
         kept.push(canonicalIp(t)!);
       });
@@ -665,7 +742,8 @@ export class EdgeCollector {
         if (!shared) {
           const published = cls ? controllerService(cls, sortedServices, serviceStatus) : undefined;
           if (published?.status.origin === 'pending') {
-            shared = { addresses: [], origin: 'pending', reason: `its controller's Service "${published.key}" is pending, so the controller publishes no address` };
+            const reason = `its controller's Service "${published.key}" is pending, so the controller publishes no address`;
+            shared = { addresses: [], origin: 'pending', reason };
           } else if (published && published.status.addresses.length > 0) shared = { addresses: published.status.addresses, origin: 'controller' };
           else {
             const ip = pool.allocate(`IngressClass/${cacheKey}`, pool.families()[0] ?? 4);
@@ -674,14 +752,18 @@ export class EdgeCollector {
           classAddress.set(cacheKey, shared);
         }
         status = shared;
-        const poolText = status.origin === 'pool' ? `the LoadBalancer pool address ${status.addresses.map((a) => a.ip).join(', ')} stands in for its controller's` : 'no address is filled in';
+        const poolText = standIn(status, 'no address is filled in');
+        const note = (severity: Finding['severity'], code: string, message: string): void =>
+          void findings.push({ ...ing.meta.source, severity, code, message: `${where}: ${message}` });
         if (className === undefined) {
-          findings.push({ ...ing.meta.source, severity: 'warning', code: 'ingress-no-controller', message: `${where}: has no ingress class (spec.ingressClassName) and no IngressClass is marked default, so no controller would serve it; set spec.ingressClassName (${poolText})` });
+          note('warning', 'ingress-no-controller', 'has no ingress class (spec.ingressClassName) and no IngressClass is marked default, ' +
+            `so no controller would serve it; set spec.ingressClassName (${poolText})`);
         } else if (!cls) {
           // Normal for an application's chart: the controller's own chart installs the class.
-          findings.push({ ...ing.meta.source, severity: 'info', code: 'ingress-class-missing', message: `${where}: IngressClass "${className}" is not in the manifests (its controller's chart installs it); ${poolText}` });
+          note('info', 'ingress-class-missing', `IngressClass "${className}" is not in the manifests (its controller's chart installs it); ${poolText}`);
         } else if (!cls.controller) {
-          findings.push({ ...ing.meta.source, severity: 'warning', code: 'ingress-no-controller', message: `${where}: its IngressClass "${className}" names no controller (spec.controller), so no ingress controller would give it an address; ${poolText}` });
+          note('warning', 'ingress-no-controller', `its IngressClass "${className}" names no controller (spec.controller), ` +
+            `so no ingress controller would give it an address; ${poolText}`);
         }
       }
       ingresses.push({ ...ing.meta, ...(className !== undefined ? { className } : {}), hosts: ing.hosts, status });
@@ -711,8 +793,9 @@ export class EdgeCollector {
       }
       if (g.className !== '' && !gwClasses.some((c) => c.name === g.className) && status.origin !== 'manifest' && status.origin !== 'pending') {
         // As for IngressClass: the Gateway controller's chart installs the class.
-        const filled = status.origin === 'pool' ? `the LoadBalancer pool address ${status.addresses.map((a) => a.ip).join(', ')} stands in for its controller's` : 'its spec.addresses are used';
-        findings.push({ ...g.meta.source, severity: 'info', code: 'gateway-class-missing', message: `Gateway "${g.meta.namespace}/${g.meta.name}": GatewayClass "${g.className}" is not in the manifests (its controller's chart installs it); ${filled}` });
+        const message = `Gateway "${g.meta.namespace}/${g.meta.name}": GatewayClass "${g.className}" is not in the manifests ` +
+          `(its controller's chart installs it); ${standIn(status, 'its spec.addresses are used')}`;
+        findings.push({ ...g.meta.source, severity: 'info', code: 'gateway-class-missing', message });
       }
       gateways.push({ ...g.meta, className: g.className, listeners: g.listeners, status });
     }
@@ -778,6 +861,11 @@ function serviceStatuses(
   return serviceStatus;
 }
 
+/** What an info about a missing class says of the address: the pool's, or `otherwise`. */
+function standIn(status: EdgeStatus, otherwise: string): string {
+  return status.origin === 'pool' ? `the LoadBalancer pool address ${status.addresses.map((a) => a.ip).join(', ')} stands in for its controller's` : otherwise;
+}
+
 const DNS1123_LABELS = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /**
@@ -798,6 +886,12 @@ function gatewayHostname(h: string): boolean {
   return h.length <= 253 && name.length > 0 && DNS1123_LABELS.test(name);
 }
 
+/** What an ingress controller publishes: its Service ("namespace/name") and that Service's status. */
+interface Published {
+  readonly key: string;
+  readonly status: EdgeStatus;
+}
+
 /**
  * The Service an ingress controller publishes its address from (ingress-nginx's
  * --publish-service): named by the IngressClass annotation `clusterdns.io/publish-service:
@@ -806,8 +900,8 @@ function gatewayHostname(h: string): boolean {
  * app.kubernetes.io/name is the last segment of the controller name (k8s.io/ingress-nginx).
  * Its status is what the controller publishes: a pending Service publishes nothing.
  */
-function controllerService(c: IngressClassInfo, services: readonly Service[], status: ReadonlyMap<string, EdgeStatus>): { key: string; status: EdgeStatus } | undefined {
-  const pick = (svc: Service | undefined): { key: string; status: EdgeStatus } | undefined => {
+function controllerService(c: IngressClassInfo, services: readonly Service[], status: ReadonlyMap<string, EdgeStatus>): Published | undefined {
+  const pick = (svc: Service | undefined): Published | undefined => {
     if (!svc) return undefined;
     const key = `${svc.namespace}/${svc.name}`;
     const st = status.get(key);
@@ -915,16 +1009,20 @@ export interface StatusNote {
 export function filledStatuses(edge: EdgeModel | undefined, services: readonly Service[]): StatusNote[] {
   if (!edge) return [];
   const out: StatusNote[] = [];
-  const show = (st: EdgeStatus, controller = 'ingress controller'): string => `${st.addresses.map((a) => a.ip ?? a.hostname).join(', ')} (${st.origin === 'pool' ? 'LoadBalancer pool' : controller})`;
+  const filled = (st: EdgeStatus | undefined): st is EdgeStatus => (st?.origin === 'pool' || st?.origin === 'controller') && st.addresses.length > 0;
+  const show = (st: EdgeStatus, controller = 'ingress controller'): string =>
+    `${st.addresses.map((a) => a.ip ?? a.hostname).join(', ')} (${st.origin === 'pool' ? 'LoadBalancer pool' : controller})`;
   for (const svc of services) {
     const st = edge.serviceStatus.get(`${svc.namespace}/${svc.name}`);
-    if (st && (st.origin === 'pool' || st.origin === 'controller') && st.addresses.length > 0) out.push({ source: svc.source, text: `Service "${svc.namespace}/${svc.name}": status.loadBalancer ${show(st)}` });
+    if (filled(st)) out.push({ source: svc.source, text: `Service "${svc.namespace}/${svc.name}": status.loadBalancer ${show(st)}` });
   }
   for (const i of edge.ingresses) {
-    if ((i.status.origin === 'pool' || i.status.origin === 'controller') && i.status.addresses.length > 0) out.push({ source: i.source, text: `Ingress "${i.namespace}/${i.name}" (${i.hosts.join(', ')}): status.loadBalancer ${show(i.status)}` });
+    const text = `Ingress "${i.namespace}/${i.name}" (${i.hosts.join(', ')}): status.loadBalancer ${show(i.status)}`;
+    if (filled(i.status)) out.push({ source: i.source, text });
   }
   for (const g of edge.gateways) {
-    if ((g.status.origin === 'pool' || g.status.origin === 'controller') && g.status.addresses.length > 0) out.push({ source: g.source, text: `Gateway "${g.namespace}/${g.name}": status.addresses ${show(g.status, 'Gateway spec.addresses')}` });
+    const text = `Gateway "${g.namespace}/${g.name}": status.addresses ${show(g.status, 'Gateway spec.addresses')}`;
+    if (filled(g.status)) out.push({ source: g.source, text });
   }
   return out;
 }
@@ -938,16 +1036,20 @@ export function filledStatuses(edge: EdgeModel | undefined, services: readonly S
 export function pendingStatuses(edge: EdgeModel | undefined, services: readonly Service[]): StatusNote[] {
   if (!edge) return [];
   const out: StatusNote[] = [];
-  const say = (what: string, st: EdgeStatus, names: string): string => `${what}: pending, no address (${st.reason ?? 'none assigned'}); ${names} resolve to nothing`;
+  const say = (what: string, st: EdgeStatus, names: string): string =>
+    `${what}: pending, no address (${st.reason ?? 'none assigned'}); ${names} resolve to nothing`;
   for (const svc of services) {
     const st = edge.serviceStatus.get(`${svc.namespace}/${svc.name}`);
-    if (st?.origin === 'pending') out.push({ source: svc.source, text: say(`Service "${svc.namespace}/${svc.name}"`, st, 'its k8s_external and k8s_gateway names') });
+    if (st?.origin !== 'pending') continue;
+    out.push({ source: svc.source, text: say(`Service "${svc.namespace}/${svc.name}"`, st, 'its k8s_external and k8s_gateway names') });
   }
   for (const i of edge.ingresses) {
-    if (i.status.origin === 'pending') out.push({ source: i.source, text: say(`Ingress "${i.namespace}/${i.name}"`, i.status, i.hosts.length > 0 ? `its hosts (${i.hosts.join(', ')})` : 'its hosts') });
+    const hosts = i.hosts.length > 0 ? `its hosts (${i.hosts.join(', ')})` : 'its hosts';
+    if (i.status.origin === 'pending') out.push({ source: i.source, text: say(`Ingress "${i.namespace}/${i.name}"`, i.status, hosts) });
   }
   for (const g of edge.gateways) {
-    if (g.status.origin === 'pending') out.push({ source: g.source, text: say(`Gateway "${g.namespace}/${g.name}"`, g.status, 'the hostnames of its routes') });
+    if (g.status.origin !== 'pending') continue;
+    out.push({ source: g.source, text: say(`Gateway "${g.namespace}/${g.name}"`, g.status, 'the hostnames of its routes') });
   }
   return out;
 }

@@ -18,15 +18,36 @@ type Row = [name: string, type: string, rcode: string, answer: string[], authori
 const rows: Row[] = [
   ['svc1.testns.example.org', 'A', 'NOERROR', ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
   // SRV records carry the kubernetes plugin's ttl (7 here), the glue k8s_external's (5).
-  ['svc1.testns.example.org', 'SRV', 'NOERROR', ['svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'], [], ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
-  ['_http._tcp.svc1.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'], [], ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
+  [
+    'svc1.testns.example.org',
+    'SRV',
+    'NOERROR',
+    ['svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'],
+    [],
+    ['svc1.testns.example.org. 5 IN A 1.2.3.4'],
+  ],
+  [
+    '_http._tcp.svc1.testns.example.org',
+    'SRV',
+    'NOERROR',
+    ['_http._tcp.svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'],
+    [],
+    ['svc1.testns.example.org. 5 IN A 1.2.3.4'],
+  ],
   ['*._not-udp-or-tcp.svc1.testns.example.org', 'SRV', 'NXDOMAIN', [], [SOA]],
   ['svc1.testns.example.org', 'AAAA', 'NOERROR', [], [SOA]],
   ['svc1.testns.example.org', 'MX', 'NOERROR', [], [SOA]],
   ['svc0.testns.example.org', 'A', 'NXDOMAIN', [], [SOA]],
   ['svc0.svc-nons.example.org', 'A', 'NXDOMAIN', [], [SOA]],
   ['svc6.testns.example.org', 'AAAA', 'NOERROR', ['svc6.testns.example.org. 5 IN AAAA 1:2::5']],
-  ['_http._tcp.svc6.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.svc6.testns.example.org. 7 IN SRV 0 100 80 svc6.testns.example.org.'], [], ['svc6.testns.example.org. 5 IN AAAA 1:2::5']],
+  [
+    '_http._tcp.svc6.testns.example.org',
+    'SRV',
+    'NOERROR',
+    ['_http._tcp.svc6.testns.example.org. 7 IN SRV 0 100 80 svc6.testns.example.org.'],
+    [],
+    ['svc6.testns.example.org. 5 IN AAAA 1:2::5'],
+  ],
   ['testns.example.org', 'A', 'NOERROR', [], [SOA]],
   ['testns.example.org', 'SOA', 'NOERROR', [], [SOA]],
   // A service without external addresses does not exist outside.
@@ -37,7 +58,14 @@ const rows: Row[] = [
   // headless: the endpoints answer, by service and endpoint name.
   ['hdls.testns.example.org', 'A', 'NOERROR', ['hdls.testns.example.org. 5 IN A 10.244.1.10']],
   ['hdls-0.hdls.testns.example.org', 'A', 'NOERROR', ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10']],
-  ['_http._tcp.hdls.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.hdls.testns.example.org. 7 IN SRV 0 100 80 hdls-0.hdls.testns.example.org.'], [], ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10']],
+  [
+    '_http._tcp.hdls.testns.example.org',
+    'SRV',
+    'NOERROR',
+    ['_http._tcp.hdls.testns.example.org. 7 IN SRV 0 100 80 hdls-0.hdls.testns.example.org.'],
+    [],
+    ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10'],
+  ],
   // A Service (here a headless one) without ports: its endpoints answer A, SRV is NODATA, as
   // CoreDNS gives it one port -1 (object.ToService, EndpointSliceToEndpoints) that srv() skips.
   ['hdls-np.testns.example.org', 'A', 'NOERROR', ['hdls-np.testns.example.org. 5 IN A 10.244.1.11']],
@@ -148,19 +176,21 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
     const os = await import('node:os');
     const fs = await import('node:fs');
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-external-axfr-'));
-    fs.writeFileSync(path.join(tmp, 'Corefile'), '. {\n  bind 127.0.0.1\n  transfer example.org {\n    to *\n  }\n  kubernetes cluster.local\n  k8s_external example.org {\n    headless\n  }\n}\n');
+    const corefile = '. {\n  bind 127.0.0.1\n  transfer example.org {\n    to *\n  }\n  kubernetes cluster.local\n';
+    fs.writeFileSync(path.join(tmp, 'Corefile'), `${corefile}  k8s_external example.org {\n    headless\n  }\n}\n`);
     fs.writeFileSync(
       path.join(tmp, 'm.yaml'),
-      'apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: ns}\nspec:\n  clusterIP: None\n  selector: {app: db}\n  ports: [{name: pg, port: 5432}, {port: 7000}]\n---\n' +
-        'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: ns}\nspec:\n  serviceName: db\n  replicas: 2\n  selector: {matchLabels: {app: db}}\n' +
+      'apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: ns}\nspec:\n  clusterIP: None\n  selector: {app: db}\n' +
+        '  ports: [{name: pg, port: 5432}, {port: 7000}]\n---\n' +
+        'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: ns}\nspec:\n  serviceName: db\n  replicas: 2\n' +
+        '  selector: {matchLabels: {app: db}}\n' +
         '  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: c, image: postgres}]}\n',
     );
     const srv = await startServer(['--conf', path.join(tmp, 'Corefile'), '--manifests', path.join(tmp, 'm.yaml')]);
     try {
       const out = await new Promise<string>((resolve, reject) =>
-        execFile(dig!, ['@127.0.0.1', '-p', String(srv.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 }, (err, stdout) =>
-          err && !stdout ? reject(err) : resolve(stdout),
-        ),
+        execFile(dig!, ['@127.0.0.1', '-p', String(srv.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 },
+          (err, stdout) => (err && !stdout ? reject(err) : resolve(stdout))),
       );
       const lines = out.split('\n').filter((l) => l.trim() !== '').map((l) => l.split(/\s+/).filter((_, i) => i !== 1 && i !== 2).join(' '));
       const ip = /^10\.244\.\d+\.\d+$/;

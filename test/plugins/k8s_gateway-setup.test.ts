@@ -98,11 +98,13 @@ describe('k8s_gateway setup (setup_test.go)', () => {
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "!!!invalid"\n}',
-      '3: k8s_gateway: serviceLabelSelectors: "!!!invalid" is not a label selector: expected a label key, found "!"; write e.g. app=web or "tier in (frontend,api)"',
+      '3: k8s_gateway: serviceLabelSelectors: "!!!invalid" is not a label selector: expected a label key, found "!"; '
+        + 'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "app in ()"\n}',
-      '3: k8s_gateway: serviceLabelSelectors: "app in ()" is not a label selector: "app in ()": the set of values must not be empty; write e.g. app=web or "tier in (frontend,api)"',
+      '3: k8s_gateway: serviceLabelSelectors: "app in ()" is not a label selector: "app in ()": the set of values must not be empty; '
+        + 'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "-app=web"\n}',

@@ -355,7 +355,9 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         const eps: HeadlessItem[] = [];
         for (const slice of data.slicesOf(svc.namespace, svc.name)) {
           for (const a of slice.addresses) {
-            for (const p of portsOrSentinel(slice.ports)) eps.push({ host: a.ip, port: p.port, key: `${a.name}.${key}`, ttl, portName: p.name, proto: p.protocol });
+            for (const p of portsOrSentinel(slice.ports)) {
+              eps.push({ host: a.ip, port: p.port, key: `${a.name}.${key}`, ttl, portName: p.name, proto: p.protocol });
+            }
           }
         }
         if (eps.length > 0) headless.push({ svcKey: key, eps });
@@ -402,12 +404,12 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
 
   /**
    * A headless Service's records in a zone transfer, as transfer.go (Transfer) sends the
-   * headless groups of the kubernetes plugin's ExternalServices (plugin/kubernetes/external.go): under the Service's name every endpoint address (A, then AAAA) and the
-   * bare SRV records to the endpoints (weight 100 split over them, msg_to_dns.go srv()); under
-   * each endpoint's name its addresses and its own SRV; then per named port
-   * `_port._proto.svc.ns.ZONE` SRV to the endpoints (unnamed ports have none, as the DNS
-   * specification says). CoreDNS sends the bare SRV records twice; each is listed once here.
-   * A port -1 (no ports) gives addresses and no SRV.
+   * headless groups of the kubernetes plugin's ExternalServices (plugin/kubernetes/external.go):
+   * under the Service's name every endpoint address (A, then AAAA) and the bare SRV records to
+   * the endpoints (weight 100 split over them, msg_to_dns.go srv()); under each endpoint's name
+   * its addresses and its own SRV; then per named port `_port._proto.svc.ns.ZONE` SRV to the
+   * endpoints (unnamed ports have none, as the DNS specification says). CoreDNS sends the bare
+   * SRV records twice; each is listed once here. A port -1 (no ports) gives addresses, no SRV.
    */
   private headlessTransfer(svcKey: string, eps: readonly HeadlessItem[], zone: string): Rr[] {
     const out: Rr[] = [];

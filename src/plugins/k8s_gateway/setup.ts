@@ -52,7 +52,9 @@ export interface K8sGatewayConfig {
   watchMs: number;
 }
 
-const OPTIONS = ['resources', 'ingressClasses', 'gatewayClasses', 'serviceLabelSelectors', 'ttl', 'apex', 'secondary', 'fallthrough', 'manifests', 'watch', 'kubeconfig'];
+const OPTIONS = [
+  'resources', 'ingressClasses', 'gatewayClasses', 'serviceLabelSelectors', 'ttl', 'apex', 'secondary', 'fallthrough', 'manifests', 'watch', 'kubeconfig',
+];
 
 function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewayConfig {
   const fail = (line: number, reason: string): never => {
@@ -103,7 +105,8 @@ function gatewayOption(cfg: K8sGatewayConfig, o: Directive, fail: (line: number,
           try {
             return parseLabelSelector(arg).text;
           } catch (err) {
-            return fail(o.line, `serviceLabelSelectors: "${excerpt(arg)}" is not a label selector: ${(err as Error).message}; write e.g. app=web or "tier in (frontend,api)"`);
+            const reason = `serviceLabelSelectors: "${excerpt(arg)}" is not a label selector: ${(err as Error).message}`;
+            return fail(o.line, `${reason}; write e.g. app=web or "tier in (frontend,api)"`);
           }
         }),
       ];
