@@ -2,9 +2,16 @@
 // external-dns's DNSEndpoint) and the LoadBalancer status of Services, read from the manifests,
 // then completed the way the controllers a user runs would fill their status: the LoadBalancer
 // pool (MetalLB or a cloud), the ingress controller publishing its Service's address, the
-// Gateway controller. Status written in a manifest always wins.
+// Gateway controller. Status written in a manifest always wins, and so does a pending one: the
+// simulation fills only status that is absent (a dump's `loadBalancer: {}` stays pending).
+//
+// Findings follow the API server: `error` only for what it rejects (the object is then not
+// served), citing the validation; what it admits but DNS cannot use is a warning naming the part
+// skipped. Status is never validated on create (each kind's PrepareForCreate resets it, and a CRD
+// with a status subresource ignores it), so a bad status value is skipped with a warning.
 import type { ClusterOptions, Finding, NamespaceObject, ObjectMeta, Service, SourceRef } from './model.js';
-import { type Checker, isObj, type Obj } from './validate.js';
+import { type Checker, isDns1123Subdomain, isObj, type Obj } from './validate.js';
+import { excerpt } from './yaml-docs.js';
 import { canonicalIp, parseIp } from '../pkg/ip.js';
 import { DEFAULT_LB_CIDRS, LoadBalancerPool } from './loadbalancer.js';
 import { matchesSelector, readLabelSelector, type LabelSelector } from './selector.js';
@@ -17,8 +24,14 @@ export interface LbAddress {
 
 export interface EdgeStatus {
   readonly addresses: readonly LbAddress[];
-  /** Where the addresses come from: the manifest, or the controller clusterdns plays. */
-  readonly origin: 'manifest' | 'pool' | 'controller' | 'none';
+  /**
+   * Where the addresses come from: the manifest, or the controller clusterdns plays; 'pending':
+   * the manifest writes a status without an address (or the controller would refuse the object),
+   * so it has none; 'none': nothing to fill (not a LoadBalancer, or the pool is exhausted).
+   */
+  readonly origin: 'manifest' | 'pool' | 'controller' | 'none' | 'pending';
+  /** Why a 'pending' status has no address, for `clusterdns check`. */
+  readonly reason?: string;
 }
 
 export interface IngressInfo extends ObjectMeta {
@@ -169,28 +182,66 @@ function intersectHost(listener: string | undefined, route: string): string | un
 /** A Service's written LoadBalancer addresses and those it asks for (loadBalancerIP, MetalLB). */
 interface RawServiceStatus {
   addresses: LbAddress[];
+  /** status.loadBalancer is written (a dump's `loadBalancer: {}`): what it holds is the status. */
+  written: boolean;
   requested: string[];
+  /** Why the load balancer controller would give it no address (an annotation it cannot parse). */
+  refused?: string;
 }
+
+/** A Gateway as read, before its status is settled. */
+interface RawGateway {
+  meta: ObjectMeta;
+  className: string;
+  listeners: ListenerInfo[];
+  status: LbAddress[];
+  /** status.addresses or status.conditions is written: a controller (or the CRD default) was there. */
+  statusWritten: boolean;
+  requested: string[];
+  /** Why the Gateway controller would assign no address (a spec.addresses value it cannot use). */
+  refused?: string;
+}
+
+/** The versions of each Gateway API kind some release of its CRDs serves (others: "no matches for kind"). */
+const SERVED_VERSIONS: Readonly<Record<string, readonly string[]>> = {
+  Gateway: ['v1', 'v1beta1'],
+  GatewayClass: ['v1', 'v1beta1'],
+  HTTPRoute: ['v1', 'v1beta1'],
+  GRPCRoute: ['v1', 'v1alpha2'],
+  // TLSRoute went v1alpha2, v1alpha3 (Gateway API 1.3, experimental), v1 (1.5, standard); a
+  // cluster serves whichever its installed CRDs hold, so each is read alike. Upstream k8s_gateway
+  // now watches v1 alone (newKubeController in kubernetes.go: crdServesVersion(..., "v1")).
+  TLSRoute: ['v1', 'v1alpha3', 'v1alpha2'],
+  DNSEndpoint: ['v1alpha1'],
+};
+
+/** The record types k8s_gateway's DNSEndpoint source answers (dnsendpoint.go lookupDNSEndpoint). */
+const ANSWERED_RECORD_TYPES = new Set(['A', 'AAAA', 'TXT']);
 
 /** Reads edge objects as load.ts meets them, then fills their status in build(). */
 export class EdgeCollector {
   private readonly rawServices = new Map<string, RawServiceStatus>();
   /** "namespace/name" of LoadBalancer Services with spec.allocateLoadBalancerNodePorts: false. */
   readonly withoutNodePorts = new Set<string>();
-  private readonly ingresses: { meta: ObjectMeta; className?: string; hosts: string[]; addresses: LbAddress[]; check: Checker }[] = [];
+  private readonly ingresses: { meta: ObjectMeta; className?: string; hosts: string[]; addresses: LbAddress[]; statusWritten: boolean }[] = [];
   private readonly ingressClasses: IngressClassInfo[] = [];
-  private readonly gateways: { meta: ObjectMeta; className: string; listeners: ListenerInfo[]; status: LbAddress[]; requested: string[]; check: Checker }[] = [];
+  private readonly gateways: RawGateway[] = [];
   private readonly gatewayClasses: GatewayClassInfo[] = [];
   private readonly routes: RouteInfo[] = [];
   private readonly dnsEndpoints: DnsEndpointInfo[] = [];
 
-  /** Called for every object load.ts accepted; true when this module consumed it (an edge kind). */
+  /**
+   * Called for every object load.ts accepted; true when this module consumed it (an edge kind).
+   * An object with an error (its checker's, from reading it here or before) is the API server's
+   * rejection: it is consumed but not kept, so nothing of it is served.
+   */
   read(kind: string, group: string, o: Obj, meta: ObjectMeta, check: Checker): boolean {
     if (kind === 'Service' && group === '') {
       this.readServiceStatus(o, meta, check);
       return false;
     }
     if (!isEdgeKind(kind, group)) return false;
+    if (!this.servedVersion(kind, o, check)) return true;
     switch (kind) {
       case 'Ingress':
         this.readIngress(o, meta, check);
@@ -198,6 +249,7 @@ export class EdgeCollector {
       case 'IngressClass': {
         const spec = check.obj(o, 'spec', 'spec');
         const controller = check.str(spec, 'controller', 'spec.controller');
+        if (check.errors > 0) break;
         this.ingressClasses.push({
           name: meta.name,
           ...(controller ? { controller } : {}),
@@ -214,7 +266,15 @@ export class EdgeCollector {
       case 'GatewayClass': {
         const spec = check.obj(o, 'spec', 'spec');
         const controllerName = check.str(spec, 'controllerName', 'spec.controllerName');
-        if (!controllerName) check.error('spec.controllerName is missing; name the controller that implements this class, e.g. gateway.envoyproxy.io/gatewayclass-controller', 'spec');
+        // GatewayClassSpec: controllerName is +required (gatewayclass_types.go).
+        if (!controllerName) {
+          check.error(
+            'spec.controllerName is missing (the GatewayClass CRD requires it); ' +
+              'name the controller that implements this class, e.g. gateway.envoyproxy.io/gatewayclass-controller',
+            'spec',
+          );
+        }
+        if (check.errors > 0) break;
         this.gatewayClasses.push({ name: meta.name, ...(controllerName ? { controllerName } : {}), source: meta.source });
         break;
       }
@@ -230,26 +290,65 @@ export class EdgeCollector {
     return true;
   }
 
+  /**
+   * A CRD kind at a version no release of its CRDs serves is refused by the API server ("no
+   * matches for kind"). A List item without its own apiVersion takes the List's (not in `o`), so
+   * only a written one is tested. Ingress and IngressClass versions are the loader's.
+   */
+  private servedVersion(kind: string, o: Obj, check: Checker): boolean {
+    const served = SERVED_VERSIONS[kind];
+    const apiVersion = o['apiVersion'];
+    if (!served || typeof apiVersion !== 'string') return true;
+    const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
+    if (served.includes(version)) return true;
+    check.error(
+      `apiVersion ${excerpt(apiVersion)}: no version of the ${kind} CRD serves ${excerpt(version)}, ` +
+        `so the API server refuses it; use ${EDGE_KINDS[kind]}/${served[0]}`,
+      'apiVersion',
+    );
+    return false;
+  }
+
+  /**
+   * status.loadBalancer.ingress (Service, Ingress). A value the status validation would refuse
+   * (ValidateLoadBalancerStatus / ValidateIngressLoadBalancerStatus: an IP, or a DNS-1123
+   * hostname that is not an IP) is skipped with a warning: status is reset on create, so it
+   * never makes the API server reject the object. A wrong type still fails decoding: an error.
+   */
   private readLbIngress(list: unknown[], path: string, check: Checker): LbAddress[] {
     const out: LbAddress[] = [];
     list.forEach((e, i) => {
+      const at = `${path}[${i}]`;
       if (!isObj(e)) {
-        check.error(`${path}[${i}] must be a mapping like {ip: 203.0.113.10} or {hostname: lb.example.com}`, `${path}[${i}]`);
+        check.error(`${at} must be a mapping like {ip: 203.0.113.10} or {hostname: lb.example.com}`, at);
         return;
       }
-      const ipText = check.str(e, 'ip', `${path}[${i}].ip`);
-      const hostname = check.str(e, 'hostname', `${path}[${i}].hostname`);
+      const ipText = check.str(e, 'ip', `${at}.ip`);
+      const hostname = check.str(e, 'hostname', `${at}.hostname`);
       if (ipText) {
-        const ip = check.ip(ipText, `${path}[${i}].ip`);
+        const ip = canonicalIp(ipText);
         if (ip) out.push({ ip });
-      } else if (hostname) out.push({ hostname: lower(hostname) });
-      else check.warn(`${path}[${i}] has neither ip nor hostname and is ignored`, `${path}[${i}]`);
+        else check.warn(
+          `${at}.ip ${excerpt(ipText)} is not an IP address, so this status entry is skipped; ` +
+            `write e.g. ip: 203.0.113.10`,
+          `${at}.ip`, 'status-value-skipped',
+        );
+      } else if (hostname) {
+        if (parseIp(hostname) || !isDns1123Subdomain(lower(hostname))) {
+          check.warn(
+            `${at}.hostname ${excerpt(hostname)} is not a DNS name, so this status entry is skipped; ` +
+              `write e.g. hostname: lb.example.com`,
+            `${at}.hostname`, 'status-value-skipped',
+          );
+        } else out.push({ hostname: lower(hostname) });
+      } else check.warn(`${at} has neither ip nor hostname and is ignored`, at);
     });
     return out;
   }
 
   private readServiceStatus(o: Obj, meta: ObjectMeta, check: Checker): void {
     const status = check.obj(o, 'status', 'status');
+    const written = isObj(status['loadBalancer']);
     const lb = check.obj(status, 'loadBalancer', 'status.loadBalancer');
     const addresses = this.readLbIngress(check.arr(lb, 'ingress', 'status.loadBalancer.ingress'), 'status.loadBalancer.ingress', check);
     // Addresses a user asks the load balancer for: spec.loadBalancerIP (deprecated) and MetalLB's annotation.
@@ -258,18 +357,28 @@ export class EdgeCollector {
     const requested: string[] = [];
     const lbIP = check.str(spec, 'loadBalancerIP', 'spec.loadBalancerIP');
     if (lbIP) {
+      // ValidateService (pkg/apis/core/validation) refuses a spec.loadBalancerIP that is not an IP.
       const ip = check.ip(lbIP, 'spec.loadBalancerIP');
       if (ip) requested.push(ip);
     }
-    const ann = meta.annotations['metallb.io/loadBalancerIPs'] ?? meta.annotations['metallb.universe.tf/loadBalancerIPs'];
+    let refused: string | undefined;
+    const annKey = ['metallb.io/loadBalancerIPs', 'metallb.universe.tf/loadBalancerIPs'].find((k) => meta.annotations[k] !== undefined);
+    const ann = annKey ? meta.annotations[annKey] : undefined;
     if (ann) {
       for (const part of ann.split(',').map((s) => s.trim()).filter(Boolean)) {
         const ip = canonicalIp(part);
         if (ip) requested.push(ip);
-        else check.error(`annotation metallb.io/loadBalancerIPs: "${part}" is not an IP address; list addresses separated by commas`, 'metadata.annotations');
+        else refused ??= `MetalLB refuses its annotation ${annKey}: ${excerpt(part)} is not an IP address`;
       }
+      // Annotations are free text to the API server; MetalLB's controller (getDesiredLbIPs in
+      // controller/service.go) fails the whole allocation on one bad address, so none is given.
+      if (refused) check.warn(
+        `${refused}, so the Service gets no LoadBalancer address (it stays pending); ` +
+          `list addresses separated by commas`,
+        'metadata.annotations', 'loadbalancer-refused',
+      );
     }
-    this.rawServices.set(`${meta.namespace}/${meta.name}`, { addresses, requested });
+    this.rawServices.set(`${meta.namespace}/${meta.name}`, { addresses, written, requested, ...(refused ? { refused } : {}) });
   }
 
   private readIngress(o: Obj, meta: ObjectMeta, check: Checker): void {
@@ -283,23 +392,35 @@ export class EdgeCollector {
       }
       const host = check.str(r, 'host', `spec.rules[${i}].host`);
       if (host === undefined || host === '') return;
-      if (!validHost(host)) {
-        check.error(`spec.rules[${i}].host "${host}" is not a valid host name; use a DNS name such as www.example.com or a wildcard *.example.com (no IP addresses, no port)`, `spec.rules[${i}].host`);
+      // ValidateIngress (pkg/apis/networking/validation, validateIngressRules): a host is a
+      // DNS-1123 subdomain, a wildcard only as a leading `*.`, never an IP address.
+      const wrong = ingressHostProblem(host);
+      if (wrong) {
+        check.error(
+          `spec.rules[${i}].host ${excerpt(host)} ${wrong}, so the API server refuses the Ingress; ` +
+            `use a lower-case DNS name such as www.example.com or a wildcard *.example.com (no port)`,
+          `spec.rules[${i}].host`,
+        );
         return;
       }
-      if (!hosts.includes(lower(host))) hosts.push(lower(host));
+      if (!hosts.includes(host)) hosts.push(host);
     });
     const status = check.obj(o, 'status', 'status');
+    const statusWritten = isObj(status['loadBalancer']);
     const lb = check.obj(status, 'loadBalancer', 'status.loadBalancer');
     const addresses = this.readLbIngress(check.arr(lb, 'ingress', 'status.loadBalancer.ingress'), 'status.loadBalancer.ingress', check);
-    this.ingresses.push({ meta, ...(className ? { className } : {}), hosts, addresses, check });
+    if (check.errors > 0) return;
+    this.ingresses.push({ meta, ...(className ? { className } : {}), hosts, addresses, statusWritten });
   }
 
   private readGateway(o: Obj, meta: ObjectMeta, check: Checker): void {
     const spec = check.obj(o, 'spec', 'spec');
     const className = check.str(spec, 'gatewayClassName', 'spec.gatewayClassName') ?? '';
-    if (className === '') check.error('spec.gatewayClassName is missing; name the GatewayClass of this Gateway', 'spec');
+    // GatewaySpec: gatewayClassName is +required (gateway_types.go).
+    if (className === '') check.error('spec.gatewayClassName is missing (the Gateway CRD requires it); name the GatewayClass of this Gateway', 'spec');
     const listeners: ListenerInfo[] = [];
+    const seen = new Map<string, number>();
+    const combos = new Map<string, number>();
     check.arr(spec, 'listeners', 'spec.listeners').forEach((l, i) => {
       const path = `spec.listeners[${i}]`;
       if (!isObj(l)) {
@@ -307,19 +428,66 @@ export class EdgeCollector {
         return;
       }
       const name = check.str(l, 'name', `${path}.name`) ?? '';
-      if (name === '') check.error(`${path}.name is missing; every listener needs a name (routes attach to it with sectionName)`, path);
+      if (name === '') check.error(
+        `${path}.name is missing (the Gateway CRD requires it); ` +
+          `every listener needs a name (routes attach to it with sectionName)`,
+        path,
+      );
+      // The listeners' CEL rules (GatewaySpec.Listeners in gateway_types.go): names unique, and
+      // port, protocol and hostname unique together.
+      const twin = seen.get(name);
+      if (name !== '' && twin !== undefined) {
+        check.error(
+          `${path}.name ${excerpt(name)} is also spec.listeners[${twin}]'s; ` +
+            `the Gateway CRD requires listener names unique within the Gateway: rename one`,
+          `${path}.name`,
+        );
+      } else seen.set(name, i);
       const hostname = check.str(l, 'hostname', `${path}.hostname`);
-      if (hostname && !validHost(hostname)) check.error(`${path}.hostname "${hostname}" is not a valid host name`, `${path}.hostname`);
+      // Listener.hostname is a Hostname: the CRD's pattern, lower case, a leading `*.` at most.
+      if (hostname && !gatewayHostname(hostname)) {
+        check.error(
+          `${path}.hostname ${excerpt(hostname)} does not match the Gateway API Hostname pattern (lower-case DNS name, ` +
+            `optionally *.), so the API server refuses it`,
+          `${path}.hostname`,
+        );
+      }
       const port = check.port(l, 'port', `${path}.port`);
       const protocol = check.str(l, 'protocol', `${path}.protocol`) ?? 'HTTP';
+      if (hostname && (protocol === 'TCP' || protocol === 'UDP')) {
+        check.error(`${path}.hostname: the Gateway CRD refuses a hostname on a ${protocol} listener; remove it`, `${path}.hostname`);
+      }
+      const combo = `${port}|${protocol}|${hostname ?? ''}`;
+      const same = combos.get(combo);
+      if (same !== undefined) {
+        check.error(
+          `${path} has the port, protocol and hostname of spec.listeners[${same}]; ` +
+            `the Gateway CRD requires that combination unique for each listener`,
+          path,
+        );
+      } else combos.set(combo, i);
       const ar = check.obj(l, 'allowedRoutes', `${path}.allowedRoutes`);
       const nsObj = check.obj(ar, 'namespaces', `${path}.allowedRoutes.namespaces`);
       const fromText = check.str(nsObj, 'from', `${path}.allowedRoutes.namespaces.from`) ?? 'Same';
       let from: ListenerInfo['from'] = 'Same';
-      if (fromText === 'Same' || fromText === 'All' || fromText === 'Selector' || fromText === 'None') from = fromText;
-      else check.error(`${path}.allowedRoutes.namespaces.from "${fromText}" is not valid; use Same, All, Selector or None`, `${path}.allowedRoutes.namespaces.from`);
+      // RouteNamespaces.from: +kubebuilder:validation:Enum=All;Selector;Same.
+      if (fromText === 'Same' || fromText === 'All' || fromText === 'Selector') from = fromText;
+      else check.error(
+        `${path}.allowedRoutes.namespaces.from ${excerpt(fromText)} is not one the Gateway CRD allows; use Same, ` +
+          `All or Selector`,
+        `${path}.allowedRoutes.namespaces.from`,
+      );
       const selector = from === 'Selector' ? readLabelSelector(nsObj, 'selector', `${path}.allowedRoutes.namespaces.selector`, check) : undefined;
-      if (from === 'Selector' && !selector) check.error(`${path}.allowedRoutes.namespaces.selector is required when from is Selector`, `${path}.allowedRoutes.namespaces`);
+      if (from === 'Selector' && !selector) {
+        // "Selector must be specified when From is set to Selector" is documentation, not a
+        // CRD rule: the Gateway is admitted and the listener selects no namespace.
+        check.warn(
+          `${path}.allowedRoutes.namespaces.selector is missing while from is Selector, ` +
+            `so this listener admits no route; add a selector or use from: Same or All`,
+          `${path}.allowedRoutes.namespaces`, 'listener-no-selector',
+        );
+        from = 'None';
+      }
       const kindsRaw = check.arr(ar, 'kinds', `${path}.allowedRoutes.kinds`);
       const kinds = kindsRaw.length > 0 ? kindsRaw.filter(isObj).map((k) => String(k['kind'] ?? '')) : undefined;
       listeners.push({
@@ -333,38 +501,79 @@ export class EdgeCollector {
       });
     });
     const requested: string[] = [];
+    let refused: string | undefined;
     check.arr(spec, 'addresses', 'spec.addresses').forEach((a, i) => {
       if (!isObj(a)) return;
       const type = a['type'] ?? 'IPAddress';
       if (type !== 'IPAddress') return;
-      const ip = check.ip(a['value'], `spec.addresses[${i}].value`);
+      const value = check.str(a, 'value', `spec.addresses[${i}].value`);
+      if (!value) return;
+      const ip = canonicalIp(value);
       if (ip) requested.push(ip);
+      else {
+        // GatewaySpecAddress has no CEL rule on an IPAddress value: the API server admits it and
+        // the controller reports Programmed False (AddressNotUsable), giving no address.
+        refused ??= `spec.addresses[${i}].value ${excerpt(value)} is not an IP address`;
+        check.warn(
+          `${refused}, so the Gateway controller would assign no address (Programmed: False, AddressNotUsable); ` +
+            `write an IP or leave spec.addresses out`,
+          `spec.addresses[${i}].value`, 'gateway-address-unusable',
+        );
+      }
     });
     const status: LbAddress[] = [];
     const st = check.obj(o, 'status', 'status');
+    const statusWritten = Array.isArray(st['addresses']) || (Array.isArray(st['conditions']) && st['conditions'].length > 0);
     check.arr(st, 'addresses', 'status.addresses').forEach((a, i) => {
       if (!isObj(a)) return;
       const type = a['type'] ?? 'IPAddress';
       const value = check.str(a, 'value', `status.addresses[${i}].value`);
       if (!value) return;
-      if (type === 'Hostname') status.push({ hostname: lower(value) });
-      else {
-        const ip = check.ip(value, `status.addresses[${i}].value`);
+      if (type === 'Hostname') {
+        if (gatewayHostname(value)) status.push({ hostname: lower(value) });
+        else check.warn(
+          `status.addresses[${i}].value ${excerpt(value)} is not a host name, ` +
+            `so this status entry is skipped`,
+          `status.addresses[${i}].value`, 'status-value-skipped',
+        );
+      } else {
+        const ip = canonicalIp(value);
         if (ip) status.push({ ip });
+        else check.warn(
+          `status.addresses[${i}].value ${excerpt(value)} is not an IP address, so this status entry is skipped; ` +
+            `write e.g. value: 203.0.113.10`,
+          `status.addresses[${i}].value`, 'status-value-skipped',
+        );
       }
     });
-    this.gateways.push({ meta, className, listeners, status, requested, check });
+    if (check.errors > 0) return;
+    this.gateways.push({ meta, className, listeners, status, statusWritten, requested, ...(refused ? { refused } : {}) });
   }
 
   private readRoute(kind: RouteKind, o: Obj, meta: ObjectMeta, check: Checker): void {
     const spec = check.obj(o, 'spec', 'spec');
     const hostnames: string[] = [];
+    const v1TlsRoute = kind === 'TLSRoute' && o['apiVersion'] === `${GATEWAY_GROUP}/v1`;
     check.arr(spec, 'hostnames', 'spec.hostnames').forEach((h, i) => {
-      if (typeof h !== 'string' || !validHost(h)) {
-        check.error(`spec.hostnames[${i}] ${JSON.stringify(h)} is not a valid host name; use e.g. www.example.com or *.example.com`, `spec.hostnames[${i}]`);
+      const at = `spec.hostnames[${i}]`;
+      // Route hostnames are Hostnames: the CRD's pattern refuses anything else.
+      if (typeof h !== 'string' || !gatewayHostname(h)) {
+        check.error(
+          `${at} ${excerpt(h)} does not match the Gateway API Hostname pattern, so the API server refuses the ${kind}; ` +
+            `use a lower-case name such as www.example.com or *.example.com`,
+          at,
+        );
         return;
       }
-      if (!hostnames.includes(lower(h))) hostnames.push(lower(h));
+      if (parseIp(h)) {
+        // An IPv4 address matches the Hostname pattern; only TLSRoute v1 has a CEL rule against
+        // it ("Hostnames cannot contain an IP", tlsroute_types.go). Elsewhere it is admitted, and
+        // the Gateway API says an IP is not a hostname to match: DNS has nothing to serve.
+        if (v1TlsRoute) check.error(`${at} ${excerpt(h)}: the TLSRoute CRD refuses IP addresses as hostnames; use a DNS name`, at);
+        else check.warn(`${at} ${excerpt(h)} is an IP address, which no Gateway matches as a host name; it is skipped`, at, 'route-hostname-skipped');
+        return;
+      }
+      if (!hostnames.includes(h)) hostnames.push(h);
     });
     const parentRefs: ParentRef[] = [];
     check.arr(spec, 'parentRefs', 'spec.parentRefs').forEach((p, i) => {
@@ -374,7 +583,8 @@ export class EdgeCollector {
       }
       const name = check.str(p, 'name', `spec.parentRefs[${i}].name`);
       if (!name) {
-        check.error(`spec.parentRefs[${i}].name is missing; name the Gateway this route attaches to`, `spec.parentRefs[${i}]`);
+        // ParentReference.name is +required (shared_types.go).
+        check.error(`spec.parentRefs[${i}].name is missing (the ${kind} CRD requires it); name the Gateway this route attaches to`, `spec.parentRefs[${i}]`);
         return;
       }
       const sectionName = check.str(p, 'sectionName', `spec.parentRefs[${i}].sectionName`);
@@ -388,9 +598,18 @@ export class EdgeCollector {
         ...(port !== undefined ? { port } : {}),
       });
     });
+    if (check.errors > 0) return;
     this.routes.push({ ...meta, kind, hostnames, parentRefs });
   }
 
+  /**
+   * external-dns's DNSEndpoint. Its CRD types every field (endpoints a list of mappings, targets
+   * strings, recordTTL an integer) and requires none, and takes any string as a target: a type
+   * error is the API server's refusal, a value k8s_gateway cannot answer is skipped with a
+   * warning, as k8s_gateway's lookupDNSEndpoint (dnsendpoint.go) skips it: A and AAAA targets
+   * that do not parse as an address are passed over, TXT targets answer TXT, other record types
+   * answer nothing.
+   */
   private readDnsEndpoint(o: Obj, meta: ObjectMeta, check: Checker): void {
     const spec = check.obj(o, 'spec', 'spec');
     const endpoints: DnsEndpointRecord[] = [];
@@ -401,21 +620,57 @@ export class EdgeCollector {
         return;
       }
       const dnsName = check.str(e, 'dnsName', `${path}.dnsName`);
-      const recordType = check.str(e, 'recordType', `${path}.recordType`) ?? 'A';
+      const recordType = check.str(e, 'recordType', `${path}.recordType`);
+      const ttl = e['recordTTL'];
+      if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isInteger(ttl))) {
+        check.error(`${path}.recordTTL ${excerpt(ttl)} must be an integer number of seconds (the CRD types it int64)`, `${path}.recordTTL`);
+      }
+      const targets: string[] = [];
+      check.arr(e, 'targets', `${path}.targets`).forEach((t, j) => {
+        if (typeof t === 'string') targets.push(t);
+        else check.error(`${path}.targets[${j}] must be a string, got ${excerpt(t)}; quote it`, `${path}.targets[${j}]`);
+      });
       if (!dnsName) {
-        check.error(`${path}.dnsName is missing`, path);
+        check.warn(`${path}.dnsName is missing, so this endpoint names nothing and is skipped; add dnsName: www.example.com`, path, 'dnsendpoint-skipped');
         return;
       }
-      const targets = check.arr(e, 'targets', `${path}.targets`).filter((t): t is string => typeof t === 'string');
-      if (recordType === 'A' || recordType === 'AAAA') {
-        for (const t of targets) {
-          const p = parseIp(t);
-          if (!p || (p.family === 4) !== (recordType === 'A')) check.error(`${path}.targets: "${t}" is not an ${recordType === 'A' ? 'IPv4' : 'IPv6'} address, so it cannot be an ${recordType} record`, `${path}.targets`);
-        }
+      if (!recordType || !ANSWERED_RECORD_TYPES.has(recordType)) {
+        const what = recordType
+          ? `recordType ${excerpt(recordType)} is not one k8s_gateway answers (A, AAAA, TXT)`
+          : 'recordType is missing, and k8s_gateway answers only A, AAAA and TXT';
+        check.warn(`${path}.${what}, so ${excerpt(dnsName)} gets nothing from this endpoint`, `${path}.recordType`, 'dnsendpoint-skipped');
+        return;
       }
-      const ttl = e['recordTTL'];
-      endpoints.push({ dnsName: lower(dnsName), recordType, targets, ...(typeof ttl === 'number' && ttl > 0 ? { ttl } : {}) });
+      const kept: string[] = [];
+      targets.forEach((t, j) => {
+        if (recordType === 'TXT') {
+          kept.push(t);
+          return;
+        }
+        const ip = parseIp(t);
+        const at = `${path}.targets[${j}]`;
+        if (!ip) {
+          check.warn(
+            `${at} ${excerpt(t)} is not an IP address, ` +
+              `so this ${recordType} target is skipped (k8s_gateway answers only addresses); write an IPv${recordType === 'A' ? 4 : 6} address`,
+            at, 'dnsendpoint-target-skipped',
+          );
+          return;
+        }
+        const own = ip.family === 4 ? 'A' : 'AAAA';
+        if (own !== recordType) {
+          // k8s_gateway keeps any address and answers it for its own family.
+          check.warn(
+            `${at} ${excerpt(t)} is an IPv${ip.family} address in an ${recordType} endpoint; ` +
+              `k8s_gateway answers it as ${own}, an external-dns provider would refuse it: move it to an ${own} endpoint`,
+            at, 'dnsendpoint-target-family',
+          );
+        }
+        kept.push(canonicalIp(t)!);
+      });
+      endpoints.push({ dnsName: lower(dnsName), recordType, targets: kept, ...(typeof ttl === 'number' && ttl > 0 ? { ttl } : {}) });
     });
+    if (check.errors > 0) return;
     this.dnsEndpoints.push({ ...meta, endpoints });
   }
 
@@ -457,8 +712,9 @@ export class EdgeCollector {
   }
 
   /**
-   * Each Ingress's address: written, else the address its class's controller Service publishes,
-   * else one pool address per class that every Ingress of the class shares.
+   * Each Ingress's address: written (an empty `loadBalancer: {}` is pending: status is data),
+   * else the address its class's controller Service publishes (none while that Service is
+   * pending), else one pool address per class that every Ingress of the class shares.
    */
   private ingressStatuses(
     classes: readonly IngressClassInfo[],
@@ -472,19 +728,23 @@ export class EdgeCollector {
     const ingresses: IngressInfo[] = [];
     for (const ing of [...this.ingresses].sort((a, b) => byKey(a.meta, b.meta))) {
       const className = ing.className ?? defaultClass?.name;
+      const where = `Ingress "${ing.meta.namespace}/${ing.meta.name}"`;
       let status: EdgeStatus;
       if (ing.addresses.length > 0) status = { addresses: ing.addresses, origin: 'manifest' };
-      else {
+      else if (ing.statusWritten) {
+        // A dump of an Ingress no controller has published an address for holds
+        // `status: {loadBalancer: {}}`: the cluster it came from gave it none.
+        status = { addresses: [], origin: 'pending', reason: 'status.loadBalancer is written without an address' };
+      } else {
         const cls = className !== undefined ? classes.find((c) => c.name === className) : undefined;
-        const warn = (message: string): void =>
-          void findings.push({ ...ing.meta.source, severity: 'warning', code: 'ingress-no-controller', message: `Ingress "${ing.meta.namespace}/${ing.meta.name}": ${message}` });
-        if (className === undefined) warn('has no ingress class (spec.ingressClassName) and no IngressClass is marked default, so no controller would serve it; set spec.ingressClassName (address taken from the LoadBalancer pool meanwhile)');
-        else if (!cls?.controller) warn(`its IngressClass "${className}" ${cls ? 'names no controller' : 'is not in the manifests'}, so no ingress controller would give it an address; add the IngressClass and its controller (address taken from the LoadBalancer pool meanwhile)`);
         const cacheKey = className ?? '';
         let shared = classAddress.get(cacheKey);
         if (!shared) {
           const published = cls ? controllerService(cls, sortedServices, serviceStatus) : undefined;
-          if (published && published.addresses.length > 0) shared = { addresses: published.addresses, origin: 'controller' };
+          if (published?.status.origin === 'pending') {
+            const reason = `its controller's Service "${published.key}" is pending, so the controller publishes no address`;
+            shared = { addresses: [], origin: 'pending', reason };
+          } else if (published && published.status.addresses.length > 0) shared = { addresses: published.status.addresses, origin: 'controller' };
           else {
             const ip = pool.allocate(`IngressClass/${cacheKey}`, pool.families()[0] ?? 4);
             shared = { addresses: ip ? [{ ip }] : [], origin: ip ? 'pool' : 'none' };
@@ -492,25 +752,50 @@ export class EdgeCollector {
           classAddress.set(cacheKey, shared);
         }
         status = shared;
+        const poolText = standIn(status, 'no address is filled in');
+        const note = (severity: Finding['severity'], code: string, message: string): void =>
+          void findings.push({ ...ing.meta.source, severity, code, message: `${where}: ${message}` });
+        if (className === undefined) {
+          note('warning', 'ingress-no-controller', 'has no ingress class (spec.ingressClassName) and no IngressClass is marked default, ' +
+            `so no controller would serve it; set spec.ingressClassName (${poolText})`);
+        } else if (!cls) {
+          // Normal for an application's chart: the controller's own chart installs the class.
+          note('info', 'ingress-class-missing', `IngressClass "${className}" is not in the manifests (its controller's chart installs it); ${poolText}`);
+        } else if (!cls.controller) {
+          note('warning', 'ingress-no-controller', `its IngressClass "${className}" names no controller (spec.controller), ` +
+            `so no ingress controller would give it an address; ${poolText}`);
+        }
       }
       ingresses.push({ ...ing.meta, ...(className !== undefined ? { className } : {}), hosts: ing.hosts, status });
     }
     return ingresses;
   }
 
-  /** Each Gateway's address (written, requested, else from the pool) and a missing class warned. */
+  /**
+   * Each Gateway's address: written; else pending when the status is written without one (below);
+   * else what spec.addresses requests; else one from the pool. A dump of a Gateway always holds a
+   * status (the CRD's default writes Accepted and Programmed "Pending" on create, a controller
+   * replaces them) and never `addresses: []` (omitempty), so a written status without addresses
+   * is one without an address in that cluster, whoever left it so: the Gateway stays pending.
+   * Hand-written Gateways carry no status, and get what their controller would assign.
+   */
   private gatewayStatuses(gwClasses: readonly GatewayClassInfo[], pool: LoadBalancerPool, findings: Finding[]): GatewayInfo[] {
     const gateways: GatewayInfo[] = [];
     for (const g of [...this.gateways].sort((a, b) => byKey(a.meta, b.meta))) {
       let status: EdgeStatus;
       if (g.status.length > 0) status = { addresses: g.status, origin: 'manifest' };
+      else if (g.statusWritten) status = { addresses: [], origin: 'pending', reason: 'its status is written without addresses' };
+      else if (g.refused) status = { addresses: [], origin: 'pending', reason: `${g.refused}, so its controller assigns none` };
       else if (g.requested.length > 0) status = { addresses: g.requested.map((ip) => ({ ip })), origin: 'controller' };
       else {
         const ip = pool.allocate(`Gateway/${g.meta.namespace}/${g.meta.name}`, pool.families()[0] ?? 4);
         status = { addresses: ip ? [{ ip }] : [], origin: ip ? 'pool' : 'none' };
       }
-      if (g.className !== '' && !gwClasses.some((c) => c.name === g.className)) {
-        findings.push({ ...g.meta.source, severity: 'warning', code: 'gateway-class-missing', message: `Gateway "${g.meta.namespace}/${g.meta.name}": GatewayClass "${g.className}" is not in the manifests, so no controller would program it; add the GatewayClass (address taken from the LoadBalancer pool meanwhile)` });
+      if (g.className !== '' && !gwClasses.some((c) => c.name === g.className) && status.origin !== 'manifest' && status.origin !== 'pending') {
+        // As for IngressClass: the Gateway controller's chart installs the class.
+        const message = `Gateway "${g.meta.namespace}/${g.meta.name}": GatewayClass "${g.className}" is not in the manifests ` +
+          `(its controller's chart installs it); ${standIn(status, 'its spec.addresses are used')}`;
+        findings.push({ ...g.meta.source, severity: 'info', code: 'gateway-class-missing', message });
       }
       gateways.push({ ...g.meta, className: g.className, listeners: g.listeners, status });
     }
@@ -519,8 +804,10 @@ export class EdgeCollector {
 }
 
 /**
- * Each Service's LoadBalancer status: written, else requested (spec.loadBalancerIP, MetalLB's
- * annotation), else one pool address per IP family; other types have none.
+ * Each Service's LoadBalancer status: written (status.loadBalancer written without ingress is a
+ * pending load balancer, as `kubectl get -o yaml` shows one: it stays without an address), else
+ * requested (spec.loadBalancerIP, MetalLB's annotation), else one pool address per IP family;
+ * other types have none.
  */
 function serviceStatuses(
   sortedServices: readonly Service[],
@@ -539,6 +826,14 @@ function serviceStatuses(
     }
     if (svc.type !== 'LoadBalancer') {
       serviceStatus.set(key, { addresses: [], origin: 'none' });
+      continue;
+    }
+    if (raw?.written) {
+      serviceStatus.set(key, { addresses: [], origin: 'pending', reason: 'status.loadBalancer is written without ingress' });
+      continue;
+    }
+    if (raw?.refused) {
+      serviceStatus.set(key, { addresses: [], origin: 'pending', reason: raw.refused });
       continue;
     }
     if (raw && raw.requested.length > 0) {
@@ -566,11 +861,35 @@ function serviceStatuses(
   return serviceStatus;
 }
 
-/** A DNS name, or a wildcard `*.` followed by one (Ingress rule hosts and Gateway API hostnames). */
-function validHost(h: string): boolean {
+/** What an info about a missing class says of the address: the pool's, or `otherwise`. */
+function standIn(status: EdgeStatus, otherwise: string): string {
+  return status.origin === 'pool' ? `the LoadBalancer pool address ${status.addresses.map((a) => a.ip).join(', ')} stands in for its controller's` : otherwise;
+}
+
+const DNS1123_LABELS = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Why ValidateIngress refuses an Ingress rule host (validateIngressRules): an IP address; with a
+ * `*`, not IsWildcardDNS1123Subdomain (`*.` then a DNS-1123 subdomain); else not
+ * IsDNS1123Subdomain (lower case, no trailing dot, 253 characters at most). Undefined: valid.
+ */
+function ingressHostProblem(h: string): string | undefined {
+  if (parseIp(h)) return 'is an IP address; it must be a DNS name';
+  if (h.length > 253) return 'is longer than 253 characters';
+  if (h.includes('*')) return h.startsWith('*.') && DNS1123_LABELS.test(h.slice(2)) ? undefined : 'is not a wildcard DNS-1123 subdomain (`*.` may only lead)';
+  return isDns1123Subdomain(h) ? undefined : 'is not a DNS-1123 subdomain (lower-case letters, digits, - and .)';
+}
+
+/** The Gateway API Hostname type (shared_types.go): 1 to 253 characters of its pattern. */
+function gatewayHostname(h: string): boolean {
   const name = h.startsWith('*.') ? h.slice(2) : h;
-  if (name.length === 0 || name.length > 253 || parseIp(name)) return false;
-  return /^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*\.?$/.test(name);
+  return h.length <= 253 && name.length > 0 && DNS1123_LABELS.test(name);
+}
+
+/** What an ingress controller publishes: its Service ("namespace/name") and that Service's status. */
+interface Published {
+  readonly key: string;
+  readonly status: EdgeStatus;
 }
 
 /**
@@ -579,13 +898,15 @@ function validHost(h: string): boolean {
  * NS/NAME`, else the LoadBalancer Service carrying the IngressClass's app.kubernetes.io/name
  * and instance labels (as the controllers' Helm charts label both), else one whose
  * app.kubernetes.io/name is the last segment of the controller name (k8s.io/ingress-nginx).
+ * Its status is what the controller publishes: a pending Service publishes nothing.
  */
-function controllerService(c: IngressClassInfo, services: readonly Service[], status: ReadonlyMap<string, EdgeStatus>): EdgeStatus | undefined {
-  const pick = (svc: Service | undefined): EdgeStatus | undefined => {
+function controllerService(c: IngressClassInfo, services: readonly Service[], status: ReadonlyMap<string, EdgeStatus>): Published | undefined {
+  const pick = (svc: Service | undefined): Published | undefined => {
     if (!svc) return undefined;
-    const st = status.get(`${svc.namespace}/${svc.name}`);
-    if (st && st.addresses.length > 0) return st;
-    return svc.externalIPs.length > 0 ? { addresses: svc.externalIPs.map((ip) => ({ ip })), origin: 'controller' } : undefined;
+    const key = `${svc.namespace}/${svc.name}`;
+    const st = status.get(key);
+    if (st && (st.addresses.length > 0 || st.origin === 'pending')) return { key, status: st };
+    return svc.externalIPs.length > 0 ? { key, status: { addresses: svc.externalIPs.map((ip) => ({ ip })), origin: 'controller' } } : undefined;
   };
   const named = c.annotations['clusterdns.io/publish-service'];
   if (named) {
@@ -674,23 +995,61 @@ function warnDuplicateHosts(ingresses: readonly IngressInfo[], routeHosts: reado
   for (const r of routeHosts) claim(r.host, `${r.route.kind} "${r.route.namespace}/${r.route.name}"`, r.route.source);
 }
 
+/** One line of `clusterdns check` about a status: the object's file and line, and what to say. */
+export interface StatusNote {
+  readonly source: SourceRef;
+  readonly text: string;
+}
+
 /**
- * One line per status clusterdns filled in (not written in the manifests), for `check`:
- * "where: what: addresses (who filled it)".
+ * One note per status clusterdns filled in (absent from the manifests), for `check`'s
+ * `status-filled` info lines: "Kind "ns/name": field addresses (who filled it)". Services in
+ * `services` order, then Ingresses, then Gateways (each by namespace/name).
  */
-export function filledStatuses(edge: EdgeModel | undefined, services: readonly Service[]): { source: SourceRef; text: string }[] {
+export function filledStatuses(edge: EdgeModel | undefined, services: readonly Service[]): StatusNote[] {
   if (!edge) return [];
-  const out: { source: SourceRef; text: string }[] = [];
-  const show = (st: EdgeStatus, controller = 'ingress controller'): string => `${st.addresses.map((a) => a.ip ?? a.hostname).join(', ')} (${st.origin === 'pool' ? 'LoadBalancer pool' : controller})`;
+  const out: StatusNote[] = [];
+  const filled = (st: EdgeStatus | undefined): st is EdgeStatus => (st?.origin === 'pool' || st?.origin === 'controller') && st.addresses.length > 0;
+  const show = (st: EdgeStatus, controller = 'ingress controller'): string =>
+    `${st.addresses.map((a) => a.ip ?? a.hostname).join(', ')} (${st.origin === 'pool' ? 'LoadBalancer pool' : controller})`;
   for (const svc of services) {
     const st = edge.serviceStatus.get(`${svc.namespace}/${svc.name}`);
-    if (st && (st.origin === 'pool' || st.origin === 'controller') && st.addresses.length > 0) out.push({ source: svc.source, text: `Service "${svc.namespace}/${svc.name}": status.loadBalancer ${show(st)}` });
+    if (filled(st)) out.push({ source: svc.source, text: `Service "${svc.namespace}/${svc.name}": status.loadBalancer ${show(st)}` });
   }
   for (const i of edge.ingresses) {
-    if (i.status.origin !== 'manifest' && i.status.addresses.length > 0) out.push({ source: i.source, text: `Ingress "${i.namespace}/${i.name}" (${i.hosts.join(', ')}): status.loadBalancer ${show(i.status)}` });
+    const text = `Ingress "${i.namespace}/${i.name}" (${i.hosts.join(', ')}): status.loadBalancer ${show(i.status)}`;
+    if (filled(i.status)) out.push({ source: i.source, text });
   }
   for (const g of edge.gateways) {
-    if (g.status.origin !== 'manifest' && g.status.addresses.length > 0) out.push({ source: g.source, text: `Gateway "${g.namespace}/${g.name}": status.addresses ${show(g.status, 'Gateway spec.addresses')}` });
+    const text = `Gateway "${g.namespace}/${g.name}": status.addresses ${show(g.status, 'Gateway spec.addresses')}`;
+    if (filled(g.status)) out.push({ source: g.source, text });
+  }
+  return out;
+}
+
+/**
+ * One note per object that stays without an address because its status says so (written
+ * without one, as a dump of a pending object holds it) or its controller would refuse it, for
+ * `check`'s `status-pending` info lines: "Kind "ns/name": no address: why; DNS answers nothing
+ * for it". Same order as filledStatuses.
+ */
+export function pendingStatuses(edge: EdgeModel | undefined, services: readonly Service[]): StatusNote[] {
+  if (!edge) return [];
+  const out: StatusNote[] = [];
+  const say = (what: string, st: EdgeStatus, names: string): string =>
+    `${what}: pending, no address (${st.reason ?? 'none assigned'}); ${names} resolve to nothing`;
+  for (const svc of services) {
+    const st = edge.serviceStatus.get(`${svc.namespace}/${svc.name}`);
+    if (st?.origin !== 'pending') continue;
+    out.push({ source: svc.source, text: say(`Service "${svc.namespace}/${svc.name}"`, st, 'its k8s_external and k8s_gateway names') });
+  }
+  for (const i of edge.ingresses) {
+    const hosts = i.hosts.length > 0 ? `its hosts (${i.hosts.join(', ')})` : 'its hosts';
+    if (i.status.origin === 'pending') out.push({ source: i.source, text: say(`Ingress "${i.namespace}/${i.name}"`, i.status, hosts) });
+  }
+  for (const g of edge.gateways) {
+    if (g.status.origin !== 'pending') continue;
+    out.push({ source: g.source, text: say(`Gateway "${g.namespace}/${g.name}"`, g.status, 'the hostnames of its routes') });
   }
   return out;
 }

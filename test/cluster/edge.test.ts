@@ -285,7 +285,7 @@ spec:
     expect(rejected).toEqual(['HTTPRoute "team-b/h"', 'HTTPRoute "team-a/nohost"']);
   });
 
-  it('warns about hosts claimed twice and Ingresses whose class has no controller', () => {
+  it('warns about hosts claimed twice; a class missing from the manifests is info (its chart installs it)', () => {
     const ing = (name: string, host: string, cls: string): string => `---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -296,7 +296,9 @@ spec:
   rules: [{host: ${host}}]
 `;
     const { findings, model } = buildModel(doc(ing('a', 'www.example.com', 'missing') + ing('b', 'www.example.com', 'missing')));
-    expect(findings.filter((f) => f.code === 'ingress-no-controller')).toHaveLength(2);
+    const missing = findings.filter((f) => f.code === 'ingress-class-missing');
+    expect(missing.map((f) => f.severity)).toEqual(['info', 'info']);
+    expect(missing[0]!.message).toMatch(/^Ingress "default\/a": IngressClass "missing" is not in the manifests \(its controller's chart installs it\); the LoadBalancer pool address 172\.18\.255\.\d+ stands in for its controller's$/);
     const dup = findings.find((f) => f.code === 'host-claimed-twice')!;
     expect(dup.message).toMatch(/Ingress "default\/b": host "www.example.com" is also claimed by Ingress "default\/a" \(m.yaml:2\)/);
     // Both still get one shared address (the pool stands in for the missing controller).
@@ -321,5 +323,300 @@ spec:
       `${skip}: info: Certificate.cert-manager.io: 1 object(s) of a kind clusterdns does not use, skipped [kind-skipped]`,
       `${skip}: info: ConfigMap: 2 object(s) of a kind clusterdns does not use, skipped [kind-skipped]`,
     ]);
+  });
+});
+
+/** Every finding of a build, whether the loader stops at an error (ManifestError) or serves the rest. */
+function findingsOf(text: string): Finding[] {
+  try {
+    return [...buildModel(doc(text)).findings];
+  } catch (e) {
+    if (e instanceof ManifestError) return [...e.findings];
+    throw e;
+  }
+}
+
+const lineOf = (text: string, needle: string): number => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+
+describe('accepted means loaded: what the API server admits is read, the useless part skipped with a warning', () => {
+  const dnsEndpoint = `apiVersion: externaldns.k8s.io/v1alpha1
+kind: DNSEndpoint
+metadata: {name: mixed}
+spec:
+  endpoints:
+    - dnsName: www.example.com
+      recordType: A
+      targets:
+        - 192.0.2.1
+        - not-an-ip
+    - dnsName: v6.example.com
+      recordType: AAAA
+      targets: [192.0.2.2, "2001:db8::1"]
+    - dnsName: alias.example.com
+      recordType: CNAME
+      targets: [www.example.com]
+    - dnsName: txt.example.com
+      recordType: TXT
+      targets: ["not-an-ip is fine here"]
+    - recordType: A
+      targets: [192.0.2.3]
+`;
+
+  it('a DNSEndpoint with a non-IP A target loads; the target is skipped with a warning at its line', () => {
+    const { model, findings } = buildModel(doc(dnsEndpoint));
+    expect(findings.filter((f) => f.severity === 'error')).toEqual([]);
+    const eps = model.edge!.dnsEndpoints[0]!.endpoints;
+    expect(eps.map((e) => `${e.dnsName} ${e.recordType} ${e.targets.join(',')}`)).toEqual([
+      'www.example.com A 192.0.2.1',
+      // k8s_gateway answers any address for its own family (lookupDNSEndpoint), with a warning.
+      'v6.example.com AAAA 192.0.2.2,2001:db8::1',
+      'txt.example.com TXT not-an-ip is fine here',
+    ]);
+    const skipped = findings.find((f) => f.code === 'dnsendpoint-target-skipped')!;
+    expect(skipped).toMatchObject({ file: 'm.yaml', line: lineOf(dnsEndpoint, '- not-an-ip'), severity: 'warning' });
+    expect(skipped.message).toBe(
+      'DNSEndpoint "default/mixed": spec.endpoints[0].targets[1] "not-an-ip" is not an IP address, ' +
+        'so this A target is skipped (k8s_gateway answers only addresses); write an IPv4 address',
+    );
+    const family = findings.find((f) => f.code === 'dnsendpoint-target-family');
+    expect(family).toMatchObject({ line: lineOf(dnsEndpoint, 'targets: [192.0.2.2'), severity: 'warning' });
+    expect(findings.filter((f) => f.code === 'dnsendpoint-skipped').map((f) => [f.line, f.severity])).toEqual([
+      [lineOf(dnsEndpoint, 'recordType: CNAME'), 'warning'],
+      [lineOf(dnsEndpoint, '- recordType: A'), 'warning'],
+    ]);
+  });
+
+  it.each<[string, string, RegExp]>([
+    [
+      'targets of another type',
+      'apiVersion: externaldns.k8s.io/v1alpha1\nkind: DNSEndpoint\nmetadata: {name: d}\nspec:\n' +
+        '  endpoints: [{dnsName: a.example.com, recordType: A, targets: [5]}]\n',
+      /spec\.endpoints\[0\]\.targets\[0\] must be a string, got 5/,
+    ],
+    [
+      'a recordTTL that is not an integer',
+      'apiVersion: externaldns.k8s.io/v1alpha1\nkind: DNSEndpoint\nmetadata: {name: d}\nspec:\n' +
+        '  endpoints: [{dnsName: a.example.com, recordType: A, recordTTL: soon, targets: [192.0.2.1]}]\n',
+      /recordTTL "soon" must be an integer/,
+    ],
+    [
+      'an Ingress host with upper case (IsDNS1123Subdomain)',
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\nspec:\n  rules: [{host: WWW.example.com}]\n',
+      /spec\.rules\[0\]\.host "WWW\.example\.com" is not a DNS-1123 subdomain .*so the API server refuses the Ingress/,
+    ],
+    [
+      'an Ingress host that is an IP',
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\nspec:\n  rules: [{host: 192.0.2.1}]\n',
+      /host "192\.0\.2\.1" is an IP address; it must be a DNS name/,
+    ],
+    [
+      'an Ingress wildcard not leading',
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\nspec:\n  rules: [{host: "www.*.example.com"}]\n',
+      /is not a wildcard DNS-1123 subdomain/,
+    ],
+    [
+      'two listeners of one name (the Gateway CRD\'s CEL rule)',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n  listeners:\n' +
+        '    - {name: web, port: 80, protocol: HTTP}\n    - {name: web, port: 8080, protocol: HTTP}\n',
+      /spec\.listeners\[1\]\.name "web" is also spec\.listeners\[0\]'s; the Gateway CRD requires listener names unique/,
+    ],
+    [
+      'two listeners of one port, protocol and hostname',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n  listeners:\n' +
+        '    - {name: a, port: 80, protocol: HTTP}\n    - {name: b, port: 80, protocol: HTTP}\n',
+      /spec\.listeners\[1\] has the port, protocol and hostname of spec\.listeners\[0\]/,
+    ],
+    [
+      'a listener hostname outside the Hostname pattern',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n' +
+        '  listeners: [{name: a, port: 80, protocol: HTTP, hostname: "Shop.example.com"}]\n',
+      /hostname "Shop\.example\.com" does not match the Gateway API Hostname pattern/,
+    ],
+    [
+      'allowedRoutes from None (not in the RouteNamespaces enum)',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n' +
+        '  listeners: [{name: a, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: None}}}]\n',
+      /from "None" is not one the Gateway CRD allows; use Same, All or Selector/,
+    ],
+    [
+      'a route hostname with a trailing dot',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: g}]\n' +
+        '  hostnames: ["shop.example.com."]\n',
+      /spec\.hostnames\[0\] "shop\.example\.com\." does not match the Gateway API Hostname pattern/,
+    ],
+    [
+      'an IP hostname of a TLSRoute v1 (its CEL rule)',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: g}]\n  hostnames: [192.0.2.1]\n',
+      /the TLSRoute CRD refuses IP addresses as hostnames/,
+    ],
+    [
+      'a version no CRD serves',
+      'apiVersion: gateway.networking.k8s.io/v2\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: g}]\n',
+      /no version of the HTTPRoute CRD serves "v2", so the API server refuses it; use gateway\.networking\.k8s\.io\/v1/,
+    ],
+    [
+      'a GatewayClass without controllerName',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {}\n',
+      /spec\.controllerName is missing \(the GatewayClass CRD requires it\)/,
+    ],
+    [
+      'a spec.loadBalancerIP that is not an IP (ValidateService)',
+      svc('lb', 'LoadBalancer', '    - port: 80\n', '  loadBalancerIP: somewhere\n'),
+      /spec\.loadBalancerIP "somewhere" is not a valid IP address/,
+    ],
+  ])('an error, as the API server refuses it: %s', (_what, text, re) => {
+    const errors = findingsOf(text).filter((f) => f.severity === 'error');
+    expect(errors.some((f) => re.test(f.message)), JSON.stringify(errors)).toBe(true);
+  });
+
+  it.each<[string, string, string, RegExp]>([
+    [
+      'an HTTPRoute hostname that is an IP (the Hostname pattern admits it)',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: g}]\n  hostnames: [192.0.2.1]\n',
+      'route-hostname-skipped',
+      /spec\.hostnames\[0\] "192\.0\.2\.1" is an IP address, which no Gateway matches as a host name; it is skipped/,
+    ],
+    [
+      'a status ip that is not an IP (status is reset on create)',
+      svc('lb', 'LoadBalancer', '    - port: 80\n') + 'status:\n  loadBalancer:\n    ingress: [{ip: 300.1.1.1}]\n',
+      'status-value-skipped',
+      /status\.loadBalancer\.ingress\[0\]\.ip "300\.1\.1\.1" is not an IP address, so this status entry is skipped/,
+    ],
+    [
+      'a MetalLB annotation MetalLB cannot parse',
+      svc('lb', 'LoadBalancer', '    - port: 80\n').replace('  name: lb\n', '  name: lb\n  annotations: {metallb.io/loadBalancerIPs: "192.0.2.7,nope"}\n'),
+      'loadbalancer-refused',
+      /MetalLB refuses its annotation metallb\.io\/loadBalancerIPs: "nope" is not an IP address, so the Service gets no LoadBalancer address/,
+    ],
+    [
+      'a Gateway spec.addresses value that is not an IP (no CEL rule on it)',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n' +
+        '  listeners: [{name: a, port: 80, protocol: HTTP}]\n  addresses: [{type: IPAddress, value: my-ip}]\n',
+      'gateway-address-unusable',
+      /spec\.addresses\[0\]\.value "my-ip" is not an IP address, so the Gateway controller would assign no address \(Programmed: False, AddressNotUsable\)/,
+    ],
+    [
+      'from Selector without a selector',
+      'apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n' +
+        '  listeners: [{name: a, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: Selector}}}]\n',
+      'listener-no-selector',
+      /selector is missing while from is Selector, so this listener admits no route/,
+    ],
+  ])('a warning, the object loads: %s', (_what, text, code, re) => {
+    const { findings } = buildModel(doc(text));
+    expect(findings.filter((f) => f.severity === 'error')).toEqual([]);
+    const w = findings.find((f) => f.code === code)!;
+    expect(w?.severity).toBe('warning');
+    expect(w.message).toMatch(re);
+  });
+
+  it('an edge object with an error is consumed but not kept, so nothing of it is served', async () => {
+    const { EdgeCollector } = await import('../../src/cluster/edge.js');
+    const { Checker } = await import('../../src/cluster/validate.js');
+    const findings: Finding[] = [];
+    const edge = new EdgeCollector();
+    const meta = (name: string) => ({ name, namespace: 'default', labels: {}, annotations: {}, source: { file: 'm.yaml', line: 1 } });
+    const read = (kind: string, group: string, o: Record<string, unknown>, name: string): boolean =>
+      edge.read(kind, group, o, meta(name), new Checker(findings, { file: 'm.yaml', line: 1 }, kind));
+    expect(read('Ingress', 'networking.k8s.io', { spec: { rules: [{ host: 'bad_host.example.com' }, { host: 'ok.example.com' }] } }, 'bad')).toBe(true);
+    expect(read('Ingress', 'networking.k8s.io', { spec: { rules: [{ host: 'ok.example.com' }] } }, 'good')).toBe(true);
+    const typed = { spec: { endpoints: [{ dnsName: 'a.example.com', recordType: 'A', targets: [1] }] } };
+    expect(read('DNSEndpoint', 'externaldns.k8s.io', typed, 'typed')).toBe(true);
+    const model = edge.build([], new Map(), { serviceCIDRs: ['10.96.0.0/12'], defaultNamespace: 'default' }, findings);
+    expect(model.ingresses.map((i) => i.name)).toEqual(['good']);
+    expect(model.dnsEndpoints).toEqual([]);
+  });
+});
+
+describe('status is data: written statuses stay as written, only absent ones are filled', () => {
+  const pendingSvc = svc('pending', 'LoadBalancer', '    - port: 80\n') + 'status:\n  loadBalancer: {}\n';
+  const ingress = (name: string, cls: string, status = ''): string =>
+    `---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: ${name}}\n` +
+    `spec:\n  ingressClassName: ${cls}\n  rules: [{host: ${name}.example.com}]\n${status}`;
+  const gateway = (name: string, status = ''): string =>
+    `---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: ${name}}\n` +
+    `spec:\n  gatewayClassName: eg\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n${status}`;
+
+  it('a LoadBalancer Service dumped pending (status.loadBalancer: {}) gets no address; one without status gets a pool address', async () => {
+    const { filledStatuses, pendingStatuses } = await import('../../src/cluster/edge.js');
+    const text = pendingSvc + svc('fresh', 'LoadBalancer', '    - port: 80\n');
+    const { model } = buildModel(doc(text));
+    const pending = { addresses: [], origin: 'pending', reason: 'status.loadBalancer is written without ingress' };
+    expect(model.edge!.serviceStatus.get('default/pending')).toEqual(pending);
+    expect(model.services.find((s) => s.name === 'pending')!.loadBalancer).toBeUndefined();
+    expect(model.edge!.serviceStatus.get('default/fresh')!.origin).toBe('pool');
+    expect(pendingStatuses(model.edge, model.services)).toEqual([
+      {
+        source: { file: 'm.yaml', line: 2 },
+        text:
+          'Service "default/pending": pending, no address (status.loadBalancer is written without ingress); ' +
+          'its k8s_external and k8s_gateway names resolve to nothing',
+      },
+    ]);
+    const filled = filledStatuses(model.edge, model.services).map((n) => n.text);
+    expect(filled).toEqual([expect.stringMatching(/^Service "default\/fresh": status\.loadBalancer 172\.18\.255\.\d+ \(LoadBalancer pool\)$/)]);
+  });
+
+  it('an Ingress dumped pending stays pending; so does one whose controller Service is pending', async () => {
+    const { pendingStatuses } = await import('../../src/cluster/edge.js');
+    const controller = `---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+  annotations: {clusterdns.io/publish-service: ingress-nginx/controller}
+spec: {controller: k8s.io/ingress-nginx}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: controller, namespace: ingress-nginx}
+spec:
+  type: LoadBalancer
+  ports: [{port: 80}]
+status:
+  loadBalancer: {}
+`;
+    const text = ingress('dumped', 'other', 'status:\n  loadBalancer: {}\n') + ingress('behind', 'nginx') + ingress('fresh', 'other') + controller;
+    const { model, findings } = buildModel(doc(text));
+    const st = (n: string) => model.edge!.ingresses.find((i) => i.name === n)!.status;
+    expect(st('dumped')).toMatchObject({ addresses: [], origin: 'pending' });
+    const reason = 'its controller\'s Service "ingress-nginx/controller" is pending, so the controller publishes no address';
+    expect(st('behind')).toMatchObject({ addresses: [], origin: 'pending', reason });
+    expect(st('fresh').origin).toBe('pool');
+    const pending = pendingStatuses(model.edge, model.services).map((n) => n.text.split(':')[0]);
+    expect(pending).toEqual(['Service "ingress-nginx/controller"', 'Ingress "default/behind"', 'Ingress "default/dumped"']);
+    // The written-pending Ingress says nothing about its missing class; the filled one says info.
+    // (at the object's first line, its apiVersion, two above its metadata)
+    expect(findings.filter((f) => f.code === 'ingress-class-missing').map((f) => [f.line, f.severity])).toEqual([[lineOf(text, 'name: fresh') - 2, 'info']]);
+  });
+
+  it('a Gateway with a written status (the CRD\'s Pending conditions, or addresses: []) has no address; status: {} is filled', () => {
+    const pendingConditions =
+      'status:\n  conditions:\n' +
+      '    - {type: Programmed, status: Unknown, reason: Pending, message: Waiting for controller, lastTransitionTime: "1970-01-01T00:00:00Z"}\n';
+    const text = gateway('waiting', pendingConditions) + gateway('empty', 'status:\n  addresses: []\n') + gateway('blank', 'status: {}\n') + gateway('fresh');
+    const { model, findings } = buildModel(doc(text));
+    const st = (n: string) => model.edge!.gateways.find((g) => g.name === n)!.status;
+    expect(st('waiting')).toEqual({ addresses: [], origin: 'pending', reason: 'its status is written without addresses' });
+    expect(st('empty').origin).toBe('pending');
+    expect(st('blank').origin).toBe('pool');
+    expect(st('fresh').origin).toBe('pool');
+    // A missing GatewayClass is info, and only where the pool stands in.
+    const info = findings.filter((f) => f.code === 'gateway-class-missing');
+    expect(info.map((f) => f.severity)).toEqual(['info', 'info']);
+    expect(info[0]!.message).toMatch(
+      /^Gateway "default\/blank": GatewayClass "eg" is not in the manifests \(its controller's chart installs it\); the LoadBalancer pool address 172\./,
+    );
+  });
+
+  it('TLSRoute at v1, v1alpha3 and v1alpha2 attach alike', () => {
+    const route = (v: string) =>
+      `---\napiVersion: gateway.networking.k8s.io/${v}\nkind: TLSRoute\nmetadata: {name: r-${v}}\n` +
+      `spec:\n  parentRefs: [{name: g}]\n  hostnames: [${v}.example.com]\n`;
+    const gw =
+      '---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n' +
+      '  listeners: [{name: tls, port: 443, protocol: TLS, tls: {mode: Passthrough}}]\n';
+    const { model } = buildModel(doc(gw + route('v1') + route('v1alpha3') + route('v1alpha2')));
+    expect(model.edge!.routeHosts.map((h) => h.host).sort()).toEqual(['v1.example.com', 'v1alpha2.example.com', 'v1alpha3.example.com']);
   });
 });

@@ -18,15 +18,36 @@ type Row = [name: string, type: string, rcode: string, answer: string[], authori
 const rows: Row[] = [
   ['svc1.testns.example.org', 'A', 'NOERROR', ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
   // SRV records carry the kubernetes plugin's ttl (7 here), the glue k8s_external's (5).
-  ['svc1.testns.example.org', 'SRV', 'NOERROR', ['svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'], [], ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
-  ['_http._tcp.svc1.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'], [], ['svc1.testns.example.org. 5 IN A 1.2.3.4']],
+  [
+    'svc1.testns.example.org',
+    'SRV',
+    'NOERROR',
+    ['svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'],
+    [],
+    ['svc1.testns.example.org. 5 IN A 1.2.3.4'],
+  ],
+  [
+    '_http._tcp.svc1.testns.example.org',
+    'SRV',
+    'NOERROR',
+    ['_http._tcp.svc1.testns.example.org. 7 IN SRV 0 100 80 svc1.testns.example.org.'],
+    [],
+    ['svc1.testns.example.org. 5 IN A 1.2.3.4'],
+  ],
   ['*._not-udp-or-tcp.svc1.testns.example.org', 'SRV', 'NXDOMAIN', [], [SOA]],
   ['svc1.testns.example.org', 'AAAA', 'NOERROR', [], [SOA]],
   ['svc1.testns.example.org', 'MX', 'NOERROR', [], [SOA]],
   ['svc0.testns.example.org', 'A', 'NXDOMAIN', [], [SOA]],
   ['svc0.svc-nons.example.org', 'A', 'NXDOMAIN', [], [SOA]],
   ['svc6.testns.example.org', 'AAAA', 'NOERROR', ['svc6.testns.example.org. 5 IN AAAA 1:2::5']],
-  ['_http._tcp.svc6.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.svc6.testns.example.org. 7 IN SRV 0 100 80 svc6.testns.example.org.'], [], ['svc6.testns.example.org. 5 IN AAAA 1:2::5']],
+  [
+    '_http._tcp.svc6.testns.example.org',
+    'SRV',
+    'NOERROR',
+    ['_http._tcp.svc6.testns.example.org. 7 IN SRV 0 100 80 svc6.testns.example.org.'],
+    [],
+    ['svc6.testns.example.org. 5 IN AAAA 1:2::5'],
+  ],
   ['testns.example.org', 'A', 'NOERROR', [], [SOA]],
   ['testns.example.org', 'SOA', 'NOERROR', [], [SOA]],
   // A service without external addresses does not exist outside.
@@ -37,7 +58,23 @@ const rows: Row[] = [
   // headless: the endpoints answer, by service and endpoint name.
   ['hdls.testns.example.org', 'A', 'NOERROR', ['hdls.testns.example.org. 5 IN A 10.244.1.10']],
   ['hdls-0.hdls.testns.example.org', 'A', 'NOERROR', ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10']],
-  ['_http._tcp.hdls.testns.example.org', 'SRV', 'NOERROR', ['_http._tcp.hdls.testns.example.org. 7 IN SRV 0 100 80 hdls-0.hdls.testns.example.org.'], [], ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10']],
+  [
+    '_http._tcp.hdls.testns.example.org',
+    'SRV',
+    'NOERROR',
+    ['_http._tcp.hdls.testns.example.org. 7 IN SRV 0 100 80 hdls-0.hdls.testns.example.org.'],
+    [],
+    ['hdls-0.hdls.testns.example.org. 5 IN A 10.244.1.10'],
+  ],
+  // A Service (here a headless one) without ports: its endpoints answer A, SRV is NODATA, as
+  // CoreDNS gives it one port -1 (object.ToService, EndpointSliceToEndpoints) that srv() skips.
+  ['hdls-np.testns.example.org', 'A', 'NOERROR', ['hdls-np.testns.example.org. 5 IN A 10.244.1.11']],
+  ['hdls-np.testns.example.org', 'SRV', 'NOERROR', [], [SOA]],
+  ['hdls-np-0.hdls-np.testns.example.org', 'SRV', 'NOERROR', [], [SOA]],
+  ['_http._tcp.hdls-np.testns.example.org', 'SRV', 'NXDOMAIN', [], [SOA]],
+  // A LoadBalancer Service whose dump writes `status: {loadBalancer: {}}` is pending: no address.
+  ['pending.testns.example.org', 'A', 'NXDOMAIN', [], [SOA]],
+  ['pending.testns.example.org', 'SRV', 'NXDOMAIN', [], [SOA]],
   // PTR of an external address, in the reverse zone k8s_external also serves.
   ['4.3.2.1.in-addr.arpa', 'PTR', 'NOERROR', ['4.3.2.1.in-addr.arpa. 5 IN PTR svc1.testns.example.org.']],
   ['svc1.testns.example.org', 'PTR', 'NOERROR', [], [SOA]],
@@ -92,7 +129,7 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
     }
   });
 
-  it('AXFR through the transfer plugin: SOA, NS, glue, services by name, headless endpoints, SOA', async () => {
+  it('AXFR through the transfer plugin: SOA, NS, glue, services by name, headless addresses and SRV records, SOA', async () => {
     const out = await new Promise<string>((resolve, reject) =>
       execFile(dig!, ['@127.0.0.1', '-p', String(server.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 }, (err, stdout) =>
         err && !stdout ? reject(err) : resolve(stdout),
@@ -121,11 +158,67 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
       'svc6.testns.example.org. AAAA 1:2::5',
       'svc6.testns.example.org. SRV 0 100 80 svc6.testns.example.org.',
       '_http._tcp.svc6.testns.example.org. SRV 0 100 80 svc6.testns.example.org.',
+      // transfer.go's headless groups: the Service's addresses and bare SRV records to its
+      // endpoints, each endpoint's address and SRV, then the named ports' SRV records.
       'hdls.testns.example.org. A 10.244.1.10',
+      'hdls.testns.example.org. SRV 0 100 80 hdls-0.hdls.testns.example.org.',
       'hdls-0.hdls.testns.example.org. A 10.244.1.10',
+      'hdls-0.hdls.testns.example.org. SRV 0 100 80 hdls-0.hdls.testns.example.org.',
       '_http._tcp.hdls.testns.example.org. SRV 0 100 80 hdls-0.hdls.testns.example.org.',
+      // No ports: addresses only.
+      'hdls-np.testns.example.org. A 10.244.1.11',
+      'hdls-np-0.hdls-np.testns.example.org. A 10.244.1.11',
     ]);
     expect(lines.at(-1)).toBe(lines[0]);
+  });
+
+  it('AXFR of a headless StatefulSet: the SRV weights split as the SRV answer splits them, one group per named port', async () => {
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-external-axfr-'));
+    const corefile = '. {\n  bind 127.0.0.1\n  transfer example.org {\n    to *\n  }\n  kubernetes cluster.local\n';
+    fs.writeFileSync(path.join(tmp, 'Corefile'), `${corefile}  k8s_external example.org {\n    headless\n  }\n}\n`);
+    fs.writeFileSync(
+      path.join(tmp, 'm.yaml'),
+      'apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: ns}\nspec:\n  clusterIP: None\n  selector: {app: db}\n' +
+        '  ports: [{name: pg, port: 5432}, {port: 7000}]\n---\n' +
+        'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: ns}\nspec:\n  serviceName: db\n  replicas: 2\n' +
+        '  selector: {matchLabels: {app: db}}\n' +
+        '  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: c, image: postgres}]}\n',
+    );
+    const srv = await startServer(['--conf', path.join(tmp, 'Corefile'), '--manifests', path.join(tmp, 'm.yaml')]);
+    try {
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile(dig!, ['@127.0.0.1', '-p', String(srv.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 },
+          (err, stdout) => (err && !stdout ? reject(err) : resolve(stdout))),
+      );
+      const lines = out.split('\n').filter((l) => l.trim() !== '').map((l) => l.split(/\s+/).filter((_, i) => i !== 1 && i !== 2).join(' '));
+      const ip = /^10\.244\.\d+\.\d+$/;
+      expect(lines.slice(2, -1).map((l) => l.replace(/ A 10\.244\.\d+\.\d+$/, ' A IP'))).toEqual([
+        'db.ns.example.org. A IP',
+        'db.ns.example.org. A IP',
+        // Four (endpoint, port) items: weight floor(100 / 4), as the SRV answer gives.
+        'db.ns.example.org. SRV 0 25 5432 db-0.db.ns.example.org.',
+        'db.ns.example.org. SRV 0 25 7000 db-0.db.ns.example.org.',
+        'db.ns.example.org. SRV 0 25 5432 db-1.db.ns.example.org.',
+        'db.ns.example.org. SRV 0 25 7000 db-1.db.ns.example.org.',
+        'db-0.db.ns.example.org. A IP',
+        'db-0.db.ns.example.org. SRV 0 100 5432 db-0.db.ns.example.org.',
+        'db-0.db.ns.example.org. SRV 0 100 7000 db-0.db.ns.example.org.',
+        'db-1.db.ns.example.org. A IP',
+        'db-1.db.ns.example.org. SRV 0 100 5432 db-1.db.ns.example.org.',
+        'db-1.db.ns.example.org. SRV 0 100 7000 db-1.db.ns.example.org.',
+        // The named port only (unnamed ports get no _port._proto name), split over its two items.
+        '_pg._tcp.db.ns.example.org. SRV 0 50 5432 db-0.db.ns.example.org.',
+        '_pg._tcp.db.ns.example.org. SRV 0 50 5432 db-1.db.ns.example.org.',
+      ]);
+      expect(lines.filter((l) => / A /.test(l)).every((l) => ip.test(l.split(' ').at(-1)!))).toBe(true);
+      const answer = await digQuery(dig!, srv.port, 'db.ns.example.org', 'SRV', false);
+      expect(answer.answer.map((l) => l.split(/\s+/).slice(4).join(' '))).toEqual(lines.slice(4, 8).map((l) => l.split(' ').slice(2).join(' ')));
+    } finally {
+      await srv.stop();
+      fs.rmSync(tmp, { recursive: true });
+    }
   });
 
   it('without a kubernetes plugin in the block, the server refuses to start and names the line', async () => {

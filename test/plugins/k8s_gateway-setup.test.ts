@@ -38,6 +38,20 @@ describe('k8s_gateway setup (setup_test.go)', () => {
     ['k8s_gateway example.org {\n  kubeconfig /etc/kubeconfig\n}', {}],
     ['k8s_gateway example.org {\n  kubeconfig /etc/kubeconfig context\n}', {}],
     [`k8s_gateway example.org {\n  manifests ${manifests[0]}\n}`, { manifests }],
+    // TestServiceLabelSelectorParsing: each selector as labels.Parse(...).String() writes it.
+    ['k8s_gateway example.org {\n  serviceLabelSelectors "app=service1"\n}', { serviceLabelSelectors: ['app=service1'] }],
+    ['k8s_gateway example.org {\n  serviceLabelSelectors "app in (service1,service2)"\n}', { serviceLabelSelectors: ['app in (service1,service2)'] }],
+    ['k8s_gateway example.org {\n  serviceLabelSelectors "app=service1,tier!=cache"\n}', { serviceLabelSelectors: ['app=service1,tier!=cache'] }],
+    ['k8s_gateway example.org {\n  serviceLabelSelectors "app=service1" "app=service2"\n}', { serviceLabelSelectors: ['app=service1', 'app=service2'] }],
+    ['k8s_gateway example.org {\n  serviceLabelSelectors "app = service1"\n}', { serviceLabelSelectors: ['app=service1'] }],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors "app=service1,tier=frontend" "app=service2,tier=backend"\n}',
+      { serviceLabelSelectors: ['app=service1,tier=frontend', 'app=service2,tier=backend'] },
+    ],
+    // Sorted by key, values of a set sorted; every operator labels.Parse knows.
+    ['k8s_gateway example.org {\n  serviceLabelSelectors "tier notin (b,a),!legacy,app.kubernetes.io/name==web,replicas>2,env"\n}', {
+      serviceLabelSelectors: ['app.kubernetes.io/name==web,env,!legacy,replicas>2,tier notin (a,b)'],
+    }],
   ])('accepts %j', async (body, want) => {
     expect(await cfgOf(body)).toEqual({ ...defaults, ...want });
   });
@@ -67,8 +81,45 @@ describe('k8s_gateway setup (setup_test.go)', () => {
     ['k8s_gateway example.org {\n  kubeconfig\n}', '3: k8s_gateway: kubeconfig needs an argument; usage: kubeconfig FILE [CONTEXT]'],
     [
       'k8s_gateway example.org {\n  nope 1\n}',
-      "3: k8s_gateway: unknown property 'nope'; valid options: resources, ingressClasses, gatewayClasses, ttl, apex, secondary, fallthrough, "
-        + 'manifests, watch, kubeconfig',
+      "3: k8s_gateway: unknown property 'nope'; valid options: resources, ingressClasses, gatewayClasses, serviceLabelSelectors, ttl, apex, secondary, "
+        + 'fallthrough, manifests, watch, kubeconfig',
+    ],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors\n}',
+      '3: k8s_gateway: serviceLabelSelectors needs at least one label selector; usage: serviceLabelSelectors "app=web,tier!=cache" ...',
+    ],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors ""\n}',
+      '3: k8s_gateway: serviceLabelSelectors: an empty selector would select every Service; remove it or write one such as app=web',
+    ],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors "" "app=service1"\n}',
+      '3: k8s_gateway: serviceLabelSelectors: an empty selector would select every Service; remove it or write one such as app=web',
+    ],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors "!!!invalid"\n}',
+      '3: k8s_gateway: serviceLabelSelectors: "!!!invalid" is not a label selector: expected a label key, found "!"; '
+        + 'write e.g. app=web or "tier in (frontend,api)"',
+    ],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors "app in ()"\n}',
+      '3: k8s_gateway: serviceLabelSelectors: "app in ()" is not a label selector: "app in ()": the set of values must not be empty; '
+        + 'write e.g. app=web or "tier in (frontend,api)"',
+    ],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors "-app=web"\n}',
+      '3: k8s_gateway: serviceLabelSelectors: "-app=web" is not a label selector: key "-app": the name must be 1 to 63 letters, digits, "-", "_" or ".", '
+        + 'starting and ending with a letter or digit; write e.g. app=web or "tier in (frontend,api)"',
+    ],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors "app=web app=api"\n}',
+      '3: k8s_gateway: serviceLabelSelectors: "app=web app=api" is not a label selector: expected "," between requirements, found "app"; '
+        + 'write e.g. app=web or "tier in (frontend,api)"',
+    ],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors "replicas>two"\n}',
+      '3: k8s_gateway: serviceLabelSelectors: "replicas>two" is not a label selector: "replicas>" needs an integer, found "two"; '
+        + 'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway bad..zone',
@@ -82,5 +133,26 @@ describe('k8s_gateway setup (setup_test.go)', () => {
     expect((await setupBlock('k8s_gateway example.org', { manifests: [] })).errors).toEqual([
       '2: k8s_gateway has no manifests to read: pass --manifests PATH or add `manifests PATH` to its block',
     ]);
+  });
+});
+
+describe('serviceLabelSelectors matching (labels.Requirement.Matches)', () => {
+  it.each<[string, Record<string, string>, boolean]>([
+    ['app=web', { app: 'web' }, true],
+    ['app=web', {}, false],
+    ['app!=web', {}, true],
+    ['app!=web', { app: 'web' }, false],
+    ['tier notin (cache)', {}, true],
+    ['tier in (web,api)', { tier: 'api' }, true],
+    ['tier in (web,api)', {}, false],
+    ['team=edge,!internal', { team: 'edge' }, true],
+    ['team=edge,!internal', { team: 'edge', internal: 'true' }, false],
+    ['replicas>2', { replicas: '3' }, true],
+    ['replicas>2', { replicas: 'three' }, false],
+    ['replicas<2', {}, false],
+    ['app=', { app: '' }, true],
+  ])('%s on %j is %s', async (text, labels, want) => {
+    const { parseLabelSelector } = await import('../../src/plugins/k8s_gateway/selector.js');
+    expect(parseLabelSelector(text).matches(labels)).toBe(want);
   });
 });

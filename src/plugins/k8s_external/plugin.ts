@@ -7,7 +7,7 @@ import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister, Trans
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
-import type { ClusterData, ClusterService } from '../../chain/cluster-data.js';
+import type { ClusterData, ClusterPort, ClusterService } from '../../chain/cluster-data.js';
 import type { K8sExternalConfig } from './setup.js';
 
 /** What the kubernetes plugin of the same block lends this plugin (through ClusterDataProvider). */
@@ -30,6 +30,14 @@ interface Item {
   ttl: number;
 }
 
+/**
+ * Ports, or CoreDNS's sentinel for none: object.ToService (service.go) and
+ * EndpointSliceToEndpoints (endpoint.go) give a Service or slice without ports one port -1, so
+ * its name answers A/AAAA and its SRV is NODATA (srv() skips port -1) instead of NXDOMAIN.
+ */
+const NO_PORT: ClusterPort = { name: '', protocol: '', port: -1 };
+const portsOrSentinel = (ports: readonly ClusterPort[]): readonly ClusterPort[] => (ports.length > 0 ? ports : [NO_PORT]);
+
 const eqFold = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 const stripUnderscore = (s: string): string => (s.startsWith('_') ? s.slice(1) : s);
 const matchPortAndProtocol = (port: string, pName: string, proto: string, pProto: string): boolean =>
@@ -41,6 +49,12 @@ function rr(name: string, type: string, ttl: number, data: unknown): Rr {
 
 function join(...parts: string[]): string {
   return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
+}
+
+/** An endpoint of a headless Service in a zone transfer, with the port's name and protocol. */
+interface HeadlessItem extends Item {
+  portName: string;
+  proto: string;
 }
 
 /** External address -> Services holding it (CoreDNS's SvcExtIndexReverse), once per data set. */
@@ -231,8 +245,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         for (const slice of data.slicesOf(namespace, service)) {
           for (const a of slice.addresses) {
             if (endpoint !== '' && !eqFold(endpoint, a.name)) continue;
-            // Endpoints without ports give no records (CoreDNS ranges over the subset's ports).
-            for (const p of slice.ports) {
+            for (const p of portsOrSentinel(slice.ports)) {
               if (!matchPortAndProtocol(port, p.name, protocol, p.protocol)) continue;
               rcode = Rcode.NOERROR;
               items.push({ host: a.ip, port: p.port, key: `${a.name}.${service}.${namespace}`, ttl });
@@ -241,9 +254,8 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         }
       } else {
         // An endpoint label is ignored here, as in CoreDNS: x.svc.ns.ZONE answers like svc.ns.ZONE.
-        const ports = svc.ports.length > 0 ? svc.ports : [{ name: '', protocol: '', port: -1 }];
         for (const host of external) {
-          for (const p of ports) {
+          for (const p of portsOrSentinel(svc.ports)) {
             if (!matchPortAndProtocol(port, p.name, protocol, p.protocol)) continue;
             rcode = Rcode.NOERROR;
             items.push({ host, port: p.port, key: `${service}.${namespace}`, ttl });
@@ -320,8 +332,9 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
   /**
    * transfer.go: SOA, NS, the name server's addresses, then per Service with external addresses
    * (by name, then namespace) its A/AAAA, its first plain SRV and `_port._proto` SRVs (one per
-   * owner name, as CoreDNS's nameSeen), then headless endpoints, then the SOA again. Host-name
-   * addresses are listed as CNAMEs without chasing them.
+   * owner name, as CoreDNS's nameSeen), then headless Services' addresses and SRV records
+   * (headlessTransfer), then the SOA again. Host-name addresses are listed as CNAMEs without
+   * chasing them.
    */
   transfer(zone: string): Rr[] | undefined {
     if (matchZone(zone, this.cfg.zones) !== zone) return undefined;
@@ -333,23 +346,26 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
     const out: Rr[] = [soa, rr(zone, 'NS', this.cfg.ttl, nsName), ...this.addressRecords(src, nsName)];
     const srvSeen = new Set<string>();
     const services = [...data.services.values()].sort((a, b) => (a.name === b.name ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : 1));
-    const headless: Item[][] = [];
+    const headless: { svcKey: string; eps: HeadlessItem[] }[] = [];
     for (const svc of services) {
       if (!data.namespaceExposed(svc.namespace)) continue;
       const external = K8sExternalPlugin.externalAddresses(data, svc.namespace, svc.name);
       const key = `${svc.name}.${svc.namespace}`;
       if (this.cfg.headless && external.length === 0 && svc.headless) {
-        const eps: Item[] = [];
+        const eps: HeadlessItem[] = [];
         for (const slice of data.slicesOf(svc.namespace, svc.name)) {
-          for (const a of slice.addresses) for (const p of slice.ports) eps.push({ host: a.ip, port: p.port, key: `${a.name}.${key}`, ttl, ...{ portName: p.name, proto: p.protocol } });
+          for (const a of slice.addresses) {
+            for (const p of portsOrSentinel(slice.ports)) {
+              eps.push({ host: a.ip, port: p.port, key: `${a.name}.${key}`, ttl, portName: p.name, proto: p.protocol });
+            }
+          }
         }
-        if (eps.length > 0) headless.push(eps);
+        if (eps.length > 0) headless.push({ svcKey: key, eps });
         continue;
       }
       const name = join(key, zone);
-      const ports = svc.ports.length > 0 ? svc.ports : [{ name: '', protocol: '', port: -1 }];
       for (const host of external) {
-        for (const p of ports) {
+        for (const p of portsOrSentinel(svc.ports)) {
           const item: Item = { host, port: p.port, key, ttl };
           const ip = parseIp(host);
           if (ip) out.push(rr(name, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(host)));
@@ -362,23 +378,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         }
       }
     }
-    for (const eps of headless) {
-      const first = eps[0]!;
-      const svcKey = first.key.slice(first.key.indexOf('.') + 1);
-      const svcName = join(svcKey, zone);
-      const weight = Math.max(1, Math.floor(100 / eps.length));
-      const seen = new Set<string>();
-      for (const e of eps) {
-        const p = parseIp(e.host);
-        if (!p) continue;
-        const type = p.family === 4 ? 'A' : 'AAAA';
-        const epName = join(e.key, zone);
-        addOnce(seen, `${svcName}|${e.host}`, () => out.push(rr(svcName, type, this.cfg.ttl, canonicalIp(e.host))));
-        addOnce(seen, `${epName}|${e.host}`, () => out.push(rr(epName, type, this.cfg.ttl, canonicalIp(e.host))));
-        const ext = e as Item & { portName: string; proto: string };
-        if (ext.portName !== '') out.push(rr(join(`_${ext.portName.toLowerCase()}._${ext.proto.toLowerCase()}`, svcKey, zone), 'SRV', ttl, { priority: 0, weight, port: e.port, target: epName }));
-      }
-    }
+    for (const { svcKey, eps } of headless) out.push(...this.headlessTransfer(svcKey, eps, zone));
     out.push(soa);
     return out;
   }
@@ -399,6 +399,60 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         }
       }
     }
+    return out;
+  }
+
+  /**
+   * A headless Service's records in a zone transfer, as transfer.go (Transfer) sends the
+   * headless groups of the kubernetes plugin's ExternalServices (plugin/kubernetes/external.go):
+   * under the Service's name every endpoint address (A, then AAAA) and the bare SRV records to
+   * the endpoints (weight 100 split over them, msg_to_dns.go srv()); under each endpoint's name
+   * its addresses and its own SRV; then per named port `_port._proto.svc.ns.ZONE` SRV to the
+   * endpoints (unnamed ports have none, as the DNS specification says). CoreDNS sends the bare
+   * SRV records twice; each is listed once here. A port -1 (no ports) gives addresses, no SRV.
+   */
+  private headlessTransfer(svcKey: string, eps: readonly HeadlessItem[], zone: string): Rr[] {
+    const out: Rr[] = [];
+    const svcName = join(svcKey, zone);
+    const addresses = (owner: string, items: readonly HeadlessItem[]): Rr[] => {
+      const seen = new Set<string>();
+      const recs: Rr[] = [];
+      for (const family of [4, 6] as const) {
+        for (const e of items) {
+          const ip = canonicalIp(e.host);
+          if (!ip || parseIp(ip)?.family !== family) continue;
+          addOnce(seen, ip, () => recs.push(rr(owner, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, ip)));
+        }
+      }
+      return recs;
+    };
+    const srv = (owner: string, items: readonly HeadlessItem[]): Rr[] => {
+      const seen = new Set<string>();
+      const recs: Rr[] = [];
+      const weight = Math.max(1, Math.floor(100 / items.length));
+      for (const e of items) {
+        if (e.port === -1) continue;
+        const target = join(e.key, zone);
+        addOnce(seen, `${target}|${e.port}`, () => recs.push(rr(owner, 'SRV', e.ttl, { priority: 0, weight, port: e.port, target })));
+      }
+      return recs;
+    };
+    out.push(...addresses(svcName, eps), ...srv(svcName, eps));
+    const byEndpoint = new Map<string, HeadlessItem[]>();
+    for (const e of eps) byEndpoint.set(e.key, [...(byEndpoint.get(e.key) ?? []), e]);
+    for (const [key, items] of byEndpoint) {
+      const epName = join(key, zone);
+      // Each item is one query's answer (weight 100); one SRV per port.
+      for (const r of addresses(epName, items)) out.push(r);
+      for (const e of items) out.push(...srv(epName, [e]));
+    }
+    const byPort = new Map<string, HeadlessItem[]>();
+    for (const e of eps) {
+      if (e.portName === '' || e.port === -1) continue;
+      const owner = join(`_${e.portName.toLowerCase()}._${e.proto.toLowerCase()}`, svcKey, zone);
+      byPort.set(owner, [...(byPort.get(owner) ?? []), e]);
+    }
+    for (const [owner, items] of byPort) out.push(...srv(owner, items));
     return out;
   }
 

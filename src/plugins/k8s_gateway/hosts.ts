@@ -5,6 +5,7 @@ import type { ClusterModel } from '../../cluster/model.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import { parseIp } from '../../pkg/ip.js';
 import type { K8sGatewayConfig, Resource } from './setup.js';
+import { parseLabelSelector } from './selector.js';
 
 const IGNORE_LABEL = 'k8s-gateway.dns/ignore';
 const HOSTNAME_ANNOTATIONS = ['coredns.io/hostname', 'external-dns.alpha.kubernetes.io/hostname'];
@@ -56,8 +57,12 @@ export class HostIndex {
       if (cfg.ingressClasses.length > 0 && (ing.className === undefined || !cfg.ingressClasses.includes(ing.className))) continue;
       for (const h of ing.hosts) add('Ingress', h, { addrs: [...ing.status.addresses], raws: [] });
     }
+    // serviceLabelSelectors: the Services the plugin's informers list (kubernetes.go, one per
+    // selector, merged), so a Service matching none is not exposed at all.
+    const selectors = cfg.serviceLabelSelectors?.map((t) => parseLabelSelector(t));
     for (const svc of model.services) {
       if (ignored(svc.labels)) continue;
+      if (selectors && !selectors.some((s) => s.matches(svc.labels))) continue;
       const endpoints = svc.annotations[RESOLVE_ENDPOINTS] === 'true';
       if (svc.type !== 'LoadBalancer' && !endpoints) continue;
       const ann = HOSTNAME_ANNOTATIONS.map((a) => svc.annotations[a]).find((v) => v !== undefined);

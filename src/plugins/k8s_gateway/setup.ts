@@ -1,5 +1,6 @@
-// `k8s_gateway [ZONE...] { resources ...; ingressClasses ...; gatewayClasses ...; ttl TTL; apex APEX;
-// secondary NS; fallthrough [ZONE...]; manifests PATH...; kubeconfig ... }`, parsed as the
+// `k8s_gateway [ZONE...] { resources ...; ingressClasses ...; gatewayClasses ...;
+// serviceLabelSelectors SELECTOR...; ttl TTL; apex APEX; secondary NS; fallthrough [ZONE...];
+// manifests PATH...; kubeconfig ... }`, parsed as the
 // k8s_gateway plugin's setup.go (github.com/k8s-gateway/k8s_gateway) does. Like the upstream
 // plugin, which keeps its own connection to the API server, it reads the manifests itself (the
 // block's `manifests`, else --manifests) when the server builds, and again when they change.
@@ -14,6 +15,8 @@ import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../../cluster/paths.js';
 import { ManifestWatcher } from '../../cluster/watch.js';
 import { HostIndex } from './hosts.js';
+import { parseLabelSelector } from './selector.js';
+import { excerpt } from '../../chain/excerpt.js';
 import { K8sGatewayPlugin } from './plugin.js';
 
 // The runtime option this plugin reads, declared here as well as in the kubernetes plugin's
@@ -34,6 +37,11 @@ export interface K8sGatewayConfig {
   resources: Resource[];
   ingressClasses: string[];
   gatewayClasses: string[];
+  /**
+   * Label selectors (labels.Selector.String() form) of the Services exposed; a Service matching
+   * any of them is (one informer per selector upstream, results merged). Absent: every Service.
+   */
+  serviceLabelSelectors?: string[];
   /** TTL of A, AAAA and TXT answers (default 60); SOA and NS always use 60. */
   ttl: number;
   /** Name (below each zone) of this server's own records; default `dns1.kube-system`. */
@@ -44,7 +52,9 @@ export interface K8sGatewayConfig {
   watchMs: number;
 }
 
-const OPTIONS = ['resources', 'ingressClasses', 'gatewayClasses', 'ttl', 'apex', 'secondary', 'fallthrough', 'manifests', 'watch', 'kubeconfig'];
+const OPTIONS = [
+  'resources', 'ingressClasses', 'gatewayClasses', 'serviceLabelSelectors', 'ttl', 'apex', 'secondary', 'fallthrough', 'manifests', 'watch', 'kubeconfig',
+];
 
 function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewayConfig {
   const fail = (line: number, reason: string): never => {
@@ -84,6 +94,22 @@ function gatewayOption(cfg: K8sGatewayConfig, o: Directive, fail: (line: number,
     case 'gatewayClasses':
       need('gatewayClasses CLASS...');
       cfg.gatewayClasses = [...o.args];
+      break;
+    case 'serviceLabelSelectors':
+      // setup.go: at least one argument, none empty, each through labels.Parse.
+      if (o.args.length === 0) fail(o.line, 'serviceLabelSelectors needs at least one label selector; usage: serviceLabelSelectors "app=web,tier!=cache" ...');
+      cfg.serviceLabelSelectors = [
+        ...(cfg.serviceLabelSelectors ?? []),
+        ...o.args.map((arg) => {
+          if (arg.trim() === '') fail(o.line, 'serviceLabelSelectors: an empty selector would select every Service; remove it or write one such as app=web');
+          try {
+            return parseLabelSelector(arg).text;
+          } catch (err) {
+            const reason = `serviceLabelSelectors: "${excerpt(arg)}" is not a label selector: ${(err as Error).message}`;
+            return fail(o.line, `${reason}; write e.g. app=web or "tier in (frontend,api)"`);
+          }
+        }),
+      ];
       break;
     case 'ttl':
       need('ttl SECONDS (0 to 3600)');
