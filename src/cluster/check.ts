@@ -2,12 +2,13 @@
 // warns about) but that break or degrade DNS. Every finding is a warning located at the object,
 // with a `code`, a message saying what breaks in DNS, and the fix.
 
-import type { ClusterModel, ClusterOptions, EndpointSlice, Finding, Pod, Service } from './model.js';
+import type { ClusterModel, ClusterOptions, EndpointSlice, Finding, Pod, Service, SourceRef } from './model.js';
 import { ManifestError } from './model.js';
 import { findPort, hasControllerSelector, isTerminal, PodIndex } from './endpoints.js';
 import { parseIp } from '../pkg/ip.js';
 import { loadManifests } from './load.js';
 import { isDns1035Label, isDns1123Label } from './validate.js';
+import { parseManifestText, readManifestFile, type Positions } from './yaml-docs.js';
 
 export type CheckCode =
   | 'selector-no-pods'
@@ -26,27 +27,100 @@ const mapText = (m: Readonly<Record<string, string>>): string => {
   return t.length > 120 ? `${t.slice(0, 120)}...` : t;
 };
 
-function sortFindings(findings: Finding[]): Finding[] {
+function sortFindings<F extends Finding>(findings: F[]): F[] {
   return findings
     .map((f, i) => ({ f, i }))
     .sort((a, b) => (a.f.file < b.f.file ? -1 : a.f.file > b.f.file ? 1 : a.f.line - b.f.line || a.i - b.i))
     .map((x) => x.f);
 }
 
-type Warn = (src: { file: string; line: number } | undefined, code: CheckCode, message: string) => void;
+/** The object a model check is about, for reports that name it (`clusterdns check --output json`). */
+export interface FindingObject {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** A finding of the model checks: a Finding that also names its object. */
+export interface ModelFinding extends Finding {
+  readonly object?: FindingObject;
+}
+
+/**
+ * The line of a field (`spec.selector`) of the object that starts at `src`, else of its nearest
+ * written ancestor, else the object's own line. The model keeps only each object's first line,
+ * so the few findings that point into an object ask for the line here.
+ */
+export type FieldLine = (src: SourceRef, path: string) => number;
+
+/**
+ * A FieldLine that reads each file asked about again, once (`readText`: its text, or undefined),
+ * and finds the field in the object that starts at the line. Only files with such a finding are
+ * read again: a clean check reads nothing twice.
+ */
+export function fieldLineReader(readText: (file: string) => string | undefined): FieldLine {
+  const byFile = new Map<string, Map<number, Positions>>();
+  const objectsOf = (file: string): Map<number, Positions> => {
+    let objects = byFile.get(file);
+    if (!objects) {
+      objects = new Map();
+      const text = readText(file);
+      if (text !== undefined) {
+        for (const raw of parseManifestText(file, text, [])) if (raw.positions) objects.set(raw.line, raw.positions);
+      }
+      byFile.set(file, objects);
+    }
+    return objects;
+  };
+  return (src, path) => objectsOf(src.file).get(src.line)?.lineOf(path) ?? src.line;
+}
+
+/** The one-line edit distance (Levenshtein), bounded: stops counting past `max`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    if (Math.min(...next) > max) return max + 1;
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** The closest of `names` to `word` within an edit distance of 2, for "did you mean". */
+export function closest(word: string, names: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestD = 3;
+  for (const n of names) {
+    if (n === word) continue;
+    const d = editDistance(word.toLowerCase(), n.toLowerCase(), 2);
+    if (d < bestD || (d === bestD && best !== undefined && n < best)) {
+      best = n;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+type Warn = (src: SourceRef | undefined, code: CheckCode, message: string, object?: FindingObject, line?: number) => void;
+
+const serviceObject = (s: Service): FindingObject => ({ kind: 'Service', namespace: s.namespace, name: s.name });
 
 const svcName = (s: Service): string => `Service "${s.namespace}/${s.name}"`;
 
 /** The Service's own name and shape: a DNS label, an ExternalName that is a name, named ports. */
 function serviceShapeWarnings(s: Service, warn: Warn): void {
+  const object = serviceObject(s);
   if (!isDns1035Label(s.name)) {
-    warn(s.source, s.name.length > 63 ? 'name-too-long' : 'invalid-dns-label', `${svcName(s)}: the name is not a valid DNS label (at most 63 lower-case letters, digits and '-'), so "${s.name}.${s.namespace}.svc" cannot be resolved; rename the Service`);
+    warn(s.source, s.name.length > 63 ? 'name-too-long' : 'invalid-dns-label', `${svcName(s)}: the name is not a valid DNS label (at most 63 lower-case letters, digits and '-'), so "${s.name}.${s.namespace}.svc" cannot be resolved; rename the Service`, object);
   }
   if (s.type === 'ExternalName' && s.externalName !== undefined && parseIp(s.externalName.replace(/^\[|\]$/g, '')) !== undefined) {
     warn(
       s.source,
       'externalname-ip',
       `${svcName(s)}: spec.externalName "${s.externalName}" is an IP address; DNS answers a CNAME to the name "${s.externalName}", which does not resolve, so clients get no address; use a Service without selector plus an EndpointSlice (or Endpoints) holding the IP, or a DNS name`,
+      object,
     );
   }
   if (s.type !== 'ExternalName') {
@@ -61,8 +135,12 @@ function serviceShapeWarnings(s: Service, warn: Warn): void {
   }
 }
 
-/** A controller-managed selector that selects no pods, or pods lacking a named targetPort. */
-function selectorWarnings(s: Service, index: PodIndex, warn: Warn): void {
+/**
+ * A controller-managed selector that selects no pods (at the selector's line), or pods lacking a
+ * named targetPort (at that port's targetPort line).
+ */
+function selectorWarnings(s: Service, index: PodIndex, warn: Warn, fieldLine: FieldLine): void {
+  const object = serviceObject(s);
   const pods = index.select(s.namespace, s.selector!).filter((p) => !isTerminal(p));
   if (pods.length === 0) {
     warn(
@@ -71,36 +149,47 @@ function selectorWarnings(s: Service, index: PodIndex, warn: Warn): void {
       `${svcName(s)}: selector ${mapText(s.selector!)} matches no pods in namespace "${s.namespace}", so it has no endpoints: ${
         s.headless ? `"${s.name}.${s.namespace}.svc" has no A/AAAA records (NXDOMAIN)` : 'its cluster IP resolves but connections to it fail, and SRV lookups find no endpoints'
       }; make the selector match the labels of the pod template (spec.template.metadata.labels) or add the workload`,
+      object,
+      fieldLine(s.source, 'spec.selector'),
     );
-  } else {
-    for (const p of s.ports) {
-      if (typeof p.targetPort !== 'string') continue;
-      const lacking = pods.filter((pod) => findPort(pod, p) === undefined);
-      if (lacking.length === 0) continue;
-      const portName = p.name === '' ? `${p.port}/${p.protocol}` : `"${p.name}"`;
-      warn(
-        s.source,
-        'target-port-undeclared',
-        `${svcName(s)}: targetPort "${p.targetPort}" (port ${portName}) is not declared by ${
-          lacking.length === pods.length ? 'any container of the selected pods' : `${lacking.length} of ${pods.length} selected pods (${lacking.slice(0, 3).map((x) => x.name).join(', ')}${lacking.length > 3 ? ', ...' : ''})`
-        }, so those pods are left out of the endpoints for that port${p.name !== '' ? ` and SRV _${p.name}._${p.protocol.toLowerCase()}.${s.name}.${s.namespace}.svc lacks them` : ''}; add a container port named "${p.targetPort}" with protocol ${p.protocol}, or use the port number`,
-      );
-    }
+    return;
   }
-}
-
-/** A headless Service without ready endpoints answers NXDOMAIN. */
-function headlessWarnings(s: Service, slices: readonly EndpointSlice[], warn: Warn): void {
-  const anyReady = slices.some((x) => x.addressType !== 'FQDN' && x.endpoints.some((e) => e.ready !== false && e.addresses.length > 0));
-  if (!anyReady) {
+  s.ports.forEach((p, i) => {
+    if (typeof p.targetPort !== 'string') return;
+    const lacking = pods.filter((pod) => findPort(pod, p) === undefined);
+    if (lacking.length === 0) return;
+    const portName = p.name === '' ? `${p.port}/${p.protocol}` : `"${p.name}"`;
+    // A name close to one the pods do declare is most likely a typo of it.
+    const declared = new Set(lacking.flatMap((pod) => (pod.containerPorts ?? []).filter((c) => c.protocol === p.protocol && c.name !== '').map((c) => c.name)));
+    const near = closest(p.targetPort, declared);
+    const fix = near !== undefined
+      ? `did you mean "${near}"? The pods declare a container port named "${near}"; use that name, or add a container port named "${p.targetPort}" with protocol ${p.protocol}`
+      : `add a container port named "${p.targetPort}" with protocol ${p.protocol}, or use the port number`;
     warn(
       s.source,
-      'headless-no-ready-endpoints',
-      `${svcName(s)}: headless and without ready endpoints, so "${s.name}.${s.namespace}.svc" answers NXDOMAIN; ${
-        hasControllerSelector(s) ? 'make the selected pods ready (or set spec.publishNotReadyAddresses: true)' : 'add an EndpointSlice with ready endpoints, or a selector matching running pods'
-      }`,
+      'target-port-undeclared',
+      `${svcName(s)}: targetPort "${p.targetPort}" (port ${portName}) is not declared by ${
+        lacking.length === pods.length ? 'any container of the selected pods' : `${lacking.length} of ${pods.length} selected pods (${lacking.slice(0, 3).map((x) => x.name).join(', ')}${lacking.length > 3 ? ', ...' : ''})`
+      }, so those pods are left out of the endpoints for that port${p.name !== '' ? ` and SRV _${p.name}._${p.protocol.toLowerCase()}.${s.name}.${s.namespace}.svc lacks them` : ''}; ${fix}`,
+      object,
+      fieldLine(s.source, `spec.ports[${i}].targetPort`),
     );
-  }
+  });
+}
+
+/**
+ * A headless Service without ready endpoints answers NXDOMAIN. publishNotReadyAddresses is
+ * advised only when it is not already set (then the pods are missing or not running at all).
+ */
+function headlessWarnings(s: Service, slices: readonly EndpointSlice[], warn: Warn): void {
+  const anyReady = slices.some((x) => x.addressType !== 'FQDN' && x.endpoints.some((e) => e.ready !== false && e.addresses.length > 0));
+  if (anyReady) return;
+  const fix = !hasControllerSelector(s)
+    ? 'add an EndpointSlice with ready endpoints, or a selector matching running pods'
+    : s.publishNotReadyAddresses
+      ? 'spec.publishNotReadyAddresses is already set, so the selected pods are missing or have no address: make the selector match running pods'
+      : 'make the selected pods ready (or set spec.publishNotReadyAddresses: true)';
+  warn(s.source, 'headless-no-ready-endpoints', `${svcName(s)}: headless and without ready endpoints, so "${s.name}.${s.namespace}.svc" answers NXDOMAIN; ${fix}`, serviceObject(s));
 }
 
 /**
@@ -108,28 +197,36 @@ function headlessWarnings(s: Service, slices: readonly EndpointSlice[], warn: Wa
  * falls back to the dashed IP. One finding per workload, or per pod written in the manifests.
  */
 function longPodNameWarnings(pods: readonly Pod[], warn: Warn): void {
-  const long = new Map<string, { src: Pod['source']; pods: string[] }>();
+  const long = new Map<string, { src: Pod['source']; pods: string[]; object: FindingObject }>();
   for (const p of pods) {
     if (p.name.length <= 63 && (p.hostname === undefined || isDns1123Label(p.hostname))) continue;
     const k = p.derived ? `${p.source.file}:${p.source.line}` : `${p.namespace}/${p.name}`;
     const e = long.get(k);
     if (e) e.pods.push(p.name);
-    else long.set(k, { src: p.source, pods: [p.name] });
+    else {
+      // A derived pod's finding is about its workload, which the pod's owner names.
+      const object = p.derived && p.owner ? { kind: p.owner.kind, namespace: p.namespace, name: p.owner.name } : { kind: 'Pod', namespace: p.namespace, name: p.name };
+      long.set(k, { src: p.source, pods: [p.name], object });
+    }
   }
-  for (const { src, pods } of long.values()) {
+  for (const { src, pods, object } of long.values()) {
     warn(
       src,
       'name-too-long',
       `pod name${pods.length > 1 ? 's' : ''} ${pods.slice(0, 3).map((n) => `"${n}"`).join(', ')}${pods.length > 3 ? ', ...' : ''} ${pods.length > 1 ? 'are' : 'is'} longer than 63 characters (or not a DNS label), so it cannot be a DNS label: the pod's hostname is truncated and endpoint names fall back to the dashed IP; shorten the workload or pod name`,
+      object,
     );
   }
 }
 
-/** Warnings about the model that matter for DNS, sorted by file and line. */
-export function checkModel(model: ClusterModel): Finding[] {
-  const out: Finding[] = [];
-  const warn: Warn = (src, code, message) => {
-    out.push({ file: src?.file ?? '<model>', line: src?.line ?? 0, severity: 'warning', message, code });
+/**
+ * Warnings about the model that matter for DNS, sorted by file and line. `fieldLine` places the
+ * findings about one field of an object; without it they are at the object's first line.
+ */
+export function checkModel(model: ClusterModel, fieldLine: FieldLine = (src) => src.line): ModelFinding[] {
+  const out: ModelFinding[] = [];
+  const warn: Warn = (src, code, message, object, line) => {
+    out.push({ file: src?.file ?? '<model>', line: line ?? src?.line ?? 0, severity: 'warning', message, code, ...(object ? { object } : {}) });
   };
   const index = new PodIndex(model.pods);
   const managed = model.controllerServices ?? new Set<string>();
@@ -145,14 +242,18 @@ export function checkModel(model: ClusterModel): Finding[] {
   // Namespaces (declared or implied) must be DNS labels: the namespace is a label of every name.
   for (const ns of model.namespaces.values()) {
     if (!isDns1123Label(ns.name)) {
-      warn(ns.source, 'invalid-dns-label', `namespace "${ns.name}" is not a valid DNS label, so no name under "${ns.name}.svc" can be resolved; use at most 63 lower-case letters, digits and '-'`);
+      warn(ns.source, 'invalid-dns-label', `namespace "${ns.name}" is not a valid DNS label, so no name under "${ns.name}.svc" can be resolved; use at most 63 lower-case letters, digits and '-'`, {
+        kind: 'Namespace',
+        namespace: '',
+        name: ns.name,
+      });
     }
   }
   // One Service's warnings stay together, in this order (they share its line).
   for (const s of model.services) {
     const key = `${s.namespace}/${s.name}`;
     serviceShapeWarnings(s, warn);
-    if (hasControllerSelector(s) && managed.has(key)) selectorWarnings(s, index, warn);
+    if (hasControllerSelector(s) && managed.has(key)) selectorWarnings(s, index, warn, fieldLine);
     if (s.headless && s.type !== 'ExternalName') headlessWarnings(s, slicesBySvc.get(key) ?? [], warn);
   }
   longPodNameWarnings(model.pods, warn);
@@ -164,10 +265,10 @@ export function checkModel(model: ClusterModel): Finding[] {
  * the manifests load, the model checks; sorted by file and line. `model` is undefined when a
  * load error prevented building it.
  */
-export function checkManifests(paths: string[], options?: Partial<ClusterOptions>): { model?: ClusterModel; findings: Finding[] } {
+export function checkManifests(paths: string[], options?: Partial<ClusterOptions>): { model?: ClusterModel; findings: ModelFinding[] } {
   try {
     const { model, findings } = loadManifests(paths, options);
-    return { model, findings: sortFindings([...findings, ...checkModel(model)]) };
+    return { model, findings: sortFindings<ModelFinding>([...findings, ...checkModel(model, fieldLineReader((file) => readManifestFile(file, [])))]) };
   } catch (e) {
     if (e instanceof ManifestError) return { findings: [...e.findings] };
     throw e;
