@@ -122,7 +122,6 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   const add = (f: Finding): void => void found.push(f);
 
   corefile?.errors.forEach((e) => add(corefileFinding(e)));
-  const corefileBroken = (corefile?.errors.length ?? 0) > 0;
   const blocks = corefile ? corefile.blocks : parseCorefile(defaultCorefile(), BUILT_IN);
   const paths = manifestPaths(blocks, flags);
 
@@ -156,8 +155,8 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   else if (format === 'sarif') out.write(formatSarif(findings, packageVersion()));
   else {
     let note = '';
-    // Only worth saying when nothing else explains the empty check.
-    if (paths.length === 0 && !corefileBroken) note = '; no manifests given (--manifests or a kubernetes `manifests` option)';
+    // Only worth saying when no error explains the empty check (a broken Corefile names none).
+    if (paths.length === 0 && summary.errors === 0) note = '; no manifests given (--manifests or a kubernetes `manifests` option)';
     if (summary.errors === 0 && flags.maxWarnings !== undefined && summary.warnings > flags.maxWarnings) note += `; more than --max-warnings ${flags.maxWarnings}`;
     out.write(formatText(findings, summary, note));
   }

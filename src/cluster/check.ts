@@ -6,6 +6,7 @@ import type { ClusterModel, ClusterOptions, EndpointSlice, Finding, Pod, Service
 import { ManifestError } from './model.js';
 import { findPort, hasControllerSelector, isTerminal, PodIndex } from './endpoints.js';
 import { parseIp } from '../pkg/ip.js';
+import { closest } from '../pkg/spelling.js';
 import { loadManifests } from './load.js';
 import { isDns1035Label, isDns1123Label } from './validate.js';
 import { parseManifestText, readManifestFile, type Positions } from './yaml-docs.js';
@@ -73,34 +74,6 @@ export function fieldLineReader(readText: (file: string) => string | undefined):
     return objects;
   };
   return (src, path) => objectsOf(src.file).get(src.line)?.lineOf(path) ?? src.line;
-}
-
-/** The one-line edit distance (Levenshtein), bounded: stops counting past `max`. */
-function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    if (Math.min(...next) > max) return max + 1;
-    row = next;
-  }
-  return row[b.length]!;
-}
-
-/** The closest of `names` to `word` within an edit distance of 2, for "did you mean". */
-export function closest(word: string, names: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestD = 3;
-  for (const n of names) {
-    if (n === word) continue;
-    const d = editDistance(word.toLowerCase(), n.toLowerCase(), 2);
-    if (d < bestD || (d === bestD && best !== undefined && n < best)) {
-      best = n;
-      bestD = d;
-    }
-  }
-  return best;
 }
 
 type Warn = (src: SourceRef | undefined, code: CheckCode, message: string, object?: FindingObject, line?: number) => void;
