@@ -121,7 +121,7 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   const found: (Finding & { object?: FindingObject })[] = [];
   const add = (f: Finding): void => void found.push(f);
 
-  corefile?.errors.forEach((e) => add(corefileFinding(e)));
+  for (const e of corefile?.errors ?? []) add(corefileFinding(e));
   const blocks = corefile ? corefile.blocks : parseCorefile(defaultCorefile(), BUILT_IN);
   const paths = manifestPaths(blocks, flags);
 
@@ -142,7 +142,7 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
       await app.close();
     } catch (e) {
       const errors = corefileErrors(e);
-      if (errors) errors.forEach((x) => add(corefileFinding(x)));
+      if (errors) for (const x of errors) add(corefileFinding(x));
       else if (e instanceof ManifestError) e.findings.forEach(add);
       else add({ file: flags.conf ?? BUILT_IN, line: 0, severity: 'error', code: 'corefile-error', message: (e as Error).message });
     }
