@@ -1,0 +1,99 @@
+// The SARIF 2.1.0 properties a consumer relies on, checked without the network: what the OASIS
+// schema (sarif-schema-2.1.0.json) requires of each object clusterdns writes, its enums and
+// bounds, plus what GitHub code scanning needs to place a result (a relative URI and a line).
+// Returns the problems found, each with its JSON path; [] for a valid log.
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isInt = (v: unknown, min: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= min;
+
+/** A message: `text` or `id` (the schema's anyOf), strings. */
+function message(v: unknown, at: string, out: string[]): void {
+  if (!isObject(v)) return void out.push(`${at}: message must be an object`);
+  if (typeof v['text'] !== 'string' && typeof v['id'] !== 'string') out.push(`${at}: message needs text or id`);
+}
+
+/** A URI reference (RFC 3986), relative here: no spaces or backslashes, no scheme-less absolute path. */
+function uriReference(v: unknown, at: string, out: string[]): void {
+  if (typeof v !== 'string' || v === '') return void out.push(`${at}: uri must be a non-empty string`);
+  if (/[\s\\]/.test(v)) out.push(`${at}: uri "${v}" is not a URI reference (spaces and backslashes must be percent-encoded)`);
+  try {
+    new URL(v, 'file:///repo/');
+  } catch {
+    out.push(`${at}: uri "${v}" does not resolve`);
+  }
+}
+
+function location(v: unknown, at: string, out: string[]): void {
+  if (!isObject(v)) return void out.push(`${at}: must be an object`);
+  const pl = v['physicalLocation'];
+  if (pl === undefined) return;
+  if (!isObject(pl)) return void out.push(`${at}.physicalLocation: must be an object`);
+  // The schema: physicalLocation requires address or artifactLocation.
+  if (pl['artifactLocation'] === undefined && pl['address'] === undefined) out.push(`${at}.physicalLocation: needs artifactLocation or address`);
+  const al = pl['artifactLocation'];
+  if (al !== undefined) {
+    if (!isObject(al)) out.push(`${at}.physicalLocation.artifactLocation: must be an object`);
+    else uriReference(al['uri'], `${at}.physicalLocation.artifactLocation.uri`, out);
+  }
+  const region = pl['region'];
+  if (region !== undefined) {
+    if (!isObject(region)) return void out.push(`${at}.physicalLocation.region: must be an object`);
+    if (!isInt(region['startLine'], 1)) out.push(`${at}.physicalLocation.region.startLine: an integer >= 1 is required`);
+    if (region['startColumn'] !== undefined && !isInt(region['startColumn'], 1)) out.push(`${at}.physicalLocation.region.startColumn: an integer >= 1`);
+  }
+}
+
+export function validateSarif(log: unknown): string[] {
+  const out: string[] = [];
+  if (!isObject(log)) return ['$: the log must be an object'];
+  if (log['version'] !== '2.1.0') out.push('$.version: must be "2.1.0"');
+  if (log['$schema'] !== undefined && typeof log['$schema'] !== 'string') out.push('$.$schema: must be a string');
+  const runs = log['runs'];
+  if (!Array.isArray(runs)) return [...out, '$.runs: required array'];
+  runs.forEach((run, r) => {
+    const at = `$.runs[${r}]`;
+    if (!isObject(run)) return void out.push(`${at}: must be an object`);
+    const tool = run['tool'];
+    if (!isObject(tool)) return void out.push(`${at}.tool: required object`);
+    const driver = tool['driver'];
+    if (!isObject(driver)) return void out.push(`${at}.tool.driver: required object`);
+    if (typeof driver['name'] !== 'string' || driver['name'] === '') out.push(`${at}.tool.driver.name: required string`);
+    const rules = driver['rules'] ?? [];
+    if (!Array.isArray(rules)) return void out.push(`${at}.tool.driver.rules: must be an array`);
+    const ids = new Set<string>();
+    rules.forEach((rule, i) => {
+      const rat = `${at}.tool.driver.rules[${i}]`;
+      if (!isObject(rule) || typeof rule['id'] !== 'string') return void out.push(`${rat}.id: required string`);
+      if (ids.has(rule['id'])) out.push(`${rat}.id: "${rule['id']}" is not unique`);
+      ids.add(rule['id']);
+      if (rule['shortDescription'] !== undefined && (!isObject(rule['shortDescription']) || typeof rule['shortDescription']['text'] !== 'string')) {
+        out.push(`${rat}.shortDescription: needs text`);
+      }
+      const level = isObject(rule['defaultConfiguration']) ? rule['defaultConfiguration']['level'] : undefined;
+      if (level !== undefined && !['none', 'note', 'warning', 'error'].includes(level as string)) out.push(`${rat}.defaultConfiguration.level: not a SARIF level`);
+    });
+    if (run['columnKind'] !== undefined && !['utf16CodeUnits', 'unicodeCodePoints'].includes(run['columnKind'] as string)) out.push(`${at}.columnKind: not a SARIF column kind`);
+    const results = run['results'];
+    if (results === undefined) return;
+    if (!Array.isArray(results)) return void out.push(`${at}.results: must be an array`);
+    results.forEach((res, i) => {
+      const rat = `${at}.results[${i}]`;
+      if (!isObject(res)) return void out.push(`${rat}: must be an object`);
+      message(res['message'], `${rat}.message`, out);
+      if (res['level'] !== undefined && !['none', 'note', 'warning', 'error'].includes(res['level'] as string)) out.push(`${rat}.level: not a SARIF level`);
+      if (res['ruleId'] !== undefined && typeof res['ruleId'] !== 'string') out.push(`${rat}.ruleId: must be a string`);
+      const index = res['ruleIndex'] as number | undefined;
+      if (index !== undefined) {
+        if (!isInt(index, -1)) out.push(`${rat}.ruleIndex: an integer >= -1`);
+        else if (index >= 0 && (rules[index] as Json | undefined)?.['id'] !== res['ruleId']) out.push(`${rat}.ruleIndex: does not point at rule "${String(res['ruleId'])}"`);
+      }
+      const locations = res['locations'];
+      if (locations !== undefined) {
+        if (!Array.isArray(locations)) out.push(`${rat}.locations: must be an array`);
+        else locations.forEach((l, j) => location(l, `${rat}.locations[${j}]`, out));
+      }
+    });
+  });
+  return out;
+}
