@@ -2,6 +2,7 @@
 // SARIF 2.1.0 for code-scanning services that annotate pull requests. Every format holds the same
 // findings in the same order, with paths relative to the current directory.
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Finding } from '../cluster/model.js';
 import { codeDescription } from './finding-codes.js';
 
@@ -41,10 +42,17 @@ export const JSON_OUTPUT_VERSION = 1;
  */
 const isPseudoPath = (file: string): boolean => file === '' || file.startsWith('(') || file.startsWith('<');
 
-/** `file` relative to `cwd` ("../x" outside it, "." for cwd itself), with '/' separators. */
+/**
+ * `file` relative to `cwd` ("." for cwd itself) with '/' separators, as a repository checkout
+ * names its files; absolute when outside `cwd`, where a chain of "../" would name it less clearly
+ * (and code scanning could not place it anyway).
+ */
 export function relativePath(file: string, cwd = process.cwd()): string {
   if (isPseudoPath(file)) return file;
-  const rel = path.relative(cwd, path.resolve(cwd, file)) || '.';
+  const abs = path.resolve(cwd, file);
+  const rel = path.relative(cwd, abs);
+  if (rel === '') return '.';
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return abs;
   return rel.split(path.sep).join('/');
 }
 
@@ -108,14 +116,14 @@ export function formatJson(findings: readonly ReportFinding[], summary: Summary)
 
 const SARIF_LEVEL: Record<Finding['severity'], 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
-/** A relative path as a URI reference: each segment percent-encoded, the '/' kept. */
-const uriOf = (file: string): string => file.split('/').map(encodeURIComponent).join('/');
+/** A path as a URI reference: a relative one percent-encoded segment by segment, an absolute one a file: URI. */
+const uriOf = (file: string): string => (path.isAbsolute(file) ? pathToFileURL(file).href : file.split('/').map(encodeURIComponent).join('/'));
 
 /**
  * A SARIF 2.1.0 log (OASIS, sarif-v2.1.0): one run, the rules being the codes that occur (a code
  * has the severity of its first finding as its default level), one result per finding. Locations
- * are relative URIs; code-scanning services read them against the repository root, so run the
- * check from there.
+ * are relative URIs (file: URIs outside the current directory); code-scanning services read them
+ * against the repository root, so run the check from there.
  */
 export function formatSarif(findings: readonly ReportFinding[], toolVersion: string): string {
   const ruleIndex = new Map<string, number>();

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { launcher, repoRoot } from '../helpers/server.js';
 import { validateSarif } from './sarif-shape.js';
 
@@ -123,7 +124,7 @@ describe('clusterdns check', () => {
     });
   });
 
-  it("reads a Corefile's relative `manifests` paths from the Corefile's directory, and prints paths relative to the current one", () => {
+  it("reads a Corefile's relative `manifests` paths from the Corefile's directory, and prints paths relative to the current one (absolute outside it)", () => {
     const svc = 'apiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: default }\nspec: { clusterIP: 10.96.0.50, ports: [{ name: http, port: 80 }] }\n';
     withFiles({ 'manifests/svc.yaml': svc, Corefile: 'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n    }\n}\n' }, (dir) => {
       const r = check('--conf', path.join(dir, 'Corefile'));
@@ -132,7 +133,9 @@ describe('clusterdns check', () => {
     });
     withFiles({ 'repo/manifests/svc.yaml': svc.replace('name: web', 'name: Web'), 'repo/sub/.keep': '' }, (dir) => {
       expect(run(path.join(dir, 'repo'), '--manifests', 'manifests').stdout).toMatch(/^manifests\/svc\.yaml:3: error: /m);
-      expect(run(path.join(dir, 'repo', 'sub'), '--manifests', path.join(dir, 'repo', 'manifests')).stdout).toMatch(/^\.\.\/manifests\/svc\.yaml:3: error: /m);
+      expect(run(path.join(dir, 'repo'), '--manifests', path.join(dir, 'repo', 'manifests')).stdout).toMatch(/^manifests\/svc\.yaml:3: error: /m);
+      const outside = path.join(dir, 'repo', 'manifests', 'svc.yaml');
+      expect(run(path.join(dir, 'repo', 'sub'), '--manifests', '../manifests').stdout.startsWith(`${outside}:3: error: `)).toBe(true);
     });
   });
 
@@ -192,7 +195,8 @@ describe('clusterdns check', () => {
         level: 'warning',
         locations: [{ physicalLocation: { artifactLocation: { uri: 'test/fixtures/manifests/check/app.yaml' }, region: { startLine: 20 } } }],
       });
-      const corefileUri = path.relative(repoRoot, path.join(dir, 'Corefile')).split(path.sep).join('/');
+      // Outside the current directory: an absolute file: URI.
+      const corefileUri = pathToFileURL(path.join(dir, 'Corefile')).href;
       expect(run0.results.find((x) => x['ruleId'] === 'corefile-unknown-plugin')).toMatchObject({
         level: 'error',
         locations: [{ physicalLocation: { artifactLocation: { uri: corefileUri }, region: { startLine: 5 } } }],
