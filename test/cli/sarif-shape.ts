@@ -51,20 +51,35 @@ export function validateSarif(log: unknown): string[] {
   if (log['$schema'] !== undefined && typeof log['$schema'] !== 'string') out.push('$.$schema: must be a string');
   const runs = log['runs'];
   if (!Array.isArray(runs)) return [...out, '$.runs: required array'];
-  runs.forEach((run, r) => {
+  for (const [r, run] of runs.entries()) {
     const at = `$.runs[${r}]`;
-    if (!isObject(run)) return void out.push(`${at}: must be an object`);
+    if (!isObject(run)) {
+      out.push(`${at}: must be an object`);
+      continue;
+    }
     const tool = run['tool'];
-    if (!isObject(tool)) return void out.push(`${at}.tool: required object`);
+    if (!isObject(tool)) {
+      out.push(`${at}.tool: required object`);
+      continue;
+    }
     const driver = tool['driver'];
-    if (!isObject(driver)) return void out.push(`${at}.tool.driver: required object`);
+    if (!isObject(driver)) {
+      out.push(`${at}.tool.driver: required object`);
+      continue;
+    }
     if (typeof driver['name'] !== 'string' || driver['name'] === '') out.push(`${at}.tool.driver.name: required string`);
     const rules = driver['rules'] ?? [];
-    if (!Array.isArray(rules)) return void out.push(`${at}.tool.driver.rules: must be an array`);
+    if (!Array.isArray(rules)) {
+      out.push(`${at}.tool.driver.rules: must be an array`);
+      continue;
+    }
     const ids = new Set<string>();
-    rules.forEach((rule, i) => {
+    for (const [i, rule] of rules.entries()) {
       const rat = `${at}.tool.driver.rules[${i}]`;
-      if (!isObject(rule) || typeof rule['id'] !== 'string') return void out.push(`${rat}.id: required string`);
+      if (!isObject(rule) || typeof rule['id'] !== 'string') {
+        out.push(`${rat}.id: required string`);
+        continue;
+      }
       if (ids.has(rule['id'])) out.push(`${rat}.id: "${rule['id']}" is not unique`);
       ids.add(rule['id']);
       if (rule['shortDescription'] !== undefined && (!isObject(rule['shortDescription']) || typeof rule['shortDescription']['text'] !== 'string')) {
@@ -72,14 +87,20 @@ export function validateSarif(log: unknown): string[] {
       }
       const level = isObject(rule['defaultConfiguration']) ? rule['defaultConfiguration']['level'] : undefined;
       if (level !== undefined && !['none', 'note', 'warning', 'error'].includes(level as string)) out.push(`${rat}.defaultConfiguration.level: not a SARIF level`);
-    });
+    }
     if (run['columnKind'] !== undefined && !['utf16CodeUnits', 'unicodeCodePoints'].includes(run['columnKind'] as string)) out.push(`${at}.columnKind: not a SARIF column kind`);
     const results = run['results'];
-    if (results === undefined) return;
-    if (!Array.isArray(results)) return void out.push(`${at}.results: must be an array`);
-    results.forEach((res, i) => {
+    if (results === undefined) continue;
+    if (!Array.isArray(results)) {
+      out.push(`${at}.results: must be an array`);
+      continue;
+    }
+    for (const [i, res] of results.entries()) {
       const rat = `${at}.results[${i}]`;
-      if (!isObject(res)) return void out.push(`${rat}: must be an object`);
+      if (!isObject(res)) {
+        out.push(`${rat}: must be an object`);
+        continue;
+      }
       message(res['message'], `${rat}.message`, out);
       if (res['level'] !== undefined && !['none', 'note', 'warning', 'error'].includes(res['level'] as string)) out.push(`${rat}.level: not a SARIF level`);
       if (res['ruleId'] !== undefined && typeof res['ruleId'] !== 'string') out.push(`${rat}.ruleId: must be a string`);
@@ -91,9 +112,9 @@ export function validateSarif(log: unknown): string[] {
       const locations = res['locations'];
       if (locations !== undefined) {
         if (!Array.isArray(locations)) out.push(`${rat}.locations: must be an array`);
-        else locations.forEach((l, j) => location(l, `${rat}.locations[${j}]`, out));
+        else for (const [j, l] of locations.entries()) location(l, `${rat}.locations[${j}]`, out);
       }
-    });
-  });
+    }
+  }
   return out;
 }
