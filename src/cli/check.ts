@@ -103,7 +103,8 @@ function modelInfos(model: ClusterModel | undefined, findings: readonly Finding[
   if (!findings.some((f) => f.code === 'kind-unused')) {
     const where = paths.length === 1 ? paths[0]! : '<manifests>';
     for (const [kind, n] of model?.ignoredKinds ?? []) {
-      out.push({ file: where, line: 0, severity: 'info', code: 'kind-unused', message: `${kind}: ${n} object(s) of a kind clusterdns does not use, skipped` });
+      const message = `${kind}: ${n} object(s) of a kind clusterdns does not use, skipped`;
+      out.push({ file: where, line: 0, severity: 'info', code: 'kind-unused', message });
     }
   }
   return out;
@@ -157,7 +158,8 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     let note = '';
     // Only worth saying when no error explains the empty check (a broken Corefile names none).
     if (paths.length === 0 && summary.errors === 0) note = '; no manifests given (--manifests or a kubernetes `manifests` option)';
-    if (summary.errors === 0 && flags.maxWarnings !== undefined && summary.warnings > flags.maxWarnings) note += `; more than --max-warnings ${flags.maxWarnings}`;
+    const tooMany = summary.errors === 0 && flags.maxWarnings !== undefined && summary.warnings > flags.maxWarnings;
+    if (tooMany) note += `; more than --max-warnings ${flags.maxWarnings}`;
     out.write(formatText(findings, summary, note));
   }
   return exitCode(summary, flags);
@@ -175,7 +177,8 @@ function report(found: readonly (Finding & { object?: FindingObject })[]): Repor
     if (seen.has(key)) continue;
     seen.add(key);
     const object = (f as ModelFinding).object;
-    out.push({ file, line: f.line, ...(f.column !== undefined ? { column: f.column } : {}), severity: f.severity, code, message: f.message, ...(object ? { object } : {}) });
+    const column = f.column !== undefined ? { column: f.column } : {};
+    out.push({ file, line: f.line, ...column, severity: f.severity, code, message: f.message, ...(object ? { object } : {}) });
   }
   return out.sort(compareFindings);
 }

@@ -47,14 +47,18 @@ export async function main(argv: string[]): Promise<void> {
 
   addClusterFlags(program.command('records').description('print every record the server would serve, as a sorted zone file (logs go to stderr)'))
     .option('-z, --zone <zone>', 'only this zone')
-    .addOption(new Option('--output <format>', 'text (a zone file) or json (an array of {name, ttl, class, type, data})').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('--output <format>', 'text (a zone file) or json (an array of {name, ttl, class, type, data})').choices(['text', 'json']).default('text'),
+    )
     .option('--log-level <level>', 'log level (stderr)', 'warn')
     .action(async (opts: RecordsFlags) => {
       await records(opts);
     });
 
   const checkCommand = addClusterFlags(
-    program.command('check').description('validate the Corefile and manifests and warn about what breaks DNS; exit 0 clean or warnings only, 1 errors, 2 usage'),
+    program
+      .command('check')
+      .description('validate the Corefile and manifests and warn about what breaks DNS; exit 0 clean or warnings only, 1 errors, 2 usage'),
   )
     .option('--strict', 'warnings fail the check too (exit 1)')
     .option('--max-warnings <n>', 'exit 1 when there are more than N warnings', wholeNumber)

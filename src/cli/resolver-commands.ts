@@ -239,7 +239,10 @@ export function addResolverCommands(program: Command): void {
   )
     .option('-t, --type <type>', 'res_search for this type (A and AAAA: getaddrinfo AF_INET / AF_INET6); default: getaddrinfo AF_UNSPEC (A and AAAA)')
     .option('--resolv-conf <file>', "a resolv.conf to use instead of the pod's")
-    .option('--pod <ns/name>', "the pod (NAMESPACE/NAME, or NAME or pod/NAME in --namespace) whose kubelet resolv.conf and /etc/hosts are used (default: a new pod in --namespace, else default)")
+    .option(
+      '--pod <ns/name>',
+      'the pod (NAMESPACE/NAME, or NAME or pod/NAME in --namespace) whose kubelet resolv.conf and /etc/hosts are used (default: a new pod in --namespace, else default)',
+    )
     .option('--libc <libc>', 'glibc (2.36), musl (1.2.3) or go (1.19 pure resolver)', 'glibc')
     .option('--server <host:port>', 'send every query to this server (UDP, TCP when truncated)')
     .option('--use-nameservers', "send to the resolv.conf's nameservers on port 53 with the libc's order, retry and failover")

@@ -86,24 +86,28 @@ const svcName = (s: Service): string => `Service "${s.namespace}/${s.name}"`;
 function serviceShapeWarnings(s: Service, warn: Warn): void {
   const object = serviceObject(s);
   if (!isDns1035Label(s.name)) {
-    warn(s.source, s.name.length > 63 ? 'name-too-long' : 'invalid-dns-label', `${svcName(s)}: the name is not a valid DNS label (at most 63 lower-case letters, digits and '-'), so "${s.name}.${s.namespace}.svc" cannot be resolved; rename the Service`, object);
+    const code = s.name.length > 63 ? 'name-too-long' : 'invalid-dns-label';
+    const why = `the name is not a valid DNS label (at most 63 lower-case letters, digits and '-'), so "${s.name}.${s.namespace}.svc" cannot be resolved`;
+    warn(s.source, code, `${svcName(s)}: ${why}; rename the Service`, object);
   }
   if (s.type === 'ExternalName' && s.externalName !== undefined && parseIp(s.externalName.replace(/^\[|\]$/g, '')) !== undefined) {
     warn(
       s.source,
       'externalname-ip',
-      `${svcName(s)}: spec.externalName "${s.externalName}" is an IP address; DNS answers a CNAME to the name "${s.externalName}", which does not resolve, so clients get no address; use a Service without selector plus an EndpointSlice (or Endpoints) holding the IP, or a DNS name`,
+      `${svcName(s)}: spec.externalName "${s.externalName}" is an IP address; DNS answers a CNAME to the name "${s.externalName}", ` +
+        'which does not resolve, so clients get no address; use a Service without selector plus an EndpointSlice (or Endpoints) ' +
+        'holding the IP, or a DNS name',
       object,
     );
   }
   if (s.type !== 'ExternalName') {
     const unnamed = s.ports.filter((p) => p.name === '');
     if (unnamed.length > 0 && (s.ports.length > 1 || s.headless)) {
-      warn(
-        s.source,
-        'unnamed-port',
-        `${svcName(s)}: ${unnamed.length === 1 ? 'a port has' : `${unnamed.length} ports have`} no name (${unnamed.map((p) => `${p.port}/${p.protocol}`).join(', ')}), so there is no SRV record _<name>._${(unnamed[0]!.protocol).toLowerCase()}.${s.name}.${s.namespace}.svc for it${s.ports.length > 1 ? ' (and the API server requires names when a Service has several ports)' : ''}; give every port a name`,
-      );
+      const ports = unnamed.map((p) => `${p.port}/${p.protocol}`).join(', ');
+      const which = `${unnamed.length === 1 ? 'a port has' : `${unnamed.length} ports have`} no name (${ports})`;
+      const srv = `_<name>._${unnamed[0]!.protocol.toLowerCase()}.${s.name}.${s.namespace}.svc`;
+      const several = s.ports.length > 1 ? ' (and the API server requires names when a Service has several ports)' : '';
+      warn(s.source, 'unnamed-port', `${svcName(s)}: ${which}, so there is no SRV record ${srv} for it${several}; give every port a name`, object);
     }
   }
 }
@@ -120,7 +124,9 @@ function selectorWarnings(s: Service, index: PodIndex, warn: Warn, fieldLine: Fi
       s.source,
       'selector-no-pods',
       `${svcName(s)}: selector ${mapText(s.selector!)} matches no pods in namespace "${s.namespace}", so it has no endpoints: ${
-        s.headless ? `"${s.name}.${s.namespace}.svc" has no A/AAAA records (NXDOMAIN)` : 'its cluster IP resolves but connections to it fail, and SRV lookups find no endpoints'
+        s.headless
+          ? `"${s.name}.${s.namespace}.svc" has no A/AAAA records (NXDOMAIN)`
+          : 'its cluster IP resolves but connections to it fail, and SRV lookups find no endpoints'
       }; make the selector match the labels of the pod template (spec.template.metadata.labels) or add the workload`,
       object,
       fieldLine(s.source, 'spec.selector'),
@@ -133,17 +139,21 @@ function selectorWarnings(s: Service, index: PodIndex, warn: Warn, fieldLine: Fi
     if (lacking.length === 0) return;
     const portName = p.name === '' ? `${p.port}/${p.protocol}` : `"${p.name}"`;
     // A name close to one the pods do declare is most likely a typo of it.
-    const declared = new Set(lacking.flatMap((pod) => (pod.containerPorts ?? []).filter((c) => c.protocol === p.protocol && c.name !== '').map((c) => c.name)));
+    const named = (pod: Pod): string[] => (pod.containerPorts ?? []).filter((c) => c.protocol === p.protocol && c.name !== '').map((c) => c.name);
+    const declared = new Set(lacking.flatMap(named));
     const near = closest(p.targetPort, declared);
+    const add = `add a container port named "${p.targetPort}" with protocol ${p.protocol}`;
     const fix = near !== undefined
-      ? `did you mean "${near}"? The pods declare a container port named "${near}"; use that name, or add a container port named "${p.targetPort}" with protocol ${p.protocol}`
-      : `add a container port named "${p.targetPort}" with protocol ${p.protocol}, or use the port number`;
+      ? `did you mean "${near}"? The pods declare a container port named "${near}"; use that name, or ${add}`
+      : `${add}, or use the port number`;
+    const some = `${lacking.length} of ${pods.length} selected pods (${lacking.slice(0, 3).map((x) => x.name).join(', ')}${lacking.length > 3 ? ', ...' : ''})`;
+    const srv = p.name !== '' ? ` and SRV _${p.name}._${p.protocol.toLowerCase()}.${s.name}.${s.namespace}.svc lacks them` : '';
     warn(
       s.source,
       'target-port-undeclared',
-      `${svcName(s)}: targetPort "${p.targetPort}" (port ${portName}) is not declared by ${
-        lacking.length === pods.length ? 'any container of the selected pods' : `${lacking.length} of ${pods.length} selected pods (${lacking.slice(0, 3).map((x) => x.name).join(', ')}${lacking.length > 3 ? ', ...' : ''})`
-      }, so those pods are left out of the endpoints for that port${p.name !== '' ? ` and SRV _${p.name}._${p.protocol.toLowerCase()}.${s.name}.${s.namespace}.svc lacks them` : ''}; ${fix}`,
+      `${svcName(s)}: targetPort "${p.targetPort}" (port ${portName}) is not declared by ` +
+        `${lacking.length === pods.length ? 'any container of the selected pods' : some}, ` +
+        `so those pods are left out of the endpoints for that port${srv}; ${fix}`,
       object,
       fieldLine(s.source, `spec.ports[${i}].targetPort`),
     );
@@ -162,7 +172,8 @@ function headlessWarnings(s: Service, slices: readonly EndpointSlice[], warn: Wa
     : s.publishNotReadyAddresses
       ? 'spec.publishNotReadyAddresses is already set, so the selected pods are missing or have no address: make the selector match running pods'
       : 'make the selected pods ready (or set spec.publishNotReadyAddresses: true)';
-  warn(s.source, 'headless-no-ready-endpoints', `${svcName(s)}: headless and without ready endpoints, so "${s.name}.${s.namespace}.svc" answers NXDOMAIN; ${fix}`, serviceObject(s));
+  const what = `${svcName(s)}: headless and without ready endpoints, so "${s.name}.${s.namespace}.svc" answers NXDOMAIN`;
+  warn(s.source, 'headless-no-ready-endpoints', `${what}; ${fix}`, serviceObject(s));
 }
 
 /**
@@ -178,7 +189,9 @@ function longPodNameWarnings(pods: readonly Pod[], warn: Warn): void {
     if (e) e.pods.push(p.name);
     else {
       // A derived pod's finding is about its workload, which the pod's owner names.
-      const object = p.derived && p.owner ? { kind: p.owner.kind, namespace: p.namespace, name: p.owner.name } : { kind: 'Pod', namespace: p.namespace, name: p.name };
+      const object = p.derived && p.owner
+        ? { kind: p.owner.kind, namespace: p.namespace, name: p.owner.name }
+        : { kind: 'Pod', namespace: p.namespace, name: p.name };
       long.set(k, { src: p.source, pods: [p.name], object });
     }
   }
@@ -186,7 +199,9 @@ function longPodNameWarnings(pods: readonly Pod[], warn: Warn): void {
     warn(
       src,
       'name-too-long',
-      `pod name${pods.length > 1 ? 's' : ''} ${pods.slice(0, 3).map((n) => `"${n}"`).join(', ')}${pods.length > 3 ? ', ...' : ''} ${pods.length > 1 ? 'are' : 'is'} longer than 63 characters (or not a DNS label), so it cannot be a DNS label: the pod's hostname is truncated and endpoint names fall back to the dashed IP; shorten the workload or pod name`,
+      `pod name${pods.length > 1 ? 's' : ''} ${pods.slice(0, 3).map((n) => `"${n}"`).join(', ')}${pods.length > 3 ? ', ...' : ''} ` +
+        `${pods.length > 1 ? 'are' : 'is'} longer than 63 characters (or not a DNS label), so it cannot be a DNS label: the pod's hostname ` +
+        'is truncated and endpoint names fall back to the dashed IP; shorten the workload or pod name',
       object,
     );
   }
@@ -215,11 +230,8 @@ export function checkModel(model: ClusterModel, fieldLine: FieldLine = (src) => 
   // Namespaces (declared or implied) must be DNS labels: the namespace is a label of every name.
   for (const ns of model.namespaces.values()) {
     if (!isDns1123Label(ns.name)) {
-      warn(ns.source, 'invalid-dns-label', `namespace "${ns.name}" is not a valid DNS label, so no name under "${ns.name}.svc" can be resolved; use at most 63 lower-case letters, digits and '-'`, {
-        kind: 'Namespace',
-        namespace: '',
-        name: ns.name,
-      });
+      const why = `namespace "${ns.name}" is not a valid DNS label, so no name under "${ns.name}.svc" can be resolved`;
+      warn(ns.source, 'invalid-dns-label', `${why}; use at most 63 lower-case letters, digits and '-'`, { kind: 'Namespace', namespace: '', name: ns.name });
     }
   }
   // One Service's warnings stay together, in this order (they share its line).

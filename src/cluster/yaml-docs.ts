@@ -798,7 +798,8 @@ function jsonListItems(list: JsonList, textOf: (start: number, end: number) => [
 function inFile(f: Finding, file: string, line: number, column: number | undefined): Finding {
   const at = f.line + line - 1;
   const col = f.column === undefined || (f.line === 1 && column === undefined) ? undefined : f.line === 1 ? f.column + column! - 1 : f.column;
-  const message = f.message.replace(/^YAML syntax error at line \d+, column \d+:/, col !== undefined ? `YAML syntax error at line ${at}, column ${col}:` : `YAML syntax error at line ${at}:`);
+  const place = col !== undefined ? `line ${at}, column ${col}` : `line ${at}`;
+  const message = f.message.replace(/^YAML syntax error at line \d+, column \d+:/, `YAML syntax error at ${place}:`);
   const { column: _, ...rest } = f;
   return { ...rest, file, line: at, ...(col !== undefined ? { column: col } : {}), message };
 }
