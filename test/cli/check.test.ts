@@ -31,7 +31,15 @@ function withFiles(files: Record<string, string>, body: (dir: string) => void): 
 
 interface JsonReport {
   version: number;
-  findings: { file: string; line: number; column?: number; severity: string; code: string; message: string; object?: { kind: string; namespace: string; name: string } }[];
+  findings: {
+    file: string;
+    line: number;
+    column?: number;
+    severity: string;
+    code: string;
+    message: string;
+    object?: { kind: string; namespace: string; name: string };
+  }[];
   summary: { errors: number; warnings: number; infos: number };
 }
 
@@ -88,7 +96,8 @@ describe('clusterdns check', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout, args.join(' ')).toBe('');
     }
-    expect(check('--conf', 'test/fixtures/no-such.Corefile').stderr).toMatch(/^clusterdns check: --conf test\/fixtures\/no-such\.Corefile: cannot read Corefile: ENOENT/);
+    const unreadable = check('--conf', 'test/fixtures/no-such.Corefile').stderr;
+    expect(unreadable).toMatch(/^clusterdns check: --conf test\/fixtures\/no-such\.Corefile: cannot read Corefile: ENOENT/);
     expect(check('--help').code).toBe(0);
   });
 
@@ -108,7 +117,8 @@ describe('clusterdns check', () => {
     withFiles({ Corefile: corefile }, (dir) => {
       const r = run(dir, '--conf', 'Corefile');
       expect(r.stdout).toBe(
-        "Corefile:2: error: unbalanced braces: the '{' on this line is never closed; add a matching '}' (the '}' on line 5 lines up with the block of line 1: " +
+        "Corefile:2: error: unbalanced braces: the '{' on this line is never closed; add a matching '}' " +
+          "(the '}' on line 5 lines up with the block of line 1: " +
           'that is the one it was written to close) [corefile-unbalanced-braces]\n1 error(s), 0 warning(s)\n',
       );
       expect(r.code).toBe(1);
@@ -125,8 +135,9 @@ describe('clusterdns check', () => {
   });
 
   it("reads a Corefile's relative `manifests` paths from the Corefile's directory, and prints paths relative to the current one (absolute outside it)", () => {
-    const svc = 'apiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: default }\nspec: { clusterIP: 10.96.0.50, ports: [{ name: http, port: 80 }] }\n';
-    withFiles({ 'manifests/svc.yaml': svc, Corefile: 'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n    }\n}\n' }, (dir) => {
+    const svc = 'apiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: default }\n' + 'spec: { clusterIP: 10.96.0.50, ports: [{ name: http, port: 80 }] }\n';
+    const corefile = 'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n    }\n}\n';
+    withFiles({ 'manifests/svc.yaml': svc, Corefile: corefile }, (dir) => {
       const r = check('--conf', path.join(dir, 'Corefile'));
       expect(r.out).toContain('0 error(s), 0 warning(s)');
       expect(r.code).toBe(0);
@@ -147,7 +158,13 @@ describe('clusterdns check', () => {
     expect(doc.version).toBe(1);
     expect(doc.summary).toEqual({ errors: 0, warnings: 2, infos: 0 });
     expect(doc.findings).toEqual([
-      { file: 'test/fixtures/manifests/check/app.yaml', line: 5, severity: 'warning', code: expect.stringMatching(/^[a-z]+(-[a-z]+)+$/), message: expect.stringMatching(/^Deployment "default\/app"/) },
+      {
+        file: 'test/fixtures/manifests/check/app.yaml',
+        line: 5,
+        severity: 'warning',
+        code: expect.stringMatching(/^[a-z]+(-[a-z]+)+$/),
+        message: expect.stringMatching(/^Deployment "default\/app"/),
+      },
       {
         file: 'test/fixtures/manifests/check/app.yaml',
         line: 20,
@@ -174,14 +191,16 @@ describe('clusterdns check', () => {
     expect(r.stdout).not.toMatch(/,.*: info: .*kind-skipped/);
     const doc = JSON.parse(check('--conf', 'examples/Corefile.edge', '--output', 'json', '--strict').stdout) as JsonReport;
     expect(doc.summary.infos).toBeGreaterThan(0);
-    expect(doc.findings.find((f) => f.code === 'status-filled' && f.object?.kind === 'Gateway')).toMatchObject({ object: { kind: 'Gateway', namespace: 'shop', name: 'public' } });
+    const gateway = doc.findings.find((f) => f.code === 'status-filled' && f.object?.kind === 'Gateway');
+    expect(gateway).toMatchObject({ object: { kind: 'Gateway', namespace: 'shop', name: 'public' } });
     expect(check('--conf', 'examples/Corefile.edge', '--strict').code).toBe(0);
   });
 
   it('--output sarif: a SARIF 2.1.0 log code scanning accepts', () => {
     // An error (the Corefile), warnings (a selector) and notes (statuses filled) in one run.
     const manifests = (p: string): string => path.join(repoRoot, p);
-    const corefile = `cluster.local {\n    kubernetes {\n        manifests ${manifests('test/fixtures/manifests/check')} ${manifests('examples/edge')}\n    }\n    frobnicate\n}\n`;
+    const both = `${manifests('test/fixtures/manifests/check')} ${manifests('examples/edge')}`;
+    const corefile = `cluster.local {\n    kubernetes {\n        manifests ${both}\n    }\n    frobnicate\n}\n`;
     withFiles({ Corefile: corefile }, (dir) => {
       const r = check('--conf', path.join(dir, 'Corefile'), '--output', 'sarif');
       expect(r.code).toBe(1);

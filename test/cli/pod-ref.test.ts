@@ -22,7 +22,9 @@ describe('--pod', () => {
   it('names the pods of a workload given in its place', () => {
     const sts = workloadPods(model, model.workloads!.find((w) => w.kind === 'StatefulSet' && w.name === 'db')!).map((p) => p.name);
     expect(sts).toEqual(['db-0']);
-    expect(() => podSpec('sts/db', model, 'apps')).toThrow(/^--pod sts\/db names a StatefulSet, not a pod; its pods are apps\/db-0: pass one of them, e\.g\. --pod apps\/db-0$/);
+    expect(() => podSpec('sts/db', model, 'apps')).toThrow(
+      /^--pod sts\/db names a StatefulSet, not a pod; its pods are apps\/db-0: pass one of them, e\.g\. --pod apps\/db-0$/,
+    );
     expect(() => podSpec('statefulset.apps/db', model, 'apps')).toThrow(/names a StatefulSet.*--pod apps\/db-0$/);
     for (const form of ['deploy/dual', 'deployment/dual', 'Deployment/dual', 'deployments.apps/dual']) {
       expect(() => podSpec(form, model, 'apps')).toThrow(/names a Deployment, not a pod; its pods are apps\/dual-[a-z0-9]+-[a-z0-9]{5}, apps\/dual-/);
@@ -30,8 +32,12 @@ describe('--pod', () => {
   });
 
   it('finds the workload in another namespace, and says when there is none', () => {
-    expect(() => podSpec('deploy/dual', model, undefined)).toThrow(/namespace "default" has no Deployment "dual" \(namespace apps has\); its pods there are apps\/dual-/);
-    expect(() => podSpec('ds/agent', model, 'apps')).toThrow(/names a DaemonSet, not a pod, and the manifests have no DaemonSet "agent"; pass a pod as NAMESPACE\/NAME, NAME \(in --namespace\) or pod\/NAME/);
+    expect(() => podSpec('deploy/dual', model, undefined)).toThrow(
+      /namespace "default" has no Deployment "dual" \(namespace apps has\); its pods there are apps\/dual-/,
+    );
+    expect(() => podSpec('ds/agent', model, 'apps')).toThrow(
+      /names a DaemonSet, not a pod, and the manifests have no DaemonSet "agent"; pass a pod as NAMESPACE\/NAME, NAME \(in --namespace\) or pod\/NAME/,
+    );
     expect(() => podSpec('a/b/c', model, undefined)).toThrow(/give the pod as NAMESPACE\/NAME/);
   });
 

@@ -17,7 +17,9 @@ const good = JSON.parse(
 describe('validateSarif', () => {
   it('accepts what formatSarif writes: encoded URIs, no region for a whole file, no location for a built-in file', () => {
     expect(validateSarif(good)).toEqual([]);
-    expect(good.runs[0]!.results[0]).toMatchObject({ locations: [{ physicalLocation: { artifactLocation: { uri: 'a%20b/x.yaml' }, region: { startLine: 3, startColumn: 2 } } }] });
+    expect(good.runs[0]!.results[0]).toMatchObject({
+      locations: [{ physicalLocation: { artifactLocation: { uri: 'a%20b/x.yaml' }, region: { startLine: 3, startColumn: 2 } } }],
+    });
     expect(good.runs[0]!.results[1]!['locations']).toEqual([{ physicalLocation: { artifactLocation: { uri: '../y.yaml' } } }]);
     expect(good.runs[0]!.results[2]!['locations']).toBeUndefined();
     expect(good.runs[0]!.results.map((r) => r['level'])).toEqual(['error', 'warning', 'note']);

@@ -4,6 +4,7 @@
 // Returns the problems found, each with its JSON path; [] for a valid log.
 
 type Json = Record<string, unknown>;
+const LEVELS = ['none', 'note', 'warning', 'error'];
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt = (v: unknown, min: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= min;
 
@@ -86,9 +87,11 @@ export function validateSarif(log: unknown): string[] {
         out.push(`${rat}.shortDescription: needs text`);
       }
       const level = isObject(rule['defaultConfiguration']) ? rule['defaultConfiguration']['level'] : undefined;
-      if (level !== undefined && !['none', 'note', 'warning', 'error'].includes(level as string)) out.push(`${rat}.defaultConfiguration.level: not a SARIF level`);
+      if (level !== undefined && !LEVELS.includes(level as string)) out.push(`${rat}.defaultConfiguration.level: not a SARIF level`);
     }
-    if (run['columnKind'] !== undefined && !['utf16CodeUnits', 'unicodeCodePoints'].includes(run['columnKind'] as string)) out.push(`${at}.columnKind: not a SARIF column kind`);
+    const columnKind = run['columnKind'];
+    const kinds = ['utf16CodeUnits', 'unicodeCodePoints'];
+    if (columnKind !== undefined && !kinds.includes(columnKind as string)) out.push(`${at}.columnKind: not a SARIF column kind`);
     const results = run['results'];
     if (results === undefined) continue;
     if (!Array.isArray(results)) {
@@ -102,12 +105,14 @@ export function validateSarif(log: unknown): string[] {
         continue;
       }
       message(res['message'], `${rat}.message`, out);
-      if (res['level'] !== undefined && !['none', 'note', 'warning', 'error'].includes(res['level'] as string)) out.push(`${rat}.level: not a SARIF level`);
+      if (res['level'] !== undefined && !LEVELS.includes(res['level'] as string)) out.push(`${rat}.level: not a SARIF level`);
       if (res['ruleId'] !== undefined && typeof res['ruleId'] !== 'string') out.push(`${rat}.ruleId: must be a string`);
       const index = res['ruleIndex'] as number | undefined;
       if (index !== undefined) {
         if (!isInt(index, -1)) out.push(`${rat}.ruleIndex: an integer >= -1`);
-        else if (index >= 0 && (rules[index] as Json | undefined)?.['id'] !== res['ruleId']) out.push(`${rat}.ruleIndex: does not point at rule "${String(res['ruleId'])}"`);
+        else if (index >= 0 && (rules[index] as Json | undefined)?.['id'] !== res['ruleId']) {
+          out.push(`${rat}.ruleIndex: does not point at rule "${String(res['ruleId'])}"`);
+        }
       }
       const locations = res['locations'];
       if (locations !== undefined) {
