@@ -94,7 +94,9 @@ function objectOfText(text: string): FindingObject | undefined {
 /** Infos about the model: statuses filled in, and kinds skipped when the loader does not say where. */
 function modelInfos(model: ClusterModel | undefined, findings: readonly Finding[], paths: readonly string[]): (Finding & { object?: FindingObject })[] {
   const out: (Finding & { object?: FindingObject })[] = [];
-  for (const f of filledStatuses(model?.edge, model?.services ?? [])) {
+  // A loader that reports the statuses it filled says so itself.
+  const filled = findings.some((f) => f.code === 'status-filled') ? [] : filledStatuses(model?.edge, model?.services ?? []);
+  for (const f of filled) {
     const object = objectOfText(f.text);
     out.push({ file: f.source.file, line: f.source.line, severity: 'info', code: 'status-filled', message: f.text, ...(object ? { object } : {}) });
   }

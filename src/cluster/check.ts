@@ -9,7 +9,7 @@ import { parseIp } from '../pkg/ip.js';
 import { closest } from '../pkg/spelling.js';
 import { loadManifests } from './load.js';
 import { isDns1035Label, isDns1123Label } from './validate.js';
-import { parseManifestText, readManifestFile, type Positions } from './yaml-docs.js';
+import { parseManifestText, readManifestFile, type Positions, type RawObject } from './yaml-docs.js';
 
 export type CheckCode =
   | 'selector-no-pods'
@@ -57,23 +57,26 @@ export type FieldLine = (src: SourceRef, path: string) => number;
 /**
  * A FieldLine that reads each file asked about again, once (`readText`: its text, or undefined),
  * and finds the field in the object that starts at the line. Only files with such a finding are
- * read again: a clean check reads nothing twice.
+ * read again, and only as far as the objects asked about: a clean check reads nothing twice, and
+ * one finding in a large List does not parse the items after it.
  */
 export function fieldLineReader(readText: (file: string) => string | undefined): FieldLine {
-  const byFile = new Map<string, Map<number, Positions>>();
-  const objectsOf = (file: string): Map<number, Positions> => {
-    let objects = byFile.get(file);
-    if (!objects) {
-      objects = new Map();
+  const byFile = new Map<string, { seen: Map<number, Positions>; rest: Iterator<RawObject> | undefined }>();
+  const positionsAt = (file: string, line: number): Positions | undefined => {
+    let f = byFile.get(file);
+    if (!f) {
       const text = readText(file);
-      if (text !== undefined) {
-        for (const raw of parseManifestText(file, text, [])) if (raw.positions) objects.set(raw.line, raw.positions);
-      }
-      byFile.set(file, objects);
+      f = { seen: new Map(), rest: text === undefined ? undefined : parseManifestText(file, text, [])[Symbol.iterator]() };
+      byFile.set(file, f);
     }
-    return objects;
+    while (!f.seen.has(line) && f.rest) {
+      const next = f.rest.next();
+      if (next.done) f.rest = undefined;
+      else if (next.value.positions) f.seen.set(next.value.line, next.value.positions);
+    }
+    return f.seen.get(line);
   };
-  return (src, path) => objectsOf(src.file).get(src.line)?.lineOf(path) ?? src.line;
+  return (src, path) => positionsAt(src.file, src.line)?.lineOf(path) ?? src.line;
 }
 
 type Warn = (src: SourceRef | undefined, code: CheckCode, message: string, object?: FindingObject, line?: number) => void;
