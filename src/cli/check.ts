@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { buildApp, defaultCorefile } from '../app.js';
 import { corefileErrors, loadCorefileCollect, parseCorefile, type CorefileError, type ParseResult, type ServerBlock } from '../chain/corefile.js';
-import { checkManifests, type ModelFinding } from '../cluster/check.js';
+import { checkManifests } from '../cluster/check.js';
 import { filledStatuses } from '../cluster/edge.js';
 import { ManifestError, type ClusterModel, type Finding } from '../cluster/model.js';
 import { manifestPath } from '../cluster/paths.js';
@@ -178,7 +178,7 @@ function report(found: readonly (Finding & { object?: FindingObject })[]): Repor
     const key = `${file}\0${f.line}\0${f.column ?? 0}\0${f.severity}\0${f.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const object = (f as ModelFinding).object;
+    const object = f.object;
     const column = f.column !== undefined ? { column: f.column } : {};
     out.push({ file, line: f.line, ...column, severity: f.severity, code, message: f.message, ...(object ? { object } : {}) });
   }

@@ -3,18 +3,14 @@
 // findings in the same order, with paths relative to the current directory.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { FindingObject } from '../cluster/check.js';
 import type { Finding } from '../cluster/model.js';
 import { codeDescription } from './finding-codes.js';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'sarif'];
 
-/** The object a finding is about, when the check that made it knows it. */
-export interface FindingObject {
-  readonly kind: string;
-  readonly namespace: string;
-  readonly name: string;
-}
+export type { FindingObject };
 
 /** A finding as reported: every one has a code and a path relative to the current directory. */
 export interface ReportFinding {
