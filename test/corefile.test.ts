@@ -312,7 +312,11 @@ describe('snippets and imports', () => {
 describe('errors carry file:line and say how to fix', () => {
   it.each([
     ['unbalanced: block never closed', '. {\n  log\n', 1, /never closed; add a matching '}'/],
-    ['unbalanced: nested block never closed', '. {\n  health {\n    lameduck 5s\n}\n', 1, /never closed/],
+    // The '}' lines up with '. {', so the block it was written for is that one: health's is open.
+    ['unbalanced: nested block never closed', '. {\n  health {\n    lameduck 5s\n}\n', 2, /never closed; add a matching '\}' \(the '\}' on line 4 lines up with the block of line 1/],
+    ['unbalanced: nested block never closed, more after it', 'a.org {\n  kubernetes {\n    manifests m\n  forward . 1.1.1.1\n}\nb.org {\n  log\n}\n', 2, /never closed/],
+    ['unbalanced: every nested block closed, the server block not', '. {\n  health {\n    lameduck 5s\n  }\n', 1, /never closed; add a matching '\}'$/],
+    ['unbalanced: a server block left open before the next', 'a.org {\n  log\nb.org {\n  log\n}\n', 1, /never closed/],
     ['unbalanced: stray }', '. {\n}\n}\n', 3, /unexpected '}' with no matching '{'/],
     ['unterminated quote', '. {\n  log "abc\n}\n', 2, /unterminated quoted string/],
     ['missing server block body', 'example.org\n.:53 {\n  whoami\n}\n', 1, /missing server block body/],
@@ -457,5 +461,18 @@ describe('excerpt', () => {
   it('a CorefileError never carries a word of more than 200 characters', () => {
     const e = new CorefileError('f', 1, `bad "${'z'.repeat(5000)}" here; /a/path/that/stays/whole`);
     expect(e.reason).toBe(`bad ${`"${'z'.repeat(39)}`}... here; /a/path/that/stays/whole`);
+  });
+});
+
+describe('unknown plugins', () => {
+  it('names the nearest supported plugin when the name is a misspelling of one', async () => {
+    const { setupBlock } = await import('./helpers/setup.js');
+    const r = await setupBlock('  kubernets cluster.local\n  forwrd . 127.0.0.1\n  Cache\n  frobnicate');
+    expect(r.errors).toEqual([
+      expect.stringMatching(/^2: unknown plugin "kubernets"; did you mean kubernetes\? \(supported: .*\)$/),
+      expect.stringMatching(/^3: unknown plugin "forwrd"; did you mean forward\? /),
+      expect.stringMatching(/^4: unknown plugin "Cache"; did you mean cache\? /),
+      expect.stringMatching(/^5: unknown plugin "frobnicate" \(supported: /),
+    ]);
   });
 });

@@ -171,6 +171,7 @@ interface Token {
   file: string;
   line: number;
   nl: boolean;             // first token on its line in its source file
+  indent: number;          // characters before the first token of its line (to place a missing '}')
 }
 
 /** One source of tokens: the Corefile, an imported file or a snippet body, read in order. */
@@ -213,11 +214,13 @@ export function lex(text: string, file: string): Token[] {
   const tokens: Token[] = [];
   let line = 1;
   let nl = true;
+  let indent = 0;
+  let lineStart = 0;
   let i = 0;
   const n = text.length;
   while (i < n) {
     const ch = text[i]!;
-    if (ch === '\n') { line++; nl = true; i++; continue; }
+    if (ch === '\n') { line++; nl = true; i++; lineStart = i; continue; }
     if (/\s/.test(ch)) { i++; continue; }
     // Caddy starts a comment at any unquoted '#', even in the middle of a word.
     if (ch === '#') {
@@ -225,6 +228,7 @@ export function lex(text: string, file: string): Token[] {
       continue;
     }
     const start = line;
+    if (nl) indent = i - lineStart;
     let val = '';
     let quoted = false;
     if (ch === '"') {
@@ -238,12 +242,12 @@ export function lex(text: string, file: string): Token[] {
           // Caddy only unescapes \" and \<newline>; other pairs stay verbatim.
           if (next !== '"' && next !== '\n') val += '\\';
           val += next;
-          if (next === '\n') line++;
+          if (next === '\n') { line++; lineStart = i + 2; }
           i += 2;
           continue;
         }
         if (c === '"') { closed = true; i++; break; }
-        if (c === '\n') line++;
+        if (c === '\n') { line++; lineStart = i + 1; }
         val += c;
         i++;
       }
@@ -257,7 +261,7 @@ export function lex(text: string, file: string): Token[] {
       }
       val = text.slice(from, i);
     }
-    tokens.push({ text: val, quoted, file, line: start, nl });
+    tokens.push({ text: val, quoted, file, line: start, nl, indent });
     nl = false;
   }
   return tokens;
@@ -355,6 +359,8 @@ class Parser {
   readonly blocks: ServerBlock[] = [];
   readonly errors: CorefileError[] = [];
   readonly files: string[];
+  /** Every '{' matched so far with its '}', in the order they closed (see leftOpen). */
+  private readonly closed: { open: Token; close: Token }[] = [];
 
   constructor(file: string, private readonly opts: ParseOptions, private readonly limits: CorefileLimits) {
     this.env = opts.env ?? process.env;
@@ -578,11 +584,19 @@ class Parser {
     for (;;) {
       const t = this.peek();
       if (!t) {
-        if (open) this.fatal(open, "unbalanced braces: the '{' on this line is never closed; add a matching '}'");
+        if (open) {
+          const left = this.leftOpen(open);
+          if (left) {
+            this.fatal(left.open, "unbalanced braces: the '{' on this line is never closed; add a matching '}' "
+              + `(the '}' on line ${left.close.line} lines up with the block of line ${open.line}: that is the one it was written to close)`);
+          }
+          this.fatal(open, "unbalanced braces: the '{' on this line is never closed; add a matching '}'");
+        }
         return out;
       }
       if (this.is(t, '}')) {
         if (!open) this.fatal(t, "unexpected '}' with no matching '{'");
+        this.closed.push({ open, close: t });
         this.advance();
         return out;
       }
@@ -607,6 +621,20 @@ class Parser {
       }
       out.push(d);
     }
+  }
+
+  /**
+   * Which block a missing '}' belongs to, when the input ends with `open` unclosed. Braces pair
+   * innermost first, so a '}' missing from a nested block makes the next '}' close that block and
+   * leaves the outer one open: the parse alone blames the outer '{'. The indentation tells what
+   * was meant: the first '}' inside `open`, in the same file, that starts a line to the left of
+   * the line that opened its block closes a block it was not written for; that block is the one
+   * left open. Undefined when every '}' inside lines up with its block.
+   */
+  private leftOpen(open: Token): { open: Token; close: Token } | undefined {
+    const inside = this.closed.filter((p) => p.open.file === open.file && p.close.file === open.file && p.open.line > open.line);
+    inside.sort((a, b) => a.open.line - b.open.line);
+    return inside.find((p) => p.close.nl && p.close.indent < p.open.indent && p.close.indent <= open.indent);
   }
 
   /** Replaces `import ARG` at the current position with the snippet's or files' tokens. */

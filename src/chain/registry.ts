@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Directive, ServerKey } from './corefile.js';
 import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
 import type { DnsRequest, DnsResponse, Plugin, QueryObserver } from './plugin.js';
+import { closest } from '../pkg/spelling.js';
 
 /**
  * Options that come from the command line rather than the Corefile. Plugins that need more add
@@ -160,9 +161,10 @@ export class Registry {
     if (imported && !known) {
       return `${NOT_A_PLUGIN} CoreDNS knows (an imported file's text is not quoted back); check its spelling, or whether this file is a Corefile ${supported}`;
     }
-    return known
-      ? `plugin "${name}" is a CoreDNS plugin that clusterdns does not support yet; remove it ${supported}`
-      : `unknown plugin "${excerpt(name)}" ${supported}`;
+    if (known) return `plugin "${name}" is a CoreDNS plugin that clusterdns does not support yet; remove it ${supported}`;
+    // A misspelt plugin is far more common than an unknown one: name the nearest supported plugin.
+    const near = closest(name, this.defs.keys());
+    return `unknown plugin "${excerpt(name)}"${near !== undefined ? `; did you mean ${near}?` : ''} ${supported}`;
   }
 
   names(): string[] {

@@ -1,23 +1,68 @@
 // `clusterdns check`: validate the Corefile and the manifests, and warn about what breaks DNS in
-// real clusters. Same loading code as `serve`, so a clean check means the server starts.
-import { buildApp } from '../app.js';
-import { corefileErrors, loadCorefile, parseCorefile } from '../chain/corefile.js';
+// real clusters. Same loading code as `serve`, so a clean check means the server starts. Exit
+// codes are those of eslint, so CI treats it like any linter: 0 clean or warnings only, 1 errors
+// (or warnings under --strict or past --max-warnings), 2 for a command that cannot run as given.
+import { existsSync } from 'node:fs';
+import { buildApp, defaultCorefile } from '../app.js';
+import { corefileErrors, loadCorefileCollect, parseCorefile, type CorefileError, type ParseResult, type ServerBlock } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
 import { filledStatuses } from '../cluster/edge.js';
-import { findingPlace, ManifestError, type Finding } from '../cluster/model.js';
-import { defaultCorefile } from '../app.js';
+import { ManifestError, type ClusterModel, type Finding } from '../cluster/model.js';
+import { manifestPath } from '../cluster/paths.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
-import { manifestPath } from '../cluster/paths.js';
+import { fallbackCode } from './finding-codes.js';
+import {
+  compareFindings,
+  formatJson,
+  formatSarif,
+  formatText,
+  relativePath,
+  summarize,
+  type FindingObject,
+  type OutputFormat,
+  type ReportFinding,
+} from './findings-output.js';
+import { packageVersion } from './version.js';
 
 export interface CheckFlags extends ClusterFlags {
+  /** Deprecated: warnings no longer fail without --strict; accepted so old pipelines keep working. */
   warnOnly?: boolean;
+  /** Warnings fail the check (exit 1). */
+  strict?: boolean;
+  /** More warnings than this fail the check (exit 1). */
+  maxWarnings?: number;
+  output?: OutputFormat;
   logLevel: string;
 }
 
+export const EXIT_OK = 0;
+export const EXIT_FINDINGS = 1;
+export const EXIT_USAGE = 2;
+
+const BUILT_IN = '(built-in default Corefile)';
+
+/** The exit code for `summary` under the flags: see the header. */
+export function exitCode(summary: { errors: number; warnings: number }, flags: Pick<CheckFlags, 'strict' | 'maxWarnings'>): number {
+  if (summary.errors > 0) return EXIT_FINDINGS;
+  if (flags.strict && summary.warnings > 0) return EXIT_FINDINGS;
+  if (flags.maxWarnings !== undefined && summary.warnings > flags.maxWarnings) return EXIT_FINDINGS;
+  return EXIT_OK;
+}
+
+/** A Corefile error as a finding, coded by what kind of error it is. */
+function corefileFinding(e: CorefileError): Finding {
+  const r = e.reason;
+  const code = /^unknown plugin\b|^plugin ".*" is a CoreDNS plugin that clusterdns does not support/.test(r)
+    ? 'corefile-unknown-plugin'
+    : /^unbalanced braces\b|^unexpected '}'/.test(r)
+      ? 'corefile-unbalanced-braces'
+      : 'corefile-error';
+  return { file: e.file, line: e.line, severity: 'error', message: r, code };
+}
+
 /** Manifest paths each kubernetes block reads: its own `manifests`, else the CLI's. */
-function manifestPaths(flags: CheckFlags): string[] {
-  const blocks = flags.conf ? loadCorefile(flags.conf) : parseCorefile(defaultCorefile(), '(built-in default Corefile)');
+function manifestPaths(blocks: readonly ServerBlock[], flags: CheckFlags): string[] {
   const paths = new Set<string>();
   for (const block of blocks) {
     for (const d of block.directives) {
@@ -30,36 +75,66 @@ function manifestPaths(flags: CheckFlags): string[] {
   return [...paths];
 }
 
-/** Returns the exit code: 0 clean (or only warnings with --warn-only), 1 otherwise. */
-export async function check(flags: CheckFlags, out: NodeJS.WritableStream = process.stdout): Promise<number> {
-  const log = createLogger(flags.logLevel, 2);
-  const findings: Finding[] = [];
-  const seen = new Set<string>();
-  const add = (f: Finding): void => {
-    const key = `${f.file}:${f.line}:${f.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      findings.push(f);
-    }
-  };
-  let paths: string[] = [];
-  try {
-    paths = manifestPaths(flags);
-  } catch (err) {
-    const found = corefileErrors(err);
-    if (!found) throw err;
-    for (const e of found) add({ file: e.file, line: e.line, severity: 'error', message: e.reason });
+/** What makes the command unusable as given (exit 2): a --conf or --manifests path that is not there. */
+function usageError(flags: CheckFlags, corefile: ParseResult | undefined): string | undefined {
+  const unreadable = corefile?.errors.find((e) => e.file === flags.conf && e.line === 0);
+  if (unreadable) return `--conf ${flags.conf}: ${unreadable.reason}`;
+  for (const p of flags.manifests ?? []) {
+    if (!existsSync(p)) return `--manifests ${p}: no such file or directory`;
   }
+  return undefined;
+}
+
+/** "Service \"ns/name\": ..." texts of filledStatuses, read back into the object they name. */
+function objectOfText(text: string): FindingObject | undefined {
+  const m = /^(\w+) "([^"/]+)\/([^"]+)"/.exec(text);
+  return m ? { kind: m[1]!, namespace: m[2]!, name: m[3]! } : undefined;
+}
+
+/** Infos about the model: statuses filled in, and kinds skipped when the loader does not say where. */
+function modelInfos(model: ClusterModel | undefined, findings: readonly Finding[], paths: readonly string[]): (Finding & { object?: FindingObject })[] {
+  const out: (Finding & { object?: FindingObject })[] = [];
+  // A loader that reports the statuses it filled says so itself.
+  const filled = findings.some((f) => f.code === 'status-filled') ? [] : filledStatuses(model?.edge, model?.services ?? []);
+  for (const f of filled) {
+    const object = objectOfText(f.text);
+    out.push({ file: f.source.file, line: f.source.line, severity: 'info', code: 'status-filled', message: f.text, ...(object ? { object } : {}) });
+  }
+  // A loader that reports skipped kinds per file (code kind-unused) says where they are; an older
+  // one only counts them, so they are named once each against the paths read.
+  if (!findings.some((f) => f.code === 'kind-unused')) {
+    const where = paths.length === 1 ? paths[0]! : '<manifests>';
+    for (const [kind, n] of model?.ignoredKinds ?? []) {
+      const message = `${kind}: ${n} object(s) of a kind clusterdns does not use, skipped`;
+      out.push({ file: where, line: 0, severity: 'info', code: 'kind-unused', message });
+    }
+  }
+  return out;
+}
+
+/** Returns the exit code: see exitCode, and EXIT_USAGE when the command cannot run as given. */
+export async function check(flags: CheckFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  const log = createLogger(flags.logLevel, 2);
+  const corefile = flags.conf !== undefined ? loadCorefileCollect(flags.conf) : undefined;
+  const usage = usageError(flags, corefile);
+  if (usage) {
+    err.write(`clusterdns check: ${usage}\n`);
+    return EXIT_USAGE;
+  }
+  const found: (Finding & { object?: FindingObject })[] = [];
+  const add = (f: Finding): void => void found.push(f);
+
+  for (const e of corefile?.errors ?? []) add(corefileFinding(e));
+  const blocks = corefile ? corefile.blocks : parseCorefile(defaultCorefile(), BUILT_IN);
+  const paths = manifestPaths(blocks, flags);
+
   const options = clusterOptions(flags);
   let manifestErrors = false;
-  let skipped: ReadonlyMap<string, number> | undefined;
-  let filled: { source: { file: string; line: number }; text: string }[] = [];
   if (paths.length > 0) {
-    const { model, findings: manifestFindings } = checkManifests(paths, options);
-    manifestFindings.forEach(add);
-    manifestErrors = manifestFindings.some((f) => f.severity === 'error');
-    skipped = model?.ignoredKinds;
-    filled = filledStatuses(model?.edge, model?.services ?? []);
+    const { model, findings } = checkManifests(paths, options);
+    findings.forEach(add);
+    manifestErrors = findings.some((f) => f.severity === 'error');
+    modelInfos(model, findings, paths).forEach(add);
     if (model?.ignoredKinds && model.ignoredKinds.size > 0) log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'kinds ignored');
   }
   // Build the whole server (plugin options, bind addresses) without listening, unless the
@@ -68,22 +143,44 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     try {
       const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, logger: log, cluster: options, oneShot: true });
       await app.close();
-    } catch (err) {
-      const found = corefileErrors(err);
-      if (found) for (const e of found) add({ file: e.file, line: e.line, severity: 'error', message: e.reason });
-      else if (err instanceof ManifestError) err.findings.forEach(add);
-      else add({ file: flags.conf ?? '(built-in default Corefile)', line: 0, severity: 'error', message: (err as Error).message });
+    } catch (e) {
+      const errors = corefileErrors(e);
+      if (errors) for (const x of errors) add(corefileFinding(x));
+      else if (e instanceof ManifestError) e.findings.forEach(add);
+      else add({ file: flags.conf ?? BUILT_IN, line: 0, severity: 'error', code: 'corefile-error', message: (e as Error).message });
     }
   }
-  findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  for (const f of findings) out.write(`${findingPlace(f)}: ${f.severity}: ${f.message}${f.code ? ` [${f.code}]` : ''}\n`);
-  // Statuses clusterdns filled in as the controllers would (info: not counted).
-  for (const f of filled) out.write(`${f.source.file}:${f.source.line}: info: ${f.text} [status-filled]\n`);
-  // Kinds without DNS meaning, once each, so nothing is skipped silently (info: not counted).
-  for (const [kind, n] of skipped ?? []) out.write(`${paths.join(',')}: info: ${kind}: ${n} object(s) of a kind clusterdns does not use, skipped [kind-skipped]\n`);
-  const errors = findings.filter((f) => f.severity === 'error').length;
-  const warnings = findings.length - errors;
-  out.write(`${errors} error(s), ${warnings} warning(s)${paths.length === 0 ? '; no manifests given (--manifests or a kubernetes `manifests` option)' : ''}\n`);
-  if (errors > 0) return 1;
-  return warnings > 0 && !flags.warnOnly ? 1 : 0;
+
+  const findings = report(found);
+  const summary = summarize(findings);
+  const format = flags.output ?? 'text';
+  if (format === 'json') out.write(formatJson(findings, summary));
+  else if (format === 'sarif') out.write(formatSarif(findings, packageVersion()));
+  else {
+    let note = '';
+    // Only worth saying when no error explains the empty check (a broken Corefile names none).
+    if (paths.length === 0 && summary.errors === 0) note = '; no manifests given (--manifests or a kubernetes `manifests` option)';
+    const tooMany = summary.errors === 0 && flags.maxWarnings !== undefined && summary.warnings > flags.maxWarnings;
+    if (tooMany) note += `; more than --max-warnings ${flags.maxWarnings}`;
+    out.write(formatText(findings, summary, note));
+  }
+  return exitCode(summary, flags);
+}
+
+/** The findings as reported: relative paths, every one coded, repeats dropped, in order. */
+function report(found: readonly (Finding & { object?: FindingObject })[]): ReportFinding[] {
+  const seen = new Set<string>();
+  const out: ReportFinding[] = [];
+  for (const f of found) {
+    const file = relativePath(f.file);
+    const code = f.code ?? fallbackCode(f);
+    // The same error may be found twice: by the Corefile parse and again by the server build.
+    const key = `${file}\0${f.line}\0${f.column ?? 0}\0${f.severity}\0${f.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const object = f.object;
+    const column = f.column !== undefined ? { column: f.column } : {};
+    out.push({ file, line: f.line, ...column, severity: f.severity, code, message: f.message, ...(object ? { object } : {}) });
+  }
+  return out.sort(compareFindings);
 }

@@ -1,14 +1,22 @@
 // The clusterdns command line.
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { serve } from './serve.js';
 import { records, type RecordsFlags } from './records.js';
-import { check, type CheckFlags } from './check.js';
+import { check, EXIT_USAGE, type CheckFlags } from './check.js';
+import { OUTPUT_FORMATS } from './findings-output.js';
 import { addClusterFlags, applyCorefileLimits } from './options.js';
 import { DEFAULT_MAX_LOOKUP_DEPTH } from '../app.js';
 import { addResolverCommands } from './resolver-commands.js';
 import { packageVersion } from './version.js';
 import { addTransportFlags } from './transport-flags.js';
 import { sync, type SyncFlags } from './sync.js';
+
+/** A whole number >= 0, for flags that count. */
+function wholeNumber(text: string): number {
+  const n = /^[0-9]+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('give a whole number (0 or more)');
+  return n;
+}
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command();
@@ -40,17 +48,32 @@ export async function main(argv: string[]): Promise<void> {
 
   addClusterFlags(program.command('records').description('print every record the server would serve, as a sorted zone file (logs go to stderr)'))
     .option('-z, --zone <zone>', 'only this zone')
+    .addOption(
+      new Option('--output <format>', 'text (a zone file) or json (an array of {name, ttl, class, type, data})').choices(['text', 'json']).default('text'),
+    )
     .option('--log-level <level>', 'log level (stderr)', 'warn')
     .action(async (opts: RecordsFlags) => {
       await records(opts);
     });
 
-  addClusterFlags(program.command('check').description('validate the Corefile and manifests; warn about what breaks DNS; exit 1 on any finding'))
-    .option('--warn-only', 'exit 0 when there are only warnings')
+  const checkCommand = addClusterFlags(
+    program
+      .command('check')
+      .description('validate the Corefile and manifests and warn about what breaks DNS; exit 0 clean or warnings only, 1 errors, 2 usage'),
+  )
+    .option('--strict', 'warnings fail the check too (exit 1)')
+    .option('--max-warnings <n>', 'exit 1 when there are more than N warnings', wholeNumber)
+    .addOption(new Option('--output <format>', 'findings as text, json or sarif (SARIF 2.1.0, for code scanning)').choices(OUTPUT_FORMATS).default('text'))
+    .option('--warn-only', 'deprecated: exiting 0 with only warnings is now the default')
     .option('--log-level <level>', 'log level (stderr)', 'warn')
     .action(async (opts: CheckFlags) => {
       process.exitCode = await check(opts);
     });
+  // As eslint: a command line that cannot run (an unknown flag, a bad value) exits 2, which CI
+  // tells apart from findings (1). Help and --version still exit 0.
+  checkCommand.exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : EXIT_USAGE);
+  });
 
   addClusterFlags(program.command('sync').description('write every record the cluster serves into etcd (CoreDNS SkyDNS schema), for replicas running the etcd plugin'))
     .option('--etcd <url>', 'etcd client URL; repeat for more members (or separate with commas)', (v: string, p: string[] | undefined) => [...(p ?? []), v])

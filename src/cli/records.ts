@@ -12,7 +12,18 @@ import { fqdn, isReverse, isSubdomain } from '../pkg/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
   zone?: string;
+  /** text: a zone file (default); json: the same records as an array of objects. */
+  output?: 'text' | 'json';
   logLevel: string;
+}
+
+/** One record of `records --output json`: the zone file's columns, the data in presentation form. */
+export interface RecordJson {
+  name: string;
+  ttl: number;
+  class: string;
+  type: string;
+  data: string;
 }
 
 const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'DNAME', 'MX', 'SRV', 'PTR', 'TXT', 'CAA'];
@@ -50,7 +61,12 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     chunk = [];
     if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
+  const json = flags.output === 'json';
+  // JSON: one array of every zone's records, in the zone file's order, one record a line so a
+  // large listing still streams and diffs line by line.
   let first = true;
+  let pending: string | undefined; // the last JSON record, written with its comma once another follows
+  if (json) await emit('[');
   for (const zone of zones) {
     const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, name: canonicalKey(rr.name), type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
     keyed.sort((a, b) => {
@@ -59,13 +75,30 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
       if (a.type !== b.type) return a.type - b.type;
       return a.rdata < b.rdata ? -1 : a.rdata > b.rdata ? 1 : 0;
     });
+    if (json) {
+      for (const k of keyed) {
+        if (pending !== undefined) await emit(`${pending},`);
+        pending = `  ${JSON.stringify(recordJson(k.rr, k.rdata))}`;
+      }
+      continue;
+    }
     if (!first) await emit('');
     first = false;
     await emit(`; zone ${zone} (${keyed.length} records)`);
     await emit(`$ORIGIN ${zone}`);
     for (const k of keyed) await emit(recordText(k.rr));
   }
+  if (json) {
+    if (pending !== undefined) await emit(pending);
+    await emit(']');
+  }
   await flush();
+}
+
+/** A record as `records --output json` lists it: the columns of its zone-file line. */
+function recordJson(rr: Answer, data: string): RecordJson {
+  const fields = recordText(rr).split('\t');
+  return { name: fields[0]!, ttl: Number(fields[1]), class: fields[2]!, type: fields[3]!, data };
 }
 
 /**

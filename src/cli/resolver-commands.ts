@@ -16,6 +16,7 @@ import { IN_PROCESS, inProcessSend, networkSend, parseHostPort } from '../resolv
 import { LIBCS, type SendFn, type Trace } from '../resolver/types.js';
 import { addClusterFlags, clusterOptions, type ClusterFlags } from './options.js';
 import { podDnsContext, type PodContext } from '../resolver/pods.js';
+import { podSpec } from './pod-ref.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -53,7 +54,7 @@ function loadModel(flags: ClusterFlags, app: App | undefined): ClusterModel | un
 /** kubelet's inputs for the target pod, from the flags. */
 function podContext(flags: KubeletFlags, model: ClusterModel | undefined): PodContext {
   return podDnsContext(model, {
-    pod: flags.pod,
+    pod: flags.pod !== undefined ? podSpec(flags.pod, model, flags.namespace) : undefined,
     namespace: flags.namespace,
     clusterDns: flags.clusterDns,
     clusterDomain: flags.clusterDomain,
@@ -221,7 +222,7 @@ export function addResolverCommands(program: Command): void {
       .command('resolv-conf')
       .description("print the /etc/resolv.conf kubelet writes for a pod (or with --hosts its /etc/hosts); -n NS without --pod: a new pod in NS"),
   )
-    .option('--pod <ns/name>', 'the pod (NAMESPACE/NAME, or NAME in --namespace); pods derived from workloads included')
+    .option('--pod <ns/name>', 'the pod (NAMESPACE/NAME, or NAME or pod/NAME in --namespace); pods derived from workloads included')
     .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
     .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
     .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`, never this machine's")
@@ -238,7 +239,10 @@ export function addResolverCommands(program: Command): void {
   )
     .option('-t, --type <type>', 'res_search for this type (A and AAAA: getaddrinfo AF_INET / AF_INET6); default: getaddrinfo AF_UNSPEC (A and AAAA)')
     .option('--resolv-conf <file>', "a resolv.conf to use instead of the pod's")
-    .option('--pod <ns/name>', "the pod whose kubelet resolv.conf and /etc/hosts are used (default: a new pod in --namespace, else default)")
+    .option(
+      '--pod <ns/name>',
+      'the pod (NAMESPACE/NAME, or NAME or pod/NAME in --namespace) whose kubelet resolv.conf and /etc/hosts are used (default: a new pod in --namespace, else default)',
+    )
     .option('--libc <libc>', 'glibc (2.36), musl (1.2.3) or go (1.19 pure resolver)', 'glibc')
     .option('--server <host:port>', 'send every query to this server (UDP, TCP when truncated)')
     .option('--use-nameservers', "send to the resolv.conf's nameservers on port 53 with the libc's order, retry and failover")

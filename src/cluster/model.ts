@@ -245,6 +245,8 @@ export interface Finding {
   readonly file: string;
   /** 1-based; 0 when the finding is about the whole path (a missing file, a directory). */
   readonly line: number;
+  /** 1-based column, when the finding is about one place in the line (a YAML syntax error). */
+  readonly column?: number;
   /**
    * error: the object is rejected, as the API server rejects it (not served); warning: served, but
    * something about it breaks or degrades DNS; info: worth knowing, never a failure (a kind DNS

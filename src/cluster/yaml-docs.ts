@@ -377,7 +377,7 @@ interface DocReader {
   readonly limits: ManifestLimits;
   readonly lc: YamlPackage.LineCounter;
   readonly lineAt: (offset: number) => number;
-  readonly err: (line: number, message: string, severity?: 'error' | 'warning') => void;
+  readonly err: (line: number, message: string, severity?: 'error' | 'warning', column?: number) => void;
 }
 
 /**
@@ -443,7 +443,7 @@ function readWithPackage(
     limits,
     lc,
     lineAt: (offset) => lc.linePos(offset).line + before,
-    err: (line, message, severity = 'error') => void findings.push({ file, line, severity, message }),
+    err: (line, message, severity = 'error', column) => void findings.push({ file, line, ...(column !== undefined ? { column } : {}), severity, message }),
   };
   // JSON: duplicate keys are last-wins in every JSON reader, so they load (with a warning); YAML
   // forbids them. Merge keys are a YAML extension Kubernetes' reader (go-yaml) accepts.
@@ -562,17 +562,58 @@ function readFastYaml(file: string, text: string, findings: Finding[], limits: M
 
 /**
  * A document's first syntax error, at its line and column: the ones after it are mostly its
- * consequences.
+ * consequences. An unclosed quote or bracket is reported where it opens: the package finds it
+ * where the text runs out, often many lines below the typo.
  */
 function reportSyntaxError(r: DocReader, e: { pos: [number, number]; message: string }): void {
-  // Read from a line's start, so the column is the file's; the line is counted from where it starts.
-  const { col } = r.lc.linePos(e.pos[0]);
-  const line = r.lineAt(e.pos[0]);
   const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').slice(0, 200);
+  const opener = unclosedOpener(r.text, e.pos[0], first);
+  const at = opener?.at ?? e.pos[0];
+  // Read from a line's start, so the column is the file's; the line is counted from where it starts.
+  const { col } = r.lc.linePos(at);
+  const line = r.lineAt(at);
   // The reader recurses per nesting level: a document nested deeper than the stack allows is
   // reported here rather than crashing.
-  const reason = /Maximum call stack/.test(first) ? 'nested too deeply (thousands of levels); flatten it' : first;
-  r.err(line, `YAML syntax error at line ${line}, column ${col}: ${reason}; ${SYNTAX_FIX}`);
+  const reason = /Maximum call stack/.test(first) ? 'nested too deeply (thousands of levels); flatten it' : `${first}${opener?.note ?? ''}`;
+  r.err(line, `YAML syntax error at line ${line}, column ${col}: ${reason}; ${SYNTAX_FIX}`, 'error', col);
+}
+
+/**
+ * The opening quote or bracket an error about a missing closing one is about (the package's
+ * messages "Missing closing "quote" and "... must end with a ]"), searched back from where the
+ * package stopped; undefined for other errors, or when there is none to find.
+ */
+function unclosedOpener(text: string, from: number, message: string): { at: number; note: string } | undefined {
+  const end = Math.min(from, text.length);
+  const quote = /^Missing closing (["'])quote/.exec(message)?.[1];
+  if (quote !== undefined) {
+    for (let i = end - 1; i >= 0; i--) {
+      if (text[i] !== quote) continue;
+      if (quote === "'" && text[i - 1] === "'") {
+        i--; // '' is a quote inside a single-quoted value
+        continue;
+      }
+      if (quote === '"' && escapedAt(text, i)) continue;
+      return { at: i, note: ' (the quoted value that starts here is never closed)' };
+    }
+    return undefined;
+  }
+  const close = /end with a ([\]}])$/.exec(message)?.[1];
+  if (close === undefined) return undefined;
+  const open = close === ']' ? '[' : '{';
+  let depth = 0;
+  for (let i = end - 1; i >= 0; i--) {
+    if (text[i] === close) depth++;
+    else if (text[i] === open && depth-- === 0) return { at: i, note: ` (the ${open} here is never closed)` };
+  }
+  return undefined;
+}
+
+/** Whether the character at `i` follows an odd number of backslashes. */
+function escapedAt(text: string, i: number): boolean {
+  let n = 0;
+  while (i - n - 1 >= 0 && text[i - n - 1] === '\\') n++;
+  return n % 2 === 1;
 }
 
 /** Throws TooBig when a document's value (a `*List`: as a file, each item as an object) is over the limits. */
@@ -730,7 +771,10 @@ function jsonListItems(list: JsonList, textOf: (start: number, end: number) => [
         // Not JSON: the YAML reader names the line and column (shifted to this item's lines).
         const local: Finding[] = [];
         parseManifestText(`${file}#item`, text.slice(start, end), local);
-        for (const f of local) findings.push({ ...f, file, line: f.line + line - 1 });
+        // The item was read alone: its first line starts at the item's column in the file.
+        const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+        const itemColumn = lineStart > 0 || base === 0 ? start - lineStart + 1 : undefined;
+        for (const f of local) findings.push(inFile(f, file, line, itemColumn));
         if (!local.some((f) => f.severity === 'error')) findings.push({ file, line, severity: 'error', message: 'this List item is not valid JSON; fix its syntax' });
         continue;
       }
@@ -745,6 +789,19 @@ function jsonListItems(list: JsonList, textOf: (start: number, end: number) => [
       };
     }
   })();
+}
+
+/**
+ * A finding about a List item read alone, placed in its file: the item's first line is the file's
+ * `line`, starting at `column` (undefined when not known, and the column is then left out).
+ */
+function inFile(f: Finding, file: string, line: number, column: number | undefined): Finding {
+  const at = f.line + line - 1;
+  const col = f.column === undefined || (f.line === 1 && column === undefined) ? undefined : f.line === 1 ? f.column + column! - 1 : f.column;
+  const place = col !== undefined ? `line ${at}, column ${col}` : `line ${at}`;
+  const message = f.message.replace(/^YAML syntax error at line \d+, column \d+:/, `YAML syntax error at ${place}:`);
+  const { column: _, ...rest } = f;
+  return { ...rest, file, line: at, ...(col !== undefined ? { column: col } : {}), message };
 }
 
 /** What identifies one writing of a file: a change to it changes one of these. */

@@ -36,6 +36,17 @@ describe('clusterdns records', () => {
     expect(only).not.toContain('cluster.local.\t30\tIN\tSOA');
   });
 
+  it('--output json lists the same records, in the same order, as objects', () => {
+    const json = runRecords(['--output', 'json']);
+    const records = JSON.parse(json) as { name: string; ttl: number; class: string; type: string; data: string }[];
+    const lines = output.split('\n').filter((l) => l !== '' && !l.startsWith(';') && !l.startsWith('$ORIGIN'));
+    expect(records.map((r) => [r.name, String(r.ttl), r.class, r.type, r.data].join('\t'))).toEqual(lines);
+    expect(Object.keys(records[0]!)).toEqual(['name', 'ttl', 'class', 'type', 'data']);
+    expect(records).toContainEqual({ name: 'kubernetes.default.svc.cluster.local.', ttl: 30, class: 'IN', type: 'A', data: '10.96.0.1' });
+    expect(runRecords(['--output', 'json'])).toBe(json);
+    expect(JSON.parse(runRecords(['--output', 'json', '--zone', 'ip6.arpa'])).every((r: { name: string }) => r.name.endsWith('ip6.arpa.'))).toBe(true);
+  });
+
   it('every A, AAAA, CNAME, SRV and PTR record listed is what the running server answers', async () => {
     const groups = new Map<string, Set<string>>();
     for (const line of output.split('\n')) {

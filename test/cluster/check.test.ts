@@ -1,13 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { buildModel } from '../../src/cluster/load.js';
-import { checkManifests, checkModel } from '../../src/cluster/check.js';
+import { checkManifests, checkModel, fieldLineReader } from '../../src/cluster/check.js';
 import type { Finding } from '../../src/cluster/model.js';
 
 const FIXTURES = 'test/fixtures/manifests';
 
+/** The model checks of one file's text, findings about a field placed at the field's line. */
 function check(text: string, options?: Parameters<typeof buildModel>[1]): Finding[] {
-  return checkModel(buildModel([{ file: 'c.yaml', text }], options).model);
+  return checkModel(buildModel([{ file: 'c.yaml', text }], options).model, fieldLineReader((f) => (f === 'c.yaml' ? text : undefined)));
 }
 const codes = (f: Finding[]): (string | undefined)[] => f.map((x) => x.code);
 
@@ -37,8 +38,17 @@ spec:
   ports: [{name: http, port: 80}]
 `);
     expect(f).toEqual([
-      { file: 'c.yaml', line: 10, severity: 'warning', code: 'selector-no-pods', message: expect.stringMatching(/Service "default\/typo": selector app=apii matches no pods in namespace "default".*cluster IP resolves but connections to it fail.*make the selector match/) },
+      {
+        file: 'c.yaml',
+        line: 14, // spec.selector, not the Service's first line
+        severity: 'warning',
+        code: 'selector-no-pods',
+        message: expect.stringMatching(/Service "default\/typo": selector app=apii matches no pods in namespace "default".*cluster IP resolves but connections to it fail.*make the selector match/),
+        object: { kind: 'Service', namespace: 'default', name: 'typo' },
+      },
     ]);
+    // Without a way to read the field's line, the Service's own line.
+    expect(checkModel(buildModel([{ file: 'c.yaml', text: `${workload}---\napiVersion: v1\nkind: Service\nmetadata: {name: typo}\nspec: {selector: {app: apii}}\n` }]).model)[0]).toMatchObject({ line: 10 });
   });
 
   it('warns about a named targetPort no container declares', () => {
@@ -54,9 +64,31 @@ spec:
   - {name: udp, port: 81, protocol: UDP, targetPort: http}
 `);
     expect(codes(f)).toEqual(['target-port-undeclared', 'target-port-undeclared']);
-    expect(f[0]).toMatchObject({ file: 'c.yaml', line: 10, severity: 'warning' });
+    expect(f.map((x) => x.line)).toEqual([17, 18]); // each port's line
+    expect(f[0]).toMatchObject({ file: 'c.yaml', severity: 'warning' });
     expect(f[0]!.message).toMatch(/targetPort "grpc" \(port "grpc"\) is not declared by any container of the selected pods.*SRV _grpc\._tcp\.api\.default\.svc.*add a container port named "grpc" with protocol TCP/);
     expect(f[1]!.message).toMatch(/targetPort "http" \(port "udp"\).*protocol UDP/);
+  });
+
+  it('suggests the declared port name a targetPort is a typo of', () => {
+    const f = check(`${workload}---
+apiVersion: v1
+kind: Service
+metadata: {name: api}
+spec:
+  selector: {app: api}
+  ports:
+  - name: web
+    port: 80
+    targetPort: htpp
+  - {name: other, port: 81, targetPort: metrics}
+`);
+    expect(f.map((x) => [x.line, x.code])).toEqual([
+      [18, 'target-port-undeclared'],
+      [19, 'target-port-undeclared'],
+    ]);
+    expect(f[0]!.message).toMatch(/targetPort "htpp" .*; did you mean "http"\? The pods declare a container port named "http"; use that name, or add a container port named "htpp"/);
+    expect(f[1]!.message).not.toMatch(/did you mean/);
   });
 
   it('reports service and namespace names that are not DNS labels (as load errors)', () => {
@@ -101,7 +133,17 @@ spec:
     ]);
     expect(f[0]!.message).toMatch(/"api\.default\.svc" answers NXDOMAIN; make the selected pods ready \(or set spec\.publishNotReadyAddresses: true\)/);
     expect(f[1]!.message).toMatch(/add an EndpointSlice with ready endpoints/);
-    expect(check(text.replace('clusterIP: None\n  selector', 'clusterIP: None\n  publishNotReadyAddresses: true\n  selector')).map((x) => x.line)).toEqual([19]);
+    // Not-ready pods are published: then the advice to publish them would be no advice.
+    const published = check(text.replace('clusterIP: None\n  selector', 'clusterIP: None\n  publishNotReadyAddresses: true\n  selector'));
+    expect(published.map((x) => x.line)).toEqual([19]);
+    const gone = check(text.replace('clusterIP: None\n  selector: {app: api}', 'clusterIP: None\n  publishNotReadyAddresses: true\n  selector: {app: gone}'));
+    expect(gone.map((x) => [x.line, x.code])).toEqual([
+      [10, 'headless-no-ready-endpoints'],
+      [16, 'selector-no-pods'],
+      [19, 'headless-no-ready-endpoints'],
+    ]);
+    expect(gone[0]!.message).toMatch(/NXDOMAIN; spec\.publishNotReadyAddresses is already set, so the selected pods are missing or have no address/);
+    expect(gone[0]!.message).not.toMatch(/or set spec\.publishNotReadyAddresses/);
   });
 
   it('warns about the unnamed port of a headless service (unnamed ports of a multi-port one are load errors)', () => {

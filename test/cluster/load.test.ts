@@ -636,7 +636,7 @@ describe('validation errors', () => {
       { file: 'b.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: {name: fine}\nspec: {ports: [{port: 80}]}\n---\n- just\n- a list\n' },
     ]);
     expect(f.map((x) => [x.file, x.line])).toEqual([
-      ['a.json', 4],
+      ['a.json', 3], // the '{' that is never closed
       ['b.yaml', 6],
     ]);
     expect(f[0]!.message).toMatch(/YAML syntax error/);
@@ -650,7 +650,7 @@ describe('validation errors', () => {
       'apiVersion: v1\nkind: Service\nmetadata:\n  name: "x\n  bad: 1\n', // lines 9-14
     ].join('\n---\n');
     const f = failing([{ file: 'm.yaml', text }]);
-    expect(f.map((x) => x.line)).toEqual([7, 14]); // 14: where the unterminated quote is still open
+    expect(f.map((x) => x.line)).toEqual([7, 12]); // 12: where the unterminated quote opens
     expect(f.every((x) => x.file === 'm.yaml' && /YAML syntax error/.test(x.message))).toBe(true);
   });
 

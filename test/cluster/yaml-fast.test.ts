@@ -255,12 +255,12 @@ describe('fast YAML reader', () => {
     expect(readSimpleYaml(text)!.map((d) => d.fast)).toEqual([true, false, true, false]);
     expect(agrees(text)).toBe(2);
     loadsAsPackage(text);
-    // A broken document is reported (where the package finds its flow sequence cut off), the
-    // others still load.
+    // A broken document is reported (where its flow sequence opens, never closed), the others
+    // still load.
     const broken = 'a: 1\n---\nb: [1,\n---\nc: 2\n';
     const findings: Finding[] = [];
     expect([...parseManifestText('a.yaml', broken, findings)].map((o) => [o.line, o.obj])).toEqual([[1, { a: 1 }], [5, { c: 2 }]]);
-    expect(findings.map((f) => f.line)).toEqual([4]);
+    expect(findings.map((f) => [f.line, f.column])).toEqual([[3, 4]]);
     loadsAsPackage(broken);
   });
 

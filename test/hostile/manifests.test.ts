@@ -130,8 +130,9 @@ ${service('after')}`;
 
   it('a missing manifest path is named without a ":0:" line', () => {
     const r = check('--manifests', path.join(tmp, 'no-such-dir'));
-    expect(r.code).toBe(1);
-    expect(r.out).toContain(`${path.join(tmp, 'no-such-dir')}: error: manifest path does not exist`);
+    // A --manifests path that is not there is a command line that cannot run: exit 2, as eslint.
+    expect(r.code).toBe(2);
+    expect(r.out).toContain(`clusterdns check: --manifests ${path.join(tmp, 'no-such-dir')}: no such file or directory`);
     expect(r.out).not.toMatch(/:0:/);
   });
 });
