@@ -36,15 +36,21 @@ const typeWords = (t: unknown): string => (Array.isArray(t) ? t.map(typeWords).j
 
 const NUMERIC = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
-function typeFix(want: string, value: unknown): string {
-  if (value === null) return 'give it a value or remove the field';
+function typeFix(wanted: unknown, value: unknown): string {
+  if (value === null) return '; give it a value or remove the field';
+  if (typeof wanted !== 'string') return ''; // a union: the message says it all
+  const fix = fixFor(wanted, value);
+  return fix === '' ? '' : `; ${fix}`;
+}
+
+function fixFor(want: string, value: unknown): string {
   if ((want === 'integer' || want === 'number') && typeof value === 'string' && NUMERIC.test(value.trim())) return 'write it without quotes';
   if (want === 'integer' && typeof value === 'number') return 'use a whole number';
   if (want === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return 'quote it';
   if (want === 'boolean' && (value === 'true' || value === 'false')) return 'write true or false without quotes';
   if (want === 'object' && Array.isArray(value)) return 'write a mapping (key: value), not a list';
-  if (want === 'array' && typeof value === 'object') return 'write a list (items starting with "- ")';
-  if (want === 'array' || want === 'object') return 'check its indentation';
+  if (want === 'array') return 'write a list (items starting with "- ")';
+  if (want === 'object') return 'check its indentation';
   return `write ${typeWords(want)}`;
 }
 
@@ -66,7 +72,7 @@ function describe(e: AjvError, path: string, value: unknown, siblings: readonly 
   const at = path === '' ? 'the object' : path;
   switch (e.keyword) {
     case 'type':
-      return { path, code: 'schema-type', message: `${at} must be ${typeWords(p['type'])}, got ${excerpt(value)}; ${typeFix(String(p['type']), value)}` };
+      return { path, code: 'schema-type', message: `${at} must be ${typeWords(p['type'])}, got ${excerpt(value)}${typeFix(p['type'], value)}` };
     case 'required': {
       const field = String(p['missingProperty']);
       const full = path === '' ? field : `${path}.${field}`;
