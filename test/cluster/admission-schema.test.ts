@@ -3,9 +3,12 @@
 // kind says of an object: types, required fields, enums, formats and, as `kubectl apply
 // --validate=strict`, unknown fields. Manifest CRDs add kinds with their own schemas.
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, normalize } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KindRegistry, type FieldIssue, type KindLookup } from '../../src/cluster/admission/index.js';
+import { MODELS_MISSING_FIELDS } from '../../src/cluster/admission/dropped-fields.js';
 
 type Known = Extract<KindLookup, { known: true }>;
 
@@ -371,5 +374,70 @@ describe('DNSEndpoint (external-dns)', () => {
     expect(validate(reg, ep({ targets: ['1.2.3.4'], ttl: 60 }))[0]?.message).toBe(
       'unknown field "spec.endpoints[0].ttl"; remove it or fix its indentation (kubectl apply --validate=strict rejects it)',
     );
+  });
+});
+
+describe('fields the packaged validators never read', () => {
+  it('are only description and x-kubernetes-* of the models dropped-fields.ts names', () => {
+    // Each model's .d.ts declares its properties; its validator reads each as `data.NAME` or `data["NAME"]`.
+    const require = createRequire(import.meta.url);
+    const missing = new Set<string>();
+    let models = 0;
+    for (const pkg of ['kubernetes-models', '@kubernetes-models/gateway-api', '@kubernetes-models/apimachinery']) {
+      const root = dirname(require.resolve(`${pkg}/package.json`));
+      const walk = (dir: string, depth: number): void => {
+        for (const e of readdirSync(dir, { withFileTypes: true })) {
+          if (e.isDirectory() && e.name !== '_schemas' && depth < 4) walk(join(dir, e.name), depth + 1);
+          if (!e.isFile() || !/^[A-Z].*\.js$/.test(e.name)) continue;
+          const m = /from"([^"]*_schemas\/[A-Za-z0-9]+\.js)"/.exec(readFileSync(join(dir, e.name), 'utf8'));
+          const dts = join(dir, e.name.replace(/\.js$/, '.d.ts'));
+          if (!m || !existsSync(dts)) continue;
+          const iface = /export interface I\w+ \{\n([\s\S]*?)\n\}/.exec(readFileSync(dts, 'utf8'));
+          if (!iface) continue;
+          const code = readFileSync(normalize(join(dir, m[1]!)), 'utf8');
+          models++;
+          for (const [, prop] of iface[1]!.matchAll(/^ {4}"([^"]+)"\??:/gm)) {
+            if (!code.includes(`data.${prop}`) && !code.includes(`data["${prop}"]`)) missing.add(`${e.name.slice(0, -3)}.${prop}`);
+          }
+        }
+      };
+      walk(root, 0);
+    }
+    expect(models).toBeGreaterThan(500);
+    expect(missing.size).toBeGreaterThan(0);
+    for (const m of missing) {
+      const [model, prop] = m.split('.') as [string, string];
+      expect(MODELS_MISSING_FIELDS as readonly string[], m).toContain(model);
+      expect(prop === 'description' || prop.startsWith('x-kubernetes-'), m).toBe(true);
+    }
+  });
+
+  it('so a CRD with descriptions and x-kubernetes-* keywords, and a GatewayClass description, pass', () => {
+    const reg = KindRegistry.create();
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { kind: 'Widget', plural: 'widgets' },
+        scope: 'Namespaced',
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size', description: 'the size' }],
+          schema: { openAPIV3Schema: {
+            type: 'object', description: 'A widget.', externalDocs: { description: 'docs', url: 'https://example.com' },
+            properties: { spec: { type: 'object', description: 'Spec.', 'x-kubernetes-preserve-unknown-fields': true,
+              'x-kubernetes-validations': [{ rule: 'self.size > 0', message: 'positive' }],
+              properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+                list: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', 'x-kubernetes-map-type': 'atomic' } } } } },
+          } },
+        }],
+      },
+    };
+    expect(validate(reg, crd)).toEqual([]);
+    expect(validate(reg, { ...crd, spec: { ...crd.spec, descripton: 'x' } }).map((i) => i.path)).toEqual(['spec.descripton']);
+    const gc = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'gc' }, spec: { controllerName: 'example.com/gw', description: 'the class' } };
+    expect(validate(reg, gc)).toEqual([]);
   });
 });

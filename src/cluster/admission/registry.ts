@@ -5,6 +5,7 @@
 
 import { issuesOf } from './ajv-issues.js';
 import { readCrd, type CrdKind } from './crd.js';
+import { droppedField } from './dropped-fields.js';
 import { CrdSchema } from './crd-schema.js';
 import { learnByProxy, Shape, unknownFields } from './field-shapes.js';
 import { KNOWN_CRDS, type KnownCrd } from './known-crds.js';
@@ -23,7 +24,9 @@ const isRec = (v: unknown): v is object => typeof v === 'object' && v !== null &
 // One check per validator for the process: what it learned of the fields serves every registry.
 const builtinChecks = new Map<string, Check>();
 
-function builtinCheck(schemaFile: string): Check | undefined {
+const lastField = (path: string): string => path.slice(path.lastIndexOf('.') + 1);
+
+function builtinCheck(schemaFile: string, kind: string): Check | undefined {
   if (!hasPrecompiled(schemaFile)) return undefined;
   let check = builtinChecks.get(schemaFile);
   if (check === undefined) {
@@ -33,7 +36,7 @@ function builtinCheck(schemaFile: string): Check | undefined {
       const v = precompiledValidator(schemaFile);
       if (v === undefined) return [];
       const issues = v(obj) ? [] : issuesOf(obj, v.errors);
-      for (const u of unknownFields(obj, root, (o, r) => learnByProxy(v, o, r))) issues.push(u);
+      for (const u of unknownFields(obj, root, (o, r) => learnByProxy(v, o, r))) if (!droppedField(kind, lastField(u.path))) issues.push(u);
       return issues;
     };
     builtinChecks.set(schemaFile, check);
@@ -118,7 +121,7 @@ export class KindRegistry {
     const removed = removedIn(apiVersion, kind);
     const pk = removed === undefined ? packageKind(group, version, kind) : undefined;
     // Built-in kinds come first: the API server serves them whatever CRDs say.
-    if (pk?.pkg === 'kubernetes-models') return known(group, version, kind, builtinNamespaced(group, kind), 'builtin', builtinCheck(pk.schemaFile));
+    if (pk?.pkg === 'kubernetes-models') return known(group, version, kind, builtinNamespaced(group, kind), 'builtin', builtinCheck(pk.schemaFile, kind));
     const manifest = this.crds.get(`${group}/${kind}`);
     if (manifest !== undefined) {
       const v = manifest.crd.versions.find((x) => x.name === version);
@@ -137,7 +140,7 @@ export class KindRegistry {
     }
     if (removed !== undefined) return this.unknown(apiVersion, kind, group, ` (${apiVersion} ${kind} was removed in Kubernetes ${removed})`);
     // Gateway API is installed as CRDs in a real cluster; its schemas ship in a package here.
-    if (pk !== undefined) return known(group, version, kind, builtinNamespaced(group, kind), 'known-crd', builtinCheck(pk.schemaFile));
+    if (pk !== undefined) return known(group, version, kind, builtinNamespaced(group, kind), 'known-crd', builtinCheck(pk.schemaFile, kind));
     return this.unknown(apiVersion, kind, group);
   }
 
