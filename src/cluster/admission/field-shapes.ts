@@ -129,9 +129,13 @@ export function learnByProxy(validate: AjvValidate, obj: object, root: Shape): v
     path: string;
   }
   const seen: Seen[] = [];
-  const views = new WeakMap<object, object>();
+  // One view per value and position: a validator reads a value more than once (`void 0===data.x`,
+  // then validates data.x), and a YAML alias puts one value at two positions.
+  const views = new WeakMap<object, Map<Shape, object>>();
   const view = (target: object, shape: Shape, path: string): object => {
-    const had = views.get(target);
+    let byShape = views.get(target);
+    if (byShape === undefined) views.set(target, (byShape = new Map()));
+    const had = byShape.get(shape);
     if (had !== undefined) return had;
     const rec: Seen = { shape, reads: new Set(), enumerated: false, path };
     const isArr = Array.isArray(target);
@@ -154,7 +158,7 @@ export function learnByProxy(validate: AjvValidate, obj: object, root: Shape): v
         return Reflect.ownKeys(t);
       },
     });
-    views.set(target, p);
+    byShape.set(shape, p);
     return p;
   };
   validate(view(obj, root, ''));
