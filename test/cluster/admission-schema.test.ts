@@ -320,6 +320,22 @@ describe('CustomResourceDefinitions in the manifests', () => {
     expect(validate(reg, { ...widget({ size: 1 }), status: { ready: true, phase: 'x' } }).map((i) => i.path)).toEqual(['status.phase']);
   });
 
+  it('fills in defaults before validating, as the API server does (a oneOf on a defaulted field)', () => {
+    const reg = KindRegistry.create();
+    // The shape of Gateway API's spec.addresses: type defaults to IPAddress, whose value must be an IP.
+    const address = {
+      type: 'object',
+      properties: { type: { type: 'string', default: 'IPAddress' }, value: { type: 'string' } },
+      oneOf: [
+        { properties: { type: { enum: ['IPAddress'] }, value: { anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] } } },
+        { properties: { type: { not: { enum: ['IPAddress'] } } } },
+      ],
+    };
+    reg.addCrd(crd({ type: 'object', properties: { spec: { type: 'object', properties: { addresses: { type: 'array', items: address } } } } }));
+    expect(validate(reg, widget({ addresses: [{ value: '2001:DB8::1' }, { value: '10.0.0.1' }, { type: 'Hostname', value: 'a.example' }] }))).toEqual([]);
+    expect(validate(reg, widget({ addresses: [{ value: 'a.example' }] }))[0]).toMatchObject({ path: 'spec.addresses[0]', code: 'schema-one-of' });
+  });
+
   it('a schema with x-kubernetes-preserve-unknown-fields at the root accepts anything', () => {
     const reg = KindRegistry.create();
     reg.addCrd(crd({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }));

@@ -47,6 +47,8 @@ function fixFor(want: string, value: unknown): string {
   if ((want === 'integer' || want === 'number') && typeof value === 'string' && NUMERIC.test(value.trim())) return 'write it without quotes';
   if (want === 'integer' && typeof value === 'number') return 'use a whole number';
   if (want === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return 'quote it';
+  // `name: a: b` reads as a mapping: a value with ": " in it needs quotes.
+  if (want === 'string' && typeof value === 'object') return 'write one value, quoted if it contains ": "';
   if (want === 'boolean' && (value === 'true' || value === 'false')) return 'write true or false without quotes';
   if (want === 'object' && Array.isArray(value)) return 'write a mapping (key: value), not a list';
   if (want === 'array') return 'write a list (items starting with "- ")';

@@ -37,6 +37,19 @@ const INT_RANGE: Readonly<Record<string, readonly [number, number]>> = {
   int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
 };
 
+/**
+ * A schema pattern (Go RE2 syntax) as a JavaScript RegExp: in Unicode mode where it compiles so,
+ * as RE2 matches code points; else without, since Go accepts escapes like `\_` that Unicode mode
+ * rejects.
+ */
+function compilePattern(p: string): RegExp {
+  try {
+    return new RegExp(p, 'u');
+  } catch {
+    return new RegExp(p);
+  }
+}
+
 const escapePtr = (k: string): string => k.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class CrdSchema {
@@ -73,7 +86,7 @@ export class CrdSchema {
       if (pat !== undefined) {
         try {
           if (typeof pat !== 'string') throw new Error('not a string');
-          s.patterns.set(n, new RegExp(pat, 'u'));
+          s.patterns.set(n, compilePattern(pat));
         } catch (e) {
           issues.push({ path: `${at}.pattern`, code: 'crd-schema', message: `${at}.pattern does not compile: ${(e as Error).message}` });
         }
@@ -104,10 +117,10 @@ export class CrdSchema {
     return { schema: s, issues };
   }
 
-  /** ajv-shaped errors of `value` (the whole object) against the schema. */
+  /** ajv-shaped errors of `value` (the whole object) against the schema, after defaulting. */
   validate(value: unknown): AjvError[] {
     const errors: AjvError[] = [];
-    this.check(this.root, value, '', errors, 0);
+    this.check(this.root, withDefaults(this.root, value, 0), '', errors, 0);
     return errors;
   }
 
@@ -200,6 +213,46 @@ export class CrdSchema {
       if (mine.length === 0) err('not', {});
     }
   }
+}
+
+/**
+ * `v` with the schema's defaults filled in where fields are absent, as the API server defaults a
+ * custom resource before validating it (structural schemas put defaults only under properties,
+ * items and additionalProperties). Copies only the objects and lists it changes.
+ */
+function withDefaults(n: Node, v: unknown, depth: number): unknown {
+  if (depth > MAX_VALUE_DEPTH || typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const items = n['items'];
+    if (!isNode(items)) return v;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const d = withDefaults(items, v[i], depth + 1);
+      if (d !== v[i]) (out ??= [...v])[i] = d;
+    }
+    return out ?? v;
+  }
+  const o = v as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  const props = isNode(n['properties']) ? n['properties'] : undefined;
+  if (props !== undefined) {
+    for (const k in props) {
+      const s = props[k];
+      if (!isNode(s)) continue;
+      const cur = o[k] === undefined && s['default'] !== undefined ? s['default'] : o[k];
+      const d = withDefaults(s, cur, depth + 1);
+      if (d !== o[k]) (out ??= { ...o })[k] = d;
+    }
+  }
+  const extra = n['additionalProperties'];
+  if (isNode(extra)) {
+    for (const k in o) {
+      if (props?.[k] !== undefined) continue;
+      const d = withDefaults(extra, o[k], depth + 1);
+      if (d !== o[k]) (out ??= { ...o })[k] = d;
+    }
+  }
+  return out ?? v;
 }
 
 function hasType(v: unknown, t: string): boolean {
