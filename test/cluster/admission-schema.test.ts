@@ -92,14 +92,16 @@ describe('kind lookup', () => {
 
   it('treats versions Kubernetes removed as unknown, naming the current one', () => {
     expect(unknownMessage(reg, 'extensions/v1beta1', 'Ingress')).toBe(
-      'no matches for kind "Ingress" in version "extensions/v1beta1"; did you mean Ingress in networking.k8s.io/v1? (extensions/v1beta1 Ingress was removed in Kubernetes 1.22)',
+      'no matches for kind "Ingress" in version "extensions/v1beta1"; did you mean Ingress in networking.k8s.io/v1?' +
+        ' (extensions/v1beta1 Ingress was removed in Kubernetes 1.22)',
     );
     expect(unknownMessage(reg, 'apps/v1beta1', 'Deployment')).toContain('did you mean Deployment in apps/v1?');
   });
 
   it('advises installing the CRD when nothing is near', () => {
     expect(unknownMessage(reg, 'example.com/v1', 'Widget')).toBe(
-      'no matches for kind "Widget" in version "example.com/v1"; add its CustomResourceDefinition to the manifests, or fix the kind (kubectl: ensure CRDs are installed first)',
+      'no matches for kind "Widget" in version "example.com/v1";' +
+        ' add its CustomResourceDefinition to the manifests, or fix the kind (kubectl: ensure CRDs are installed first)',
     );
     expect(unknownMessage(reg, 'cert-manager.io/v9', 'Certificate')).toContain('did you mean Certificate in cert-manager.io/v1?');
     expect(reg.lookup('v1/v2/v3', 'Service').known).toBe(false);
@@ -142,7 +144,11 @@ describe('schema errors in words', () => {
 
   it('a format: an int32 out of range', () => {
     expect(validate(reg, service({ ports: [{ port: 80, nodePort: 3000000000 }] }))).toEqual([
-      { path: 'spec.ports[0].nodePort', code: 'schema-format', message: 'spec.ports[0].nodePort must be an integer between -2147483648 and 2147483647, got 3000000000' },
+      {
+        path: 'spec.ports[0].nodePort',
+        code: 'schema-format',
+        message: 'spec.ports[0].nodePort must be an integer between -2147483648 and 2147483647, got 3000000000',
+      },
     ]);
   });
 
@@ -214,7 +220,9 @@ describe('unknown fields (kubectl apply --validate=strict)', () => {
           name: 'web',
           labels: { 'app.kubernetes.io/name': 'web', 'x.y/z': 'q' },
           annotations: { 'example.com/any': 'thing' },
-          managedFields: [{ manager: 'm', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:ports': { 'k:{"port":80}': { '.': {} } } } } }],
+          managedFields: [
+            { manager: 'm', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:ports': { 'k:{"port":80}': { '.': {} } } } } },
+          ],
         },
       },
     );
@@ -290,7 +298,9 @@ describe('CustomResourceDefinitions in the manifests', () => {
     expect(reg.lookup('example.com/v1', 'Widget').known).toBe(false);
     expect(reg.addCrd(crd(widgetSchema))).toEqual([]);
     expect(known(reg, 'example.com/v1', 'Widget')).toMatchObject({ group: 'example.com', version: 'v1', namespaced: true, source: 'manifest-crd' });
-    expect(unknownMessage(reg, 'example.com/v1beta1', 'Widget')).toBe('no matches for kind "Widget" in version "example.com/v1beta1"; did you mean Widget in example.com/v1?');
+    expect(unknownMessage(reg, 'example.com/v1beta1', 'Widget')).toBe(
+      'no matches for kind "Widget" in version "example.com/v1beta1"; did you mean Widget in example.com/v1?',
+    );
     expect(unknownMessage(reg, 'example.com/v1', 'Widgte')).toContain('did you mean Widget in example.com/v1?');
     reg.addCrd(crd(widgetSchema, { scope: 'Cluster', names: { kind: 'Gadget', plural: 'gadgets' } }));
     expect(known(reg, 'example.com/v1', 'Gadget').namespaced).toBe(false);
@@ -301,7 +311,9 @@ describe('CustomResourceDefinitions in the manifests', () => {
     reg.addCrd(crd(widgetSchema));
     expect(validate(reg, widget({ size: 3, color: 'red', host: 'a.b', port: 'http', items: [{ name: 'x' }] }))).toEqual([]);
     expect(validate(reg, widget({ size: '3' }))[0]?.message).toBe('spec.size must be an integer, got "3"; write it without quotes');
-    expect(validate(reg, widget({}))).toEqual([{ path: 'spec.size', code: 'schema-required', message: 'missing required field "size" in spec; add spec.size' }]);
+    expect(validate(reg, widget({}))).toEqual([
+      { path: 'spec.size', code: 'schema-required', message: 'missing required field "size" in spec; add spec.size' },
+    ]);
     expect(validate(reg, widget({ size: 11 }))).toEqual([{ path: 'spec.size', code: 'schema-range', message: 'spec.size must be <= 10, got 11' }]);
     expect(validate(reg, widget({ size: 1, color: 'Red' }))[0]?.message).toBe('spec.color must be one of "red", "blue", got "Red"; did you mean "red"?');
     expect(validate(reg, widget({ size: 1, host: 'A_B' }))[0]).toMatchObject({ path: 'spec.host', code: 'schema-pattern' });
@@ -352,7 +364,10 @@ describe('CustomResourceDefinitions in the manifests', () => {
         group: 'cert-manager.io',
         names: { kind: 'Certificate', plural: 'certificates' },
         scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', required: ['secretName'], properties: { secretName: { type: 'string' } } } } } } }],
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', required: ['secretName'], properties: { secretName: { type: 'string' } } } } } },
+        }],
       },
     });
     expect(issues).toEqual([]);
@@ -366,7 +381,8 @@ describe('CustomResourceDefinitions in the manifests', () => {
     expect(reg.addCrd({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x' } })).toEqual([
       { path: 'spec', code: 'crd-invalid', message: 'spec is missing; a CustomResourceDefinition needs spec.group, spec.names, spec.scope and spec.versions' },
     ]);
-    const bad = reg.addCrd(crd({ type: 'object', properties: { spec: { type: 'map', properties: { a: { type: 'string', pattern: '([a-z' } } } } }, { group: 'nodot' }));
+    const schema = { type: 'object', properties: { spec: { type: 'map', properties: { a: { type: 'string', pattern: '([a-z' } } } } };
+    const bad = reg.addCrd(crd(schema, { group: 'nodot' }));
     expect(bad.map((i) => i.path)).toEqual([
       'spec.group',
       'spec.versions[0].schema.openAPIV3Schema.properties.spec.type',
@@ -386,7 +402,9 @@ describe('DNSEndpoint (external-dns)', () => {
       spec: { endpoints: [{ dnsName: 'app.example.com', recordType: 'A', ...endpoint }] },
     });
     expect(validate(reg, ep({ targets: ['not-an-ip'], recordTTL: 60, labels: { owner: 'x' }, providerSpecific: [{ name: 'n', value: 'v' }] }))).toEqual([]);
-    expect(validate(reg, ep({ targets: '1.2.3.4' }))[0]?.message).toBe('spec.endpoints[0].targets must be a list, got "1.2.3.4"; write a list (items starting with "- ")');
+    expect(validate(reg, ep({ targets: '1.2.3.4' }))[0]?.message).toBe(
+      'spec.endpoints[0].targets must be a list, got "1.2.3.4"; write a list (items starting with "- ")',
+    );
     expect(validate(reg, ep({ targets: ['1.2.3.4'], ttl: 60 }))[0]?.message).toBe(
       'unknown field "spec.endpoints[0].ttl"; remove it or fix its indentation (kubectl apply --validate=strict rejects it)',
     );
@@ -395,7 +413,8 @@ describe('DNSEndpoint (external-dns)', () => {
 
 describe('fields the packaged validators never read', () => {
   it('are only description and x-kubernetes-* of the models dropped-fields.ts names', () => {
-    // Each model's .d.ts declares its properties; its validator reads each as `data.NAME` or `data["NAME"]`.
+    // Each model's .d.ts declares its properties; its validator reads each as `data.NAME` or
+    // `data["NAME"]`.
     const require = createRequire(import.meta.url);
     const missing = new Set<string>();
     let models = 0;
@@ -446,14 +465,20 @@ describe('fields the packaged validators never read', () => {
             properties: { spec: { type: 'object', description: 'Spec.', 'x-kubernetes-preserve-unknown-fields': true,
               'x-kubernetes-validations': [{ rule: 'self.size > 0', message: 'positive' }],
               properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
-                list: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', 'x-kubernetes-map-type': 'atomic' } } } } },
+                list: {
+                  type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
+                  items: { type: 'object', 'x-kubernetes-map-type': 'atomic' },
+                } } } },
           } },
         }],
       },
     };
     expect(validate(reg, crd)).toEqual([]);
     expect(validate(reg, { ...crd, spec: { ...crd.spec, descripton: 'x' } }).map((i) => i.path)).toEqual(['spec.descripton']);
-    const gc = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'gc' }, spec: { controllerName: 'example.com/gw', description: 'the class' } };
+    const gc = {
+      apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'gc' },
+      spec: { controllerName: 'example.com/gw', description: 'the class' },
+    };
     expect(validate(reg, gc)).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@
 //
 // An interpreter rather than ajv: structural schemas use a small subset of JSON Schema, and ajv
 // costs ~280 ms to load and compile its first schema (measured, Node 20), more than every object
-// of a large cluster costs to validate. Errors come out in ajv's shape, so ajv-issues.ts words both.
+// of a large cluster costs to validate. Errors come out in ajv's shape, so ajv-issues.ts words
+// both.
 
 import { canonicalIp } from '../../pkg/ip.js';
 import { Shape } from './field-shapes.js';
@@ -74,7 +75,9 @@ export class CrdSchema {
       if (issues.length >= 10) return;
       if (++nodes > MAX_SCHEMA_NODES || depth > MAX_SCHEMA_DEPTH) {
         if (nodes === MAX_SCHEMA_NODES + 1 || depth === MAX_SCHEMA_DEPTH + 1) {
-          issues.push({ path, code: 'crd-schema-size', message: `${path} is larger than this tool checks (over ${MAX_SCHEMA_NODES} nodes or ${MAX_SCHEMA_DEPTH} levels); objects of this kind are accepted unchecked` });
+          const limits = `over ${MAX_SCHEMA_NODES} nodes or ${MAX_SCHEMA_DEPTH} levels`;
+          const message = `${path} is larger than this tool checks (${limits}); objects of this kind are accepted unchecked`;
+          issues.push({ path, code: 'crd-schema-size', message });
         }
         return;
       }
@@ -103,7 +106,9 @@ export class CrdSchema {
       for (const key of ['items', 'additionalProperties', 'not'] as const) {
         const v = n[key];
         if (isNode(v)) check(v, `${at}.${key}`, depth + 1);
-        else if (key === 'items' && v !== undefined) issues.push({ path: `${at}.items`, code: 'crd-schema', message: `${at}.items must be one schema (a mapping), not a list` });
+        else if (key === 'items' && v !== undefined) {
+          issues.push({ path: `${at}.items`, code: 'crd-schema', message: `${at}.items must be one schema (a mapping), not a list` });
+        }
       }
       for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
         const v = n[key];
@@ -274,8 +279,10 @@ function checkNumber(n: Node, v: number, err: (k: string, p: Record<string, unkn
   const min = n['minimum'];
   const max = n['maximum'];
   // OpenAPI v3.0: exclusiveMinimum/exclusiveMaximum are booleans qualifying minimum/maximum.
-  if (typeof min === 'number' && (n['exclusiveMinimum'] === true ? v <= min : v < min)) err('minimum', { comparison: n['exclusiveMinimum'] === true ? '>' : '>=', limit: min });
-  if (typeof max === 'number' && (n['exclusiveMaximum'] === true ? v >= max : v > max)) err('maximum', { comparison: n['exclusiveMaximum'] === true ? '<' : '<=', limit: max });
+  const exMin = n['exclusiveMinimum'] === true;
+  const exMax = n['exclusiveMaximum'] === true;
+  if (typeof min === 'number' && (exMin ? v <= min : v < min)) err('minimum', { comparison: exMin ? '>' : '>=', limit: min });
+  if (typeof max === 'number' && (exMax ? v >= max : v > max)) err('maximum', { comparison: exMax ? '<' : '<=', limit: max });
   const mult = n['multipleOf'];
   if (typeof mult === 'number' && mult > 0 && Math.abs(v / mult - Math.round(v / mult)) > 1e-9) err('multipleOf', { multipleOf: mult });
   const range = typeof n['format'] === 'string' ? INT_RANGE[n['format']] : undefined;

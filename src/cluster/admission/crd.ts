@@ -45,7 +45,8 @@ export function readCrd(obj: unknown): { crd?: CrdKind; issues: FieldIssue[] } {
   const scope = spec['scope'];
   if (scope !== 'Namespaced' && scope !== 'Cluster') issues.push(bad('spec.scope', 'spec.scope must be "Namespaced" or "Cluster"'));
   if (spec['preserveUnknownFields'] === true) {
-    issues.push(bad('spec.preserveUnknownFields', 'spec.preserveUnknownFields: true is not allowed in apiextensions.k8s.io/v1; set x-kubernetes-preserve-unknown-fields: true in the schema instead'));
+    const fix = 'set x-kubernetes-preserve-unknown-fields: true in the schema instead';
+    issues.push(bad('spec.preserveUnknownFields', `spec.preserveUnknownFields: true is not allowed in apiextensions.k8s.io/v1; ${fix}`));
   }
   const list = spec['versions'];
   if (!Array.isArray(list) || list.length === 0) {

@@ -14,7 +14,7 @@ import { hasPrecompiled, precompiledValidator } from './precompiled.js';
 import { removedIn } from './removed.js';
 import { builtinNamespaced } from './scope.js';
 import { compareVersions, editDistance } from './suggest.js';
-import { apiVersionOf, type FieldIssue, type KindLookup } from './types.js';
+import { apiVersionOf, type FieldIssue, type KindLookup, type KindSource } from './types.js';
 
 type Check = (obj: unknown) => FieldIssue[];
 
@@ -212,6 +212,6 @@ export class KindRegistry {
   }
 }
 
-function known(group: string, version: string, kind: string, namespaced: boolean, source: 'builtin' | 'known-crd' | 'manifest-crd', validate: Check | undefined): KindLookup {
+function known(group: string, version: string, kind: string, namespaced: boolean, source: KindSource, validate: Check | undefined): KindLookup {
   return { known: true, group, version, kind, namespaced, source, ...(validate !== undefined ? { validate } : {}) };
 }
