@@ -366,7 +366,12 @@ describe('CustomResourceDefinitions in the manifests', () => {
         scope: 'Namespaced',
         versions: [{
           name: 'v1', served: true, storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', required: ['secretName'], properties: { secretName: { type: 'string' } } } } } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', required: ['secretName'], properties: { secretName: { type: 'string' } } } },
+            },
+          },
         }],
       },
     });
