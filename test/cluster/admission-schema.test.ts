@@ -230,6 +230,13 @@ describe('unknown fields (kubectl apply --validate=strict)', () => {
     expect(validate(reg, deployment({ resources: { limits: { cpu: '1', 'nvidia.com/gpu': '1' }, requests: { memory: '1Gi' } } }))).toEqual([]);
   });
 
+  it('managedFields are not schema-checked (the API server replaces ones that do not decode); their unknown fields are', () => {
+    const entry = { manager: 'm', operation: 'Sideways', time: 'yesterday', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } };
+    expect(validate(reg, service({ ports: [{ port: 80 }] }, { metadata: { name: 'web', managedFields: [entry] } }))).toEqual([]);
+    const misspelt = service({ ports: [{ port: 80 }] }, { metadata: { name: 'web', managedFields: [{ ...entry, managr: 'x' }] } });
+    expect(validate(reg, misspelt).map((i) => i.path)).toEqual(['metadata.managedFields[0].managr']);
+  });
+
   it('kubectl get -o yaml output (managedFields, status, nulls) passes with no issue', () => {
     const text = readFileSync('test/fixtures/admission/kubectl-get.yaml', 'utf8');
     const objs = parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>);

@@ -35,13 +35,27 @@ function builtinCheck(schemaFile: string, kind: string): Check | undefined {
       if (!isRec(obj)) return [NOT_A_MAPPING];
       const v = precompiledValidator(schemaFile);
       if (v === undefined) return [];
-      const issues = v(obj) ? [] : issuesOf(obj, v.errors);
+      const issues = v(withoutManagedFields(obj)) ? [] : issuesOf(obj, v.errors);
       for (const u of unknownFields(obj, root, (o, r) => learnByProxy(v, o, r))) if (!droppedField(kind, lastField(u.path))) issues.push(u);
       return issues;
     };
     builtinChecks.set(schemaFile, check);
   }
   return check;
+}
+
+/**
+ * `obj` for the schema check, without metadata.managedFields: the API server replaces managed
+ * fields of a request that do not decode instead of rejecting the object (apimachinery
+ * pkg/util/managedfields/internal/fieldmanager.go: Update falls back to the live object's,
+ * UpdateNoErrors clears them), and they are the most costly part of ObjectMeta to check (a
+ * `kubectl get -o yaml` object carries one entry per manager, each with a date-time). Their
+ * fields are still walked for unknown ones, which strict decoding does reject.
+ */
+function withoutManagedFields(obj: object): object {
+  const md = (obj as { metadata?: unknown }).metadata;
+  if (!isRec(md) || (md as { managedFields?: unknown }).managedFields === undefined) return obj;
+  return { ...obj, metadata: { ...md, managedFields: undefined } };
 }
 
 function schemaCheck(schema: CrdSchema): Check {
