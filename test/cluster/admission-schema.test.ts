@@ -9,6 +9,7 @@ import { dirname, join, normalize } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KindRegistry, type FieldIssue, type KindLookup } from '../../src/cluster/admission/index.js';
 import { MODELS_MISSING_FIELDS } from '../../src/cluster/admission/dropped-fields.js';
+import { packageKind, packageKinds } from '../../src/cluster/admission/package-kinds.js';
 
 type Known = Extract<KindLookup, { known: true }>;
 
@@ -106,6 +107,22 @@ describe('kind lookup', () => {
     expect(unknownMessage(reg, 'cert-manager.io/v9', 'Certificate')).toContain('did you mean Certificate in cert-manager.io/v1?');
     expect(reg.lookup('v1/v2/v3', 'Service').known).toBe(false);
     expect(reg.lookup('../../etc', 'Passwd').known).toBe(false);
+  });
+});
+
+describe('the kinds the packages ship', () => {
+  it('are read from their model files: kinds, not lists or parts of kinds', () => {
+    const all = packageKinds().map((k) => `${k.apiVersion} ${k.kind}`);
+    expect(all.length).toBeGreaterThan(140);
+    for (const k of ['v1 Service', 'v1 Namespace', 'discovery.k8s.io/v1 EndpointSlice', 'apps/v1 Deployment', 'networking.k8s.io/v1 Ingress',
+      'gateway.networking.k8s.io/v1 TLSRoute', 'gateway.networking.k8s.io/v1alpha2 TLSRoute', 'gateway.networking.k8s.io/v1alpha2 UDPRoute']) {
+      expect(all).toContain(k);
+    }
+    expect(all.filter((k) => k.endsWith('List') || k.endsWith(' ServiceSpec') || k.endsWith(' ObjectMeta'))).toEqual([]);
+    expect(packageKind('', 'v1', 'Service')?.schemaFile).toMatch(/_schemas\/IoK8sApiCoreV1Service\.js$/);
+    expect(packageKind('', 'v1', 'ServiceList')).toBeUndefined();
+    expect(packageKind('', 'v1', 'ServiceSpec')).toBeUndefined();
+    expect(packageKind('', 'v1', 'service')).toBeUndefined();
   });
 });
 
