@@ -28,7 +28,7 @@ const CLUSTER_SCOPED: Readonly<Record<string, readonly string[]>> = {
   'storage.k8s.io': ['CSIDriver', 'CSINode', 'StorageClass', 'VolumeAttachment', 'VolumeAttributesClass'],
   'storagemigration.k8s.io': ['StorageVersionMigration'],
   'gateway.networking.k8s.io': ['GatewayClass'],
-  // GEP-3949: one mesh per cluster, cluster-scoped like GatewayClass.
+  // config/crd/experimental/gateway.networking.x-k8s.io_xmeshes.yaml: scope: Cluster.
   'gateway.networking.x-k8s.io': ['XMesh'],
 };
 
