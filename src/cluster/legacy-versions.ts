@@ -70,7 +70,12 @@ export function normalizeApiVersion(kind: string, apiVersion: string, o: Obj, ch
     convertBackend(spec['defaultBackend']);
     for (const r of Array.isArray(spec['rules']) ? spec['rules'] : []) {
       const http = isObj(r) ? r['http'] : undefined;
-      for (const p of isObj(http) && Array.isArray(http['paths']) ? http['paths'] : []) if (isObj(p)) convertBackend(p['backend']);
+      for (const p of isObj(http) && Array.isArray(http['paths']) ? http['paths'] : []) {
+        if (!isObj(p)) continue;
+        convertBackend(p['backend']);
+        // v1beta1 defaulted pathType to ImplementationSpecific; v1 requires it.
+        if (p['pathType'] === undefined) p['pathType'] = 'ImplementationSpecific';
+      }
     }
     extra = ' and write backends as service: {name, port: {number}}';
   }

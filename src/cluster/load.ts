@@ -21,6 +21,7 @@ import { assignNodePorts, nodePortLines } from './nodeports.js';
 import { collectManifestFiles, excerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
 import { type FieldTree, fieldTree } from './json-scan.js';
 import { globMatch } from '../pkg/glob.js';
+import { KindRegistry, type KindLookup } from './admission/index.js';
 import { type AdmissionHistory, DEFAULT_HISTORY_BYTES, HistoryReader, HistoryWriter } from './history.js';
 
 export { ManifestError } from './model.js';
@@ -110,13 +111,15 @@ interface Header {
   apiVersion: string;
   group: string;
   known: boolean;
+  /** What the API server knows of the kind: its scope and schema, or why it has no such kind. */
+  lookup: KindLookup;
   namespaced: boolean;
   meta: ObjectMeta;
   check: Checker;
   source: SourceRef;
 }
 
-function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[]): Header | undefined {
+function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[], registry: KindRegistry): Header | undefined {
   const source: SourceRef = { file: raw.file, line: raw.line };
   if (!isObj(raw.obj)) {
     findings.push({ ...source, severity: 'error', message: 'a list item must be a mapping (an object with apiVersion, kind and metadata)' });
@@ -141,11 +144,25 @@ function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[]): 
   apiVersion = normalizeApiVersion(kind, apiVersion, o, check);
   const group = groupOf(apiVersion);
   const known = KNOWN_KINDS[kind]?.includes(group) === true;
-  const namespaced = !CLUSTER_SCOPED.has(kind);
+  const lookup = registry.lookup(apiVersion, kind);
+  const namespaced = lookup.known ? lookup.namespaced : !CLUSTER_SCOPED.has(kind);
+  // The schema first, as the API server decodes before it validates: the readers' own errors on
+  // a field the schema rejected are then not repeated (Checker.schemaError).
+  if (lookup.known && lookup.validate && !fromApiServer(o)) {
+    const issues = lookup.validate(o);
+    if (issues.length > 0) {
+      // Named as readMeta will name the object; readMeta then names it for its own findings.
+      const ns = isObj(md) && typeof md['namespace'] === 'string' && md['namespace'] !== '' ? md['namespace'] : opts.defaultNamespace;
+      const name = isObj(md) && typeof md['name'] === 'string' ? md['name'] : '';
+      check.what = `${kindText} ${excerpt(`${namespaced ? `${ns}/` : ''}${name}`, 120)}`;
+      for (const issue of issues) check.schemaError(issue.message, issue.path === '' ? undefined : issue.path, issue.code);
+      check.what = kindText;
+    }
+  }
   const nameRule = !known ? 'none' : kind === 'Service' ? 'dns1035' : kind === 'Namespace' ? 'dns1123label' : 'subdomain';
   const meta = readMeta(o, check, source, opts.defaultNamespace, nameRule, namespaced);
   if (!meta) return undefined;
-  return { o, kind, apiVersion, group, known, namespaced, meta, check, source };
+  return { o, kind, apiVersion, group, known, lookup, namespaced, meta, check, source };
 }
 
 /**
@@ -244,6 +261,7 @@ function readObjects(
   findings: Finding[],
   progress: ReadProgress | undefined,
   history: HistoryWriter | undefined,
+  registry: KindRegistry,
 ): { c: Collected; seen: Map<string, SourceRef>; unreadable: Set<string> } {
   const c: Collected = {
     declaredNamespaces: new Map(),
@@ -264,6 +282,18 @@ function readObjects(
   };
   const seen = new Map<string, SourceRef>();
   const unreadable = new Set<string>();
+  const deferred: RawObject[] = [];
+  /** Reads one object; the error findings it added (a file's others are about its documents). */
+  const readOne = (raw: RawObject): number => {
+    const h = readHeader(raw, opts, findings, registry);
+    if (!h) {
+      c.rejected.push({ kind: '', apiVersion: '', namespace: '', name: '', file: raw.file, line: raw.line });
+      return 0;
+    }
+    const service = readObject(c, h, seen, fam, registry);
+    raw.positions?.settle(service ? LATER_SERVICE_FIELDS : undefined);
+    return h.check.reported;
+  };
   for (const source of sources) {
     const before = findings.length;
     let objectErrors = 0;
@@ -271,20 +301,39 @@ function readObjects(
     for (const raw of source.read(findings, opts.manifestLimits, progress?.onTextGone, onText)) {
       c.objectCount++;
       if (progress && progress.every > 0 && c.objectCount % progress.every === 0) progress.onObjects();
-      const h = readHeader(raw, opts, findings);
-      if (!h) {
-        c.rejected.push({ kind: '', apiVersion: '', namespace: '', name: '', file: raw.file, line: raw.line });
+      // A kind no API defines yet may be defined by a CustomResourceDefinition further on.
+      if (!kindKnownNow(raw, registry)) {
+        deferred.push(raw);
         continue;
       }
-      const service = readObject(c, h, seen, fam);
-      objectErrors += h.check.errors;
-      raw.positions?.settle(service ? LATER_SERVICE_FIELDS : undefined);
+      objectErrors += readOne(raw);
     }
     let errors = 0;
     for (let i = before; i < findings.length; i++) if (findings[i]!.severity === 'error') errors++;
     if (errors > objectErrors) unreadable.add(source.file);
   }
+  for (const raw of deferred) readOne(raw);
   return { c, seen, unreadable };
+}
+
+/** Whether the registry knows a raw object's kind already (else it waits for the CRDs of the rest). */
+function kindKnownNow(raw: RawObject, registry: KindRegistry): boolean {
+  if (!isObj(raw.obj)) return true;
+  const kind = raw.obj['kind'] ?? raw.listKind;
+  const apiVersion = raw.obj['apiVersion'] ?? raw.listApiVersion;
+  if (typeof kind !== 'string' || typeof apiVersion !== 'string') return true; // readHeader reports it
+  return registry.lookup(apiVersion, kind).known;
+}
+
+/**
+ * An object that carries what only an API server writes (uid, resourceVersion and
+ * creationTimestamp: a `kubectl get -o yaml` dump) was admitted by one, schema included, so its
+ * schema is not checked again: that check is the larger part of admission's cost on a dump of a
+ * large cluster. The hand-written rules still run (the model reads those fields).
+ */
+function fromApiServer(o: Obj): boolean {
+  const md = o['metadata'];
+  return isObj(md) && typeof md['uid'] === 'string' && md['resourceVersion'] !== undefined && md['creationTimestamp'] !== undefined;
 }
 
 /** Objects are identified by group, kind, namespace and name, as the API server does. */
@@ -296,29 +345,35 @@ function reject(c: Collected, h: Header): void {
 }
 
 /** Files one object; true when it is an admitted Service (whose checker findings use after reading). */
-function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: FamilyInfo): boolean {
-  const { kind, group, meta, check } = h;
+function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: FamilyInfo, registry: KindRegistry): boolean {
+  const { kind, group, meta, check, lookup } = h;
   const key = objectKey(group, kind, meta.namespace, meta.name);
   const prev = seen.get(key);
   if (prev) {
     check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`, undefined, 'duplicate-object');
   }
-  if (check.errors > 0) {
+  if (!lookup.known) {
+    check.error(lookup.message, 'kind', 'unknown-kind');
     reject(c, h);
     return false;
   }
+  if (kind === 'CustomResourceDefinition' && group === 'apiextensions.k8s.io' && check.errors === 0) {
+    for (const issue of registry.addCrd(h.o)) check.error(issue.message, issue.path === '' ? undefined : issue.path, issue.code);
+  }
+  // An object with an error is still read to the end, so that every error of it is reported at
+  // once (as the API server lists every invalid field); it is filed nowhere.
   if (c.edge.read(kind, group, h.o, meta, check)) {
     if (check.errors > 0) reject(c, h);
     else admitted(c, h, seen, key);
     return false;
   }
   if (!h.known) {
+    if (check.errors > 0) {
+      reject(c, h);
+      return false;
+    }
     const label = group === '' ? kind : `${kind}.${group}`;
     c.ignoredKinds.set(label, (c.ignoredKinds.get(label) ?? 0) + 1);
-    const groups = KNOWN_KINDS[kind];
-    if (group === '' && groups && !groups.includes('')) {
-      check.warn(`apiVersion ${excerpt(h.apiVersion)} does not serve ${kind}, so it is ignored; use apiVersion ${groups[0]}/${kind === 'ServiceImport' ? 'v1alpha1' : 'v1'}`, 'apiVersion');
-    }
     const perFile = `${h.source.file}|${label}`;
     const had = c.unusedKinds.get(perFile);
     if (had) had.count++;
@@ -373,8 +428,9 @@ function build(
   const cidrs = parseServiceCidrs(opts.serviceCIDRs, findings);
   const fam = familyInfo(cidrs);
   const writer = historyRequest ? new HistoryWriter(historyRequest.budgetBytes ?? DEFAULT_HISTORY_BYTES) : undefined;
-  const { c, seen, unreadable } = readObjects(sources, opts, fam, findings, progress, writer);
-  if (historyRequest?.previous && writer) restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings);
+  const registry = KindRegistry.create();
+  const { c, seen, unreadable } = readObjects(sources, opts, fam, findings, progress, writer, registry);
+  if (historyRequest?.previous && writer) restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings, registry);
   const { serviceDrafts, endpointsDrafts, slices, pods, edge } = c;
 
   const services = admittedServices(serviceDrafts, cidrs, opts, findings, c);
@@ -451,17 +507,10 @@ function build(
  * IP another Service holds, a full range): the API server refuses to create those.
  */
 function admittedServices(drafts: ServiceDraft[], cidrs: ReturnType<typeof parseServiceCidrs>, opts: ClusterOptions, findings: Finding[], c: Collected): Service[] {
-  const before = findings.length;
   const all = assignNodePorts(allocateClusterIPs(drafts, cidrs), opts.nodePortRange, findings, nodePortLines(drafts), c.edge.withoutNodePorts);
+  // Both report through each Service's checker, so its errors say whether it was refused.
   const refused = new Set<string>();
   for (const d of drafts) if (d.check.errors > 0) refused.add(`${d.meta.namespace}/${d.meta.name}`);
-  // nodeports.ts reports to the findings, at the Service's file: those Services are refused too.
-  for (let i = before; i < findings.length; i++) {
-    const f = findings[i]!;
-    if (f.severity !== 'error') continue;
-    const m = /^Service "([^"]+)"/.exec(f.message);
-    if (m) refused.add(m[1]!);
-  }
   if (refused.size === 0) return all;
   const kept: Service[] = [];
   for (const s of all) {
@@ -523,6 +572,7 @@ function restorePrevious(
   opts: ClusterOptions,
   fam: FamilyInfo,
   findings: Finding[],
+  registry: KindRegistry,
 ): void {
   const oldByFile = new Map<string, Map<string, RawObject>>();
   const oldObjects = (file: string): Map<string, RawObject> => {
@@ -540,10 +590,10 @@ function restorePrevious(
   };
   const restore = (key: string, raw: RawObject, at: SourceRef, why: string): void => {
     const scratch: Finding[] = [];
-    const h = readHeader(raw, opts, scratch);
+    const h = readHeader(raw, opts, scratch, registry);
     if (!h) return;
     const rejectedBefore = c.rejected.length;
-    readObject(c, h, seen, fam);
+    readObject(c, h, seen, fam, registry);
     raw.positions?.settle(undefined);
     if (c.rejected.length > rejectedBefore) {
       c.rejected.length = rejectedBefore; // not admitted under today's options either: nothing to keep

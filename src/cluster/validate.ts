@@ -134,8 +134,20 @@ export class Checker {
 
   error(message: string, path?: string, code?: string): void {
     this.errors++;
+    // The schema has spoken on this line already (a type, an enum, a required field): the
+    // readers' own word on the same field would say it twice.
+    if (this.schemaLines?.has(this.lineOf(path))) return;
     this.push('error', message, path, code);
   }
+
+  /** An error the kind's schema found (admission); the readers' errors on its line are not repeated. */
+  schemaError(message: string, path: string | undefined, code: string): void {
+    this.errors++;
+    (this.schemaLines ??= new Set()).add(this.lineOf(path));
+    this.push('error', message, path, code);
+  }
+
+  private schemaLines: Set<number> | undefined;
 
   warn(message: string, path?: string, code?: string): void {
     this.push('warning', message, path, code);
@@ -145,7 +157,11 @@ export class Checker {
     this.push('info', message, path, code);
   }
 
+  /** Error findings this checker added (fewer than `errors` when one repeated the schema's). */
+  reported = 0;
+
   private push(severity: Finding['severity'], message: string, path: string | undefined, code: string | undefined): void {
+    if (severity === 'error') this.reported++;
     this.findings.push({ file: this.source.file, line: this.lineOf(path), severity, message: `${this.what}: ${message}`, ...(code !== undefined ? { code } : {}) });
   }
 

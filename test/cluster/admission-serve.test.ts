@@ -49,7 +49,7 @@ describeNeeding(['dig'], 'admission in a serving process', () => {
     expect(await addressOf(server.port, 'bad')).toBe('NXDOMAIN');
     const rejected = server.logs.map((l) => JSON.parse(l) as { level: number; msg: string; file?: string; line?: number }).find((l) => l.level === 50);
     expect(rejected).toMatchObject({ file, line: 20 });
-    expect(rejected!.msg).toContain('not served: Service "shop/bad": spec.ports[0].protocol "tcp"');
+    expect(rejected!.msg).toContain('not served: Service "shop/bad": spec.ports[0].protocol must be one of "SCTP", "TCP", "UDP", got "tcp"');
   });
 
   it('keeps the previous version of an object whose new version is rejected, and applies the valid changes beside it', async () => {
@@ -86,7 +86,7 @@ describe('serve --strict', () => {
       });
       expect(out.code).toBe(1);
       expect(out.text).toContain('not starting (--strict)');
-      expect(out.text).toContain(`${path.join(dir, 'shop.yaml')}:6: Service "shop/bad": spec.ports[0].protocol "tcp"`);
+      expect(out.text).toContain(`${path.join(dir, 'shop.yaml')}:6: Service "shop/bad": spec.ports[0].protocol must be one of`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

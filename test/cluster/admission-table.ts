@@ -164,8 +164,8 @@ export const rejectCases: RejectCase[] = [
   {
     file: `${DIR}/svc-label-number.yaml`,
     line: 8,
-    rule: 'non-string-value',
-    cites: "ValidateObjectMeta: labels are map[string]string (a number is not decoded)",
+    rule: 'schema-type',
+    cites: 'ObjectMeta OpenAPI schema: labels are a map of strings (a number is not decoded; ValidateObjectMeta)',
     message: /metadata\.labels\.version must be a string, got 2; quote it/,
     absent: ['svc-labelnum.admission.svc.cluster.local.'],
   },
@@ -220,9 +220,9 @@ export const rejectCases: RejectCase[] = [
   {
     file: `${DIR}/eps-address-type-missing.yaml`,
     line: 2,
-    rule: 'address-type-required',
-    cites: "ValidateEndpointSlice: validateAddressType (required)",
-    message: /addressType is missing/,
+    rule: 'schema-required',
+    cites: 'EndpointSlice OpenAPI schema: addressType required (ValidateEndpointSlice: validateAddressType)',
+    message: /missing required field "addressType"/,
     absent: ['eps-notype.admission.svc.cluster.local.'],
   },
   {
@@ -340,9 +340,9 @@ export const rejectCases: RejectCase[] = [
   {
     file: `${DIR}/pod-containers-required.yaml`,
     line: 8,
-    rule: 'containers-required',
-    cites: "ValidatePodSpec: validateContainers (at least one)",
-    message: /spec\.containers is missing; a pod needs at least one container/,
+    rule: 'schema-required',
+    cites: 'PodSpec OpenAPI schema: containers required (ValidatePodSpec: validateContainers)',
+    message: /missing required field "containers" in spec/,
     absent: ['nocontainers.pods.admission.svc.cluster.local.'],
   },
   {
@@ -436,9 +436,9 @@ export const rejectCases: RejectCase[] = [
   {
     file: `${DIR}/deploy-selector-missing.yaml`,
     line: 7,
-    rule: 'selector-required',
-    cites: "ValidateDeploymentSpec: spec.selector required",
-    message: /has no spec\.selector; apps\/v1 requires one/,
+    rule: 'schema-required',
+    cites: 'DeploymentSpec OpenAPI schema: selector required (ValidateDeploymentSpec)',
+    message: /missing required field "selector" in spec/,
     absent: ['deploy-noselector.admission.svc.cluster.local.'],
   },
   {
@@ -492,9 +492,9 @@ export const rejectCases: RejectCase[] = [
   {
     file: `${DIR}/deploy-template-missing.yaml`,
     line: 7,
-    rule: 'template-required',
-    cites: "ValidateDeploymentSpec: ValidatePodTemplateSpec (template and its containers required)",
-    message: /has no spec\.template/,
+    rule: 'schema-required',
+    cites: 'DeploymentSpec OpenAPI schema: template required (ValidateDeploymentSpec: ValidatePodTemplateSpec)',
+    message: /missing required field "template" in spec/,
     absent: [],
   },
 ];

@@ -23,15 +23,20 @@ function ipsOf(model: ClusterModel): Record<string, readonly string[]> {
   return Object.fromEntries(model.services.map((s) => [`${s.namespace}/${s.name}`, s.clusterIPs]));
 }
 
-/** Builds a model that is expected to fail; returns its findings. */
+/**
+ * Builds a model expected to have errors (objects the API server would reject, left out; or a
+ * ManifestError for what no object owns); returns its errors and warnings.
+ */
 function failing(docs: { file: string; text: string }[], options?: Parameters<typeof buildModel>[1]): Finding[] {
+  let findings: readonly Finding[];
   try {
-    buildModel(docs, options);
+    findings = buildModel(docs, options).findings;
   } catch (e) {
     expect(e).toBeInstanceOf(ManifestError);
-    return [...(e as ManifestError).findings];
+    findings = (e as ManifestError).findings;
   }
-  throw new Error('expected a ManifestError');
+  if (!findings.some((f) => f.severity === 'error')) throw new Error('expected an error');
+  return findings.filter((f) => f.severity !== 'info');
 }
 
 function service(name: string, ns = 'default', spec = ''): string {
@@ -228,9 +233,12 @@ items:
     expect(model.services).toEqual([]);
     expect(model.endpointSlices).toEqual([]);
     expect(model.objectCount).toBe(2);
-    expect(findings).toEqual([
-      expect.objectContaining({ file: 'x.yaml', line: 5, severity: 'warning', message: expect.stringMatching(/use apiVersion discovery\.k8s\.io\/v1/) }),
+    // Neither group serves that kind: both are rejected as kubectl rejects them, with the kind meant.
+    expect(findings.map((f) => [f.line, f.severity, f.code])).toEqual([
+      [2, 'error', 'unknown-kind'], // at the kind's line
+      [6, 'error', 'unknown-kind'],
     ]);
+    expect(findings[1]!.message).toMatch(/no matches for kind "EndpointSlice" in version "v1"; did you mean EndpointSlice in discovery\.k8s\.io\/v1\?/);
   });
 });
 
@@ -279,7 +287,7 @@ status:
     expect([...model.namespaces.keys()]).toEqual(['team']);
   });
 
-  it('reads EndpointSlice v1beta1 topology and v1 zone', () => {
+  it('reads EndpointSlice v1 zone; rejects v1beta1 (removed in 1.25) naming the version to use', () => {
     const text = `apiVersion: discovery.k8s.io/v1beta1
 kind: EndpointSlice
 metadata: {name: old, labels: {kubernetes.io/service-name: s}}
@@ -300,11 +308,16 @@ endpoints:
   conditions: {ready: false}
 `;
     const { model, findings } = buildModel([{ file: 'x.yaml', text }]);
-    expect(findings).toEqual([]);
-    const [n, o] = model.endpointSlices;
-    expect(o).toMatchObject({ name: 'old', serviceName: 's', addressType: 'IPv6', mirrored: false });
-    expect(o!.endpoints).toEqual([{ addresses: ['fd00::5'], zone: 'zone-a', nodeName: 'node-1' }]);
-    expect(o!.endpoints[0]!.ready).toBeUndefined();
+    expect(findings).toEqual([
+      expect.objectContaining({
+        line: 2,
+        severity: 'error',
+        code: 'unknown-kind',
+        message: expect.stringContaining('did you mean EndpointSlice in discovery.k8s.io/v1? (discovery.k8s.io/v1beta1 EndpointSlice was removed in Kubernetes 1.25)'),
+      }),
+    ]);
+    expect(model.endpointSlices.map((x) => x.name)).toEqual(['new']);
+    const [n] = model.endpointSlices;
     expect(n!.endpoints).toEqual([{ addresses: ['10.0.0.5'], ready: false, zone: 'zone-b', nodeName: 'node-2' }]);
   });
 
@@ -566,17 +579,20 @@ describe('validation errors', () => {
     findings.filter((f) => f.file.endsWith(file) && f.line === line).map((f) => `${f.severity}: ${f.message}`);
 
   it('collects every error of a directory with file and line', () => {
+    const ERRORS_IN_FIXTURE = 26;
+    // Each object with an error is left out, and the rest loads; --strict (strict) stops instead.
+    const { model, findings: f } = loadManifests([join(FIXTURES, 'errors')]);
+    const errors = f.filter((x) => x.severity === 'error');
+    expect(errors).toHaveLength(ERRORS_IN_FIXTURE);
+    expect(model.rejected!.length).toBeGreaterThan(0);
     let err: unknown;
     try {
-      loadManifests([join(FIXTURES, 'errors')]);
+      loadManifests([join(FIXTURES, 'errors')], { strict: true });
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(ManifestError);
-    const f = [...(err as ManifestError).findings];
-    const errors = f.filter((x) => x.severity === 'error');
-    expect(errors).toHaveLength(25);
-    expect((err as ManifestError).message.split("\n")).toHaveLength(25);
+    expect((err as ManifestError).message.split("\n")).toHaveLength(ERRORS_IN_FIXTURE);
     expect((err as ManifestError).message).toContain(`${join(FIXTURES, 'errors/broken.yaml')}:12: YAML syntax error at line 12`);
 
     // YAML syntax error, with the YAML line; the other documents of the file still load.
@@ -602,17 +618,18 @@ describe('validation errors', () => {
       expect.stringMatching(/spec\.clusterIPs\[1\] "fd00::zz" is not a valid IP address/),
     ]);
     // Services without spec.ports, and a pod without containers, are rejected too (ValidateService, ValidatePodSpec).
-    expect(f.filter((x) => x.code === 'ports-required').map((x) => x.line)).toEqual([14, 19, 33, 40]);
+    expect(f.filter((x) => x.code === 'ports-required' && x.file.endsWith('many.yaml')).map((x) => x.line)).toEqual([14, 19, 33, 40]);
     expect(at(f, 'many.yaml', 75)).toEqual([expect.stringMatching(/spec\.containers is missing/)]);
     expect(at(f, 'many.yaml', 51)).toEqual([expect.stringMatching(/spec\.ports\[0\]\.port 0 is not a valid port number/)]);
     expect(at(f, 'many.yaml', 53)).toEqual([expect.stringMatching(/spec\.ports\[1\]\.port 70000 is not a valid port number/)]);
-    expect(at(f, 'many.yaml', 56)).toEqual([expect.stringMatching(/spec\.ports\[2\]\.protocol "tcp" is not supported/)]);
+    expect(at(f, 'many.yaml', 56)).toEqual([expect.stringMatching(/"default\/bad-port": spec\.ports\[2\]\.protocol must be one of "SCTP", "TCP", "UDP", got "tcp"/)]);
     expect(at(f, 'many.yaml', 63)).toEqual([expect.stringMatching(/type ExternalName needs spec\.externalName/)]);
     expect(at(f, 'many.yaml', 72)).toEqual([expect.stringMatching(/endpoints\[0\]\.addresses\[0\] "10\.0\.0\.256" is not a valid IP address/)]);
     expect(at(f, 'many.yaml', 73)).toEqual([expect.stringMatching(/endpoints\[1\]\.addresses\[0\] "fd00::1" is not an IPv4 address/)]);
     expect(at(f, 'many.yaml', 80)).toEqual([expect.stringMatching(/status\.podIP "10\.244\.0\.x" is not a valid IP address/)]);
     expect(at(f, 'many.yaml', 88)).toEqual([expect.stringMatching(/^error: .*subsets\[0\]\.addresses\[0\]\.ip "not-an-ip" is not a valid IP address/)]);
-    expect(at(f, 'many.yaml', 82)).toEqual([expect.stringMatching(/^warning: .*not mirrored/)]);
+    // A rejected Endpoints object is not mirrored into a slice (nor warned about: it is not there).
+    expect(model.rejected!.some((r) => r.kind === 'Endpoints' && r.name === 'bad-endpoints')).toBe(true);
   });
 
   it('rejects names longer than 63 characters and bad namespaces', () => {
@@ -657,8 +674,8 @@ describe('validation errors', () => {
   it('rejects a missing port number and a quoted one', () => {
     const f = failing([{ file: 'x.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: {name: p}\nspec:\n  ports:\n  - name: a\n  - port: "80"\n    name: b\n' }]);
     expect(f.map((x) => x.message)).toEqual([
-      expect.stringMatching(/spec\.ports\[0\]\.port is missing/),
-      expect.stringMatching(/spec\.ports\[1\]\.port "80" is not a valid port number/),
+      expect.stringMatching(/missing required field "port" in spec\.ports\[0\]/), // the Service schema
+      expect.stringMatching(/spec\.ports\[1\]\.port must be an integer, got "80"; write it without quotes/),
     ]);
   });
 

@@ -103,7 +103,7 @@ kind: Pod
 metadata:
   name: db-0
   labels: {app: db, role: primary}
-  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, controller: true}]
+  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: 0b6f2c4e-0000-4000-8000-000000000003, controller: true}]
 spec: {containers: [{name: c, image: i}]}
 status: {phase: Running, podIP: 10.244.3.3}
 `;
@@ -128,7 +128,7 @@ describe('StatefulSet with a headless Service (rendered Helm chart)', () => {
   const { model, findings } = loadManifests([join(FIXTURES, 'helm')]);
 
   it('derives web-0..2 with hostname and subdomain', () => {
-    expect(findings).toEqual([]);
+    expect(findings.map((f) => f.code)).toEqual(['kind-unused']); // the chart's ConfigMap
     expect(podNames(model)).toEqual(['web-0', 'web-1', 'web-2']);
     for (const p of model.pods) {
       expect(p).toMatchObject({ namespace: 'default', hostname: p.name, subdomain: 'nginx', phase: 'Running', ready: true, derived: true });
@@ -392,7 +392,11 @@ spec:
     metadata: {labels: {app: db}}
     spec: {containers: [{name: c, image: i}]}
 `;
-    expect(() => buildModel([{ file: 's.yaml', text: sts('') }])).toThrow(/s\.yaml:3: StatefulSet "default\/db\.v1": name "db\.v1" is not a valid DNS-1123 label/);
+    const fresh = buildModel([{ file: 's.yaml', text: sts('') }]);
+    expect(podNames(fresh.model)).toEqual([]); // rejected: not served
+    expect(fresh.findings).toEqual([
+      expect.objectContaining({ line: 3, severity: 'error', message: expect.stringMatching(/^StatefulSet "default\/db\.v1": name "db\.v1" is not a valid DNS-1123 label/) }),
+    ]);
     const { model, findings } = buildModel([{ file: 's.yaml', text: sts(', uid: 5e0c3f1a-0000-4000-8000-000000000002') }]);
     expect(podNames(model)).toEqual(['db.v1-0']);
     expect(findings).toEqual([expect.objectContaining({ line: 3, severity: 'warning', code: 'invalid-name' })]);
@@ -438,7 +442,7 @@ metadata:
   name: front-5c7b9d8f4-x2x2x
   namespace: shop
   labels: {app: front, tier: web}
-  ownerReferences: [{kind: ReplicaSet, name: front-5c7b9d8f4, controller: true}]
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: front-5c7b9d8f4, uid: 0b6f2c4e-0000-4000-8000-000000000009, controller: true}]
 spec: {containers: [{name: c, image: i}]}
 status: {phase: Running, podIP: 10.244.9.9}
 `;
