@@ -1,6 +1,5 @@
 import { describe, it, expect } from 'vitest';
 import { buildModel } from '../../src/cluster/load.js';
-import { ManifestError } from '../../src/cluster/model.js';
 
 const withAnchors = `# Shared labels via an anchor
 apiVersion: apps/v1
