@@ -160,18 +160,18 @@ describe('clusterdns check', () => {
     expect(doc.findings).toEqual([
       {
         file: 'test/fixtures/manifests/check/app.yaml',
-        line: 5,
-        severity: 'warning',
-        code: expect.stringMatching(/^[a-z]+(-[a-z]+)+$/),
-        message: expect.stringMatching(/^Deployment "default\/app"/),
-      },
-      {
-        file: 'test/fixtures/manifests/check/app.yaml',
         line: 20,
         severity: 'warning',
         code: 'selector-no-pods',
-        message: expect.stringMatching(/^Service "default\/app": selector app=app matches no pods/),
+        message: expect.stringMatching(/^Service "default\/app": selector app=ap matches no pods/),
         object: { kind: 'Service', namespace: 'default', name: 'app' },
+      },
+      {
+        file: 'test/fixtures/manifests/check/app.yaml',
+        line: 26,
+        severity: 'warning',
+        code: expect.stringMatching(/^[a-z]+(-[a-z]+)+$/),
+        message: expect.stringMatching(/^EndpointSlice "default\/stray": has no kubernetes\.io\/service-name label/),
       },
     ]);
     // The same input, the same bytes.

@@ -181,7 +181,7 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
     fs.writeFileSync(
       path.join(tmp, 'm.yaml'),
       'apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: ns}\nspec:\n  clusterIP: None\n  selector: {app: db}\n' +
-        '  ports: [{name: pg, port: 5432}, {port: 7000}]\n---\n' +
+        '  ports: [{name: pg, port: 5432}, {name: repl, port: 7000}]\n---\n' +
         'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: ns}\nspec:\n  serviceName: db\n  replicas: 2\n' +
         '  selector: {matchLabels: {app: db}}\n' +
         '  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: c, image: postgres}]}\n',
@@ -208,9 +208,12 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
         'db-1.db.ns.example.org. A IP',
         'db-1.db.ns.example.org. SRV 0 100 5432 db-1.db.ns.example.org.',
         'db-1.db.ns.example.org. SRV 0 100 7000 db-1.db.ns.example.org.',
-        // The named port only (unnamed ports get no _port._proto name), split over its two items.
+        // One group per named port (the API server requires names on a Service of several ports),
+        // each split over its two items.
         '_pg._tcp.db.ns.example.org. SRV 0 50 5432 db-0.db.ns.example.org.',
         '_pg._tcp.db.ns.example.org. SRV 0 50 5432 db-1.db.ns.example.org.',
+        '_repl._tcp.db.ns.example.org. SRV 0 50 7000 db-0.db.ns.example.org.',
+        '_repl._tcp.db.ns.example.org. SRV 0 50 7000 db-1.db.ns.example.org.',
       ]);
       expect(lines.filter((l) => / A /.test(l)).every((l) => ip.test(l.split(' ').at(-1)!))).toBe(true);
       const answer = await digQuery(dig!, srv.port, 'db.ns.example.org', 'SRV', false);
