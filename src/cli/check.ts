@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { buildApp, defaultCorefile } from '../app.js';
 import { corefileErrors, loadCorefileCollect, parseCorefile, type CorefileError, type ParseResult, type ServerBlock } from '../chain/corefile.js';
 import { checkManifests } from '../cluster/check.js';
-import { filledStatuses } from '../cluster/edge.js';
+import { filledStatuses, pendingStatuses } from '../cluster/edge.js';
 import { ManifestError, type ClusterModel, type Finding } from '../cluster/model.js';
 import { manifestPath } from '../cluster/paths.js';
 import { createLogger } from './logger.js';
@@ -91,23 +91,16 @@ function objectOfText(text: string): FindingObject | undefined {
   return m ? { kind: m[1]!, namespace: m[2]!, name: m[3]! } : undefined;
 }
 
-/** Infos about the model: statuses filled in, and kinds skipped when the loader does not say where. */
-function modelInfos(model: ClusterModel | undefined, findings: readonly Finding[], paths: readonly string[]): (Finding & { object?: FindingObject })[] {
+/** Infos about the model: statuses filled in as controllers would, and statuses the manifests leave pending. */
+function modelInfos(model: ClusterModel | undefined): (Finding & { object?: FindingObject })[] {
   const out: (Finding & { object?: FindingObject })[] = [];
-  // A loader that reports the statuses it filled says so itself.
-  const filled = findings.some((f) => f.code === 'status-filled') ? [] : filledStatuses(model?.edge, model?.services ?? []);
-  for (const f of filled) {
+  const notes = [
+    ...filledStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-filled' })),
+    ...pendingStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-pending' })),
+  ];
+  for (const f of notes) {
     const object = objectOfText(f.text);
-    out.push({ file: f.source.file, line: f.source.line, severity: 'info', code: 'status-filled', message: f.text, ...(object ? { object } : {}) });
-  }
-  // A loader that reports skipped kinds per file (code kind-unused) says where they are; an older
-  // one only counts them, so they are named once each against the paths read.
-  if (!findings.some((f) => f.code === 'kind-unused')) {
-    const where = paths.length === 1 ? paths[0]! : '<manifests>';
-    for (const [kind, n] of model?.ignoredKinds ?? []) {
-      const message = `${kind}: ${n} object(s) of a kind clusterdns does not use, skipped`;
-      out.push({ file: where, line: 0, severity: 'info', code: 'kind-unused', message });
-    }
+    out.push({ file: f.source.file, line: f.source.line, severity: 'info', code: f.code, message: f.text, ...(object ? { object } : {}) });
   }
   return out;
 }
@@ -134,7 +127,7 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     const { model, findings } = checkManifests(paths, options);
     findings.forEach(add);
     manifestErrors = findings.some((f) => f.severity === 'error');
-    modelInfos(model, findings, paths).forEach(add);
+    modelInfos(model).forEach(add);
     if (model?.ignoredKinds && model.ignoredKinds.size > 0) log.debug({ ignoredKinds: Object.fromEntries(model.ignoredKinds) }, 'kinds ignored');
   }
   // Build the whole server (plugin options, bind addresses) without listening, unless the

@@ -31,6 +31,7 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'manifest-info': 'Worth knowing about a manifest; never a failure',
   'kind-unused': 'Objects of a kind DNS does not use (skipped)',
   'status-filled': 'A status clusterdns filled in as a controller would',
+  'status-pending': 'A status the manifest writes without an address: pending, DNS answers nothing for it',
   'selector-no-pods': "A Service's selector matches no pods, so it has no endpoints",
   'target-port-undeclared': 'A named targetPort no container of the selected pods declares',
   'invalid-dns-label': 'A name that is not a DNS label cannot be resolved',
