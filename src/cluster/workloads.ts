@@ -222,11 +222,12 @@ function checkRestartPolicy(template: unknown, path: string, job: boolean, check
   const spec = isObj(template) ? template['spec'] : undefined;
   const rp = isObj(spec) ? spec['restartPolicy'] : undefined;
   const policy = typeof rp === 'string' && rp !== '' ? rp : 'Always';
-  const where = check.written(`${path}.spec.restartPolicy`, `${path}.spec`, path, 'spec');
+  // Only a finding asks where: the field lines cost a parse of the object's document.
+  const where = (): string => check.written(`${path}.spec.restartPolicy`, `${path}.spec`, path, 'spec');
   if (job && policy !== 'OnFailure' && policy !== 'Never') {
-    check.error(`${path}.spec.restartPolicy ${rp === undefined ? 'is unset (so Always)' : excerpt(rp)}; a Job's pods need restartPolicy OnFailure or Never, set one`, where, 'restart-policy');
+    check.error(`${path}.spec.restartPolicy ${rp === undefined ? 'is unset (so Always)' : excerpt(rp)}; a Job's pods need restartPolicy OnFailure or Never, set one`, where(), 'restart-policy');
   } else if (!job && policy !== 'Always') {
-    check.error(`${path}.spec.restartPolicy ${excerpt(rp)} is not allowed here; a controller's pods restart Always, remove it`, where, 'restart-policy');
+    check.error(`${path}.spec.restartPolicy ${excerpt(rp)} is not allowed here; a controller's pods restart Always, remove it`, where(), 'restart-policy');
   }
 }
 
