@@ -10,6 +10,8 @@ import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { ttlSeconds } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { loadManifests } from '../../cluster/load.js';
+import type { AdmissionHistory } from '../../cluster/history.js';
+import { logFindings } from '../../cluster/report.js';
 import { ManifestError, type ClusterOptions } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../../cluster/paths.js';
@@ -156,7 +158,19 @@ export const k8sGatewayPlugin: PluginDefinition = {
     }
     // The host index is small (names and addresses); the model it comes from is not kept.
     let index: HostIndex | undefined;
-    const build = (): HostIndex => new HostIndex(loadManifests(paths, ctx.runtime.cluster).model, cfg);
+    // Each load hands the next one what it read, so a rejected new version of an object keeps
+    // the version admitted before (cluster/history.ts); rejections are logged at file:line.
+    let history: AdmissionHistory | undefined;
+    const build = (): HostIndex => {
+      const budget = ctx.runtime.cluster?.admissionHistoryBytes;
+      const loaded = loadManifests(paths, ctx.runtime.cluster, undefined, {
+        ...(history ? { previous: history } : {}),
+        ...(budget !== undefined ? { budgetBytes: budget } : {}),
+      });
+      history = loaded.history;
+      logFindings(ctx.log, loaded.findings, { plugin: 'k8s_gateway' }, loaded.model.rejected?.length ?? 0);
+      return new HostIndex(loaded.model, cfg);
+    };
     const plugin = new K8sGatewayPlugin(cfg, {
       index: () => {
         if (!index) throw new Error('k8s_gateway answered before its manifests were loaded');
