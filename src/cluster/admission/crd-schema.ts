@@ -8,6 +8,7 @@
 // of a large cluster costs to validate. Errors come out in ajv's shape, so ajv-issues.ts words
 // both.
 
+import { RE2JS } from 're2js';
 import { canonicalIp } from '../../pkg/ip.js';
 import { Shape } from './field-shapes.js';
 import type { AjvError, FieldIssue } from './types.js';
@@ -39,22 +40,19 @@ const INT_RANGE: Readonly<Record<string, readonly [number, number]>> = {
 };
 
 /**
- * A schema pattern (Go RE2 syntax) as a JavaScript RegExp: in Unicode mode where it compiles so,
- * as RE2 matches code points; else without, since Go accepts escapes like `\_` that Unicode mode
- * rejects.
+ * A schema pattern (Go RE2 syntax, as the API server compiles it) with RE2JS: its syntax is
+ * Go's, and matching takes linear time, so a pattern written in a manifest's CRD cannot make a
+ * string stall the load (a JavaScript RegExp backtracks).
  */
-function compilePattern(p: string): RegExp {
-  try {
-    return new RegExp(p, 'u');
-  } catch {
-    return new RegExp(p);
-  }
+function compilePattern(p: string): { test(v: string): boolean } {
+  const re = RE2JS.compile(p);
+  return { test: (v) => re.test(v) };
 }
 
 const escapePtr = (k: string): string => k.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class CrdSchema {
-  private readonly patterns = new Map<Node, RegExp>();
+  private readonly patterns = new Map<Node, { test(v: string): boolean }>();
   /** The unknown-field table, from the schema's properties (no learning needed). */
   readonly shape: Shape;
 
