@@ -17,6 +17,7 @@ export interface ClusterFlags {
   maxManifestObjectBytes?: number;
   maxYamlAliases?: number;
   manifestHistoryBytes?: number;
+  maxCrdSchemaNodes?: number;
   maxCorefileBytes?: number;
   maxCorefileImports?: number;
   maxCorefileImportDepth?: number;
@@ -57,6 +58,7 @@ export function addClusterFlags(cmd: Command): Command {
       `manifest text a server keeps from each load, so that an object whose new version is rejected keeps its previous version served (default ${DEFAULT_HISTORY_BYTES}; 0 keeps none)`,
       count(0),
     )
+    .option('--max-crd-schema-nodes <n>', 'largest openAPIV3Schema of a manifest CRD applied to its objects, in schema nodes; a larger one leaves its kind unchecked (default 20000)', count(1))
     .option('--max-corefile-bytes <n>', `largest Corefile or imported file read (default ${defaultCorefileLimits.maxBytes})`, count(1))
     .option('--max-corefile-imports <n>', `snippet imports, and files imported, allowed per Corefile (default ${defaultCorefileLimits.maxImports})`, count(1))
     .option('--max-corefile-import-depth <n>', `deepest nesting of imports (default ${defaultCorefileLimits.maxImportDepth})`, count(1))
@@ -90,6 +92,7 @@ export function clusterOptions(flags: ClusterFlags): Partial<ClusterOptions> | u
     loadBalancerCIDRs?: string[];
     nodePortRange?: string;
     admissionHistoryBytes?: number;
+    maxCrdSchemaNodes?: number;
   } = {};
   if (flags.serviceCidr) out.serviceCIDRs = flags.serviceCidr;
   if (flags.podCidr) out.podCIDRs = flags.podCidr;
@@ -97,6 +100,7 @@ export function clusterOptions(flags: ClusterFlags): Partial<ClusterOptions> | u
   if (flags.loadbalancerCidr) out.loadBalancerCIDRs = flags.loadbalancerCidr;
   if (flags.serviceNodePortRange) out.nodePortRange = flags.serviceNodePortRange;
   if (flags.manifestHistoryBytes !== undefined) out.admissionHistoryBytes = flags.manifestHistoryBytes;
+  if (flags.maxCrdSchemaNodes !== undefined) out.maxCrdSchemaNodes = flags.maxCrdSchemaNodes;
   const limits: { maxFileBytes?: number; maxObjectBytes?: number; maxAliases?: number } = {};
   if (flags.maxManifestFileBytes !== undefined) limits.maxFileBytes = flags.maxManifestFileBytes;
   if (flags.maxManifestObjectBytes !== undefined) limits.maxObjectBytes = flags.maxManifestObjectBytes;

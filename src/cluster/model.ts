@@ -221,6 +221,8 @@ export interface ClusterOptions {
    * that an object whose new version is rejected keeps its previous version served (history.ts).
    */
   readonly admissionHistoryBytes?: number;
+  /** Nodes of one manifest CRD's openAPIV3Schema applied at admission (--max-crd-schema-nodes; default 20000). */
+  readonly maxCrdSchemaNodes?: number;
   /** Bounds on manifest files and objects (defaults in yaml-docs.ts: defaultManifestLimits). */
   readonly manifestLimits?: Partial<ManifestLimits>;
 }

@@ -32,3 +32,11 @@ it('matches a manifest CRD pattern in linear time', () => {
   expect(performance.now() - t0).toBeLessThan(5000);
   expect(findings.filter((f) => f.severity === 'error').map((f) => f.code)).toEqual(['schema-pattern']);
 });
+
+it('applies no CRD schema larger than maxCrdSchemaNodes (--max-crd-schema-nodes): its kind is accepted unchecked, with a finding', () => {
+  const text = `${crd}---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {name: b}\n`;
+  const { model, findings } = buildModel([{ file: 'w.yaml', text }], { maxCrdSchemaNodes: 2 });
+  expect(findings.filter((f) => f.severity === 'error')).toEqual([]);
+  expect(findings.some((f) => f.code === 'crd-schema-size' && f.message.includes('--max-crd-schema-nodes'))).toBe(true);
+  expect(model.ignoredKinds?.get('Widget.example.com')).toBe(1);
+});

@@ -18,8 +18,13 @@ type Node = Readonly<Record<string, unknown>>;
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Limits of a schema this module takes: larger ones are known by name only (crd.ts). */
+/** Bounds on one CRD schema this module applies (a larger one leaves its kind unchecked). */
+export interface CrdSchemaLimits {
+  readonly maxNodes: number;
+  readonly maxDepth: number;
+}
 export const MAX_SCHEMA_NODES = 20_000;
-const MAX_SCHEMA_DEPTH = 64;
+export const defaultCrdSchemaLimits: CrdSchemaLimits = { maxNodes: MAX_SCHEMA_NODES, maxDepth: 64 };
 const MAX_ERRORS = 50;
 const MAX_VALUE_DEPTH = 100;
 
@@ -64,16 +69,17 @@ export class CrdSchema {
    * Checks `schema` (an openAPIV3Schema) can be applied; the issues name fields under `path`,
    * e.g. 'spec.versions[0].schema.openAPIV3Schema'. Undefined with issues when it cannot.
    */
-  static prepare(schema: unknown, path: string): { schema?: CrdSchema; issues: FieldIssue[] } {
+  static prepare(schema: unknown, path: string, limits: CrdSchemaLimits = defaultCrdSchemaLimits): { schema?: CrdSchema; issues: FieldIssue[] } {
+    const { maxNodes, maxDepth } = limits;
     const issues: FieldIssue[] = [];
     if (!isNode(schema)) return { issues: [{ path, code: 'crd-schema', message: `${path} must be a mapping (a JSON schema)` }] };
     const s = new CrdSchema(schema);
     let nodes = 0;
     const check = (n: Node, at: string, depth: number): void => {
       if (issues.length >= 10) return;
-      if (++nodes > MAX_SCHEMA_NODES || depth > MAX_SCHEMA_DEPTH) {
-        if (nodes === MAX_SCHEMA_NODES + 1 || depth === MAX_SCHEMA_DEPTH + 1) {
-          const limits = `over ${MAX_SCHEMA_NODES} nodes or ${MAX_SCHEMA_DEPTH} levels`;
+      if (++nodes > maxNodes || depth > maxDepth) {
+        if (nodes === maxNodes + 1 || depth === maxDepth + 1) {
+          const limits = `over ${maxNodes} nodes or ${maxDepth} levels; --max-crd-schema-nodes`;
           const message = `${path} is larger than this tool checks (${limits}); objects of this kind are accepted unchecked`;
           issues.push({ path, code: 'crd-schema-size', message });
         }

@@ -4,7 +4,7 @@
 // pkg/apis/apiextensions/validation: ValidateCustomResourceDefinitionSpec), reduced to what
 // decides which objects are admitted.
 
-import { CrdSchema } from './crd-schema.js';
+import { CrdSchema, type CrdSchemaLimits } from './crd-schema.js';
 import type { FieldIssue } from './types.js';
 
 const isRec = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -30,7 +30,7 @@ const VERSION = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const bad = (path: string, message: string): FieldIssue => ({ path, message, code: 'crd-invalid' });
 
 /** The kind a CRD object defines, or the issues that keep it from defining one. */
-export function readCrd(obj: unknown): { crd?: CrdKind; issues: FieldIssue[] } {
+export function readCrd(obj: unknown, limits?: CrdSchemaLimits): { crd?: CrdKind; issues: FieldIssue[] } {
   const issues: FieldIssue[] = [];
   if (!isRec(obj)) return { issues: [bad('', 'a CustomResourceDefinition must be a mapping')] };
   const spec = obj['spec'];
@@ -69,7 +69,7 @@ export function readCrd(obj: unknown): { crd?: CrdKind; issues: FieldIssue[] } {
       versions.push({ name: v['name'] });
       return;
     }
-    const prepared = CrdSchema.prepare(sch, `${at}.schema.openAPIV3Schema`);
+    const prepared = CrdSchema.prepare(sch, `${at}.schema.openAPIV3Schema`, limits);
     issues.push(...prepared.issues);
     versions.push({ name: v['name'], ...(prepared.schema ? { schema: prepared.schema } : {}) });
   });

@@ -3,3 +3,4 @@
 
 export { KindRegistry } from './registry.js';
 export type { FieldIssue, KindLookup, KindSource } from './types.js';
+export { type CrdSchemaLimits, defaultCrdSchemaLimits } from './crd-schema.js';

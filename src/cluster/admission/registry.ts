@@ -6,7 +6,7 @@
 import { issuesOf } from './ajv-issues.js';
 import { readCrd, type CrdKind } from './crd.js';
 import { droppedField } from './dropped-fields.js';
-import { CrdSchema } from './crd-schema.js';
+import { CrdSchema, type CrdSchemaLimits } from './crd-schema.js';
 import { learnByProxy, Shape, unknownFields } from './field-shapes.js';
 import { KNOWN_CRDS, type KnownCrd } from './known-crds.js';
 import { packageKind, packageKinds } from './package-kinds.js';
@@ -106,11 +106,11 @@ export class KindRegistry {
   private readonly cache = new Map<string, KindLookup>();
   private candidates: Candidate[] | undefined;
 
-  private constructor() {}
+  private constructor(private readonly crdLimits?: CrdSchemaLimits) {}
 
   /** Built-in Kubernetes kinds + well-known CRDs. Cheap to create; one per load. */
-  static create(): KindRegistry {
-    return new KindRegistry();
+  static create(crdLimits?: CrdSchemaLimits): KindRegistry {
+    return new KindRegistry(crdLimits);
   }
 
   lookup(apiVersion: string, kind: string): KindLookup {
@@ -129,7 +129,7 @@ export class KindRegistry {
    * Returns issues with the CRD itself (bad shape).
    */
   addCrd(obj: unknown): FieldIssue[] {
-    const { crd, issues } = readCrd(obj);
+    const { crd, issues } = readCrd(obj, this.crdLimits);
     if (crd !== undefined) {
       this.crds.set(`${crd.group}/${crd.kind}`, { crd, checks: new Map() });
       this.cache.clear();
