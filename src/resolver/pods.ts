@@ -1,20 +1,7 @@
 // Which pod a lookup is made from, and the inputs kubelet would use for its resolv.conf.
 import type { ClusterModel, Pod } from '../cluster/model.js';
+import { editDistance } from '../pkg/spelling.js';
 import { DEFAULT_CLUSTER_DNS, DEFAULT_CLUSTER_DOMAIN, DEFAULT_HOST_RESOLV_CONF, type PodDNSInput } from './kubelet.js';
-
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0]!;
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = d[j]!;
-      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return d[b.length]!;
-}
 
 /** The pod named by --pod (NS/NAME, or NAME in --namespace / default), or an error listing similar pods. */
 function findPod(model: ClusterModel | undefined, spec: string, defaultNs: string): Pod {

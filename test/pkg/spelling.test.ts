@@ -14,6 +14,12 @@ describe('editDistance', () => {
     expect(editDistance(b, a)).toBe(d);
   });
 
+  it('counts a swap of neighbours as one edit when asked (optimal string alignment)', () => {
+    expect(editDistance('htpt', 'http', Infinity, true)).toBe(1);
+    expect(editDistance('deploymnet', 'deployment', 2, true)).toBe(1);
+    expect(editDistance('kitten', 'sitting', Infinity, true)).toBe(3);
+  });
+
   it('stops counting past max', () => {
     expect(editDistance('kitten', 'sitting', 1)).toBe(2);
     expect(editDistance('a', 'abcdef', 2)).toBe(3);

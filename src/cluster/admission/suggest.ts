@@ -1,29 +1,15 @@
 // "Did you mean": the nearest name by letter case or by a few edits, and the version Kubernetes
 // prefers among several of one kind.
+import { editDistance as sharedEditDistance } from '../../pkg/spelling.js';
 
 /**
- * Edit distance counting a swap of two neighbours as one edit (optimal string alignment), or
- * `max + 1` as soon as it must exceed `max`: "nmae" is one edit from "name".
+ * Edit distance counting a swap of two neighbours as one edit, or `max + 1` as soon as it must
+ * exceed `max`; names longer than 256 characters are no likely typo of a kind or a field, and a
+ * distance over them would cost their length times each candidate's.
  */
 export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
   if (a.length > 256 || b.length > 256) return max + 1;
-  let before: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
-      cur.push(d);
-      if (d < best) best = d;
-    }
-    if (best > max) return max + 1;
-    before = prev;
-    prev = cur;
-  }
-  return prev[b.length]!;
+  return sharedEditDistance(a, b, max, true);
 }
 
 /** Edits a name of this length may be off by and still be a likely typo of another. */
