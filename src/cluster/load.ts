@@ -21,7 +21,7 @@ import { assignNodePorts, nodePortLines } from './nodeports.js';
 import { collectManifestFiles, excerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
 import { type FieldTree, fieldTree } from './json-scan.js';
 import { globMatch } from '../pkg/glob.js';
-import { defaultCrdSchemaLimits, KindRegistry, type KindLookup } from './admission/index.js';
+import { defaultCrdSchemaLimits, groupOf, KindRegistry, type KindLookup, namespacedByName } from './admission/index.js';
 import { type AdmissionHistory, DEFAULT_HISTORY_BYTES, HistoryReader, HistoryWriter } from './history.js';
 
 export { ManifestError } from './model.js';
@@ -43,19 +43,6 @@ const KNOWN_KINDS: Readonly<Record<string, readonly string[]>> = {
   CronJob: ['batch'],
 };
 
-/** Common cluster-scoped kinds: they live in no namespace, so they imply none. */
-const CLUSTER_SCOPED = new Set([
-  'Namespace', 'Node', 'PersistentVolume', 'StorageClass', 'ClusterRole', 'ClusterRoleBinding',
-  'CustomResourceDefinition', 'PriorityClass', 'IngressClass', 'RuntimeClass', 'CSIDriver', 'CSINode',
-  'VolumeAttachment', 'APIService', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration',
-  'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'CertificateSigningRequest',
-  'ServiceCIDR', 'IPAddress', 'FlowSchema', 'PriorityLevelConfiguration', 'GatewayClass', 'ClusterIssuer',
-]);
-
-const groupOf = (apiVersion: string): string => {
-  const i = apiVersion.indexOf('/');
-  return i < 0 ? '' : apiVersion.slice(0, i);
-};
 
 /** "ns/name" patterns with '*' (any characters) and '?' (one); a pattern without '/' matches the name in any namespace. */
 function notReadyMatcher(patterns: readonly string[]): (p: Pod) => boolean {
@@ -145,7 +132,7 @@ function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[], r
   const group = groupOf(apiVersion);
   const known = KNOWN_KINDS[kind]?.includes(group) === true;
   const lookup = registry.lookup(apiVersion, kind);
-  const namespaced = lookup.known ? lookup.namespaced : !CLUSTER_SCOPED.has(kind);
+  const namespaced = lookup.known ? lookup.namespaced : namespacedByName(kind);
   // The schema first, as the API server decodes before it validates: the readers' own errors on
   // a field the schema rejected are then not repeated (Checker.schemaError).
   if (lookup.known && lookup.validate && !fromApiServer(o)) {
@@ -587,7 +574,7 @@ function restorePrevious(
     const text = prev.text(file);
     if (text === undefined) return m;
     for (const raw of parseManifestText(file, text, [], opts.manifestLimits)) {
-      const key = rawKey(raw, opts);
+      const key = rawKey(raw, opts, registry);
       if (key !== undefined && !m.has(key)) m.set(key, raw);
     }
     return m;
@@ -634,14 +621,15 @@ function restorePrevious(
 }
 
 /** The identity of a raw object, when it has one. */
-function rawKey(raw: RawObject, opts: ClusterOptions): string | undefined {
+function rawKey(raw: RawObject, opts: ClusterOptions, registry: KindRegistry): string | undefined {
   if (!isObj(raw.obj)) return undefined;
   const kind = raw.obj['kind'] ?? raw.listKind;
   const apiVersion = raw.obj['apiVersion'] ?? raw.listApiVersion;
   const md = raw.obj['metadata'];
   if (typeof kind !== 'string' || typeof apiVersion !== 'string' || !isObj(md) || typeof md['name'] !== 'string') return undefined;
   const ns = md['namespace'];
-  const namespaced = !CLUSTER_SCOPED.has(kind);
+  const lookup = registry.lookup(apiVersion, kind);
+  const namespaced = lookup.known ? lookup.namespaced : namespacedByName(kind);
   const namespace = namespaced ? (typeof ns === 'string' && ns !== '' ? ns : opts.defaultNamespace) : '';
   return objectKey(groupOf(apiVersion), kind, namespace, md['name']);
 }

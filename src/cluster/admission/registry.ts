@@ -12,7 +12,7 @@ import { KNOWN_CRDS, type KnownCrd } from './known-crds.js';
 import { packageKind, packageKinds } from './package-kinds.js';
 import { hasPrecompiled, precompiledValidator } from './precompiled.js';
 import { removedIn } from './removed.js';
-import { builtinNamespaced } from './scope.js';
+import { builtinNamespaced, clusterScopedName } from './scope.js';
 import { compareVersions, editDistance } from './suggest.js';
 import { type AjvValidate, apiVersionOf, type FieldIssue, type KindLookup, type KindSource } from './types.js';
 
@@ -239,4 +239,13 @@ export class KindRegistry {
 
 function known(group: string, version: string, kind: string, namespaced: boolean, source: KindSource, validate: Check | undefined): KindLookup {
   return { known: true, group, version, kind, namespaced, source, ...(validate !== undefined ? { validate } : {}) };
+}
+
+/**
+ * The scope of a kind by its name alone, for an object whose apiVersion no API serves (it is
+ * rejected, and named in messages as the kind of that name would be): cluster-scoped when a
+ * built-in group or a well-known CRD makes a kind of that name so.
+ */
+export function namespacedByName(kind: string): boolean {
+  return !clusterScopedName(kind) && !KNOWN_CRDS.some((k) => k.kind === kind && !k.namespaced);
 }

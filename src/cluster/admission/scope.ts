@@ -35,3 +35,10 @@ const CLUSTER_SCOPED: Readonly<Record<string, readonly string[]>> = {
 export function builtinNamespaced(group: string, kind: string): boolean {
   return CLUSTER_SCOPED[group]?.includes(kind) !== true;
 }
+
+const CLUSTER_SCOPED_NAMES: ReadonlySet<string> = new Set(Object.values(CLUSTER_SCOPED).flat());
+
+/** Whether some built-in group makes a kind of this name cluster-scoped (for a kind no API serves). */
+export function clusterScopedName(kind: string): boolean {
+  return CLUSTER_SCOPED_NAMES.has(kind);
+}
