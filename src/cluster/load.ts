@@ -14,7 +14,7 @@ import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
 import type { Service } from './model.js';
 import { familyOf, interner, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
-import { Checker, isObj, type Obj } from './validate.js';
+import { Checker, isApiServerOutput, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './nodeports.js';
@@ -134,8 +134,10 @@ function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[], r
   const lookup = registry.lookup(apiVersion, kind);
   const namespaced = lookup.known ? lookup.namespaced : namespacedByName(kind);
   // The schema first, as the API server decodes before it validates: the readers' own errors on
-  // a field the schema rejected are then not repeated (Checker.schemaError).
-  if (lookup.known && lookup.validate && !fromApiServer(o)) {
+  // a field the schema rejected are then not repeated (Checker.schemaError). A dump's object
+  // passed its API server's schema check already, and that check is the larger part of
+  // admission's cost on a dump of a large cluster; the hand-written rules still run.
+  if (lookup.known && lookup.validate && !isApiServerOutput(o)) {
     const issues = lookup.validate(o);
     if (issues.length > 0) {
       // Named as readMeta will name the object; readMeta then names it for its own findings.
@@ -312,16 +314,6 @@ function kindKnownNow(raw: RawObject, registry: KindRegistry): boolean {
   return registry.lookup(apiVersion, kind).known;
 }
 
-/**
- * An object that carries what only an API server writes (uid, resourceVersion and
- * creationTimestamp: a `kubectl get -o yaml` dump) was admitted by one, schema included, so its
- * schema is not checked again: that check is the larger part of admission's cost on a dump of a
- * large cluster. The hand-written rules still run (the model reads those fields).
- */
-function fromApiServer(o: Obj): boolean {
-  const md = o['metadata'];
-  return isObj(md) && typeof md['uid'] === 'string' && md['resourceVersion'] !== undefined && md['creationTimestamp'] !== undefined;
-}
 
 /** Objects are identified by group, kind, namespace and name, as the API server does. */
 const objectKey = (group: string, kind: string, namespace: string, name: string): string => `${group}|${kind}|${namespace}|${name}`;

@@ -96,15 +96,31 @@ export function specialIpProblem(b: Uint8Array): string | undefined {
 /** metadata.annotations: keys and values together at most 256 KiB (ValidateAnnotations, TotalAnnotationSizeLimitB). */
 export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 
+/** The metadata fields only an API server sets: an object carrying them was read from a cluster. */
+const SERVER_SET_META = ['uid', 'resourceVersion', 'creationTimestamp'] as const;
+
+/** How many of SERVER_SET_META the object carries (set, not empty). */
+function serverSetMetaCount(o: Obj): number {
+  const md = o['metadata'];
+  if (!isObj(md)) return 0;
+  return SERVER_SET_META.filter((k) => md[k] !== undefined && md[k] !== null && md[k] !== '').length;
+}
+
 /**
  * Whether the object carries metadata only an API server sets (uid, resourceVersion,
  * creationTimestamp): a dump of a cluster, whose allocated fields a real API server admitted.
  */
 export function hasServerSetMeta(o: Obj): boolean {
+  return serverSetMetaCount(o) > 0;
+}
+
+/**
+ * Whether the object carries all of it, the uid a string: what `kubectl get -o yaml` prints,
+ * an object its API server admitted schema and all (load.ts skips the schema check for it).
+ */
+export function isApiServerOutput(o: Obj): boolean {
   const md = o['metadata'];
-  if (!isObj(md)) return false;
-  const set = (k: string): boolean => md[k] !== undefined && md[k] !== null && md[k] !== '';
-  return set('uid') || set('resourceVersion') || set('creationTimestamp');
+  return isObj(md) && typeof md['uid'] === 'string' && serverSetMetaCount(o) === SERVER_SET_META.length;
 }
 
 /**
