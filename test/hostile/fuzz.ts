@@ -12,7 +12,8 @@ export interface FuzzCase {
   isResponse: boolean;
 }
 
-const KNOWN_NAMES = [
+/** Names the kubernetes fuzz fixture (test/fixtures/fuzz) holds, and some near them. */
+export const KNOWN_NAMES = [
   fixture.nginx,
   fixture.big,
   fixture.medium,
@@ -38,7 +39,8 @@ export class FuzzGen {
   /** While true, every "bend this field" choice is off: the message is a valid query. */
   private valid = false;
 
-  constructor(seed: number) {
+  /** `names`: the names a target holds, so valid queries reach its backends (default: the kubernetes fixture's). */
+  constructor(seed: number, private readonly names: readonly string[] = KNOWN_NAMES) {
     this.rand = prng(seed);
   }
 
@@ -86,7 +88,7 @@ export class FuzzGen {
     const parts: Buffer[] = [];
     if (r < 0.45) {
       // A known name, letter case scrambled sometimes, a label changed sometimes.
-      const labels = this.pick(KNOWN_NAMES).split('.');
+      const labels = this.pick(this.names).split('.');
       for (const l of labels) {
         let b: Buffer = Buffer.from(l, 'latin1');
         if (this.chance(0.2)) b = Buffer.from(l.toUpperCase(), 'latin1');
