@@ -1,9 +1,9 @@
 // The predicted side of the differential resolver test (`clusterdns resolve --json`) and the
 // normalisation that puts both sides in the same shape before they are compared.
-import { execFile } from 'node:child_process';
 import net from 'node:net';
+import { Writable } from 'node:stream';
+import { resolveCommand } from '../../src/cli/resolver-commands.js';
 import { canonicalIPv6 } from '../helpers/dns-format.js';
-import { launcher, repoRoot } from '../helpers/server.js';
 import type { ClientKind } from './differential-cases.js';
 import type { ClientRun, LoggedQuery } from './differential-ns.js';
 
@@ -32,25 +32,33 @@ export function predictionArgs(client: ClientKind): { libc: 'glibc' | 'musl' | '
   }
 }
 
-/** Runs `clusterdns resolve` in process mode (no --server): queries go to the chain built from --conf/--manifests. */
-export function predict(name: string, client: ClientKind, resolvConf: string, conf: string, manifests: string): Promise<Prediction> {
+/**
+ * What `clusterdns resolve NAME ... --json` prints, in process mode (no --server): queries go to
+ * the chain built from --conf/--manifests. Called through the command's own function (the CLI's
+ * action calls it with these flags) in this process rather than as one process per client run:
+ * 70 runs as processes cost a minute of CI, and `test/resolver/cli.test.ts` covers the CLI itself.
+ */
+export async function predict(name: string, client: ClientKind, resolvConf: string, conf: string, manifests: string): Promise<Prediction> {
   const { libc, type } = predictionArgs(client);
   const argv = ['resolve', name, ...(type ? ['--type', type] : []), '--resolv-conf', resolvConf, '--libc', libc, '--conf', conf, '--manifests', manifests, '--json'];
-  return new Promise((resolve) => {
-    execFile(process.execPath, [launcher, ...argv], { cwd: repoRoot, timeout: 30000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      try {
-        const json = JSON.parse(stdout) as ResolveJson;
-        if (!Array.isArray(json.queries) || !json.result) throw new Error('no "queries" array or "result" object');
-        resolve({ ok: true, json, argv });
-      } catch (parseErr) {
-        resolve({
-          ok: false,
-          argv,
-          error: `clusterdns ${argv.join(' ')} gave no usable JSON (${(parseErr as Error).message}; exit ${err ? (err as { code?: unknown }).code : 0})\n${stdout.slice(0, 2000)}${stderr.slice(0, 2000)}`,
-        });
-      }
+  let stdout = '';
+  let stderr = '';
+  const collect = (append: (s: string) => void): Writable =>
+    new Writable({
+      write(chunk: Buffer | string, _enc, done) {
+        append(chunk.toString());
+        done();
+      },
     });
-  });
+  try {
+    const flags = { libc, ...(type ? { type } : {}), resolvConf, conf, manifests: [manifests], json: true };
+    await resolveCommand(name, flags, collect((s) => (stdout += s)), collect((s) => (stderr += s)));
+    const json = JSON.parse(stdout) as ResolveJson;
+    if (!Array.isArray(json.queries) || !json.result) throw new Error('no "queries" array or "result" object');
+    return { ok: true, json, argv };
+  } catch (err) {
+    return { ok: false, argv, error: `clusterdns ${argv.join(' ')} gave no usable JSON (${(err as Error).message})\n${stdout.slice(0, 2000)}${stderr.slice(0, 2000)}` };
+  }
 }
 
 /** Runs promise-returning jobs with at most `limit` in flight. */

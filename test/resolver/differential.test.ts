@@ -119,7 +119,7 @@ describe('resolver emulation vs real glibc, musl and Go (differential)', () => {
           3,
         );
         lap('real clients', t1);
-        // Then the predictions: one `clusterdns resolve` process per client run.
+        // Then the predictions: `clusterdns resolve --json` for each client run, in this process.
         const t2 = Date.now();
         await pool(
           all.map((c) => async () => predicted.set(key(c), await predict(c.name, c.client, resolvPath(c.file), corefile, manifests))),
