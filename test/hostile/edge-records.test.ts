@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { digQuery } from '../helpers/clients.js';
 import { freePort, startServer, which, type RunningServer } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';

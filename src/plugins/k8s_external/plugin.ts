@@ -395,7 +395,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         }
       }
     }
-    for (const { svcKey, eps } of headless) out.push(...this.headlessTransfer(svcKey, eps, zone));
+    for (const { svcKey, eps } of headless) pushAll(out, this.headlessTransfer(svcKey, eps, zone));
     out.push(soa);
     return out;
   }
@@ -454,22 +454,23 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       }
       return recs;
     };
-    out.push(...addresses(svcName, eps), ...srv(svcName, eps));
+    pushAll(out, addresses(svcName, eps));
+    pushAll(out, srv(svcName, eps));
     const byEndpoint = new Map<string, HeadlessItem[]>();
-    for (const e of eps) byEndpoint.set(e.key, [...(byEndpoint.get(e.key) ?? []), e]);
+    for (const e of eps) group(byEndpoint, e.key, e);
     for (const [key, items] of byEndpoint) {
       const epName = join(key, zone);
       // Each item is one query's answer (weight 100); one SRV per port.
       for (const r of addresses(epName, items)) out.push(r);
-      for (const e of items) out.push(...srv(epName, [e]));
+      for (const e of items) pushAll(out, srv(epName, [e]));
     }
     const byPort = new Map<string, HeadlessItem[]>();
     for (const e of eps) {
       if (e.portName === '' || e.port === -1) continue;
       const owner = join(`_${e.portName.toLowerCase()}._${e.proto.toLowerCase()}`, svcKey, zone);
-      byPort.set(owner, [...(byPort.get(owner) ?? []), e]);
+      group(byPort, owner, e);
     }
-    for (const [owner, items] of byPort) out.push(...srv(owner, items));
+    for (const [owner, items] of byPort) pushAll(out, srv(owner, items));
     return out;
   }
 
@@ -479,6 +480,21 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
     const target = ip ? join(item.key, zone) : join(item.host);
     return [rr(owner, 'SRV', item.ttl, { priority: 0, weight: 100, port: item.port, target })];
   }
+}
+
+/**
+ * Appends `items` one by one: a headless Service's endpoints are unbounded, and spreading them
+ * into push() throws past ~120k arguments.
+ */
+function pushAll<T>(out: T[], items: readonly T[]): void {
+  for (const x of items) out.push(x);
+}
+
+/** Adds `item` to its key's list (in place: copying the list per item was quadratic). */
+function group<T>(m: Map<string, T[]>, key: string, item: T): void {
+  const list = m.get(key);
+  if (list) list.push(item);
+  else m.set(key, [item]);
 }
 
 /** Runs `add` the first time `key` is seen. */

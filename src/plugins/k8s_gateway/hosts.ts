@@ -123,21 +123,33 @@ export function indexHosts(model: ClusterModel, cfg: K8sGatewayConfig): HostInde
   const answerNumber = new Map<string, number>();
   const capped: { resource: Resource; host: string; records: number }[] = [];
   const resources: ResourceHosts[] = [];
+  // A name claimed by one object (most are) takes that object's answer, merged once.
+  const single = new Map<Entry, { n: number; records: number }>();
+  const number = (answer: HostAnswer): number => {
+    const key = JSON.stringify(answer);
+    let n = answerNumber.get(key);
+    if (n === undefined) {
+      n = answers.length;
+      answers.push(answer);
+      answerNumber.set(key, n);
+    }
+    return n;
+  };
   for (const [resource, m] of maps) {
-    const hosts = [...m.keys()].sort();
+    const hosts = Array.from(m.keys()).sort();
     const answerOf = new Int32Array(hosts.length);
-    hosts.forEach((host, i) => {
-      const { answer, records } = mergeEntries(m.get(host)!, maxRecords);
-      if (answer.capped) capped.push({ resource, host, records });
-      const key = JSON.stringify(answer);
-      let n = answerNumber.get(key);
-      if (n === undefined) {
-        n = answers.length;
-        answers.push(answer);
-        answerNumber.set(key, n);
+    for (let i = 0; i < hosts.length; i++) {
+      const host = hosts[i]!;
+      const entries = m.get(host)!;
+      let known = entries.length === 1 ? single.get(entries[0]!) : undefined;
+      if (!known) {
+        const { answer, records } = mergeEntries(entries, maxRecords);
+        known = { n: number(answer), records };
+        if (entries.length === 1) single.set(entries[0]!, known);
       }
-      answerOf[i] = n;
-    });
+      if (answers[known.n]!.capped) capped.push({ resource, host, records: known.records });
+      answerOf[i] = known.n;
+    }
     resources.push({ resource, hosts, answerOf });
   }
   return { maxRecords, resources, answers, capped };
