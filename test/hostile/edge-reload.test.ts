@@ -99,4 +99,16 @@ describe('k8s_gateway reload off the serving thread', () => {
     const last = await after.stop();
     expect(last.rcodes).toEqual({ 0: 1 });
   });
+
+  it('a route rejected by the next load keeps the version the last load admitted (the history crosses the thread)', { timeout: 60_000 }, async () => {
+    const before = server.logs.length;
+    // r1 now lists a name the Hostname pattern refuses: the API server would keep the old r1.
+    writeFileSync(`${file}.new`, routes(ROUTES).replace('    - h0.r1.example.com\n', '    - Bad_Host\n'));
+    renameSync(`${file}.new`, file);
+    await pollFor('the second reload', () => server.logs.slice(before).find((l) => l.includes('k8s_gateway hosts re-indexed')), 45_000);
+    const kept = steadyLoad(server.port, ['h0.r1.example.com', 'h3.r1.example.com'], { qps: 50, max: 2 });
+    await sleep(200);
+    expect((await kept.stop()).rcodes).toEqual({ 0: 2 });
+    expect(server.logs.slice(before).some((l) => l.includes('Bad_Host'))).toBe(true);
+  });
 });
