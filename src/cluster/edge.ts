@@ -553,6 +553,9 @@ export class EdgeCollector {
   private readRoute(kind: RouteKind, o: Obj, meta: ObjectMeta, check: Checker): void {
     const spec = check.obj(o, 'spec', 'spec');
     const hostnames: string[] = [];
+    // A Set beside the list: a route may list tens of thousands of names before admission's
+    // maxItems refuses it, and a search of the list per name would be quadratic.
+    const seenHostnames = new Set<string>();
     const v1TlsRoute = kind === 'TLSRoute' && o['apiVersion'] === `${GATEWAY_GROUP}/v1`;
     check.arr(spec, 'hostnames', 'spec.hostnames').forEach((h, i) => {
       const at = `spec.hostnames[${i}]`;
@@ -573,7 +576,9 @@ export class EdgeCollector {
         else check.warn(`${at} ${excerpt(h)} is an IP address, which no Gateway matches as a host name; it is skipped`, at, 'route-hostname-skipped');
         return;
       }
-      if (!hostnames.includes(h)) hostnames.push(h);
+      if (seenHostnames.has(h)) return;
+      seenHostnames.add(h);
+      hostnames.push(h);
     });
     const parentRefs: ParentRef[] = [];
     check.arr(spec, 'parentRefs', 'spec.parentRefs').forEach((p, i) => {
@@ -936,7 +941,11 @@ function controllerService(c: IngressClassInfo, services: readonly Service[], st
 function attachRoutes(routes: readonly RouteInfo[], gateways: readonly GatewayInfo[], namespaces: ReadonlyMap<string, NamespaceObject>, findings: Finding[]): RouteHost[] {
   const out: RouteHost[] = [];
   const gwByKey = new Map(gateways.map((g) => [`${g.namespace}/${g.name}`, g]));
+  // (host, gateway) pairs already served for the route in hand: a per-route set keeps the
+  // attachment linear in the route host names (a search of `out` per name was quadratic).
+  const served = new Map<GatewayInfo, Set<string>>();
   for (const route of routes) {
+    served.clear();
     const where = `${route.kind} "${route.namespace}/${route.name}"`;
     const warn = (code: string, message: string): void => void findings.push({ ...route.source, severity: 'warning', code, message: `${where}: ${message}` });
     if (route.parentRefs.length === 0) warn('route-no-parent', 'has no spec.parentRefs, so it is attached to no Gateway and serves nothing; add a parentRef naming your Gateway');
@@ -960,11 +969,15 @@ function attachRoutes(routes: readonly RouteInfo[], gateways: readonly GatewayIn
         if (!nsOk || !kindOk) continue;
         const hosts = route.hostnames.length > 0 ? route.hostnames : l.hostname ? [l.hostname] : [];
         let matched = false;
+        let seen = served.get(gw);
+        if (!seen) served.set(gw, (seen = new Set()));
         for (const h of hosts) {
-          const served = intersectHost(l.hostname, h);
-          if (served === undefined) continue;
+          const host = intersectHost(l.hostname, h);
+          if (host === undefined) continue;
           matched = true;
-          if (!out.some((x) => x.host === served && x.route === route && x.gateway === gw)) out.push({ host: served, route, gateway: gw });
+          if (seen.has(host)) continue;
+          seen.add(host);
+          out.push({ host, route, gateway: gw });
         }
         if (matched || hosts.length === 0) accepted++;
       }

@@ -25,6 +25,7 @@ describe('k8s_external setup (CoreDNS setup_test.go)', () => {
     ['k8s_external example.org {\n  apex testdns\n  ttl 500\n}', { zones: ['example.org.'], apex: 'testdns', ttl: 500, headless: false }],
     ['k8s_external example.org {\n  ttl 0\n}', { zones: ['example.org.'], apex: 'dns', ttl: 0, headless: false }],
     ['k8s_external example.org {\n  ttl 3600\n}', { zones: ['example.org.'], apex: 'dns', ttl: 3600, headless: false }],
+    ['k8s_external example.org {\n  max_lookups 4\n}', { zones: ['example.org.'], apex: 'dns', ttl: 5, headless: false, maxLookups: 4 }],
     ['k8s_external example.org 10.0.0.0/24', { zones: ['example.org.', '0.0.10.in-addr.arpa.'], apex: 'dns', ttl: 5, headless: false }],
   ])('accepts %j', async (body, want) => {
     expect(await cfgOf(body)).toEqual(want);
@@ -37,7 +38,9 @@ describe('k8s_external setup (CoreDNS setup_test.go)', () => {
     ['k8s_external example.org {\n  ttl -1\n}', '4: k8s_external: ttl must be in range [0, 3600]: -1'],
     ['k8s_external example.org {\n  ttl 3601\n}', '4: k8s_external: ttl must be in range [0, 3600]: 3601'],
     ['k8s_external example.org {\n  apex\n}', '4: k8s_external: apex needs a name, e.g. apex dns'],
-    ['k8s_external example.org {\n  bogus\n}', "4: k8s_external: unknown property 'bogus'; valid options: apex, ttl, headless, fallthrough"],
+    ['k8s_external example.org {\n  bogus\n}', "4: k8s_external: unknown property 'bogus'; valid options: apex, ttl, headless, fallthrough, max_lookups"],
+    ['k8s_external example.org {\n  max_lookups\n}', '4: k8s_external: max_lookups needs a count (1 to 1000; default 16)'],
+    ['k8s_external example.org {\n  max_lookups 0\n}', '4: k8s_external: max_lookups: "0" is not a whole number from 1 to 1000'],
     [
       'k8s_external bad..zone',
       `3: k8s_external: bad zone "bad..zone": zone in key 'bad..zone' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`,

@@ -35,6 +35,8 @@ describe('k8s_gateway setup (setup_test.go)', () => {
     ['k8s_gateway example.org {\n  fallthrough foo.com\n}', { fallthrough: ['foo.com.'] }],
     ['k8s_gateway example.org {\n  watch 500ms\n}', { watchMs: 500 }],
     ['k8s_gateway example.org {\n  watch 0\n}', { watchMs: 0 }],
+    ['k8s_gateway example.org {\n  maxRecords 64\n}', { maxRecords: 64 }],
+    ['k8s_gateway example.org {\n  maxHostnameLookups 4\n}', { maxHostnameLookups: 4 }],
     ['k8s_gateway example.org {\n  kubeconfig /etc/kubeconfig\n}', {}],
     ['k8s_gateway example.org {\n  kubeconfig /etc/kubeconfig context\n}', {}],
     [`k8s_gateway example.org {\n  manifests ${manifests[0]}\n}`, { manifests }],
@@ -82,8 +84,12 @@ describe('k8s_gateway setup (setup_test.go)', () => {
     [
       'k8s_gateway example.org {\n  nope 1\n}',
       "3: k8s_gateway: unknown property 'nope'; valid options: resources, ingressClasses, gatewayClasses, serviceLabelSelectors, ttl, apex, secondary, "
-        + 'fallthrough, manifests, watch, kubeconfig',
+        + 'fallthrough, manifests, watch, kubeconfig, maxRecords, maxHostnameLookups',
     ],
+    ['k8s_gateway example.org {\n  maxRecords\n}', '3: k8s_gateway: maxRecords needs an argument; usage: maxRecords COUNT (1 to 65535; default 1000)'],
+    ['k8s_gateway example.org {\n  maxRecords 0\n}', '3: k8s_gateway: maxRecords: "0" is not a whole number from 1 to 65535'],
+    ['k8s_gateway example.org {\n  maxRecords 1e3\n}', '3: k8s_gateway: maxRecords: "1e3" is not a whole number from 1 to 65535'],
+    ['k8s_gateway example.org {\n  maxHostnameLookups 1001\n}', '3: k8s_gateway: maxHostnameLookups: "1001" is not a whole number from 1 to 1000'],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors\n}',
       '3: k8s_gateway: serviceLabelSelectors needs at least one label selector; usage: serviceLabelSelectors "app=web,tier!=cache" ...',

@@ -8,7 +8,7 @@ import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
 import type { ClusterData, ClusterPort, ClusterService } from '../../chain/cluster-data.js';
-import type { K8sExternalConfig } from './setup.js';
+import { DEFAULT_MAX_LOOKUPS, type K8sExternalConfig } from './setup.js';
 
 /** What the kubernetes plugin of the same block lends this plugin (through ClusterDataProvider). */
 export interface ExternalSource {
@@ -267,15 +267,29 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
     return { items, rcode };
   }
 
-  /** msg_to_dns.go a()/aaaa(): addresses of one family; a host name becomes a CNAME plus its upstream answer. */
+  /** Distinct host names one answer resolves through the server at most. */
+  private get maxLookups(): number {
+    return this.cfg.maxLookups ?? DEFAULT_MAX_LOOKUPS;
+  }
+
+  /**
+   * msg_to_dns.go a()/aaaa(): addresses of one family; a host name becomes a CNAME plus its
+   * upstream answer. CoreDNS repeats both for every port of the Service (one item per host name
+   * and port) and asks upstream each time; here each distinct host name gives one CNAME and one
+   * lookup, and at most `maxLookups` names are chased (the rest keep their CNAME for the client
+   * to follow).
+   */
   private address(src: ExternalSource, items: Item[], qname: string, family: 4 | 6): Rr[] | Promise<Rr[]> {
     const out: (Rr | Promise<Rr[]>)[] = [];
     const seen = new Set<string>();
+    const named = new Set<string>();
     for (const s of items) {
       const ip = parseIp(s.host);
       if (!ip) {
+        if (named.has(s.host)) continue;
+        named.add(s.host);
         out.push(rr(qname, 'CNAME', s.ttl, join(s.host)));
-        out.push(src.lookup(join(s.host), family === 4 ? 'A' : 'AAAA').then((r) => r.answer, () => []));
+        if (named.size <= this.maxLookups) out.push(src.lookup(join(s.host), family === 4 ? 'A' : 'AAAA').then((r) => r.answer, () => []));
         continue;
       }
       if (ip.family !== family || seen.has(s.host)) continue;
@@ -298,13 +312,16 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       return true;
     };
     const z = zone ?? matchZone(qname, this.cfg.zones) ?? '.';
+    let chased = 0;
     for (const s of items) {
       if (s.port === -1) continue;
       const ip = parseIp(s.host);
       if (!ip) {
         const target = join(s.host);
         if (once(`${target}|${s.port}|`)) records.push(rr(qname, 'SRV', s.ttl, { priority: 0, weight, port: s.port, target }));
-        if (once(`${target}|0|${target}`)) {
+        // Each distinct target is looked up once (A and AAAA), at most `maxLookups` of them.
+        if (chased < this.maxLookups && once(`${target}|0|${target}`)) {
+          chased++;
           extra.push(src.lookup(target, 'A').then((r) => r.answer, () => []));
           extra.push(src.lookup(target, 'AAAA').then((r) => r.answer, () => []));
         }
@@ -378,7 +395,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         }
       }
     }
-    for (const { svcKey, eps } of headless) out.push(...this.headlessTransfer(svcKey, eps, zone));
+    for (const { svcKey, eps } of headless) pushAll(out, this.headlessTransfer(svcKey, eps, zone));
     out.push(soa);
     return out;
   }
@@ -437,22 +454,23 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       }
       return recs;
     };
-    out.push(...addresses(svcName, eps), ...srv(svcName, eps));
+    pushAll(out, addresses(svcName, eps));
+    pushAll(out, srv(svcName, eps));
     const byEndpoint = new Map<string, HeadlessItem[]>();
-    for (const e of eps) byEndpoint.set(e.key, [...(byEndpoint.get(e.key) ?? []), e]);
+    for (const e of eps) group(byEndpoint, e.key, e);
     for (const [key, items] of byEndpoint) {
       const epName = join(key, zone);
       // Each item is one query's answer (weight 100); one SRV per port.
       for (const r of addresses(epName, items)) out.push(r);
-      for (const e of items) out.push(...srv(epName, [e]));
+      for (const e of items) pushAll(out, srv(epName, [e]));
     }
     const byPort = new Map<string, HeadlessItem[]>();
     for (const e of eps) {
       if (e.portName === '' || e.port === -1) continue;
       const owner = join(`_${e.portName.toLowerCase()}._${e.proto.toLowerCase()}`, svcKey, zone);
-      byPort.set(owner, [...(byPort.get(owner) ?? []), e]);
+      group(byPort, owner, e);
     }
-    for (const [owner, items] of byPort) out.push(...srv(owner, items));
+    for (const [owner, items] of byPort) pushAll(out, srv(owner, items));
     return out;
   }
 
@@ -462,6 +480,21 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
     const target = ip ? join(item.key, zone) : join(item.host);
     return [rr(owner, 'SRV', item.ttl, { priority: 0, weight: 100, port: item.port, target })];
   }
+}
+
+/**
+ * Appends `items` one by one: a headless Service's endpoints are unbounded, and spreading them
+ * into push() throws past ~120k arguments.
+ */
+function pushAll<T>(out: T[], items: readonly T[]): void {
+  for (const x of items) out.push(x);
+}
+
+/** Adds `item` to its key's list (in place: copying the list per item was quadratic). */
+function group<T>(m: Map<string, T[]>, key: string, item: T): void {
+  const list = m.get(key);
+  if (list) list.push(item);
+  else m.set(key, [item]);
 }
 
 /** Runs `add` the first time `key` is seen. */

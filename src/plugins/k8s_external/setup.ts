@@ -10,6 +10,7 @@ import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { isClusterDataProvider, type ClusterDataProvider } from '../../chain/cluster-data.js';
 import { answeringRequest } from '../../chain/answering.js';
 import { isLoopbackOrUnspecified } from '../../pkg/ip.js';
+import { excerpt } from '../../chain/excerpt.js';
 import { K8sExternalPlugin, type ExternalSource } from './plugin.js';
 
 export interface K8sExternalConfig {
@@ -21,9 +22,17 @@ export interface K8sExternalConfig {
   headless: boolean;
   /** undefined: no fallthrough; []: every zone; else the listed zones. */
   fallthrough?: string[];
+  /**
+   * Distinct load balancer host names one answer chases through the server at most (an A or
+   * AAAA lookup each, or both for SRV); default DEFAULT_MAX_LOOKUPS.
+   */
+  maxLookups?: number;
 }
 
-const OPTIONS = ['apex', 'ttl', 'headless', 'fallthrough'];
+/** Host names chased per answer when the Corefile sets no `max_lookups`; see README "Limits". */
+export const DEFAULT_MAX_LOOKUPS = 16;
+
+const OPTIONS = ['apex', 'ttl', 'headless', 'fallthrough', 'max_lookups'];
 
 function parseK8sExternal(d: Directive, blockZones: readonly string[]): K8sExternalConfig {
   const fail = (line: number, reason: string): never => {
@@ -46,6 +55,13 @@ function parseK8sExternal(d: Directive, blockZones: readonly string[]): K8sExter
       case 'fallthrough':
         cfg.fallthrough = zoneArgs(o.args, o);
         break;
+      case 'max_lookups': {
+        if (o.args.length === 0) fail(o.line, `max_lookups needs a count (1 to 1000; default ${DEFAULT_MAX_LOOKUPS})`);
+        const n = /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : Number.NaN;
+        if (!(n >= 1 && n <= 1000)) fail(o.line, `max_lookups: "${excerpt(o.args[0]!)}" is not a whole number from 1 to 1000`);
+        cfg.maxLookups = n;
+        break;
+      }
       default:
         fail(o.line, `unknown property '${o.name}'; valid options: ${OPTIONS.join(', ')}`);
     }

@@ -8,9 +8,9 @@ import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
 import { canonicalIp, parseIp } from '../../pkg/ip.js';
 import type { LbAddress } from '../../cluster/edge.js';
-import type { Found, HostIndex } from './hosts.js';
+import { DEFAULT_MAX_RECORDS, type Found, type HostIndex } from './hosts.js';
 import { answering, answeringRequest } from '../../chain/answering.js';
-import type { K8sGatewayConfig } from './setup.js';
+import { DEFAULT_MAX_HOSTNAME_LOOKUPS, type K8sGatewayConfig } from './setup.js';
 
 /** SOA and NS records, and the apex's own addresses, always use this TTL (ttlSOA). */
 const TTL_SOA = 60;
@@ -51,6 +51,12 @@ export class K8sGatewayPlugin implements RecordLister {
   watcher?: { start(): void; stop(): void };
   /** Reads the manifests and builds the host index (set by the registration). */
   loader?: () => Promise<void>;
+  /** Aborted on close: a load running in its thread then stops. */
+  readonly closing = new AbortController();
+
+  private get maxRecords(): number {
+    return this.cfg.maxRecords ?? DEFAULT_MAX_RECORDS;
+  }
 
   async load(): Promise<void> {
     await this.loader?.();
@@ -62,6 +68,7 @@ export class K8sGatewayPlugin implements RecordLister {
 
   close(): void {
     this.watcher?.stop();
+    this.closing.abort();
   }
 
   /** getQueryIndexKeys: the full name and the name without the zone. */
@@ -86,7 +93,7 @@ export class K8sGatewayPlugin implements RecordLister {
       const f = index.lookup(r, keys);
       if (f.addrs.length > 0 || f.raws.length > 0) return f;
     }
-    return { addrs: [], raws: [] };
+    return { addrs: [], raws: [], capped: false };
   }
 
   private match(qname: string, zone: string): Found {
@@ -94,19 +101,30 @@ export class K8sGatewayPlugin implements RecordLister {
       const f = this.find(keys);
       if (f.addrs.length > 0 || f.raws.length > 0) return f;
     }
-    return { addrs: [], raws: [] };
+    return { addrs: [], raws: [], capped: false };
   }
 
-  /** Addresses; host names (a cloud load balancer's) are resolved through the server. */
-  private async resolveHosts(addrs: readonly LbAddress[]): Promise<string[]> {
-    const out: string[] = [];
+  /**
+   * Addresses; host names (a cloud load balancer's) are resolved through the server, each
+   * distinct name once and at most `maxHostnameLookups` of them, into `out` (an address array
+   * per call, never one spread into a call).
+   */
+  private async resolveHosts(addrs: readonly LbAddress[], out: string[] = []): Promise<string[]> {
+    const resolved = new Map<string, string[]>();
+    const limit = this.cfg.maxHostnameLookups ?? DEFAULT_MAX_HOSTNAME_LOOKUPS;
     for (const a of addrs) {
       if (a.ip) out.push(a.ip);
       else if (a.hostname) {
-        for (const t of ['A', 'AAAA']) {
-          const res = await this.deps.lookup(join(a.hostname!), t, answeringRequest()).catch(() => undefined);
-          for (const r of res?.answer ?? []) if (r.type === t) out.push(String((r as { data: unknown }).data));
+        let ips = resolved.get(a.hostname);
+        if (!ips) {
+          if (resolved.size >= limit) continue;
+          resolved.set(a.hostname, (ips = []));
+          for (const t of ['A', 'AAAA']) {
+            const res = await this.deps.lookup(join(a.hostname), t, answeringRequest()).catch(() => undefined);
+            for (const r of res?.answer ?? []) if (r.type === t) ips.push(String((r as { data: unknown }).data));
+          }
         }
+        for (const ip of ips) out.push(ip);
       }
     }
     return out;
@@ -124,10 +142,12 @@ export class K8sGatewayPlugin implements RecordLister {
     });
   }
 
+  /** Address records of one family, each address once, at most `maxRecords`. */
   private a(name: string, ips: readonly string[], family: 4 | 6): Rr[] {
     const seen = new Set<string>();
     const out: Rr[] = [];
     for (const ip of ips) {
+      if (out.length >= this.maxRecords) break;
       const p = parseIp(ip);
       const c = canonicalIp(ip);
       if (!p || !c || p.family !== family || seen.has(c)) continue;
@@ -142,11 +162,11 @@ export class K8sGatewayPlugin implements RecordLister {
     const own = async (key: string): Promise<string[]> => {
       const ips: string[] = [];
       const index = this.deps.index();
-      for (const r of this.cfg.resources) ips.push(...(await this.resolveHosts(index.lookup(r, [key]).addrs)));
+      for (const r of this.cfg.resources) await this.resolveHosts(index.lookup(r, [key]).addrs, ips);
       return ips;
     };
     const out = this.a(`${this.cfg.apex}.${zone}`, await own(this.cfg.apex), 4);
-    if (withSecondary) out.push(...this.a(`${this.cfg.secondary}.${zone}`, await own(this.cfg.secondary), 4));
+    if (withSecondary) for (const r of this.a(`${this.cfg.secondary}.${zone}`, await own(this.cfg.secondary), 4)) out.push(r);
     return out.map((r) => ({ ...r, ttl: TTL_SOA }) as Rr);
   }
 
@@ -216,6 +236,7 @@ export class K8sGatewayPlugin implements RecordLister {
         } else {
           const seen = new Set<string>();
           for (const t of found.raws) {
+            if (res.answer.length >= this.maxRecords) break;
             if (seen.has(t)) continue;
             seen.add(t);
             res.answer.push(rr(req.name, 'TXT', this.cfg.ttl, split255(t)));

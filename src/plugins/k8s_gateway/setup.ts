@@ -9,14 +9,15 @@ import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { ttlSeconds } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
-import { loadManifests } from '../../cluster/load.js';
 import type { AdmissionHistory } from '../../cluster/history.js';
 import { logFindings } from '../../cluster/report.js';
 import { ManifestError, type ClusterOptions } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../../cluster/paths.js';
 import { ManifestWatcher } from '../../cluster/watch.js';
-import { HostIndex } from './hosts.js';
+import { withLoadPermit } from '../../chain/load-permit.js';
+import { DEFAULT_MAX_RECORDS, HostIndex } from './hosts.js';
+import { loadHostsOffThread, type LoadedHosts } from './loader.js';
 import { parseLabelSelector } from './selector.js';
 import { excerpt } from '../../chain/excerpt.js';
 import { K8sGatewayPlugin } from './plugin.js';
@@ -52,10 +53,24 @@ export interface K8sGatewayConfig {
   fallthrough?: string[];
   manifests?: string[];
   watchMs: number;
+  /**
+   * Addresses (or TXT strings) one answer carries at most; a name that claims more answers the
+   * first ones (a UDP reply is then truncated as any large one). Default DEFAULT_MAX_RECORDS.
+   */
+  maxRecords?: number;
+  /**
+   * Distinct load balancer host names one answer resolves at most (each an A and an AAAA lookup
+   * through the server); the rest are left out. Default DEFAULT_MAX_HOSTNAME_LOOKUPS.
+   */
+  maxHostnameLookups?: number;
 }
+
+/** Distinct load balancer host names resolved per answer when the Corefile sets no `maxHostnameLookups`. */
+export const DEFAULT_MAX_HOSTNAME_LOOKUPS = 16;
 
 const OPTIONS = [
   'resources', 'ingressClasses', 'gatewayClasses', 'serviceLabelSelectors', 'ttl', 'apex', 'secondary', 'fallthrough', 'manifests', 'watch', 'kubeconfig',
+  'maxRecords', 'maxHostnameLookups',
 ];
 
 function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewayConfig {
@@ -139,6 +154,14 @@ function gatewayOption(cfg: K8sGatewayConfig, o: Directive, fail: (line: number,
       cfg.watchMs = ms!;
       break;
     }
+    case 'maxRecords':
+      need(`maxRecords COUNT (1 to 65535; default ${DEFAULT_MAX_RECORDS})`);
+      cfg.maxRecords = countArg(o, 1, 65535, fail);
+      break;
+    case 'maxHostnameLookups':
+      need(`maxHostnameLookups COUNT (1 to 1000; default ${DEFAULT_MAX_HOSTNAME_LOOKUPS})`);
+      cfg.maxHostnameLookups = countArg(o, 1, 1000, fail);
+      break;
     case 'kubeconfig':
       // The API-server connection: accepted for Corefile compatibility; clusterdns reads manifests.
       need('kubeconfig FILE [CONTEXT]');
@@ -146,6 +169,14 @@ function gatewayOption(cfg: K8sGatewayConfig, o: Directive, fail: (line: number,
     default:
       fail(o.line, `unknown property '${o.name}'; valid options: ${OPTIONS.join(', ')}`);
   }
+}
+
+/** A whole number in [min, max], else a Corefile error naming the option and the range. */
+function countArg(o: Directive, min: number, max: number, fail: (line: number, reason: string) => never): number {
+  const text = o.args[0]!;
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= min && n <= max)) fail(o.line, `${o.name}: "${excerpt(text)}" is not a whole number from ${min} to ${max}`);
+  return n;
 }
 
 export const k8sGatewayPlugin: PluginDefinition = {
@@ -156,21 +187,9 @@ export const k8sGatewayPlugin: PluginDefinition = {
     if (paths.length === 0) {
       throw new CorefileError(d.file, d.line, 'k8s_gateway has no manifests to read: pass --manifests PATH or add `manifests PATH` to its block');
     }
-    // The host index is small (names and addresses); the model it comes from is not kept.
+    // The host index is small (names and addresses); the model it comes from stays in the
+    // loader thread.
     let index: HostIndex | undefined;
-    // Each load hands the next one what it read, so a rejected new version of an object keeps
-    // the version admitted before (cluster/history.ts); rejections are logged at file:line.
-    let history: AdmissionHistory | undefined;
-    const build = (): HostIndex => {
-      const budget = ctx.runtime.cluster?.admissionHistoryBytes;
-      const loaded = loadManifests(paths, ctx.runtime.cluster, undefined, {
-        ...(history ? { previous: history } : {}),
-        ...(budget !== undefined ? { budgetBytes: budget } : {}),
-      });
-      history = loaded.history;
-      logFindings(ctx.log, loaded.findings, { plugin: 'k8s_gateway' }, loaded.model.rejected?.length ?? 0);
-      return new HostIndex(loaded.model, cfg);
-    };
     const plugin = new K8sGatewayPlugin(cfg, {
       index: () => {
         if (!index) throw new Error('k8s_gateway answered before its manifests were loaded');
@@ -178,24 +197,93 @@ export const k8sGatewayPlugin: PluginDefinition = {
       },
       lookup: ctx.lookup,
     });
+    const loading = new GatewayLoading(cfg, paths, ctx, plugin.closing.signal, (next) => (index = next));
     // Throws ManifestError with every problem found: the server does not start on half the data.
     plugin.loader = async () => {
-      index = build();
-      const hosts = Object.fromEntries(cfg.resources.map((r) => [r, index!.hosts(r).length]));
+      const next = await loading.load();
+      const hosts = Object.fromEntries(cfg.resources.map((r) => [r, next.hosts(r).length]));
       ctx.log.info({ plugin: 'k8s_gateway', zones: cfg.zones, resources: cfg.resources, hosts }, 'k8s_gateway hosts indexed');
     };
-    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, () => {
-      try {
-        index = build();
-        ctx.invalidate();
-        ctx.log.info({ plugin: 'k8s_gateway' }, 'manifests changed: k8s_gateway hosts re-indexed');
-      } catch (err) {
-        logReloadFailure(ctx, err);
-      }
-    });
+    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, () => loading.reload());
     return plugin;
   },
 };
+
+/**
+ * The plugin's loads: each in a loader thread (loader.ts), swapped in whole on the serving
+ * thread. Each load hands the next one what it read, so a rejected new version of an object
+ * keeps the version admitted before (cluster/history.ts); rejections are logged at file:line.
+ * Reloads never overlap: a change seen during one starts one more after it.
+ */
+class GatewayLoading {
+  private history: AdmissionHistory | undefined;
+  private running = false;
+  private again = false;
+
+  constructor(
+    private readonly cfg: K8sGatewayConfig,
+    private readonly paths: readonly string[],
+    private readonly ctx: BlockContext,
+    private readonly closing: AbortSignal,
+    private readonly swap: (index: HostIndex) => void,
+  ) {}
+
+  /** One load, its findings logged, its index swapped in; throws what the load threw. */
+  async load(): Promise<HostIndex> {
+    const started = performance.now();
+    const req = {
+      paths: [...this.paths],
+      cluster: this.ctx.runtime.cluster,
+      cfg: this.cfg,
+      ...(this.history ? { history: this.history } : {}),
+    };
+    const loaded: LoadedHosts = await withLoadPermit(`k8s_gateway ${this.cfg.zones.join(' ')}`, () => loadHostsOffThread(req, this.closing));
+    this.history = loaded.history;
+    logFindings(this.ctx.log, loaded.findings, { plugin: 'k8s_gateway' }, loaded.rejected);
+    const index = new HostIndex(loaded.index);
+    this.warnCapped(index);
+    this.swap(index);
+    this.ctx.log.debug({ plugin: 'k8s_gateway', thread: loaded.thread, ms: Math.round(performance.now() - started) }, 'k8s_gateway load done');
+    return index;
+  }
+
+  /** Manifests changed: load again off the serving thread; a failure keeps the last good hosts. */
+  reload(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void (async () => {
+      do {
+        this.again = false;
+        if (this.closing.aborted) break;
+        const started = performance.now();
+        try {
+          await this.load();
+          this.ctx.invalidate();
+          this.ctx.log.info({ plugin: 'k8s_gateway', ms: Math.round(performance.now() - started) }, 'manifests changed: k8s_gateway hosts re-indexed');
+        } catch (err) {
+          if (this.closing.aborted) break; // closed meanwhile: nothing failed
+          logReloadFailure(this.ctx, err);
+        }
+      } while (this.again);
+      this.running = false;
+    })();
+  }
+
+  /** One warning per load for the names that claim more records than an answer carries. */
+  private warnCapped(index: HostIndex): void {
+    const capped = index.capped;
+    if (capped.length === 0) return;
+    const examples = capped.slice(0, 5).map((c) => `${c.resource} ${c.host} (${c.records})`);
+    this.ctx.log.warn(
+      { plugin: 'k8s_gateway', names: capped.length, maxRecords: index.maxRecords, examples },
+      `${capped.length} name(s) claim more than ${index.maxRecords} addresses or TXT strings; their answers carry the first ${index.maxRecords} ` +
+        '(raise maxRecords in the k8s_gateway block to carry more)',
+    );
+  }
+}
 
 /** A reload that failed: each manifest error with its file:line; the last good hosts serve on. */
 function logReloadFailure(ctx: BlockContext, err: unknown): void {
