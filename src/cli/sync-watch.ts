@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import { registry } from '../metrics/index.js';
-import { openRoute, parseHttpAddress, type OpenRoute } from '../pkg/http.js';
+import { openRoute, type HttpAddress, type OpenRoute } from '../pkg/http.js';
 
 export interface SyncState {
   pending: Gauge;
@@ -26,15 +26,13 @@ export function syncMetrics(): SyncState {
 }
 
 /** Serves the process registry on ADDR/metrics (sync --metrics). */
-export async function serveSyncMetrics(address: string, log: Logger): Promise<OpenRoute> {
-  const addr = parseHttpAddress(address);
-  if (typeof addr === 'string') throw new Error(`--metrics ${addr}`);
+export async function serveSyncMetrics(addr: HttpAddress, log: Logger): Promise<OpenRoute> {
   const route = await openRoute(addr, '/metrics', async (_req, res) => {
     const body = await registry().metrics();
     res.writeHead(200, { 'content-type': registry().contentType });
     res.end(body);
   }).catch((err: unknown) => {
-    throw new Error(`--metrics ${address}: cannot listen (${(err as Error).message}); pick another address, e.g. --metrics 127.0.0.1:9154`);
+    throw new Error(`--metrics ${addr.text}: cannot listen (${(err as Error).message}); pick another address, e.g. --metrics 127.0.0.1:9154`);
   });
   log.info({ address: addr.text, port: route.port }, 'sync: metrics on /metrics');
   return route;

@@ -13,6 +13,7 @@ import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { servedRecords } from './records.js';
 import { newClient } from '../plugins/etcd/kv.js';
+import { parseHttpAddress } from '../pkg/http.js';
 import { ManifestWatcher } from '../cluster/watch.js';
 import { skydnsValues } from './sync-values.js';
 import { syncValues, type SyncLimits, type SyncResult } from './sync-txn.js';
@@ -45,7 +46,8 @@ function parseLimit(flag: string, text: string, min: number): number {
 
 /**
  * What --watch follows: the --manifests paths, every manifests path the Corefile's kubernetes and
- * k8s_gateway blocks name (already resolved against the Corefile's directory), and the Corefile.
+ * k8s_gateway blocks name (already resolved against the Corefile's directory), the file plugin's
+ * zone files, and the Corefile.
  */
 function watchedPaths(app: App, flags: SyncFlags): string[] {
   const paths = new Set<string>(flags.manifests ?? []);
@@ -53,6 +55,8 @@ function watchedPaths(app: App, flags: SyncFlags): string[] {
     if (isClusterDataProvider(plugin)) for (const p of plugin.manifestPaths) paths.add(p);
     const own = (plugin as { cfg?: { manifests?: unknown } }).cfg?.manifests;
     if (Array.isArray(own)) for (const p of own) if (typeof p === 'string') paths.add(p);
+    const zoneFile = (plugin as { cfg?: { file?: unknown } }).cfg?.file;
+    if (plugin.name === 'file' && typeof zoneFile === 'string') paths.add(zoneFile);
   }
   if (flags.conf) paths.add(flags.conf);
   return [...paths];
@@ -74,6 +78,8 @@ export async function sync(flags: SyncFlags): Promise<void> {
   const interval = parseLimit('--interval', flags.interval, 100);
   const retryMax = parseLimit('--retry-max', flags.retryMax, RETRY_INITIAL_MS);
   if (flags.metrics !== undefined && !flags.watch) throw new Error('--metrics serves the state of sync --watch; add --watch, or drop --metrics');
+  const metricsAddress = flags.metrics === undefined ? undefined : parseHttpAddress(flags.metrics);
+  if (typeof metricsAddress === 'string') throw new Error(`--metrics ${metricsAddress}`);
 
   const build = async (): Promise<Built> => {
     const started = Date.now();
@@ -109,7 +115,7 @@ export async function sync(flags: SyncFlags): Promise<void> {
 
   const state = syncMetrics();
   state.pending.set(1);
-  const metricsRoute = flags.metrics !== undefined ? await serveSyncMetrics(flags.metrics, log) : undefined;
+  const metricsRoute = metricsAddress ? await serveSyncMetrics(metricsAddress, log) : undefined;
   let next: Built | undefined = first;
   const runner = new RetryingSync(
     async () => {
