@@ -9,7 +9,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { launcher, repoRoot, stopProcess } from '../helpers/server.js';
-import { waitUntil } from '../helpers/wait.js';
 import { describeNeeding } from '../helpers/tools.js';
 
 /** Services per writer: enough keys that one transaction per key keeps a run writing for seconds. */
@@ -42,10 +41,10 @@ describeNeeding(['etcd'], 'two syncs at once against a real etcd', () => {
     proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
     return { done: new Promise((resolve) => proc.once('exit', (code) => resolve({ code, stderr }))) };
   };
-  /** Keys under `prefix` written by the default owner, without the prefix. */
+  /** Record keys under `prefix` written by the default owner, without the prefix (the marker's too). */
   const owned = async (prefix: string): Promise<Set<string>> => {
     const all = await client.getAll().prefix(prefix).strings();
-    return new Set(Object.entries(all).filter(([, v]) => v.includes('"owner":"clusterdns-sync"')).map(([k]) => k.slice(prefix.length)));
+    return new Set(Object.entries(all).filter(([k, v]) => v.includes('"owner":"clusterdns-sync"') && !k.includes('/.clusterdns/')).map(([k]) => k.slice(prefix.length)));
   };
 
   beforeAll(async () => {
@@ -72,32 +71,28 @@ describeNeeding(['etcd'], 'two syncs at once against a real etcd', () => {
   });
 
   it('the loser fails clearly; etcd holds exactly the winner\'s records under "done"', async () => {
-    // What each run alone writes, under prefixes of their own.
-    const [alone, aloneB] = await Promise.all([run(path.join(dir, 'a'), ['--prefix', '/probe-a']).done, run(path.join(dir, 'b'), ['--prefix', '/probe-b']).done]);
-    expect(alone.code, alone.stderr).toBe(0);
-    expect(aloneB.code, aloneB.stderr).toBe(0);
-    const setA = await owned('/probe-a/');
-    const setB = await owned('/probe-b/');
-    expect(setA.size).toBeGreaterThan(SERVICES);
-
-    // A writes one key per transaction; B starts once A's change set is under way.
+    // Started together, each writing one key per transaction: the second to finish loading reads
+    // etcd while the first is writing, and its read takes a while (the other writers' keys).
     const a = run(path.join(dir, 'a'), ['--max-txn-ops', '3']);
-    await waitUntil('A to begin its change set', async () => ((await client.get('/skydns/.clusterdns/txn').string()) ?? '').includes('"writing"'), 20_000, 20);
     const b = run(path.join(dir, 'b'), ['--max-txn-ops', '3']);
     const [ra, rb] = await Promise.all([a.done, b.done]);
 
     const final = await owned('/skydns/');
     const marker = JSON.parse((await client.get('/skydns/.clusterdns/txn').string()) ?? '{}') as { state?: string };
-    const fromA = [...final].filter((k) => setA.has(k)).length;
-    const fromB = [...final].filter((k) => setB.has(k)).length;
-    console.log(`A exit ${String(ra.code)}, B exit ${String(rb.code)}; etcd holds ${fromA} of A's ${setA.size} keys and ${fromB} of B's ${setB.size}; marker ${String(marker.state)}`);
+    // A run's own keys: its services' names and the reverse names of their addresses.
+    const fromA = [...final].filter((k) => k.includes('/a-') || k.startsWith('arpa/in-addr/10/96/')).length;
+    const fromB = [...final].filter((k) => k.includes('/b-') || k.startsWith('arpa/in-addr/10/100/')).length;
+    const records = (r: Run): number => Number((/"records":(\d+)/.exec(r.stderr.split('\n').find((l) => l.includes('sync: etcd updated')) ?? '') ?? [])[1]);
+    console.log(`A exit ${String(ra.code)}, B exit ${String(rb.code)}; etcd holds ${fromA} of A's keys and ${fromB} of B's (${final.size} in all); marker ${String(marker.state)}`);
     // They overlapped: one of them lost, and said why.
     const losers = [ra, rb].filter((r) => r.code !== 0);
     expect(losers.length, `${ra.stderr.slice(-600)}\n${rb.stderr.slice(-600)}`).toBe(1);
     expect(losers[0]!.stderr).toContain('another writer changed /skydns/ while this sync ran');
-    const winner = ra.code === 0 ? setA : setB;
     expect(marker.state).toBe('done');
-    expect([...final].sort()).toEqual([...winner].sort());
+    // Exactly the winner's set: none of the loser's own keys, and every key the winner serves.
+    expect(ra.code === 0 ? fromB : fromA).toBe(0);
+    expect(ra.code === 0 ? fromA : fromB).toBeGreaterThan(SERVICES);
+    expect(final.size).toBe(records(ra.code === 0 ? ra : rb));
     // Other writers' keys are untouched.
     expect((await client.getAll().prefix('/skydns/local/cluster/svc/other/').keys()).length).toBe(FOREIGN_KEYS);
   }, 60_000);
