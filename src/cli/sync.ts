@@ -38,11 +38,14 @@ export interface SyncFlags extends ClusterFlags {
 /** First wait after a failed --watch run; it doubles up to --retry-max. */
 const RETRY_INITIAL_MS = 250;
 
-function parseLimit(flag: string, text: string, min: number): number {
+function parseLimit(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${flag} ${text}: must be a whole number of at least ${min}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} ${text}: must be a whole number from ${min} to ${max}`);
   return n;
 }
+
+/** Operations in one transaction at most: they are passed to the client as arguments. */
+const MAX_TXN_OPS = 10_000;
 
 /**
  * What --watch follows: the --manifests paths, every manifests path the Corefile's kubernetes and
@@ -74,7 +77,7 @@ export async function sync(flags: SyncFlags): Promise<void> {
   if (!flags.etcd || flags.etcd.length === 0) throw new Error('sync needs --etcd URL (repeat it, or separate URLs with commas), e.g. --etcd http://127.0.0.1:2379');
   const endpoints = flags.etcd.flatMap((e) => e.split(',')).filter(Boolean);
   // Each transaction carries the writer key and the marker besides the data.
-  const limits: SyncLimits = { maxTxnOps: parseLimit('--max-txn-ops', flags.maxTxnOps, 3), maxTxnBytes: parseLimit('--max-txn-bytes', flags.maxTxnBytes, 1024), allowEmpty: flags.allowEmpty };
+  const limits: SyncLimits = { maxTxnOps: parseLimit('--max-txn-ops', flags.maxTxnOps, 3, MAX_TXN_OPS), maxTxnBytes: parseLimit('--max-txn-bytes', flags.maxTxnBytes, 1024), allowEmpty: flags.allowEmpty };
   const interval = parseLimit('--interval', flags.interval, 100);
   const retryMax = parseLimit('--retry-max', flags.retryMax, RETRY_INITIAL_MS);
   if (flags.metrics !== undefined && !flags.watch) throw new Error('--metrics serves the state of sync --watch; add --watch, or drop --metrics');
