@@ -81,6 +81,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--owner <id>', 'owner written into every value; keys of other owners are never changed', 'clusterdns-sync')
     .option('--watch', 'keep running and sync again whenever the manifests change')
     .option('--interval <ms>', 'how often --watch looks at the manifests', '1000')
+    .option('--etcd-timeout <ms>', 'longest one run may wait on etcd to read and write its change set; --watch then retries', '60000')
     .option('--retry-max <ms>', 'longest wait between --watch retries of a failed sync (the wait doubles from 250 ms)', '5000')
     .option('--metrics <addr>', 'with --watch, serve clusterdns_sync_pending and the last success time on ADDR/metrics, e.g. 127.0.0.1:9154')
     .option('--max-txn-ops <n>', 'operations per etcd transaction (etcd --max-txn-ops)', '128')

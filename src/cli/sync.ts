@@ -28,6 +28,7 @@ export interface SyncFlags extends ClusterFlags {
   watch?: boolean;
   interval: string;
   retryMax: string;
+  etcdTimeout: string;
   metrics?: string;
   maxTxnOps: string;
   maxTxnBytes: string;
@@ -80,6 +81,7 @@ export async function sync(flags: SyncFlags): Promise<void> {
   const limits: SyncLimits = { maxTxnOps: parseLimit('--max-txn-ops', flags.maxTxnOps, 3, MAX_TXN_OPS), maxTxnBytes: parseLimit('--max-txn-bytes', flags.maxTxnBytes, 1024), allowEmpty: flags.allowEmpty };
   const interval = parseLimit('--interval', flags.interval, 100);
   const retryMax = parseLimit('--retry-max', flags.retryMax, RETRY_INITIAL_MS);
+  const etcdTimeout = parseLimit('--etcd-timeout', flags.etcdTimeout, 100);
   if (flags.metrics !== undefined && !flags.watch) throw new Error('--metrics serves the state of sync --watch; add --watch, or drop --metrics');
   const metricsAddress = flags.metrics === undefined ? undefined : parseHttpAddress(flags.metrics);
   if (typeof metricsAddress === 'string') throw new Error(`--metrics ${metricsAddress}`);
@@ -96,7 +98,22 @@ export async function sync(flags: SyncFlags): Promise<void> {
   const write = async (client: Etcd3, built: Built): Promise<SyncResult> => {
     const started = Date.now();
     const desired = skydnsValues(built.byZone, flags.prefix, flags.owner, log);
-    const r = await syncValues(client, flags.prefix, flags.owner, desired, limits, log);
+    // A hung etcd (a stopped process, a black-holed route) never answers: without a deadline the
+    // run, and every --watch retry after it, would wait for ever. The caller closes the client,
+    // which cancels the calls still waiting.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`sync: etcd (${endpoints.join(', ')}) did not finish reading and writing within ${etcdTimeout} ms; is it running and reachable? (--etcd-timeout sets the limit)`)),
+        etcdTimeout,
+      );
+    });
+    let r: SyncResult;
+    try {
+      r = await Promise.race([syncValues(client, flags.prefix, flags.owner, desired, limits, log), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
     // buildMs: loading the cluster and asking it every record; etcdMs: reading etcd and writing the difference.
     const etcdMs = Date.now() - started;
     log.info({ ...r, zones: [...built.byZone.keys()], ms: built.ms + etcdMs, buildMs: built.ms, etcdMs }, r.mode === 'none' ? 'sync: etcd already up to date' : 'sync: etcd updated');
