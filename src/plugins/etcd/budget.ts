@@ -4,8 +4,8 @@
 // bounds what is left: past it the query answers SERVFAIL and every other query goes on.
 import type { Logger } from 'pino';
 
-/** Work units one query may spend: mirror lookups, entries read and records built. */
-export const DEFAULT_QUERY_WORK = 100_000;
+/** Work units one query may spend: mirror lookups, entries read and records built (a few µs each). */
+export const DEFAULT_QUERY_WORK = 20_000;
 /** Distinct names outside the plugin's zones one query may ask the server about. */
 export const DEFAULT_OUTSIDE_LOOKUPS = 16;
 /**

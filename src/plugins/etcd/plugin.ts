@@ -355,17 +355,10 @@ export class EtcdPlugin implements Plugin {
     if (isSubdomain(targetLower, state.zone)) {
       const nextRecords = lookup({ ...state, name: target, qname: targetLower }, [...previous, cname]);
       if (nextRecords === NX || nextRecords.length === 0) return [];
-      const out = new RecordList(q.budget);
-      out.add(cname);
-      out.addAll(nextRecords);
-      return out.records;
+      return withCname(cname, nextRecords);
     }
     const answers = this.external(q.ext, target, state.qtype);
-    if (!answers) return [];
-    const out = new RecordList(q.budget);
-    out.add(cname);
-    out.addAll(answers);
-    return out.records;
+    return answers ? withCname(cname, answers) : [];
   }
 
   private txt(state: State, previous: Rr[], q: Query): Rr[] | typeof NX {
@@ -528,6 +521,13 @@ class RecordList {
   pushAll(rs: readonly Rr[]): void {
     for (const r of rs) this.push(r);
   }
+}
+
+/** The CNAME, then its target's records (the caller's RecordList dedupes and charges them). */
+function withCname(cname: Rr, records: readonly Rr[]): Rr[] {
+  const out: Rr[] = [cname];
+  for (const r of records) out.push(r);
+  return out;
 }
 
 function recordKey(r: Rr): string {
