@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import type { Etcd3 } from 'etcd3';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digQuery } from '../helpers/clients.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { startServer, which, type RunningServer } from '../helpers/server.js';
@@ -18,6 +18,9 @@ import { describeNeeding } from '../helpers/tools.js';
 import { waitUntil } from '../helpers/wait.js';
 import { dnsQuery, firstA } from '../cli/udp-query.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
+import { parseQueryBudget } from '../../src/plugins/etcd/budget.js';
+import { parseService } from '../../src/plugins/etcd/msg.js';
+import { txtStrings } from '../../src/plugins/etcd/txt.js';
 
 const dig = which('dig');
 
@@ -186,5 +189,29 @@ describeNeeding(['etcd', 'dig'], 'etcd queries over hostile data', () => {
     // {"text":"a\\255b\\\\c"}: a, 0xFF, b, a backslash, c (before: the escapes sent as text).
     expect((await digQuery(dig!, server.port, 'bytes.fan.test.', 'TXT', false)).answer).toEqual(['bytes.fan.test. 300 IN TXT "a\\255b\\\\c"']);
     expect((await digQuery(dig!, server.port, 'long.fan.test.', 'TXT', false)).answer).toEqual([`long.fan.test. 300 IN TXT "${'z'.repeat(255)}" ""`]);
+  });
+});
+
+describe('etcd value edges, in process', () => {
+  it('reads TXT escapes as miekg/dns packs them, after splitting as CoreDNS splits', () => {
+    const hex = (text: string): string[] => txtStrings(text).map((b) => b.toString('hex'));
+    expect(hex('a\\255b\\\\c')).toEqual([Buffer.from([0x61, 0xff, 0x62, 0x5c, 0x63]).toString('hex')]);
+    // \999 wraps modulo 256 (Go byte arithmetic); \X is X; a trailing backslash is dropped.
+    expect(hex('\\999\\q\\')).toEqual([Buffer.from([999 & 0xff, 0x71]).toString('hex')]);
+    // A multiple of 255 octets ends with an empty string; an escape cut by the split is not one.
+    expect(txtStrings('z'.repeat(510)).map((b) => b.length)).toEqual([255, 255, 0]);
+    expect(txtStrings(`${'x'.repeat(253)}\\255y`).map((b) => b.toString('latin1'))).toEqual([`${'x'.repeat(253)}2`, '55y']);
+    // Non-ASCII text is its UTF-8 octets.
+    expect(hex('é')).toEqual(['c3a9']);
+  });
+
+  it('refuses a host that is no domain name, and a bad query_budget line', () => {
+    expect(parseService('{"host":"a..b"}')).toMatch(/neither an IP address nor a domain name/);
+    expect(parseService(JSON.stringify({ host: `${'l'.repeat(64)}.example.org` }))).toMatch(/label too long/);
+    expect(parseService('{"host":"svc.example.org."}')).toMatchObject({ host: 'svc.example.org.' });
+    expect(parseService('{"host":"::ffff:10.0.0.1"}')).toMatchObject({ host: '::ffff:10.0.0.1' });
+    expect(parseQueryBudget(['5000'])).toEqual({ work: 5000, outside: 16 });
+    expect(parseQueryBudget(['5000', '4'])).toEqual({ work: 5000, outside: 4 });
+    for (const bad of [[], ['0'], ['x'], ['10', '0'], ['1', '2', '3']]) expect(parseQueryBudget(bad)).toMatch(/query_budget needs/);
   });
 });

@@ -36,7 +36,7 @@ export interface EtcdConfig {
   queryBudget?: QueryBudgetConfig;
 }
 
-const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'lookup_limit', 'query_budget', 'stubzones', 'debug', 'upstream'];
+const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'lookup_limit', 'stubzones', 'debug', 'upstream'];
 const DEFAULT_ENDPOINT = 'http://localhost:2379';
 /** A 64 KiB message holds about 4,000 address records: more could never be sent anyway. */
 const DEFAULT_LOOKUP_LIMIT = 4096;
@@ -145,7 +145,7 @@ function etcdOption(cfg: EtcdConfig, o: Directive, fail: Fail, corefile: string)
       // Accepted and ignored, as CoreDNS does ("remove soon").
       break;
     default:
-      fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 10).join(', ')}`, o);
+      fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 9).join(', ')}`, o);
   }
 }
 
