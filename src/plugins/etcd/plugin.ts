@@ -199,13 +199,17 @@ export class EtcdPlugin implements Plugin {
       }
     } catch (err) {
       if (err instanceof BudgetExceeded) {
-        // Nothing more is asked for a query that already failed.
-        ext.missing.clear();
         this.overBudget.warn(
           { qname: req.name, qtype: req.qtype, spent: q.budget.spent, outside: ext.known.size + ext.missing.size },
           `etcd: ${req.name} ${req.qtype} ${err.message}; answered SERVFAIL. The records it reaches fan out (many entries, CNAMEs to names with many entries): flatten them, or raise query_budget in the etcd block`,
         );
-      } else if (!(err instanceof BackendError)) throw err;
+        // Nothing more is asked for a query that already failed.
+        ext.missing.clear();
+        // The same data gives the same verdict: keep it until etcd changes, so a client
+        // repeating the question costs nothing more.
+        return { rcode: Rcode.SERVFAIL, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable: !ext.leased && ext.known.size === 0 };
+      }
+      if (!(err instanceof BackendError)) throw err;
       return { rcode: Rcode.SERVFAIL, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable: false };
     }
     // Lease-backed TTLs and outside answers may change without an etcd event: do not keep them.
