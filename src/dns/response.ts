@@ -1,4 +1,5 @@
-// Encodes replies. Header bits as the protocol behaviour section of README.md: RD copied, RA/Z/AD/CD
+// Encodes replies. Header bits as the protocol behaviour section of README.md: RD copied, CD copied
+// in answers to QUERY (RFC 4035 3.1.6; miekg/dns SetReply, so CoreDNS, does the same), RA/Z/AD
 // clear, OPT only when the query had one (our payload size 1232, DO copied).
 import type { Packet } from 'dns-packet';
 import { encodePacket, encodeSimple, type FitOptions } from './encode.js';
@@ -22,6 +23,7 @@ function headerFlags(q: ParsedQuery, rcode: number, aa: boolean, relayed: { ra?:
     (q.opcode << 11) |
     (aa ? 0x0400 : 0) |
     (q.flags & 0x0100) | // RD copied
+    (q.opcode === 0 ? q.flags & 0x0010 : 0) | // CD copied
     (relayed.ra ? 0x0080 : 0) |
     (relayed.ad ? 0x0020 : 0) |
     (rcode & 0xf)

@@ -2,6 +2,7 @@
 // etcd key, read with Go's encoding/json rules (field names match case-insensitively, `null`
 // leaves a field at its zero value, a wrong type fails the whole value).
 import { isIP } from 'node:net';
+import { NameSyntaxError, presentationLabels } from '../../pkg/names.js';
 
 export interface Service {
   host: string;
@@ -78,7 +79,22 @@ export function parseService(value: string): Service | string {
         break;
     }
   }
+  if (svc.host !== '' && isIP(svc.host) === 0) {
+    const problem = nameProblem(svc.host);
+    if (problem) return `field "host" is neither an IP address nor a domain name (${JSON.stringify(svc.host)}: ${problem}); write an address such as 10.0.0.1 or a name such as svc.example.org`;
+  }
   return svc;
+}
+
+/** Why `name` cannot go on the wire as a domain name (an empty or long label, ...), or undefined. */
+export function nameProblem(name: string): string | undefined {
+  try {
+    presentationLabels(fqdnOf(name), true);
+    return undefined;
+  } catch (err) {
+    if (err instanceof NameSyntaxError) return err.message;
+    throw err;
+  }
 }
 
 type HostType = 'A' | 'AAAA' | 'CNAME' | 'TXT';
@@ -108,14 +124,6 @@ export function targetStrip(name: string, n: number): string {
   const l = name === '.' ? [] : name.slice(0, -1).split('.');
   if (n >= l.length) return name;
   return l.slice(n).join('.') + '.';
-}
-
-/** msg.split255: TXT strings of at most 255 bytes. */
-export function split255(s: string): string[] {
-  if (s.length < 255) return [s];
-  const out: string[] = [];
-  for (let p = 0; p < s.length; p += 255) out.push(s.slice(p, p + 255));
-  return out;
 }
 
 /** A service with the key it was stored under and the TTL it answers with. */

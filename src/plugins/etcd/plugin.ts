@@ -6,10 +6,13 @@ import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.j
 import { Rcode, type Rr } from '../../dns/records.js';
 import { isSubdomain, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
-import { group, hostType, fqdnOf, targetStrip, split255, type KeyedService } from './msg.js';
+import type { Logger } from 'pino';
+import { group, hostType, fqdnOf, nameProblem, targetStrip, type KeyedService } from './msg.js';
 import { keyDomain, namePath, pathWithWildcard } from './path.js';
 import type { EtcdConfig } from './setup.js';
 import type { EtcdMirror, Entry } from './mirror.js';
+import { BudgetExceeded, DEFAULT_OUTSIDE_LOOKUPS, DEFAULT_QUERY_WORK, MAX_SECTION_RECORDS, QueryBudget, RateLimitedWarning } from './budget.js';
+import { txtStrings } from './txt.js';
 
 const DEFAULT_PRIORITY = 10;
 const DEFAULT_TTL = 300;
@@ -30,26 +33,53 @@ interface State {
   zone: string;
 }
 
-/** Answers from the rest of the server for names outside the zones, filled between passes. */
+/**
+ * Answers from the rest of the server for names outside the zones, filled between passes; keyed
+ * `lowercased name|type`, so each distinct name is asked once per query.
+ */
 interface External {
   known: Map<string, Rr[] | null>;
-  missing: Set<string>;
+  /** Key -> the name as first spelled (what is looked up). */
+  missing: Map<string, string>;
   leased: boolean;
+  /** Distinct outside lookups this query may make (query_budget's second number). */
+  cap: number;
+}
+
+/** One pass over a question: its outside answers, its work budget, and what it already built. */
+interface Query {
+  ext: External;
+  budget: QueryBudget;
+  /**
+   * Records of a name already built in this pass, by builder, type, spelling and CNAME depth:
+   * a name reached along many CNAME paths is looked up once (CoreDNS looks it up once per path).
+   */
+  memo: Map<string, Rr[] | typeof NX>;
 }
 
 interface EtcdDeps {
   lookup(name: string, qtype: string): Promise<DnsResponse>;
+  log?: Logger;
 }
 
 export class EtcdPlugin implements Plugin {
   readonly name = 'etcd';
+  private readonly work: number;
+  private readonly outside: number;
+  private readonly overBudget: RateLimitedWarning;
+  private readonly badTarget: RateLimitedWarning;
 
   constructor(
     readonly cfg: EtcdConfig,
     readonly mirror: EtcdMirror,
     private readonly deps: EtcdDeps,
     private readonly release: () => Promise<void> = async () => undefined,
-  ) {}
+  ) {
+    this.work = cfg.queryBudget?.work ?? DEFAULT_QUERY_WORK;
+    this.outside = cfg.queryBudget?.outside ?? DEFAULT_OUTSIDE_LOOKUPS;
+    this.overBudget = new RateLimitedWarning(deps.log);
+    this.badTarget = new RateLimitedWarning(deps.log);
+  }
 
   ready(): true | string {
     return this.mirror.synced ? true : `no successful read of etcd at ${this.cfg.endpoints.join(' ')} yet`;
@@ -76,7 +106,7 @@ export class EtcdPlugin implements Plugin {
     if (!zone) return next(req);
     // Nothing read yet: "no such name" would be a lie that resolvers cache.
     if (!this.mirror.synced) return { rcode: Rcode.SERVFAIL, aa: false, answer: [], authority: [], additional: [], cacheable: false };
-    const ext: External = { known: new Map(), missing: new Set(), leased: false };
+    const ext: External = { known: new Map(), missing: new Map(), leased: false, cap: this.outside };
     const first = this.answer(req, zone, ext, next);
     if (ext.missing.size === 0) return first;
     return this.withExternal(req, zone, ext, next);
@@ -85,11 +115,12 @@ export class EtcdPlugin implements Plugin {
   private async withExternal(req: DnsRequest, zone: string, ext: External, next: Next): Promise<DnsResponse> {
     // Each pass may find more outside names (a chain of CNAMEs); a few passes cover CoreDNS's depth.
     for (let pass = 0; pass < 4 && ext.missing.size > 0; pass++) {
-      const todo = [...ext.missing];
+      const todo = Array.from(ext.missing);
       ext.missing.clear();
+      // At most `cap` distinct names in all, so this fan-out is bounded too.
       await Promise.all(
-        todo.map(async (k) => {
-          const [name, type] = k.split('|') as [string, string];
+        todo.map(async ([k, name]) => {
+          const type = k.slice(k.lastIndexOf('|') + 1);
           try {
             const res = await this.deps.lookup(name, type);
             ext.known.set(k, res.answer);
@@ -106,6 +137,7 @@ export class EtcdPlugin implements Plugin {
 
   private answer(req: DnsRequest, zone: string, ext: External, next: Next): DnsResponse | Promise<DnsResponse> {
     const state: State = { name: req.name, qname: req.qname, qtype: req.qtype, zone };
+    const q: Query = { ext, budget: new QueryBudget(this.work), memo: new Map() };
     let records: Rr[] = [];
     let extra: Rr[] = [];
     let nx = false;
@@ -114,25 +146,25 @@ export class EtcdPlugin implements Plugin {
       switch (req.qtype) {
         case 'A':
         case 'AAAA': {
-          const r = this.address(state, [], ext);
+          const r = this.address(state, [], q);
           if (r === NX) nx = true;
           else records = r;
           break;
         }
         case 'TXT': {
-          const r = this.txt(state, [], ext);
+          const r = this.txt(state, [], q);
           if (r === NX) nx = true;
           else records = r;
           break;
         }
         case 'CNAME': {
-          const r = this.services(state, true, ext);
+          const r = this.services(state, true, q);
           if (r === NX) nx = true;
           else if (r.length > 0 && hostType(r[0]!).type !== 'A' && hostType(r[0]!).type !== 'AAAA') records = [rr(state.name, 'CNAME', r[0]!.ttl, fqdnOf(r[0]!.host))];
           break;
         }
         case 'PTR': {
-          const r = this.services(state, true, ext);
+          const r = this.services(state, true, q);
           if (r === NX) nx = true;
           else {
             const seen = new Set<string>();
@@ -147,7 +179,7 @@ export class EtcdPlugin implements Plugin {
         }
         case 'MX':
         case 'SRV': {
-          const r = this.srvMx(state, ext);
+          const r = this.srvMx(state, q);
           if (r === NX) nx = true;
           else ({ records, extra } = r);
           break;
@@ -157,15 +189,26 @@ export class EtcdPlugin implements Plugin {
           break;
         default:
           if (req.qtype === 'NS' && state.qname === zone) {
-            const r = this.ns(state, ext);
+            const r = this.ns(state, q);
             if (r === NX) nx = true;
             else ({ records, extra } = r);
             break;
           }
           // Any other type, and NS below the apex: a fake A lookup tells NXDOMAIN from NODATA.
-          if (this.address({ ...state, qtype: 'A' }, [], ext) === NX) nx = true;
+          if (this.address({ ...state, qtype: 'A' }, [], q) === NX) nx = true;
       }
     } catch (err) {
+      if (err instanceof BudgetExceeded) {
+        this.overBudget.warn(
+          { qname: req.name, qtype: req.qtype, spent: q.budget.spent, outside: ext.known.size + ext.missing.size },
+          `etcd: ${req.name} ${req.qtype} ${err.message}; answered SERVFAIL. The records it reaches fan out (many entries, CNAMEs to names with many entries): flatten them, or raise query_budget in the etcd block`,
+        );
+        // Nothing more is asked for a query that already failed.
+        ext.missing.clear();
+        // The same data gives the same verdict: keep it until etcd changes, so a client
+        // repeating the question costs nothing more.
+        return { rcode: Rcode.SERVFAIL, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable: !ext.leased && ext.known.size === 0 };
+      }
       if (!(err instanceof BackendError)) throw err;
       return { rcode: Rcode.SERVFAIL, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable: false };
     }
@@ -176,6 +219,9 @@ export class EtcdPlugin implements Plugin {
       return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable };
     }
     if (records.length === 0) return { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable };
+    // More than any message can carry: the encoder sends what fits, with TC.
+    if (records.length > MAX_SECTION_RECORDS) records = records.slice(0, MAX_SECTION_RECORDS);
+    if (extra.length > MAX_SECTION_RECORDS) extra = extra.slice(0, MAX_SECTION_RECORDS);
     return { rcode: Rcode.NOERROR, aa: true, answer: records, authority: [], additional: extra, cacheable };
   }
 
@@ -195,7 +241,7 @@ export class EtcdPlugin implements Plugin {
 
   // ---- backend: Records / loopNodes / TTL (etcd.go) --------------------------------------
 
-  private services(state: State, exact: boolean, ext: External): Found {
+  private services(state: State, exact: boolean, q: Query): Found {
     const prefix = this.cfg.path;
     const { path, star } = pathWithWildcard(state.qname, prefix);
     let entries: Entry[];
@@ -211,6 +257,7 @@ export class EtcdPlugin implements Plugin {
         entries = e ? [e] : [];
       }
     }
+    q.budget.charge(1 + entries.length);
     if (entries.length === 0) return NX;
     const segments = star ? namePath(state.qname, prefix).split('/') : [];
     const out: KeyedService[] = [];
@@ -225,7 +272,7 @@ export class EtcdPlugin implements Plugin {
         }
       }
       const s: KeyedService = { ...e.svc, key: e.key };
-      s.ttl = this.ttl(e, s, ext);
+      s.ttl = this.ttl(e, s, q.ext);
       if (s.priority === 0) s.priority = DEFAULT_PRIORITY;
       if ((state.qtype === 'TXT' && s.text !== '') || s.host !== '') out.push(s);
     }
@@ -249,33 +296,52 @@ export class EtcdPlugin implements Plugin {
   }
 
   /** checkForApex: the apex's addresses live under apex.dns.ZONE, else the zone's whole tree. */
-  private apexServices(state: State, ext: External): Found {
-    if (state.qname !== state.zone) return this.services(state, false, ext);
-    const apex = this.services({ ...state, qname: join('apex.dns', state.zone) }, false, ext);
+  private apexServices(state: State, q: Query): Found {
+    if (state.qname !== state.zone) return this.services(state, false, q);
+    const apex = this.services({ ...state, qname: join('apex.dns', state.zone) }, false, q);
     if (apex !== NX) return apex;
-    return this.services(state, false, ext);
+    return this.services(state, false, q);
   }
 
   // ---- record builders (backend_lookup.go) ------------------------------------------------
 
+  /**
+   * A builder's records for a name, computed once per pass for each spelling, type and CNAME
+   * depth (the depth decides where a chain stops, so results at different depths may differ).
+   */
+  private memoised(kind: string, state: State, previous: Rr[], q: Query, build: () => Rr[] | typeof NX): Rr[] | typeof NX {
+    const key = `${kind}|${state.qtype}|${previous.length}|${state.name}`;
+    const known = q.memo.get(key);
+    if (known !== undefined) return known;
+    const r = build();
+    q.memo.set(key, r);
+    return r;
+  }
+
   /** A and AAAA, following CNAMEs inside the zone and asking the server for those outside. */
-  private address(state: State, previous: Rr[], ext: External): Rr[] | typeof NX {
-    const services = this.apexServices(state, ext);
-    if (services === NX) return NX;
-    const records: Rr[] = [];
-    const dup = new Set<string>();
-    for (const s of services) {
-      const { type, ip } = hostType(s);
-      if (type === 'CNAME' || type === 'TXT') {
-        if (type === 'CNAME') records.push(...this.chase(s, state, previous, ext, (st, prev) => this.address(st, prev, ext)));
-        continue;
+  private address(state: State, previous: Rr[], q: Query): Rr[] | typeof NX {
+    return this.memoised('addr', state, previous, q, () => {
+      const services = this.apexServices(state, q);
+      if (services === NX) return NX;
+      const out = new RecordList(q.budget);
+      const dup = new Set<string>();
+      for (const s of services) {
+        const { type, ip } = hostType(s);
+        if (type === 'CNAME' || type === 'TXT') {
+          // A second entry to the same target would add the same records again.
+          if (type === 'CNAME' && !dup.has(fqdnOf(s.host).toLowerCase())) {
+            dup.add(fqdnOf(s.host).toLowerCase());
+            out.addAll(this.chase(s, state, previous, q, (st, prev) => this.address(st, prev, q)));
+          }
+          continue;
+        }
+        if (type !== state.qtype) continue;
+        if (dup.has(s.host)) continue;
+        dup.add(s.host);
+        out.add(rr(state.name, type, s.ttl, ip));
       }
-      if (type !== state.qtype) continue;
-      if (dup.has(s.host)) continue;
-      dup.add(s.host);
-      records.push(rr(state.name, type, s.ttl, ip));
-    }
-    return records;
+      return out.records;
+    });
   }
 
   /**
@@ -283,7 +349,7 @@ export class EtcdPlugin implements Plugin {
    * zone, the server outside it), or nothing for a chain that loops, points below the question
    * or grows past MAX_CNAME_CHAIN (backend_lookup.go, shared by A/AAAA and TXT).
    */
-  private chase(s: { host: string; ttl: number }, state: State, previous: Rr[], ext: External, lookup: (state: State, previous: Rr[]) => Rr[] | typeof NX): Rr[] {
+  private chase(s: { host: string; ttl: number }, state: State, previous: Rr[], q: Query, lookup: (state: State, previous: Rr[]) => Rr[] | typeof NX): Rr[] {
     const target = fqdnOf(s.host);
     const targetLower = target.toLowerCase();
     if (isSubdomain(targetLower, state.qname)) return []; // x CNAME x, or a name below it
@@ -292,37 +358,56 @@ export class EtcdPlugin implements Plugin {
     if (previous.some((p) => p.type === 'CNAME' && p.data === target)) return [];
     if (isSubdomain(targetLower, state.zone)) {
       const nextRecords = lookup({ ...state, name: target, qname: targetLower }, [...previous, cname]);
-      return nextRecords !== NX && nextRecords.length > 0 ? [cname, ...nextRecords] : [];
+      if (nextRecords === NX || nextRecords.length === 0) return [];
+      return withCname(cname, nextRecords);
     }
-    const answers = this.external(ext, target, state.qtype);
-    return answers ? [cname, ...answers] : [];
+    const answers = this.external(q.ext, target, state.qtype);
+    return answers ? withCname(cname, answers) : [];
   }
 
-  private txt(state: State, previous: Rr[], ext: External): Rr[] | typeof NX {
-    const services = this.services(state, false, ext);
-    if (services === NX) return NX;
-    const records: Rr[] = [];
-    const dup = new Set<string>();
-    for (const s of services) {
-      const { type } = hostType(s);
-      if (type === 'CNAME') {
-        records.push(...this.chase(s, state, previous, ext, (st, prev) => this.txt(st, prev, ext)));
-        continue;
+  private txt(state: State, previous: Rr[], q: Query): Rr[] | typeof NX {
+    return this.memoised('txt', state, previous, q, () => {
+      const services = this.services(state, false, q);
+      if (services === NX) return NX;
+      const out = new RecordList(q.budget);
+      const dup = new Set<string>();
+      for (const s of services) {
+        const { type } = hostType(s);
+        if (type === 'CNAME') {
+          // A second entry to the same target would add the same records again.
+          const target = `\0${fqdnOf(s.host).toLowerCase()}`;
+          if (!dup.has(target)) {
+            dup.add(target);
+            out.addAll(this.chase(s, state, previous, q, (st, prev) => this.txt(st, prev, q)));
+          }
+          continue;
+        }
+        if (type === 'TXT' && !dup.has(s.text)) {
+          dup.add(s.text);
+          out.add(rr(state.name, 'TXT', s.ttl, txtStrings(s.text)));
+        }
       }
-      if (type === 'TXT' && !dup.has(s.text)) {
-        dup.add(s.text);
-        records.push(rr(state.name, 'TXT', s.ttl, split255(s.text)));
-      }
-    }
-    return records;
+      return out.records;
+    });
   }
 
-  private srvMx(state: State, ext: External): { records: Rr[]; extra: Rr[] } | typeof NX {
-    const services = this.services(state, false, ext);
+  /**
+   * A target made from a key (`a//b` segments, a 64-octet segment) that no message can carry:
+   * skipped with a warning naming the key, instead of failing the whole answer in the encoder.
+   */
+  private carriable(target: string, key: string): boolean {
+    const problem = nameProblem(target);
+    if (problem === undefined) return true;
+    this.badTarget.warn({ key, target }, `etcd: skipping ${key}: its key makes the name ${JSON.stringify(target)} (${problem}); rename the key so that every segment is a DNS label of 1 to 63 octets`);
+    return false;
+  }
+
+  private srvMx(state: State, q: Query): { records: Rr[]; extra: Rr[] } | typeof NX {
+    const services = this.services(state, false, q);
     if (services === NX) return NX;
     const mx = state.qtype === 'MX';
-    const records: Rr[] = [];
-    const extra: Rr[] = [];
+    const records = new RecordList(q.budget);
+    const extra = new RecordList(q.budget);
     const dup = new Set<string>();
     const lookedUp = new Set<string>();
     const w = new Map<number, number>();
@@ -347,19 +432,20 @@ export class EtcdPlugin implements Plugin {
         lookedUp.add(target);
         const lower = target.toLowerCase();
         if (!isSubdomain(lower, state.zone)) {
-          const a = this.external(ext, target, 'A');
-          if (a) extra.push(...a);
-          const aaaa = this.external(ext, target, 'AAAA');
-          if (aaaa) extra.push(...aaaa.filter((x) => x.type !== 'CNAME'));
+          const a = this.external(q.ext, target, 'A');
+          if (a) extra.pushAll(a);
+          const aaaa = this.external(q.ext, target, 'AAAA');
+          if (aaaa) extra.pushAll(aaaa.filter((x) => x.type !== 'CNAME'));
           continue;
         }
-        const addr = this.address({ ...state, name: target, qname: lower, qtype: 'A' }, [], ext);
-        if (addr !== NX) extra.push(...addr);
+        const addr = this.address({ ...state, name: target, qname: lower, qtype: 'A' }, [], q);
+        if (addr !== NX) extra.pushAll(addr);
         continue;
       }
       // An address as host: the target is the key's own name.
       let target = fqdnOf(keyDomain(s.key));
       if (s.targetstrip > 0) target = targetStrip(target, s.targetstrip);
+      if (!this.carriable(target, s.key)) continue;
       const port = mx ? s.priority & 0xffff : s.port & 0xffff;
       const recKey = `${target}|${port}`;
       if (!dup.has(recKey)) {
@@ -372,12 +458,12 @@ export class EtcdPlugin implements Plugin {
         extra.push(rr(target, type, s.ttl, ip));
       }
     }
-    return { records, extra };
+    return { records: records.records, extra: extra.records };
   }
 
   /** NS at the apex: the addresses under ns.dns.ZONE, named by their keys. */
-  private ns(state: State, ext: External): { records: Rr[]; extra: Rr[] } | typeof NX {
-    const services = this.services({ ...state, qname: join('ns.dns', state.zone) }, false, ext);
+  private ns(state: State, q: Query): { records: Rr[]; extra: Rr[] } | typeof NX {
+    const services = this.services({ ...state, qname: join('ns.dns', state.zone) }, false, q);
     if (services === NX) return NX;
     const records: Rr[] = [];
     const extra: Rr[] = [];
@@ -387,6 +473,7 @@ export class EtcdPlugin implements Plugin {
       if (type !== 'A' && type !== 'AAAA') throw new BackendError(`NS record must be an IP address: ${s.host}`);
       let target = fqdnOf(keyDomain(s.key));
       if (s.targetstrip > 0) target = targetStrip(target, s.targetstrip);
+      if (!this.carriable(target, s.key)) continue;
       extra.push(rr(target, type, s.ttl, ip));
       if (seen.has(target)) continue;
       seen.add(target);
@@ -395,13 +482,65 @@ export class EtcdPlugin implements Plugin {
     return { records, extra };
   }
 
+  /** The server's answer for a name outside the zones, or undefined until a later pass has it. */
   private external(ext: External, name: string, qtype: string): Rr[] | undefined {
-    const k = `${name}|${qtype}`;
+    const k = `${name.toLowerCase()}|${qtype}`;
     const known = ext.known.get(k);
     if (known !== undefined) return known ?? undefined;
-    ext.missing.add(k);
+    if (!ext.missing.has(k)) {
+      if (ext.known.size + ext.missing.size >= ext.cap) throw new BudgetExceeded(`needs more than ${ext.cap} names outside the zones (query_budget's second number)`);
+      ext.missing.set(k, name);
+    }
     return undefined;
   }
+}
+
+/**
+ * Records in the order built, each at most once (an RRset holds no duplicates; a name reached
+ * along several CNAME paths would otherwise repeat its records once per path), every record
+ * charged to the query's budget. `push` keeps duplicates, as SRV/MX answers do in CoreDNS.
+ */
+class RecordList {
+  readonly records: Rr[] = [];
+  private readonly seen = new Set<string>();
+  constructor(private readonly budget: QueryBudget) {}
+
+  add(r: Rr): void {
+    this.budget.charge(1);
+    const k = recordKey(r);
+    if (this.seen.has(k)) return;
+    this.seen.add(k);
+    this.records.push(r);
+  }
+
+  addAll(rs: readonly Rr[]): void {
+    for (const r of rs) this.add(r);
+  }
+
+  push(r: Rr): void {
+    this.budget.charge(1);
+    this.records.push(r);
+  }
+
+  pushAll(rs: readonly Rr[]): void {
+    for (const r of rs) this.push(r);
+  }
+}
+
+/** The CNAME, then its target's records (the caller's RecordList dedupes and charges them). */
+function withCname(cname: Rr, records: readonly Rr[]): Rr[] {
+  const out: Rr[] = [cname];
+  for (const r of records) out.push(r);
+  return out;
+}
+
+function recordKey(r: Rr): string {
+  const d = (r as { data: unknown }).data;
+  let data: string;
+  if (typeof d === 'string') data = d.toLowerCase();
+  else if (Array.isArray(d)) data = d.map((x: unknown) => (Buffer.isBuffer(x) ? x.toString('hex') : String(x))).join(' ');
+  else data = JSON.stringify(d);
+  return `${r.name.toLowerCase()}|${r.type}|${data}`;
 }
 
 function join(label: string, zone: string): string {

@@ -11,6 +11,7 @@ import { parseGoDuration } from '../../pkg/duration.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { EtcdPlugin } from './plugin.js';
 import { acquireMirror } from './mirror.js';
+import { parseQueryBudget, type QueryBudgetConfig } from './budget.js';
 
 export interface EtcdConfig {
   /** Zones answered, lowercased and fully qualified. */
@@ -31,6 +32,8 @@ export interface EtcdConfig {
   changesetTimeoutMs: number;
   /** Records one lookup reads at most (the first in key order). */
   lookupLimit: number;
+  /** `query_budget WORK [OUTSIDE]` (budget.ts); unset: the defaults there. */
+  queryBudget?: QueryBudgetConfig;
 }
 
 const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'lookup_limit', 'stubzones', 'debug', 'upstream'];
@@ -124,6 +127,12 @@ function etcdOption(cfg: EtcdConfig, o: Directive, fail: Fail, corefile: string)
       cfg.lookupLimit = n;
       break;
     }
+    case 'query_budget': {
+      const b = parseQueryBudget(o.args);
+      if (typeof b === 'string') fail(b, o);
+      cfg.queryBudget = b as QueryBudgetConfig;
+      break;
+    }
     case 'changeset_timeout': {
       const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
       if (ms === undefined || ms <= 0) fail('changeset_timeout needs one positive duration, e.g. changeset_timeout 60s', o);
@@ -175,6 +184,6 @@ export const etcdPlugin: PluginDefinition = {
       ctx.invalidate,
     );
     log.info({ zones: cfg.zones, path: keyPrefix(cfg.path), endpoints: cfg.endpoints }, 'etcd zones configured');
-    return new EtcdPlugin(cfg, mirror, { lookup: ctx.lookup }, release);
+    return new EtcdPlugin(cfg, mirror, { lookup: ctx.lookup, log }, release);
   },
 };
