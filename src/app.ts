@@ -20,6 +20,7 @@ import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
 import { plugins } from './plugins/index.js';
 import { loadManifests } from './cluster/load.js';
+import { pushAll } from './pkg/arrays.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -97,6 +98,8 @@ export interface AppOptions {
   maxLookupDepth?: number;
   /** Bytes of encoded answers each listener's answer cache keeps; default 32 MiB. */
   answerCacheBytes?: number;
+  /** Records one answer may carry before it is truncated (TC); default DEFAULT_MAX_ANSWER_RECORDS. */
+  maxAnswerRecords?: number;
   /** Keep the cluster model for tools that read pods (default true; `serve` turns it off). */
   retainModel?: boolean;
   /** TCP transport limits (serve --tcp-* flags); unset ones keep their defaults. */
@@ -384,7 +387,7 @@ async function buildConfig(app: App): Promise<Config> {
   const errors: CorefileError[] = [...parsed.errors];
   const parseLines = new Set(parsed.errors.map((e) => `${e.file}:${e.line}`));
   const addBuildErrors = (found: readonly CorefileError[]): void => {
-    errors.push(...found.filter((e) => !parseLines.has(`${e.file}:${e.line}`)));
+    pushAll(errors, found.filter((e) => !parseLines.has(`${e.file}:${e.line}`)));
   };
   addBuildErrors(duplicateKeyErrors(blocks, defaultPort));
   const runtime: RuntimeOptions = {
@@ -488,7 +491,7 @@ function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chai
 
 /** The packet handler of one listen spec, with the query log and the observers of its blocks. */
 function handlerFor(spec: ListenSpec, log: Logger, opts: AppOptions, observers: ReadonlyMap<Chain, readonly QueryObserver[]>): QueryHandler {
-  const handler = new QueryHandler(new Router(spec.entries), log, { answerCacheBytes: opts.answerCacheBytes });
+  const handler = new QueryHandler(new Router(spec.entries), log, { answerCacheBytes: opts.answerCacheBytes, maxAnswerRecords: opts.maxAnswerRecords });
   if (opts.logQueries) handler.observe(queryLogger(log));
   const seen = new Set<QueryObserver>();
   for (const { chain } of spec.entries) {

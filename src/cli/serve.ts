@@ -9,6 +9,8 @@ import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
 import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount, workerLoadPermitGate, workerLoads } from '../server/workers.js';
 import { setLoadPermitGate } from '../chain/load-permit.js';
+import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
+import { maxOf } from '../pkg/arrays.js';
 
 export interface ServeFlags extends ClusterFlags, TransportFlags {
   port: string;
@@ -19,6 +21,7 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
   upstreamResolvConf?: string;
   maxLookupDepth?: string;
   answerCacheBytes?: string;
+  maxAnswerRecords?: string;
   httpMaxConnections?: string;
   httpIdleTimeout?: string;
   httpRequestTimeout?: string;
@@ -59,7 +62,7 @@ function httpLimits(flags: ServeFlags): Partial<HttpLimits> {
 /** How long app.close() may take: the longest plugin shutdown delay (health's lameduck), then the 2 s drain of queries in flight. */
 function shutdownBudgetMs(app: App): number {
   const delays = app.chains.flatMap((c) => [...c.plugins]).map((p) => p.shutdownDelayMs ?? 0);
-  return Math.max(0, ...delays) + 2000;
+  return maxOf(delays, 0) + 2000;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -69,6 +72,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
   const answerCacheBytes = parseBytes(flags.answerCacheBytes ?? '32MiB');
   if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
+  const maxAnswerRecords = Number(flags.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS);
+  if (!Number.isInteger(maxAnswerRecords) || maxAnswerRecords < 1 || maxAnswerRecords > 65535) throw new Error(`--max-answer-records ${flags.maxAnswerRecords}: must be a whole number from 1 to 65535`);
   const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
   const loads = workerLoads(flags.workerLoads);
@@ -98,6 +103,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       upstreamResolvConf: flags.upstreamResolvConf,
       maxLookupDepth,
       answerCacheBytes,
+      maxAnswerRecords,
       // A server needs only the plugins' indexes, not the cluster model they were built from.
       retainModel: false,
       tcp,
