@@ -7,7 +7,7 @@ import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
 import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
-import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount, workerLoadPermitGate, workerLoads } from '../server/workers.js';
+import { announceReady, announceStopping, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads } from '../server/workers.js';
 import { setLoadPermitGate } from '../chain/load-permit.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
 import { maxOf } from '../pkg/arrays.js';
@@ -66,7 +66,7 @@ function shutdownBudgetMs(app: App): number {
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
-  const log = createLogger(flags.logLevel);
+  const processLog = createLogger(flags.logLevel);
   // Checked before workers start, so a bad value fails once instead of in every worker.
   const maxLookupDepth = Number(flags.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH);
   if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
@@ -79,19 +79,22 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const loads = workerLoads(flags.workerLoads);
   // Checked before forking, so a bad flag stops the primary instead of every worker.
   const limits = httpLimits(flags);
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   if (workers > 1 && !isWorker()) {
-    log.info({ workers }, 'starting worker processes');
-    await runPrimary(workers, log, loads);
+    processLog.info({ workers }, 'starting worker processes');
+    await runPrimary(workers, processLog, loads);
     return;
   }
+  // Every line a worker logs says which worker it is (the primary's lines name workers the same way).
+  const log = isWorker() ? processLog.child({ worker: workerId() }) : processLog;
   if (isWorker()) {
     joinMetricsAggregation();
     setLoadPermitGate(workerLoadPermitGate(log));
   }
   setHttpLimits(limits);
-  const port = Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   let app;
+  let listeners;
   try {
     app = await buildApp({
       conf: flags.conf,
@@ -108,13 +111,12 @@ export async function serve(flags: ServeFlags): Promise<void> {
       retainModel: false,
       tcp,
     });
+    listeners = await app.listen();
   } catch (err) {
-    if (err instanceof ManifestError) {
-      throw new Error(`manifests have errors, not starting${flags.strict ? ' (--strict)' : ''}:\n${err.message}`);
-    }
-    throw err;
+    const failure = err instanceof ManifestError ? new Error(`manifests have errors, not starting${flags.strict ? ' (--strict)' : ''}:\n${err.message}`) : err;
+    if (isWorker()) await reportStartFailure(failure);
+    throw failure;
   }
-  const listeners = await app.listen();
   for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
   // Signal handlers go in before the ready line: a supervisor (or a test) that reacts to it at
   // once must find SIGHUP reloading, not the default action ending the process.

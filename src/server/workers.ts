@@ -16,6 +16,8 @@ const STOPPING = 'clusterdns:stopping';
 const LOAD_ASK = 'clusterdns:load-ask';
 const LOAD_GRANTED = 'clusterdns:load-granted';
 const LOAD_DONE = 'clusterdns:load-done';
+const READY = 'clusterdns:ready';
+const START_FAILED = 'clusterdns:start-failed';
 /** Default of `--worker-loads`: workers that may load manifests at once. */
 export const DEFAULT_WORKER_LOADS = 1;
 /** How long past its announced budget a stopping worker may run before it is killed. */
@@ -39,6 +41,9 @@ export function workerLoads(flag: string | undefined): number {
 }
 
 export const isWorker = (): boolean => cluster.isWorker;
+
+/** This worker's id (1, 2, ... as the primary forks them; a restarted worker gets a new one), or undefined in the primary. */
+export const workerId = (): number | undefined => cluster.worker?.id;
 
 /**
  * The primary's load permits: at most `max` held at once, the rest granted in the order asked.
@@ -99,6 +104,14 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
     else if (msg.type === LOAD_DONE) permits.done(worker, msg.id);
   });
   let stopping = false;
+  // Until the first worker is serving, a failure is the configuration's or the machine's (a port
+  // in use, a bad manifest), the same for every worker: it stops the start with the worker's one
+  // message instead of forking the rest into a crash loop that prints it once per restart.
+  let starting = true;
+  let startFailed: (err: Error) => void = () => undefined;
+  cluster.on('message', (_w, msg: { type?: string; message?: unknown }) => {
+    if (msg?.type === START_FAILED && starting) startFailed(new Error(typeof msg.message === 'string' ? msg.message : 'the first worker could not start'));
+  });
   const restarts: number[] = [];
   const fork = (): Worker => cluster.fork({ CLUSTERDNS_WORKER: '1' });
   cluster.on('message', (worker, msg: { type?: string; id?: number }) => {
@@ -111,7 +124,11 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
   cluster.on('exit', (worker, code, signal) => {
     permits.gone(worker);
     if (stopping) return;
-    log.error({ worker: worker.process.pid, code, signal }, 'worker died; starting a new one');
+    if (starting) {
+      startFailed(new Error(`the first worker exited (${signal ?? `code ${code}`}) before it was serving; see the log above for why`));
+      return;
+    }
+    log.error({ worker: worker.id, pid: worker.process.pid, code, signal }, 'worker died; starting a new one');
     // More than 5 restarts a minute means something is broken: stop instead of spinning.
     const now = Date.now();
     restarts.push(now);
@@ -134,7 +151,7 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
     killTimers.set(
       w.id,
       setTimeout(() => {
-        log.warn({ worker: w.process.pid, ms }, 'worker did not stop in time; killing it');
+        log.warn({ worker: w.id, pid: w.process.pid, ms }, 'worker did not stop in time; killing it');
         w.process.kill('SIGKILL');
       }, ms),
     );
@@ -164,11 +181,13 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
   };
   // Each worker logs its own "clusterdns ready"; the primary says when all of them are.
   let ready = 0;
+  let firstReady: () => void = () => undefined;
   cluster.on('message', (_w, msg: { type?: string }) => {
-    if (msg?.type === 'clusterdns:ready' && ++ready === count) log.info({ workers: count }, 'all workers ready');
+    if (msg?.type !== READY) return;
+    if (++ready === 1) firstReady();
+    if (ready === count) log.info({ workers: count }, 'all workers ready');
   });
   let crashed: (err: Error) => void = () => undefined;
-  for (let i = 0; i < count; i++) fork();
   await new Promise<void>((resolve, reject) => {
     crashed = reject;
     process.once('SIGINT', () => void stopAll('SIGINT').then(resolve));
@@ -179,6 +198,32 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
         for (const w of workers()) w.process.kill(signal);
       });
     }
+    startFailed = (err) => {
+      if (!starting) return;
+      starting = false;
+      void stopAll('the first worker could not start').then(() => reject(err));
+    };
+    firstReady = () => {
+      if (!starting) return;
+      starting = false;
+      for (let i = 1; i < count; i++) fork();
+    };
+    fork();
+  });
+}
+
+/**
+ * In a worker that failed to start: hands its error to the primary, which prints it once and
+ * exits non-zero, and exits without printing it itself.
+ */
+export function reportStartFailure(err: unknown): Promise<never> {
+  const message = err instanceof Error ? err.message : String(err);
+  return new Promise(() => {
+    if (!process.connected || !process.send) {
+      process.stderr.write(`clusterdns: ${message}\n`);
+      process.exit(1);
+    }
+    process.send({ type: START_FAILED, message }, () => process.exit(1));
   });
 }
 
@@ -191,7 +236,6 @@ export function workerLoadPermitGate(log: Logger): LoadPermitGate {
     waiting.get(msg.id)?.();
     waiting.delete(msg.id);
   });
-  const worker = process.pid;
   return (what) =>
     new Promise((resolve) => {
       // Without the primary (it is gone and this worker is on its way out) nobody grants.
@@ -199,12 +243,12 @@ export function workerLoadPermitGate(log: Logger): LoadPermitGate {
       const id = ++nextAsk;
       const asked = Date.now();
       waiting.set(id, () => {
-        log.debug({ worker, load: what, waitedMs: Date.now() - asked }, 'load permit granted');
+        log.debug({ load: what, waitedMs: Date.now() - asked }, 'load permit granted');
         let given = false;
         resolve(() => {
           if (given) return;
           given = true;
-          log.debug({ worker, load: what }, 'load permit given back');
+          log.debug({ load: what }, 'load permit given back');
           if (process.connected) process.send?.({ type: LOAD_DONE, id });
         });
       });
@@ -258,5 +302,5 @@ export function announceStopping(budgetMs: number): void {
 
 /** In a worker: tell the primary this worker is serving. */
 export function announceReady(): void {
-  process.send?.({ type: 'clusterdns:ready' });
+  process.send?.({ type: READY });
 }
