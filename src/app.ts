@@ -15,6 +15,7 @@ import type { QueryObserver } from './chain/plugin.js';
 import { queryLogger } from './server/querylog.js';
 import { exportAnswerCaches, recordReloadFailure, serverLabel, type AnswerCacheReading } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
+import { startPlugin } from './server/plugin-start.js';
 import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
@@ -210,6 +211,11 @@ export class App {
     return serverLabel(bound, this.listeners[i]?.port ?? spec.port);
   }
 
+  /** The Corefile's name for messages; undefined for the built-in default. */
+  private get corefileName(): string | undefined {
+    return this.options.conf ?? (this.options.corefileText !== undefined ? 'the Corefile' : undefined);
+  }
+
   /** Binds every listener. Resolves with where each one listens. */
   async listen(): Promise<ListenerInfo[]> {
     exportAnswerCaches(() => this.answerCacheReadings());
@@ -222,7 +228,8 @@ export class App {
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }
-      for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
+      const logged = new Set<string>();
+      for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName, this.log, logged);
     } catch (err) {
       await this.close();
       throw err;
@@ -315,7 +322,7 @@ export class App {
     // finish on the old chains.
     this.config = next;
     for (const chain of old.chains) for (const p of chain.plugins) await p.close?.({ reload: true });
-    if (sameListeners) for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
+    if (sameListeners) for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName);
     else await this.listen();
     this.log.info({ reason, listeners: next.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
     return true;
