@@ -36,6 +36,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')
     .option('--workers <n>', 'worker processes sharing the ports (a number or auto = one per core); default 1')
     .option('--worker-loads <n>', 'with --workers: workers that may load manifests at once (at start and on reloads); each load peaks at several times the data it builds (default 1)')
+    .option('--worker-load-timeout <duration>', 'with --workers: a load permit not given back within this long (a frozen worker) is taken back, so other workers can load (default 2m)')
     .option('--upstream-resolv-conf <file>', 'the resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf)')
     .option('--max-lookup-depth <n>', 'internal lookups (ExternalName targets through the server) one query may nest', String(DEFAULT_MAX_LOOKUP_DEPTH))
     .option('--answer-cache-bytes <size>', 'bytes of encoded answers each listener keeps (e.g. 33554432, 32MiB, 0 = off)', '32MiB')

@@ -7,7 +7,7 @@ import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
 import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
-import { announceReady, announceStopping, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads } from '../server/workers.js';
+import { announceReady, announceStopping, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
 import { setLoadPermitGate } from '../chain/load-permit.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
 import { maxOf } from '../pkg/arrays.js';
@@ -18,6 +18,7 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
   logQueries?: boolean;
   workers?: string;
   workerLoads?: string;
+  workerLoadTimeout?: string;
   upstreamResolvConf?: string;
   maxLookupDepth?: string;
   answerCacheBytes?: string;
@@ -77,13 +78,14 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
   const loads = workerLoads(flags.workerLoads);
+  const loadTimeoutMs = workerLoadTimeout(flags.workerLoadTimeout);
   // Checked before forking, so a bad flag stops the primary instead of every worker.
   const limits = httpLimits(flags);
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   if (workers > 1 && !isWorker()) {
     processLog.info({ workers }, 'starting worker processes');
-    await runPrimary(workers, processLog, loads);
+    await runPrimary(workers, processLog, loads, loadTimeoutMs);
     return;
   }
   // Every line a worker logs says which worker it is (the primary's lines name workers the same way).

@@ -9,6 +9,7 @@ import { AggregatorRegistry } from 'prom-client';
 import type { Logger } from 'pino';
 import { registry } from '../metrics/index.js';
 import type { LoadPermitGate } from '../chain/load-permit.js';
+import { parseGoDuration } from '../pkg/duration.js';
 
 const METRICS_REQUEST = 'clusterdns:metrics';
 const METRICS_REPLY = 'clusterdns:metrics-reply';
@@ -20,6 +21,13 @@ const READY = 'clusterdns:ready';
 const START_FAILED = 'clusterdns:start-failed';
 /** Default of `--worker-loads`: workers that may load manifests at once. */
 export const DEFAULT_WORKER_LOADS = 1;
+/**
+ * Default of `--worker-load-timeout`: how long a worker may hold a load permit before the
+ * primary takes it back. Far above a load of a large cluster (seconds), so only a worker that
+ * is frozen (SIGSTOP, a debugger, swapped out) or stuck loses it, instead of holding every other
+ * worker's reload back for good.
+ */
+export const DEFAULT_WORKER_LOAD_TIMEOUT_MS = 120_000;
 /** How long past its announced budget a stopping worker may run before it is killed. */
 const STOP_GRACE_MS = 10000;
 /** A worker's announced budget is believed up to this (health's lameduck is rarely above 1m). */
@@ -31,6 +39,14 @@ export function workerCount(flag: string | undefined): number {
   const n = Number(flag);
   if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`--workers ${flag}: use a number from 1 to 64, or auto`);
   return n;
+}
+
+/** `--worker-load-timeout`: a Go duration from 1s to 1h. */
+export function workerLoadTimeout(flag: string | undefined): number {
+  if (flag === undefined) return DEFAULT_WORKER_LOAD_TIMEOUT_MS;
+  const ms = parseGoDuration(flag);
+  if (ms === undefined || ms < 1000 || ms > 3_600_000) throw new Error(`--worker-load-timeout ${flag}: use a duration from 1s to 1h, e.g. 2m`);
+  return ms;
 }
 
 export function workerLoads(flag: string | undefined): number {
@@ -45,38 +61,81 @@ export const isWorker = (): boolean => cluster.isWorker;
 /** This worker's id (1, 2, ... as the primary forks them; a restarted worker gets a new one), or undefined in the primary. */
 export const workerId = (): number | undefined => cluster.worker?.id;
 
+/** What the primary's load permits need of a worker (cluster's Worker has it). */
+export interface PermitHolder {
+  readonly id: number;
+  readonly process: { readonly pid?: number | undefined };
+  isConnected(): boolean;
+  send(message: unknown): unknown;
+}
+
 /**
  * The primary's load permits: at most `max` held at once, the rest granted in the order asked.
  * A worker that exits gives back what it held and drops what it asked for, so a worker dying
- * mid-load never stalls the others.
+ * mid-load never stalls the others. A permit is a lease of `leaseMs`: one not given back by
+ * then is taken back (with a warning naming the worker), so a worker frozen mid-load (SIGSTOP,
+ * a debugger) does not hold every other worker's load back; its late "done" is ignored.
  */
-class LoadPermits {
-  private readonly held = new Set<string>();
-  private readonly queue: { worker: Worker; id: number }[] = [];
+export class LoadPermits {
+  private readonly held = new Map<string, { worker: PermitHolder; timer: NodeJS.Timeout }>();
+  private readonly queue: { worker: PermitHolder; id: number; what: string }[] = [];
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly log: Logger,
+    private readonly leaseMs = DEFAULT_WORKER_LOAD_TIMEOUT_MS,
+  ) {}
 
-  ask(worker: Worker, id: number): void {
-    this.queue.push({ worker, id });
+  /** Permits held now (for tests). */
+  get holding(): number {
+    return this.held.size;
+  }
+
+  ask(worker: PermitHolder, id: number, what = 'load'): void {
+    this.queue.push({ worker, id, what });
     this.grant();
   }
 
-  done(worker: Worker, id: number): void {
-    this.held.delete(`${worker.id}:${id}`);
+  done(worker: PermitHolder, id: number): void {
+    this.release(`${worker.id}:${id}`);
     this.grant();
   }
 
-  gone(worker: Worker): void {
-    for (const key of [...this.held]) if (key.startsWith(`${worker.id}:`)) this.held.delete(key);
+  gone(worker: PermitHolder): void {
+    for (const [key, h] of [...this.held]) if (h.worker === worker) this.release(key);
     for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.worker === worker) this.queue.splice(i, 1);
     this.grant();
   }
 
+  /** Stops the lease timers (the primary is stopping). */
+  close(): void {
+    for (const key of [...this.held.keys()]) this.release(key);
+    this.queue.length = 0;
+  }
+
+  private release(key: string): void {
+    const h = this.held.get(key);
+    if (!h) return;
+    clearTimeout(h.timer);
+    this.held.delete(key);
+  }
+
   private grant(): void {
     while (this.held.size < this.max && this.queue.length > 0) {
-      const { worker, id } = this.queue.shift()!;
+      const { worker, id, what } = this.queue.shift()!;
       if (!worker.isConnected()) continue;
-      this.held.add(`${worker.id}:${id}`);
+      const key = `${worker.id}:${id}`;
+      const timer = setTimeout(() => {
+        if (!this.held.has(key)) return;
+        this.release(key);
+        this.log.warn(
+          { worker: worker.id, pid: worker.process.pid, load: what, heldMs: this.leaseMs, waiting: this.queue.length },
+          'a worker held its load permit past --worker-load-timeout (frozen or stuck?); taking it back so other workers can load',
+        );
+        this.grant();
+      }, this.leaseMs);
+      timer.unref();
+      this.held.set(key, { worker, timer });
       worker.send({ type: LOAD_GRANTED, id });
     }
   }
@@ -95,12 +154,12 @@ export async function scrapeMetrics(): Promise<{ text: string; contentType: stri
  * workers are stopped when they keep dying, so the process exits non-zero and its supervisor
  * (systemd `Restart=on-failure`, a Kubernetes pod) restarts it instead of seeing a clean exit.
  */
-export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WORKER_LOADS): Promise<void> {
+export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WORKER_LOADS, loadTimeoutMs = DEFAULT_WORKER_LOAD_TIMEOUT_MS): Promise<void> {
   const aggregator = new AggregatorRegistry();
-  const permits = new LoadPermits(loads);
-  cluster.on('message', (worker, msg: { type?: string; id?: unknown }) => {
+  const permits = new LoadPermits(loads, log, loadTimeoutMs);
+  cluster.on('message', (worker, msg: { type?: string; id?: unknown; what?: unknown }) => {
     if (typeof msg?.id !== 'number') return;
-    if (msg.type === LOAD_ASK) permits.ask(worker, msg.id);
+    if (msg.type === LOAD_ASK) permits.ask(worker, msg.id, typeof msg.what === 'string' ? msg.what : undefined);
     else if (msg.type === LOAD_DONE) permits.done(worker, msg.id);
   });
   let stopping = false;
@@ -164,6 +223,7 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
   const stopAll = async (reason: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    permits.close();
     log.info({ reason }, 'stopping workers');
     await Promise.all(
       workers().map(
@@ -243,7 +303,7 @@ export function workerLoadPermitGate(log: Logger): LoadPermitGate {
       const id = ++nextAsk;
       const asked = Date.now();
       waiting.set(id, () => {
-        log.debug({ load: what, waitedMs: Date.now() - asked }, 'load permit granted');
+        log.debug({ pid: process.pid, load: what, waitedMs: Date.now() - asked }, 'load permit granted');
         let given = false;
         resolve(() => {
           if (given) return;
@@ -252,7 +312,7 @@ export function workerLoadPermitGate(log: Logger): LoadPermitGate {
           if (process.connected) process.send?.({ type: LOAD_DONE, id });
         });
       });
-      process.send?.({ type: LOAD_ASK, id });
+      process.send?.({ type: LOAD_ASK, id, what });
     });
 }
 
