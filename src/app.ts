@@ -15,11 +15,13 @@ import type { QueryObserver } from './chain/plugin.js';
 import { queryLogger } from './server/querylog.js';
 import { exportAnswerCaches, recordReloadFailure, serverLabel, type AnswerCacheReading } from './metrics/index.js';
 import { listen, type Listener } from './server/listen.js';
+import { startPlugin } from './server/plugin-start.js';
 import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
 import { plugins } from './plugins/index.js';
 import { loadManifests } from './cluster/load.js';
+import { pushAll } from './pkg/arrays.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -97,6 +99,8 @@ export interface AppOptions {
   maxLookupDepth?: number;
   /** Bytes of encoded answers each listener's answer cache keeps; default 32 MiB. */
   answerCacheBytes?: number;
+  /** Records one answer may carry before it is truncated (TC); default DEFAULT_MAX_ANSWER_RECORDS. */
+  maxAnswerRecords?: number;
   /** Keep the cluster model for tools that read pods (default true; `serve` turns it off). */
   retainModel?: boolean;
   /** TCP transport limits (serve --tcp-* flags); unset ones keep their defaults. */
@@ -207,6 +211,11 @@ export class App {
     return serverLabel(bound, this.listeners[i]?.port ?? spec.port);
   }
 
+  /** The Corefile's name for messages; undefined for the built-in default. */
+  private get corefileName(): string | undefined {
+    return this.options.conf ?? (this.options.corefileText !== undefined ? 'the Corefile' : undefined);
+  }
+
   /** Binds every listener. Resolves with where each one listens. */
   async listen(): Promise<ListenerInfo[]> {
     exportAnswerCaches(() => this.answerCacheReadings());
@@ -219,7 +228,8 @@ export class App {
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }
-      for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
+      const logged = new Set<string>();
+      for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName, this.log, logged);
     } catch (err) {
       await this.close();
       throw err;
@@ -312,7 +322,7 @@ export class App {
     // finish on the old chains.
     this.config = next;
     for (const chain of old.chains) for (const p of chain.plugins) await p.close?.({ reload: true });
-    if (sameListeners) for (const chain of this.chains) for (const p of chain.plugins) await p.start?.();
+    if (sameListeners) for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName);
     else await this.listen();
     this.log.info({ reason, listeners: next.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
     return true;
@@ -384,7 +394,7 @@ async function buildConfig(app: App): Promise<Config> {
   const errors: CorefileError[] = [...parsed.errors];
   const parseLines = new Set(parsed.errors.map((e) => `${e.file}:${e.line}`));
   const addBuildErrors = (found: readonly CorefileError[]): void => {
-    errors.push(...found.filter((e) => !parseLines.has(`${e.file}:${e.line}`)));
+    pushAll(errors, found.filter((e) => !parseLines.has(`${e.file}:${e.line}`)));
   };
   addBuildErrors(duplicateKeyErrors(blocks, defaultPort));
   const runtime: RuntimeOptions = {
@@ -488,7 +498,7 @@ function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chai
 
 /** The packet handler of one listen spec, with the query log and the observers of its blocks. */
 function handlerFor(spec: ListenSpec, log: Logger, opts: AppOptions, observers: ReadonlyMap<Chain, readonly QueryObserver[]>): QueryHandler {
-  const handler = new QueryHandler(new Router(spec.entries), log, { answerCacheBytes: opts.answerCacheBytes });
+  const handler = new QueryHandler(new Router(spec.entries), log, { answerCacheBytes: opts.answerCacheBytes, maxAnswerRecords: opts.maxAnswerRecords });
   if (opts.logQueries) handler.observe(queryLogger(log));
   const seen = new Set<QueryObserver>();
   for (const { chain } of spec.entries) {

@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { KeyError, parseServerKey, type ServerKey } from './corefile-keys.js';
 import { excerpt, excerptLongWords } from './excerpt.js';
+import { pushAll } from '../pkg/arrays.js';
 
 export { excerpt } from './excerpt.js';
 
@@ -291,7 +292,7 @@ export function parseCorefileCollect(text: string, file: string, opts: ParseOpti
     if (e instanceof CorefileError) p.errors.push(e);
     else if (!(e instanceof Fatal)) throw e;
   }
-  p.errors.push(...duplicateKeyErrors(p.blocks));
+  pushAll(p.errors, duplicateKeyErrors(p.blocks));
   return { blocks: p.blocks, errors: sortErrors(p.errors, p.files, limits.maxErrors), files: p.files };
 }
 

@@ -5,6 +5,7 @@ import type { Directive, ServerKey } from './corefile.js';
 import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
 import type { DnsRequest, DnsResponse, Plugin, QueryObserver } from './plugin.js';
 import { closest } from '../pkg/spelling.js';
+import { pushAll } from '../pkg/arrays.js';
 
 /**
  * Options that come from the command line rather than the Corefile. Plugins that need more add
@@ -141,7 +142,7 @@ export class Registry {
           closeAll(plugins);
           throw err;
         }
-        errors.push(...found);
+        pushAll(errors, found);
       }
     }
     if (errors.length > 0) {

@@ -6,6 +6,7 @@ import { check, EXIT_USAGE, type CheckFlags } from './check.js';
 import { OUTPUT_FORMATS } from './findings-output.js';
 import { addClusterFlags, applyCorefileLimits } from './options.js';
 import { DEFAULT_MAX_LOOKUP_DEPTH } from '../app.js';
+import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
 import { addResolverCommands } from './resolver-commands.js';
 import { packageVersion } from './version.js';
 import { addTransportFlags } from './transport-flags.js';
@@ -35,9 +36,11 @@ export async function main(argv: string[]): Promise<void> {
     .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')
     .option('--workers <n>', 'worker processes sharing the ports (a number or auto = one per core); default 1')
     .option('--worker-loads <n>', 'with --workers: workers that may load manifests at once (at start and on reloads); each load peaks at several times the data it builds (default 1)')
+    .option('--worker-load-timeout <duration>', 'with --workers: a load permit not given back within this long (a frozen worker) is taken back, so other workers can load (default 2m)')
     .option('--upstream-resolv-conf <file>', 'the resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf)')
     .option('--max-lookup-depth <n>', 'internal lookups (ExternalName targets through the server) one query may nest', String(DEFAULT_MAX_LOOKUP_DEPTH))
     .option('--answer-cache-bytes <size>', 'bytes of encoded answers each listener keeps (e.g. 33554432, 32MiB, 0 = off)', '32MiB')
+    .option('--max-answer-records <n>', 'records one answer may carry; past it the answer keeps the first ones and has TC set (zone transfers are not capped)', String(DEFAULT_MAX_ANSWER_RECORDS))
     .option('--http-max-connections <n>', 'connections per health/ready/metrics listener; beyond it the oldest idle one is closed (default 128)')
     .option('--http-idle-timeout <duration>', 'health/ready/metrics: close a connection with no request after this long; headers must arrive within it (default 5s)')
     .option('--http-request-timeout <duration>', 'health/ready/metrics: a whole request must arrive within this long (default 10s)')

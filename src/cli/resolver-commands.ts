@@ -17,6 +17,7 @@ import { LIBCS, type SendFn, type Trace } from '../resolver/types.js';
 import { addClusterFlags, clusterOptions, type ClusterFlags } from './options.js';
 import { podDnsContext, type PodContext } from '../resolver/pods.js';
 import { podSpec } from './pod-ref.js';
+import { pushAll } from '../pkg/arrays.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -107,7 +108,8 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
       const model = loadModel(flags, app);
       const ctx = podContext(flags, model);
       text = formatResolvConf(podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf }));
-      header.push(`audit of ${names.length} names from ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`}:`, ...text.trimEnd().split('\n').map((l) => `  ${l}`));
+      header.push(`audit of ${names.length} names from ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`}:`);
+      pushAll(header, text.trimEnd().split('\n').map((l) => `  ${l}`));
       if (ctx.exists) {
         const p = ctx.pod as Pod;
         hosts = parseHosts(podHostsFile(p, ctx.clusterDomain));
@@ -174,7 +176,8 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
       const dns = podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf });
       for (const w of dns.warnings) err.write(`warning: ${w}\n`);
       text = formatResolvConf(dns);
-      header.push(`resolv.conf of ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`} (kubelet, dnsPolicy ${dns.effectivePolicy}):`, ...text.trimEnd().split('\n').map((l) => `  ${l}`));
+      header.push(`resolv.conf of ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`} (kubelet, dnsPolicy ${dns.effectivePolicy}):`);
+      pushAll(header, text.trimEnd().split('\n').map((l) => `  ${l}`));
       if (ctx.exists) {
         hosts = parseHosts(podHostsFile(ctx.pod, ctx.clusterDomain));
         const p = ctx.pod as Pod;
@@ -184,7 +187,8 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
     }
     if (flags.hosts) hosts = parseHosts(readFileSync(flags.hosts, 'utf8'));
     let conf = parseResolvConf(text, libc, hostname !== undefined ? { hostname } : {});
-    header.push(`parsed: ${describeResolvConf(conf)}`, ...conf.notes.map((n) => `note: ${n}`));
+    header.push(`parsed: ${describeResolvConf(conf)}`);
+    pushAll(header, conf.notes.map((n) => `note: ${n}`));
     let send: SendFn;
     if (inProcess) {
       conf = { ...conf, nameservers: [IN_PROCESS] };

@@ -7,8 +7,10 @@ import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
 import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
-import { announceReady, announceStopping, isWorker, joinMetricsAggregation, runPrimary, workerCount, workerLoadPermitGate, workerLoads } from '../server/workers.js';
+import { announceReady, announceStopping, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
 import { setLoadPermitGate } from '../chain/load-permit.js';
+import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
+import { maxOf } from '../pkg/arrays.js';
 
 export interface ServeFlags extends ClusterFlags, TransportFlags {
   port: string;
@@ -16,9 +18,11 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
   logQueries?: boolean;
   workers?: string;
   workerLoads?: string;
+  workerLoadTimeout?: string;
   upstreamResolvConf?: string;
   maxLookupDepth?: string;
   answerCacheBytes?: string;
+  maxAnswerRecords?: string;
   httpMaxConnections?: string;
   httpIdleTimeout?: string;
   httpRequestTimeout?: string;
@@ -59,34 +63,40 @@ function httpLimits(flags: ServeFlags): Partial<HttpLimits> {
 /** How long app.close() may take: the longest plugin shutdown delay (health's lameduck), then the 2 s drain of queries in flight. */
 function shutdownBudgetMs(app: App): number {
   const delays = app.chains.flatMap((c) => [...c.plugins]).map((p) => p.shutdownDelayMs ?? 0);
-  return Math.max(0, ...delays) + 2000;
+  return maxOf(delays, 0) + 2000;
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
-  const log = createLogger(flags.logLevel);
+  const processLog = createLogger(flags.logLevel);
   // Checked before workers start, so a bad value fails once instead of in every worker.
   const maxLookupDepth = Number(flags.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH);
   if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
   const answerCacheBytes = parseBytes(flags.answerCacheBytes ?? '32MiB');
   if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
+  const maxAnswerRecords = Number(flags.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS);
+  if (!Number.isInteger(maxAnswerRecords) || maxAnswerRecords < 1 || maxAnswerRecords > 65535) throw new Error(`--max-answer-records ${flags.maxAnswerRecords}: must be a whole number from 1 to 65535`);
   const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
   const loads = workerLoads(flags.workerLoads);
+  const loadTimeoutMs = workerLoadTimeout(flags.workerLoadTimeout);
   // Checked before forking, so a bad flag stops the primary instead of every worker.
   const limits = httpLimits(flags);
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   if (workers > 1 && !isWorker()) {
-    log.info({ workers }, 'starting worker processes');
-    await runPrimary(workers, log, loads);
+    processLog.info({ workers }, 'starting worker processes');
+    await runPrimary(workers, processLog, loads, loadTimeoutMs);
     return;
   }
+  // Every line a worker logs says which worker it is (the primary's lines name workers the same way).
+  const log = isWorker() ? processLog.child({ worker: workerId() }) : processLog;
   if (isWorker()) {
     joinMetricsAggregation();
     setLoadPermitGate(workerLoadPermitGate(log));
   }
   setHttpLimits(limits);
-  const port = Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   let app;
+  let listeners;
   try {
     app = await buildApp({
       conf: flags.conf,
@@ -98,17 +108,17 @@ export async function serve(flags: ServeFlags): Promise<void> {
       upstreamResolvConf: flags.upstreamResolvConf,
       maxLookupDepth,
       answerCacheBytes,
+      maxAnswerRecords,
       // A server needs only the plugins' indexes, not the cluster model they were built from.
       retainModel: false,
       tcp,
     });
+    listeners = await app.listen();
   } catch (err) {
-    if (err instanceof ManifestError) {
-      throw new Error(`manifests have errors, not starting${flags.strict ? ' (--strict)' : ''}:\n${err.message}`);
-    }
-    throw err;
+    const failure = err instanceof ManifestError ? new Error(`manifests have errors, not starting${flags.strict ? ' (--strict)' : ''}:\n${err.message}`) : err;
+    if (isWorker()) await reportStartFailure(failure);
+    throw failure;
   }
-  const listeners = await app.listen();
   for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
   // Signal handlers go in before the ready line: a supervisor (or a test) that reacts to it at
   // once must find SIGHUP reloading, not the default action ending the process.

@@ -6,6 +6,7 @@ import { isClusterDataProvider, type ClusterData } from '../chain/cluster-data.j
 import { isTransferer } from '../chain/plugin.js';
 import type { Rr } from '../dns/records.js';
 import { isReverse } from '../pkg/names.js';
+import { pushAll } from '../pkg/arrays.js';
 
 function digLine(host: string, port: number, name: string, type: string): string {
   const bare = name === '.' ? '.' : name.replace(/\.$/, '');
@@ -17,7 +18,7 @@ function zoneRecords(app: App, zone: string): Rr[] {
   const out: Rr[] = [];
   for (const chain of app.chains) {
     if (!chain.zones.includes(zone)) continue;
-    for (const p of chain.plugins) if (isTransferer(p)) out.push(...(p.transfer(zone) ?? []));
+    for (const p of chain.plugins) if (isTransferer(p)) pushAll(out, p.transfer(zone) ?? []);
   }
   return out;
 }

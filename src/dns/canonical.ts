@@ -51,7 +51,9 @@ export function canonicalKey(name: string): string {
   const ls = labels(name);
   let out = '';
   for (let i = ls.length - 1; i >= 0; i--) {
-    out += String.fromCharCode(...ls[i]!.map((b) => b + 1)) + '\u0000';
+    // A code unit at a time, not fromCharCode(...label): no argument list as long as the label.
+    for (const b of ls[i]!) out += String.fromCharCode(b + 1);
+    out += '\u0000';
   }
   return out;
 }

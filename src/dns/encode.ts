@@ -623,8 +623,10 @@ function writeSection(list: readonly unknown[]): void {
  * fit. The record that overflows is taken back; its compression entries point past the end,
  * which is harmless because nothing but a root-owned OPT is written after it.
  */
-function writeSectionWithin(list: readonly unknown[], budget: number): number {
-  for (let i = 0; i < list.length; i++) {
+function writeSectionWithin(list: readonly unknown[], budget: number, maxCount = 0xffff): number {
+  // A section count is 16 bits: records past it are left out as records past the budget are.
+  const n = Math.min(list.length, maxCount);
+  for (let i = 0; i < n; i++) {
     const mark = pos;
     writeRecord(list[i] as AnyRecord);
     if (pos > budget) {
@@ -632,7 +634,7 @@ function writeSectionWithin(list: readonly unknown[], budget: number): number {
       return i;
     }
   }
-  return list.length;
+  return n;
 }
 
 /** How a reply too large for its transport is cut down (what miekg/dns `Msg.Truncate` does). */
@@ -667,9 +669,10 @@ export function encodePacket(p: Packet, fit?: FitOptions): Buffer {
     u16checked(p.id || 0, 'ID');
     u16(((p.flags || 0) & 0x7fff) | (p.type === 'response' ? 0x8000 : 0));
     u16checked(questions.length, 'QDCOUNT');
-    u16checked(answers.length, 'ANCOUNT');
-    u16checked(authorities.length, 'NSCOUNT');
-    u16checked(additionals.length + (fit?.opt ? 1 : 0), 'ARCOUNT');
+    // With `fit`, a section over 65,535 records is truncated below and the counts rewritten.
+    u16checked(fit ? Math.min(answers.length, 0xffff) : answers.length, 'ANCOUNT');
+    u16checked(fit ? Math.min(authorities.length, 0xffff) : authorities.length, 'NSCOUNT');
+    u16checked(fit ? Math.min(additionals.length + (fit.opt ? 1 : 0), 0xffff) : additionals.length, 'ARCOUNT');
     for (const q of questions) {
       writeName(q.name, true);
       ensure(4);
@@ -692,7 +695,7 @@ export function encodePacket(p: Packet, fit?: FitOptions): Buffer {
       const budget = fit.limit - optSize;
       const an = writeSectionWithin(answers, budget);
       const ns = an === answers.length ? writeSectionWithin(authorities, budget) : 0;
-      const ar = ns === authorities.length && an === answers.length ? writeSectionWithin(additionals, budget) : 0;
+      const ar = ns === authorities.length && an === answers.length ? writeSectionWithin(additionals, budget, fit.opt ? 0xfffe : 0xffff) : 0;
       if (fit.opt) writeRecord(fit.opt as AnyRecord);
       if (an < answers.length || ns < authorities.length || ar < additionals.length) {
         buf[2] = buf[2]! | 0x02; // TC

@@ -15,6 +15,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Rr } from './records.js';
 import { canonicalIp, isIPv4, isIPv6 } from '../pkg/ip.js';
 import { escapeLabel, NameSyntaxError, presentationLabels } from '../pkg/names.js';
+import { pushAll } from '../pkg/arrays.js';
 
 export class ZoneFileError extends Error {
   constructor(
@@ -195,7 +196,7 @@ function unescapeText(raw: string, fail: (reason: string) => never): number[] {
         // Take the whole code point (surrogate pairs) as UTF-8.
         const cp = raw.codePointAt(i)!;
         if (cp > 0xffff) i++;
-        out.push(...Buffer.from(String.fromCodePoint(cp), 'utf8'));
+        pushAll(out, Buffer.from(String.fromCodePoint(cp), 'utf8'));
       }
       continue;
     }

@@ -4,6 +4,7 @@ import { parseResolvConf, type Libc } from '../pkg/resolvconf.js';
 import { resolveStub } from './stub.js';
 import type { HostsEntry } from './hosts.js';
 import { LIBCS, type SendFn, type Trace } from './types.js';
+import { maxOf } from '../pkg/arrays.js';
 
 export interface AuditRow {
   name: string;
@@ -42,7 +43,7 @@ export async function audit(input: AuditInput): Promise<AuditRow[]> {
       .map((l) => [...traces[l].queries].reverse().find((q) => q.answers.length > 0)?.name)
       .find((n) => n !== undefined);
     const fixes: string[] = [];
-    const most = Math.max(...LIBCS.map((l) => traces[l].queries.length));
+    const most = maxOf(LIBCS.map((l) => traces[l].queries.length));
     if (answered && !name.endsWith('.') && most > 2) {
       const fq = await resolveStub(answered, { libc: 'glibc', conf: parseResolvConf(input.resolvConf, 'glibc'), send: input.send, ...(input.type ? { type: input.type } : {}) });
       fixes.push(`use the fully qualified name ${answered} (trailing dot): ${fq.queries.length} queries`);
@@ -73,7 +74,7 @@ export async function audit(input: AuditInput): Promise<AuditRow[]> {
 
 export function formatAudit(rows: AuditRow[], header: string[]): string {
   const out = [...header, ''];
-  const width = Math.max(4, ...rows.map((r) => r.name.length));
+  const width = maxOf(rows.map((r) => r.name.length), 4);
   out.push(`${'name'.padEnd(width)}  ${LIBCS.map((l) => l.padStart(5)).join(' ')}  result`);
   let total = 0;
   for (const r of rows) {

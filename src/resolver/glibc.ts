@@ -4,6 +4,7 @@
 import type { ResolvConf } from '../pkg/resolvconf.js';
 import type { Exchange, LookupMode, LookupResult, SendResult } from './types.js';
 import { answerData, answerType, countDots, encodable, wireName } from './types.js';
+import { pushAll } from '../pkg/arrays.js';
 
 type HErrno = 'HOST_NOT_FOUND' | 'NO_DATA' | 'TRY_AGAIN' | 'NO_RECOVERY';
 
@@ -63,7 +64,7 @@ export class GlibcResolver {
         let replies: SendResult[];
         if (sequential) {
           replies = [];
-          for (const t of types) replies.push(...(await this.ex.round([{ name, type: t, server }])));
+          for (const t of types) pushAll(replies, await this.ex.round([{ name, type: t, server }]));
         } else replies = await this.ex.round(types.map((t) => ({ name, type: t, server })));
         const first = replies[0];
         if (first && !first.timeout) bufferRcode = first.rcode;

@@ -4,6 +4,7 @@
 import type { ResolvConf } from '../pkg/resolvconf.js';
 import type { Exchange, LookupMode, LookupResult, SendResult, Status } from './types.js';
 import { answerData, answerType, countDots } from './types.js';
+import { pushAll } from '../pkg/arrays.js';
 
 interface GoError {
   text: string;
@@ -98,7 +99,7 @@ export class GoResolver {
       if (this.conf.singleRequest || qtypes.length === 1) {
         for (const t of qtypes) results.push(await this.tryOneName(fqdn, t));
       } else {
-        results.push(...(await this.concurrent(fqdn, qtypes)));
+        pushAll(results, await this.concurrent(fqdn, qtypes));
       }
       const addrs: string[] = [];
       for (const r of results) {
@@ -107,7 +108,7 @@ export class GoResolver {
           if (lastErr === undefined || fqdn === `${name}.`) lastErr = r.err;
           continue;
         }
-        addrs.push(...r.answers);
+        pushAll(addrs, r.answers);
       }
       if (addrs.length > 0) return { status: 'ok', answers: addrs, source: 'dns' };
     }

@@ -8,6 +8,7 @@ import { lookupHosts, type HostsEntry } from './hosts.js';
 import { MuslResolver } from './musl.js';
 import type { Libc, ResolvConf } from '../pkg/resolvconf.js';
 import { Exchange, type LookupMode, type LookupResult, type SendFn, type Trace } from './types.js';
+import { maxOf } from '../pkg/arrays.js';
 
 export interface StubOptions {
   libc: Libc;
@@ -66,9 +67,9 @@ export async function resolveStub(name: string, opts: StubOptions): Promise<Trac
 export function formatTrace(t: Trace, header: string[] = []): string {
   const lines = [...header];
   lines.push(`${t.libc} ${t.mode === 'getaddrinfo' ? `getaddrinfo(${t.type === 'A+AAAA' ? 'AF_UNSPEC' : t.type === 'A' ? 'AF_INET' : 'AF_INET6'})` : `res_search(${t.type})`} ${t.name}`);
-  const w = Math.max(4, ...t.queries.map((q) => q.name.length));
-  const tw = Math.max(4, ...t.queries.map((q) => q.type.length));
-  const sw = Math.max(6, ...t.queries.map((q) => q.server.length));
+  const w = maxOf(t.queries.map((q) => q.name.length), 4);
+  const tw = maxOf(t.queries.map((q) => q.type.length), 4);
+  const sw = maxOf(t.queries.map((q) => q.server.length), 6);
   t.queries.forEach((q, i) => {
     const ans = q.answers.length > 0 ? `  ${q.answers.join(', ')}` : '';
     lines.push(`  ${String(i + 1).padStart(2)}. ${q.name.padEnd(w)}  ${q.type.padEnd(tw)}  -> ${q.server.padEnd(sw)}  ${q.rcode}${q.malformed ? ` (malformed packet ${q.wire ?? ''})` : ''}${ans}`);

@@ -27,13 +27,24 @@ export type Reply = Buffer & { more?: Buffer[] };
 export interface HandlerOptions {
   /** Byte budget of the cache of encoded answers (0 turns it off). */
   answerCacheBytes?: number;
+  /** Records one answer may carry (answer, authority and additional together); see DEFAULT_MAX_ANSWER_RECORDS. */
+  maxAnswerRecords?: number;
 }
+
+/**
+ * Default of `--max-answer-records`. 4,096 A records (16 octets each, compressed) fill one
+ * 64 KiB TCP message, so the cap leaves out only what TCP could not carry anyway for address
+ * answers, and keeps the encoder's work per answer bounded whatever a plugin returns (a
+ * DNSEndpoint with 70k targets, a name with 70k records in a zone file).
+ */
+export const DEFAULT_MAX_ANSWER_RECORDS = 4096;
 
 export class QueryHandler {
   private readonly cache: AnswerCache;
   private readonly observers: QueryObserver[] = [];
   /** Which plugin wrote a reply, for observers (metrics' `plugin` label). */
   private readonly writers = new WeakMap<Buffer, string>();
+  private readonly maxAnswerRecords: number;
 
   constructor(
     private router: Router,
@@ -41,6 +52,7 @@ export class QueryHandler {
     opts: HandlerOptions = {},
   ) {
     this.cache = new AnswerCache(opts.answerCacheBytes);
+    this.maxAnswerRecords = opts.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS;
   }
 
   /** What the answer cache holds now and has done, for tests and tools. */
@@ -214,7 +226,12 @@ export class QueryHandler {
     let out: Buffer;
     try {
       if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
-      out = encodeResponse(q, res, limit);
+      const capped = q.qtype === TYPE_AXFR || q.qtype === TYPE_IXFR ? undefined : capRecords(res, this.maxAnswerRecords);
+      if (capped) {
+        out = encodeResponse(q, capped, limit);
+        // Records were left out, as when they do not fit the transport: the client is told so.
+        out[2] = out[2]! | 0x02;
+      } else out = encodeResponse(q, res, limit);
     } catch (err) {
       // A record no encoder can write (bad data from a plugin or an upstream): the client gets
       // SERVFAIL instead of silence, and the log names the query.
@@ -236,6 +253,18 @@ export class QueryHandler {
   }
 }
 
+
+/**
+ * `res` with at most `max` records, kept in section order (answer, then authority, then
+ * additional) as the encoder keeps what fits; undefined when it has no more than `max`.
+ */
+export function capRecords(res: DnsResponse, max: number): DnsResponse | undefined {
+  if (res.answer.length + res.authority.length + res.additional.length <= max) return undefined;
+  const answer = res.answer.slice(0, max);
+  const authority = answer.length < res.answer.length ? [] : res.authority.slice(0, max - answer.length);
+  const additional = authority.length < res.authority.length ? [] : res.additional.slice(0, max - answer.length - authority.length);
+  return { ...res, answer, authority, additional };
+}
 
 /** The authority section of an IXFR query (its SOA); undefined when it cannot be decoded. */
 function queryAuthority(msg: Buffer): Rr[] | undefined {

@@ -54,6 +54,9 @@ export async function listenUdp(address: string, port: number, handler: PacketHa
     heldTo.length = 0;
   };
   socket.on('message', (msg, rinfo) => {
+    // Source port 0 cannot be answered (a reply there is undeliverable and send() refuses it):
+    // dropped without a word, as BIND, Knot and Unbound do, instead of a logged error each.
+    if (rinfo.port === 0) return;
     let reply: Buffer | null | Promise<Buffer | null>;
     try {
       // rinfo already has the address and port the handler needs: no copy per datagram.

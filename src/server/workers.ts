@@ -9,6 +9,7 @@ import { AggregatorRegistry } from 'prom-client';
 import type { Logger } from 'pino';
 import { registry } from '../metrics/index.js';
 import type { LoadPermitGate } from '../chain/load-permit.js';
+import { parseGoDuration } from '../pkg/duration.js';
 
 const METRICS_REQUEST = 'clusterdns:metrics';
 const METRICS_REPLY = 'clusterdns:metrics-reply';
@@ -16,8 +17,17 @@ const STOPPING = 'clusterdns:stopping';
 const LOAD_ASK = 'clusterdns:load-ask';
 const LOAD_GRANTED = 'clusterdns:load-granted';
 const LOAD_DONE = 'clusterdns:load-done';
+const READY = 'clusterdns:ready';
+const START_FAILED = 'clusterdns:start-failed';
 /** Default of `--worker-loads`: workers that may load manifests at once. */
 export const DEFAULT_WORKER_LOADS = 1;
+/**
+ * Default of `--worker-load-timeout`: how long a worker may hold a load permit before the
+ * primary takes it back. Far above a load of a large cluster (seconds), so only a worker that
+ * is frozen (SIGSTOP, a debugger, swapped out) or stuck loses it, instead of holding every other
+ * worker's reload back for good.
+ */
+export const DEFAULT_WORKER_LOAD_TIMEOUT_MS = 120_000;
 /** How long past its announced budget a stopping worker may run before it is killed. */
 const STOP_GRACE_MS = 10000;
 /** A worker's announced budget is believed up to this (health's lameduck is rarely above 1m). */
@@ -31,6 +41,14 @@ export function workerCount(flag: string | undefined): number {
   return n;
 }
 
+/** `--worker-load-timeout`: a Go duration from 1s to 1h. */
+export function workerLoadTimeout(flag: string | undefined): number {
+  if (flag === undefined) return DEFAULT_WORKER_LOAD_TIMEOUT_MS;
+  const ms = parseGoDuration(flag);
+  if (ms === undefined || ms < 1000 || ms > 3_600_000) throw new Error(`--worker-load-timeout ${flag}: use a duration from 1s to 1h, e.g. 2m`);
+  return ms;
+}
+
 export function workerLoads(flag: string | undefined): number {
   if (flag === undefined) return DEFAULT_WORKER_LOADS;
   const n = Number(flag);
@@ -40,38 +58,84 @@ export function workerLoads(flag: string | undefined): number {
 
 export const isWorker = (): boolean => cluster.isWorker;
 
+/** This worker's id (1, 2, ... as the primary forks them; a restarted worker gets a new one), or undefined in the primary. */
+export const workerId = (): number | undefined => cluster.worker?.id;
+
+/** What the primary's load permits need of a worker (cluster's Worker has it). */
+export interface PermitHolder {
+  readonly id: number;
+  readonly process: { readonly pid?: number | undefined };
+  isConnected(): boolean;
+  send(message: unknown): unknown;
+}
+
 /**
  * The primary's load permits: at most `max` held at once, the rest granted in the order asked.
  * A worker that exits gives back what it held and drops what it asked for, so a worker dying
- * mid-load never stalls the others.
+ * mid-load never stalls the others. A permit is a lease of `leaseMs`: one not given back by
+ * then is taken back (with a warning naming the worker), so a worker frozen mid-load (SIGSTOP,
+ * a debugger) does not hold every other worker's load back; its late "done" is ignored.
  */
-class LoadPermits {
-  private readonly held = new Set<string>();
-  private readonly queue: { worker: Worker; id: number }[] = [];
+export class LoadPermits {
+  private readonly held = new Map<string, { worker: PermitHolder; timer: NodeJS.Timeout }>();
+  private readonly queue: { worker: PermitHolder; id: number; what: string }[] = [];
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly log: Logger,
+    private readonly leaseMs = DEFAULT_WORKER_LOAD_TIMEOUT_MS,
+  ) {}
 
-  ask(worker: Worker, id: number): void {
-    this.queue.push({ worker, id });
+  /** Permits held now (for tests). */
+  get holding(): number {
+    return this.held.size;
+  }
+
+  ask(worker: PermitHolder, id: number, what = 'load'): void {
+    this.queue.push({ worker, id, what });
     this.grant();
   }
 
-  done(worker: Worker, id: number): void {
-    this.held.delete(`${worker.id}:${id}`);
+  done(worker: PermitHolder, id: number): void {
+    this.release(`${worker.id}:${id}`);
     this.grant();
   }
 
-  gone(worker: Worker): void {
-    for (const key of [...this.held]) if (key.startsWith(`${worker.id}:`)) this.held.delete(key);
+  gone(worker: PermitHolder): void {
+    for (const [key, h] of [...this.held]) if (h.worker === worker) this.release(key);
     for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.worker === worker) this.queue.splice(i, 1);
     this.grant();
   }
 
+  /** Stops the lease timers (the primary is stopping). */
+  close(): void {
+    for (const key of [...this.held.keys()]) this.release(key);
+    this.queue.length = 0;
+  }
+
+  private release(key: string): void {
+    const h = this.held.get(key);
+    if (!h) return;
+    clearTimeout(h.timer);
+    this.held.delete(key);
+  }
+
   private grant(): void {
     while (this.held.size < this.max && this.queue.length > 0) {
-      const { worker, id } = this.queue.shift()!;
+      const { worker, id, what } = this.queue.shift()!;
       if (!worker.isConnected()) continue;
-      this.held.add(`${worker.id}:${id}`);
+      const key = `${worker.id}:${id}`;
+      const timer = setTimeout(() => {
+        if (!this.held.has(key)) return;
+        this.release(key);
+        this.log.warn(
+          { worker: worker.id, pid: worker.process.pid, load: what, heldMs: this.leaseMs, waiting: this.queue.length },
+          'a worker held its load permit past --worker-load-timeout (frozen or stuck?); taking it back so other workers can load',
+        );
+        this.grant();
+      }, this.leaseMs);
+      timer.unref();
+      this.held.set(key, { worker, timer });
       worker.send({ type: LOAD_GRANTED, id });
     }
   }
@@ -90,15 +154,23 @@ export async function scrapeMetrics(): Promise<{ text: string; contentType: stri
  * workers are stopped when they keep dying, so the process exits non-zero and its supervisor
  * (systemd `Restart=on-failure`, a Kubernetes pod) restarts it instead of seeing a clean exit.
  */
-export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WORKER_LOADS): Promise<void> {
+export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WORKER_LOADS, loadTimeoutMs = DEFAULT_WORKER_LOAD_TIMEOUT_MS): Promise<void> {
   const aggregator = new AggregatorRegistry();
-  const permits = new LoadPermits(loads);
-  cluster.on('message', (worker, msg: { type?: string; id?: unknown }) => {
+  const permits = new LoadPermits(loads, log, loadTimeoutMs);
+  cluster.on('message', (worker, msg: { type?: string; id?: unknown; what?: unknown }) => {
     if (typeof msg?.id !== 'number') return;
-    if (msg.type === LOAD_ASK) permits.ask(worker, msg.id);
+    if (msg.type === LOAD_ASK) permits.ask(worker, msg.id, typeof msg.what === 'string' ? msg.what : undefined);
     else if (msg.type === LOAD_DONE) permits.done(worker, msg.id);
   });
   let stopping = false;
+  // Until the first worker is serving, a failure is the configuration's or the machine's (a port
+  // in use, a bad manifest), the same for every worker: it stops the start with the worker's one
+  // message instead of forking the rest into a crash loop that prints it once per restart.
+  let starting = true;
+  let startFailed: (err: Error) => void = () => undefined;
+  cluster.on('message', (_w, msg: { type?: string; message?: unknown }) => {
+    if (msg?.type === START_FAILED && starting) startFailed(new Error(typeof msg.message === 'string' ? msg.message : 'the first worker could not start'));
+  });
   const restarts: number[] = [];
   const fork = (): Worker => cluster.fork({ CLUSTERDNS_WORKER: '1' });
   cluster.on('message', (worker, msg: { type?: string; id?: number }) => {
@@ -111,7 +183,11 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
   cluster.on('exit', (worker, code, signal) => {
     permits.gone(worker);
     if (stopping) return;
-    log.error({ worker: worker.process.pid, code, signal }, 'worker died; starting a new one');
+    if (starting) {
+      startFailed(new Error(`the first worker exited (${signal ?? `code ${code}`}) before it was serving; see the log above for why`));
+      return;
+    }
+    log.error({ worker: worker.id, pid: worker.process.pid, code, signal }, 'worker died; starting a new one');
     // More than 5 restarts a minute means something is broken: stop instead of spinning.
     const now = Date.now();
     restarts.push(now);
@@ -134,7 +210,7 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
     killTimers.set(
       w.id,
       setTimeout(() => {
-        log.warn({ worker: w.process.pid, ms }, 'worker did not stop in time; killing it');
+        log.warn({ worker: w.id, pid: w.process.pid, ms }, 'worker did not stop in time; killing it');
         w.process.kill('SIGKILL');
       }, ms),
     );
@@ -147,6 +223,7 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
   const stopAll = async (reason: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    permits.close();
     log.info({ reason }, 'stopping workers');
     await Promise.all(
       workers().map(
@@ -164,11 +241,13 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
   };
   // Each worker logs its own "clusterdns ready"; the primary says when all of them are.
   let ready = 0;
+  let firstReady: () => void = () => undefined;
   cluster.on('message', (_w, msg: { type?: string }) => {
-    if (msg?.type === 'clusterdns:ready' && ++ready === count) log.info({ workers: count }, 'all workers ready');
+    if (msg?.type !== READY) return;
+    if (++ready === 1) firstReady();
+    if (ready === count) log.info({ workers: count }, 'all workers ready');
   });
   let crashed: (err: Error) => void = () => undefined;
-  for (let i = 0; i < count; i++) fork();
   await new Promise<void>((resolve, reject) => {
     crashed = reject;
     process.once('SIGINT', () => void stopAll('SIGINT').then(resolve));
@@ -179,6 +258,32 @@ export async function runPrimary(count: number, log: Logger, loads = DEFAULT_WOR
         for (const w of workers()) w.process.kill(signal);
       });
     }
+    startFailed = (err) => {
+      if (!starting) return;
+      starting = false;
+      void stopAll('the first worker could not start').then(() => reject(err));
+    };
+    firstReady = () => {
+      if (!starting) return;
+      starting = false;
+      for (let i = 1; i < count; i++) fork();
+    };
+    fork();
+  });
+}
+
+/**
+ * In a worker that failed to start: hands its error to the primary, which prints it once and
+ * exits non-zero, and exits without printing it itself.
+ */
+export function reportStartFailure(err: unknown): Promise<never> {
+  const message = err instanceof Error ? err.message : String(err);
+  return new Promise(() => {
+    if (!process.connected || !process.send) {
+      process.stderr.write(`clusterdns: ${message}\n`);
+      process.exit(1);
+    }
+    process.send({ type: START_FAILED, message }, () => process.exit(1));
   });
 }
 
@@ -191,7 +296,6 @@ export function workerLoadPermitGate(log: Logger): LoadPermitGate {
     waiting.get(msg.id)?.();
     waiting.delete(msg.id);
   });
-  const worker = process.pid;
   return (what) =>
     new Promise((resolve) => {
       // Without the primary (it is gone and this worker is on its way out) nobody grants.
@@ -199,16 +303,16 @@ export function workerLoadPermitGate(log: Logger): LoadPermitGate {
       const id = ++nextAsk;
       const asked = Date.now();
       waiting.set(id, () => {
-        log.debug({ worker, load: what, waitedMs: Date.now() - asked }, 'load permit granted');
+        log.debug({ pid: process.pid, load: what, waitedMs: Date.now() - asked }, 'load permit granted');
         let given = false;
         resolve(() => {
           if (given) return;
           given = true;
-          log.debug({ worker, load: what }, 'load permit given back');
+          log.debug({ load: what }, 'load permit given back');
           if (process.connected) process.send?.({ type: LOAD_DONE, id });
         });
       });
-      process.send?.({ type: LOAD_ASK, id });
+      process.send?.({ type: LOAD_ASK, id, what });
     });
 }
 
@@ -258,5 +362,5 @@ export function announceStopping(budgetMs: number): void {
 
 /** In a worker: tell the primary this worker is serving. */
 export function announceReady(): void {
-  process.send?.({ type: 'clusterdns:ready' });
+  process.send?.({ type: READY });
 }

@@ -12,6 +12,7 @@ import { RE2JS } from 're2js';
 import { canonicalIp } from '../../pkg/ip.js';
 import { Shape } from './field-shapes.js';
 import type { AjvError, FieldIssue } from './types.js';
+import { pushAll } from '../../pkg/arrays.js';
 
 type Node = Readonly<Record<string, unknown>>;
 
@@ -208,10 +209,10 @@ export class CrdSchema {
         const mine: AjvError[] = [];
         this.check(s, v, ptr, mine, depth + 1);
         if (mine.length === 0) passing++;
-        else branchErrors.push(...mine.filter((e) => e.instancePath === ptr && e.keyword === 'type'));
+        else pushAll(branchErrors, mine.filter((e) => e.instancePath === ptr && e.keyword === 'type'));
       }
       if (key === 'anyOf' ? passing === 0 : passing !== 1) {
-        errors.push(...branchErrors);
+        pushAll(errors, branchErrors);
         err(key, { passingSchemas: passing });
       }
     }

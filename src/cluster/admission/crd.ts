@@ -6,6 +6,7 @@
 
 import { CrdSchema, type CrdSchemaLimits } from './crd-schema.js';
 import type { FieldIssue } from './types.js';
+import { pushAll } from '../../pkg/arrays.js';
 
 const isRec = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -70,7 +71,7 @@ export function readCrd(obj: unknown, limits?: CrdSchemaLimits): { crd?: CrdKind
       return;
     }
     const prepared = CrdSchema.prepare(sch, `${at}.schema.openAPIV3Schema`, limits);
-    issues.push(...prepared.issues);
+    pushAll(issues, prepared.issues);
     versions.push({ name: v['name'], ...(prepared.schema ? { schema: prepared.schema } : {}) });
   });
   if (storage !== 1) issues.push(bad('spec.versions', 'exactly one of spec.versions must have storage: true'));

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
+import { pushAll } from '../../pkg/arrays.js';
 
 function interfaceAddresses(name: string): string[] | undefined {
   const iface = networkInterfaces()[name];
@@ -18,7 +19,7 @@ function listIP(d: Directive, args: readonly string[]): string[] {
     else {
       const fromIface = interfaceAddresses(arg);
       if (!fromIface) throw new CorefileError(d.file, d.line, `bind: "${excerpt(arg)}" is neither an IP address nor a network interface of this machine`);
-      out.push(...fromIface);
+      pushAll(out, fromIface);
     }
   }
   return out;
@@ -36,7 +37,7 @@ function parseBind(directives: readonly Directive[]): BindConfig {
     if (d.args.length === 0) throw new CorefileError(d.file, d.line, 'bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`');
     const addresses = listIP(d, d.args);
     const except = exceptAddresses(d.block);
-    all.push(...addresses.filter((a) => !except.has(a)));
+    pushAll(all, addresses.filter((a) => !except.has(a)));
   }
   const addresses = [...new Set(all)];
   const last = directives[directives.length - 1]!;

@@ -14,6 +14,7 @@
 import type { Rr } from '../../dns/records.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { ZoneFileError, type ZoneRecord } from '../../dns/zonefile.js';
+import { pushAll } from '../../pkg/arrays.js';
 
 /** Index of the first unescaped dot of a presentation name, or -1. */
 function firstDot(name: string): number {
@@ -266,7 +267,7 @@ export class Zone {
       const d = (rr as { data: unknown }).data as { exchange?: string; target?: string };
       const name = rr.type === 'MX' ? d.exchange : rr.type === 'SRV' ? d.target : undefined;
       if (!name || !isSubdomain(name, this.origin)) continue;
-      out.push(...this.addresses(name));
+      pushAll(out, this.addresses(name));
     }
     return dedup(out);
   }
@@ -277,7 +278,7 @@ export class Zone {
     for (const rr of nsrrs) {
       const target = (rr as { data: string }).data;
       if (!isSubdomain(target, inBailiwickOnly ? rr.name : this.origin)) continue;
-      out.push(...this.addresses(target));
+      pushAll(out, this.addresses(target));
     }
     return dedup(out);
   }

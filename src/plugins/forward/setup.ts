@@ -11,6 +11,7 @@ import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { ForwardChain, ForwardPlugin } from './plugin.js';
+import { pushAll } from '../../pkg/arrays.js';
 
 type Policy = 'random' | 'round_robin' | 'sequential';
 
@@ -153,7 +154,7 @@ function readUpstreams(d: Directive): UpstreamAddress[] {
     }
     const found = resolvConfNameservers(text);
     if (found.length === 0) fail(`forward: no nameservers found in ${file}`);
-    upstreams.push(...found);
+    pushAll(upstreams, found);
   }
   if (upstreams.length > MAX_UPSTREAMS) fail(`forward: more than ${MAX_UPSTREAMS} TOs configured: ${upstreams.length}`);
   return upstreams;
@@ -297,7 +298,7 @@ function forwardOption(cfg: ForwardConfig, o: Directive): number | undefined {
       return timeOption(cfg, o, fail);
     case 'except':
       if (o.args.length === 0) fail('forward except: name at least one domain');
-      for (const a of o.args) cfg.except.push(...zoneOf(a, o, 'except name'));
+      for (const a of o.args) pushAll(cfg.except, zoneOf(a, o, 'except name'));
       break;
     case 'health_check':
       healthCheckOption(cfg, o, fail);

@@ -12,6 +12,7 @@ import { INVALID, belowZone, parseRequest, type RecordRequest } from './names.js
 import { listQuestions } from './enumerate.js';
 import type { KubernetesConfig } from './setup.js';
 import type { KubernetesStore, ReadySlice } from './store.js';
+import { insertAll, pushAll } from '../../pkg/arrays.js';
 
 /** Version of the Kubernetes DNS specification served at dns-version.<zone>. */
 export const DNS_SCHEMA_VERSION = '1.1.0';
@@ -578,7 +579,9 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       if (isSubdomain(targetLower, state.zone)) {
         const chased = this.addresses({ ...state, name: target, qname: targetLower }, [...previous, cname], external);
         const add = (next: Rr[] | typeof NX): void => {
-          if (next !== NX && next.length > 0) records.push(cname, ...next);
+          if (next === NX || next.length === 0) return;
+          records.push(cname);
+          pushAll(records, next);
         };
         if (chased instanceof Promise) (pending ??= []).push(chased.then(add));
         else add(chased);
@@ -589,7 +592,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       records.push(cname);
       (pending ??= []).push(
         this.deps.lookup(target, state.qtype, state.req).then(
-          (res) => void records.splice(slot + 1, 0, ...res.answer),
+          (res) => void insertAll(records, slot + 1, res.answer),
           () => undefined,
         ),
       );

@@ -4,6 +4,7 @@
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { applyRule, responseRules, type NameRule, type ResponseRule } from './rules.js';
+import { pushAll } from '../../pkg/arrays.js';
 
 /** RR types whose data holds a name that `answer value` / `answer auto` rewrite (CoreDNS's list). */
 function nameInData(rr: Rr): string | undefined {
@@ -87,7 +88,7 @@ export class RewritePlugin implements Plugin {
         this.log.error({ plugin: 'rewrite', rule: rule.source, name: to }, `invalid name after rewrite: ${to}`);
         return { rcode: Rcode.SERVFAIL, aa: false, answer: [], authority: [], additional: [] };
       }
-      revert.push(...responseRules(rule, name, to));
+      pushAll(revert, responseRules(rule, name, to));
       name = to;
       rewritten = true;
       if (rule.mode === 'stop') break;
