@@ -174,6 +174,8 @@ export class QueryHandler {
 
   private fromCache(hit: CachedAnswer, msg: Buffer, id: number, rd: number): Buffer {
     const out = patched(hit.reply, id, rd);
+    // CD as this query set it (RFC 4035 3.1.6, as encodeResponse does), not as the query the entry was stored for.
+    out[3] = (out[3]! & 0xef) | (msg[3]! & 0x10);
     // The client's spelling of the name goes into the question (entries that answer any spelling
     // were stored with the query's question bytes at offset 12, so lengths agree), unless it is
     // the spelling stored.

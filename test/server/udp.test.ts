@@ -74,10 +74,10 @@ describe('UDP: a normal query', () => {
     }
   });
 
-  it('clears CD (RFC 4035 3.1.6 for an authoritative server) and keeps RA=0 even when RD=1', async () => {
+  it('copies CD (RFC 4035 3.1.6, as CoreDNS) and keeps RA=0 even when RD=1', async () => {
     const q = buildQuery({ name: fixture.nginx, type: T.A, rd: true, cd: true });
     const h = parseHeader(await udpQuery(q, target));
-    expect(h.cd).toBe(false);
+    expect(h.cd).toBe(true);
     expect(h.ra).toBe(false);
     expect(h.aa).toBe(true);
     expect(h.rcode).toBe(Rcode.NOERROR);
