@@ -1,5 +1,6 @@
 // Starts real etcd members (Debian etcd-server, /usr/bin/etcd) on loopback ports in a temp dir,
-// and stops each by PID. One member, or a cluster of three.
+// and stops each by PID (a paused one too: SIGKILL ends a stopped process). One member, or a
+// cluster of three.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
@@ -29,6 +30,10 @@ export interface EtcdCluster {
   kill(i: number): Promise<void>;
   /** Starts a killed member again on its data dir and waits until it serves. */
   restart(i: number): Promise<void>;
+  /** Freezes one member (SIGSTOP): its sockets stay open and nothing answers, as a hung process. */
+  pause(i: number): void;
+  /** Thaws a paused member (SIGCONT). */
+  resume(i: number): void;
   /** A client on every member. */
   client(): Etcd3;
   stop(): Promise<void>;
@@ -136,6 +141,14 @@ export async function startEtcd(size = 1, extra: string[] = [], tls?: EtcdTls): 
       const m = members[i]!;
       m.proc = launch(m, initial, 'existing', extra);
       await waitHealthy([m.clientUrl], 15000, tls);
+    },
+    pause(i) {
+      const proc = members[i]!.proc;
+      if (proc && proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid!, 'SIGSTOP');
+    },
+    resume(i) {
+      const proc = members[i]!.proc;
+      if (proc && proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid!, 'SIGCONT');
     },
     client() {
       return new Etcd3({ hosts: members.map((m) => m.clientUrl) });
