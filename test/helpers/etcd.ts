@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
@@ -166,4 +167,62 @@ export async function startEtcd(size = 1, extra: string[] = [], tls?: EtcdTls): 
     throw new Error(`${(err as Error).message}\n${logs}`);
   }
   return cluster;
+}
+
+/**
+ * A TCP proxy in front of one etcd member whose connections the test can cut (and refuse new
+ * ones), then allow again; `onDownstream` sees how many bytes etcd sent through it so far, so a
+ * test can act in the middle of a response stream (a watch catch-up, say).
+ */
+export class EtcdProxy {
+  private readonly sockets = new Set<net.Socket>();
+  private open = true;
+  private readonly server: net.Server;
+  /** Bytes from etcd to clients since the last reset. */
+  downstream = 0;
+  onDownstream: ((total: number) => void) | undefined;
+  port = 0;
+
+  constructor(private readonly targetPort: number) {
+    this.server = net.createServer((c) => {
+      if (!this.open) return void c.destroy();
+      const u = net.connect(this.targetPort, '127.0.0.1');
+      this.sockets.add(c).add(u);
+      c.pipe(u);
+      u.on('data', (b: Buffer) => {
+        this.downstream += b.length;
+        c.write(b);
+        this.onDownstream?.(this.downstream);
+      });
+      const drop = (): void => {
+        c.destroy();
+        u.destroy();
+        this.sockets.delete(c);
+        this.sockets.delete(u);
+      };
+      c.on('error', drop).on('close', drop);
+      u.on('error', drop).on('close', drop);
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.port = (this.server.address() as net.AddressInfo).port;
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  cut(): void {
+    this.open = false;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+  }
+
+  restore(): void {
+    this.open = true;
+  }
+
+  close(): Promise<void> {
+    this.cut();
+    return new Promise((r) => this.server.close(() => r()));
+  }
 }
