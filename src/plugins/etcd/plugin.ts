@@ -51,8 +51,11 @@ export class EtcdPlugin implements Plugin {
     private readonly release: () => Promise<void> = async () => undefined,
   ) {}
 
+  /** Ready once the first full read of the path is mirrored (as CoreDNS's kubernetes waits for its first sync). */
   ready(): true | string {
-    return this.mirror.synced ? true : `no successful read of etcd at ${this.cfg.endpoints.join(' ')} yet`;
+    if (this.mirror.synced) return true;
+    // lastError names the endpoints and the cause in words ("connection refused", "no answer in time").
+    return `no full read of etcd yet: ${this.mirror.lastError ?? `still reading ${this.cfg.endpoints.join(' ')}`}`;
   }
 
   /**
