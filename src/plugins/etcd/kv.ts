@@ -167,9 +167,15 @@ export function describeEtcdError(err: unknown, endpoints: string | readonly str
     if (/compacted/i.test(msg)) return 'the revision asked for is compacted';
     if (/UNAVAILABLE|No connection established|Connection dropped/i.test(msg)) return 'cannot connect (no etcd answers there)';
     if (/CANCELLED/.test(msg)) return 'the call was cancelled';
+    if (isBrokenCircuit(err)) return 'every recent call failed; the client waits before it tries again';
     return stripCode(msg);
   };
   return `etcd at ${where}: ${cause()}`;
+}
+
+/** The client's circuit breaker refused a call (the endpoint failed several times in a row). */
+export function isBrokenCircuit(err: unknown): boolean {
+  return /circuit breaker is open/i.test(String((err as Error)?.message ?? err));
 }
 
 function firstLine(s: string): string {

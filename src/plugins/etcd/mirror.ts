@@ -8,7 +8,7 @@
 // applies them all at once when it says "done", so queries see the old or the new data, never
 // a mix.
 import type { Etcd3 } from 'etcd3';
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_KEEPALIVE_MS, describeEtcdError, listPrefix, newClient, prefixEnd, type ClientOptions, type RawKv } from './kv.js';
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_KEEPALIVE_MS, describeEtcdError, isBrokenCircuit, listPrefix, newClient, prefixEnd, type ClientOptions, type RawKv } from './kv.js';
 import { PrefixWatch } from './watch.js';
 import { SortedKeys } from './sorted-keys.js';
 import type { Logger } from 'pino';
@@ -238,7 +238,8 @@ export class EtcdMirror {
     } catch (err) {
       if (this.closed) return;
       const delay = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** attempt);
-      this.lastError = describeEtcdError(err, this.opts.endpoints);
+      // The circuit breaker's refusal says nothing new: keep the cause that opened it.
+      if (!isBrokenCircuit(err) || !this.lastError) this.lastError = describeEtcdError(err, this.opts.endpoints);
       if (attempt === 0 || attempt % 10 === 0) {
         this.log.warn({ err: this.lastError, endpoints: this.opts.endpoints, retryMs: delay }, this.synced ? 'cannot read etcd; still serving the last mirror' : 'cannot read etcd; not ready until the first read succeeds');
       }
