@@ -77,15 +77,15 @@ function mirrorMetrics(): MirrorMetrics {
   // With --workers, the primary merges the workers' metrics by these aggregators: the revision
   // of the laggiest worker, the worst lag, connected only when every worker is.
   shared = {
-    revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'etcd revision the mirror reflects (the SOA serial of the etcd zones).', labelNames: ['zones'], registers, aggregator: 'min' }),
+    revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'The SOA serial of the etcd zones: the highest revision at which the replica saw the path change.', labelNames: ['zones'], registers, aggregator: 'min' }),
     lag: new Gauge({
       name: 'clusterdns_etcd_lag_seconds',
-      help: 'Seconds since the mirror was last known to be current with etcd (0 while the watch is connected).',
+      help: 'Seconds since etcd was last heard on the watch, while it is down or a progress request is unanswered (0 while connected and answering).',
       labelNames: ['zones'],
       registers,
       aggregator: 'max',
     }),
-    connected: new Gauge({ name: 'clusterdns_etcd_watch_connected', help: '1 while the etcd watch is connected, else 0.', labelNames: ['zones'], registers, aggregator: 'min' }),
+    connected: new Gauge({ name: 'clusterdns_etcd_watch_connected', help: '1 from etcd confirming the watch until it fails (an error, an unanswered progress request), else 0.', labelNames: ['zones'], registers, aggregator: 'min' }),
     keys: new Gauge({ name: 'clusterdns_etcd_keys', help: 'Records held in the mirror.', labelNames: ['zones'], registers, aggregator: 'max' }),
     badValues: new Gauge({ name: 'clusterdns_etcd_bad_values', help: 'Keys whose value is skipped because it is not a valid SkyDNS record.', labelNames: ['zones'], registers, aggregator: 'max' }),
     events: new Counter({ name: 'clusterdns_etcd_events_total', help: 'etcd watch events applied to the mirror.', labelNames: ['zones'], registers }),

@@ -182,7 +182,11 @@ export class EtcdPlugin implements Plugin {
     return { rcode: Rcode.NOERROR, aa: true, answer: records, authority: [], additional: extra, cacheable };
   }
 
-  /** SOA of a zone: the mirror's etcd revision is the serial, so every replica agrees. */
+  /**
+   * SOA of a zone. The serial is the highest etcd revision at which the mirror saw the path change
+   * (see EtcdMirror.revision): every replica reading the same data computes the same one, and a
+   * replica never lowers its own.
+   */
   soa(zone: string): Rr {
     const join = (l: string): string => (zone === '.' ? `${l}.` : `${l}.${zone}`);
     return rr(zone, 'SOA', 30, {
