@@ -1,8 +1,10 @@
 // Starts real etcd members (Debian etcd-server, /usr/bin/etcd) on loopback ports in a temp dir,
-// and stops each by PID. One member, or a cluster of three.
+// and stops each by PID (a paused one too: SIGKILL ends a stopped process). One member, or a
+// cluster of three.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
@@ -29,6 +31,10 @@ export interface EtcdCluster {
   kill(i: number): Promise<void>;
   /** Starts a killed member again on its data dir and waits until it serves. */
   restart(i: number): Promise<void>;
+  /** Freezes one member (SIGSTOP): its sockets stay open and nothing answers, as a hung process. */
+  pause(i: number): void;
+  /** Thaws a paused member (SIGCONT). */
+  resume(i: number): void;
   /** A client on every member. */
   client(): Etcd3;
   stop(): Promise<void>;
@@ -137,6 +143,14 @@ export async function startEtcd(size = 1, extra: string[] = [], tls?: EtcdTls): 
       m.proc = launch(m, initial, 'existing', extra);
       await waitHealthy([m.clientUrl], 15000, tls);
     },
+    pause(i) {
+      const proc = members[i]!.proc;
+      if (proc && proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid!, 'SIGSTOP');
+    },
+    resume(i) {
+      const proc = members[i]!.proc;
+      if (proc && proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid!, 'SIGCONT');
+    },
     client() {
       return new Etcd3({ hosts: members.map((m) => m.clientUrl) });
     },
@@ -153,4 +167,62 @@ export async function startEtcd(size = 1, extra: string[] = [], tls?: EtcdTls): 
     throw new Error(`${(err as Error).message}\n${logs}`);
   }
   return cluster;
+}
+
+/**
+ * A TCP proxy in front of one etcd member whose connections the test can cut (and refuse new
+ * ones), then allow again; `onDownstream` sees how many bytes etcd sent through it so far, so a
+ * test can act in the middle of a response stream (a watch catch-up, say).
+ */
+export class EtcdProxy {
+  private readonly sockets = new Set<net.Socket>();
+  private open = true;
+  private readonly server: net.Server;
+  /** Bytes from etcd to clients since the last reset. */
+  downstream = 0;
+  onDownstream: ((total: number) => void) | undefined;
+  port = 0;
+
+  constructor(private readonly targetPort: number) {
+    this.server = net.createServer((c) => {
+      if (!this.open) return void c.destroy();
+      const u = net.connect(this.targetPort, '127.0.0.1');
+      this.sockets.add(c).add(u);
+      c.pipe(u);
+      u.on('data', (b: Buffer) => {
+        this.downstream += b.length;
+        c.write(b);
+        this.onDownstream?.(this.downstream);
+      });
+      const drop = (): void => {
+        c.destroy();
+        u.destroy();
+        this.sockets.delete(c);
+        this.sockets.delete(u);
+      };
+      c.on('error', drop).on('close', drop);
+      u.on('error', drop).on('close', drop);
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.port = (this.server.address() as net.AddressInfo).port;
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  cut(): void {
+    this.open = false;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+  }
+
+  restore(): void {
+    this.open = true;
+  }
+
+  close(): Promise<void> {
+    this.cut();
+    return new Promise((r) => this.server.close(() => r()));
+  }
 }

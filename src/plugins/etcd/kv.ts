@@ -1,10 +1,23 @@
 // etcd reads shared by the mirror and `clusterdns sync`: a whole prefix, page by page at one
-// revision, so a large record set never needs one huge response (gRPC's default limit is 4 MiB).
+// revision, so a large record set never needs one huge response.
 import type { Etcd3, IOptions } from 'etcd3';
 import type { IBackoff } from 'cockatiel';
 
-/** Keys per page of a prefix read. */
+/** Keys per page of a prefix read, at most. */
 const PAGE_KEYS = 2000;
+/** Keys of the first page, before the size of a key and value is known. */
+const PROBE_KEYS = 64;
+/** Bytes per page a prefix read aims at (keys and values); see listPrefix. */
+export const DEFAULT_PAGE_BYTES = 8 * 1024 * 1024;
+/** Largest gRPC message a client takes (a page, a watch response fragment). */
+export const DEFAULT_MAX_RECEIVE_BYTES = 64 * 1024 * 1024;
+/** Deadline of each etcd call (a read, a lease lookup, a transaction). */
+export const DEFAULT_CALL_TIMEOUT_MS = 5000;
+/**
+ * Silence after which a connection (gRPC keepalive ping) or the watch (progress request) is
+ * checked; etcd refuses pings more often than its --grpc-keepalive-min-time (5 s by default).
+ */
+export const DEFAULT_KEEPALIVE_MS = 10_000;
 
 export interface RawKv {
   key: string;
@@ -14,11 +27,17 @@ export interface RawKv {
   modRevision: number;
 }
 
-interface ClientOptions {
+export interface ClientOptions {
   endpoints: string[];
   username?: string;
   password?: string;
   tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
+  /** Deadline of each unary call (ms); default DEFAULT_CALL_TIMEOUT_MS. */
+  callTimeoutMs?: number;
+  /** gRPC keepalive ping interval (ms); default DEFAULT_KEEPALIVE_MS. */
+  keepaliveMs?: number;
+  /** Largest message received (bytes); default DEFAULT_MAX_RECEIVE_BYTES. */
+  maxReceiveBytes?: number;
 }
 
 /**
@@ -28,16 +47,26 @@ interface ClientOptions {
  */
 export async function newClient(o: ClientOptions): Promise<Etcd3> {
   const [{ Etcd3 }, { ExponentialBackoff }] = await Promise.all([import('etcd3'), import('cockatiel')]);
+  const callTimeoutMs = o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const keepaliveMs = o.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
   const options: IOptions = {
     hosts: o.endpoints,
     dialTimeout: 2000,
+    // Without a deadline a call to a member that is frozen (or cut off behind a firewall that
+    // drops packets) never returns; with one it fails, and the client retries on another member.
+    defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + callTimeoutMs }),
     grpcOptions: {
       // Watch responses of a large transaction can exceed gRPC's 4 MiB default.
-      'grpc.max_receive_message_length': 64 * 1024 * 1024,
+      'grpc.max_receive_message_length': o.maxReceiveBytes ?? DEFAULT_MAX_RECEIVE_BYTES,
       // gRPC's reconnect backoff grows to 120 s by default: after an etcd outage a replica would
       // stay behind for up to two minutes. Retry within 2 s instead.
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2000,
+      // A peer that stops answering pings is dropped, so its calls fail instead of hanging.
+      'grpc.keepalive_time_ms': keepaliveMs,
+      'grpc.keepalive_timeout_ms': callTimeoutMs,
+      // etcd counts pings on a connection without calls as abuse (and closes it).
+      'grpc.keepalive_permit_without_calls': 0,
     },
     // A lost watch retries within 2 s at worst (the client's default grows to 30 s), so replicas
     // catch up soon after etcd comes back.
@@ -52,26 +81,61 @@ export async function newClient(o: ClientOptions): Promise<Etcd3> {
   return new Etcd3(options);
 }
 
-/** Every key under `prefix` at one revision (the current one unless given), in key order. */
-export async function listPrefix(client: Etcd3, prefix: string, revision?: number): Promise<{ kvs: RawKv[]; revision: number }> {
+export interface ListOptions {
+  /** Bytes (keys and values) a page aims at; default DEFAULT_PAGE_BYTES. */
+  pageBytes?: number;
+}
+
+/**
+ * Every key under `prefix` at one revision (the current one unless given), in key order.
+ *
+ * Pages are sized by bytes, not only by keys: 2,000 values of 34 KiB make one 70 MB response,
+ * over any sane receive limit. The first page is small; each next one holds as many keys as fit
+ * `pageBytes` at the sizes seen so far, and a page refused as too large is asked again at half.
+ */
+export async function listPrefix(client: Etcd3, prefix: string, revision?: number, opts: ListOptions = {}): Promise<{ kvs: RawKv[]; revision: number }> {
+  const pageBytes = opts.pageBytes ?? DEFAULT_PAGE_BYTES;
   const end = prefixEnd(prefix);
   const kvs: RawKv[] = [];
   let start = prefix;
   let rev = revision;
+  let limit = PROBE_KEYS;
+  let seenKeys = 0;
+  let seenBytes = 0;
   for (;;) {
-    let b = client.getAll().inRange({ start, end }).limit(PAGE_KEYS);
+    let b = client.getAll().inRange({ start, end }).limit(limit);
     if (rev !== undefined) b = b.revision(rev);
-    const res = await b.exec();
+    let res;
+    try {
+      res = await b.exec();
+    } catch (err) {
+      if (limit > 1 && isTooLarge(err)) {
+        limit = Math.max(1, Math.floor(limit / 2));
+        continue;
+      }
+      throw err;
+    }
     rev ??= Number(res.header.revision);
-    for (const kv of res.kvs) kvs.push({ key: kv.key.toString(), value: kv.value.toString(), lease: kv.lease, modRevision: Number(kv.mod_revision) });
+    for (const kv of res.kvs) {
+      seenKeys++;
+      seenBytes += kv.key.length + kv.value.length + 32;
+      kvs.push({ key: kv.key.toString(), value: kv.value.toString(), lease: kv.lease, modRevision: Number(kv.mod_revision) });
+    }
     if (!res.more || res.kvs.length === 0) break;
     start = res.kvs[res.kvs.length - 1]!.key.toString() + '\0';
+    limit = Math.max(1, Math.min(PAGE_KEYS, Math.floor(pageBytes / Math.max(1, seenBytes / seenKeys))));
   }
   return { kvs, revision: rev! };
 }
 
+/** gRPC's RESOURCE_EXHAUSTED: the response was over the receive limit. */
+function isTooLarge(err: unknown): boolean {
+  const m = (err as Error)?.message ?? '';
+  return /RESOURCE_EXHAUSTED|larger than max/i.test(m) || (err as { code?: number }).code === 8;
+}
+
 /** The first key after every key that starts with `prefix` (etcd's prefix range end). */
-function prefixEnd(prefix: string): Buffer {
+export function prefixEnd(prefix: string): Buffer {
   const b = Buffer.from(prefix);
   for (let i = b.length - 1; i >= 0; i--) {
     if (b[i]! < 0xff) {
@@ -81,4 +145,43 @@ function prefixEnd(prefix: string): Buffer {
     }
   }
   return Buffer.from([0]);
+}
+
+/**
+ * An etcd failure in words, naming the endpoint(s): gRPC's own text ("14 UNAVAILABLE: No
+ * connection established. Last error: ... Resolution note: ...") says little to an operator.
+ */
+export function describeEtcdError(err: unknown, endpoints: string | readonly string[]): string {
+  const where = typeof endpoints === 'string' ? endpoints : endpoints.join(' ');
+  const msg = String((err as Error)?.message ?? err);
+  const cause = (): string => {
+    if (/ECONNREFUSED/.test(msg)) return 'connection refused (is etcd running and listening there?)';
+    if (/ENOTFOUND|EAI_AGAIN/.test(msg)) return 'the host name does not resolve';
+    if (/EHOSTUNREACH|ENETUNREACH/.test(msg)) return 'the host is unreachable';
+    if (/ECONNRESET/.test(msg)) return 'the connection was reset';
+    if (/certificate|SSL|TLS|handshake/i.test(msg)) return `TLS failed: ${firstLine(msg)}`;
+    if (/DEADLINE_EXCEEDED|Deadline exceeded/i.test(msg)) return 'no answer in time (etcd frozen, overloaded or unreachable)';
+    if (/RESOURCE_EXHAUSTED|larger than max/i.test(msg)) return `a response was larger than the receive limit: ${firstLine(msg)}`;
+    if (/no leader/i.test(msg)) return 'the member has no leader (cut off from its cluster)';
+    if (/UNAUTHENTICATED|PERMISSION_DENIED|user name|password|auth|permission/i.test(msg)) return `etcd refused the credentials: ${stripCode(msg)}`;
+    if (/compacted/i.test(msg)) return 'the revision asked for is compacted';
+    if (/UNAVAILABLE|No connection established|Connection dropped/i.test(msg)) return 'cannot connect (no etcd answers there)';
+    if (/CANCELLED/.test(msg)) return 'the call was cancelled';
+    if (isBrokenCircuit(err)) return 'every recent call failed; the client waits before it tries again';
+    return stripCode(msg);
+  };
+  return `etcd at ${where}: ${cause()}`;
+}
+
+/** The client's circuit breaker refused a call (the endpoint failed several times in a row). */
+export function isBrokenCircuit(err: unknown): boolean {
+  return /circuit breaker is open/i.test(String((err as Error)?.message ?? err));
+}
+
+function firstLine(s: string): string {
+  return stripCode(s.split(/\. Resolution note|\n/)[0]!);
+}
+
+function stripCode(s: string): string {
+  return s.replace(/^\d+ [A-Z_]+: /, '').split(/\s*Resolution note:/)[0]!.trim();
 }

@@ -1,14 +1,16 @@
 // An in-memory copy of everything under the plugin's etcd path, kept current by one etcd Watch
-// from a known revision, so answers never wait on etcd. A lost watch resumes from the last
-// revision it saw (the etcd3 client does this); a watch cancelled by compaction relists. While
-// etcd is unreachable the last copy keeps serving.
+// from a known revision, so answers never wait on etcd. A lost watch resumes, on the next
+// endpoint, from the revision after the last event it delivered (watch.ts); a watch whose resume
+// revision is compacted relists. While etcd is unreachable the last copy keeps serving.
 //
 // Change sets that `clusterdns sync` has to split over several transactions are bracketed by a
 // marker key (see TXN_MARKER): while it says "writing" the mirror holds the events back and
 // applies them all at once when it says "done", so queries see the old or the new data, never
 // a mix.
 import type { Etcd3 } from 'etcd3';
-import { listPrefix, newClient, type RawKv } from './kv.js';
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_KEEPALIVE_MS, describeEtcdError, isBrokenCircuit, listPrefix, newClient, prefixEnd, type ClientOptions, type RawKv } from './kv.js';
+import { PrefixWatch } from './watch.js';
+import { SortedKeys } from './sorted-keys.js';
 import type { Logger } from 'pino';
 import { Gauge, Counter } from 'prom-client';
 import { registry } from '../../metrics/index.js';
@@ -37,6 +39,16 @@ interface MirrorOptions {
   log: Logger;
   /** How long a change set may be held back before what arrived is applied anyway (ms). */
   changesetTimeoutMs: number;
+  /** Deadline of each etcd call, and of a watch progress request (ms). */
+  callTimeoutMs?: number;
+  /** Silence before a connection or the watch is checked (ms). */
+  keepaliveMs?: number;
+  /** Bytes a listing page aims at. */
+  pageBytes?: number;
+  /** Largest gRPC message taken (bytes). */
+  maxReceiveBytes?: number;
+  /** Lease lookups in flight at once. */
+  leaseConcurrency?: number;
 }
 
 export interface Entry {
@@ -65,15 +77,15 @@ function mirrorMetrics(): MirrorMetrics {
   // With --workers, the primary merges the workers' metrics by these aggregators: the revision
   // of the laggiest worker, the worst lag, connected only when every worker is.
   shared = {
-    revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'etcd revision the mirror reflects (the SOA serial of the etcd zones).', labelNames: ['zones'], registers, aggregator: 'min' }),
+    revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'The SOA serial of the etcd zones: the highest revision at which the replica saw the path change.', labelNames: ['zones'], registers, aggregator: 'min' }),
     lag: new Gauge({
       name: 'clusterdns_etcd_lag_seconds',
-      help: 'Seconds since the mirror was last known to be current with etcd (0 while the watch is connected).',
+      help: 'Seconds since etcd was last heard on the watch, while it is down or a progress request is unanswered (0 while connected and answering).',
       labelNames: ['zones'],
       registers,
       aggregator: 'max',
     }),
-    connected: new Gauge({ name: 'clusterdns_etcd_watch_connected', help: '1 while the etcd watch is connected, else 0.', labelNames: ['zones'], registers, aggregator: 'min' }),
+    connected: new Gauge({ name: 'clusterdns_etcd_watch_connected', help: '1 from etcd confirming the watch until it fails (an error, an unanswered progress request), else 0.', labelNames: ['zones'], registers, aggregator: 'min' }),
     keys: new Gauge({ name: 'clusterdns_etcd_keys', help: 'Records held in the mirror.', labelNames: ['zones'], registers, aggregator: 'max' }),
     badValues: new Gauge({ name: 'clusterdns_etcd_bad_values', help: 'Keys whose value is skipped because it is not a valid SkyDNS record.', labelNames: ['zones'], registers, aggregator: 'max' }),
     events: new Counter({ name: 'clusterdns_etcd_events_total', help: 'etcd watch events applied to the mirror.', labelNames: ['zones'], registers }),
@@ -83,19 +95,21 @@ function mirrorMetrics(): MirrorMetrics {
   return shared;
 }
 
-/** Events of this size or more rebuild the sorted key index instead of splicing it. */
-const REBUILD_AT = 256;
 /** Retry delays for a failed list (ms): doubling up to the cap. */
 const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 2000;
+/** Lease lookups in flight at once (a new replica with 20k leased keys asked for all at once). */
+export const DEFAULT_LEASE_CONCURRENCY = 16;
 
 export class EtcdMirror {
   /** Made on the first read (newClient loads the client library then). */
   private clientReady: Promise<Etcd3> | undefined;
   private client: Etcd3 | undefined;
+  /** One client per endpoint for the watch, which picks its member itself (see watch.ts). */
+  private readonly watchClients = new Map<string, Promise<Etcd3>>();
   private readonly entries = new Map<string, Entry>();
-  /** Keys of `entries`, sorted as etcd sorts them (byte order; the same for ASCII keys). */
-  private sorted: string[] = [];
+  /** Keys of `entries`, in etcd's order. */
+  private readonly sorted = new SortedKeys();
   /** Keys whose value was refused, with the reason (logged once per value). */
   private readonly bad = new Map<string, string>();
   /** Events of a change set still being written (key -> kv, or null for a delete). */
@@ -105,15 +119,23 @@ export class EtcdMirror {
   private pendingRevision = 0;
   private readonly leases = new Map<string, number>();
   private readonly m = mirrorMetrics();
-  private watcher: { cancel(): Promise<void> } | undefined;
+  private watch: PrefixWatch | undefined;
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
-  /** Highest revision applied: the SOA serial. 0 before the first sync. */
+  /**
+   * The SOA serial: the highest revision at which the replica saw anything under the path change
+   * (keys' mod revisions, the change-set marker included, and delete events). Never lowered.
+   */
   revision = 0;
+  /** The revision the data reflects (the last list, or the last event applied). */
+  private dataRevision = 0;
   synced = false;
   connected = false;
+  private lossLogged = false;
+  /** Why the last read or watch of etcd failed, in words (cleared when one succeeds). */
+  lastError: string | undefined;
   /** When the mirror was last known to be current (ms since epoch). */
   private currentAt = 0;
   /** Resolves once the first list succeeded. */
@@ -146,8 +168,7 @@ export class EtcdMirror {
    */
   range(prefix: string, limit = Infinity): { entries: Entry[]; truncated: boolean } {
     const out: Entry[] = [];
-    for (let i = lowerBound(this.sorted, prefix); i < this.sorted.length; i++) {
-      const k = this.sorted[i]!;
+    for (const k of this.sorted.from(prefix)) {
       if (!k.startsWith(prefix)) break;
       if (out.length >= limit) return { entries: out, truncated: true };
       out.push(this.entries.get(k)!);
@@ -182,11 +203,12 @@ export class EtcdMirror {
   private async relist(attempt = 0): Promise<void> {
     if (this.closed) return;
     try {
-      await this.stopWatch();
+      this.stopWatch();
       const client = await this.connect();
       if (this.closed) return;
       const prefix = this.opts.prefix;
-      let { kvs, revision: rev } = await listPrefix(client, prefix);
+      const listOpts = { pageBytes: this.opts.pageBytes };
+      let { kvs, revision: rev } = await listPrefix(client, prefix, undefined, listOpts);
       // A change set in the middle of being written: read the state before it began.
       const marker = kvs.find((kv) => kv.key === prefix + TXN_MARKER);
       const m = marker ? parseMarker(marker.value) : undefined;
@@ -195,17 +217,19 @@ export class EtcdMirror {
         // where the change set began.
         const before = marker!.modRevision - 1;
         try {
-          ({ kvs } = await listPrefix(client, prefix, before));
+          ({ kvs } = await listPrefix(client, prefix, before, listOpts));
           rev = before;
         } catch (err) {
-          this.log.warn({ err: (err as Error).message }, 'etcd: a change set is being written and the revision before it is compacted; serving what is there now');
+          this.log.warn({ err: describeEtcdError(err, this.opts.endpoints) }, 'etcd: a change set is being written and the revision before it is compacted; serving what is there now');
         }
       }
       await this.fetchLeases(client, kvs);
       if (this.closed) return;
-      this.replaceAll(kvs, rev);
+      // Events still queued from a watch before this list are older than it: applyEvents drops them.
+      await this.serialize(async () => this.replaceAll(kvs, rev));
       this.m.relists.inc({ zones: this.opts.zonesLabel });
-      this.startWatch(client, rev + 1);
+      this.lastError = undefined;
+      this.startWatch(rev + 1);
       if (!this.synced) {
         this.synced = true;
         this.log.info({ prefix, revision: this.revision, records: this.entries.size, skipped: this.bad.size }, 'etcd mirror synced');
@@ -214,118 +238,153 @@ export class EtcdMirror {
     } catch (err) {
       if (this.closed) return;
       const delay = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** attempt);
-      const msg = (err as Error).message;
+      // The circuit breaker's refusal says nothing new: keep the cause that opened it.
+      if (!isBrokenCircuit(err) || !this.lastError) this.lastError = describeEtcdError(err, this.opts.endpoints);
       if (attempt === 0 || attempt % 10 === 0) {
-        this.log.warn({ err: msg, endpoints: this.opts.endpoints, retryMs: delay }, this.synced ? 'cannot read etcd; still serving the last mirror' : 'cannot read etcd; not ready until the first read succeeds');
+        this.log.warn({ err: this.lastError, endpoints: this.opts.endpoints, retryMs: delay }, this.synced ? 'cannot read etcd; still serving the last mirror' : 'cannot read etcd; not ready until the first read succeeds');
       }
       this.retryTimer = setTimeout(() => void this.relist(attempt + 1), delay);
       this.retryTimer.unref();
     }
   }
 
-  /** Cancels the watch, waiting at most a second for etcd to confirm. */
-  private async stopWatch(): Promise<void> {
-    const w = this.watcher;
-    this.watcher = undefined;
-    if (!w) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([w.cancel().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, 1000)))]);
-    clearTimeout(timer);
+  private stopWatch(): void {
+    const w = this.watch;
+    this.watch = undefined;
+    w?.close();
+  }
+
+  private clientOptions(endpoints: string[]): ClientOptions {
+    const o = this.opts;
+    return { endpoints, username: o.username, password: o.password, tls: o.tls, callTimeoutMs: o.callTimeoutMs, keepaliveMs: o.keepaliveMs, maxReceiveBytes: o.maxReceiveBytes };
   }
 
   private connect(): Promise<Etcd3> {
-    this.clientReady ??= newClient(this.opts).then((c) => (this.client = c));
+    this.clientReady ??= newClient(this.clientOptions(this.opts.endpoints)).then((c) => (this.client = c));
     return this.clientReady;
   }
 
-  private startWatch(client: Etcd3, from: number): void {
-    const w = client.watch().prefix(this.opts.prefix).startRevision(String(from)).watcher();
-    this.watcher = w;
-    this.setConnected(true);
-    w.on('connected', () => {
-      if (!this.connected) this.log.info({ revision: this.revision }, 'etcd watch connected again');
-      this.setConnected(true);
+  private watchClient(endpoint: string): Promise<Etcd3> {
+    let c = this.watchClients.get(endpoint);
+    if (!c) {
+      c = newClient(this.clientOptions([endpoint]));
+      this.watchClients.set(endpoint, c);
+    }
+    return c;
+  }
+
+  private startWatch(from: number): void {
+    const client = this.client!;
+    const w: PrefixWatch = new PrefixWatch({
+      prefix: this.opts.prefix,
+      rangeEnd: prefixEnd(this.opts.prefix),
+      fromRevision: from,
+      endpoints: this.opts.endpoints,
+      clientFor: (e) => this.watchClient(e),
+      callTimeoutMs: this.opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      keepaliveMs: this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
+      log: this.log,
+      onEvents: (events) => {
+        if (this.watch !== w) return;
+        this.currentAt = Date.now();
+        void this.serialize(async () => {
+          await this.fetchLeases(client, events.filter((k) => !k.del));
+          this.applyEvents(events);
+        });
+      },
+      onProgress: () => {
+        if (this.watch === w) this.currentAt = Date.now();
+      },
+      onCompacted: (compact) => {
+        if (this.watch !== w) return;
+        this.watch = undefined;
+        w.close();
+        this.log.warn({ resumeRevision: w.resumeRevision, compactRevision: compact, revision: this.revision }, 'etcd watch cancelled; reading the whole path again (etcd compacted past its resume revision)');
+        this.setConnected(false);
+        void this.relist();
+      },
+      onState: (on, reason) => {
+        if (this.watch !== w) return;
+        if (on) {
+          if (!this.connected && this.synced) this.log.info({ revision: this.revision, resumeRevision: w.resumeRevision }, 'etcd watch connected');
+          this.lastError = undefined;
+          this.lossLogged = false;
+        } else {
+          this.lastError = reason;
+          // Once per outage, also when the watch fails before etcd first confirmed it.
+          if (!this.lossLogged) {
+            this.lossLogged = true;
+            this.log.warn({ err: reason, revision: this.revision, resumeRevision: w.resumeRevision }, 'etcd watch lost; serving the mirror and resuming on the next endpoint from the last event');
+          }
+        }
+        this.setConnected(on);
+      },
     });
-    w.on('disconnected', (err: Error) => {
-      if (this.connected) this.log.warn({ err: err?.message, revision: this.revision }, 'etcd watch lost; serving the mirror and resuming from the last revision');
-      this.setConnected(false);
-    });
-    w.on('data', (res) => {
-      const kvs: (RawKv & { del: boolean })[] = res.events.map((ev) => ({
-        key: ev.kv.key.toString(),
-        value: ev.kv.value.toString(),
-        lease: ev.kv.lease,
-        modRevision: Number(ev.kv.mod_revision),
-        del: ev.type === 'Delete',
-      }));
-      this.currentAt = Date.now();
-      if (kvs.length === 0) return;
-      void this.serialize(async () => {
-        await this.fetchLeases(client, kvs.filter((k) => !k.del));
-        this.applyEvents(kvs);
-      });
-    });
-    w.on('error', (err: Error) => {
-      // The watch was cancelled (compacted past our revision, or the server refused it). etcd
-      // has already dropped it: cancelling it again would wait for an end that never comes.
-      if (this.watcher !== w) return;
-      this.watcher = undefined;
-      this.log.warn({ err: err.message, revision: this.revision }, 'etcd watch cancelled; reading the whole path again');
-      this.setConnected(false);
-      void this.serialize(() => this.relist());
-    });
+    this.watch = w;
+    w.start();
   }
 
   private setConnected(on: boolean): void {
     if (on) this.currentAt = Date.now();
-    else if (this.connected) this.currentAt = Date.now();
+    else if (this.connected) this.currentAt = Math.max(this.currentAt, this.watch?.heardAt ?? 0);
     this.connected = on;
     this.m.connected.set({ zones: this.opts.zonesLabel }, on ? 1 : 0);
     this.updateLag();
   }
 
+  /**
+   * 0 while the watch is connected and answering; while a progress request is unanswered (a
+   * member that went silent) or the watch is down, the seconds since etcd was last heard.
+   */
   private updateLag(): void {
-    const lag = this.connected || !this.synced ? 0 : (Date.now() - this.currentAt) / 1000;
+    const healthy = this.connected && !this.watch?.probing;
+    const lag = healthy || !this.synced ? 0 : (Date.now() - Math.max(this.currentAt, this.watch?.heardAt ?? 0)) / 1000;
     this.m.lag.set({ zones: this.opts.zonesLabel }, lag);
   }
 
-  /** Learns the granted TTL of leases not seen before (one request per lease, failures ignored). */
+  /** Learns the granted TTL of leases not seen before, a bounded number at a time; failures ignored. */
   private async fetchLeases(client: Etcd3, kvs: readonly RawKv[]): Promise<void> {
-    const unknown = [...new Set(kvs.map((k) => k.lease).filter((l) => l && l !== '0' && !this.leases.has(l)))];
-    await Promise.all(
-      unknown.map(async (id) => {
+    const unknown = new Set<string>();
+    for (const k of kvs) if (k.lease && k.lease !== '0' && !this.leases.has(k.lease)) unknown.add(k.lease);
+    if (unknown.size === 0) return;
+    const ids = unknown.values();
+    const worker = async (): Promise<void> => {
+      for (let next = ids.next(); !next.done && !this.closed; next = ids.next()) {
+        const id = next.value;
         try {
           const r = await client.leaseClient.leaseTimeToLive({ ID: id });
           if (Number(r.grantedTTL) > 0) this.leases.set(id, Number(r.grantedTTL));
         } catch (err) {
           this.log.debug({ lease: id, err: (err as Error).message }, 'etcd: lease TTL unknown; using the record TTL');
         }
-      }),
-    );
+      }
+    };
+    const n = Math.max(1, Math.min(unknown.size, this.opts.leaseConcurrency ?? DEFAULT_LEASE_CONCURRENCY));
+    const workers: Promise<void>[] = [];
+    for (let i = 0; i < n; i++) workers.push(worker());
+    await Promise.all(workers);
   }
 
   private replaceAll(kvs: readonly RawKv[], rev: number): void {
-    const before = new Map<string, number>();
-    for (const [k, e] of this.entries) before.set(k, e.modRevision);
-    this.entries.clear();
     const badBefore = new Map(this.bad);
+    this.entries.clear();
     this.bad.clear();
     this.pending = undefined;
     let serial = 0;
-    let changed = false;
+    const keys: string[] = [];
     for (const kv of kvs) {
       serial = Math.max(serial, kv.modRevision);
       // The marker of a finished change set (one being written was read around, in relist).
       if (kv.key.startsWith(this.opts.prefix + MARKER_DIR)) continue;
       this.put(kv, badBefore);
-      if (this.entries.has(kv.key) && before.get(kv.key) !== kv.modRevision) changed = true;
+      if (this.entries.has(kv.key)) keys.push(kv.key);
     }
-    if (this.entries.size !== before.size) changed = true;
-    this.sorted = [...this.entries.keys()].sort(byteOrder);
-    // The serial is the last change the mirror holds, so replicas that read the same data agree.
-    // Deletions leave no revision behind: when a re-read finds other data under a serial no
-    // higher than before (keys deleted while the watch was lost), the read's revision moves it.
-    this.revision = changed && this.synced && serial <= this.revision ? rev : Math.max(this.revision, serial);
+    // etcd lists in key order; the index wants it without the refused keys.
+    this.sorted.reset(keys);
+    // Every replica that reads the same data computes the same serial (the marker, which sync
+    // moves on every change set, counts), and a replica never lowers its own.
+    this.revision = Math.max(this.revision, serial);
+    this.dataRevision = rev;
     this.changed(rev);
   }
 
@@ -335,8 +394,12 @@ export class EtcdMirror {
    * that sets it to "done" (or deletes it) applies everything held at once. The serial moves
    * only when data is applied, so answers and serial change together.
    */
-  private applyEvents(events: readonly (RawKv & { del: boolean })[]): void {
+  private applyEvents(all: readonly (RawKv & { del: boolean })[]): void {
     const markerKey = this.opts.prefix + TXN_MARKER;
+    // Events a list already covers (queued before a relist) are old news.
+    let first = 0;
+    while (first < all.length && all[first]!.modRevision <= this.dataRevision) first++;
+    const events = first === 0 ? all : all.slice(first);
     let applied = false;
     for (let i = 0; i < events.length; ) {
       const rev = events[i]!.modRevision;
@@ -349,6 +412,7 @@ export class EtcdMirror {
       }
       const group = events.slice(i, j).filter((ev) => !ev.key.startsWith(this.opts.prefix + MARKER_DIR));
       i = j;
+      this.dataRevision = rev;
       if (state === 'writing' || (this.pending && state === undefined)) {
         if (!this.pending) {
           this.pending = new Map();
@@ -363,8 +427,7 @@ export class EtcdMirror {
         const size = this.applyPending();
         this.log.info({ records: size, revision: rev }, 'etcd: change set complete, applied at once');
       } else {
-        for (const ev of group) this.applyOne(ev, ev.del, group.length >= REBUILD_AT);
-        if (group.length >= REBUILD_AT) this.sorted = [...this.entries.keys()].sort(byteOrder);
+        for (const ev of group) this.applyOne(ev, ev.del);
       }
       this.revision = Math.max(this.revision, rev);
       applied = true;
@@ -378,9 +441,7 @@ export class EtcdMirror {
     const batch = this.pending;
     this.pending = undefined;
     if (!batch) return 0;
-    const rebuild = batch.size >= REBUILD_AT;
-    for (const [key, kv] of batch) this.applyOne(kv ?? { key, value: '', lease: '0', modRevision: 0 }, kv === null, rebuild);
-    if (rebuild) this.sorted = [...this.entries.keys()].sort(byteOrder);
+    for (const [key, kv] of batch) this.applyOne(kv ?? { key, value: '', lease: '0', modRevision: 0 }, kv === null);
     return batch.size;
   }
 
@@ -396,7 +457,7 @@ export class EtcdMirror {
     this.changed(this.revision);
   }
 
-  private applyOne(kv: RawKv, del: boolean, deferIndex = false): void {
+  private applyOne(kv: RawKv, del: boolean): void {
     const had = this.entries.has(kv.key);
     if (del) {
       this.entries.delete(kv.key);
@@ -404,12 +465,10 @@ export class EtcdMirror {
     } else {
       this.put(kv);
     }
-    if (deferIndex) return;
     const has = this.entries.has(kv.key);
     if (had === has) return;
-    const i = lowerBound(this.sorted, kv.key);
-    if (has) this.sorted.splice(i, 0, kv.key);
-    else if (this.sorted[i] === kv.key) this.sorted.splice(i, 1);
+    if (has) this.sorted.insert(kv.key);
+    else this.sorted.delete(kv.key);
   }
 
   private put(kv: RawKv, badBefore?: Map<string, string>): void {
@@ -445,7 +504,8 @@ export class EtcdMirror {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.lagTimer) clearInterval(this.lagTimer);
-    await this.stopWatch();
+    this.stopWatch();
+    for (const c of this.watchClients.values()) void c.then((x) => x.close(), () => undefined);
     // A client still being made is closed once it is there.
     if (this.client) this.client.close();
     else void this.clientReady?.then((c) => c.close(), () => undefined);
@@ -461,21 +521,6 @@ function parseMarker(value: string): MarkerValue | undefined {
   }
 }
 
-function byteOrder(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function lowerBound(arr: readonly string[], x: string): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Mirrors shared by configuration, so a reload that keeps the same etcd and path keeps serving
  * the synced copy instead of starting empty. Each plugin acquires one and releases it on close.
@@ -483,7 +528,7 @@ function lowerBound(arr: readonly string[], x: string): number {
 const mirrors = new Map<string, { mirror: EtcdMirror; refs: number }>();
 
 export function acquireMirror(opts: MirrorOptions, onChange: () => void): { mirror: EtcdMirror; release: () => Promise<void> } {
-  const id = JSON.stringify([opts.prefix, opts.endpoints, opts.username, opts.password, opts.tls?.ca?.toString('base64'), opts.tls?.cert?.toString('base64'), opts.tls?.key?.toString('base64')]);
+  const id = JSON.stringify([opts.prefix, opts.endpoints, opts.username, opts.password, opts.tls?.ca?.toString('base64'), opts.tls?.cert?.toString('base64'), opts.tls?.key?.toString('base64'), opts.callTimeoutMs, opts.keepaliveMs, opts.pageBytes, opts.maxReceiveBytes, opts.leaseConcurrency]);
   let slot = mirrors.get(id);
   if (!slot) {
     slot = { mirror: new EtcdMirror(opts), refs: 0 };

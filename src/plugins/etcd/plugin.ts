@@ -81,8 +81,11 @@ export class EtcdPlugin implements Plugin {
     this.badTarget = new RateLimitedWarning(deps.log);
   }
 
+  /** Ready once the first full read of the path is mirrored (as CoreDNS's kubernetes waits for its first sync). */
   ready(): true | string {
-    return this.mirror.synced ? true : `no successful read of etcd at ${this.cfg.endpoints.join(' ')} yet`;
+    if (this.mirror.synced) return true;
+    // lastError names the endpoints and the cause in words ("connection refused", "no answer in time").
+    return `no full read of etcd yet: ${this.mirror.lastError ?? `still reading ${this.cfg.endpoints.join(' ')}`}`;
   }
 
   /**
@@ -225,7 +228,11 @@ export class EtcdPlugin implements Plugin {
     return { rcode: Rcode.NOERROR, aa: true, answer: records, authority: [], additional: extra, cacheable };
   }
 
-  /** SOA of a zone: the mirror's etcd revision is the serial, so every replica agrees. */
+  /**
+   * SOA of a zone. The serial is the highest etcd revision at which the mirror saw the path change
+   * (see EtcdMirror.revision): every replica reading the same data computes the same one, and a
+   * replica never lowers its own.
+   */
   soa(zone: string): Rr {
     const join = (l: string): string => (zone === '.' ? `${l}.` : `${l}.${zone}`);
     return rr(zone, 'SOA', 30, {

@@ -12,6 +12,7 @@ import { isSubdomain } from '../../pkg/names.js';
 import { EtcdPlugin } from './plugin.js';
 import { acquireMirror } from './mirror.js';
 import { parseQueryBudget, type QueryBudgetConfig } from './budget.js';
+import { DEFAULT_MAX_RECEIVE_BYTES, DEFAULT_PAGE_BYTES } from './kv.js';
 
 export interface EtcdConfig {
   /** Zones answered, lowercased and fully qualified. */
@@ -34,9 +35,39 @@ export interface EtcdConfig {
   lookupLimit: number;
   /** `query_budget WORK [OUTSIDE]` (budget.ts); unset: the defaults there. */
   queryBudget?: QueryBudgetConfig;
+  /** Deadline of each etcd call, and of a watch progress request (ms); the defaults are in kv.ts. */
+  callTimeoutMs?: number;
+  /** Silence before a connection (gRPC ping) or the watch (progress request) is checked (ms). */
+  keepaliveMs?: number;
+  /** Bytes one listing page aims at. */
+  pageBytes?: number;
+  /** Largest gRPC message taken from etcd (bytes). */
+  maxReceiveBytes?: number;
+  /** Lease lookups in flight at once. */
+  leaseConcurrency?: number;
 }
 
-const OPTIONS = ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'lookup_limit', 'stubzones', 'debug', 'upstream'];
+const OPTIONS = [
+  'path',
+  'endpoint',
+  'credentials',
+  'tls',
+  'min-lease-ttl',
+  'max-lease-ttl',
+  'fallthrough',
+  'changeset_timeout',
+  'lookup_limit',
+  'call_timeout',
+  'keepalive',
+  'page_bytes',
+  'max_receive_bytes',
+  'lease_concurrency',
+  'stubzones',
+  'debug',
+  'upstream',
+];
+/** Options named in the unknown-property message: CoreDNS's and the two most used of ours. */
+const LISTED_OPTIONS = 9;
 const DEFAULT_ENDPOINT = 'http://localhost:2379';
 /** A 64 KiB message holds about 4,000 address records: more could never be sent anyway. */
 const DEFAULT_LOOKUP_LIMIT = 4096;
@@ -139,13 +170,32 @@ function etcdOption(cfg: EtcdConfig, o: Directive, fail: Fail, corefile: string)
       cfg.changesetTimeoutMs = ms!;
       break;
     }
+    case 'call_timeout':
+    case 'keepalive': {
+      const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
+      if (ms === undefined || ms < 100) fail(`${o.name} needs one duration of at least 100ms, e.g. ${o.name} ${o.name === 'keepalive' ? '10s' : '5s'}`, o);
+      if (o.name === 'call_timeout') cfg.callTimeoutMs = ms!;
+      else cfg.keepaliveMs = ms!;
+      break;
+    }
+    case 'page_bytes':
+    case 'max_receive_bytes':
+    case 'lease_concurrency': {
+      const n = o.args.length === 1 && /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : 0;
+      const min = o.name === 'lease_concurrency' ? 1 : 1024;
+      if (n < min || !Number.isSafeInteger(n)) fail(`${o.name} needs one whole number of at least ${min}, e.g. ${o.name} ${o.name === 'lease_concurrency' ? 16 : 8388608}`, o);
+      if (o.name === 'page_bytes') cfg.pageBytes = n;
+      else if (o.name === 'max_receive_bytes') cfg.maxReceiveBytes = n;
+      else cfg.leaseConcurrency = n;
+      break;
+    }
     case 'stubzones':
     case 'debug':
     case 'upstream':
       // Accepted and ignored, as CoreDNS does ("remove soon").
       break;
     default:
-      fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, 9).join(', ')}`, o);
+      fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, LISTED_OPTIONS).join(', ')}`, o);
   }
 }
 
@@ -157,9 +207,20 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
   for (const z of zones) {
     if (!blockZones.some((b) => isSubdomain(z, b))) fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
   }
-  const cfg: EtcdConfig = { zones, path: 'skydns', endpoints: [DEFAULT_ENDPOINT], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000, lookupLimit: DEFAULT_LOOKUP_LIMIT };
+  const cfg: EtcdConfig = {
+    zones,
+    path: 'skydns',
+    endpoints: [DEFAULT_ENDPOINT],
+    minLeaseTtl: 30,
+    maxLeaseTtl: 86400,
+    changesetTimeoutMs: 60_000,
+    lookupLimit: DEFAULT_LOOKUP_LIMIT,
+  };
   for (const o of d.block ?? []) etcdOption(cfg, o, fail, d.file);
   if (cfg.minLeaseTtl > cfg.maxLeaseTtl) fail(`min-lease-ttl (${cfg.minLeaseTtl}s) is above max-lease-ttl (${cfg.maxLeaseTtl}s)`);
+  const pageBytes = cfg.pageBytes ?? DEFAULT_PAGE_BYTES;
+  const maxReceiveBytes = cfg.maxReceiveBytes ?? DEFAULT_MAX_RECEIVE_BYTES;
+  if (pageBytes >= maxReceiveBytes) fail(`page_bytes (${pageBytes}) must be below max_receive_bytes (${maxReceiveBytes}): a page is one gRPC message`);
   if (cfg.tls && cfg.endpoints.some((e) => e.startsWith('http://'))) fail('tls is set but an endpoint is http://; use https:// endpoints with tls');
   return cfg;
 }
@@ -180,6 +241,11 @@ export const etcdPlugin: PluginDefinition = {
         zonesLabel: cfg.zones.join(','),
         log,
         changesetTimeoutMs: cfg.changesetTimeoutMs,
+        callTimeoutMs: cfg.callTimeoutMs,
+        keepaliveMs: cfg.keepaliveMs,
+        pageBytes: cfg.pageBytes,
+        maxReceiveBytes: cfg.maxReceiveBytes,
+        leaseConcurrency: cfg.leaseConcurrency,
       },
       ctx.invalidate,
     );
