@@ -1,4 +1,5 @@
 // `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
+import type { Logger } from 'pino';
 import { buildApp, DEFAULT_MAX_LOOKUP_DEPTH, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { suggestDig } from './try-name.js';
@@ -28,6 +29,47 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
   httpRequestTimeout?: string;
   /** Any manifest error stops the start or the reload (else the object alone is left out). */
   strict?: boolean;
+}
+
+/** Plugins of the running configuration not ready yet (the etcd plugin before its first full read), with why. */
+function notReady(app: App): Record<string, string> {
+  const reasons: Record<string, string> = {};
+  for (const chain of app.chains) {
+    for (const p of chain.plugins) {
+      const r = p.ready?.();
+      if (r !== undefined && r !== true) reasons[p.name] = r;
+    }
+  }
+  return reasons;
+}
+
+/** How often the ready line's wait asks the plugins again, and how often it repeats why it waits. */
+const READY_POLL_MS = 250;
+const READY_REPEAT_MS = 10_000;
+
+/**
+ * Waits until every plugin is ready, as CoreDNS's kubernetes plugin holds its start until its first
+ * sync: "clusterdns ready" must not be said while a zone answers SERVFAIL because its backend
+ * (etcd) has not been read yet. The server answers meanwhile (the last line says it listens, and
+ * why it is not ready). False when the server stops first.
+ */
+async function untilReady(app: App, log: Logger, stopping: () => boolean): Promise<boolean> {
+  let reasons = notReady(app);
+  if (Object.keys(reasons).length === 0) return true;
+  let said = '';
+  let saidAt = 0;
+  while (Object.keys(reasons).length > 0) {
+    if (stopping()) return false;
+    const text = JSON.stringify(reasons);
+    if (text !== said || Date.now() - saidAt >= READY_REPEAT_MS) {
+      log.warn({ notReady: reasons }, `clusterdns listening; not ready yet: ${Object.entries(reasons).map(([name, why]) => `${name}: ${why}`).join('; ')}`);
+      said = text;
+      saidAt = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+    reasons = notReady(app);
+  }
+  return !stopping();
 }
 
 /** A byte count: a whole number, optionally with KiB, MiB or GiB (K, M, G, KB, MB, GB read the same). */
@@ -142,8 +184,11 @@ export async function serve(flags: ServeFlags): Promise<void> {
       });
     }
   });
-  log.info({ listeners, try: suggestDig(app, listeners) }, 'clusterdns ready');
+  // The primary forks the other workers once this one serves; readiness is each worker's own.
   if (isWorker()) announceReady();
+  let stopping = false;
+  void stopped.then(() => (stopping = true));
+  if (await untilReady(app, log, () => stopping)) log.info({ listeners, try: suggestDig(app, listeners) }, 'clusterdns ready');
   await stopped;
   // A worker's IPC channel to the primary keeps it alive after the close: leave once closed,
   // instead of waiting for the primary to kill it.

@@ -74,6 +74,11 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** A command the server runs under, e.g. `['prlimit', '--nofile=256:256', '--']`. */
   wrapper?: string[];
+  /**
+   * 'listening': resolve once it serves, ready or not (it logs "clusterdns listening; not ready
+   * yet" while a plugin, such as etcd before its first read, is not ready). Default: ready.
+   */
+  until?: 'ready' | 'listening';
 }
 
 /**
@@ -99,7 +104,7 @@ export async function startServer(args: string[], opts: StartOptions = {}): Prom
     }, opts.timeoutMs ?? 15000);
     onLines(proc.stdout!, (line) => {
       logs.push(line);
-      if (line.includes('"clusterdns ready"')) {
+      if (line.includes('"clusterdns ready"') || (opts.until === 'listening' && line.includes('"msg":"clusterdns listening; not ready yet'))) {
         clearTimeout(timer);
         resolve();
       }

@@ -1,6 +1,7 @@
 // issue 21 item 3 (replica side): a replica that cannot reach etcd is not ready until its first
 // full mirror, and says why in words that name the endpoint and the cause, not gRPC's text
-// ("14 UNAVAILABLE: No connection established. ... Resolution note: ...").
+// ("14 UNAVAILABLE: No connection established. ... Resolution note: ..."); the "clusterdns ready"
+// line waits for that read too, and the line before it says why.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,8 +30,13 @@ describeNeeding(['etcd'], 'readiness of an etcd replica (issue 21 item 3)', () =
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-ready-'));
     const readyPort = await freePort();
     fs.writeFileSync(path.join(dir, 'Corefile'), `ready.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort}\n    etcd {\n        endpoint ${endpoint}\n    }\n}\n`);
-    server = await startServer(['--conf', path.join(dir, 'Corefile')]);
+    server = await startServer(['--conf', path.join(dir, 'Corefile')], { until: 'listening' });
     const srv = server;
+    // It serves (SERVFAIL for the zone) but does not say it is ready: the line says why instead.
+    expect(srv.logs.some((l) => l.includes('"clusterdns ready"'))).toBe(false);
+    const waiting = srv.logs.find((l) => l.includes('clusterdns listening; not ready yet'));
+    expect(waiting).toContain(`etcd at ${endpoint}`);
+    expect(waiting).not.toMatch(/UNAVAILABLE|Resolution note/);
     expect((await dnsQuery(srv.port, 'a.ready.test.', 'A')).rcode).toBe('SERVFAIL');
     const notReady = await fetch(`http://127.0.0.1:${readyPort}/ready`);
     expect([notReady.status, await notReady.text()]).toEqual([503, 'etcd']);
@@ -44,5 +50,6 @@ describeNeeding(['etcd'], 'readiness of an etcd replica (issue 21 item 3)', () =
     await etcd.restart(0);
     await waitUntil('ready once etcd is read', async () => (await fetch(`http://127.0.0.1:${readyPort}/ready`)).status === 200, 10_000, 100);
     expect((await dnsQuery(srv.port, 'a.ready.test.', 'A')).rcode).toBe('NXDOMAIN');
+    await waitUntil('the ready line once etcd is read', () => srv.logs.some((l) => l.includes('"clusterdns ready"')), 5000);
   }, 40_000);
 });

@@ -71,7 +71,7 @@ describeNeeding(['etcd', 'dig', 'openssl', 'etcdctl'], 'etcd credentials and TLS
     const noauth = path.join(dir, 'NoAuth.Corefile');
     const readyPort2 = await freePort();
     fs.writeFileSync(noauth, `auth.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort2}\n    etcd {\n        endpoint ${plain.endpoints[0]}\n    }\n}\n`);
-    const denied = await startServer(['--conf', noauth]);
+    const denied = await startServer(['--conf', noauth], { until: 'listening' });
     try {
       expect((await digQuery(dig!, denied.port, 'a.auth.test.', 'A', false)).rcode).toBe('SERVFAIL');
       expect((await fetch(`http://127.0.0.1:${readyPort2}/ready`)).status).toBe(503);

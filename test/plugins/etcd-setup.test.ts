@@ -12,6 +12,7 @@ import { group, parseService, targetStrip, type KeyedService } from '../../src/p
 import { digQuery } from '../helpers/clients.js';
 import { etcdBinary } from '../helpers/etcd.js';
 import { freePort, startServer, which } from '../helpers/server.js';
+import { waitUntil } from '../helpers/wait.js';
 import { spawn } from 'node:child_process';
 import { Etcd3 } from 'etcd3';
 import { describeNeeding } from '../helpers/tools.js';
@@ -166,12 +167,17 @@ describeNeeding(['etcd', 'dig'], 'etcd unreachable at startup', () => {
       path.join(dir, 'Corefile'),
       `skydns.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort}\n    prometheus 127.0.0.1:${metricsPort}\n    etcd {\n        endpoint ${url}\n    }\n}\n`,
     );
-    const server = await startServer(['--conf', path.join(dir, 'Corefile')], { timeoutMs: 20_000 });
+    const server = await startServer(['--conf', path.join(dir, 'Corefile')], { timeoutMs: 20_000, until: 'listening' });
     let etcd: ReturnType<typeof spawn> | undefined;
     try {
       expect((await digQuery(dig!, server.port, 'a.skydns.test.', 'A', false)).rcode).toBe('SERVFAIL');
       const notReady = await fetch(`http://127.0.0.1:${readyPort}/ready`);
       expect([notReady.status, await notReady.text()]).toEqual([503, 'etcd']);
+      // The ready line waits for the first read; the line before it says why, in words.
+      expect(server.logs.some((l) => l.includes('"clusterdns ready"'))).toBe(false);
+      const waiting = server.logs.find((l) => l.includes('clusterdns listening; not ready yet'));
+      expect(waiting).toContain(`etcd at ${url}`);
+      expect(waiting).not.toMatch(/UNAVAILABLE|Resolution note/);
       etcd = spawn(etcdBinary!, ['--data-dir', path.join(dir, 'data'), '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-cluster', `default=http://127.0.0.1:${peerPort}`, '--log-level', 'error', '--logger', 'zap'], { stdio: 'ignore' });
       const client = new Etcd3({ hosts: url });
       let rev = 0;
@@ -196,6 +202,7 @@ describeNeeding(['etcd', 'dig'], 'etcd unreachable at startup', () => {
       }
       const ready = await fetch(`http://127.0.0.1:${readyPort}/ready`);
       expect(ready.status).toBe(200);
+      await waitUntil('the ready line once etcd was read', () => server.logs.some((l) => l.includes('"clusterdns ready"')), 5000);
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(metrics).toContain(`clusterdns_etcd_revision{zones="skydns.test."} ${rev}`);
       expect(metrics).toContain('clusterdns_etcd_watch_connected{zones="skydns.test."} 1');

@@ -57,6 +57,7 @@ const OPTIONS = [
   'fallthrough',
   'changeset_timeout',
   'lookup_limit',
+  'query_budget',
   'call_timeout',
   'keepalive',
   'page_bytes',
