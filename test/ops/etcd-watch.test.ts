@@ -2,14 +2,13 @@
 // event's revision; a watch whose revision etcd compacted meanwhile reads the whole path again; a
 // Corefile reload keeps the synced mirror (no SERVFAIL while the new configuration starts).
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
 import { digQuery } from '../helpers/clients.js';
-import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
-import { freePort, startServer, which, type RunningServer } from '../helpers/server.js';
+import { EtcdProxy, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startServer, which, type RunningServer } from '../helpers/server.js';
 import { dnsQuery, firstA } from '../cli/udp-query.js';
 import { waitUntil } from '../helpers/wait.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
@@ -17,50 +16,12 @@ import { describeNeeding } from '../helpers/tools.js';
 
 const dig = which('dig');
 
-/** A TCP proxy to etcd whose connections the test can cut and refuse, then allow again. */
-class CuttableProxy {
-  private readonly sockets = new Set<net.Socket>();
-  private open = true;
-  readonly server: net.Server;
-  constructor(private readonly target: number) {
-    this.server = net.createServer((c) => {
-      if (!this.open) return void c.destroy();
-      const u = net.connect(this.target, '127.0.0.1');
-      this.sockets.add(c).add(u);
-      c.pipe(u).pipe(c);
-      const drop = (): void => {
-        c.destroy();
-        u.destroy();
-        this.sockets.delete(c);
-        this.sockets.delete(u);
-      };
-      c.on('error', drop).on('close', drop);
-      u.on('error', drop).on('close', drop);
-    });
-  }
-  listen(port: number): Promise<void> {
-    return new Promise((r) => this.server.listen(port, '127.0.0.1', () => r()));
-  }
-  cut(): void {
-    this.open = false;
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-  }
-  restore(): void {
-    this.open = true;
-  }
-  close(): Promise<void> {
-    this.cut();
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
-
 const waitFor = (what: string, f: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => waitUntil(what, f, timeoutMs);
 
 describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compaction and reloads', () => {
   let etcd: EtcdCluster;
   let client: Etcd3;
-  let proxy: CuttableProxy;
+  let proxy: EtcdProxy;
   let server: RunningServer;
   let dir: string;
   let corefile: string;
@@ -71,12 +32,11 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
     client = etcd.client();
     await put('a.watch.test.', '10.6.0.1');
     const port = Number(new URL(etcd.endpoints[0]!).port);
-    proxy = new CuttableProxy(port);
-    const proxyPort = await freePort();
-    await proxy.listen(proxyPort);
+    proxy = new EtcdProxy(port);
+    const proxyUrl = await proxy.listen();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-watch-'));
     corefile = path.join(dir, 'Corefile');
-    fs.writeFileSync(corefile, `watch.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint http://127.0.0.1:${proxyPort}\n    }\n}\n`);
+    fs.writeFileSync(corefile, `watch.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${proxyUrl}\n    }\n}\n`);
     server = await startServer(['--conf', corefile]);
     await waitFor('the first read', async () => (await firstA(server.port, 'a.watch.test.')) === '10.6.0.1');
   }, 30_000);
