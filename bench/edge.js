@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib.js';
+import { edgeManifests } from './gen-edge.js';
 
 const args = process.argv.slice(2);
 const distAt = args.indexOf('--dist');
@@ -19,47 +20,6 @@ const oneRouteHosts = Number(args[2] ?? 65536);
 
 const { loadManifests } = await import(pathToFileURL(path.join(dist, 'cluster/load.js')).href);
 const hostsModule = await import(pathToFileURL(path.join(dist, 'plugins/k8s_gateway/hosts.js')).href);
-
-/** One Gateway taking routes from every namespace, and `n` HTTPRoutes of `h` hostnames each, as YAML. */
-function edgeManifests(n, h) {
-  const parts = [
-    `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata:
-  name: web
-  namespace: default
-spec:
-  gatewayClassName: eg
-  listeners:
-    - name: http
-      port: 80
-      protocol: HTTP
-      allowedRoutes:
-        namespaces:
-          from: All
-status:
-  addresses:
-    - type: IPAddress
-      value: 198.51.100.20
-`,
-  ];
-  for (let r = 0; r < n; r++) {
-    const names = [];
-    for (let i = 0; i < h; i++) names.push(`    - h${i}.r${r}.example.com`);
-    parts.push(`apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: r${r}
-  namespace: default
-spec:
-  parentRefs:
-    - name: web
-  hostnames:
-${names.join('\n')}
-`);
-  }
-  return parts.join('---\n');
-}
 
 const cfg = { zones: ['example.com.'], resources: ['HTTPRoute'], ingressClasses: [], gatewayClasses: [], ttl: 60, apex: 'dns1.kube-system', secondary: '', watchMs: 0 };
 

@@ -3,51 +3,18 @@
 // now runs in a loader thread and the serving thread only swaps the finished index in. Under a
 // steady stream of queries from a second client, a reload of 1,500 routes x 16 hostnames keeps
 // every query answered and the worst latency far below what the reload takes.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
 import { pollFor, sleep } from '../helpers/wait.js';
 import { steadyLoad } from './edge-load.js';
 
-/** One Gateway taking routes from every namespace and `n` HTTPRoutes of 16 hostnames each (block YAML, as generators write it). */
+/** One Gateway taking routes from every namespace and `n` HTTPRoutes of 16 hostnames each (bench/gen-edge.js). */
 function routes(n: number): string {
-  const parts = [
-    `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata:
-  name: web
-  namespace: default
-spec:
-  gatewayClassName: eg
-  listeners:
-    - name: http
-      port: 80
-      protocol: HTTP
-      allowedRoutes:
-        namespaces:
-          from: All
-status:
-  addresses:
-    - type: IPAddress
-      value: 198.51.100.20
-`,
-  ];
-  for (let r = 0; r < n; r++) {
-    const names = Array.from({ length: 16 }, (_, i) => `    - h${i}.r${r}.example.com\n`).join('');
-    parts.push(`apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: r${r}
-  namespace: default
-spec:
-  parentRefs:
-    - name: web
-  hostnames:
-${names}`);
-  }
-  return parts.join('---\n');
+  return execFileSync(process.execPath, [path.join(repoRoot, 'bench/gen-edge.js'), '-', String(n), '16'], { encoding: 'utf8', maxBuffer: 64 << 20 });
 }
 
 const ROUTES = 1500;
