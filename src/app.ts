@@ -353,6 +353,22 @@ export async function buildApp(opts: AppOptions = {}): Promise<App> {
 }
 
 /** Internal lookups through `app`, bounded in depth, a repeated question ending with SERVFAIL. */
+/** Runs the block's registered onBuilt hooks; one that throws closes the block's plugins and fails the block. */
+function runBuiltHooks(hooks: readonly ((plugins: readonly Plugin[]) => void)[], plugins: readonly Plugin[]): void {
+  try {
+    for (const hook of hooks) hook(plugins);
+  } catch (err) {
+    for (const p of plugins) {
+      try {
+        void Promise.resolve(p.close?.()).catch(() => undefined);
+      } catch {
+        // Best effort: the hook's error is the one reported.
+      }
+    }
+    throw err;
+  }
+}
+
 function lookupThrough(app: App): BlockContext['lookup'] {
   const maxDepth = app.options.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH;
   const loopLog = throttled(app.log, 1000);
@@ -413,6 +429,7 @@ async function buildConfig(app: App): Promise<Config> {
     if (enoughErrors(errors) || listenersFull) break;
     const zones = [...new Set(block.keys.map((k) => k.zone))];
     let built: readonly Plugin[] = [];
+    const builtHooks: ((plugins: readonly Plugin[]) => void)[] = [];
     const blockObservers: QueryObserver[] = [];
     const ctx: BlockContext = {
       zones,
@@ -429,13 +446,13 @@ async function buildConfig(app: App): Promise<Config> {
       oneShot: opts.oneShot,
       requestReload: (reason) => void app.reload(reason),
       allPlugins: every,
-      onBuilt: (plugins) => {
-        built = plugins;
-      },
+      onBuilt: (hook) => void builtHooks.push(hook),
     };
     let plugins: Plugin[];
     try {
       plugins = registry.build(block.directives, ctx);
+      built = plugins;
+      runBuiltHooks(builtHooks, plugins);
     } catch (err) {
       const found = corefileErrors(err);
       if (!found) {

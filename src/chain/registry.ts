@@ -45,8 +45,13 @@ export interface BlockContext {
   readonly scrapeMetrics: () => Promise<{ text: string; contentType: string }>;
   /** Every plugin of every server block, once the whole server is built (ready, health). */
   readonly allPlugins: () => readonly Plugin[];
-  /** Called with the block's plugins once they are all set up. */
-  onBuilt?: (plugins: readonly Plugin[]) => void;
+  /**
+   * Registers `hook` to run with the block's plugins once all of them are set up, in registration
+   * order (ready and prometheus learn the block's plugins; k8s_external finds kubernetes). A hook
+   * that throws a CorefileError fails the block like a setup error. Registered, never assigned:
+   * a plugin cannot drop another's hook.
+   */
+  readonly onBuilt: (hook: (plugins: readonly Plugin[]) => void) => void;
   /** Listen addresses set by `bind`; empty means every address. */
   bindAddresses: string[];
   /**
@@ -149,7 +154,6 @@ export class Registry {
       closeAll(plugins);
       throwErrors(errors);
     }
-    ctx.onBuilt?.(plugins);
     return plugins;
   }
 

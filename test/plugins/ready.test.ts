@@ -31,9 +31,10 @@ function fakePlugin(name: string, state: { ready: true | string }): Plugin {
 /** Sets `ready` up in a hand-made block with the given other plugins, as the registry would. */
 function readyBlock(port: number, others: Plugin[], monitor?: string): Plugin {
   const d: Directive = { name: 'ready', args: [`127.0.0.1:${port}`], file: 'Corefile', line: 2, block: monitor ? [{ name: 'monitor', args: [monitor], file: 'Corefile', line: 3 }] : undefined };
-  const ctx = { zones: ['example.test.'], keys: [], log: pino({ level: 'silent' }), bindAddresses: [], observe: () => undefined } as unknown as BlockContext;
+  const hooks: ((plugins: readonly Plugin[]) => void)[] = [];
+  const ctx = { zones: ['example.test.'], keys: [], log: pino({ level: 'silent' }), bindAddresses: [], observe: () => undefined, onBuilt: (h: (plugins: readonly Plugin[]) => void) => void hooks.push(h) } as unknown as BlockContext;
   const plugin = readyPlugin.setup(d, ctx)!;
-  ctx.onBuilt?.([plugin, ...others]);
+  for (const h of hooks) h([plugin, ...others]);
   return plugin;
 }
 

@@ -82,16 +82,14 @@ export const k8sExternalPlugin: PluginDefinition = {
 /** The kubernetes plugin's data as this plugin reads it; the block fails to build without one. */
 function externalSource(d: Directive, ctx: BlockContext): ExternalSource {
   let kubernetes: ClusterDataProvider | undefined;
-  const previous = ctx.onBuilt;
-  ctx.onBuilt = (plugins) => {
-    previous?.(plugins);
+  ctx.onBuilt((plugins) => {
     const k = plugins.find((p) => p.name === 'kubernetes');
     if (!isClusterDataProvider(k)) {
       const reason = 'k8s_external: kubernetes plugin not loaded; add a kubernetes block (e.g. `kubernetes cluster.local`) to this server block';
       throw new CorefileError(d.file, d.line, reason);
     }
     kubernetes = k;
-  };
+  });
   return {
     data: () => kubernetes!.clusterData(),
     ttl: () => kubernetes!.ttl,

@@ -38,11 +38,9 @@ export const prometheusPlugin: PluginDefinition = {
   name: 'prometheus',
   setup(d, ctx) {
     const plugin = new PrometheusPlugin(parsePrometheus(d), ctx.keys, () => ctx.bindAddresses, ctx.scrapeMetrics);
-    const appOnBuilt = ctx.onBuilt;
-    ctx.onBuilt = (plugins) => {
+    ctx.onBuilt((plugins) => {
       plugin.blockPlugins = plugins;
-      appOnBuilt?.(plugins);
-    };
+    });
     ctx.observe(
       metricsObserver({
         keys: ctx.keys,

@@ -40,11 +40,9 @@ export const readyPlugin: PluginDefinition = {
   setup(d, ctx) {
     const plugin = new ReadyPlugin(parseReady(d), ctx.log.child({ plugin: 'ready' }));
     // The block's plugins are known once all of them are set up.
-    const appOnBuilt = ctx.onBuilt;
-    ctx.onBuilt = (plugins) => {
+    ctx.onBuilt((plugins) => {
       plugin.blockPlugins = plugins;
-      appOnBuilt?.(plugins);
-    };
+    });
     return plugin;
   },
 };
