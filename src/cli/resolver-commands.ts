@@ -1,5 +1,5 @@
 // `clusterdns resolv-conf` and `clusterdns resolve`: what kubelet writes into a pod and what its
-// stub resolver (glibc, musl or Go) asks for a name (issue 4, sections 1 and 2).
+// stub resolver (glibc, musl or Go) asks for a name.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import dnsTypes from 'dns-packet/types.js';

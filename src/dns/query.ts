@@ -1,6 +1,6 @@
 // Hand parser for incoming queries. It reads only what the server needs (header, the one
 // question, the OPT record) and validates the rest strictly, so malformed packets get the
-// RCODE protocol.md prescribes without ever building dns-packet's object graph on the hot path.
+// RCODE README's "Protocol behaviour" table gives, without ever building dns-packet's object graph on the hot path.
 import typesTable from 'dns-packet/types.js';
 import { escapeLabel } from '../pkg/names.js';
 import classesTable from 'dns-packet/classes.js';

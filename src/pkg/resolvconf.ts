@@ -1,4 +1,4 @@
-// resolv.conf parsing with each libc's own rules (resolvers.md 2.1 glibc, 2.2 musl, 2.3 Go).
+// resolv.conf parsing with each libc's own rules (glibc 2.36, musl 1.2.3, Go 1.19: sources below).
 // Each parser is a faithful transcription of the behaviour described there, not of the man page.
 // In pkg because both the client side (src/resolver) and the autopath plugin read resolv.conf.
 import { isIP } from 'node:net';
@@ -92,7 +92,7 @@ function hostnameDomain(hostname: string | undefined): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// glibc 2.36, resolv/res_init.c (resolvers.md 2.1, parsing rules 1-9)
+// glibc 2.36, resolv/res_init.c
 // ---------------------------------------------------------------------------------------------
 
 /** `MATCH(line, name)`: keyword at column 0 followed by a blank or tab (res_init.c). */
@@ -185,7 +185,7 @@ function glibcOptions(s: string, o: GlibcOpts): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// musl 1.2.3, src/network/resolvconf.c (resolvers.md 2.2, parsing rules 1-5)
+// musl 1.2.3, src/network/resolvconf.c
 // ---------------------------------------------------------------------------------------------
 
 const cSpace = (c: string | undefined): boolean => c !== undefined && ' \t\n\v\f\r'.includes(c);
@@ -246,12 +246,12 @@ function parseMusl(text: string): ResolvConf {
   });
   const nameservers = servers.length > 0 ? servers : ['127.0.0.1']; // :86-89
   const search = searchBuf.split(/[ \t\n\v\f\r]+/).filter((t) => t !== '');
-  // No hostname-derived default domain in musl (rule 5).
+  // No hostname-derived default domain in musl (resolvconf.c has no gethostname fallback).
   return { libc: 'musl', nameservers, search, searchFromHostname: false, notes, ...o };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Go 1.19 pure resolver, src/net/dnsconfig_unix.go:17-146 (resolvers.md 2.3, parsing rules 1-5)
+// Go 1.19 pure resolver, src/net/dnsconfig_unix.go:17-146
 // ---------------------------------------------------------------------------------------------
 
 /** Go's dtoi: leading decimal digits; none -> 0. Big values saturate at 0xFFFFFF. */

@@ -1,6 +1,6 @@
 // glibc 2.36: __res_context_search (resolv/res_query.c:349-545), the A+AAAA pair of
 // _nss_dns_gethostbyname4_r (resolv/nss_dns/dns-host.c:416-430, res_query.c:256-290) and the
-// transport of __res_context_send (res_send.c:346-425, 1206-1262). resolvers.md section 2.1.
+// transport of __res_context_send (res_send.c:346-425, 1206-1262).
 import type { ResolvConf } from '../pkg/resolvconf.js';
 import type { Exchange, LookupMode, LookupResult, SendResult } from './types.js';
 import { answerData, answerType, countDots, encodable, wireName } from './types.js';

@@ -1,6 +1,6 @@
 // Go 1.19 pure resolver: nameList (src/net/dnsconfig_unix.go / dnsclient_unix.go:477-515),
 // goLookupIPCNAMEOrder (:596-760), Resolver.lookup and tryOneName (:258-330) with checkHeader
-// (:207-236). resolvers.md section 2.3.
+// (:207-236).
 import type { ResolvConf } from '../pkg/resolvconf.js';
 import type { Exchange, LookupMode, LookupResult, SendResult, Status } from './types.js';
 import { answerData, answerType, countDots } from './types.js';

@@ -1,6 +1,6 @@
-// /etc/hosts: parsing and the lookup each libc does before DNS (issue 4 section 2).
+// /etc/hosts: parsing and the lookup each libc does before DNS.
 // glibc and Go consult it first with the default `hosts: files dns`; musl always does
-// (it never reads nsswitch.conf, resolvers.md 2.2 lookup rule 1).
+// (it never reads nsswitch.conf: musl 1.2.3 src/network/lookup_name.c, name_from_hosts).
 import { isIP } from 'node:net';
 import type { Libc } from '../pkg/resolvconf.js';
 

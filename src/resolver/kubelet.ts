@@ -1,4 +1,4 @@
-// What kubelet writes into a pod: /etc/resolv.conf (resolvers.md 2.7, pkg/kubelet/network/dns/dns.go)
+// What kubelet writes into a pod: /etc/resolv.conf (kubernetes pkg/kubelet/network/dns/dns.go)
 // and the managed /etc/hosts (pkg/kubelet/kubelet_pods.go: managedHostsFileContent,
 // hostsEntriesFromHostAliases, GeneratePodHostNameAndDomain).
 import type { HostAlias, PodDNSConfig } from '../cluster/model.js';

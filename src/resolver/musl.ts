@@ -1,5 +1,5 @@
 // musl 1.2.3: __lookup_name / name_from_dns_search / name_from_dns (src/network/lookup_name.c)
-// and __res_msend_rc (src/network/res_msend.c:107-176). resolvers.md section 2.2.
+// and __res_msend_rc (src/network/res_msend.c:107-176).
 import type { ResolvConf } from '../pkg/resolvconf.js';
 import type { Exchange, LookupMode, LookupResult, SendResult } from './types.js';
 import { answerData, answerType, countDots } from './types.js';
@@ -97,7 +97,7 @@ export class MuslResolver {
     const name = candidate.endsWith('.') ? candidate : `${candidate}.`;
     let kept: (SendResult | undefined)[];
     if (/\.\.$/.test(name) || name.includes('..')) {
-      // A `.` search token gives `name..`: 1.2.3 encodes a packet no server can parse (rule 5)
+      // A `.` search token gives `name..`: 1.2.3 encodes a packet no server can parse
       // and sends it as it is; a server answers FORMERR at best, which musl ignores, so the
       // lookup waits out the timeout.
       const wires = types.map((t) => muslQuery(candidate, t));

@@ -1,4 +1,4 @@
-// Shared types of the stub-resolver emulation (issue 4, sections 1-2). The algorithms themselves
+// Shared types of the stub-resolver emulation (`clusterdns resolve`). The algorithms themselves
 // live in glibc.ts, musl.ts and go.ts; each follows that libc's own source (glibc 2.36, musl 1.2.3, Go 1.19).
 
 import type { Libc } from '../pkg/resolvconf.js';

@@ -1,4 +1,4 @@
-// From bytes in to bytes out: validation per protocol.md, routing to a chain, encoding, and the
+// From bytes in to bytes out: validation (README, "Protocol behaviour"), routing to a chain, encoding, and the
 // cache of encoded answers that lets repeated questions skip the chain entirely.
 import type { DnsRequest, DnsResponse, Endpoint, Protocol, QueryEvent, QueryObserver } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
