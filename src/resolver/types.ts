@@ -2,6 +2,7 @@
 // live in glibc.ts, musl.ts and go.ts; each follows that libc's own source (glibc 2.36, musl 1.2.3, Go 1.19).
 
 import type { Libc } from '../pkg/resolvconf.js';
+import { fqdn } from '../pkg/names.js';
 
 export const LIBCS: readonly Libc[] = ['glibc', 'musl', 'go'];
 
@@ -140,9 +141,7 @@ export function answerData(a: string): string {
 }
 
 /** The name made absolute for the wire: one trailing dot added when missing. */
-export function wireName(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`;
-}
+export const wireName = fqdn;
 
 /**
  * Whether a name can be encoded in a DNS message: labels of 1..63 octets, at most 255 octets

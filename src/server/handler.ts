@@ -3,6 +3,7 @@
 import type { DnsRequest, DnsResponse, Endpoint, Protocol, QueryEvent, QueryObserver } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
 import { Rcode } from '../dns/records.js';
+import { fqdn } from '../pkg/names.js';
 import { parseQuery, isProblem, typeName, className, fastCacheSlot, type ParsedQuery } from '../dns/query.js';
 import { encodeBare, encodeFormerr, encodeHeaderOnly, encodeResponse, udpLimit } from '../dns/response.js';
 import type { Logger } from 'pino';
@@ -343,7 +344,7 @@ function namesOf(rr: Rr): unknown[] {
  * with letters in it with the question, compared without regard to case.
  */
 function dataNamesApart(a: DnsResponse, b: DnsResponse, qname: string): boolean {
-  const fq = (n: string): string => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
+  const fq = (n: string): string => fqdn(n).toLowerCase();
   const suffixes = new Set<string>();
   for (let s = fq(qname); s !== '.' && s !== ''; s = s.slice(s.indexOf('.') + 1)) if (/[a-z]/.test(s)) suffixes.add(s);
   const sections: [readonly Rr[], readonly Rr[]][] = [

@@ -202,7 +202,9 @@ describeNeeding(['etcd', 'dig'], 'etcd plugin on a real etcd (dig)', () => {
     await put(client, 'x.bad4.skydns.test.', { host: 10 });
     await put(client, 'y.bad4.skydns.test.', { host: '10.1.1.4' });
     // Leases: the granted TTL, clamped by min/max-lease-ttl, bounds the record's TTL.
-    const short = client.lease(5, { autoKeepAlive: false });
+    // 20 s: under min-lease-ttl (30 s), so the answer shows the clamp, and long enough to outlive
+    // a slow setup on a loaded machine (5 s expired before the query there).
+    const short = client.lease(20, { autoKeepAlive: false });
     await short.put(namePath('short.lease.skydns.test.', 'skydns')).value(JSON.stringify({ host: '10.2.0.1' })).exec();
     const long = client.lease(7200, { autoKeepAlive: false });
     await long.put(namePath('long.lease.skydns.test.', 'skydns')).value(JSON.stringify({ host: '10.2.0.2', ttl: 9000 })).exec();

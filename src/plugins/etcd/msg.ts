@@ -2,6 +2,7 @@
 // etcd key, read with Go's encoding/json rules (field names match case-insensitively, `null`
 // leaves a field at its zero value, a wrong type fails the whole value).
 import { isIP } from 'node:net';
+import { fqdn } from '../../pkg/names.js';
 import { NameSyntaxError, presentationLabels } from '../../pkg/names.js';
 
 export interface Service {
@@ -115,9 +116,7 @@ export function hostType(s: Service): { type: HostType; ip?: string } {
 }
 
 /** Fully qualifies a name as dns.Fqdn does. */
-export function fqdnOf(name: string): string {
-  return name.endsWith('.') ? name : name + '.';
-}
+export const fqdnOf = fqdn;
 
 /** msg.targetStrip: drop `n` labels from the left; the whole name when that overshoots. */
 export function targetStrip(name: string, n: number): string {

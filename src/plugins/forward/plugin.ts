@@ -8,7 +8,7 @@ import type { Packet } from 'dns-packet';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { emptyResponse } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
-import { isSubdomain } from '../../pkg/names.js';
+import { fqdn, isSubdomain } from '../../pkg/names.js';
 import { encodePacket } from '../../dns/encode.js';
 import { typeCode } from '../../dns/query.js';
 import type { ForwardConfig } from './setup.js';
@@ -25,10 +25,6 @@ class ForwardError extends Error {
 
 /** Upper bound on exchanges for one query, on top of CoreDNS's 5 s deadline: tries per upstream. */
 const TRIES_PER_UPSTREAM = 3;
-
-function fqdn(name: string): string {
-  return name === '' || name === '.' ? '.' : name.endsWith('.') ? name : `${name}.`;
-}
 
 /** Names of a decoded record written fully qualified, as the rest of clusterdns writes them. */
 function normalize(rr: Rr): Rr {

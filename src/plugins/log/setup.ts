@@ -5,6 +5,7 @@ import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT } from './format.js';
 import { LogPlugin } from './plugin.js';
+import { fqdn } from '../../pkg/names.js';
 
 export type ResponseClass = 'success' | 'denial' | 'error' | 'all';
 const CLASSES: readonly ResponseClass[] = ['success', 'denial', 'error', 'all'];
@@ -21,7 +22,7 @@ export interface LogConfig {
   rules: LogRule[];
 }
 
-const fqdn = (n: string): string => (n.endsWith('.') ? n : `${n}.`).toLowerCase();
+const lowerFqdn = (n: string): string => fqdn(n).toLowerCase();
 
 /** CoreDNS's logParse for one `log` line. */
 function parseLog(d: Directive): LogRule[] {
@@ -40,7 +41,7 @@ function parseLog(d: Directive): LogRule[] {
     names = args;
   }
   const classes = parseClasses(d.block);
-  return names.map((n) => ({ nameScope: n === '.' ? '.' : fqdn(n), format, classes }));
+  return names.map((n) => ({ nameScope: n === '.' ? '.' : lowerFqdn(n), format, classes }));
 }
 
 /** The `class` lines of a log block, adding up; `all` when there are none. */
