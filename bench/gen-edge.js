@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Writes a k8s_gateway edge in block YAML, as generators write it: one Gateway taking HTTPRoutes
 // from every namespace (with a status address) and ROUTES HTTPRoutes of HOSTS hostnames each
-// (`h<i>.r<route>.example.com`). Used by bench/edge.js and the edge hostile tests.
-// Usage: node bench/gen-edge.js OUT|- ROUTES HOSTS
+// (`h<i>.r<route>.example.com`); with INGRESSES, that many Ingresses of one host each
+// (`i<n>.example.com`) with a load-balancer address in their status. Used by bench/edge.js,
+// bench/edge-serve.js and the edge hostile tests.
+// Usage: node bench/gen-edge.js OUT|- ROUTES HOSTS [INGRESSES]
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
@@ -47,13 +49,36 @@ ${names.join('\n')}
   return parts.join('---\n');
 }
 
+/** `n` Ingresses of one host each (`i<k>.example.com`), each with a load-balancer IP in its status, as YAML. */
+export function ingressManifests(n) {
+  const parts = [];
+  for (let k = 0; k < n; k++) {
+    parts.push(`apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: i${k}
+  namespace: default
+spec:
+  ingressClassName: nginx
+  rules:
+    - host: i${k}.example.com
+status:
+  loadBalancer:
+    ingress:
+      - ip: 10.200.${(k >> 8) & 255}.${k & 255}
+`);
+  }
+  return parts.join('---\n');
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const [out, routes, hosts] = process.argv.slice(2);
+  const [out, routes, hosts, ingresses] = process.argv.slice(2);
   if (!out || !routes || !hosts) {
-    console.error('usage: node bench/gen-edge.js OUT ROUTES HOSTS');
+    console.error('usage: node bench/gen-edge.js OUT|- ROUTES HOSTS [INGRESSES]');
     process.exit(2);
   }
-  const text = edgeManifests(Number(routes), Number(hosts));
+  let text = edgeManifests(Number(routes), Number(hosts));
+  if (Number(ingresses ?? 0) > 0) text += `---\n${ingressManifests(Number(ingresses))}`;
   if (out === '-') process.stdout.write(text);
   else writeFileSync(out, text);
 }
