@@ -175,11 +175,12 @@ export function scanJson(text: string): JsonScan {
 /**
  * Counts the lines of a text up to increasing offsets, finding each line break once. The next
  * break past the last offset asked is kept, not searched for again: on a text with few breaks
- * (a List written on one line) a search from each offset would run to the end of the text every
- * time, a cost of items x bytes.
+ * (a List written on one line) a search from each offset, forward or back, would run to an end
+ * of the text every time, a cost of items x bytes.
  */
-class LineCounter {
+export class LineCounter {
   private line: number;
+  private lineStart = 0;
   private nextBreak: number;
 
   constructor(
@@ -194,9 +195,16 @@ class LineCounter {
   at(off: number): number {
     while (this.nextBreak >= 0 && this.nextBreak < off) {
       this.line++;
+      this.lineStart = this.nextBreak + 1;
       this.nextBreak = this.text.indexOf('\n', this.nextBreak + 1);
     }
     return this.line;
+  }
+
+  /** Where the line of `off` starts (one past the last break before it), as `at` goes. */
+  startOf(off: number): number {
+    this.at(off);
+    return this.lineStart;
   }
 }
 

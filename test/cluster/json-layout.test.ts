@@ -117,6 +117,20 @@ describe('one JSON List in three layouts', () => {
   });
 });
 
+describe('broken items', () => {
+  it('are each placed at their own line and column, in every layout', () => {
+    const names = Array.from({ length: 12 }, (_, i) => `s${i}`);
+    const many = { apiVersion: 'v1', kind: 'List', items: names.map((n) => svc(n, { ports: [{ port: 80 }] })) };
+    for (const text0 of [JSON.stringify(many), JSON.stringify(many, null, 2), `{"kind":"List","apiVersion":"v1","items":[\n${many.items.map((i) => JSON.stringify(i)).join(',\n')}]}`]) {
+      // Every third item gets an extra comma after its name.
+      const text = text0.replace(/("name": ?"s(\d+)",)/g, (m, _, i) => (Number(i) % 3 === 0 ? `${m},` : m));
+      const commas = [...text.matchAll(/,,/g)].map((m) => m.index + 1);
+      const got = findingsOf(() => buildModel([{ file: 'l.json', text }])).filter((f) => f.message.startsWith('YAML syntax error'));
+      expect(got.map((f) => [f.line, f.column])).toEqual(commas.map((at) => [lineAt(text, at), columnAt(text, at)]));
+    }
+  });
+});
+
 describe('line counting', () => {
   it('gives the line of every offset, and of fields, as counting from the start does', () => {
     const rnd = prng(2207);
