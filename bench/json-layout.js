@@ -6,6 +6,7 @@
 //   - the in-process load (loadManifests, a fresh process per run): ms and µs per object;
 //   - the server's start to first answer (`clusterdns serve --manifests LIST`, then one query).
 // Prints the medians and the ratio compact / pretty of each (the target: <= 1 per object).
+// Not part of `npm run bench` (about 40 s on 2 vCPUs): `npm run build && node bench/json-layout.js`.
 //
 // Options: --services N (10000) --endpoints N per service (10) --runs N (2) --no-serve
 // --root DIR (the checkout whose dist/ and bin/ are measured, to compare two builds; default this
