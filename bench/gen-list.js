@@ -11,9 +11,11 @@
 // block on Namespaces and Services and, with --managed-fields, fieldsV1 with `f:`, `.` and
 // `k:{...}` keys. --kubectl adds those fields to the JSON output too (the same List as --yaml);
 // without it or --yaml the JSON is what it always was, so other benches' inputs do not change.
+// The JSON is written one item a line; --compact writes it all on one line (`jq -c`), --pretty
+// indented 4 spaces a level (`kubectl get -o json`): the same List, in other bytes.
 // Also writes OUT.names.json: { hits: [...], namespaces: [...] } for the query generators.
 // Usage: node bench/gen-list.js OUT SERVICES ENDPOINTS [NAMESPACES] [--pods] [--managed-fields]
-//          [--yaml | --kubectl]
+//          [--yaml | --kubectl] [--compact | --pretty]
 import fs from 'node:fs';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -21,9 +23,11 @@ const withPods = process.argv.includes('--pods');
 const withManaged = process.argv.includes('--managed-fields');
 const asYaml = process.argv.includes('--yaml');
 const asKubectl = asYaml || process.argv.includes('--kubectl');
+const compact = process.argv.includes('--compact');
+const pretty = process.argv.includes('--pretty');
 const [out, servicesArg, endpointsArg, nsArg] = args;
 if (!out || !servicesArg || !endpointsArg) {
-  console.error('usage: node bench/gen-list.js OUT SERVICES ENDPOINTS [NAMESPACES] [--pods] [--managed-fields] [--yaml | --kubectl]');
+  console.error('usage: node bench/gen-list.js OUT SERVICES ENDPOINTS [NAMESPACES] [--pods] [--managed-fields] [--yaml | --kubectl] [--compact | --pretty]');
   process.exit(2);
 }
 const services = Number(servicesArg);
@@ -133,10 +137,22 @@ const yamlMap = (o, ind, keys = defined(o)) => keys.map((k) => `${' '.repeat(ind
 const yamlSeq = (a, ind) => a.map((e) => `${' '.repeat(ind)}-${Array.isArray(e) && e.length > 0 ? ` ${yamlSeq(e, ind + 2).slice(ind + 2)}` : yamlValue(e, ind, true)}`).join('');
 
 const fd = fs.openSync(out, 'w');
-fs.writeSync(fd, asYaml ? 'apiVersion: v1\nitems:\n' : '{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[\n');
+// The JSON layouts: what opens the List, goes between items, closes it; how an item is written.
+const PRETTY_ITEM = '        '; // items sit two levels in: { "items": [ ...
+const layout = compact
+  ? { open: '{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[', between: ',', close: ']}\n', item: (o) => JSON.stringify(o) }
+  : pretty
+    ? {
+        open: '{\n    "apiVersion": "v1",\n    "items": [\n',
+        between: ',\n',
+        close: '\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n',
+        item: (o) => PRETTY_ITEM + JSON.stringify(o, null, 4).replaceAll('\n', `\n${PRETTY_ITEM}`),
+      }
+    : { open: '{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[\n', between: ',\n', close: '\n]}\n', item: (o) => JSON.stringify(o) };
+fs.writeSync(fd, asYaml ? 'apiVersion: v1\nitems:\n' : layout.open);
 let first = true;
 const emit = (obj) => {
-  fs.writeSync(fd, asYaml ? yamlSeq([obj], 0) : (first ? '' : ',\n') + JSON.stringify(obj));
+  fs.writeSync(fd, asYaml ? yamlSeq([obj], 0) : (first ? '' : layout.between) + layout.item(obj));
   first = false;
 };
 for (let n = 0; n < namespaces; n++) {
@@ -210,7 +226,7 @@ for (let s = 0; s < services; s++) {
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }, { name: 'metrics', port: 9090, protocol: 'TCP' }],
   });
 }
-fs.writeSync(fd, asYaml ? 'kind: List\nmetadata:\n  resourceVersion: ""\n' : '\n]}\n');
+fs.writeSync(fd, asYaml ? 'kind: List\nmetadata:\n  resourceVersion: ""\n' : layout.close);
 fs.closeSync(fd);
 fs.writeFileSync(`${out}.names.json`, JSON.stringify({ hits, namespaces: Array.from({ length: namespaces }, (_, n) => `ns-${n}`) }));
 console.log(JSON.stringify({ out, bytes: fs.statSync(out).size, namespaces, services, endpoints: ep - 1, pods: withPods ? ep - 1 : 0 }));

@@ -172,17 +172,46 @@ export function scanJson(text: string): JsonScan {
   return out;
 }
 
+/**
+ * Counts the lines of a text up to increasing offsets, finding each line break once. The next
+ * break past the last offset asked is kept, not searched for again: on a text with few breaks
+ * (a List written on one line) a search from each offset, forward or back, would run to an end
+ * of the text every time, a cost of items x bytes.
+ */
+export class LineCounter {
+  private line: number;
+  private lineStart = 0;
+  private nextBreak: number;
+
+  constructor(
+    private readonly text: string,
+    firstLine: number,
+  ) {
+    this.line = firstLine;
+    this.nextBreak = text.indexOf('\n');
+  }
+
+  /** The line of `off`, for `off` no lower than at the last call. */
+  at(off: number): number {
+    while (this.nextBreak >= 0 && this.nextBreak < off) {
+      this.line++;
+      this.lineStart = this.nextBreak + 1;
+      this.nextBreak = this.text.indexOf('\n', this.nextBreak + 1);
+    }
+    return this.line;
+  }
+
+  /** Where the line of `off` starts (one past the last break before it), as `at` goes. */
+  startOf(off: number): number {
+    this.at(off);
+    return this.lineStart;
+  }
+}
+
 /** 1-based line of each offset, for increasing offsets, in one pass. */
 export function linesOf(text: string, offsets: readonly number[]): number[] {
-  const out: number[] = [];
-  let line = 1;
-  let at = 0;
-  for (const off of offsets) {
-    for (let nl = text.indexOf('\n', at); nl >= 0 && nl < off; nl = text.indexOf('\n', nl + 1)) line++;
-    at = Math.max(at, off);
-    out.push(line);
-  }
-  return out;
+  const lines = new LineCounter(text, 1);
+  return offsets.map((off) => lines.at(off));
 }
 
 /**
@@ -233,13 +262,7 @@ export function jsonFieldLines(text: string, start: number, end: number, firstLi
   if (t.includes('\r') || t.includes('\t')) return undefined;
   const n = t.length;
   const lines = new Map<string, number>();
-  let line = firstLine;
-  let counted = 0;
-  const lineAt = (off: number): number => {
-    for (let nl = t.indexOf('\n', counted); nl >= 0 && nl < off; nl = t.indexOf('\n', nl + 1)) line++;
-    counted = Math.max(counted, off);
-    return line;
-  };
+  const counter = new LineCounter(t, firstLine);
   const skipSpace = (i: number): number => {
     while (i < n) {
       const c = t.charCodeAt(i);
@@ -305,7 +328,7 @@ export function jsonFieldLines(text: string, start: number, end: number, firstLi
         child = node.items;
         p = `${path}[${k++}]`;
       }
-      if (child?.keep) lines.set(p, lineAt(at));
+      if (child?.keep) lines.set(p, counter.at(at));
       i = skipSpace(child ? visit(i, p, child) : skipValue(i));
     }
     return n;

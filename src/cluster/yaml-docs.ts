@@ -9,7 +9,7 @@ import type * as YamlPackage from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import type { Finding } from './model.js';
 import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
-import { type FieldTree, jsonFieldLines, type JsonScan, linesOf, scanJson } from './json-scan.js';
+import { type FieldTree, jsonFieldLines, type JsonScan, LineCounter, linesOf, scanJson } from './json-scan.js';
 import { readSimpleYaml, type Segment } from './yaml-fast.js';
 
 const requireHere = createRequire(import.meta.url);
@@ -754,6 +754,17 @@ interface JsonList {
  */
 function jsonListItems(list: JsonList, textOf: (start: number, end: number) => [string, number], findings: Finding[]): Iterable<RawObject> {
   const { file, starts, ends, lines, maxObjectBytes, itemKind, apiVersion } = list;
+  /** Line starts in the file's whole text (items read from memory), found forward item by item. */
+  let lineStarts: { text: string; counter: LineCounter } | undefined;
+  /**
+   * Where the line holding `start` starts in `text`. Not a search back from each broken item: on
+   * a List written on one line that runs over the whole text before it, every time.
+   */
+  const lineStartOf = (text: string, start: number, base: number): number => {
+    if (base !== 0) return text.lastIndexOf('\n', start - 1) + 1; // a window of the file: the item alone
+    if (lineStarts?.text !== text) lineStarts = { text, counter: new LineCounter(text, 1) };
+    return lineStarts.counter.startOf(start);
+  };
   return (function* items(): Generator<RawObject> {
     for (let j = 0; j < starts.length; j++) {
       const line = lines[j]!;
@@ -772,7 +783,7 @@ function jsonListItems(list: JsonList, textOf: (start: number, end: number) => [
         const local: Finding[] = [];
         parseManifestText(`${file}#item`, text.slice(start, end), local);
         // The item was read alone: its first line starts at the item's column in the file.
-        const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+        const lineStart = lineStartOf(text, start, base);
         const itemColumn = lineStart > 0 || base === 0 ? start - lineStart + 1 : undefined;
         for (const f of local) findings.push(inFile(f, file, line, itemColumn));
         if (!local.some((f) => f.severity === 'error')) findings.push({ file, line, severity: 'error', message: 'this List item is not valid JSON; fix its syntax' });
