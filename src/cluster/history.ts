@@ -35,15 +35,32 @@ export class HistoryWriter {
     this.left = budgetBytes;
   }
 
-  /** A file's text as the load read it. */
-  text(path: string, text: string): void {
-    if (text.length > this.left) {
-      this.skipped.push(path);
-      return;
-    }
-    this.left -= text.length;
+  /** A file's text as the load read it; its deflated form when kept (within the budget). */
+  text(path: string, text: string): Uint8Array | undefined {
+    if (!this.fits(path, text.length)) return undefined;
     // Level 1: manifests compress well even so, and this runs on every load.
-    this.files.push({ path, deflated: deflateRawSync(Buffer.from(text, 'utf8'), { level: 1 }) });
+    const deflated = deflateRawSync(Buffer.from(text, 'utf8'), { level: 1 });
+    this.files.push({ path, deflated });
+    return deflated;
+  }
+
+  /**
+   * Whether a text of `length` characters is kept, and its length counted, as `text` would;
+   * when not, the file is noted as skipped. A feed (feed.ts) asks this for a file it did not
+   * read again, then gives its kept form (`keep`).
+   */
+  fits(path: string, length: number): boolean {
+    if (length > this.left) {
+      this.skipped.push(path);
+      return false;
+    }
+    this.left -= length;
+    return true;
+  }
+
+  /** A file's text as an earlier load deflated it, after `fits` said yes. */
+  keep(path: string, deflated: Uint8Array): void {
+    this.files.push({ path, deflated });
   }
 
   /** An object served from an older version than its file holds now. */
