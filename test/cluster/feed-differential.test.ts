@@ -110,7 +110,7 @@ function edit(dir: string, t: Tree, rnd: () => number, n: number): string {
   const names = [...t.files.keys()].sort();
   const objectsOf = (kind: string): [string, number][] => {
     const out: [string, number][] = [];
-    for (const [f, objs] of t.files) objs.forEach((o, i) => o['kind'] === kind && out.push([f, i]));
+    for (const [f, objs] of t.files) for (let i = 0; i < objs.length; i++) if (objs[i]!['kind'] === kind) out.push([f, i]);
     return out;
   };
   const kinds = ['addService', 'selector', 'delete', 'move', 'crd', 'widget', 'error', 'fix', 'rename', 'touch', 'sameSize', 'duplicate', 'break', 'replicas', 'ingress', 'json'];
