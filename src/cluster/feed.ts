@@ -228,8 +228,10 @@ export class ManifestFeed {
       const changed = !(old && sameVersion(old.version, version) && this.sameText(file, old));
       let r = changed ? undefined : old;
       if (r && ctx.writer && r.textLength !== undefined) {
-        if (!ctx.writer.fits(file, r.textLength)) r.deflated = undefined;
-        else if (r.deflated) ctx.writer.keep(file, r.deflated);
+        if (!ctx.writer.fits(r.textLength)) {
+          ctx.writer.skip(file);
+          r.deflated = undefined;
+        } else if (r.deflated) ctx.writer.keep(file, r.textLength, r.deflated);
         else r = undefined; // skipped by the budget before, kept now: its text is needed
       }
       if (r) {

@@ -37,30 +37,33 @@ export class HistoryWriter {
 
   /** A file's text as the load read it; its deflated form when kept (within the budget). */
   text(path: string, text: string): Uint8Array | undefined {
-    if (!this.fits(path, text.length)) return undefined;
+    if (!this.fits(text.length)) {
+      this.skip(path);
+      return undefined;
+    }
     // Level 1: manifests compress well even so, and this runs on every load.
     const deflated = deflateRawSync(Buffer.from(text, 'utf8'), { level: 1 });
-    this.files.push({ path, deflated });
+    this.keep(path, text.length, deflated);
     return deflated;
   }
 
-  /**
-   * Whether a text of `length` characters is kept, and its length counted, as `text` would;
-   * when not, the file is noted as skipped. A feed (feed.ts) asks this for a file it did not
-   * read again, then gives its kept form (`keep`).
-   */
-  fits(path: string, length: number): boolean {
-    if (length > this.left) {
-      this.skipped.push(path);
-      return false;
-    }
-    this.left -= length;
-    return true;
+  /** Whether a text of `length` characters is kept now. */
+  fits(length: number): boolean {
+    return length <= this.left;
   }
 
-  /** A file's text as an earlier load deflated it, after `fits` said yes. */
-  keep(path: string, deflated: Uint8Array): void {
+  /**
+   * A file's text kept as an earlier load deflated it (a feed's file it did not read again,
+   * feed.ts), after `fits` said yes; `length` is the text's, as `text` counts it.
+   */
+  keep(path: string, length: number, deflated: Uint8Array): void {
+    this.left -= length;
     this.files.push({ path, deflated });
+  }
+
+  /** A file whose text is not kept, over the budget. */
+  skip(path: string): void {
+    this.skipped.push(path);
   }
 
   /** An object served from an older version than its file holds now. */
