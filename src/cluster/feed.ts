@@ -71,8 +71,11 @@ interface PhaseRead {
 /** One file's read, kept for the next reload while its version stays. */
 interface FileRead {
   readonly version: FileVersion | undefined;
-  /** sha1 of the text read, when the file was modified within RACY_WINDOW_NS of the read. */
-  readonly hash: string | undefined;
+  /**
+   * sha1 of the text read, when the file was modified within RACY_WINDOW_NS of the read; gone
+   * once a reload found the same text after that window.
+   */
+  hash: string | undefined;
   readonly main: PhaseRead;
   readonly late: PhaseRead;
   readonly unreadable: boolean;
@@ -101,6 +104,19 @@ export interface FeedResult extends LoadResult {
   reread: string[];
   /** Whether every file was read (the first load, or a change a kept read cannot stand for). */
   full: boolean;
+  /** Where the time went, in ms (bench/feed.js). */
+  timings: FeedTimings;
+}
+
+export interface FeedTimings {
+  /** Listing the files, their versions, kept files' CRDs and keys: what an unchanged file costs. */
+  check: number;
+  /** Reading the files that changed (parse and admission), deferred objects included. */
+  read: number;
+  /** Putting every file's objects together. */
+  merge: number;
+  /** The control plane over every object (emulate): cluster IPs, pods, endpoints, edge. */
+  emulate: number;
 }
 
 /** A reason the kept reads cannot stand for a full load: the pass starts again reading everything. */
@@ -209,6 +225,8 @@ export class ManifestFeed {
   }
 
   private pass(useKept: boolean): FeedResult {
+    const t0 = performance.now();
+    let readMs = 0;
     const findings: Finding[] = [];
     const list = collectManifestFiles([...this.paths], findings);
     const request = this.options.history ? { budgetBytes: this.options.history.budgetBytes, previous: this.history } : undefined;
@@ -238,7 +256,9 @@ export class ManifestFeed {
         for (const crd of r.crds) ctx.registry.addCrd(crd);
         replay(r.main, file, pass.seen);
       } else {
+        const r0 = performance.now();
         const fresh = this.readFile(file, version, pass, deferred);
+        readMs += performance.now() - r0;
         if (useKept && changed && (fresh.hasCrd || old?.hasCrd === true)) {
           throw new ReadEverything('a file with a CRD changed');
         }
@@ -251,7 +271,11 @@ export class ManifestFeed {
     for (const [file, r] of next) {
       const raws = deferred.get(file);
       if (raws === undefined) replay(r.late, file, pass.seen);
-      else for (const raw of raws) readOne(raw, r.late, pass, undefined);
+      else {
+        const r0 = performance.now();
+        for (const raw of raws) readOne(raw, r.late, pass, undefined);
+        readMs += performance.now() - r0;
+      }
     }
     deferred.clear();
     this.files = next;
@@ -267,17 +291,23 @@ export class ManifestFeed {
       pushAll(findings, r.late.findings);
       parts.push(r.late.part);
     }
+    const t1 = performance.now();
     const c = merge(parts, findings);
+    const t2 = performance.now();
     const result = emulate(ctx, c, pass.seen, unreadable, findings, request, false);
+    const t3 = performance.now();
     if (result.history) this.history = result.history;
-    return { ...result, reread, full: !useKept };
+    return { ...result, reread, full: !useKept, timings: { check: t1 - t0 - readMs, read: readMs, merge: t2 - t1, emulate: t3 - t2 } };
   }
 
   /** Whether a file whose version is the same has the same text (only asked when it was racy). */
   private sameText(file: string, r: FileRead): boolean {
     if (r.hash === undefined) return true;
     const text = readManifestFile(file, [], this.options.cluster?.manifestLimits?.maxFileBytes);
-    return text !== undefined && hashText(text) === r.hash;
+    if (text === undefined || hashText(text) !== r.hash) return false;
+    // The text is the one read, and a write from now on gets another time: no hash needed after.
+    if (r.version && nowNs() - r.version.mtimeNs >= RACY_WINDOW_NS) r.hash = undefined;
+    return true;
   }
 
   private readFile(file: string, version: FileVersion | undefined, pass: Pass, deferred: Map<string, RawObject[]>): FileRead {
