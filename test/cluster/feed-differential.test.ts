@@ -322,10 +322,13 @@ describe('ManifestFeed reload equals a full load', () => {
         const t = initialTree(dir);
         // A budget that keeps some of the files' texts and skips others, as edits change sizes.
         const budgetBytes = 1500;
-        const feed = new ManifestFeed([dir], withHistory ? { history: { budgetBytes } } : {});
+        // Without a history, a small pod CIDR: pods then contend for addresses, and a pod kept
+        // from an earlier load must get its address afresh, as in a full load.
+        const cluster = withHistory ? undefined : { podCIDRs: ['10.244.0.0/27'] };
+        const feed = new ManifestFeed([dir], withHistory ? { history: { budgetBytes } } : { cluster });
         let previous: AdmissionHistory | undefined;
         const full = (): LoadResult => {
-          const r = loadManifests([dir], undefined, undefined, withHistory ? { previous, budgetBytes } : undefined);
+          const r = loadManifests([dir], cluster, undefined, withHistory ? { previous, budgetBytes } : undefined);
           previous = r.history;
           return r;
         };
