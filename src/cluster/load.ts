@@ -1,7 +1,8 @@
 // Manifests -> ClusterModel: reads files, validates, applies control-plane defaults
 // (cluster IP allocation, Endpoints mirroring), plays the controllers (workloads -> pods, pod IPs,
 // the EndpointSlice controller) and collects every finding. Model checks for `clusterdns check`
-// are in check.ts.
+// are in check.ts. feed.ts reads by file with the same pieces (readHeader, readObject, emulate)
+// and keeps each file's read for the next load.
 
 import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef } from './model.js';
 import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
