@@ -15,6 +15,7 @@ import { excerpt } from './yaml-docs.js';
 import { canonicalIp, parseIp } from '../pkg/ip.js';
 import { DEFAULT_LB_CIDRS, LoadBalancerPool } from './loadbalancer.js';
 import { matchesSelector, readLabelSelector, type LabelSelector } from './selector.js';
+import { pushAll } from '../pkg/arrays.js';
 
 /** One status.loadBalancer.ingress (or Gateway status address) entry. */
 export interface LbAddress {
@@ -229,6 +230,25 @@ export class EdgeCollector {
   private readonly gatewayClasses: GatewayClassInfo[] = [];
   private readonly routes: RouteInfo[] = [];
   private readonly dnsEndpoints: DnsEndpointInfo[] = [];
+
+  /**
+   * One collector holding what `parts` read, in their order, as if one had read it all (feed.ts
+   * keeps a collector per manifest file). The items are shared: build() reads them only.
+   */
+  static merged(parts: readonly EdgeCollector[]): EdgeCollector {
+    const m = new EdgeCollector();
+    for (const p of parts) {
+      for (const [k, v] of p.rawServices) m.rawServices.set(k, v);
+      for (const k of p.withoutNodePorts) m.withoutNodePorts.add(k);
+      pushAll(m.ingresses, p.ingresses);
+      pushAll(m.ingressClasses, p.ingressClasses);
+      pushAll(m.gateways, p.gateways);
+      pushAll(m.gatewayClasses, p.gatewayClasses);
+      pushAll(m.routes, p.routes);
+      pushAll(m.dnsEndpoints, p.dnsEndpoints);
+    }
+    return m;
+  }
 
   /**
    * Called for every object load.ts accepted; true when this module consumed it (an edge kind).

@@ -35,15 +35,35 @@ export class HistoryWriter {
     this.left = budgetBytes;
   }
 
-  /** A file's text as the load read it. */
-  text(path: string, text: string): void {
-    if (text.length > this.left) {
-      this.skipped.push(path);
-      return;
+  /** A file's text as the load read it; its deflated form when kept (within the budget). */
+  text(path: string, text: string): Uint8Array | undefined {
+    if (!this.fits(text.length)) {
+      this.skip(path);
+      return undefined;
     }
-    this.left -= text.length;
     // Level 1: manifests compress well even so, and this runs on every load.
-    this.files.push({ path, deflated: deflateRawSync(Buffer.from(text, 'utf8'), { level: 1 }) });
+    const deflated = deflateRawSync(Buffer.from(text, 'utf8'), { level: 1 });
+    this.keep(path, text.length, deflated);
+    return deflated;
+  }
+
+  /** Whether a text of `length` characters is kept now. */
+  fits(length: number): boolean {
+    return length <= this.left;
+  }
+
+  /**
+   * A file's text kept as an earlier load deflated it (a feed's file it did not read again,
+   * feed.ts), after `fits` said yes; `length` is the text's, as `text` counts it.
+   */
+  keep(path: string, length: number, deflated: Uint8Array): void {
+    this.left -= length;
+    this.files.push({ path, deflated });
+  }
+
+  /** A file whose text is not kept, over the budget. */
+  skip(path: string): void {
+    this.skipped.push(path);
   }
 
   /** An object served from an older version than its file holds now. */

@@ -1,7 +1,8 @@
 // Manifests -> ClusterModel: reads files, validates, applies control-plane defaults
 // (cluster IP allocation, Endpoints mirroring), plays the controllers (workloads -> pods, pod IPs,
 // the EndpointSlice controller) and collects every finding. Model checks for `clusterdns check`
-// are in check.ts.
+// are in check.ts. feed.ts reads by file with the same pieces (readHeader, readObject, emulate)
+// and keeps each file's read for the next load.
 
 import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef } from './model.js';
 import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
@@ -69,7 +70,7 @@ const byNsName = <T extends { namespace: string; name: string }>(a: T, b: T): nu
   a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
 /** The objects of the manifests, read and checked, before the control plane fills in the rest. */
-interface Collected {
+export interface Collected {
   declaredNamespaces: Map<string, NamespaceObject>;
   /** Namespaces named by namespaced objects. */
   impliedNamespaces: Set<string>;
@@ -92,7 +93,7 @@ interface Collected {
 }
 
 /** One object's kind, apiVersion and metadata, checked; undefined when it cannot be used. */
-interface Header {
+export interface Header {
   o: Obj;
   kind: string;
   apiVersion: string;
@@ -106,7 +107,7 @@ interface Header {
   source: SourceRef;
 }
 
-function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[], registry: KindRegistry): Header | undefined {
+export function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[], registry: KindRegistry): Header | undefined {
   const source: SourceRef = { file: raw.file, line: raw.line };
   if (!isObj(raw.obj)) {
     findings.push({ ...source, severity: 'error', message: 'a list item must be a mapping (an object with apiVersion, kind and metadata)' });
@@ -238,21 +239,9 @@ interface ObjectSource {
   read(findings: Finding[], limits: Partial<ManifestLimits> | undefined, onTextGone?: (bytes: number) => void, onText?: (text: string) => void): Iterable<RawObject>;
 }
 
-/**
- * Reads every object of every document, a file at a time: each file's text goes once its objects
- * are read. Notes the files with a document that could not be read as an object (a syntax error,
- * no kind or name): the previous version of their objects may stand (restorePrevious).
- */
-function readObjects(
-  sources: Iterable<ObjectSource>,
-  opts: ClusterOptions,
-  fam: FamilyInfo,
-  findings: Finding[],
-  progress: ReadProgress | undefined,
-  history: HistoryWriter | undefined,
-  registry: KindRegistry,
-): { c: Collected; seen: Map<string, SourceRef>; unreadable: Set<string> } {
-  const c: Collected = {
+/** An empty collection; `intern` may be shared by several (feed.ts: one per file). */
+export function newCollected(intern: (s: string) => string): Collected {
+  return {
     declaredNamespaces: new Map(),
     impliedNamespaces: new Set(),
     serviceDrafts: [],
@@ -267,8 +256,25 @@ function readObjects(
     rejected: [],
     objectCount: 0,
     edge: new EdgeCollector(),
-    intern: interner(),
+    intern,
   };
+}
+
+/**
+ * Reads every object of every document, a file at a time: each file's text goes once its objects
+ * are read. Notes the files with a document that could not be read as an object (a syntax error,
+ * no kind or name): the previous version of their objects may stand (restorePrevious).
+ */
+function readObjects(
+  sources: Iterable<ObjectSource>,
+  opts: ClusterOptions,
+  fam: FamilyInfo,
+  findings: Finding[],
+  progress: ReadProgress | undefined,
+  history: HistoryWriter | undefined,
+  registry: KindRegistry,
+): { c: Collected; seen: Map<string, SourceRef>; unreadable: Set<string> } {
+  const c = newCollected(interner());
   const seen = new Map<string, SourceRef>();
   const unreadable = new Set<string>();
   const deferred: RawObject[] = [];
@@ -306,7 +312,7 @@ function readObjects(
 }
 
 /** Whether the registry knows a raw object's kind already (else it waits for the CRDs of the rest). */
-function kindKnownNow(raw: RawObject, registry: KindRegistry): boolean {
+export function kindKnownNow(raw: RawObject, registry: KindRegistry): boolean {
   if (!isObj(raw.obj)) return true;
   const kind = raw.obj['kind'] ?? raw.listKind;
   const apiVersion = raw.obj['apiVersion'] ?? raw.listApiVersion;
@@ -316,7 +322,7 @@ function kindKnownNow(raw: RawObject, registry: KindRegistry): boolean {
 
 
 /** Objects are identified by group, kind, namespace and name, as the API server does. */
-const objectKey = (group: string, kind: string, namespace: string, name: string): string => `${group}|${kind}|${namespace}|${name}`;
+export const objectKey = (group: string, kind: string, namespace: string, name: string): string => `${group}|${kind}|${namespace}|${name}`;
 
 function reject(c: Collected, h: Header): void {
   const { meta } = h;
@@ -324,7 +330,7 @@ function reject(c: Collected, h: Header): void {
 }
 
 /** Files one object; true when it is an admitted Service (whose checker findings use after reading). */
-function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: FamilyInfo, registry: KindRegistry): boolean {
+export function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: FamilyInfo, registry: KindRegistry): boolean {
   const { kind, group, meta, check, lookup } = h;
   const key = objectKey(group, kind, meta.namespace, meta.name);
   const prev = seen.get(key);
@@ -407,14 +413,50 @@ function build(
   progress?: ReadProgress,
   historyRequest?: HistoryRequest,
 ): LoadResult {
+  const ctx = loadContext(options, findings, historyRequest);
+  const { c, seen, unreadable } = readObjects(sources, ctx.opts, ctx.fam, findings, progress, ctx.writer, ctx.registry);
+  return emulate(ctx, c, seen, unreadable, findings, historyRequest, true);
+}
+
+/** What every load sets up before it reads: options, service CIDRs, the kind registry, the history it writes. */
+export interface LoadContext {
+  readonly opts: ClusterOptions;
+  readonly cidrs: ReturnType<typeof parseServiceCidrs>;
+  readonly fam: FamilyInfo;
+  readonly writer: HistoryWriter | undefined;
+  readonly registry: KindRegistry;
+}
+
+export function loadContext(options: Partial<ClusterOptions> | undefined, findings: Finding[], historyRequest: HistoryRequest | undefined): LoadContext {
   const opts: ClusterOptions = { ...defaultClusterOptions, ...options };
   const cidrs = parseServiceCidrs(opts.serviceCIDRs, findings);
-  const fam = familyInfo(cidrs);
-  const writer = historyRequest ? new HistoryWriter(historyRequest.budgetBytes ?? DEFAULT_HISTORY_BYTES) : undefined;
-  const registry = KindRegistry.create(opts.maxCrdSchemaNodes !== undefined ? { ...defaultCrdSchemaLimits, maxNodes: opts.maxCrdSchemaNodes } : undefined);
-  const { c, seen, unreadable } = readObjects(sources, opts, fam, findings, progress, writer, registry);
+  return {
+    opts,
+    cidrs,
+    fam: familyInfo(cidrs),
+    writer: historyRequest ? new HistoryWriter(historyRequest.budgetBytes ?? DEFAULT_HISTORY_BYTES) : undefined,
+    registry: KindRegistry.create(opts.maxCrdSchemaNodes !== undefined ? { ...defaultCrdSchemaLimits, maxNodes: opts.maxCrdSchemaNodes } : undefined),
+  };
+}
+
+/**
+ * Everything after reading: the previous versions a failed apply leaves (restorePrevious), then
+ * the control plane over every object read. `ownsPods`: the pods in `c` are held nowhere else
+ * (a one-shot load), so they get their addresses in place; a feed keeps them for the next load.
+ */
+export function emulate(
+  ctx: LoadContext,
+  c: Collected,
+  seen: Map<string, SourceRef>,
+  unreadable: ReadonlySet<string>,
+  findings: Finding[],
+  historyRequest: HistoryRequest | undefined,
+  ownsPods: boolean,
+): LoadResult {
+  const { opts, cidrs, fam, writer, registry } = ctx;
   if (historyRequest?.previous && writer) restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings, registry);
-  const { serviceDrafts, endpointsDrafts, slices, pods, edge } = c;
+  const { serviceDrafts, endpointsDrafts, slices, edge } = c;
+  const pods = ownsPods ? c.pods : c.pods.map((p) => ({ ...p }));
 
   const services = admittedServices(serviceDrafts, cidrs, opts, findings, c);
   const explicit = new Set<string>();
