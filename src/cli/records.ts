@@ -1,12 +1,13 @@
 // `clusterdns records`: every record the server would serve, as a sorted zone file. Each record
 // comes from asking the real query path, so the listing is what the server answers.
-import dnsPacket, { type Answer, type Packet } from 'dns-packet';
+import dnsPacket, { type Answer } from 'dns-packet';
 import { buildApp, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { isRecordLister } from '../chain/plugin.js';
 import { isClusterDataProvider } from '../chain/cluster-data.js';
 import { rdataText, recordTextWith } from '../dns/present.js';
+import { replySections, type ReplySections } from './records-reply.js';
 import { canonicalCompare, canonicalKeys } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../pkg/names.js';
 
@@ -193,13 +194,13 @@ async function collectServed<T>(app: App, only: string | undefined, keep: (rr: A
 
 /**
  * Asks `app` one question through the real query path, as App.query does (same message, TCP so
- * nothing is truncated), with the question written here: dns-packet's general encoder cost more
- * than the answer for a plain name.
+ * nothing is truncated), with the question written and the reply read here: dns-packet's general
+ * encoder and decoder cost more than the answer itself.
  */
-async function ask(app: App, name: string, type: string, listener: number): Promise<Packet> {
+async function ask(app: App, name: string, type: string, listener: number): Promise<ReplySections> {
   const reply = await app.queryWire(queryMessage(name, type), { listener, protocol: 'tcp' });
   if (!reply) throw new Error(`no reply for ${name} ${type}`);
-  return dnsPacket.decode(reply);
+  return replySections(reply);
 }
 
 // ASCII without line breaks: dns-packet writes such a name's labels byte for byte, after

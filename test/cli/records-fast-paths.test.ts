@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import dnsPacket from 'dns-packet';
 import { canonicalCompare, canonicalKey, canonicalKeys } from '../../src/dns/canonical.js';
 import { queryMessage } from '../../src/cli/records.js';
+import { replySections } from '../../src/cli/records-reply.js';
+import { buildApp } from '../../src/app.js';
+import { isClusterDataProvider } from '../../src/chain/cluster-data.js';
+import pino from 'pino';
 import { prng } from '../helpers/prng.js';
 
 const sortBy = (names: string[], keys: string[]): string[] =>
@@ -54,5 +58,61 @@ describe('records question messages', () => {
         expect(queryMessage(name, type).toString('hex'), `${JSON.stringify(name)} ${type}`).toBe(expected.toString('hex'));
       }
     }
+  });
+});
+
+describe('records reply sections', () => {
+  const same = (reply: Buffer): void => {
+    const packet = dnsPacket.decode(reply);
+    // Key order too: JSON, not toEqual.
+    expect(JSON.stringify(replySections(reply))).toBe(JSON.stringify({ answers: packet.answers ?? [], additionals: packet.additionals ?? [] }));
+  };
+
+  it('are what dnsPacket.decode gives for every question records asks of the examples', async () => {
+    const app = await buildApp({ conf: 'examples/Corefile', manifests: ['examples/manifests'], port: 0, logger: pino({ level: 'silent' }), oneShot: true, answerCacheBytes: 0 });
+    try {
+      let asked = 0;
+      for (const plugin of app.chains.flatMap((c) => c.plugins)) {
+        if (!isClusterDataProvider(plugin)) continue;
+        for (const { name, type } of plugin.clusterQuestions()) {
+          for (const dnssec of [false, true]) {
+            const msg = dnsPacket.encode({ id: 1, type: 'query', flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: type as 'A', class: 'IN' }], additionals: dnssec ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: dnsPacket.DNSSEC_OK } as never] : [] });
+            const reply = await app.queryWire(msg, { protocol: 'tcp' });
+            same(reply!);
+            asked++;
+          }
+        }
+      }
+      expect(asked).toBeGreaterThan(50);
+    } finally {
+      await app.close(0);
+    }
+  }, 60000);
+
+  it('are what dnsPacket.decode gives for other records, classes, names and broken replies', () => {
+    const reply = dnsPacket.encode({
+      id: 2,
+      type: 'response',
+      questions: [{ name: 'Web.example.', type: 'A', class: 'IN' }],
+      answers: [
+        { name: 'web.example.', type: 'A', ttl: 5, class: 'IN', data: '10.0.0.1' },
+        { name: 'web.example.', type: 'AAAA', ttl: 5, class: 'IN', data: 'fd00::1' },
+        { name: 'web.example.', type: 'TXT', ttl: 5, class: 'IN', data: ['x"y'] },
+        { name: 'web.example.', type: 'A', ttl: 5, class: 'CH', data: '10.0.0.2' },
+        { name: 'web.example.', type: 'A', ttl: 5, class: 'IN', flush: true, data: '10.0.0.3' },
+        { name: 'é.example.', type: 'CNAME', ttl: 5, class: 'IN', data: 'web.example.' },
+        { name: '_h._tcp.web.example.', type: 'SRV', ttl: 5, class: 'IN', data: { priority: 1, weight: 2, port: 80, target: 'web.example.' } },
+        { name: '1.0.0.10.in-addr.arpa.', type: 'PTR', ttl: 5, class: 'IN', data: '.' },
+      ],
+      authorities: [{ name: 'example.', type: 'NS', ttl: 5, class: 'IN', data: 'ns.example.' }],
+      additionals: [{ name: 'ns.example.', type: 'A', ttl: 5, class: 'IN', data: '10.0.0.9' }, { type: 'OPT', name: '.', udpPayloadSize: 1232 } as never],
+    });
+    same(reply);
+    // dns-packet compresses nothing: a name pointing back into the question.
+    const pointer = Buffer.from(reply);
+    const at = pointer.indexOf(Buffer.from('\x03web\x07example\x00', 'latin1'), 12 + 17);
+    const compressed = Buffer.concat([pointer.subarray(0, at), Buffer.from([0xc0, 12 + 4]), pointer.subarray(at + 13)]);
+    same(compressed);
+    for (const cut of [5, 20, 40, reply.length - 3]) expect(() => replySections(reply.subarray(0, cut))).toThrow();
   });
 });
