@@ -97,7 +97,7 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     if (json) {
       for (const k of keyed) {
         if (pending !== undefined && add(`${pending},`)) await flush();
-        pending = `  ${JSON.stringify(recordJson(recordTextWith(k.listed.rr, k.rdata), k.rdata))}`;
+        pending = `  ${recordJsonText(recordTextWith(k.listed.rr, k.rdata), k.rdata)}`;
       }
       continue;
     }
@@ -114,10 +114,14 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   await flush();
 }
 
-/** A record as `records --output json` lists it: the columns of its zone-file line. */
-function recordJson(line: string, data: string): RecordJson {
-  const fields = line.split('\t');
-  return { name: fields[0]!, ttl: Number(fields[1]), class: fields[2]!, type: fields[3]!, data };
+/**
+ * A record as `records --output json` lists it, a RecordJson of the columns of its zone-file line:
+ * the text JSON.stringify gives for that object, written field by field without building it.
+ */
+function recordJsonText(line: string, data: string): string {
+  const [name, ttl, klass, type] = line.split('\t') as [string, string, string, string];
+  const j = JSON.stringify;
+  return `{"name":${j(name)},"ttl":${j(Number(ttl))},"class":${j(klass)},"type":${j(type)},"data":${j(data)}}`;
 }
 
 /**
