@@ -1,13 +1,14 @@
 // `clusterdns records`: every record the server would serve, as a sorted zone file. Each record
 // comes from asking the real query path, so the listing is what the server answers.
-import type { Answer } from 'dns-packet';
+import dnsPacket, { type Answer } from 'dns-packet';
 import { buildApp, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { isRecordLister } from '../chain/plugin.js';
 import { isClusterDataProvider } from '../chain/cluster-data.js';
-import { rdataText, recordText } from '../dns/present.js';
-import { canonicalCompare, canonicalKey } from '../dns/canonical.js';
+import { rdataText, recordTextWith } from '../dns/present.js';
+import { replySections, type ReplySections } from './records-reply.js';
+import { canonicalCompare, canonicalKeys } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../pkg/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
@@ -27,6 +28,17 @@ export interface RecordJson {
 }
 
 const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'DNAME', 'MX', 'SRV', 'PTR', 'TXT', 'CAA'];
+// Unlisted types sort first, as indexOf's -1 did.
+const TYPE_RANK = new Map(TYPE_ORDER.map((t, i) => [t, i]));
+
+/** Output is handed to the stream in pieces about this long (characters), not a write per line. */
+const CHUNK_CHARS = 1 << 20;
+
+/** A served record with its data in presentation form, computed once for the key, sort and line. */
+interface Listed {
+  rr: Answer;
+  rdata: string;
+}
 
 export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const log = createLogger(flags.logLevel, 2);
@@ -43,22 +55,26 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     retainModel: false,
   });
   const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
-  const byZone = await servedRecords(app, only);
+  const byZone = await collectServed(app, only, (rr, rdata): Listed => ({ rr, rdata }));
   await app.close();
   if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
-  // Sort keys are computed once per record (not per comparison), and the output is written in
-  // chunks: a 100k-endpoint cluster has hundreds of thousands of records.
-  let chunk: string[] = [];
+  // A 100k-endpoint cluster has hundreds of thousands of records: lines are joined into large
+  // chunks, and only a full stream is waited for.
+  let chunk = '';
+  /** Adds a line; true when the chunk is full and should be flushed. */
+  const add = (line: string): boolean => {
+    chunk += `${line}\n`;
+    return chunk.length >= CHUNK_CHARS;
+  };
   const emit = async (line: string): Promise<void> => {
-    chunk.push(line);
-    if (chunk.length >= 4096) await flush();
+    if (add(line)) await flush();
   };
   const flush = async (): Promise<void> => {
     if (chunk.length === 0) return;
-    const text = chunk.join('\n') + '\n';
-    chunk = [];
+    const text = chunk;
+    chunk = '';
     if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   const json = flags.output === 'json';
@@ -68,7 +84,10 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   let pending: string | undefined; // the last JSON record, written with its comma once another follows
   if (json) await emit('[');
   for (const zone of zones) {
-    const keyed = [...byZone.get(zone)!.values()].map((rr) => ({ rr, soa: rr.type === 'SOA' ? 0 : 1, name: canonicalKey(rr.name), type: TYPE_ORDER.indexOf(rr.type), rdata: rdataText(rr) }));
+    const listed = [...byZone.get(zone)!.values()];
+    // Sort keys are computed once per record, not per comparison.
+    const names = canonicalKeys(listed.map((l) => l.rr.name));
+    const keyed = listed.map((l, i) => ({ listed: l, soa: l.rr.type === 'SOA' ? 0 : 1, name: names[i]!, type: TYPE_RANK.get(l.rr.type) ?? -1, rdata: l.rdata }));
     keyed.sort((a, b) => {
       if (a.soa !== b.soa) return a.soa - b.soa;
       if (a.name !== b.name) return a.name < b.name ? -1 : 1;
@@ -77,8 +96,8 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     });
     if (json) {
       for (const k of keyed) {
-        if (pending !== undefined) await emit(`${pending},`);
-        pending = `  ${JSON.stringify(recordJson(k.rr, k.rdata))}`;
+        if (pending !== undefined && add(`${pending},`)) await flush();
+        pending = `  ${recordJsonText(recordTextWith(k.listed.rr, k.rdata), k.rdata)}`;
       }
       continue;
     }
@@ -86,7 +105,7 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     first = false;
     await emit(`; zone ${zone} (${keyed.length} records)`);
     await emit(`$ORIGIN ${zone}`);
-    for (const k of keyed) await emit(recordText(k.rr));
+    for (const k of keyed) if (add(recordTextWith(k.listed.rr, k.rdata))) await flush();
   }
   if (json) {
     if (pending !== undefined) await emit(pending);
@@ -95,10 +114,14 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   await flush();
 }
 
-/** A record as `records --output json` lists it: the columns of its zone-file line. */
-function recordJson(rr: Answer, data: string): RecordJson {
-  const fields = recordText(rr).split('\t');
-  return { name: fields[0]!, ttl: Number(fields[1]), class: fields[2]!, type: fields[3]!, data };
+/**
+ * A record as `records --output json` lists it, a RecordJson of the columns of its zone-file line:
+ * the text JSON.stringify gives for that object, written field by field without building it.
+ */
+function recordJsonText(line: string, data: string): string {
+  const [name, ttl, klass, type] = line.split('\t') as [string, string, string, string];
+  const j = JSON.stringify;
+  return `{"name":${j(name)},"ttl":${j(Number(ttl))},"class":${j(klass)},"type":${j(type)},"data":${j(data)}}`;
 }
 
 /**
@@ -106,8 +129,22 @@ function recordJson(rr: Answer, data: string): RecordJson {
  * by zone (key: owner|type|rdata), each asked of the real query path. `clusterdns sync`
  * publishes the same set.
  */
-export async function servedRecords(app: App, only?: string): Promise<Map<string, Map<string, Answer>>> {
-  const byZone = new Map<string, Map<string, Answer>>();
+export function servedRecords(app: App, only?: string): Promise<Map<string, Map<string, Answer>>> {
+  return collectServed(app, only, (rr) => rr);
+}
+
+/** servedRecords, each record kept as `keep` makes it from the record and its presented data. */
+async function collectServed<T>(app: App, only: string | undefined, keep: (rr: Answer, rdata: string) => T): Promise<Map<string, Map<string, T>>> {
+  const byZone = new Map<string, Map<string, T>>();
+  const setOf = (zone: string): Map<string, T> => {
+    let set = byZone.get(zone);
+    if (!set) byZone.set(zone, (set = new Map<string, T>()));
+    return set;
+  };
+  const add = (set: Map<string, T>, owner: string, rr: Answer): void => {
+    const rdata = rdataText(rr);
+    set.set(`${owner}|${rr.type}|${rdata}`, keep(rr, rdata));
+  };
   for (const [listener, chainZones] of app.listenerZones().entries()) {
     for (const chain of app.chains) {
       for (const plugin of chain.plugins) {
@@ -117,15 +154,16 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
         if (!plugin.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
         for (const { name, type, zone } of plugin.clusterQuestions()) {
           if (only && zone !== only) continue;
-          const reply = await app.query(name, type, { listener });
-          const set = byZone.get(zone) ?? new Map<string, Answer>();
-          for (const rr of [...(reply.answers ?? []), ...(reply.additionals ?? [])]) {
-            if (rr.type === 'OPT') continue;
-            const owner = rr.name.toLowerCase();
-            if (!isSubdomain(fqdn(owner), zone)) continue;
-            set.set(`${owner}|${rr.type}|${rdataText(rr)}`, rr);
+          const reply = await ask(app, name, type, listener);
+          const set = setOf(zone);
+          for (const section of [reply.answers, reply.additionals]) {
+            for (const rr of section ?? []) {
+              if (rr.type === 'OPT') continue;
+              const owner = rr.name.toLowerCase();
+              if (!isSubdomain(fqdn(owner), zone)) continue;
+              add(set, owner, rr);
+            }
           }
-          byZone.set(zone, set);
         }
       }
     }
@@ -136,13 +174,14 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
       if (!isRecordLister(plugin) || !plugin.listQuestions) continue;
       for (const q of plugin.listQuestions()) {
         if (only && q.zone !== only) continue;
-        const reply = await app.query(q.name, q.type, { listener });
-        const set = byZone.get(q.zone) ?? new Map<string, Answer>();
-        for (const rr of [...(reply.answers ?? []), ...(reply.additionals ?? [])]) {
-          if (rr.type === 'OPT' || !isSubdomain(fqdn(rr.name.toLowerCase()), q.zone)) continue;
-          set.set(`${rr.name.toLowerCase()}|${rr.type}|${rdataText(rr)}`, rr);
+        const reply = await ask(app, q.name, q.type, listener);
+        const set = setOf(q.zone);
+        for (const section of [reply.answers, reply.additionals]) {
+          for (const rr of section ?? []) {
+            if (rr.type === 'OPT' || !isSubdomain(fqdn(rr.name.toLowerCase()), q.zone)) continue;
+            add(set, rr.name.toLowerCase(), rr);
+          }
         }
-        byZone.set(q.zone, set);
       }
     }
   }
@@ -151,10 +190,56 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
     if (!isRecordLister(plugin) || !plugin.listRecords) continue;
     for (const { zone, rr } of plugin.listRecords()) {
       if (only && zone !== only) continue;
-      const set = byZone.get(zone) ?? new Map<string, Answer>();
-      set.set(`${fqdn(rr.name.toLowerCase())}|${rr.type}|${rdataText(rr)}`, rr);
-      byZone.set(zone, set);
+      add(setOf(zone), fqdn(rr.name.toLowerCase()), rr);
     }
   }
   return byZone;
+}
+
+/**
+ * Asks `app` one question through the real query path, as App.query does (same message, TCP so
+ * nothing is truncated), with the question written and the reply read here: dns-packet's general
+ * encoder and decoder cost more than the answer itself.
+ */
+async function ask(app: App, name: string, type: string, listener: number): Promise<ReplySections> {
+  const reply = await app.queryWire(queryMessage(name, type), { listener, protocol: 'tcp' });
+  if (!reply) throw new Error(`no reply for ${name} ${type}`);
+  return replySections(reply);
+}
+
+// ASCII without line breaks: dns-packet writes such a name's labels byte for byte, after
+// dropping one leading and one trailing dot.
+const PLAIN_QNAME = /^[\x00-\x09\x0b\x0c\x0e-\x7f]+$/;
+/** Per type: App.query's message for the root name; the question name goes at byte 12. */
+const templates = new Map<string, Buffer>();
+
+/** The bytes dnsPacket.encode gives for App.query's message asking `name` `type`. */
+export function queryMessage(name: string, type: string): Buffer {
+  const message = { id: 4242, type: 'query' as const, flags: dnsPacket.RECURSION_DESIRED, additionals: [] };
+  if (!PLAIN_QNAME.test(name)) return dnsPacket.encode({ ...message, questions: [{ name, type: type as 'A', class: 'IN' }] });
+  let template = templates.get(type);
+  if (!template) templates.set(type, (template = dnsPacket.encode({ ...message, questions: [{ name: '.', type: type as 'A', class: 'IN' }] })));
+  const start = name.charCodeAt(0) === 46 ? 1 : 0;
+  const end = name.length > start && name.charCodeAt(name.length - 1) === 46 ? name.length - 1 : name.length;
+  const bare = name.slice(start, end);
+  const nameBytes = bare.length === 0 ? 1 : bare.length + 2;
+  const out = Buffer.allocUnsafe(template.length - 1 + nameBytes);
+  template.copy(out, 0, 0, 12);
+  // Each label's length byte, then its bytes; a length is written when its label ends.
+  let lengthAt = 12;
+  for (let i = 0; i < bare.length; i++) {
+    const c = bare.charCodeAt(i);
+    if (c === 46) {
+      out[lengthAt] = i + 12 - lengthAt;
+      lengthAt = i + 13;
+    } else out[i + 13] = c;
+  }
+  let offset = 12;
+  if (bare.length > 0) {
+    out[lengthAt] = bare.length + 12 - lengthAt;
+    offset = 13 + bare.length;
+  }
+  out[offset++] = 0;
+  template.copy(out, offset, 13);
+  return out;
 }

@@ -57,3 +57,25 @@ export function canonicalKey(name: string): string {
   }
   return out;
 }
+
+// Plain names: ASCII without escapes or NUL. For these, labels right to left joined by NUL sort
+// exactly as their canonicalKey does (every code unit stays above the NUL that closes a label),
+// and cost a split and a join instead of a pass a code unit at a time.
+const PLAIN_NAME = /^[\x01-\x5b\x5d-\x7f]*$/;
+
+function plainKey(name: string): string {
+  const labels = name.toLowerCase().split('.');
+  if (labels[labels.length - 1] === '') labels.pop();
+  if (labels.length === 0) return '';
+  return `${labels.reverse().join('\u0000')}\u0000`;
+}
+
+/**
+ * Sort keys for `names` (same index): plain code unit order of the keys is the canonical order of
+ * the names, as with canonicalKey, whose keys are used for all of them unless every name is plain.
+ * The two kinds of key are never mixed in one result.
+ */
+export function canonicalKeys(names: readonly string[]): string[] {
+  const plain = names.every((n) => PLAIN_NAME.test(n));
+  return names.map(plain ? plainKey : canonicalKey);
+}

@@ -51,6 +51,11 @@ export function rdataText(rr: Answer): string {
 }
 
 export function recordText(rr: Answer): string {
+  return recordTextWith(rr, rdataText(rr));
+}
+
+/** recordText with the record's data already presented (callers that keyed records by it). */
+export function recordTextWith(rr: Answer, rdata: string): string {
   const ttl = (rr as { ttl?: number }).ttl ?? 0;
-  return `${abs(rr.name)}\t${ttl}\t${(rr as { class?: string }).class ?? 'IN'}\t${rr.type}\t${rdataText(rr)}`;
+  return `${abs(rr.name)}\t${ttl}\t${(rr as { class?: string }).class ?? 'IN'}\t${rr.type}\t${rdata}`;
 }

@@ -14,7 +14,15 @@ export interface Question {
 
 /** The questions with the zone each belongs to: the longest of the plugin's zones holding it. */
 export function listQuestions(cfg: KubernetesConfig, store: KubernetesStore): ListedQuestion[] {
-  return enumerateQuestions(cfg, store).map((q) => ({ ...q, zone: cfg.zones.filter((z) => isSubdomain(q.name, z)).sort((a, b) => b.length - a.length)[0]! }));
+  // Longest zone first, found once: a 100k-endpoint cluster asks hundreds of thousands of names.
+  const longestFirst = [...cfg.zones].sort((a, b) => b.length - a.length);
+  const questions = enumerateQuestions(cfg, store);
+  const out: ListedQuestion[] = new Array(questions.length);
+  for (let i = 0; i < questions.length; i++) {
+    const q = questions[i]!;
+    out[i] = { name: q.name, type: q.type, zone: longestFirst.find((z) => isSubdomain(q.name, z))! };
+  }
+  return out;
 }
 
 export function enumerateQuestions(cfg: KubernetesConfig, store: KubernetesStore): Question[] {
