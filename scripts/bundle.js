@@ -1,0 +1,100 @@
+// Bundles the compiled CLI (dist/cli/main.js) and every worker-thread entry it starts into one
+// file each under dist/bundle/, after tsc: Node then reads and links one module per thread
+// instead of ~190 of ours and ~130 of the dependencies, the bulk of start-up (bench/startup.js).
+// bin/clusterdns.js runs the bundle when it is at least as new as the compiled files.
+//
+// What stays outside, loaded from node_modules at run time as before:
+// - pino and pino-pretty: pino starts its pretty-printing transport as a worker thread by file
+//   path inside the package;
+// - etcd3 and cockatiel: imported only when an etcd plugin or `sync` runs (etcd3 reads its .proto
+//   files by path);
+// - what the code loads through createRequire (the yaml package, kubernetes-models' validators,
+//   read by file path): esbuild leaves those calls alone.
+//
+// Worker threads are started with `new Worker(new URL('./x.js', import.meta.url))`. In a bundle
+// import.meta.url is the bundle's, so every `new URL('<relative>', import.meta.url)` in our code
+// is rewritten to reach the same file from dist/bundle/; a target that is a compiled module is a
+// worker entry and gets a bundle of its own, to which the URL then points.
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const outdir = path.join(dist, 'bundle');
+const CLI_ENTRY = path.join(dist, 'cli', 'main.js');
+const EXTERNAL = ['pino', 'pino-pretty', 'etcd3', 'cockatiel'];
+const URL_RE = /new URL\((['"])(\.{1,2}\/[^'"]+)\1, import\.meta\.url\)/g;
+// CommonJS dependencies inside an ES module bundle call require() for Node's built-ins.
+const BANNER = "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);";
+
+function jsFiles(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (p !== outdir) out.push(...jsFiles(p));
+    } else if (e.name.endsWith('.js')) out.push(p);
+  }
+  return out;
+}
+
+/** Every `new URL(relative, import.meta.url)` target in the compiled code, by the file naming it. */
+function urlTargets() {
+  const targets = new Map();
+  for (const file of jsFiles(dist)) {
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes('import.meta.url')) continue;
+    for (const m of text.matchAll(URL_RE)) targets.set(path.resolve(path.dirname(file), m[2]), file);
+  }
+  return targets;
+}
+
+/** The bundle's name for a worker entry: its path under dist/, flattened (plugins/kubernetes/load-worker.js -> plugins-kubernetes-load-worker.js). */
+const bundleName = (file) => path.relative(dist, file).split(path.sep).join('-');
+
+export async function bundle() {
+  if (!existsSync(CLI_ENTRY)) throw new Error(`${path.relative(root, CLI_ENTRY)} is missing: run tsc first`);
+  const workers = [...urlTargets().keys()].filter((t) => t.startsWith(dist + path.sep) && t.endsWith('.js') && existsSync(t));
+  const entries = [{ in: CLI_ENTRY, out: 'cli' }, ...workers.map((w) => ({ in: w, out: bundleName(w).slice(0, -3) }))];
+  const relocate = {
+    name: 'relocate-import-meta-urls',
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!args.path.startsWith(dist + path.sep)) return undefined;
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const contents = text.replace(URL_RE, (_all, _q, rel) => {
+          const target = path.resolve(path.dirname(args.path), rel);
+          const to = workers.includes(target) ? path.join(outdir, bundleName(target)) : target;
+          let href = path.relative(outdir, to).split(path.sep).join('/');
+          if (!href.startsWith('.')) href = `./${href}`;
+          return `new URL(${JSON.stringify(href)}, import.meta.url)`;
+        });
+        return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+  rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: entries,
+    outdir,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    external: EXTERNAL,
+    banner: { js: BANNER },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    plugins: [relocate],
+  });
+  return entries.map((e) => path.join(outdir, `${e.out}.js`));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const files = await bundle();
+  const kib = (f) => Math.round(statSync(f).size / 1024);
+  process.stdout.write(`bundled ${files.map((f) => `${path.relative(root, f)} (${kib(f)} KiB)`).join(', ')}\n`);
+}
