@@ -58,6 +58,7 @@ export async function bundle() {
   if (!existsSync(CLI_ENTRY)) throw new Error(`${path.relative(root, CLI_ENTRY)} is missing: run tsc first`);
   const workers = [...urlTargets().keys()].filter((t) => t.startsWith(dist + path.sep) && t.endsWith('.js') && existsSync(t));
   const entries = [{ in: CLI_ENTRY, out: 'cli' }, ...workers.map((w) => ({ in: w, out: bundleName(w).slice(0, -3) }))];
+  const relocated = new Set();
   const relocate = {
     name: 'relocate-import-meta-urls',
     setup(b) {
@@ -68,6 +69,7 @@ export async function bundle() {
         const contents = text.replace(URL_RE, (_all, _q, rel) => {
           const target = path.resolve(path.dirname(args.path), rel);
           const to = workers.includes(target) ? path.join(outdir, bundleName(target)) : target;
+          relocated.add(to);
           let href = path.relative(outdir, to).split(path.sep).join('/');
           if (!href.startsWith('.')) href = `./${href}`;
           return `new URL(${JSON.stringify(href)}, import.meta.url)`;
@@ -90,6 +92,9 @@ export async function bundle() {
     logLevel: 'warning',
     plugins: [relocate],
   });
+  // A loader whose worker file is missing would quietly load on the serving thread instead.
+  const missing = [...relocated].filter((f) => !existsSync(f));
+  if (missing.length > 0) throw new Error(`the bundle names files that do not exist: ${missing.join(', ')}`);
   return entries.map((e) => path.join(outdir, `${e.out}.js`));
 }
 
