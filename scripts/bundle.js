@@ -8,8 +8,10 @@
 //   path inside the package;
 // - etcd3 and cockatiel: imported only when an etcd plugin or `sync` runs (etcd3 reads its .proto
 //   files by path);
-// - what the code loads through createRequire (the yaml package, kubernetes-models' validators,
-//   read by file path): esbuild leaves those calls alone.
+// - kubernetes-models' validators, which the code requires by file path.
+// A package the code requires by name through createRequire (the yaml package, which the loader
+// threads read on the first document that needs it) is bundled: the call becomes a plain
+// require(), which esbuild bundles and still runs on first call.
 //
 // Worker threads are started with `new Worker(new URL('./x.js', import.meta.url))`. In a bundle
 // import.meta.url is the bundle's, so every `new URL('<relative>', import.meta.url)` in our code
@@ -26,6 +28,9 @@ const outdir = path.join(dist, 'bundle');
 const CLI_ENTRY = path.join(dist, 'cli', 'main.js');
 const EXTERNAL = ['pino', 'pino-pretty', 'etcd3', 'cockatiel'];
 const URL_RE = /new URL\((['"])(\.{1,2}\/[^'"]+)\1, import\.meta\.url\)/g;
+const CREATE_REQUIRE_RE = /const (\w+) = createRequire\(import\.meta\.url\);/g;
+/** `name('package')` for a createRequire binding `name`: a package required by name. */
+const requireOf = (name) => new RegExp(`\\b${name}\\((['"])([^'"./][^'"]*)\\1\\)`, 'g');
 // CommonJS dependencies inside an ES module bundle call require() for Node's built-ins.
 const BANNER = "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);";
 
@@ -66,7 +71,11 @@ export async function bundle() {
         if (!args.path.startsWith(dist + path.sep)) return undefined;
         const text = readFileSync(args.path, 'utf8');
         if (!text.includes('import.meta.url')) return undefined;
-        const contents = text.replace(URL_RE, (_all, _q, rel) => {
+        let contents = text;
+        for (const [, name] of text.matchAll(CREATE_REQUIRE_RE)) {
+          if (name !== 'require') contents = contents.replace(requireOf(name), (_all, _q, pkg) => `require(${JSON.stringify(pkg)})`);
+        }
+        contents = contents.replace(URL_RE, (_all, _q, rel) => {
           const target = path.resolve(path.dirname(args.path), rel);
           const to = workers.includes(target) ? path.join(outdir, bundleName(target)) : target;
           relocated.add(to);
