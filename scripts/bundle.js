@@ -20,7 +20,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -59,7 +58,20 @@ function urlTargets() {
 /** The bundle's name for a worker entry: its path under dist/, flattened (plugins/kubernetes/load-worker.js -> plugins-kubernetes-load-worker.js). */
 const bundleName = (file) => path.relative(dist, file).split(path.sep).join('-');
 
+/** esbuild, or undefined when it is not installed (an install without dev dependencies). */
+async function esbuild() {
+  try {
+    return await import('esbuild');
+  } catch (err) {
+    if (err?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
+/** The bundles written, or undefined when esbuild is not installed. */
 export async function bundle() {
+  const esb = await esbuild();
+  if (esb === undefined) return undefined;
   if (!existsSync(CLI_ENTRY)) throw new Error(`${path.relative(root, CLI_ENTRY)} is missing: run tsc first`);
   const workers = [...urlTargets().keys()].filter((t) => t.startsWith(dist + path.sep) && t.endsWith('.js') && existsSync(t));
   const entries = [{ in: CLI_ENTRY, out: 'cli' }, ...workers.map((w) => ({ in: w, out: bundleName(w).slice(0, -3) }))];
@@ -88,7 +100,7 @@ export async function bundle() {
     },
   };
   rmSync(outdir, { recursive: true, force: true });
-  await build({
+  await esb.build({
     entryPoints: entries,
     outdir,
     bundle: true,
@@ -109,6 +121,11 @@ export async function bundle() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const files = await bundle();
+  if (files === undefined) {
+    // `prepare` (npm install, npm pack) passes --optional: without esbuild the launcher runs dist/ as compiled.
+    process.stdout.write('bundle: esbuild is not installed; bin/clusterdns.js runs the compiled modules\n');
+    process.exit(process.argv.includes('--optional') ? 0 : 1);
+  }
   const kib = (f) => Math.round(statSync(f).size / 1024);
   process.stdout.write(`bundled ${files.map((f) => `${path.relative(root, f)} (${kib(f)} KiB)`).join(', ')}\n`);
 }
