@@ -107,6 +107,11 @@ export async function bundle() {
     platform: 'node',
     target: 'node20',
     format: 'esm',
+    // Shared code and what the CLI imports on demand go to chunks beside the entries: a dynamic
+    // import stays a real one, so each command loads only its own code, with Node's own handling
+    // of top-level await (esbuild's inlined on-demand modules deadlock on it).
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     external: EXTERNAL,
     banner: { js: BANNER },
     sourcemap: 'linked',
@@ -126,6 +131,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.stdout.write('bundle: esbuild is not installed; bin/clusterdns.js runs the compiled modules\n');
     process.exit(process.argv.includes('--optional') ? 0 : 1);
   }
-  const kib = (f) => Math.round(statSync(f).size / 1024);
-  process.stdout.write(`bundled ${files.map((f) => `${path.relative(root, f)} (${kib(f)} KiB)`).join(', ')}\n`);
+  const all = readdirSync(outdir).filter((f) => f.endsWith('.js'));
+  const kib = Math.round(all.reduce((n, f) => n + statSync(path.join(outdir, f)).size, 0) / 1024);
+  process.stdout.write(`bundled ${files.map((f) => path.relative(root, f)).join(', ')}: ${all.length} files, ${kib} KiB\n`);
 }
