@@ -1,6 +1,7 @@
-// Bundles the compiled CLI (dist/cli/main.js) and every worker-thread entry it starts into one
-// file each under dist/bundle/, after tsc: Node then reads and links one module per thread
-// instead of ~190 of ours and ~130 of the dependencies, the bulk of start-up (bench/startup.js).
+// Bundles the compiled CLI (dist/cli/main.js) and every worker-thread entry it starts under
+// dist/bundle/, after tsc: an entry per thread and the chunks they share, so Node reads and links
+// a few modules instead of ~190 of ours and ~130 of the dependencies, the bulk of start-up
+// (bench/startup.js).
 // bin/clusterdns.js runs the bundle when it is at least as new as the compiled files.
 //
 // What stays outside, loaded from node_modules at run time as before:
