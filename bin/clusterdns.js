@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The launcher runs the compiled CLI; `npm install` builds it (the `prepare` script). `npm run
 // build` also bundles it (scripts/bundle.js): a few files instead of ~320 modules, which takes
-// about a third off the time to the first answer (bench/startup.js). A bundle older than the compiled files (tsc ran alone since) is
-// passed over, so a stale one never runs; CLUSTERDNS_BUNDLE=0 runs the compiled files as well.
+// about a third off the time to the first answer (bench/startup.js). A bundle older than the
+// compiled files (tsc ran alone since) is passed over, so a stale one never runs;
+// CLUSTERDNS_BUNDLE=0 runs the compiled files as well.
 import { statSync } from 'node:fs';
 
 const mtime = (rel) => statSync(new URL(rel, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
