@@ -22,6 +22,7 @@ import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOp
 import { plugins } from './plugins/index.js';
 import { loadManifests } from './cluster/load.js';
 import { pushAll } from './pkg/arrays.js';
+import { DEFAULT_MAX_LOOKUP_DEPTH } from './server/limits.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -57,8 +58,7 @@ export function defaultCorefile(upstreamResolvConf = process.env.CLUSTERDNS_UPST
 }
 
 
-/** Nested internal lookups per query, as CoreDNS's file plugin allows re-entries (loop > 8 fails). */
-export const DEFAULT_MAX_LOOKUP_DEPTH = 8;
+export { DEFAULT_MAX_LOOKUP_DEPTH };
 
 /** A warn logger that writes at most one line per interval and counts the ones it held back. */
 function throttled(log: Logger, intervalMs: number): (fields: object, msg: string) => void {

@@ -24,6 +24,7 @@ import {
   type ReportFinding,
 } from './findings-output.js';
 import { packageVersion } from './version.js';
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
 export interface CheckFlags extends ClusterFlags {
   /** Deprecated: warnings no longer fail without --strict; accepted so old pipelines keep working. */
@@ -36,9 +37,7 @@ export interface CheckFlags extends ClusterFlags {
   logLevel: string;
 }
 
-export const EXIT_OK = 0;
-export const EXIT_FINDINGS = 1;
-export const EXIT_USAGE = 2;
+export { EXIT_OK, EXIT_FINDINGS, EXIT_USAGE };
 
 const BUILT_IN = '(built-in default Corefile)';
 

@@ -1,27 +1,25 @@
 // `clusterdns resolv-conf` and `clusterdns resolve`: what kubelet writes into a pod and what its
 // stub resolver (glibc, musl or Go) asks for a name.
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
 import dnsTypes from 'dns-packet/types.js';
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from '../app.js';
 import type { ClusterModel, Pod } from '../cluster/model.js';
 import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
-import { DEFAULT_CLUSTER_DOMAIN, formatResolvConf, podDNS, podGethostname, podHostsFile } from '../resolver/kubelet.js';
+import { formatResolvConf, podDNS, podGethostname, podHostsFile } from '../resolver/kubelet.js';
 import { parseResolvConf, type Libc } from '../pkg/resolvconf.js';
 import { describeResolvConf } from '../resolver/resolvconf.js';
 import { formatTrace, resolveStub } from '../resolver/stub.js';
 import { audit, formatAudit, type AuditRow } from '../resolver/audit.js';
 import { IN_PROCESS, inProcessSend, networkSend, parseHostPort } from '../resolver/transport.js';
 import { LIBCS, type SendFn, type Trace } from '../resolver/types.js';
-import { addClusterFlags, clusterOptions, type ClusterFlags } from './options.js';
+import { clusterOptions, type ClusterFlags } from './options.js';
 import { podDnsContext, type PodContext } from '../resolver/pods.js';
 import { podSpec } from './pod-ref.js';
 import { pushAll } from '../pkg/arrays.js';
 
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
+// Registration lives apart (the command line loads this module only when a command runs).
+export { addResolverCommands } from './resolver-register.js';
 
 export interface KubeletFlags extends ClusterFlags {
   pod?: string;
@@ -64,7 +62,7 @@ function podContext(flags: KubeletFlags, model: ClusterModel | undefined): PodCo
 }
 
 /** `clusterdns resolv-conf`. */
-async function resolvConfCommand(
+export async function resolvConfCommand(
   flags: ResolvConfFlags,
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
@@ -143,7 +141,7 @@ function checkQueryType(type: string | undefined): string | undefined {
 }
 
 /** Exit status of `resolve`, as `getent hosts` has it: 0 when the lookup found something, else 2. */
-function resolveExitCode(trace: Trace): number {
+export function resolveExitCode(trace: Trace): number {
   return trace.result.status === 'ok' ? 0 : 2;
 }
 
@@ -218,48 +216,4 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
   } finally {
     await app?.close();
   }
-}
-
-export function addResolverCommands(program: Command): void {
-  addClusterFlags(
-    program
-      .command('resolv-conf')
-      .description("print the /etc/resolv.conf kubelet writes for a pod (or with --hosts its /etc/hosts); -n NS without --pod: a new pod in NS"),
-  )
-    .option('--pod <ns/name>', 'the pod (NAMESPACE/NAME, or NAME or pod/NAME in --namespace); pods derived from workloads included')
-    .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
-    .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
-    .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`, never this machine's")
-    .option('--hosts', "print the pod's kubelet-managed /etc/hosts instead")
-    .action(async (opts: ResolvConfFlags) => {
-      await resolvConfCommand(opts);
-    });
-
-  addClusterFlags(
-    program
-      .command('resolve')
-      .description("emulate a pod's stub resolver (glibc, musl or Go): the queries it sends for NAME, in order, their answers and the result; exits 2 when the lookup fails, as getent does")
-      .argument('<name>', 'the name the application looks up'),
-  )
-    .option('-t, --type <type>', 'res_search for this type (A and AAAA: getaddrinfo AF_INET / AF_INET6); default: getaddrinfo AF_UNSPEC (A and AAAA)')
-    .option('--resolv-conf <file>', "a resolv.conf to use instead of the pod's")
-    .option(
-      '--pod <ns/name>',
-      'the pod (NAMESPACE/NAME, or NAME or pod/NAME in --namespace) whose kubelet resolv.conf and /etc/hosts are used (default: a new pod in --namespace, else default)',
-    )
-    .option('--libc <libc>', 'glibc (2.36), musl (1.2.3) or go (1.19 pure resolver)', 'glibc')
-    .option('--server <host:port>', 'send every query to this server (UDP, TCP when truncated)')
-    .option('--use-nameservers', "send to the resolv.conf's nameservers on port 53 with the libc's order, retry and failover")
-    .option('--hosts <file>', 'hosts file consulted first where the libc would (default with --pod: its kubelet /etc/hosts)')
-    .option('--hostname <name>', "gethostname() for glibc's and Go's default search domain when the file sets none (default with --pod: the pod's, the node's for hostNetwork pods)")
-    .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
-    .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
-    .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`")
-    .option('--json', 'print the trace as JSON')
-    .option('--no-ipv6', "the pod has no IPv6 address, not even link-local (IPv6 disabled): glibc's getaddrinfo then sends no AAAA (AI_ADDRCONFIG)")
-    .option('--audit', 'NAME is a file of names (one per line, # comments): report the queries each libc sends per name, failures and fixes')
-    .action(async (name: string, opts: ResolveFlags) => {
-      if (opts.audit) await auditCommand(name, opts);
-      else process.exitCode = resolveExitCode(await resolveCommand(name, opts));
-    });
 }

@@ -12,6 +12,7 @@ import type { Chain } from '../chain/chain.js';
 import dnsPacket from 'dns-packet';
 import type { Rr } from '../dns/records.js';
 import { metrics } from '../metrics/index.js';
+import { DEFAULT_MAX_ANSWER_RECORDS } from './limits.js';
 
 const TYPE_AXFR = 252;
 const TYPE_IXFR = 251;
@@ -32,13 +33,7 @@ export interface HandlerOptions {
   maxAnswerRecords?: number;
 }
 
-/**
- * Default of `--max-answer-records`. 4,096 A records (16 octets each, compressed) fill one
- * 64 KiB TCP message, so the cap leaves out only what TCP could not carry anyway for address
- * answers, and keeps the encoder's work per answer bounded whatever a plugin returns (a
- * DNSEndpoint with 70k targets, a name with 70k records in a zone file).
- */
-export const DEFAULT_MAX_ANSWER_RECORDS = 4096;
+export { DEFAULT_MAX_ANSWER_RECORDS };
 
 export class QueryHandler {
   private readonly cache: AnswerCache;
