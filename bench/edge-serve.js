@@ -11,8 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import dgram from 'node:dgram';
-import { BENCH, ROOT, HOST, option, freePort, encodeQuery, startNode, serverReady, stop, runLoad, rssOf, processTree, machine, stopChildrenOnSignals } from './lib.js';
+import { BENCH, ROOT, option, freePort, startNode, serverReady, stop, runLoad, machine, stopChildrenOnSignals, treeRss, udpAsk } from './lib.js';
 import { edgeManifests, ingressManifests } from './gen-edge.js';
 
 const ROUTES = option('--routes', 10000, 1, 1000000);
@@ -21,40 +20,10 @@ const QPS = option('--qps', 2000, 1, 50000);
 const SECONDS = 15;
 const CHANGES_AT = [3, 7, 11];
 
-/** One A query; resolves with its rcode and answer count, or null after timeoutMs. */
-function ask(port, name, timeoutMs = 500) {
-  const q = encodeQuery(name, 'A', 0x4243);
-  return new Promise((resolve) => {
-    const s = dgram.createSocket('udp4');
-    const timer = setTimeout(() => {
-      s.close();
-      resolve(null);
-    }, timeoutMs);
-    s.on('message', (m) => {
-      clearTimeout(timer);
-      s.close();
-      resolve({ rcode: m[3] & 15, answers: m.readUInt16BE(6) });
-    });
-    s.send(q, port, HOST);
-  });
-}
-
-function treeRss(pid) {
-  let now = 0;
-  for (const p of processTree(pid)) {
-    try {
-      now += rssOf(p).now;
-    } catch {
-      /* exited */
-    }
-  }
-  return now;
-}
-
 /** Polls `name` every 20 ms until it answers with an address; ms from `since`, or null after 10 s. */
 async function untilAnswered(port, name, since) {
   while (performance.now() - since < 10000) {
-    const r = await ask(port, name, 200);
+    const r = await udpAsk(port, name, 200);
     if (r && r.rcode === 0 && r.answers > 0) return Math.round(performance.now() - since);
     await new Promise((res) => setTimeout(res, 20));
   }
@@ -80,7 +49,7 @@ async function main() {
     const first = await untilAnswered(server.port, 'h0.r0.example.com', server.startedAt);
     result.startToFirstAnswerMs = first;
     await new Promise((r) => setTimeout(r, 1000));
-    result.rssAfterLoad = treeRss(server.child.pid);
+    result.rssAfterLoad = treeRss(server.child.pid).now;
     console.log(`loaded: first answer after ${first} ms, RSS ${(result.rssAfterLoad / 1048576).toFixed(1)} MiB`);
 
     const appear = [];
@@ -102,7 +71,7 @@ async function main() {
     await Promise.all(changes);
     result.load = JSON.parse(paced.trim().split('\n').pop());
     result.newHostAnswersAfterMs = appear;
-    result.rssAfterChanges = treeRss(server.child.pid);
+    result.rssAfterChanges = treeRss(server.child.pid).now;
     console.log(`under ${QPS} qps with 3 new files: ${JSON.stringify(result.load)}; new hosts answered after ${appear.join(', ')} ms`);
     await stop(server.child);
     console.log(JSON.stringify(result));

@@ -4,6 +4,7 @@
 // On a machine with 2+ CPUs and taskset (util-linux), servers under test are pinned to CPU 0 and
 // load generators to CPU 1, so the load generator does not steal the server's core mid-run.
 import { spawn, spawnSync } from 'node:child_process';
+import dgram from 'node:dgram';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -219,6 +220,42 @@ export function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) * 1024;
   return { peak: kb('VmHWM'), now: kb('VmRSS') };
+}
+
+/** RSS of a process and its descendants (a primary and its workers): summed now and peak, and each one's peak. */
+export function treeRss(pid) {
+  let peak = 0;
+  let now = 0;
+  const each = [];
+  for (const p of processTree(pid)) {
+    try {
+      const r = rssOf(p);
+      peak += r.peak;
+      now += r.now;
+      each.push(r.peak);
+    } catch {
+      /* exited */
+    }
+  }
+  return { peak, now, each };
+}
+
+/** One A query over UDP; resolves with the reply's rcode and answer count, or null after timeoutMs. */
+export function udpAsk(port, name, timeoutMs = 1000) {
+  const q = encodeQuery(name, 'A', 0x4242);
+  return new Promise((resolve) => {
+    const s = dgram.createSocket('udp4');
+    const timer = setTimeout(() => {
+      s.close();
+      resolve(null);
+    }, timeoutMs);
+    s.on('message', (m) => {
+      clearTimeout(timer);
+      s.close();
+      resolve({ rcode: m[3] & 15, answers: m.readUInt16BE(6) });
+    });
+    s.send(q, port, HOST);
+  });
 }
 
 export function dnsperfArgs(port, seconds, queries) {

@@ -21,10 +21,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import dgram from 'node:dgram';
 import {
-  BENCH, ROOT, HOST, PIN, option, freePort, encodeQuery, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, runLoad, rssOf,
-  median, fmt, clockTicks, machine, stopChildrenOnSignals, processTree, writeQueryFiles,
+  BENCH, ROOT, HOST, PIN, option, freePort, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, runLoad,
+  median, fmt, clockTicks, machine, stopChildrenOnSignals, treeRss, udpAsk, writeQueryFiles,
 } from './lib.js';
 
 const SERVICES = option('--services', 10000, 1, 1000000);
@@ -35,41 +34,6 @@ const ROUNDS = option('--rounds', 2, 1, 10);
 const RELOAD_QPS = option('--reload-qps', 2000, 1, 50000);
 const RELOAD_SECONDS = 15;
 const RELOAD_AT = [3, 7, 11];
-
-/** One UDP query; resolves with the reply's rcode and answer count, or null after timeoutMs. */
-function udpAsk(port, name, timeoutMs = 1000) {
-  const q = encodeQuery(name, 'A', 0x4242);
-  return new Promise((resolve) => {
-    const s = dgram.createSocket('udp4');
-    const timer = setTimeout(() => {
-      s.close();
-      resolve(null);
-    }, timeoutMs);
-    s.on('message', (m) => {
-      clearTimeout(timer);
-      s.close();
-      resolve({ rcode: m[3] & 15, answers: m.readUInt16BE(6) });
-    });
-    s.send(q, port, HOST);
-  });
-}
-
-function treeRss(pid) {
-  let peak = 0;
-  let now = 0;
-  const each = [];
-  for (const p of processTree(pid)) {
-    try {
-      const r = rssOf(p);
-      peak += r.peak;
-      now += r.now;
-      each.push(r.peak);
-    } catch {
-      /* exited */
-    }
-  }
-  return { peak, now, each };
-}
 
 const mib = (b) => (b / 1048576).toFixed(1);
 

@@ -12,20 +12,10 @@ import { loadManifests, type LoadResult } from '../../src/cluster/load.js';
 import { ManifestError } from '../../src/cluster/model.js';
 import type { AdmissionHistory } from '../../src/cluster/history.js';
 import { ManifestFeed } from '../../src/cluster/feed.js';
+import { prng } from '../helpers/prng.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'clusterdns-feed-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Obj = Record<string, unknown>;
 
