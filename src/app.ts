@@ -5,7 +5,7 @@ import type { Packet } from 'dns-packet';
 import pino, { type Logger } from 'pino';
 import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, corefileLimits, enoughErrors, throwErrors, CorefileError, type ServerBlock } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
-import { Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
+import { closeAll, Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
 import type { DnsRequest, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { isClusterDataProvider } from './chain/cluster-data.js';
@@ -358,13 +358,7 @@ function runBuiltHooks(hooks: readonly ((plugins: readonly Plugin[]) => void)[],
   try {
     for (const hook of hooks) hook(plugins);
   } catch (err) {
-    for (const p of plugins) {
-      try {
-        void Promise.resolve(p.close?.()).catch(() => undefined);
-      } catch {
-        // Best effort: the hook's error is the one reported.
-      }
-    }
+    closeAll(plugins);
     throw err;
   }
 }

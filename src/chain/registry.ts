@@ -191,7 +191,7 @@ function quietContext(ctx: BlockContext): BlockContext {
 }
 
 /** Closes plugins built for a block that failed (they may hold watchers or sockets). */
-function closeAll(plugins: readonly Plugin[]): void {
+export function closeAll(plugins: readonly Plugin[]): void {
   for (const p of plugins) {
     try {
       void Promise.resolve(p.close?.()).catch(() => undefined);
