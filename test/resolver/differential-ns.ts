@@ -202,11 +202,17 @@ export class Namespace {
     return ns;
   }
 
-  /** Waits until the server has logged nothing for quietMs (at most maxMs). */
-  private async settle(quietMs = 150, maxMs = 3000): Promise<void> {
+  /**
+   * Waits until the server has logged nothing for quietMs, counted from `since` at the earliest
+   * (at most maxMs). After a client exits its query lines are already in the pipe (the server
+   * logs synchronously before replying) but may not be read yet: counting from the exit gives
+   * this process's event loop the time to read them, where counting from the last line read
+   * (an earlier client's) could return at once and hand them to the next client.
+   */
+  private async settle(since = 0, quietMs = 150, maxMs = 3000): Promise<void> {
     const start = Date.now();
     while (Date.now() - start < maxMs) {
-      const idle = Date.now() - this.lastLogAt;
+      const idle = Date.now() - Math.max(this.lastLogAt, since);
       if (idle >= quietMs) return;
       await new Promise((r) => setTimeout(r, quietMs - idle));
     }
@@ -242,7 +248,7 @@ export class Namespace {
     const ms = Date.now() - started;
     // Every query was answered (and logged, synchronously, before its reply was sent) before
     // the client exited; wait for the pipe to deliver the lines.
-    await this.settle();
+    await this.settle(Date.now());
     const queries: LoggedQuery[] = [];
     for (const line of this.logs.slice(from)) {
       let rec: { msg?: string; query?: { name?: string; type?: string; rcode?: string; proto?: string; port?: number; malformed?: string } };
