@@ -5,7 +5,7 @@ import type { Packet } from 'dns-packet';
 import pino, { type Logger } from 'pino';
 import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, corefileLimits, enoughErrors, throwErrors, CorefileError, type ServerBlock } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
-import { closeAll, Registry, type BlockContext, type RuntimeOptions } from './chain/registry.js';
+import { closeAll, Registry, type BlockContext, type RuntimeOptions, type SharedResource } from './chain/registry.js';
 import type { DnsRequest, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { isClusterDataProvider } from './chain/cluster-data.js';
@@ -145,6 +145,8 @@ export class App {
   private readonly retiredCacheCounts = new Map<string, { hits: number; evictions: number }>();
   /** Corefile reloads that failed and kept the running configuration. */
   reloadFailures = 0;
+  /** What plugins share through BlockContext.shared, with its holders. */
+  private readonly resources = new Map<string, { value: { close(): void }; refs: number }>();
 
   /** Use buildApp: an App is born empty and gets its first configuration from it. */
   constructor(
@@ -184,6 +186,28 @@ export class App {
    */
   route(qname: string): Chain | undefined {
     return this.config.router.chainFor(qname);
+  }
+
+  /** BlockContext.shared: the resource under `key`, made by `create` when nobody holds one. */
+  share<T extends { close(): void }>(key: string, create: () => T): SharedResource<T> {
+    let r = this.resources.get(key);
+    if (!r) {
+      r = { value: create(), refs: 0 };
+      this.resources.set(key, r);
+    }
+    const held = r;
+    held.refs++;
+    let released = false;
+    return {
+      value: held.value as T,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--held.refs > 0 || this.resources.get(key) !== held) return;
+        this.resources.delete(key);
+        held.value.close();
+      },
+    };
   }
 
   /** Forgets every encoded answer: a plugin's data changed. */
@@ -436,6 +460,7 @@ async function buildConfig(app: App): Promise<Config> {
       observe: (o) => blockObservers.push(o),
       scrapeMetrics,
       invalidate: () => app.invalidate(),
+      shared: (key, create) => app.share(key, create),
       corefile: opts.conf,
       oneShot: opts.oneShot,
       requestReload: (reason) => void app.reload(reason),

@@ -52,6 +52,14 @@ export interface BlockContext {
    * a plugin cannot drop another's hook.
    */
   readonly onBuilt: (hook: (plugins: readonly Plugin[]) => void) => void;
+  /**
+   * A resource the App owns (a manifest feed and its loader thread): every plugin, of any block
+   * and of the configurations Corefile reloads build, that asks with the same key gets the same
+   * one, created at the first ask and closed when the last holder releases it. A plugin releases
+   * on close; a reload's new plugins take theirs before the old ones close, so it outlives the
+   * reload. Two Apps share none.
+   */
+  readonly shared: <T extends { close(): void }>(key: string, create: () => T) => SharedResource<T>;
   /** Listen addresses set by `bind`; empty means every address. */
   bindAddresses: string[];
   /**
@@ -66,6 +74,12 @@ export interface BlockContext {
    * cooperate through a published contract, like autopath asking kubernetes for a search path).
    */
   readonly plugin: (name: string) => Plugin | undefined;
+}
+
+export interface SharedResource<T> {
+  readonly value: T;
+  /** Gives this holder's share back (idempotent). */
+  release(): void;
 }
 
 export interface PluginDefinition {

@@ -1,34 +1,25 @@
-// How a kubernetes plugin gets its data: loaded off the serving thread when the server builds
-// (loader.ts), taken from the running plugin when a Corefile reload leaves the block and its
-// manifest files as they were (shared.ts), and loaded again when the manifests change (watch.ts).
-// Each load is swapped in whole; a reload that fails is logged and the last good data keeps
-// serving.
+// How a kubernetes plugin gets its data: from the manifest feed the App shares among every
+// reader of the same files and options (cluster/feed-thread.ts), which loads them on its loader
+// thread, keeps each file's read so a change costs what changed, and hands this plugin its view
+// (the store, view.ts) after every load. A Corefile reload's new plugin joins the same feed: with
+// the files unchanged it serves the store already built; otherwise one load serves the old and
+// the new plugin alike. A load that fails is logged and the last good store keeps serving.
 import type { Directive } from '../../chain/corefile.js';
-import type { BlockContext } from '../../chain/registry.js';
+import type { BlockContext, SharedResource } from '../../chain/registry.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
+import { FeedThread, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
 import { ManifestError } from '../../cluster/model.js';
 import { logFindings } from '../../cluster/report.js';
-import { DEFAULT_CHUNK_WEIGHT, loadOffThread, type LoadedData } from './loader.js';
-
-/**
- * Objects read between collections of a reload's loader thread: on 20k objects (100k endpoints)
- * every 5000 kept the load's peak RSS about 35 MiB lower for about 0.2 s more load time.
- */
-const RECLAIM_EVERY_OBJECTS = 5000;
-import type { LoadRequest } from './loader-protocol.js';
+import { DEFAULT_CHUNK_WEIGHT } from './chunks.js';
 import { countRecords, type KubernetesPlugin } from './plugin.js';
-import { acquireShared, sharedId, type SharedSlot } from './shared.js';
-import { fingerprint, ManifestWatcher } from '../../cluster/watch.js';
+import { kubernetesView, type KubernetesView } from './view.js';
 
 type Metrics = typeof import('../../metrics/index.js');
 
-/** The load running for a shared slot: the files it reads, and the closing of the plugin it serves. */
-const running = new WeakMap<SharedSlot, { files: string; data: Promise<LoadedData>; closing: AbortSignal }>();
-
 /**
- * The load gauges' setters. Imported when a load runs, not with this module: the load worker
- * imports setup.ts (for parseKubernetes), which imports this module, and a static import would
- * load prom-client in the worker of every load (about 15 ms each) for nothing.
+ * The load gauges' setters. Imported when a load runs, not with this module: the loader thread
+ * imports view.ts, which imports setup.ts (for parseKubernetes), which imports this module, and
+ * a static import would load prom-client there for nothing.
  */
 const metrics = (): Promise<Metrics> => import('../../metrics/index.js');
 
@@ -41,196 +32,141 @@ export interface LoadingOptions {
   localAddresses: () => string[];
 }
 
-/** Gives `plugin` its loader and its manifest watcher. */
+/** The App's feed for these paths and options (one loader thread for every reader of them). */
+export function manifestFeed(ctx: BlockContext, paths: readonly string[]): SharedResource<FeedThread> {
+  const cluster = ctx.runtime.cluster;
+  return ctx.shared(`manifest-feed\0${JSON.stringify([paths, cluster])}`, () =>
+    new FeedThread(
+      { paths: [...paths], cluster },
+      { permit: withLoadPermit, onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed') },
+    ),
+  );
+}
+
+/** Gives `plugin` its loader and its manifest watch. */
 export function wireLoading(plugin: KubernetesPlugin, opts: LoadingOptions): void {
   const loading = new Loading(plugin, opts);
   // An object the API server would reject is left out and logged; the rest is served. Throws
   // ManifestError only for what no object owns (a path that cannot be read) or under --strict.
   plugin.loader = () => loading.load();
-  plugin.watcher = new ManifestWatcher(opts.paths, plugin.cfg.watchMs, () => loading.reload());
+  plugin.watcher = {
+    start: () => loading.feed.watch(plugin.cfg.watchMs),
+    stop: () => undefined, // the feed stops watching when its last reader lets go
+    check: () => loading.feed.checkWatch(),
+  };
 }
 
 class Loading {
-  private readonly shared: { slot: SharedSlot; release: () => void };
-  /** A reload is running; `again`: the manifests changed meanwhile, so one more follows it. */
-  private loading = false;
-  private again = false;
+  private readonly shared: SharedResource<FeedThread>;
+  private subscription: ViewSubscription<KubernetesView> | undefined;
+  /** The view this plugin serves. */
+  private serving: KubernetesView | undefined;
+  private m: Metrics | undefined;
 
   constructor(
     private readonly plugin: KubernetesPlugin,
     private readonly opts: LoadingOptions,
   ) {
-    const { directive, ctx, paths } = opts;
-    this.shared = acquireShared(sharedId([directive, ctx.zones, ctx.runtime.cluster, paths, ctx.runtime.retainModel !== false]));
-    plugin.onClose = this.shared.release;
+    this.shared = manifestFeed(opts.ctx, opts.paths);
+    plugin.onClose = () => {
+      this.subscription?.close();
+      this.shared.release();
+    };
+  }
+
+  get feed(): FeedThread {
+    return this.shared.value;
   }
 
   private get cfg(): KubernetesPlugin['cfg'] {
     return this.plugin.cfg;
   }
 
-  /** The load at build: the running plugin's data when nothing changed, else a load off-thread. */
+  /** The load at build: the feed's store when the files are as it last read them, else a load. */
   async load(): Promise<void> {
-    const m = await metrics();
-    const { ctx, paths } = this.opts;
-    // Taken before the load: a change made while loading is picked up by the next load.
-    const files = fingerprint(paths);
-    const { slot } = this.shared;
-    const same = slot.store;
-    if (same && slot.fingerprint === files) {
-      this.plugin.setStore(same);
-      m.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: slot.objects, records: slot.records, rejected: slot.rejected });
-      ctx.log.info(
-        { plugin: 'kubernetes', zones: this.cfg.zones, services: same.services.size },
-        'kubernetes configuration and manifests unchanged: serving the data already loaded',
-      );
-      return;
-    }
-    // A store already serving (a Corefile reload with changed manifests): this load runs beside it.
-    const data = await this.loadFiles(files, same !== undefined);
-    this.remember(data, files);
-    logFindings(ctx.log, data.findings, { plugin: 'kubernetes' }, data.rejected);
-    if (Object.keys(data.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: data.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
-    this.plugin.setStore(data.store);
-    const store = data.store;
-    ctx.log.info(
+    this.m = await metrics();
+    const { ctx, directive } = this.opts;
+    // Subscribed at load, not setup: whether a prometheus plugin exports the records gauge is
+    // known once the whole server is built.
+    this.subscription ??= this.feed.subscribe(
+      kubernetesView(this.cfg, {
+        directive,
+        zones: [...ctx.zones],
+        localAddresses: this.opts.localAddresses(),
+        retainModel: ctx.runtime.retainModel !== false,
+        countRecords: this.exportsMetrics(),
+        chunkWeight: DEFAULT_CHUNK_WEIGHT,
+      }),
       {
-        plugin: 'kubernetes', zones: this.cfg.zones, manifests: paths, objects: data.objectCount, services: store.services.size,
-        namespaces: store.namespaces.size, pods: data.pods, endpointSlices: data.endpointSlices, thread: data.thread,
+        onView: (u) => this.apply(u),
+        onFailed: (err) => this.failed(err),
+        onAfter: (records, view) => this.counted(records as number, view as KubernetesView),
       },
-      'kubernetes data loaded',
     );
-    this.report(m, data);
+    await this.feed.refresh();
+    const now = await this.subscription.current();
+    if (this.serving === now.value) return;
+    // Built before this plugin joined (a Corefile reload, the files as they were).
+    this.serving = now.value;
+    this.plugin.setStore(now.value.store);
+    this.m.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: now.summary.objectCount, records: now.after as number | undefined, rejected: now.summary.rejected });
+    ctx.log.info(
+      { plugin: 'kubernetes', zones: this.cfg.zones, services: now.value.store.services.size },
+      'kubernetes configuration and manifests unchanged: serving the data already loaded',
+    );
   }
 
-  /**
-   * Manifests that changed under a running server are loaded again off the serving thread and
-   * swapped in one step. Changes that arrive during a load start one more load after it.
-   */
-  reload(): void {
-    if (this.loading) {
-      this.again = true;
-      return;
-    }
-    this.loading = true;
-    void (async () => {
-      const m = await metrics();
-      do {
-        this.again = false;
-        if (this.plugin.closing.signal.aborted) break;
-        if (!(await this.reloadOnce(m))) break;
-      } while (this.again);
-      this.loading = false;
-    })();
-  }
-
-  /** One reload; false when the plugin closed meanwhile (nothing more to do). */
-  private async reloadOnce(m: Metrics): Promise<boolean> {
+  /** A new build of the view: served at once. */
+  private apply(u: ViewUpdate<KubernetesView>): void {
+    if (this.plugin.closing.signal.aborted) return;
     const { ctx, paths } = this.opts;
-    try {
-      const files = fingerprint(paths);
-      const { slot } = this.shared;
-      if (slot.store && slot.fingerprint === files) {
-        // A Corefile reload's new plugin (same block) loaded these files already.
-        this.plugin.setStore(slot.store);
-        ctx.invalidate();
-        ctx.log.info({ plugin: 'kubernetes', objects: slot.objects }, 'manifests changed: serving the data a reload already loaded from them');
-        return true;
-      }
-      const data = await this.loadFiles(files, true);
-      this.remember(data, files);
-      logFindings(ctx.log, data.findings, { plugin: 'kubernetes' }, data.rejected);
-      this.plugin.setStore(data.store);
-      this.report(m, data);
+    const first = this.serving === undefined;
+    this.serving = u.value;
+    const { summary } = u;
+    const store = u.value.store;
+    logFindings(ctx.log, summary.findings, { plugin: 'kubernetes' }, summary.rejected);
+    if (Object.keys(summary.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: summary.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
+    this.plugin.setStore(store);
+    this.m?.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: summary.objectCount, rejected: summary.rejected });
+    const read = { reread: summary.reread, full: summary.full, thread: this.feed.threaded ? 'worker' : 'main' };
+    if (first) {
+      ctx.log.info(
+        {
+          plugin: 'kubernetes', zones: this.cfg.zones, manifests: paths, objects: summary.objectCount, services: store.services.size,
+          namespaces: store.namespaces.size, pods: summary.pods, endpointSlices: summary.endpointSlices, ...read,
+        },
+        'kubernetes data loaded',
+      );
+    } else {
       ctx.invalidate();
-      ctx.log.info({ plugin: 'kubernetes', objects: data.objectCount, services: data.store.services.size }, 'manifests changed: kubernetes data reloaded');
-    } catch (err) {
-      if (this.plugin.closing.signal.aborted) return false; // closed meanwhile: nothing failed
-      const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
-      for (const f of findings) {
-        ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
-      }
-      if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
-      m.recordLoadError({ plugin: 'kubernetes', zones: this.cfg.zones });
+      ctx.log.info({ plugin: 'kubernetes', objects: summary.objectCount, services: store.services.size, ...read }, 'manifests changed: kubernetes data reloaded');
     }
-    return true;
+    if (this.feed.threaded || !this.exportsMetrics()) return;
+    // No loader thread to count on: count here, after the store is in.
+    const view = u.value;
+    setImmediate(() => this.counted(countRecords(this.plugin), view));
   }
 
-  /**
-   * A load of the manifests as they are now (`files`), or the one of the same files running for
-   * this shared slot. The running plugin's watcher and a Corefile reload's new plugin see one
-   * change of the files, often at once (a SIGHUP after editing them): two loads beside the
-   * serving store would be three clusters in memory at once.
-   */
-  private loadFiles(files: string, beside: boolean): Promise<LoadedData> {
-    const { slot } = this.shared;
-    const now = running.get(slot);
-    if (now?.files !== files) return this.startLoad(files, beside);
-    return now.data.catch((err: unknown) => {
-      // The plugin that started it closed (its configuration was dropped): this one loads itself.
-      if (now.closing.aborted && !this.plugin.closing.signal.aborted) return this.startLoad(files, beside);
-      throw err;
-    });
+  /** The records gauge, unless newer data came meanwhile. */
+  private counted(records: number, view: KubernetesView): void {
+    if (this.serving !== view || this.plugin.closing.signal.aborted) return;
+    this.m?.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: undefined, records });
+    this.opts.ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records counted (forward zones, as a zone transfer would list them)');
   }
 
-  private startLoad(files: string, beside: boolean): Promise<LoadedData> {
-    const { slot } = this.shared;
-    const closing = this.plugin.closing.signal;
-    const data = withLoadPermit('kubernetes', () => loadOffThread(this.request(beside), this.cfg, closing));
-    running.set(slot, { files, data, closing });
-    const done = (): void => {
-      if (running.get(slot)?.data === data) running.delete(slot);
-    };
-    data.then(done, done);
-    return data;
-  }
-
-  /** `beside`: a store is serving while this load runs (its thread then collects as it goes). */
-  private request(beside: boolean): LoadRequest {
-    const { directive, ctx, paths } = this.opts;
-    return {
-      paths: [...paths],
-      cluster: ctx.runtime.cluster,
-      directive,
-      zones: [...ctx.zones],
-      localAddresses: this.opts.localAddresses(),
-      retainModel: ctx.runtime.retainModel !== false,
-      countRecords: this.exportsMetrics(),
-      chunkWeight: DEFAULT_CHUNK_WEIGHT,
-      reclaimEvery: beside ? RECLAIM_EVERY_OBJECTS : 0,
-      ...(this.shared.slot.history ? { history: this.shared.slot.history } : {}),
-    };
+  private failed(err: Error): void {
+    if (this.plugin.closing.signal.aborted) return;
+    const { ctx } = this.opts;
+    const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
+    for (const f of findings) {
+      ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+    }
+    if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
+    this.m?.recordLoadError({ plugin: 'kubernetes', zones: this.cfg.zones });
   }
 
   /** The records gauge is a full zone walk: only worth it when the prometheus plugin exports it. */
   private exportsMetrics(): boolean {
     return this.opts.ctx.allPlugins().some((p) => p.name === 'prometheus');
-  }
-
-  /** The load gauges; the records count follows when ready, unless newer data came meanwhile. */
-  private report(m: Metrics, data: LoadedData): void {
-    const { ctx } = this.opts;
-    const zones = this.cfg.zones;
-    m.recordLoad({ plugin: 'kubernetes', zones, objects: data.objectCount, rejected: data.rejected });
-    const counted = data.records ?? (data.thread === 'main' && this.exportsMetrics() ? Promise.resolve(countRecords(this.plugin)) : undefined);
-    void counted?.then((records) => {
-      if (this.plugin.currentStore !== data.store) return; // newer data came meanwhile
-      m.recordLoad({ plugin: 'kubernetes', zones, objects: data.objectCount, records });
-      ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records counted (forward zones, as a zone transfer would list them)');
-    });
-  }
-
-  /** The shared slot keeps this load for the next configuration with the same block and files. */
-  private remember(data: LoadedData, files: string): void {
-    const { slot } = this.shared;
-    slot.store = data.store;
-    slot.fingerprint = files;
-    slot.objects = data.objectCount;
-    slot.rejected = data.rejected;
-    slot.history = data.history;
-    slot.records = undefined;
-    void data.records?.then((n) => {
-      if (slot.store === data.store) slot.records = n;
-    });
   }
 }
