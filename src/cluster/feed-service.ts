@@ -130,7 +130,10 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
       reclaiming = false;
     }
     loaded = undefined; // the last model goes before the views of this one are built
-    if (reclaimNow) reclaim?.collect();
+    // After a full read the parse garbage goes before the views are built on top of the model;
+    // a reload that read a few files leaves little, and a full collection of what the feed
+    // keeps would cost more than it gives back.
+    if (reclaimNow && summary.full) reclaim?.collect();
     loaded = { model, summary };
     port.postMessage({ type: 'loaded', summary });
     for (const [id, view] of views) build(id, view);

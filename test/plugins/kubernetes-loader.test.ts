@@ -70,9 +70,21 @@ describe('kubernetes view on the feed loader thread', () => {
       const third = await feed.refresh();
       expect(third.gen).toBe(second.gen);
       expect((await sub.current()).value).toBe(next.value);
+
+      // A changed EndpointSlice: the slice image is built again, not taken from the last build.
+      const slice = (ip: string): string =>
+        `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: added-1\n  namespace: default\n  labels:\n    kubernetes.io/service-name: added\naddressType: IPv4\nendpoints:\n- addresses: [${ip}]\nports:\n- port: 80\n`;
+      for (const ip of ['10.200.0.1', '10.200.0.2']) {
+        writeFileSync(path.join(dir, 'new-slice.yaml'), slice(ip));
+        await feed.refresh();
+        const built = await sub.current();
+        expect(built.value.store.parts()).toEqual(KubernetesStore.fromModel(loadManifests([dir], defaultClusterOptions).model, cfg).parts());
+        expect(built.value.store.reverse(ip)).toEqual(['10-200-0-' + ip.split('.')[3] + '.added.default.svc']);
+      }
     } finally {
       feed.close();
       rmSync(path.join(dir, 'new.yaml'), { force: true });
+      rmSync(path.join(dir, 'new-slice.yaml'), { force: true });
     }
   });
 

@@ -128,7 +128,11 @@ class Loading {
     if (Object.keys(summary.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: summary.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
     this.plugin.setStore(store);
     this.m?.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: summary.objectCount, rejected: summary.rejected });
-    const read = { reread: summary.reread, full: summary.full, thread: this.feed.threaded ? 'worker' : 'main' };
+    const t = summary.timings;
+    const read = {
+      reread: summary.reread, full: summary.full, thread: this.feed.threaded ? 'worker' : 'main',
+      loadMs: { check: Math.round(t.check), read: Math.round(t.read), merge: Math.round(t.merge), emulate: Math.round(t.emulate) },
+    };
     if (first) {
       ctx.log.info(
         {

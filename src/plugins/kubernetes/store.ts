@@ -195,7 +195,11 @@ function readySlice(slice: EndpointSlice, podNames: boolean): ReadySlice {
  * The model filtered by the plugin's options and indexed (runs on a loader thread): the service
  * slices as an image, built straight from the model, and the rest as parts (`slices` left out).
  */
-export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts: Omit<StoreParts, 'slices' | 'services'>; image: SliceImage; services: ServiceImage } {
+export function storeImage(
+  model: ClusterModel,
+  cfg: KubernetesConfig,
+  previous?: SliceImageCache,
+): { parts: Omit<StoreParts, 'slices' | 'services'>; image: SliceImage; services: ServiceImage; cache: SliceImageCache } {
   const nsSelector = cfg.namespaceLabels;
   const namespaces = [...model.namespaces.values()].filter((ns) => !nsSelector || nsSelector(ns.labels)).map((ns) => ns.name);
   const nsSet = new Set(namespaces);
@@ -219,9 +223,12 @@ export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts:
     }
   }
 
+  // The image depends on the slices alone (and the options): a load that changed no slice (a new
+  // Service without endpoints, a changed Ingress) gives the same slice objects in the same order.
+  const reuse = previous !== undefined && sameItems(previous.slices, model.endpointSlices) ? previous.image : undefined;
   const slices = new SliceImageBuilder();
   const importSlices = new Map<string, ReadySlice[]>();
-  if (!cfg.noEndpoints) {
+  if (!cfg.noEndpoints && (reuse === undefined || cfg.multicluster.length > 0)) {
     let order = 0;
     for (const slice of model.endpointSlices) {
       order++;
@@ -234,7 +241,7 @@ export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts:
         push(importSlices, key(slice.namespace, mcService), ready);
         continue;
       }
-      if (!slice.serviceName) continue;
+      if (!slice.serviceName || reuse) continue;
       slices.modelSlice(key(slice.namespace, slice.serviceName), slice, order, cfg.endpointPodNames);
     }
   }
@@ -262,9 +269,21 @@ export function storeImage(model: ClusterModel, cfg: KubernetesConfig): { parts:
     serviceByIp: [...serviceByIp],
     podsByIp: [...podsByIp],
   };
-  const image = slices.finish();
+  const image = reuse ?? slices.finish();
   const serviceImage = encodeServices(services);
-  return { parts: { ...served, serial: servedSerial(served, image, serviceImage) }, image, services: serviceImage };
+  return { parts: { ...served, serial: servedSerial(served, image, serviceImage) }, image, services: serviceImage, cache: { slices: model.endpointSlices, image } };
+}
+
+/** A slice image and the slices it was built from, for the next build of the same view. */
+export interface SliceImageCache {
+  readonly slices: readonly EndpointSlice[];
+  readonly image: SliceImage;
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

@@ -9,8 +9,8 @@ import type { ViewAssembler, ViewSpec } from '../../cluster/feed-thread.js';
 import { emptyResponse } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
 import { parseKubernetes, type KubernetesConfig } from './setup.js';
-import { StoreAssembler, storeImage, type KubernetesStore, type StoreParts } from './store.js';
-import { imageBuffers, type SliceImage } from './slice-image.js';
+import { StoreAssembler, storeImage, type KubernetesStore, type SliceImageCache, type StoreParts } from './store.js';
+import type { SliceImage } from './slice-image.js';
 import { serviceImageBuffers, type ServiceImage } from './service-table.js';
 import { chunkParts } from './chunks.js';
 import { countRecords, KubernetesPlugin } from './plugin.js';
@@ -38,30 +38,36 @@ export interface KubernetesView {
   readonly store: KubernetesStore;
 }
 
+/**
+ * The last slice image of each view (keyed by its args, the same object for every build of one
+ * view): kept in the loader thread, so it is copied to the serving thread rather than moved.
+ */
+const lastImages = new WeakMap<object, SliceImageCache>();
+
 /** Runs in the loader thread. */
 export function buildView(input: ViewInput, rawArgs: unknown): ViewOutput {
   const args = rawArgs as KubernetesViewArgs;
   const cfg = parseKubernetes(args.directive, [...args.zones]);
   const { model } = input;
-  const { parts, image, services } = storeImage(model, cfg);
+  const { parts, image, services, cache } = storeImage(model, cfg, lastImages.get(args));
+  lastImages.set(args, cache);
   let after: (() => unknown) | undefined;
   if (args.countRecords) {
-    // The image's buffers go to the serving thread, so the count reads a copy of it.
-    const imageCopy: SliceImage = structuredClone(image);
+    // The Services' offsets go to the serving thread, so the count reads a copy of them.
     const servicesCopy: ServiceImage = structuredClone(services);
     // The records gauge counts what a zone transfer of each forward zone lists (SOA once).
     after = () => {
       const a = new StoreAssembler(cfg);
       a.add(parts);
       a.addServices(servicesCopy);
-      a.addImage(imageCopy);
+      a.addImage(image);
       const store = a.finish();
       const localAddresses = [...args.localAddresses];
       return countRecords(new KubernetesPlugin(cfg, store, { lookup: async () => emptyResponse(Rcode.SERVFAIL), localAddresses: () => localAddresses }, []));
     };
   }
   function* all(): Generator<ViewPart> {
-    yield { part: { type: 'image', image } satisfies Part, transfer: imageBuffers(image) };
+    yield { part: { type: 'image', image } satisfies Part };
     yield { part: { type: 'services', services } satisfies Part, transfer: serviceImageBuffers(services) };
     for (const chunk of chunkParts(parts, args.chunkWeight)) yield { part: { type: 'chunk', parts: chunk } satisfies Part };
     if (args.retainModel) yield { part: { type: 'model', model } satisfies Part };
