@@ -21,12 +21,12 @@ import { BENCH, ROOT, option, freePort, startNode, serverReady, stop, runLoad, s
 const SERVICES = option('--services', 10000, 1, 1000000);
 const QPS = option('--qps', 2000, 1, 50000);
 const argv = process.argv.slice(2);
-const valueOf = (name, fallback) => {
+const flagValue = (name, fallback) => {
   const i = argv.indexOf(name);
   return i >= 0 && argv[i + 1] ? argv[i + 1] : fallback;
 };
-const TREE = valueOf('--tree', 'list');
-const MODE = valueOf('--mode', 'sighup');
+const TREE = flagValue('--tree', 'list');
+const MODE = flagValue('--mode', 'sighup');
 const COMPACT = argv.includes('--compact');
 const SECONDS = 15;
 const ADD_AT = [3, 7, 11];
