@@ -85,6 +85,18 @@ export interface ViewSubscription<V> {
   close(): void;
 }
 
+/** What BlockContext.shared gives (the App's resources kept across reloads), as this layer sees it. */
+export type ShareResource = <T extends { close(): void }>(key: string, create: () => T) => { readonly value: T; release(): void };
+
+/**
+ * The App's feed for `paths` and `cluster` options: every plugin reading the same files with the
+ * same options (kubernetes, k8s_gateway, the blocks of a Corefile and of its reloads) gets the same
+ * one, with one loader thread and one watch.
+ */
+export function sharedFeed(share: ShareResource, paths: readonly string[], cluster: FeedInit['cluster'], opts: FeedOptions): { readonly value: FeedThread; release(): void } {
+  return share(`manifest-feed\0${JSON.stringify([paths, cluster])}`, () => new FeedThread({ paths: [...paths], cluster }, opts));
+}
+
 export class FeedThread {
   private port: { post(m: ToFeed): void; ref(): void; unref(): void; close(): void } | undefined;
   private readonly entries = new Map<string, Entry>();

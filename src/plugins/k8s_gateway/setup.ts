@@ -9,15 +9,14 @@ import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { ttlSeconds } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
-import type { AdmissionHistory } from '../../cluster/history.js';
 import { logFindings } from '../../cluster/report.js';
 import { ManifestError, type ClusterOptions } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../../cluster/paths.js';
-import { ManifestWatcher } from '../../cluster/watch.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
 import { DEFAULT_MAX_RECORDS, HostIndex } from './hosts.js';
-import { loadHostsOffThread, type LoadedHosts } from './loader.js';
+import { gatewayView } from './view.js';
+import { type FeedThread, sharedFeed, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
 import { parseLabelSelector } from './selector.js';
 import { excerpt } from '../../chain/excerpt.js';
 import { K8sGatewayPlugin } from './plugin.js';
@@ -204,72 +203,85 @@ export const k8sGatewayPlugin: PluginDefinition = {
       const hosts = Object.fromEntries(cfg.resources.map((r) => [r, next.hosts(r).length]));
       ctx.log.info({ plugin: 'k8s_gateway', zones: cfg.zones, resources: cfg.resources, hosts }, 'k8s_gateway hosts indexed');
     };
-    plugin.watcher = new ManifestWatcher(paths, cfg.watchMs, () => loading.reload());
+    plugin.watcher = { start: () => loading.feed.watch(cfg.watchMs), stop: () => loading.close() };
     return plugin;
   },
 };
 
 /**
- * The plugin's loads: each in a loader thread (loader.ts), swapped in whole on the serving
- * thread. Each load hands the next one what it read, so a rejected new version of an object
- * keeps the version admitted before (cluster/history.ts); rejections are logged at file:line.
- * Reloads never overlap: a change seen during one starts one more after it.
+ * The plugin's data: the host index, a view of the manifest feed the App shares among every
+ * reader of the same files (cluster/feed-thread.ts), built in the feed's loader thread after each
+ * load and swapped in whole. The feed keeps what each load admitted, so a rejected new version of
+ * an object keeps the version admitted before (cluster/history.ts); rejections are logged at
+ * file:line. A change the watch sees is loaded once for every reader.
  */
 class GatewayLoading {
-  private history: AdmissionHistory | undefined;
-  private running = false;
-  private again = false;
+  private readonly shared: { readonly value: FeedThread; release(): void };
+  private readonly subscription: ViewSubscription<HostIndex>;
+  private serving: HostIndex | undefined;
+  private started = performance.now();
 
   constructor(
-    private readonly cfg: K8sGatewayConfig,
-    private readonly paths: readonly string[],
+    cfg: K8sGatewayConfig,
+    paths: readonly string[],
     private readonly ctx: BlockContext,
     private readonly closing: AbortSignal,
     private readonly swap: (index: HostIndex) => void,
-  ) {}
-
-  /** One load, its findings logged, its index swapped in; throws what the load threw. */
-  async load(): Promise<HostIndex> {
-    const started = performance.now();
-    const req = {
-      paths: [...this.paths],
-      cluster: this.ctx.runtime.cluster,
-      cfg: this.cfg,
-      ...(this.history ? { history: this.history } : {}),
-    };
-    const loaded: LoadedHosts = await withLoadPermit(`k8s_gateway ${this.cfg.zones.join(' ')}`, () => loadHostsOffThread(req, this.closing));
-    this.history = loaded.history;
-    logFindings(this.ctx.log, loaded.findings, { plugin: 'k8s_gateway' }, loaded.rejected);
-    const index = new HostIndex(loaded.index);
-    this.warnCapped(index);
-    this.swap(index);
-    this.ctx.log.debug({ plugin: 'k8s_gateway', thread: loaded.thread, ms: Math.round(performance.now() - started) }, 'k8s_gateway load done');
-    return index;
+  ) {
+    this.shared = sharedFeed(ctx.shared, paths, ctx.runtime.cluster, {
+      permit: withLoadPermit,
+      onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
+    });
+    this.subscription = this.feed.subscribe(gatewayView(cfg), {
+      onView: (u) => this.apply(u),
+      onFailed: (err) => {
+        if (!this.closing.aborted) logReloadFailure(this.ctx, err);
+      },
+    });
   }
 
-  /** Manifests changed: load again off the serving thread; a failure keeps the last good hosts. */
-  reload(): void {
-    if (this.running) {
-      this.again = true;
+  get feed(): FeedThread {
+    return this.shared.value;
+  }
+
+  close(): void {
+    this.subscription.close();
+    this.shared.release();
+  }
+
+  /** The index of the files as they are now (a load when they changed since the feed's last). */
+  async load(): Promise<HostIndex> {
+    this.started = performance.now();
+    await this.feed.refresh();
+    const now = await this.subscription.current();
+    if (this.serving !== now.value) {
+      // Built before this plugin joined (a Corefile reload, the files as they were).
+      this.serving = now.value;
+      this.swap(now.value);
+    }
+    return now.value;
+  }
+
+  /** A new build of the index: its findings logged, swapped in. */
+  private apply(u: ViewUpdate<HostIndex>): void {
+    if (this.closing.aborted) return;
+    const first = this.serving === undefined;
+    this.serving = u.value;
+    logFindings(this.ctx.log, u.summary.findings, { plugin: 'k8s_gateway' }, u.summary.rejected);
+    this.warnCapped(u.value);
+    this.swap(u.value);
+    const ms = Math.round(performance.now() - this.started);
+    if (first) {
+      this.ctx.log.debug({ plugin: 'k8s_gateway', thread: this.feed.threaded ? 'worker' : 'main', ms }, 'k8s_gateway load done');
       return;
     }
-    this.running = true;
-    void (async () => {
-      do {
-        this.again = false;
-        if (this.closing.aborted) break;
-        const started = performance.now();
-        try {
-          await this.load();
-          this.ctx.invalidate();
-          this.ctx.log.info({ plugin: 'k8s_gateway', ms: Math.round(performance.now() - started) }, 'manifests changed: k8s_gateway hosts re-indexed');
-        } catch (err) {
-          if (this.closing.aborted) break; // closed meanwhile: nothing failed
-          logReloadFailure(this.ctx, err);
-        }
-      } while (this.again);
-      this.running = false;
-    })();
+    this.ctx.invalidate();
+    const t = u.summary.timings;
+    // ms: the load on the loader thread (reading what changed and the control plane).
+    this.ctx.log.info(
+      { plugin: 'k8s_gateway', reread: u.summary.reread, full: u.summary.full, ms: Math.round(t.check + t.read + t.merge + t.emulate) },
+      'manifests changed: k8s_gateway hosts re-indexed',
+    );
   }
 
   /** One warning per load for the names that claim more records than an answer carries. */

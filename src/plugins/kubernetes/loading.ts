@@ -5,9 +5,9 @@
 // the files unchanged it serves the store already built; otherwise one load serves the old and
 // the new plugin alike. A load that fails is logged and the last good store keeps serving.
 import type { Directive } from '../../chain/corefile.js';
-import type { BlockContext, SharedResource } from '../../chain/registry.js';
+import type { BlockContext } from '../../chain/registry.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
-import { FeedThread, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
+import { type FeedThread, sharedFeed, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
 import { ManifestError } from '../../cluster/model.js';
 import { logFindings } from '../../cluster/report.js';
 import { DEFAULT_CHUNK_WEIGHT } from './chunks.js';
@@ -32,17 +32,6 @@ export interface LoadingOptions {
   localAddresses: () => string[];
 }
 
-/** The App's feed for these paths and options (one loader thread for every reader of them). */
-export function manifestFeed(ctx: BlockContext, paths: readonly string[]): SharedResource<FeedThread> {
-  const cluster = ctx.runtime.cluster;
-  return ctx.shared(`manifest-feed\0${JSON.stringify([paths, cluster])}`, () =>
-    new FeedThread(
-      { paths: [...paths], cluster },
-      { permit: withLoadPermit, onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed') },
-    ),
-  );
-}
-
 /** Gives `plugin` its loader and its manifest watch. */
 export function wireLoading(plugin: KubernetesPlugin, opts: LoadingOptions): void {
   const loading = new Loading(plugin, opts);
@@ -57,7 +46,7 @@ export function wireLoading(plugin: KubernetesPlugin, opts: LoadingOptions): voi
 }
 
 class Loading {
-  private readonly shared: SharedResource<FeedThread>;
+  private readonly shared: { readonly value: FeedThread; release(): void };
   private subscription: ViewSubscription<KubernetesView> | undefined;
   /** The view this plugin serves. */
   private serving: KubernetesView | undefined;
@@ -67,7 +56,11 @@ class Loading {
     private readonly plugin: KubernetesPlugin,
     private readonly opts: LoadingOptions,
   ) {
-    this.shared = manifestFeed(opts.ctx, opts.paths);
+    const { ctx } = opts;
+    this.shared = sharedFeed(ctx.shared, opts.paths, ctx.runtime.cluster, {
+      permit: withLoadPermit,
+      onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
+    });
     plugin.onClose = () => {
       this.subscription?.close();
       this.shared.release();
