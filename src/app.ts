@@ -122,9 +122,30 @@ export interface ListenerInfo {
   zones: string[];
 }
 
+/** The hooks plugins registered through BlockContext.onLoad, onStart and onClose. */
+interface Lifecycle {
+  readonly load: (() => Promise<void>)[];
+  readonly start: (() => void)[];
+  readonly close: ((info?: { reload?: boolean }) => void)[];
+}
+
+const newLifecycle = (): Lifecycle => ({ load: [], start: [], close: [] });
+
+/** Runs close hooks once each, ignoring their errors: what is being closed is going anyway. */
+function runClose(life: Lifecycle, info?: { reload?: boolean }): void {
+  for (const hook of life.close.splice(0)) {
+    try {
+      hook(info);
+    } catch {
+      // Best effort.
+    }
+  }
+}
+
 /** One built configuration: what the Corefile turned into, swapped in whole on a reload. */
 interface Config {
   blocks: ServerBlock[];
+  life: Lifecycle;
   specs: ListenSpec[];
   chains: Chain[];
   /** One per listen spec, in the same order. */
@@ -133,7 +154,7 @@ interface Config {
   router: Router;
 }
 
-const EMPTY: Config = { blocks: [], specs: [], chains: [], handlers: [], router: new Router([]) };
+const EMPTY: Config = { blocks: [], life: newLifecycle(), specs: [], chains: [], handlers: [], router: new Router([]) };
 
 export class App {
   private listeners: Listener[] = [];
@@ -254,6 +275,7 @@ export class App {
       }
       const logged = new Set<string>();
       for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName, this.log, logged);
+      for (const hook of this.config.life.start) hook();
     } catch (err) {
       await this.close();
       throw err;
@@ -346,8 +368,11 @@ export class App {
     // finish on the old chains.
     this.config = next;
     for (const chain of old.chains) for (const p of chain.plugins) await p.close?.({ reload: true });
-    if (sameListeners) for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName);
-    else await this.listen();
+    runClose(old.life, { reload: true });
+    if (sameListeners) {
+      for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName);
+      for (const hook of this.config.life.start) hook();
+    } else await this.listen();
     this.log.info({ reason, listeners: next.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
     return true;
   }
@@ -363,6 +388,10 @@ export class App {
 
   /** Stops accepting queries, lets those in flight finish (up to drainMs), closes everything. */
   async close(drainMs = 2000): Promise<void> {
+    // What the plugins registered to close first: the loaders and watches (a loader thread given
+    // the lameduck and the drain to end, not the process's exit) are not needed to answer from
+    // the data already served.
+    runClose(this.config.life);
     // Lameduck: plugins keep the server answering for a while before it stops accepting.
     await Promise.all(this.chains.flatMap((c) => c.plugins).map((p) => p.beforeShutdown?.()));
     const ls = this.listeners;
@@ -442,12 +471,18 @@ async function buildConfig(app: App): Promise<Config> {
   const lookup = lookupThrough(app);
   const observers = new Map<Chain, QueryObserver[]>();
   const every = (): Plugin[] => chains.flatMap((c) => [...c.plugins]);
+  const life = newLifecycle();
+  const closeAllBuilt = async (): Promise<void> => {
+    await closeChains(chains);
+    runClose(life);
+  };
   let listenersFull = false;
   for (const block of blocks) {
     if (enoughErrors(errors) || listenersFull) break;
     const zones = [...new Set(block.keys.map((k) => k.zone))];
     let built: readonly Plugin[] = [];
     const builtHooks: ((plugins: readonly Plugin[]) => void)[] = [];
+    const blockLife = newLifecycle();
     const blockObservers: QueryObserver[] = [];
     const ctx: BlockContext = {
       zones,
@@ -466,6 +501,9 @@ async function buildConfig(app: App): Promise<Config> {
       requestReload: (reason) => void app.reload(reason),
       allPlugins: every,
       onBuilt: (hook) => void builtHooks.push(hook),
+      onLoad: (hook) => void blockLife.load.push(hook),
+      onStart: (hook) => void blockLife.start.push(hook),
+      onClose: (hook) => void blockLife.close.push(hook),
     };
     let plugins: Plugin[];
     try {
@@ -473,9 +511,11 @@ async function buildConfig(app: App): Promise<Config> {
       built = plugins;
       runBuiltHooks(builtHooks, plugins);
     } catch (err) {
+      // The registry closed the block's plugins; what their setups registered closes with them.
+      runClose(blockLife);
       const found = corefileErrors(err);
       if (!found) {
-        await closeChains(chains);
+        await closeAllBuilt();
         // The Corefile's own errors come first: they are what the user fixes first.
         throwErrors(errors, parsed.files);
         throw err;
@@ -483,6 +523,9 @@ async function buildConfig(app: App): Promise<Config> {
       addBuildErrors(found);
       continue;
     }
+    life.load.push(...blockLife.load);
+    life.start.push(...blockLife.start);
+    life.close.push(...blockLife.close);
     const chain = new Chain(zones, plugins);
     chains.push(chain);
     observers.set(chain, blockObservers);
@@ -493,15 +536,22 @@ async function buildConfig(app: App): Promise<Config> {
     }
   }
   if (errors.length > 0) {
-    await closeChains(chains);
+    await closeAllBuilt();
     throwErrors(errors, parsed.files);
   }
   // Plugins with large data (kubernetes) build it off the serving thread; on a reload the
-  // running configuration answers until every load is done.
-  await Promise.all(every().map((p) => p.load?.()));
+  // running configuration answers until every load is done. A load that fails closes what this
+  // build opened (the feeds it joined, its watchers) before the error goes up.
+  try {
+    await Promise.all([...every().map((p) => p.load?.()), ...life.load.map((hook) => hook())]);
+  } catch (err) {
+    await closeAllBuilt();
+    throw err;
+  }
   const specList = [...specs.values()];
   return {
     blocks,
+    life,
     specs: specList,
     chains,
     handlers: specList.map((spec) => handlerFor(spec, log, opts, observers)),

@@ -53,6 +53,19 @@ export interface BlockContext {
    */
   readonly onBuilt: (hook: (plugins: readonly Plugin[]) => void) => void;
   /**
+   * Registers work the configuration awaits once every block is built (a data load): the server
+   * does not serve this configuration before it settles, and a rejection fails the build (at
+   * start the server does not start; on a reload the running configuration keeps serving).
+   */
+  readonly onLoad: (hook: () => Promise<void>) => void;
+  /** Registers work to run when this configuration starts serving (listeners bound, or swapped in by a reload). */
+  readonly onStart: (hook: () => void) => void;
+  /**
+   * Registers work to run when this configuration closes: replaced by a reload (`reload` true),
+   * the server stopping, or its build failing. Runs once; errors are ignored.
+   */
+  readonly onClose: (hook: (info?: { reload?: boolean }) => void) => void;
+  /**
    * A resource the App owns (a manifest feed and its loader thread): every plugin, of any block
    * and of the configurations Corefile reloads build, that asks with the same key gets the same
    * one, created at the first ask and closed when the last holder releases it. A plugin releases

@@ -21,6 +21,8 @@ export interface FeedServiceOptions {
    * reload stays near what is kept.
    */
   readonly reclaim?: { readonly collect: () => void; readonly every: number; readonly textBytes: number };
+  /** Called around a load and the views built after it (the loader thread lowers its priority). */
+  readonly priority?: { readonly loading: () => void; readonly idle: () => void };
 }
 
 interface View {
@@ -103,6 +105,15 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
   };
 
   const load = (gen: number, reclaimNow: boolean): void => {
+    opts.priority?.loading();
+    try {
+      loadNow(gen, reclaimNow);
+    } finally {
+      opts.priority?.idle();
+    }
+  };
+
+  const loadNow = (gen: number, reclaimNow: boolean): void => {
     reclaiming = reclaimNow && reclaim !== undefined;
     objects = 0;
     let summary: FeedSummary;

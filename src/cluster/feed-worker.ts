@@ -8,13 +8,26 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { FeedInit, ViewBuilder } from './feed-protocol.js';
 import { type FeedPort, serveFeed } from './feed-service.js';
 
-// Loading is background work: where the serving thread and this one share a CPU (a pod with one
-// CPU, a pinned process), the scheduler should run the serving thread first. On Linux a nice
-// value belongs to a thread, and this call sets this thread's only.
-try {
-  setPriority(19);
-} catch {
-  // Not permitted here: the loads just compete as equals.
+/**
+ * Loading is background work: where the serving thread and this one share a CPU (a pod with one
+ * CPU, a pinned process), the scheduler should run the serving thread first. On Linux a nice
+ * value belongs to a thread, and setPriority sets this thread's only. But this thread lives as
+ * long as the feed, and a process's exit waits for it to end: at nice 19 on a busy machine that
+ * took seconds. So where the thread may lower its nice value again (CAP_SYS_NICE), it is 19 while
+ * a load runs and 0 between loads; elsewhere it stays at 10, between the two.
+ */
+function priorities(): { loading: () => void; idle: () => void } {
+  const set = (n: number): boolean => {
+    try {
+      setPriority(n);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (set(1) && set(0)) return { loading: () => void set(19), idle: () => void set(0) };
+  set(10);
+  return { loading: () => undefined, idle: () => undefined };
 }
 
 /**
@@ -48,4 +61,4 @@ const builder = (module: string): Promise<ViewBuilder> => {
   return b;
 };
 
-serveFeed(parentPort as unknown as FeedPort, workerData as FeedInit, { builder, reclaim: { collect: collector(), ...RECLAIM } });
+serveFeed(parentPort as unknown as FeedPort, workerData as FeedInit, { builder, reclaim: { collect: collector(), ...RECLAIM }, priority: priorities() });

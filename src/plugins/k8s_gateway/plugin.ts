@@ -48,26 +48,14 @@ export class K8sGatewayPlugin implements RecordLister {
     private readonly deps: GatewayDeps,
   ) {}
 
-  watcher?: { start(): void; stop(): void };
-  /** Reads the manifests and builds the host index (set by the registration). */
-  loader?: () => Promise<void>;
-  /** Aborted on close: a load running in its thread then stops. */
+  /** Aborted on close: an index that arrives after it is not swapped in. */
   readonly closing = new AbortController();
 
   private get maxRecords(): number {
     return this.cfg.maxRecords ?? DEFAULT_MAX_RECORDS;
   }
 
-  async load(): Promise<void> {
-    await this.loader?.();
-  }
-
-  start(): void {
-    this.watcher?.start();
-  }
-
   close(): void {
-    this.watcher?.stop();
     this.closing.abort();
   }
 

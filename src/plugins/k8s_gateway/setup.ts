@@ -10,7 +10,7 @@ import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { ttlSeconds } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
 import { logFindings } from '../../cluster/report.js';
-import { ManifestError, type ClusterOptions } from '../../cluster/model.js';
+import { ManifestError } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../../cluster/paths.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
@@ -20,15 +20,6 @@ import { type FeedThread, sharedFeed, type ViewSubscription, type ViewUpdate } f
 import { parseLabelSelector } from './selector.js';
 import { excerpt } from '../../chain/excerpt.js';
 import { K8sGatewayPlugin } from './plugin.js';
-
-// The runtime option this plugin reads, declared here as well as in the kubernetes plugin's
-// setup (identical declarations merge), so neither relies on the other being compiled in.
-declare module '../../chain/registry.js' {
-  interface RuntimeOptions {
-    /** Service CIDRs, nodes and limits from the command line, for the plugins that read manifests. */
-    cluster: ClusterOptions;
-  }
-}
 
 const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -198,12 +189,13 @@ export const k8sGatewayPlugin: PluginDefinition = {
     });
     const loading = new GatewayLoading(cfg, paths, ctx, plugin.closing.signal, (next) => (index = next));
     // Throws ManifestError with every problem found: the server does not start on half the data.
-    plugin.loader = async () => {
+    ctx.onLoad(async () => {
       const next = await loading.load();
       const hosts = Object.fromEntries(cfg.resources.map((r) => [r, next.hosts(r).length]));
       ctx.log.info({ plugin: 'k8s_gateway', zones: cfg.zones, resources: cfg.resources, hosts }, 'k8s_gateway hosts indexed');
-    };
-    plugin.watcher = { start: () => loading.feed.watch(cfg.watchMs), stop: () => loading.close() };
+    });
+    ctx.onStart(() => loading.feed.watch(cfg.watchMs));
+    ctx.onClose(() => loading.close());
     return plugin;
   },
 };

@@ -32,17 +32,18 @@ export interface LoadingOptions {
   localAddresses: () => string[];
 }
 
-/** Gives `plugin` its loader and its manifest watch. */
+/**
+ * Registers `plugin`'s data with its block: loaded (or taken from the feed) before the
+ * configuration serves, watched while it serves, let go when it closes.
+ */
 export function wireLoading(plugin: KubernetesPlugin, opts: LoadingOptions): void {
   const loading = new Loading(plugin, opts);
+  const { ctx } = opts;
   // An object the API server would reject is left out and logged; the rest is served. Throws
   // ManifestError only for what no object owns (a path that cannot be read) or under --strict.
-  plugin.loader = () => loading.load();
-  plugin.watcher = {
-    start: () => loading.feed.watch(plugin.cfg.watchMs),
-    stop: () => undefined, // the feed stops watching when its last reader lets go
-    check: () => loading.feed.checkWatch(),
-  };
+  ctx.onLoad(() => loading.load());
+  ctx.onStart(() => loading.feed.watch(plugin.cfg.watchMs));
+  ctx.onClose(() => loading.close());
 }
 
 class Loading {
@@ -61,10 +62,12 @@ class Loading {
       permit: withLoadPermit,
       onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
     });
-    plugin.onClose = () => {
-      this.subscription?.close();
-      this.shared.release();
-    };
+  }
+
+  /** Lets go of the view and the feed (the feed stops, and its thread ends, with its last reader). */
+  close(): void {
+    this.subscription?.close();
+    this.shared.release();
   }
 
   get feed(): FeedThread {

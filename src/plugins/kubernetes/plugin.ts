@@ -94,30 +94,11 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
    */
   machineIndependent = false;
 
-  /** Polls the manifests for changes while the server runs. */
-  watcher?: { start(): void; stop(): void; check(): void };
-
-  /** Loads the store (set by setup; runs off the serving thread). */
-  loader?: () => Promise<void>;
-
-  async load(): Promise<void> {
-    await this.loader?.();
-  }
-
-  start(): void {
-    this.watcher?.start();
-  }
-
-  /** Aborted on close: a load still running on its worker thread is stopped, not waited for. */
+  /** Aborted on close: data that arrives after it is not swapped in. */
   readonly closing = new AbortController();
-
-  /** Releases what setup acquired (the store shared across reloads). */
-  onClose?: () => void;
 
   close(): void {
     this.closing.abort();
-    this.onClose?.();
-    this.watcher?.stop();
   }
 
   /** Swaps in the store built from newly loaded manifests. */

@@ -5,7 +5,7 @@ import type { Directive } from '../../chain/corefile.js';
 import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
-import type { ClusterModel, ClusterOptions } from '../../cluster/model.js';
+import type { ClusterModel } from '../../cluster/model.js';
 import { manifestPath } from '../../cluster/paths.js';
 import { isReverse, isSubdomain } from '../../pkg/names.js';
 import { zoneArgs } from '../../chain/zones.js';
@@ -15,13 +15,6 @@ import { wireLoading } from './loading.js';
 import { serverAddresses } from './ns.js';
 import { KubernetesPlugin } from './plugin.js';
 import { KubernetesStore } from './store.js';
-
-declare module '../../chain/registry.js' {
-  interface RuntimeOptions {
-    /** Service CIDRs, nodes and limits from the command line, for the plugins that read manifests. */
-    cluster: ClusterOptions;
-  }
-}
 
 declare module '../../chain/cluster-data.js' {
   interface ClusterData {
