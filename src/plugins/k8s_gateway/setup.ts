@@ -271,7 +271,7 @@ class GatewayLoading {
     const t = u.summary.timings;
     // ms: the load on the loader thread (reading what changed and the control plane).
     this.ctx.log.info(
-      { plugin: 'k8s_gateway', reread: u.summary.reread, full: u.summary.full, ms: Math.round(t.check + t.read + t.merge + t.emulate) },
+      { plugin: 'k8s_gateway', load: u.summary.gen, reread: u.summary.reread, full: u.summary.full, ms: Math.round(t.check + t.read + t.merge + t.emulate) },
       'manifests changed: k8s_gateway hosts re-indexed',
     );
   }

@@ -126,7 +126,7 @@ class Loading {
     this.m?.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: summary.objectCount, rejected: summary.rejected });
     const t = summary.timings;
     const read = {
-      reread: summary.reread, full: summary.full, thread: this.feed.threaded ? 'worker' : 'main',
+      load: summary.gen, reread: summary.reread, full: summary.full, thread: this.feed.threaded ? 'worker' : 'main',
       loadMs: { check: Math.round(t.check), read: Math.round(t.read), merge: Math.round(t.merge), emulate: Math.round(t.emulate) },
     };
     if (first) {
