@@ -45,13 +45,13 @@ describe('one manifest feed for every reader of the same files', () => {
     const file = path.join(dir, 'edge', 'zz-added.yaml');
     writeFileSync(`${file}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n');
     renameSync(`${file}.tmp`, file);
-    const after = (): Record<string, unknown>[] => logs.slice(before);
+    const since = (): Record<string, unknown>[] => logs.slice(before);
     await pollFor('both kubernetes plugins and k8s_gateway to take the change', () => {
-      const k = after().filter((l) => l['msg'] === 'manifests changed: kubernetes data reloaded');
-      const g = after().filter((l) => l['msg'] === 'manifests changed: k8s_gateway hosts re-indexed');
+      const k = since().filter((l) => l['msg'] === 'manifests changed: kubernetes data reloaded');
+      const g = since().filter((l) => l['msg'] === 'manifests changed: k8s_gateway hosts re-indexed');
       return k.length >= 2 && g.length >= 1 ? [...k, ...g] : undefined;
     }, 20_000);
-    const reloads = after().filter((l) => /reloaded|re-indexed/.test(String(l['msg'])));
+    const reloads = since().filter((l) => /reloaded|re-indexed/.test(String(l['msg'])));
     // One load (the second), one file read again, handed to all three.
     expect(reloads.map((l) => [l['load'], l['reread'], l['full']])).toEqual([
       [2, 1, false],
@@ -59,9 +59,9 @@ describe('one manifest feed for every reader of the same files', () => {
       [2, 1, false],
     ]);
     const a = await app.query('added.default.svc.cluster.local', 'A');
-    expect(a.answers?.map((r) => r.data)).toEqual(['10.96.77.77']);
+    expect(a.answers?.map((r) => (r as { data?: unknown }).data)).toEqual(['10.96.77.77']);
     const ptr = await app.query('77.77.96.10.in-addr.arpa', 'PTR');
-    expect(ptr.answers?.map((r) => r.data)).toEqual(['added.default.svc.second.local']);
+    expect(ptr.answers?.map((r) => (r as { data?: unknown }).data)).toEqual(['added.default.svc.second.local']);
   }, 60_000);
 });
 
