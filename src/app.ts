@@ -158,6 +158,8 @@ const EMPTY: Config = { blocks: [], life: newLifecycle(), specs: [], chains: [],
 
 export class App {
   private listeners: Listener[] = [];
+  /** listen() was called: a reload that changes the listeners opens the new ones (else none). */
+  private listening = false;
   private config: Config = EMPTY;
   /** The reload running now, and the one asked for while it runs (one, however often asked). */
   private reloading: Promise<boolean> | undefined;
@@ -263,6 +265,7 @@ export class App {
 
   /** Binds every listener. Resolves with where each one listens. */
   async listen(): Promise<ListenerInfo[]> {
+    this.listening = true;
     exportAnswerCaches(() => this.answerCacheReadings());
     const out: ListenerInfo[] = [];
     try {
@@ -372,7 +375,8 @@ export class App {
     if (sameListeners) {
       for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName);
       for (const hook of this.config.life.start) hook();
-    } else await this.listen();
+    } else if (this.listening) await this.listen();
+    // An App that never listened (`clusterdns sync` reloading to read the files again) opens nothing.
     this.log.info({ reason, listeners: next.specs.map((s) => `${s.address}:${s.port}`) }, 'configuration reloaded');
     return true;
   }

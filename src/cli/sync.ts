@@ -86,14 +86,16 @@ export async function sync(flags: SyncFlags): Promise<void> {
   const metricsAddress = flags.metrics === undefined ? undefined : parseHttpAddress(flags.metrics);
   if (typeof metricsAddress === 'string') throw new Error(`--metrics ${metricsAddress}`);
 
+  // One App for the whole run, never listening: under --watch a change is a reload of it, so its
+  // manifest feed reads again only the files that changed.
+  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: log, cluster: clusterOptions(flags) });
+  let builds = 0;
   const build = async (): Promise<Built> => {
     const started = Date.now();
-    const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: log, cluster: clusterOptions(flags) });
-    try {
-      return { byZone: await servedRecords(app), paths: watchedPaths(app, flags), ms: Date.now() - started };
-    } finally {
-      await app.close();
+    if (builds++ > 0 && !(await app.reload('manifests changed'))) {
+      throw new Error('sync: the Corefile or the manifests have errors (logged above); etcd keeps what the last good run wrote');
     }
+    return { byZone: await servedRecords(app), paths: watchedPaths(app, flags), ms: Date.now() - started };
   };
   const write = async (client: Etcd3, built: Built): Promise<SyncResult> => {
     const started = Date.now();
@@ -120,11 +122,16 @@ export async function sync(flags: SyncFlags): Promise<void> {
     return r;
   };
 
-  const first = await build();
-  if (flags.watch && first.paths.length === 0) throw new Error('sync --watch has nothing to watch: give --manifests PATH, or a --conf Corefile whose kubernetes block names its manifests');
-
-  let client = await newClient({ endpoints });
+  let first: Built;
+  try {
+    first = await build();
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
   if (!flags.watch) {
+    await app.close();
+    const client = await newClient({ endpoints });
     try {
       await write(client, first);
     } finally {
@@ -132,6 +139,12 @@ export async function sync(flags: SyncFlags): Promise<void> {
     }
     return;
   }
+  if (first.paths.length === 0) {
+    await app.close();
+    throw new Error('sync --watch has nothing to watch: give --manifests PATH, or a --conf Corefile whose kubernetes block names its manifests');
+  }
+
+  let client = await newClient({ endpoints });
 
   const state = syncMetrics();
   state.pending.set(1);
@@ -174,5 +187,6 @@ export async function sync(flags: SyncFlags): Promise<void> {
     runner.stop();
     await metricsRoute?.release();
     client.close();
+    await app.close();
   }
 }
