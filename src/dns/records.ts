@@ -4,6 +4,21 @@ import type { Answer } from 'dns-packet';
 
 export type Rr = Answer;
 
+type ZoneRecord = Exclude<Rr, { type: 'OPT' }>;
+/** The types of records a zone holds: every type dns-packet knows but OPT (no record, an EDNS pseudo-record). */
+export type RecordType = ZoneRecord['type'];
+// Distributes over the members of dns-packet's union (X and T are bare type parameters), so a
+// type shared by several members (A, CNAME, ... all take a string) finds its data too.
+type DataOf<X, T> = X extends { type: infer U; data: infer D } ? (T extends U ? D : never) : never;
+/** The data dns-packet takes for a record of type T: a string for A, an SrvData for SRV, ... */
+export type RecordData<T extends RecordType> = DataOf<ZoneRecord, T>;
+
+/** An IN-class record; `data` is checked against `type` (a union of types takes any of their data). */
+export function rr<T extends RecordType>(name: string, type: T, ttl: number, data: RecordData<T>): Rr {
+  // The pair is checked by the signature; TypeScript cannot tie a generic type to one union member.
+  return { name, type, ttl, class: 'IN', data } as Rr;
+}
+
 export { Rcode } from '../pkg/rcode.js';
 
 /** What a plugin returns. The server adds header bits, OPT, and truncation. */

@@ -4,9 +4,9 @@
 // functions (plugin/kubernetes/external.go) reading the same cluster data.
 import { answering } from '../../chain/answering.js';
 import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister, Transferer } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, rr, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
-import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
+import { canonicalIp, formatIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
 import type { ClusterData, ClusterPort, ClusterService } from '../../chain/cluster-data.js';
 import { DEFAULT_MAX_LOOKUPS, type K8sExternalConfig } from './setup.js';
 
@@ -42,10 +42,6 @@ const eqFold = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerC
 const stripUnderscore = (s: string): string => (s.startsWith('_') ? s.slice(1) : s);
 const matchPortAndProtocol = (port: string, pName: string, proto: string, pProto: string): boolean =>
   (port === '' || eqFold(port, pName)) && (proto === '' || eqFold(proto, pProto));
-
-function rr(name: string, type: string, ttl: number, data: unknown): Rr {
-  return { name, type, ttl, class: 'IN', data } as Rr;
-}
 
 function join(...parts: string[]): string {
   return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
@@ -164,7 +160,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
   private addressRecords(src: ExternalSource, owner: string): Rr[] {
     return this.nsAddresses(src).flatMap((ip) => {
       const p = parseIp(ip);
-      return p ? [rr(owner, p.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(ip))] : [];
+      return p ? [rr(owner, p.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(p))] : [];
     });
   }
 
@@ -294,7 +290,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       }
       if (ip.family !== family || seen.has(s.host)) continue;
       seen.add(s.host);
-      out.push(rr(qname, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(s.host)));
+      out.push(rr(qname, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(ip)));
     }
     if (!out.some((x) => x instanceof Promise)) return out as Rr[];
     return Promise.all(out.map((x) => (x instanceof Promise ? x : [x]))).then((parts) => parts.flat());
@@ -329,7 +325,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       }
       const target = join(s.key, z);
       if (once(`${target}|${s.port}|`)) records.push(rr(qname, 'SRV', s.ttl, { priority: 0, weight, port: s.port, target }));
-      if (once(`${target}|0|${s.host}`)) extra.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(s.host)));
+      if (once(`${target}|0|${s.host}`)) extra.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(ip)));
     }
     if (!extra.some((x) => x instanceof Promise)) return { records, extra: extra as Rr[] };
     return Promise.all(extra.map((x) => (x instanceof Promise ? x : [x]))).then((parts) => ({ records, extra: parts.flat() }));
@@ -385,7 +381,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         for (const p of portsOrSentinel(svc.ports)) {
           const item: Item = { host, port: p.port, key, ttl };
           const ip = parseIp(host);
-          if (ip) out.push(rr(name, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(host)));
+          if (ip) out.push(rr(name, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(ip)));
           else out.push(rr(name, 'CNAME', ttl, join(host)));
           const plain = this.srvSync(item, name, zone);
           for (const r of plain) addOnce(srvSeen, r.name, () => out.push(r));
