@@ -7,6 +7,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import type { App } from '../app.js';
 import { rdataText } from '../dns/present.js';
+import { type HostPort, isHostPortError, splitHostPort } from '../pkg/hostport.js';
 import type { SendFn, SendResult } from './types.js';
 
 /** The server label of in-process queries. */
@@ -46,16 +47,12 @@ function replyResult(reply: Buffer | undefined): SendResult {
   }
 }
 
-/** Splits HOST:PORT, [V6]:PORT or a bare IP (port 53). */
-export function parseHostPort(s: string): { host: string; port: number } {
-  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
-  if (m) return { host: m[1]!, port: m[2] ? Number(m[2]) : 53 };
-  if (isIP(s) === 6) return { host: s, port: 53 };
-  const i = s.lastIndexOf(':');
-  if (i < 0) return { host: s, port: 53 };
-  const port = Number(s.slice(i + 1));
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`invalid port in "${s}"; use HOST:PORT`);
-  return { host: s.slice(0, i), port };
+/** Where a server label points: HOST:PORT, [V6]:PORT, or a host or bare IP (port 53). */
+export function parseHostPort(s: string): HostPort {
+  const a = splitHostPort(s, { host: 'name', defaultPort: 53 });
+  if (!isHostPortError(a)) return a;
+  if (a.problem === 'port') throw new Error(`invalid port in "${s}"; use HOST:PORT`);
+  throw new Error(`invalid server "${s}"; use HOST:PORT, [IPV6]:PORT, or a host name or IP address`);
 }
 
 let nextId = 1;
