@@ -8,6 +8,7 @@ import type { Packet } from 'dns-packet';
 import type { App } from '../app.js';
 import { rdataText } from '../dns/present.js';
 import { type HostPort, isHostPortError, splitHostPort } from '../pkg/hostport.js';
+import { FrameReader, frame } from '../pkg/tcp-frames.js';
 import type { SendFn, SendResult } from './types.js';
 
 /** The server label of in-process queries. */
@@ -94,7 +95,7 @@ function udp(host: string, port: number, msg: Buffer, timeoutMs: number): Promis
 function tcp(host: string, port: number, msg: Buffer, timeoutMs: number): Promise<Packet | undefined> {
   return new Promise((resolve) => {
     const sock = connect({ host, port });
-    let buf = Buffer.alloc(0);
+    const frames = new FrameReader();
     const done = (p: Packet | undefined): void => {
       clearTimeout(timer);
       sock.destroy();
@@ -102,19 +103,15 @@ function tcp(host: string, port: number, msg: Buffer, timeoutMs: number): Promis
     };
     const timer = setTimeout(() => done(undefined), timeoutMs);
     sock.on('error', () => done(undefined));
-    sock.on('connect', () => {
-      const len = Buffer.alloc(2);
-      len.writeUInt16BE(msg.length);
-      sock.write(Buffer.concat([len, msg]));
-    });
+    sock.on('connect', () => sock.write(frame([msg])));
     sock.on('data', (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
-        try {
-          done(dnsPacket.decode(buf.subarray(2, 2 + buf.readUInt16BE(0))));
-        } catch {
-          done(undefined);
-        }
+      frames.push(d);
+      const reply = frames.next();
+      if (!reply) return;
+      try {
+        done(dnsPacket.decode(reply));
+      } catch {
+        done(undefined);
       }
     });
   });
