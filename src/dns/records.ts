@@ -1,6 +1,6 @@
 // Records as the chain and the plugins see them: dns-packet's shapes, with names written
 // fully qualified (trailing dot) inside clusterdns and converted only at the wire boundary.
-import type { Answer } from 'dns-packet';
+import type { Answer, OptAnswer, PacketOpt } from 'dns-packet';
 
 export type Rr = Answer;
 
@@ -17,6 +17,14 @@ export type RecordData<T extends RecordType> = DataOf<ZoneRecord, T>;
 export function rr<T extends RecordType>(name: string, type: T, ttl: number, data: RecordData<T>): Rr {
   // The pair is checked by the signature; TypeScript cannot tie a generic type to one union member.
   return { name, type, ttl, class: 'IN', data } as Rr;
+}
+
+/** Shared by every OPT record built here: nothing adds options to one. */
+const NO_OPTIONS: PacketOpt[] = [];
+
+/** The EDNS OPT pseudo-record (RFC 6891 6.1.3): version 0, no options; `dnssecOk` sets the DO bit. */
+export function optRr(udpPayloadSize: number, dnssecOk: boolean, extendedRcode = 0): OptAnswer {
+  return { type: 'OPT', name: '.', udpPayloadSize, extendedRcode, ednsVersion: 0, flags: dnssecOk ? 0x8000 : 0, flag_do: dnssecOk, options: NO_OPTIONS };
 }
 
 export { Rcode } from '../pkg/rcode.js';

@@ -7,6 +7,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import type { App } from '../app.js';
 import { rdataText } from '../dns/present.js';
+import { optRr } from '../dns/records.js';
 import { type HostPort, isHostPortError, splitHostPort } from '../pkg/hostport.js';
 import { FrameReader, frame } from '../pkg/tcp-frames.js';
 import type { SendFn, SendResult } from './types.js';
@@ -65,7 +66,7 @@ function query(name: string, type: string, edns: boolean): Buffer {
     type: 'query',
     flags: dnsPacket.RECURSION_DESIRED,
     questions: [{ name, type: type as 'A', class: 'IN' }],
-    additionals: edns ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232 } as never] : [],
+    additionals: edns ? [optRr(1232, false)] : [],
   });
 }
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import dnsPacket from 'dns-packet';
 import { encodePacket } from '../../src/dns/encode.js';
-import { rr, type RecordData, type RecordType, type Rr } from '../../src/dns/records.js';
+import { optRr, rr, type RecordData, type RecordType, type Rr } from '../../src/dns/records.js';
 
 interface Row<T extends RecordType> {
   type: T;
@@ -53,5 +53,22 @@ describe('rr', () => {
     // @ts-expect-error OPT is no record a zone holds
     ok.push(rr('.', 'OPT', 0, {}));
     expect(ok.map((r) => r.type)).toEqual(['A', 'A', 'SRV', 'A', 'OPT']);
+  });
+});
+
+describe('optRr', () => {
+  // [udp size, DO, extended rcode] -> the OPT record dns-packet reads back from both encoders.
+  const rows: [number, boolean, number][] = [
+    [1232, false, 0],
+    [512, true, 0],
+    [4096, true, 1],
+    [65535, false, 0xff],
+  ];
+  it.each(rows)('size %i, DO %s, extended rcode %i', (size, dnssecOk, ext) => {
+    const opt = optRr(size, dnssecOk, ext);
+    for (const wire of [encodePacket({ id: 1, type: 'query', flags: 0, questions: [], additionals: [opt] }), dnsPacket.encode({ id: 1, type: 'query', flags: 0, questions: [], additionals: [opt] })]) {
+      const [back] = dnsPacket.decode(wire).additionals ?? [];
+      expect(back).toMatchObject({ type: 'OPT', name: '.', udpPayloadSize: size, extendedRcode: ext, ednsVersion: 0, flags: dnssecOk ? 0x8000 : 0, flag_do: dnssecOk, options: [] });
+    }
   });
 });
