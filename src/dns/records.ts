@@ -19,6 +19,11 @@ export function rr<T extends RecordType>(name: string, type: T, ttl: number, dat
   return { name, type, ttl, class: 'IN', data } as Rr;
 }
 
+/** A record's TTL; 0 when it has none (an OPT record, or one built without). */
+export function ttlOf(r: Rr): number {
+  return ('ttl' in r ? r.ttl : undefined) ?? 0;
+}
+
 /** Shared by every OPT record built here: nothing adds options to one. */
 const NO_OPTIONS: PacketOpt[] = [];
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import dnsPacket from 'dns-packet';
 import { encodePacket } from '../../src/dns/encode.js';
-import { optRr, rr, type RecordData, type RecordType, type Rr } from '../../src/dns/records.js';
+import { optRr, rr, ttlOf, type RecordData, type RecordType, type Rr } from '../../src/dns/records.js';
 
 interface Row<T extends RecordType> {
   type: T;
@@ -70,5 +70,17 @@ describe('optRr', () => {
       const [back] = dnsPacket.decode(wire).additionals ?? [];
       expect(back).toMatchObject({ type: 'OPT', name: '.', udpPayloadSize: size, extendedRcode: ext, ednsVersion: 0, flags: dnssecOk ? 0x8000 : 0, flag_do: dnssecOk, options: [] });
     }
+  });
+});
+
+describe('ttlOf', () => {
+  const rows: [string, Rr, number][] = [
+    ['a record with a TTL', rr('a.example.', 'A', 300, '192.0.2.1'), 300],
+    ['a TTL of 0', rr('a.example.', 'A', 0, '192.0.2.1'), 0],
+    ['a record built without one', { name: 'a.example.', type: 'A', data: '192.0.2.1' }, 0],
+    ['an OPT record', optRr(1232, true), 0],
+  ];
+  it.each(rows)('%s', (_label, r, ttl) => {
+    expect(ttlOf(r)).toBe(ttl);
   });
 });

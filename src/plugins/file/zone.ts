@@ -11,7 +11,7 @@
 //    at a target outside it or missing from it, keeping NOERROR;
 //  - a wildcard answers only below its closest encloser, and an empty non-terminal between it
 //    and the query name blocks it (CoreDNS's TestLookupWildcardRespectsCloserEmptyNonTerminal).
-import type { Rr } from '../../dns/records.js';
+import { rr, ttlOf, type Rr } from '../../dns/records.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { ZoneFileError, type ZoneRecord } from '../../dns/zonefile.js';
 import { pushAll } from '../../pkg/arrays.js';
@@ -141,7 +141,7 @@ export class Zone {
     }
     if (!soa) throw new ZoneFileError(file, 1, `no SOA record for the zone ${origin}; the apex must have one`);
     this.soa = soa.rr;
-    const ttl = (soa.rr as { ttl?: number }).ttl ?? 0;
+    const ttl = ttlOf(soa.rr);
     const minimum = (soa.rr as { data: { minimum: number } }).data.minimum;
     this.negativeSoa = { ...soa.rr, ttl: Math.min(ttl, minimum) } as Rr;
     this.ns = this.nodes.get(origin)?.get('NS') ?? [];
@@ -236,7 +236,7 @@ export class Zone {
     const target = substitute(qname, dname.name, (dname as { data: string }).data.toLowerCase());
     const d = { ...dname, name: spell(dname.name) } as Rr;
     if (!target) return { kind: 'yxdomain', answer: [d], authority: [], additional: [] };
-    const cname = { name: spell(qname), type: 'CNAME', ttl: (dname as { ttl?: number }).ttl, class: 'IN', data: target } as Rr;
+    const cname = rr(spell(qname), 'CNAME', ttlOf(dname), target);
     const res = this.chase([cname], target, qtype, spell, depth);
     return { ...res, answer: [d, ...res.answer] };
   }
