@@ -162,7 +162,7 @@ export class Zone {
   }
 
   private resolve(qname: string, qtype: string, spell: (name: string) => string, depth: number): LookupResult {
-    const rename = (rrs: readonly Rr[], owner?: string): Rr[] => rrs.map((rr) => ({ ...rr, name: owner ?? spell(rr.name) }) as Rr);
+    const rename = (rrs: readonly Rr[], owner?: string): Rr[] => rrs.map((r) => ({ ...r, name: owner ?? spell(r.name) }));
     const soa = (): Rr[] => rename([this.soa]);
     const negSoa = (): Rr[] => rename([this.negativeSoa]);
     const ns = (): Rr[] => rename(this.ns);
@@ -215,8 +215,8 @@ export class Zone {
       return this.chase(first, (cname[0] as { data: string }).data, qtype, spell, depth);
     }
     const rrs = node.get(qtype);
-    if (!rrs || rrs.length === 0) return { kind: 'nodata', answer: [], authority: [{ ...this.negativeSoa, name: spell(this.origin) } as Rr], additional: [] };
-    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr), additional: this.additional(rrs) };
+    if (!rrs || rrs.length === 0) return { kind: 'nodata', answer: [], authority: [{ ...this.negativeSoa, name: spell(this.origin) }], additional: [] };
+    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) })), additional: this.additional(rrs) };
   }
 
   /**
@@ -228,13 +228,13 @@ export class Zone {
     // A node exists only because it owns records, so some RRset is always there.
     const type = ['CNAME', 'A', 'AAAA'].find((t) => node.has(t)) ?? node.keys().next().value!;
     const rrs = node.get(type)!;
-    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr), additional: this.additional(rrs) };
+    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) })), additional: this.additional(rrs) };
   }
 
   /** RFC 6672: the DNAME, a CNAME synthesized at the query name, then the chase of its target. */
   private dname(qname: string, qtype: string, dname: Rr, spell: (name: string) => string, depth: number): LookupResult {
     const target = substitute(qname, dname.name, (dname as { data: string }).data.toLowerCase());
-    const d = { ...dname, name: spell(dname.name) } as Rr;
+    const d: Rr = { ...dname, name: spell(dname.name) };
     if (!target) return { kind: 'yxdomain', answer: [d], authority: [], additional: [] };
     const cname = rr(spell(qname), 'CNAME', ttlOf(dname), target);
     const res = this.chase([cname], target, qtype, spell, depth);
@@ -247,7 +247,7 @@ export class Zone {
    * not have, a referral, a loop, or after MAX_CHAIN links.
    */
   private chase(chain: Rr[], target: string, qtype: string, spell: (name: string) => string, depth: number): LookupResult {
-    const authority = this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr);
+    const authority = this.ns.map((r) => ({ ...r, name: spell(r.name) }));
     const done: LookupResult = { kind: 'answer', answer: chain, authority, additional: [] };
     const t = target.toLowerCase();
     if (!isSubdomain(t, this.origin) || depth >= MAX_CHAIN) return done;
