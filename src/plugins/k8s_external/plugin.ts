@@ -43,6 +43,11 @@ const stripUnderscore = (s: string): string => (s.startsWith('_') ? s.slice(1) :
 const matchPortAndProtocol = (port: string, pName: string, proto: string, pProto: string): boolean =>
   (port === '' || eqFold(port, pName)) && (proto === '' || eqFold(proto, pProto));
 
+/** True when no record of `xs` waits on a lookup, so they answer without a promise. */
+function noLookups(xs: readonly (Rr | Promise<Rr[]>)[]): xs is Rr[] {
+  return !xs.some((x) => x instanceof Promise);
+}
+
 function join(...parts: string[]): string {
   return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
 }
@@ -166,7 +171,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
 
   private serveApex(req: DnsRequest, zone: string): DnsResponse {
     const src = this.source();
-    const base = { rcode: Rcode.NOERROR, aa: true, answer: [] as Rr[], authority: [] as Rr[], additional: [] as Rr[], cacheable: true };
+    const base: DnsResponse = { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [], additional: [], cacheable: true };
     switch (req.qtype) {
       case 'SOA':
         return { ...base, answer: [this.soa(src, zone)] };
@@ -292,7 +297,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       seen.add(s.host);
       out.push(rr(qname, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(ip)));
     }
-    if (!out.some((x) => x instanceof Promise)) return out as Rr[];
+    if (noLookups(out)) return out;
     return Promise.all(out.map((x) => (x instanceof Promise ? x : [x]))).then((parts) => parts.flat());
   }
 
@@ -327,7 +332,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       if (once(`${target}|${s.port}|`)) records.push(rr(qname, 'SRV', s.ttl, { priority: 0, weight, port: s.port, target }));
       if (once(`${target}|0|${s.host}`)) extra.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(ip)));
     }
-    if (!extra.some((x) => x instanceof Promise)) return { records, extra: extra as Rr[] };
+    if (noLookups(extra)) return { records, extra };
     return Promise.all(extra.map((x) => (x instanceof Promise ? x : [x]))).then((parts) => ({ records, extra: parts.flat() }));
   }
 
