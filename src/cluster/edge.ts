@@ -11,7 +11,7 @@
 // with a status subresource ignores it), so a bad status value is skipped with a warning.
 import type { ClusterOptions, Finding, NamespaceObject, ObjectMeta, Service, SourceRef } from './model.js';
 import { type Checker, isDns1123Subdomain, isObj, type Obj } from './validate.js';
-import { excerpt } from './yaml-docs.js';
+import { jsonExcerpt } from './yaml-docs.js';
 import { canonicalIp, parseIp } from '../pkg/ip.js';
 import { DEFAULT_LB_CIDRS, LoadBalancerPool } from './loadbalancer.js';
 import { matchesSelector, readLabelSelector, type LabelSelector } from './selector.js';
@@ -322,7 +322,7 @@ export class EdgeCollector {
     const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
     if (served.includes(version)) return true;
     check.error(
-      `apiVersion ${excerpt(apiVersion)}: no version of the ${kind} CRD serves ${excerpt(version)}, ` +
+      `apiVersion ${jsonExcerpt(apiVersion)}: no version of the ${kind} CRD serves ${jsonExcerpt(version)}, ` +
         `so the API server refuses it; use ${EDGE_KINDS[kind]}/${served[0]}`,
       'apiVersion',
     );
@@ -349,14 +349,14 @@ export class EdgeCollector {
         const ip = canonicalIp(ipText);
         if (ip) out.push({ ip });
         else check.warn(
-          `${at}.ip ${excerpt(ipText)} is not an IP address, so this status entry is skipped; ` +
+          `${at}.ip ${jsonExcerpt(ipText)} is not an IP address, so this status entry is skipped; ` +
             `write e.g. ip: 203.0.113.10`,
           `${at}.ip`, 'status-value-skipped',
         );
       } else if (hostname) {
         if (parseIp(hostname) || !isDns1123Subdomain(lower(hostname))) {
           check.warn(
-            `${at}.hostname ${excerpt(hostname)} is not a DNS name, so this status entry is skipped; ` +
+            `${at}.hostname ${jsonExcerpt(hostname)} is not a DNS name, so this status entry is skipped; ` +
               `write e.g. hostname: lb.example.com`,
             `${at}.hostname`, 'status-value-skipped',
           );
@@ -388,7 +388,7 @@ export class EdgeCollector {
       for (const part of ann.split(',').map((s) => s.trim()).filter(Boolean)) {
         const ip = canonicalIp(part);
         if (ip) requested.push(ip);
-        else refused ??= `MetalLB refuses its annotation ${annKey}: ${excerpt(part)} is not an IP address`;
+        else refused ??= `MetalLB refuses its annotation ${annKey}: ${jsonExcerpt(part)} is not an IP address`;
       }
       // Annotations are free text to the API server; MetalLB's controller (getDesiredLbIPs in
       // controller/service.go) fails the whole allocation on one bad address, so none is given.
@@ -417,7 +417,7 @@ export class EdgeCollector {
       const wrong = ingressHostProblem(host);
       if (wrong) {
         check.error(
-          `spec.rules[${i}].host ${excerpt(host)} ${wrong}, so the API server refuses the Ingress; ` +
+          `spec.rules[${i}].host ${jsonExcerpt(host)} ${wrong}, so the API server refuses the Ingress; ` +
             `use a lower-case DNS name such as www.example.com or a wildcard *.example.com (no port)`,
           `spec.rules[${i}].host`,
         );
@@ -458,7 +458,7 @@ export class EdgeCollector {
       const twin = seen.get(name);
       if (name !== '' && twin !== undefined) {
         check.error(
-          `${path}.name ${excerpt(name)} is also spec.listeners[${twin}]'s; ` +
+          `${path}.name ${jsonExcerpt(name)} is also spec.listeners[${twin}]'s; ` +
             `the Gateway CRD requires listener names unique within the Gateway: rename one`,
           `${path}.name`,
         );
@@ -467,7 +467,7 @@ export class EdgeCollector {
       // Listener.hostname is a Hostname: the CRD's pattern, lower case, a leading `*.` at most.
       if (hostname && !gatewayHostname(hostname)) {
         check.error(
-          `${path}.hostname ${excerpt(hostname)} does not match the Gateway API Hostname pattern (lower-case DNS name, ` +
+          `${path}.hostname ${jsonExcerpt(hostname)} does not match the Gateway API Hostname pattern (lower-case DNS name, ` +
             `optionally *.), so the API server refuses it`,
           `${path}.hostname`,
         );
@@ -493,7 +493,7 @@ export class EdgeCollector {
       // RouteNamespaces.from: +kubebuilder:validation:Enum=All;Selector;Same.
       if (fromText === 'Same' || fromText === 'All' || fromText === 'Selector') from = fromText;
       else check.error(
-        `${path}.allowedRoutes.namespaces.from ${excerpt(fromText)} is not one the Gateway CRD allows; use Same, ` +
+        `${path}.allowedRoutes.namespaces.from ${jsonExcerpt(fromText)} is not one the Gateway CRD allows; use Same, ` +
           `All or Selector`,
         `${path}.allowedRoutes.namespaces.from`,
       );
@@ -533,7 +533,7 @@ export class EdgeCollector {
       else {
         // GatewaySpecAddress has no CEL rule on an IPAddress value: the API server admits it and
         // the controller reports Programmed False (AddressNotUsable), giving no address.
-        refused ??= `spec.addresses[${i}].value ${excerpt(value)} is not an IP address`;
+        refused ??= `spec.addresses[${i}].value ${jsonExcerpt(value)} is not an IP address`;
         check.warn(
           `${refused}, so the Gateway controller would assign no address (Programmed: False, AddressNotUsable); ` +
             `write an IP or leave spec.addresses out`,
@@ -552,7 +552,7 @@ export class EdgeCollector {
       if (type === 'Hostname') {
         if (gatewayHostname(value)) status.push({ hostname: lower(value) });
         else check.warn(
-          `status.addresses[${i}].value ${excerpt(value)} is not a host name, ` +
+          `status.addresses[${i}].value ${jsonExcerpt(value)} is not a host name, ` +
             `so this status entry is skipped`,
           `status.addresses[${i}].value`, 'status-value-skipped',
         );
@@ -560,7 +560,7 @@ export class EdgeCollector {
         const ip = canonicalIp(value);
         if (ip) status.push({ ip });
         else check.warn(
-          `status.addresses[${i}].value ${excerpt(value)} is not an IP address, so this status entry is skipped; ` +
+          `status.addresses[${i}].value ${jsonExcerpt(value)} is not an IP address, so this status entry is skipped; ` +
             `write e.g. value: 203.0.113.10`,
           `status.addresses[${i}].value`, 'status-value-skipped',
         );
@@ -582,7 +582,7 @@ export class EdgeCollector {
       // Route hostnames are Hostnames: the CRD's pattern refuses anything else.
       if (typeof h !== 'string' || !gatewayHostname(h)) {
         check.error(
-          `${at} ${excerpt(h)} does not match the Gateway API Hostname pattern, so the API server refuses the ${kind}; ` +
+          `${at} ${jsonExcerpt(h)} does not match the Gateway API Hostname pattern, so the API server refuses the ${kind}; ` +
             `use a lower-case name such as www.example.com or *.example.com`,
           at,
         );
@@ -592,8 +592,8 @@ export class EdgeCollector {
         // An IPv4 address matches the Hostname pattern; only TLSRoute v1 has a CEL rule against
         // it ("Hostnames cannot contain an IP", tlsroute_types.go). Elsewhere it is admitted, and
         // the Gateway API says an IP is not a hostname to match: DNS has nothing to serve.
-        if (v1TlsRoute) check.error(`${at} ${excerpt(h)}: the TLSRoute CRD refuses IP addresses as hostnames; use a DNS name`, at);
-        else check.warn(`${at} ${excerpt(h)} is an IP address, which no Gateway matches as a host name; it is skipped`, at, 'route-hostname-skipped');
+        if (v1TlsRoute) check.error(`${at} ${jsonExcerpt(h)}: the TLSRoute CRD refuses IP addresses as hostnames; use a DNS name`, at);
+        else check.warn(`${at} ${jsonExcerpt(h)} is an IP address, which no Gateway matches as a host name; it is skipped`, at, 'route-hostname-skipped');
         return;
       }
       if (seenHostnames.has(h)) return;
@@ -648,12 +648,12 @@ export class EdgeCollector {
       const recordType = check.str(e, 'recordType', `${path}.recordType`);
       const ttl = e['recordTTL'];
       if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isInteger(ttl))) {
-        check.error(`${path}.recordTTL ${excerpt(ttl)} must be an integer number of seconds (the CRD types it int64)`, `${path}.recordTTL`);
+        check.error(`${path}.recordTTL ${jsonExcerpt(ttl)} must be an integer number of seconds (the CRD types it int64)`, `${path}.recordTTL`);
       }
       const targets: string[] = [];
       check.arr(e, 'targets', `${path}.targets`).forEach((t, j) => {
         if (typeof t === 'string') targets.push(t);
-        else check.error(`${path}.targets[${j}] must be a string, got ${excerpt(t)}; quote it`, `${path}.targets[${j}]`);
+        else check.error(`${path}.targets[${j}] must be a string, got ${jsonExcerpt(t)}; quote it`, `${path}.targets[${j}]`);
       });
       if (!dnsName) {
         check.warn(`${path}.dnsName is missing, so this endpoint names nothing and is skipped; add dnsName: www.example.com`, path, 'dnsendpoint-skipped');
@@ -661,9 +661,9 @@ export class EdgeCollector {
       }
       if (!recordType || !ANSWERED_RECORD_TYPES.has(recordType)) {
         const what = recordType
-          ? `recordType ${excerpt(recordType)} is not one k8s_gateway answers (A, AAAA, TXT)`
+          ? `recordType ${jsonExcerpt(recordType)} is not one k8s_gateway answers (A, AAAA, TXT)`
           : 'recordType is missing, and k8s_gateway answers only A, AAAA and TXT';
-        check.warn(`${path}.${what}, so ${excerpt(dnsName)} gets nothing from this endpoint`, `${path}.recordType`, 'dnsendpoint-skipped');
+        check.warn(`${path}.${what}, so ${jsonExcerpt(dnsName)} gets nothing from this endpoint`, `${path}.recordType`, 'dnsendpoint-skipped');
         return;
       }
       const kept: string[] = [];
@@ -676,7 +676,7 @@ export class EdgeCollector {
         const at = `${path}.targets[${j}]`;
         if (!ip) {
           check.warn(
-            `${at} ${excerpt(t)} is not an IP address, ` +
+            `${at} ${jsonExcerpt(t)} is not an IP address, ` +
               `so this ${recordType} target is skipped (k8s_gateway answers only addresses); write an IPv${recordType === 'A' ? 4 : 6} address`,
             at, 'dnsendpoint-target-skipped',
           );
@@ -686,7 +686,7 @@ export class EdgeCollector {
         if (own !== recordType) {
           // k8s_gateway keeps any address and answers it for its own family.
           check.warn(
-            `${at} ${excerpt(t)} is an IPv${ip.family} address in an ${recordType} endpoint; ` +
+            `${at} ${jsonExcerpt(t)} is an IPv${ip.family} address in an ${recordType} endpoint; ` +
               `k8s_gateway answers it as ${own}, an external-dns provider would refuse it: move it to an ${own} endpoint`,
             at, 'dnsendpoint-target-family',
           );

@@ -19,7 +19,7 @@ import { Checker, isApiServerOutput, isObj, type Obj } from './validate.js';
 import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
 import { normalizeApiVersion } from './legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './nodeports.js';
-import { collectManifestFiles, excerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
+import { collectManifestFiles, jsonExcerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
 import { type FieldTree, fieldTree } from './json-scan.js';
 import { globMatch } from '../pkg/glob.js';
 import { defaultCrdSchemaLimits, groupOf, KindRegistry, type KindLookup, namespacedByName } from './admission/index.js';
@@ -119,7 +119,7 @@ export function readHeader(raw: RawObject, opts: ClusterOptions, findings: Findi
   const kind = typeof kindRaw === 'string' && kindRaw !== '' ? kindRaw : undefined;
   let apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
   const md = o['metadata'];
-  const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${excerpt(md['name'])}` : '';
+  const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${jsonExcerpt(md['name'])}` : '';
   const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
   const check = new Checker(findings, source, `${kindText}${nameHint}`, raw.positions);
   if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"', 'kind');
@@ -144,7 +144,7 @@ export function readHeader(raw: RawObject, opts: ClusterOptions, findings: Findi
       // Named as readMeta will name the object; readMeta then names it for its own findings.
       const ns = isObj(md) && typeof md['namespace'] === 'string' && md['namespace'] !== '' ? md['namespace'] : opts.defaultNamespace;
       const name = isObj(md) && typeof md['name'] === 'string' ? md['name'] : '';
-      check.what = `${kindText} ${excerpt(`${namespaced ? `${ns}/` : ''}${name}`, 120)}`;
+      check.what = `${kindText} ${jsonExcerpt(`${namespaced ? `${ns}/` : ''}${name}`, 120)}`;
       for (const issue of issues) check.schemaError(issue.message, issue.path === '' ? undefined : issue.path, issue.code);
       check.what = kindText;
     }

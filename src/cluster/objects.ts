@@ -26,7 +26,7 @@ import {
   portNameProblem,
   specialIpProblem,
 } from './validate.js';
-import { excerpt } from './yaml-docs.js';
+import { jsonExcerpt } from './yaml-docs.js';
 import type { Obj } from './validate.js';
 
 export type Family = 'IPv4' | 'IPv6';
@@ -107,26 +107,26 @@ export function readMeta(
     check.error('metadata.name is missing; every object needs a name', 'metadata');
     return undefined;
   }
-  check.what = `${check.what} ${excerpt(`${namespaced ? `${namespace}/` : ''}${name}`, 120)}`;
+  check.what = `${check.what} ${jsonExcerpt(`${namespaced ? `${namespace}/` : ''}${name}`, 120)}`;
   // ValidateObjectMeta with the kind's name rule: ValidateServiceName (NameIsDNS1035Label),
   // ValidateNamespaceName (NameIsDNSLabel), and NameIsDNSSubdomain for the other kinds read here.
   if (nameRule === 'dns1035' && !isDns1035Label(name)) {
     check.error(
-      `name ${excerpt(name)} is not a valid DNS-1035 label; use at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit`,
+      `name ${jsonExcerpt(name)} is not a valid DNS-1035 label; use at most 63 lower-case letters, digits and '-', starting with a letter and ending with a letter or digit`,
       'metadata.name',
       'invalid-name',
     );
   } else if (nameRule === 'dns1123label' && !isDns1123Label(name)) {
     check.error(
-      `name ${excerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
+      `name ${jsonExcerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
       'metadata.name',
       'invalid-name',
     );
   } else if (nameRule === 'subdomain' && !isDns1123Subdomain(name)) {
-    check.error(`name ${excerpt(name)} is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`, 'metadata.name', 'invalid-name');
+    check.error(`name ${jsonExcerpt(name)} is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`, 'metadata.name', 'invalid-name');
   }
   if (namespaced && nsWritten !== undefined && nsWritten !== '' && !isDns1123Label(nsWritten)) {
-    check.error(`metadata.namespace ${excerpt(nsWritten)} is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`, 'metadata.namespace', 'invalid-namespace');
+    check.error(`metadata.namespace ${jsonExcerpt(nsWritten)} is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`, 'metadata.namespace', 'invalid-namespace');
   }
   return {
     name,
@@ -169,11 +169,11 @@ function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
       }
     } else if (!isDns1123Label(name)) {
       // validateServicePort: ValidateDNS1123Label (so "HTTP" is rejected).
-      check.error(`${path}.name ${excerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`, `${path}.name`, 'invalid-port-name');
+      check.error(`${path}.name ${jsonExcerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`, `${path}.name`, 'invalid-port-name');
     } else {
       const prev = names.get(name);
       if (prev !== undefined) {
-        check.error(`${path}.name ${excerpt(name)} is also the name of spec.ports[${prev}]; port names must be unique (validateServicePort), rename one`, `${path}.name`, 'duplicate-port-name');
+        check.error(`${path}.name ${jsonExcerpt(name)} is also the name of spec.ports[${prev}]; port names must be unique (validateServicePort), rename one`, `${path}.name`, 'duplicate-port-name');
       } else names.set(name, i);
     }
     const protocol = check.protocol(p, 'protocol', `${path}.protocol`);
@@ -196,7 +196,7 @@ function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
       const why = portNameProblem(tp);
       if (why !== undefined) {
         const fix = /^[0-9]+$/.test(tp) ? `write the number unquoted (targetPort: ${tp})` : 'use a container port name such as "http" or a number';
-        check.error(`${path}.targetPort ${excerpt(tp)} is not a valid port name: it ${why}; ${fix}`, `${path}.targetPort`, 'invalid-target-port');
+        check.error(`${path}.targetPort ${jsonExcerpt(tp)} is not a valid port name: it ${why}; ${fix}`, `${path}.targetPort`, 'invalid-target-port');
       }
       targetPort = tp;
     } else if (tp !== undefined && tp !== null && tp !== 0 && tp !== '') {
@@ -219,7 +219,7 @@ function readFamilies(spec: Obj, check: Checker): Family[] {
   const out: Family[] = [];
   check.arr(spec, 'ipFamilies', 'spec.ipFamilies').forEach((f, i) => {
     if (f !== 'IPv4' && f !== 'IPv6') {
-      check.error(`spec.ipFamilies[${i}] ${excerpt(f)} is not an IP family; use IPv4 or IPv6`, `spec.ipFamilies[${i}]`);
+      check.error(`spec.ipFamilies[${i}] ${jsonExcerpt(f)} is not an IP family; use IPv4 or IPv6`, `spec.ipFamilies[${i}]`);
     } else if (out.includes(f)) {
       check.error(`spec.ipFamilies lists ${f} twice`, `spec.ipFamilies[${i}]`);
     } else out.push(f);
@@ -231,7 +231,7 @@ function readServiceType(spec: Obj, check: Checker): ServiceType {
   const typeText = check.str(spec, 'type', 'spec.type');
   if (typeText === undefined || typeText === '') return 'ClusterIP';
   if ((SERVICE_TYPES as readonly string[]).includes(typeText)) return typeText as ServiceType;
-  check.error(`spec.type ${excerpt(typeText)} is not a Service type; use ClusterIP, NodePort, LoadBalancer or ExternalName`, 'spec.type');
+  check.error(`spec.type ${jsonExcerpt(typeText)} is not a Service type; use ClusterIP, NodePort, LoadBalancer or ExternalName`, 'spec.type');
   return 'ClusterIP';
 }
 
@@ -252,7 +252,7 @@ function writtenClusterIPs(clusterIP: string | undefined, rawIPs: readonly unkno
   }
   if (written.length === 0 && clusterIP !== undefined && clusterIP !== '') written.push(clusterIP);
   else if (written.length > 0 && clusterIP !== undefined && clusterIP !== '' && clusterIP !== written[0]) {
-    check.error(`spec.clusterIP ${excerpt(clusterIP)} must equal spec.clusterIPs[0] ${excerpt(written[0])}; make them agree or drop spec.clusterIP`, 'spec.clusterIP');
+    check.error(`spec.clusterIP ${jsonExcerpt(clusterIP)} must equal spec.clusterIPs[0] ${jsonExcerpt(written[0])}; make them agree or drop spec.clusterIP`, 'spec.clusterIP');
   }
   return written;
 }
@@ -271,7 +271,7 @@ function declaredClusterIPs(written: readonly string[], fromList: boolean, check
     if (ip === undefined) return;
     const f = familyOf(ip)!;
     if (declaredFamilies.includes(f)) {
-      check.error(`${path} ${excerpt(v)}: spec.clusterIPs may hold at most one address per IP family`, path);
+      check.error(`${path} ${jsonExcerpt(v)}: spec.clusterIPs may hold at most one address per IP family`, path);
       return;
     }
     declaredIPs.push(ip);
@@ -354,7 +354,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
   const writtenFamilies = readFamilies(spec, check);
   const policyText = check.str(spec, 'ipFamilyPolicy', 'spec.ipFamilyPolicy');
   if (policyText !== undefined && !['SingleStack', 'PreferDualStack', 'RequireDualStack'].includes(policyText)) {
-    check.error(`spec.ipFamilyPolicy ${excerpt(policyText)} is not valid; use SingleStack, PreferDualStack or RequireDualStack`, 'spec.ipFamilyPolicy');
+    check.error(`spec.ipFamilyPolicy ${jsonExcerpt(policyText)} is not valid; use SingleStack, PreferDualStack or RequireDualStack`, 'spec.ipFamilyPolicy');
   }
   const base = {
     meta,
@@ -376,7 +376,7 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
       check.error('type ExternalName needs spec.externalName; set it to a DNS name such as my.database.example.com', check.written('spec.externalName', 'spec.type'), 'external-name-required');
     } else if (!isDns1123Subdomain(externalName.endsWith('.') ? externalName.slice(0, -1) : externalName)) {
       check.error(
-        `spec.externalName ${excerpt(externalName)} is not a valid DNS-1123 subdomain; use a lower-case DNS name such as my.database.example.com`,
+        `spec.externalName ${jsonExcerpt(externalName)} is not a valid DNS-1123 subdomain; use a lower-case DNS name such as my.database.example.com`,
         'spec.externalName',
         'invalid-external-name',
       );
@@ -437,13 +437,13 @@ function readEndpointPorts(parent: Obj, check: Checker, path: string, rules: 'sl
     const name = check.str(p, 'name', `${pp}.name`) ?? '';
     if (rules !== 'none') {
       if (name !== '' && !isDns1123Label(name)) {
-        check.error(`${pp}.name ${excerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`, `${pp}.name`, 'invalid-port-name');
+        check.error(`${pp}.name ${jsonExcerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`, `${pp}.name`, 'invalid-port-name');
       } else if (rules === 'endpoints' && name === '' && raw.length > 1) {
         check.error(`${pp}.name is missing; a subset with more than one port must name every port (validateEndpointPort)`, pp, 'unnamed-port');
       }
       const prev = names?.get(name);
       if (prev !== undefined) {
-        check.error(`${pp}.name ${excerpt(name)} is also the name of ${path}[${prev}]; port names must be unique in a slice (validatePorts), rename one`, check.written(`${pp}.name`, pp), 'duplicate-port-name');
+        check.error(`${pp}.name ${jsonExcerpt(name)} is also the name of ${path}[${prev}]; port names must be unique in a slice (validatePorts), rename one`, check.written(`${pp}.name`, pp), 'duplicate-port-name');
       } else names?.set(name, i);
     }
     const protocol = check.protocol(p, 'protocol', `${pp}.protocol`);
@@ -495,7 +495,7 @@ function hostnameOf(o: Obj, check: Checker, path: string): string | undefined {
   if (h === undefined || h === '') return undefined;
   if (!isDns1123Label(h)) {
     // ValidateEndpointSlice (validateEndpoints) and validateEndpointAddress: ValidateDNS1123Label.
-    check.error(`${path} ${excerpt(h)} is not a valid DNS-1123 label; use lower-case letters, digits and '-', at most 63`, path, 'invalid-hostname');
+    check.error(`${path} ${jsonExcerpt(h)} is not a valid DNS-1123 label; use lower-case letters, digits and '-', at most 63`, path, 'invalid-hostname');
   }
   return h;
 }
@@ -506,7 +506,7 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
   if (addressTypeText === 'IPv4' || addressTypeText === 'IPv6' || addressTypeText === 'FQDN') addressType = addressTypeText;
   // ValidateEndpointSlice (validateAddressType): required, one of IPv4, IPv6, FQDN.
   else if (addressTypeText === undefined) check.error('addressType is missing; set it to IPv4, IPv6 or FQDN', undefined, 'address-type-required');
-  else check.error(`addressType ${excerpt(addressTypeText)} is not valid; use IPv4, IPv6 or FQDN`, 'addressType', 'address-type-required');
+  else check.error(`addressType ${jsonExcerpt(addressTypeText)} is not valid; use IPv4, IPv6 or FQDN`, 'addressType', 'address-type-required');
   const beta = apiVersion.endsWith('/v1beta1');
   const endpoints: Endpoint[] = [];
   // Slices hold most of a large cluster's objects: a field of the expected type is read directly,
@@ -539,7 +539,7 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
         const name = typeof a === 'string' && a.endsWith('.') ? a.slice(0, -1) : a;
         if (typeof name !== 'string' || !isDns1123Subdomain(name) || !name.includes('.') || longLabel(name)) {
           const ap = `endpoints[${i}].addresses[${j}]`;
-          check.error(`${ap} ${excerpt(a)} is not a fully qualified DNS name; use a lower-case name of at least two labels such as db.example.com`, ap, 'invalid-address');
+          check.error(`${ap} ${jsonExcerpt(a)} is not a fully qualified DNS name; use a lower-case name of at least two labels such as db.example.com`, ap, 'invalid-address');
         } else addresses.push(a as string);
         return;
       }
@@ -553,7 +553,7 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
       // text, which formatIp builds from pieces: the model keeps one flat string per address.
       if ((ip.includes(':') ? 'IPv6' : 'IPv4') !== addressType) {
         const ap = `endpoints[${i}].addresses[${j}]`;
-        check.error(`${ap} ${excerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`, ap, 'invalid-address');
+        check.error(`${ap} ${jsonExcerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`, ap, 'invalid-address');
         return;
       }
       // validateEndpoints: ValidateEndpointIP (once ValidateNonSpecialIP).
@@ -579,7 +579,7 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     if (typeof nn === 'string' && nn !== validNode) {
       // validateEndpoints: ValidateNodeName (a DNS-1123 subdomain).
       if (isDns1123Subdomain(nn)) validNode = nn;
-      else check.error(`endpoints[${i}].nodeName ${excerpt(nn)} is not a valid node name (DNS-1123 subdomain); use the Node's name`, `endpoints[${i}].nodeName`, 'invalid-node-name');
+      else check.error(`endpoints[${i}].nodeName ${jsonExcerpt(nn)} is not a valid node name (DNS-1123 subdomain); use the Node's name`, `endpoints[${i}].nodeName`, 'invalid-node-name');
     }
     const t = e['targetRef'];
     const ref = t === undefined || t === null ? {} : targetRef(e, check, `endpoints[${i}]`);
@@ -682,7 +682,7 @@ export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): Endpoints
         const hostname = hostnameOf(a, check, `${ap}.hostname`);
         const nodeName = check.str(a, 'nodeName', `${ap}.nodeName`);
         if (nodeName !== undefined && nodeName !== '' && !isDns1123Subdomain(nodeName)) {
-          check.error(`${ap}.nodeName ${excerpt(nodeName)} is not a valid node name (DNS-1123 subdomain); use the Node's name`, `${ap}.nodeName`, 'invalid-node-name');
+          check.error(`${ap}.nodeName ${jsonExcerpt(nodeName)} is not a valid node name (DNS-1123 subdomain); use the Node's name`, `${ap}.nodeName`, 'invalid-node-name');
         }
         out.push({ ip, ...(hostname ? { hostname } : {}), ...(nodeName ? { nodeName } : {}), ...targetRef(a, check, ap) });
       });
@@ -738,9 +738,9 @@ export function readContainerPorts(spec: Obj, check: Checker, path: string): Con
           // validateContainerPorts: IsValidPortName, and no name twice in a container.
           const why = portNameProblem(name);
           if (why !== undefined) {
-            check.error(`${pp}.name ${excerpt(name)} is not a valid port name: it ${why}; use at most 15 lower-case letters, digits and '-', such as "http"`, `${pp}.name`, 'invalid-port-name');
+            check.error(`${pp}.name ${jsonExcerpt(name)} is not a valid port name: it ${why}; use at most 15 lower-case letters, digits and '-', such as "http"`, `${pp}.name`, 'invalid-port-name');
           } else if (names?.has(name)) {
-            check.error(`${pp}.name ${excerpt(name)} is also the name of ports[${names.get(name)}] of this container; port names must be unique, rename one`, `${pp}.name`, 'duplicate-port-name');
+            check.error(`${pp}.name ${jsonExcerpt(name)} is also the name of ports[${names.get(name)}] of this container; port names must be unique, rename one`, `${pp}.name`, 'duplicate-port-name');
           } else names?.set(name, j);
         }
         out.push({ name, protocol: check.protocol(p, 'protocol', `${pp}.protocol`), containerPort });
@@ -807,8 +807,8 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   const hostname = check.str(spec, 'hostname', 'spec.hostname');
   const subdomain = check.str(spec, 'subdomain', 'spec.subdomain');
   // ValidatePodSpec: hostname and subdomain are DNS-1123 labels (ValidateDNS1123Label).
-  if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname ${excerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, 'spec.hostname', 'invalid-hostname');
-  if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain ${excerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, 'spec.subdomain', 'invalid-subdomain');
+  if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname ${jsonExcerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, 'spec.hostname', 'invalid-hostname');
+  if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain ${jsonExcerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, 'spec.subdomain', 'invalid-subdomain');
   const nodeName = check.str(spec, 'nodeName', 'spec.nodeName');
   const owner = readOwner(o);
   return {
@@ -841,7 +841,7 @@ function checkDnsConfig(dc: { nameservers: readonly string[]; searches: readonly
     check.error(`${path}.nameservers lists ${dc.nameservers.length} servers; at most ${MAX_DNS_NAMESERVERS} are allowed, remove some`, `${path}.nameservers`, 'dns-config-limits');
   }
   dc.nameservers.forEach((n, i) => {
-    if (parseIp(n) === undefined) check.error(`${path}.nameservers[${i}] ${excerpt(n)} is not an IP address; write the server's IP`, `${path}.nameservers[${i}]`, 'dns-config-limits');
+    if (parseIp(n) === undefined) check.error(`${path}.nameservers[${i}] ${jsonExcerpt(n)} is not an IP address; write the server's IP`, `${path}.nameservers[${i}]`, 'dns-config-limits');
   });
   if (dc.searches.length > MAX_DNS_SEARCH_PATHS) {
     check.error(`${path}.searches lists ${dc.searches.length} domains; at most ${MAX_DNS_SEARCH_PATHS} are allowed, remove some`, `${path}.searches`, 'dns-config-limits');
@@ -853,7 +853,7 @@ function checkDnsConfig(dc: { nameservers: readonly string[]; searches: readonly
     // is allowed, one trailing dot is trimmed, and labels may hold '_' (IsDNS1123SubdomainWithUnderscore).
     const bare = d.endsWith('.') ? d.slice(0, -1) : d;
     if (d !== '.' && !(bare.length <= 253 && SEARCH_DOMAIN.test(bare))) {
-      check.error(`${path}.searches[${i}] ${excerpt(d)} is not a valid search domain; use a lower-case domain such as svc.cluster.local`, `${path}.searches[${i}]`, 'dns-config-limits');
+      check.error(`${path}.searches[${i}] ${jsonExcerpt(d)} is not a valid search domain; use a lower-case domain such as svc.cluster.local`, `${path}.searches[${i}]`, 'dns-config-limits');
     }
   });
   if (chars > MAX_DNS_SEARCH_CHARS) {
@@ -867,7 +867,7 @@ export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, '
   const policy = check.str(spec, 'dnsPolicy', `${path}.dnsPolicy`);
   if (policy !== undefined && policy !== '') {
     if (!['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'].includes(policy)) {
-      check.error(`${path}.dnsPolicy ${excerpt(policy)} is not valid; use ClusterFirst, ClusterFirstWithHostNet, Default or None`, `${path}.dnsPolicy`);
+      check.error(`${path}.dnsPolicy ${jsonExcerpt(policy)} is not valid; use ClusterFirst, ClusterFirstWithHostNet, Default or None`, `${path}.dnsPolicy`);
     }
     out.dnsPolicy = policy;
   }
@@ -916,7 +916,7 @@ export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, '
     // validateHostAliases: each hostname a DNS-1123 subdomain.
     hostnames.forEach((h, j) => {
       if (!isDns1123Subdomain(h)) {
-        check.error(`${path}.hostAliases[${i}].hostnames[${j}] ${excerpt(h)} is not a valid DNS-1123 subdomain; use a lower-case host name`, `${path}.hostAliases[${i}].hostnames[${j}]`, 'invalid-host-alias');
+        check.error(`${path}.hostAliases[${i}].hostnames[${j}] ${jsonExcerpt(h)} is not a valid DNS-1123 subdomain; use a lower-case host name`, `${path}.hostAliases[${i}].hostnames[${j}]`, 'invalid-host-alias');
       }
     });
     if (ip !== undefined) aliases.push({ ip, hostnames });
@@ -932,7 +932,7 @@ export function toServiceImport(o: Obj, meta: ObjectMeta, check: Checker): Servi
   const t = check.str(spec, 'type', 'spec.type');
   let type: ServiceImport['type'] = 'ClusterSetIP';
   if (t === 'ClusterSetIP' || t === 'Headless') type = t;
-  else check.error(`spec.type ${t === undefined ? 'is missing' : `${excerpt(t)} is not valid`}; use ClusterSetIP or Headless`, 'spec.type');
+  else check.error(`spec.type ${t === undefined ? 'is missing' : `${jsonExcerpt(t)} is not valid`}; use ClusterSetIP or Headless`, 'spec.type');
   const ips: string[] = [];
   check.arr(spec, 'ips', 'spec.ips').forEach((v, i) => {
     const ip = check.ip(v, `spec.ips[${i}]`);

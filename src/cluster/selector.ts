@@ -3,7 +3,7 @@
 // as in k8s.io/apimachinery/pkg/labels. An empty LabelSelector matches everything; a missing one
 // matches nothing (metav1.LabelSelectorAsSelector(nil) is labels.Nothing()).
 
-import { excerpt } from './yaml-docs.js';
+import { jsonExcerpt } from './yaml-docs.js';
 import type { Checker, Obj } from './validate.js';
 import { isObj, labelValueProblem, qualifiedNameProblem } from './validate.js';
 
@@ -80,7 +80,7 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
       return;
     }
     if (op !== 'In' && op !== 'NotIn' && op !== 'Exists' && op !== 'DoesNotExist') {
-      check.error(`${ep}.operator ${excerpt(op)} is not valid; use In, NotIn, Exists or DoesNotExist`, `${ep}.operator`);
+      check.error(`${ep}.operator ${jsonExcerpt(op)} is not valid; use In, NotIn, Exists or DoesNotExist`, `${ep}.operator`);
       return;
     }
     if ((op === 'In' || op === 'NotIn') && values.length === 0) {
@@ -94,10 +94,10 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
     if (validate) {
       // ValidateLabelSelectorRequirement: the key a qualified name, each value a label value.
       const kp = qualifiedNameProblem(k);
-      if (kp !== undefined) check.error(`${ep}.key ${excerpt(k)} ${kp}; use [prefix/]name such as app`, `${ep}.key`, 'invalid-label-key');
+      if (kp !== undefined) check.error(`${ep}.key ${jsonExcerpt(k)} ${kp}; use [prefix/]name such as app`, `${ep}.key`, 'invalid-label-key');
       values.forEach((x, j) => {
         const vp = labelValueProblem(x);
-        if (vp !== undefined) check.error(`${ep}.values[${j}] ${excerpt(x)} ${vp}; use at most 63 letters, digits, '-', '_' and '.'`, `${ep}.values[${j}]`, 'invalid-label-value');
+        if (vp !== undefined) check.error(`${ep}.values[${j}] ${jsonExcerpt(x)} ${vp}; use at most 63 letters, digits, '-', '_' and '.'`, `${ep}.values[${j}]`, 'invalid-label-value');
       });
     }
     matchExpressions.push({ key: k, operator: op, values });

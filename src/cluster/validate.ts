@@ -2,7 +2,7 @@
 
 import type { Finding, SourceRef } from './model.js';
 import { canonicalIp } from '../pkg/ip.js';
-import { excerpt, type Positions } from './yaml-docs.js';
+import { jsonExcerpt, type Positions } from './yaml-docs.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -208,7 +208,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'string') {
-      this.error(`${path} must be a string, got ${excerpt(v)}; quote the value`, path);
+      this.error(`${path} must be a string, got ${jsonExcerpt(v)}; quote the value`, path);
       return undefined;
     }
     return v;
@@ -218,7 +218,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'boolean') {
-      this.error(`${path} must be true or false, got ${excerpt(v)}`, path);
+      this.error(`${path} must be true or false, got ${jsonExcerpt(v)}`, path);
       return undefined;
     }
     return v;
@@ -229,7 +229,7 @@ export class Checker {
     const v = parent[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535) {
-      this.error(`${path} ${excerpt(v)} is not a valid port number; use an integer between 1 and 65535`, path, 'invalid-port');
+      this.error(`${path} ${jsonExcerpt(v)} is not a valid port number; use an integer between 1 and 65535`, path, 'invalid-port');
       return undefined;
     }
     return v;
@@ -247,9 +247,9 @@ export class Checker {
       if (typeof v === 'string') out[k] = v;
       else if (v === null || v === undefined) out[k] = '';
       else if (typeof v === 'number' || typeof v === 'boolean') {
-        this.error(`${path}.${k} must be a string, got ${excerpt(v)}; quote it ("${String(v)}")`, `${path}.${k}`, 'non-string-value');
+        this.error(`${path}.${k} must be a string, got ${jsonExcerpt(v)}; quote it ("${String(v)}")`, `${path}.${k}`, 'non-string-value');
         out[k] = String(v);
-      } else this.error(`${path}.${k} must be a string, got ${excerpt(v)}`, `${path}.${k}`, 'non-string-value');
+      } else this.error(`${path}.${k} must be a string, got ${jsonExcerpt(v)}`, `${path}.${k}`, 'non-string-value');
     }
     return out;
   }
@@ -263,11 +263,11 @@ export class Checker {
     for (const k in out) {
       const kp = qualifiedNameProblem(k);
       if (kp !== undefined) {
-        this.error(`${path} key ${excerpt(k)} ${kp}; use [prefix/]name such as app.kubernetes.io/name`, `${path}.${k}`, 'invalid-label-key');
+        this.error(`${path} key ${jsonExcerpt(k)} ${kp}; use [prefix/]name such as app.kubernetes.io/name`, `${path}.${k}`, 'invalid-label-key');
       }
       const vp = labelValueProblem(out[k]!);
       if (vp !== undefined) {
-        this.error(`${path}.${k} value ${excerpt(out[k])} ${vp}; use at most 63 letters, digits, '-', '_' and '.'`, `${path}.${k}`, 'invalid-label-value');
+        this.error(`${path}.${k} value ${jsonExcerpt(out[k])} ${vp}; use at most 63 letters, digits, '-', '_' and '.'`, `${path}.${k}`, 'invalid-label-value');
       }
     }
     return out;
@@ -284,7 +284,7 @@ export class Checker {
     for (const k in out) {
       const kp = qualifiedNameProblem(k.toLowerCase());
       if (kp !== undefined) {
-        this.error(`${path} key ${excerpt(k)} ${kp}; use [prefix/]name such as example.com/owner`, `${path}.${k}`, 'invalid-annotation-key');
+        this.error(`${path} key ${jsonExcerpt(k)} ${kp}; use [prefix/]name such as example.com/owner`, `${path}.${k}`, 'invalid-annotation-key');
       }
       units += k.length + out[k]!.length;
     }
@@ -302,11 +302,11 @@ export class Checker {
   /** Validates an IP literal; returns its canonical text or undefined (after an error). */
   ip(value: unknown, path: string, fix = 'write a plain IPv4 or IPv6 address'): string | undefined {
     if (typeof value !== 'string') {
-      this.error(`${path} must be an IP address string, got ${excerpt(value)}`, path, 'invalid-ip');
+      this.error(`${path} must be an IP address string, got ${jsonExcerpt(value)}`, path, 'invalid-ip');
       return undefined;
     }
     const c = canonicalIp(value);
-    if (c === undefined) this.error(`${path} ${excerpt(value)} is not a valid IP address; ${fix}`, path, 'invalid-ip');
+    if (c === undefined) this.error(`${path} ${jsonExcerpt(value)} is not a valid IP address; ${fix}`, path, 'invalid-ip');
     return c;
   }
 
@@ -314,7 +314,7 @@ export class Checker {
     const p = this.str(parent, key, path);
     if (p === undefined || p === '') return 'TCP';
     if (p !== 'TCP' && p !== 'UDP' && p !== 'SCTP') {
-      this.error(`${path} ${excerpt(p)} is not supported; use TCP, UDP or SCTP (upper case)`, path, 'invalid-protocol');
+      this.error(`${path} ${jsonExcerpt(p)} is not supported; use TCP, UDP or SCTP (upper case)`, path, 'invalid-protocol');
     }
     return p;
   }

@@ -23,7 +23,7 @@
 // a ReplicaSet it owns, or pods owned by a ReplicaSet `<deploy>-<hash>` that is not in the
 // manifests) gets no derived pods.
 
-import { excerpt } from './yaml-docs.js';
+import { jsonExcerpt } from './yaml-docs.js';
 import { hash } from 'node:crypto';
 import type { ClusterNode, ContainerPort, ObjectMeta, Pod, WorkloadInfo } from './model.js';
 import { READY_ANNOTATION, readContainerPorts, readOwner, readPodDNS } from './objects.js';
@@ -168,7 +168,7 @@ function readCount(spec: Obj, key: string, path: string, check: Checker, dflt: n
   if (v === undefined || v === null) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
     // ValidateNonnegativeField (replicas, parallelism, completions, ordinals.start).
-    check.error(`${path} ${excerpt(v)} must be a non-negative integer`, path, 'invalid-count');
+    check.error(`${path} ${jsonExcerpt(v)} must be a non-negative integer`, path, 'invalid-count');
     return 0;
   }
   return v;
@@ -181,10 +181,10 @@ function readTemplate(t: Obj, check: Checker, path: string): PodTemplate {
   const subdomain = check.str(spec, 'subdomain', `${path}.spec.subdomain`);
   // ValidatePodSpec: hostname and subdomain are DNS-1123 labels.
   if (hostname && !isDns1123Label(hostname)) {
-    check.error(`${path}.spec.hostname ${excerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, `${path}.spec.hostname`, 'invalid-hostname');
+    check.error(`${path}.spec.hostname ${jsonExcerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, `${path}.spec.hostname`, 'invalid-hostname');
   }
   if (subdomain && !isDns1123Label(subdomain)) {
-    check.error(`${path}.spec.subdomain ${excerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, `${path}.spec.subdomain`, 'invalid-subdomain');
+    check.error(`${path}.spec.subdomain ${jsonExcerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, `${path}.spec.subdomain`, 'invalid-subdomain');
   }
   const nodeName = check.str(spec, 'nodeName', `${path}.spec.nodeName`);
   return {
@@ -225,9 +225,9 @@ function checkRestartPolicy(template: unknown, path: string, job: boolean, check
   // Only a finding asks where: the field lines cost a parse of the object's document.
   const where = (): string => check.written(`${path}.spec.restartPolicy`, `${path}.spec`, path, 'spec');
   if (job && policy !== 'OnFailure' && policy !== 'Never') {
-    check.error(`${path}.spec.restartPolicy ${rp === undefined ? 'is unset (so Always)' : excerpt(rp)}; a Job's pods need restartPolicy OnFailure or Never, set one`, where(), 'restart-policy');
+    check.error(`${path}.spec.restartPolicy ${rp === undefined ? 'is unset (so Always)' : jsonExcerpt(rp)}; a Job's pods need restartPolicy OnFailure or Never, set one`, where(), 'restart-policy');
   } else if (!job && policy !== 'Always') {
-    check.error(`${path}.spec.restartPolicy ${excerpt(rp)} is not allowed here; a controller's pods restart Always, remove it`, where(), 'restart-policy');
+    check.error(`${path}.spec.restartPolicy ${jsonExcerpt(rp)} is not allowed here; a controller's pods restart Always, remove it`, where(), 'restart-policy');
   }
 }
 
@@ -238,7 +238,7 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
   if (kind === 'CronJob') {
     // ValidateCronJobCreate: the name is at most 52 characters.
     if (meta.name.length > CRONJOB_NAME_MAX) {
-      check.error(`name ${excerpt(meta.name)} is ${meta.name.length} characters; a CronJob's name may have at most ${CRONJOB_NAME_MAX}, shorten it`, 'metadata.name', 'invalid-name');
+      check.error(`name ${jsonExcerpt(meta.name)} is ${meta.name.length} characters; a CronJob's name may have at most ${CRONJOB_NAME_MAX}, shorten it`, 'metadata.name', 'invalid-name');
     }
     const jt = spec['jobTemplate'];
     const jspec = isObj(jt) ? jt['spec'] : undefined;
@@ -249,9 +249,9 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
   // already reported a name that is not even a subdomain. ValidateStatefulSetUpdate does not check
   // the name again, so one from a cluster (server-set metadata) may be an older subdomain name.
   if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name) && hasServerSetMeta(o)) {
-    check.warn(`name ${excerpt(meta.name)} is not a DNS-1123 label, which a new StatefulSet needs; this one was read from a cluster, so it is kept`, 'metadata.name', 'invalid-name');
+    check.warn(`name ${jsonExcerpt(meta.name)} is not a DNS-1123 label, which a new StatefulSet needs; this one was read from a cluster, so it is kept`, 'metadata.name', 'invalid-name');
   } else if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name)) {
-    check.error(`name ${excerpt(meta.name)} is not a valid DNS-1123 label (a StatefulSet's name is its pods' hostname prefix); use at most 63 lower-case letters, digits and '-'`, 'metadata.name', 'invalid-name');
+    check.error(`name ${jsonExcerpt(meta.name)} is not a valid DNS-1123 label (a StatefulSet's name is its pods' hostname prefix); use at most 63 lower-case letters, digits and '-'`, 'metadata.name', 'invalid-name');
   }
 
   let runnable = true;
@@ -306,7 +306,7 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
         // ValidateStatefulSetSpec does not check serviceName, but it becomes every pod's
         // spec.subdomain, which ValidatePodSpec requires to be a DNS-1123 label: the pods fail.
         if (!isDns1123Label(sn)) {
-          check.warn(`spec.serviceName ${excerpt(sn)} is not a valid DNS-1123 label, so the API server rejects every pod (it is their subdomain) and it runs none; use the headless Service's name`, 'spec.serviceName', 'invalid-service-name');
+          check.warn(`spec.serviceName ${jsonExcerpt(sn)} is not a valid DNS-1123 label, so the API server rejects every pod (it is their subdomain) and it runs none; use the headless Service's name`, 'spec.serviceName', 'invalid-service-name');
           runnable = false;
         }
       }

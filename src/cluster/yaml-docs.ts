@@ -158,8 +158,12 @@ const JSON_FILE = /\.json$/i;
 
 const identity = (st: { dev: bigint; ino: bigint }): string => `${st.dev}:${st.ino}`;
 
-/** A short, bounded rendering of an input value for messages: never the whole input. */
-export function excerpt(v: unknown, max = 60): string {
+/**
+ * An input value as JSON (strings quoted, objects and arrays walked), cut after `max` characters
+ * (then "..."): what a message echoes of a manifest value, never the whole input. The Corefile's
+ * `excerpt` (chain) instead cuts a plain token and escapes what is not printable ASCII.
+ */
+export function jsonExcerpt(v: unknown, max = 60): string {
   let out = '';
   const add = (s: string): boolean => {
     out += s;
@@ -475,7 +479,7 @@ function readDocument(r: DocReader, doc: Document.Parsed, out: RawObject[]): voi
   if (r.json) {
     // Every JSON reader keeps the last of duplicate keys; YAML forbids them, JSON only warns.
     indexNode(root, r.lineAt, (key, line, first) =>
-      r.err(line, `duplicate key ${excerpt(key)} (first at line ${first}); ${DUPLICATE_FIX}`, 'warning'),
+      r.err(line, `duplicate key ${jsonExcerpt(key)} (first at line ${first}); ${DUPLICATE_FIX}`, 'warning'),
     );
   }
   if (!isRecord(value)) {
@@ -696,7 +700,7 @@ function parseJsonFast(
   const rootLine = lineOf[0]!;
   const nd = scan.duplicates.length;
   const duplicates = scan.duplicates.map((d, k): Finding => {
-    const message = `duplicate key ${excerpt(d.key)} (first at line ${lineOf[1 + k]}); ${DUPLICATE_FIX}`;
+    const message = `duplicate key ${jsonExcerpt(d.key)} (first at line ${lineOf[1 + k]}); ${DUPLICATE_FIX}`;
     return { file, line: lineOf[1 + nd + k]!, severity: 'warning', message };
   });
   const itemKind = isList && kind !== 'List' ? (kind as string).slice(0, -'List'.length) : undefined;

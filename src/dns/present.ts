@@ -1,5 +1,6 @@
 // RFC 1035 presentation format of decoded records, as zone files and dig print them.
 import type { Answer } from 'dns-packet';
+import { ttlOf } from './records.js';
 
 const abs = (name: string): string => (name === '.' || name === '' ? '.' : name.endsWith('.') ? name : `${name}.`);
 
@@ -56,6 +57,5 @@ export function recordText(rr: Answer): string {
 
 /** recordText with the record's data already presented (callers that keyed records by it). */
 export function recordTextWith(rr: Answer, rdata: string): string {
-  const ttl = (rr as { ttl?: number }).ttl ?? 0;
-  return `${abs(rr.name)}\t${ttl}\t${(rr as { class?: string }).class ?? 'IN'}\t${rr.type}\t${rdata}`;
+  return `${abs(rr.name)}\t${ttlOf(rr)}\t${(rr as { class?: string }).class ?? 'IN'}\t${rr.type}\t${rdata}`;
 }

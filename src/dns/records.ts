@@ -1,8 +1,36 @@
 // Records as the chain and the plugins see them: dns-packet's shapes, with names written
 // fully qualified (trailing dot) inside clusterdns and converted only at the wire boundary.
-import type { Answer } from 'dns-packet';
+import type { Answer, OptAnswer, PacketOpt } from 'dns-packet';
 
 export type Rr = Answer;
+
+type ZoneRecord = Exclude<Rr, { type: 'OPT' }>;
+/** The types of records a zone holds: every type dns-packet knows but OPT (no record, an EDNS pseudo-record). */
+export type RecordType = ZoneRecord['type'];
+// Distributes over the members of dns-packet's union (X and T are bare type parameters), so a
+// type shared by several members (A, CNAME, ... all take a string) finds its data too.
+type DataOf<X, T> = X extends { type: infer U; data: infer D } ? (T extends U ? D : never) : never;
+/** The data dns-packet takes for a record of type T: a string for A, an SrvData for SRV, ... */
+export type RecordData<T extends RecordType> = DataOf<ZoneRecord, T>;
+
+/** An IN-class record; `data` is checked against `type` (a union of types takes any of their data). */
+export function rr<T extends RecordType>(name: string, type: T, ttl: number, data: RecordData<T>): Rr {
+  // The pair is checked by the signature; TypeScript cannot tie a generic type to one union member.
+  return { name, type, ttl, class: 'IN', data } as Rr;
+}
+
+/** A record's TTL; 0 when it has none (an OPT record, or one built without). */
+export function ttlOf(r: Rr): number {
+  return ('ttl' in r ? r.ttl : undefined) ?? 0;
+}
+
+/** Shared by every OPT record built here: nothing adds options to one. */
+const NO_OPTIONS: PacketOpt[] = [];
+
+/** The EDNS OPT pseudo-record (RFC 6891 6.1.3): version 0, no options; `dnssecOk` sets the DO bit. */
+export function optRr(udpPayloadSize: number, dnssecOk: boolean, extendedRcode = 0): OptAnswer {
+  return { type: 'OPT', name: '.', udpPayloadSize, extendedRcode, ednsVersion: 0, flags: dnssecOk ? 0x8000 : 0, flag_do: dnssecOk, options: NO_OPTIONS };
+}
 
 export { Rcode } from '../pkg/rcode.js';
 

@@ -3,10 +3,9 @@
 // clear, OPT only when the query had one (our payload size 1232, DO copied).
 import type { Packet } from 'dns-packet';
 import { encodePacket, encodeSimple, type FitOptions } from './encode.js';
-import type { DnsResponse } from './records.js';
 import type { ParsedQuery } from './query.js';
 import { className, typeName } from './query.js';
-import type { Rr } from './records.js';
+import { type DnsResponse, optRr, type Rr } from './records.js';
 
 /** Our own EDNS0 UDP payload size (DNS flag day 2020). */
 const OUR_UDP_SIZE = 1232;
@@ -31,14 +30,7 @@ function headerFlags(q: ParsedQuery, rcode: number, aa: boolean, relayed: { ra?:
 }
 
 function optRecord(q: ParsedQuery, rcode: number): Rr {
-  return {
-    type: 'OPT',
-    name: '.',
-    udpPayloadSize: OUR_UDP_SIZE,
-    extendedRcode: rcode >> 4,
-    ednsVersion: 0,
-    flags: q.edns?.do ? 0x8000 : 0,
-  } as unknown as Rr;
+  return optRr(OUR_UDP_SIZE, q.edns?.do === true, rcode >> 4);
 }
 
 // encodePacket is synchronous and keeps nothing it is given, so one packet, question and fit

@@ -3,7 +3,8 @@
 // CoreDNS opens a listener per plugin and per address (with SO_REUSEPORT); one listener with
 // several paths answers the same URLs without the kernel spreading connections between twins.
 import http from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { isHostPortError, splitHostPort } from './hostport.js';
 
 export interface HttpAddress {
   /** Host to listen on; '' is every address (Go's `:8080`). */
@@ -18,22 +19,18 @@ export interface HttpAddress {
  * `:PORT`. Returns the reason when it is not one.
  */
 export function parseHttpAddress(text: string): HttpAddress | string {
-  let host: string;
-  let portText: string;
-  const v6 = /^\[([^\]]*)\]:([^:]*)$/.exec(text);
-  if (v6) {
-    host = v6[1]!;
-    portText = v6[2]!;
-  } else {
-    const colon = text.lastIndexOf(':');
-    if (colon < 0) return `"${text}" has no port; write HOST:PORT or :PORT, e.g. :8080`;
-    host = text.slice(0, colon);
-    portText = text.slice(colon + 1);
-    if (host.includes(':')) return `"${text}" has too many colons; write an IPv6 address in brackets, e.g. [::1]:8080`;
+  const a = splitHostPort(text, { host: 'name', portZero: true, emptyHost: true });
+  if (!isHostPortError(a)) return { ...a, text };
+  switch (a.problem) {
+    case 'no-port':
+      return `"${text}" has no port; write HOST:PORT or :PORT, e.g. :8080`;
+    case 'colons':
+      return `"${text}" has too many colons; write an IPv6 address in brackets, e.g. [::1]:8080`;
+    case 'port':
+      return `"${text}": port "${a.port}" is not a number from 0 to 65535`;
+    case 'host':
+      return `"${text}": "${a.host}" is not a host name or IP address`;
   }
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) return `"${text}": port "${portText}" is not a number from 0 to 65535`;
-  if (host !== '' && host !== 'localhost' && isIP(host) === 0 && !/^[a-z0-9.-]+$/i.test(host)) return `"${text}": "${host}" is not a host name or IP address`;
-  return { host, port: Number(portText), text };
 }
 
 /**

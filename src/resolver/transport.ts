@@ -7,6 +7,9 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import type { App } from '../app.js';
 import { rdataText } from '../dns/present.js';
+import { optRr } from '../dns/records.js';
+import { type HostPort, isHostPortError, splitHostPort } from '../pkg/hostport.js';
+import { FrameReader, frame } from '../pkg/tcp-frames.js';
 import type { SendFn, SendResult } from './types.js';
 
 /** The server label of in-process queries. */
@@ -46,16 +49,12 @@ function replyResult(reply: Buffer | undefined): SendResult {
   }
 }
 
-/** Splits HOST:PORT, [V6]:PORT or a bare IP (port 53). */
-export function parseHostPort(s: string): { host: string; port: number } {
-  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
-  if (m) return { host: m[1]!, port: m[2] ? Number(m[2]) : 53 };
-  if (isIP(s) === 6) return { host: s, port: 53 };
-  const i = s.lastIndexOf(':');
-  if (i < 0) return { host: s, port: 53 };
-  const port = Number(s.slice(i + 1));
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`invalid port in "${s}"; use HOST:PORT`);
-  return { host: s.slice(0, i), port };
+/** Where a server label points: HOST:PORT, [V6]:PORT, or a host or bare IP (port 53). */
+export function parseHostPort(s: string): HostPort {
+  const a = splitHostPort(s, { host: 'name', defaultPort: 53 });
+  if (!isHostPortError(a)) return a;
+  if (a.problem === 'port') throw new Error(`invalid port in "${s}"; use HOST:PORT`);
+  throw new Error(`invalid server "${s}"; use HOST:PORT, [IPV6]:PORT, or a host name or IP address`);
 }
 
 let nextId = 1;
@@ -67,7 +66,7 @@ function query(name: string, type: string, edns: boolean): Buffer {
     type: 'query',
     flags: dnsPacket.RECURSION_DESIRED,
     questions: [{ name, type: type as 'A', class: 'IN' }],
-    additionals: edns ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232 } as never] : [],
+    additionals: edns ? [optRr(1232, false)] : [],
   });
 }
 
@@ -97,7 +96,7 @@ function udp(host: string, port: number, msg: Buffer, timeoutMs: number): Promis
 function tcp(host: string, port: number, msg: Buffer, timeoutMs: number): Promise<Packet | undefined> {
   return new Promise((resolve) => {
     const sock = connect({ host, port });
-    let buf = Buffer.alloc(0);
+    const frames = new FrameReader();
     const done = (p: Packet | undefined): void => {
       clearTimeout(timer);
       sock.destroy();
@@ -105,19 +104,15 @@ function tcp(host: string, port: number, msg: Buffer, timeoutMs: number): Promis
     };
     const timer = setTimeout(() => done(undefined), timeoutMs);
     sock.on('error', () => done(undefined));
-    sock.on('connect', () => {
-      const len = Buffer.alloc(2);
-      len.writeUInt16BE(msg.length);
-      sock.write(Buffer.concat([len, msg]));
-    });
+    sock.on('connect', () => sock.write(frame([msg])));
     sock.on('data', (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
-        try {
-          done(dnsPacket.decode(buf.subarray(2, 2 + buf.readUInt16BE(0))));
-        } catch {
-          done(undefined);
-        }
+      frames.push(d);
+      const reply = frames.next();
+      if (!reply) return;
+      try {
+        done(dnsPacket.decode(reply));
+      } catch {
+        done(undefined);
       }
     });
   });

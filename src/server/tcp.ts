@@ -9,6 +9,7 @@ import net from 'node:net';
 import type { PacketHandler } from './gate.js';
 import type { Logger } from 'pino';
 import type { Reply } from './handler.js';
+import { FrameReader, frame } from '../pkg/tcp-frames.js';
 
 export interface TcpOptions {
   /** Close a connection with nothing in flight after this long without a message. */
@@ -124,13 +125,11 @@ export async function listenTcp(
   return server;
 }
 
-const EMPTY = Buffer.alloc(0);
-
 class Connection {
   readonly address: string;
   private readonly client: { address: string; port: number };
   /** Bytes received and not yet cut into messages. */
-  private pending: Buffer = EMPTY;
+  private readonly frames = new FrameReader();
   private inFlight = 0;
   /** Reply bytes handed to the socket and not yet flushed. */
   private unsent = 0;
@@ -169,7 +168,7 @@ class Connection {
     socket.on('close', () => this.cleanup());
     socket.on('drain', () => this.pump());
     socket.on('data', (chunk: Buffer) => {
-      this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+      this.frames.push(chunk);
       this.pump();
     });
   }
@@ -197,7 +196,7 @@ class Connection {
     clearTimeout(this.writeTimer);
     this.conns.unsent -= this.unsent;
     this.unsent = 0;
-    this.pending = EMPTY;
+    this.frames.clear();
     this.conns.remove(this);
   }
 
@@ -212,16 +211,16 @@ class Connection {
   /** Cuts complete messages out of what was received and answers them, as far as the limits allow. */
   private pump(): void {
     if (this.closed) return;
-    while (!this.blocked() && this.pending.length >= 2) {
-      const len = this.pending.readUInt16BE(0);
+    while (!this.blocked()) {
+      const len = this.frames.nextLength();
+      if (len === undefined) break;
       // A message shorter than a header can never be a query; RFC 7766 leaves closing to us.
       if (len < 12) {
         this.close();
         return;
       }
-      if (this.pending.length < len + 2) break;
-      const msg = Buffer.from(this.pending.subarray(2, len + 2));
-      this.pending = this.pending.length === len + 2 ? EMPTY : this.pending.subarray(len + 2);
+      const msg = this.frames.next();
+      if (!msg) break;
       this.messages++;
       this.lastMessageAt = Date.now();
       clearTimeout(this.messageTimer);
@@ -248,9 +247,9 @@ class Connection {
     clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
     // The deadline runs from a message's first byte and is not renewed by further bytes.
-    if (this.pending.length > 0 && !this.messageTimer) {
+    if (this.frames.buffered > 0 && !this.messageTimer) {
       this.messageTimer = setTimeout(() => {
-        this.log.debug({ client: this.address, received: this.pending.length }, 'TCP message not completed in time; closing');
+        this.log.debug({ client: this.address, received: this.frames.buffered }, 'TCP message not completed in time; closing');
         this.close();
       }, this.opts.messageTimeoutMs);
     }
@@ -302,20 +301,14 @@ class Connection {
     this.inFlight--;
     if (!reply || this.closed) return;
     // A zone transfer answers with several messages, one frame each, in order.
-    const messages = [reply, ...((reply as Reply).more ?? [])];
-    const frame = Buffer.allocUnsafe(messages.reduce((n, m) => n + m.length + 2, 0));
-    let at = 0;
-    for (const m of messages) {
-      frame.writeUInt16BE(m.length, at);
-      m.copy(frame, at + 2);
-      at += m.length + 2;
-    }
-    const size = frame.length;
+    const more = (reply as Reply).more;
+    const framed = frame(more ? [reply, ...more] : [reply]);
+    const size = framed.length;
     // With nothing pending before, the client has had no chance to fall behind until now.
     if (this.unsent === 0) this.flushedAt = Date.now();
     this.unsent += size;
     this.conns.unsent += size;
-    this.socket.write(frame, () => {
+    this.socket.write(framed, () => {
       // Also called (with an error) when the socket is destroyed first; cleanup already
       // returned this connection's unsent bytes then.
       if (this.closed) return;

@@ -15,6 +15,7 @@ describe('parseHttpAddress', () => {
   });
   it.each([
     ['8080', /has no port/],
+    ['[::1]', /has no port/],
     ['::1:8080', /too many colons/],
     [':65536', /port "65536" is not a number/],
     [':http', /port "http" is not a number/],

@@ -7,7 +7,7 @@ import { ask } from '../helpers/decode.js';
 import { buildApp, type App } from '../../src/app.js';
 import { ForwardPlugin } from '../../src/plugins/forward/plugin.js';
 import { malformed } from '../../src/plugins/forward/wire.js';
-import { parseForward, parseHostPort, resolvConfNameservers } from '../../src/plugins/forward/setup.js';
+import { parseForward, parseUpstream, resolvConfNameservers } from '../../src/plugins/forward/setup.js';
 import { parseGoDuration } from '../../src/pkg/duration.js';
 import { metrics } from '../../src/metrics/index.js';
 import { parseCorefile, CorefileError } from '../../src/chain/corefile.js';
@@ -110,8 +110,8 @@ describe('forward setup (CoreDNS setup.go)', () => {
     expect(() => parse(`. {\n${line}\n}\n`)).toThrow(re);
   });
   it('parses host:port, resolv.conf nameservers and Go durations', () => {
-    expect(parseHostPort('dns://[fd00::1]:5353')).toEqual({ host: 'fd00::1', port: 5353, label: '[fd00::1]:5353' });
-    expect(parseHostPort('example.com:53')).toBeUndefined();
+    expect(parseUpstream('dns://[fd00::1]:5353')).toEqual({ host: 'fd00::1', port: 5353, label: '[fd00::1]:5353' });
+    expect(parseUpstream('example.com:53')).toBeUndefined();
     expect(resolvConfNameservers('# c\nsearch a b\nnameserver 10.0.0.10\nnameserver fe80::1%eth0\noptions ndots:5\n').map((u) => u.label)).toEqual(['10.0.0.10:53', '[fe80::1]:53']);
     expect([parseGoDuration('0.5s'), parseGoDuration('1m30s'), parseGoDuration('250ms'), parseGoDuration('0'), parseGoDuration('5')]).toEqual([500, 90_000, 250, 0, undefined]);
   });

@@ -60,5 +60,9 @@ describe('networkSend', () => {
     expect(parseHostPort('127.0.0.1:1053')).toEqual({ host: '127.0.0.1', port: 1053 });
     expect(parseHostPort('[::1]:53')).toEqual({ host: '::1', port: 53 });
     expect(parseHostPort('10.0.0.1')).toEqual({ host: '10.0.0.1', port: 53 });
+    expect(parseHostPort('dns.example')).toEqual({ host: 'dns.example', port: 53 });
+    expect(() => parseHostPort('10.0.0.1:0x35')).toThrow('invalid port in "10.0.0.1:0x35"; use HOST:PORT');
+    expect(() => parseHostPort(':53')).toThrow('invalid server ":53"; use HOST:PORT, [IPV6]:PORT, or a host name or IP address');
+    expect(() => parseHostPort('1.2.3.4:53:53')).toThrow(/invalid server/);
   });
 });

@@ -1,7 +1,7 @@
 // ajv errors (from kubernetes-models' precompiled validators and from compiled CRD schemas) in
 // words: the field in Positions form, what is wrong and the fix.
 
-import { excerpt } from '../yaml-docs.js';
+import { jsonExcerpt } from '../yaml-docs.js';
 import { nearestName } from './suggest.js';
 import type { AjvError, FieldIssue } from './types.js';
 
@@ -74,7 +74,7 @@ function describe(e: AjvError, path: string, value: unknown, siblings: readonly 
   const at = path === '' ? 'the object' : path;
   switch (e.keyword) {
     case 'type':
-      return { path, code: 'schema-type', message: `${at} must be ${typeWords(p['type'])}, got ${excerpt(value)}${typeFix(p['type'], value)}` };
+      return { path, code: 'schema-type', message: `${at} must be ${typeWords(p['type'])}, got ${jsonExcerpt(value)}${typeFix(p['type'], value)}` };
     case 'required': {
       const field = String(p['missingProperty']);
       const full = path === '' ? field : `${path}.${field}`;
@@ -84,27 +84,27 @@ function describe(e: AjvError, path: string, value: unknown, siblings: readonly 
       const allowed = Array.isArray(p['allowedValues']) ? (p['allowedValues'] as unknown[]) : [];
       const near = typeof value === 'string' ? nearestName(value, allowed.filter((a): a is string => typeof a === 'string')) : undefined;
       const fix = near !== undefined ? `did you mean ${JSON.stringify(near)}?` : 'use one of them (values are case-sensitive)';
-      return { path, code: 'schema-enum', message: `${at} must be one of ${quoteList(allowed)}, got ${excerpt(value)}; ${fix}` };
+      return { path, code: 'schema-enum', message: `${at} must be one of ${quoteList(allowed)}, got ${jsonExcerpt(value)}; ${fix}` };
     }
     case 'format': {
       const f = String(p['format']);
-      return { path, code: 'schema-format', message: `${at} must be ${FORMAT_WORDS[f] ?? `a valid ${f}`}, got ${excerpt(value)}` };
+      return { path, code: 'schema-format', message: `${at} must be ${FORMAT_WORDS[f] ?? `a valid ${f}`}, got ${jsonExcerpt(value)}` };
     }
     case 'oneOf':
     case 'anyOf': {
       // IntOrString, Quantity and the like: the branches' own type errors say what is allowed.
       const types = siblings.filter((s) => s.keyword === 'type').map((s) => typeWords(s.params['type']));
-      if (types.length === 0) return { path, code: 'schema-one-of', message: `${at} ${excerpt(value)} matches none of the forms its schema allows` };
+      if (types.length === 0) return { path, code: 'schema-one-of', message: `${at} ${jsonExcerpt(value)} matches none of the forms its schema allows` };
       const want = [...new Set(types)].join(' or ');
-      return { path, code: 'schema-type', message: `${at} must be ${want}, got ${excerpt(value)}` };
+      return { path, code: 'schema-type', message: `${at} must be ${want}, got ${jsonExcerpt(value)}` };
     }
     case 'pattern':
-      return { path, code: 'schema-pattern', message: `${at} ${excerpt(value)} does not match the pattern ${JSON.stringify(p['pattern'])}` };
+      return { path, code: 'schema-pattern', message: `${at} ${jsonExcerpt(value)} does not match the pattern ${JSON.stringify(p['pattern'])}` };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return { path, code: 'schema-range', message: `${at} must be ${p['comparison']} ${p['limit']}, got ${excerpt(value)}` };
+      return { path, code: 'schema-range', message: `${at} must be ${p['comparison']} ${p['limit']}, got ${jsonExcerpt(value)}` };
     case 'minLength':
     case 'maxLength':
       return { path, code: 'schema-length', message: `${at} must be ${e.keyword === 'minLength' ? 'at least' : 'at most'} ${p['limit']} characters long` };
@@ -117,7 +117,7 @@ function describe(e: AjvError, path: string, value: unknown, siblings: readonly 
     case 'uniqueItems':
       return { path, code: 'schema-unique', message: `${at} has the same item twice (items ${p['j']} and ${p['i']}); remove one` };
     case 'const':
-      return { path, code: 'schema-enum', message: `${at} must be ${JSON.stringify(p['allowedValue'])}, got ${excerpt(value)}` };
+      return { path, code: 'schema-enum', message: `${at} must be ${JSON.stringify(p['allowedValue'])}, got ${jsonExcerpt(value)}` };
     default:
       return { path, code: `schema-${e.keyword}`, message: `${at} ${e.message ?? `fails the schema's "${e.keyword}" rule`}` };
   }

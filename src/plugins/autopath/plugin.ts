@@ -3,7 +3,7 @@
 // answers the first name that exists with a CNAME from the asked name, so the client stops after
 // one query instead of walking its search list.
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, rr, ttlOf } from '../../dns/records.js';
 import { isSubdomain, matchZone } from '../../pkg/names.js';
 
 export class AutopathPlugin implements Plugin {
@@ -40,8 +40,8 @@ export class AutopathPlugin implements Plugin {
 
 /** Puts a CNAME from the asked name to the name that answered in front of the answer. */
 function withCname(res: DnsResponse, original: string): DnsResponse {
-  const found = res.answer.find((rr) => rr.name.toLowerCase() !== original.toLowerCase());
+  const found = res.answer.find((r) => r.name.toLowerCase() !== original.toLowerCase());
   if (!found) return res;
-  const cname = { name: original, type: 'CNAME', class: 'IN', ttl: (found as { ttl?: number }).ttl ?? 0, data: found.name } as Rr;
+  const cname = rr(original, 'CNAME', ttlOf(found), found.name);
   return { ...res, answer: [cname, ...res.answer] };
 }

@@ -98,21 +98,21 @@ export function nameProblem(name: string): string | undefined {
   }
 }
 
-type HostType = 'A' | 'AAAA' | 'CNAME' | 'TXT';
+type HostType = { type: 'A'; ip: string } | { type: 'AAAA'; ip: string } | { type: 'CNAME'; ip?: undefined } | { type: 'TXT'; ip?: undefined };
 
 /**
  * msg.HostType: what the host field holds. An IPv4-mapped IPv6 address counts as IPv4, as Go's
  * net.IP.To4 does.
  */
-export function hostType(s: Service): { type: HostType; ip?: string } {
+export function hostType(s: Service): HostType {
   const v = isIP(s.host);
   if (v === 4) return { type: 'A', ip: s.host };
   if (v === 6) {
     const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(s.host);
-    if (m) return { type: 'A', ip: m[1] };
+    if (m) return { type: 'A', ip: m[1]! };
     return { type: 'AAAA', ip: s.host };
   }
-  return { type: s.text === '' ? 'CNAME' : 'TXT' };
+  return s.text === '' ? { type: 'CNAME' } : { type: 'TXT' };
 }
 
 /** Fully qualifies a name as dns.Fqdn does. */

@@ -3,7 +3,7 @@
 // synchronously; only a CNAME that leaves the plugin's zones needs the server's own lookup,
 // and then the query is computed once more with those answers at hand.
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, rr, type Rr } from '../../dns/records.js';
 import { isSubdomain, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
 import type { Logger } from 'pino';
@@ -554,6 +554,3 @@ function join(label: string, zone: string): string {
   return zone === '.' ? `${label}.` : `${label}.${zone}`;
 }
 
-function rr(name: string, type: string, ttl: number, data: unknown): Rr {
-  return { name, type, ttl, class: 'IN', data } as Rr;
-}

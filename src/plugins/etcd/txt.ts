@@ -5,6 +5,8 @@
 // `{"text":"a\\255b"}` is the octets a 0xFF b, and `\\\\` in JSON is one backslash.
 // `clusterdns sync` writes octets that are not printable UTF-8 in this form.
 
+import { split255 } from '../../pkg/split255.js';
+
 const BACKSLASH = 0x5c;
 
 function isDigit(b: number | undefined): boolean {
@@ -37,15 +39,5 @@ export function unescapeTxt(s: Uint8Array): Buffer {
  * text of exactly 255·k octets ends with an empty string, as there), each string unescaped.
  */
 export function txtStrings(text: string): Buffer[] {
-  const raw = Buffer.from(text, 'utf8');
-  if (raw.length < 255) return [unescapeTxt(raw)];
-  const out: Buffer[] = [];
-  for (let p = 0; ; p += 255) {
-    if (p + 255 > raw.length) {
-      out.push(unescapeTxt(raw.subarray(p)));
-      break;
-    }
-    out.push(unescapeTxt(raw.subarray(p, p + 255)));
-  }
-  return out;
+  return split255(Buffer.from(text, 'utf8')).map((s) => unescapeTxt(s));
 }

@@ -105,7 +105,7 @@ export class FilePlugin implements Transferer, RecordLister {
    */
   records(): Rr[] {
     const out: Rr[] = [];
-    for (const zone of this.loaded.zones.values()) for (const rr of zone.records) out.push({ ...rr } as Rr);
+    for (const zone of this.loaded.zones.values()) for (const rr of zone.records) out.push({ ...rr });
     return out;
   }
 

@@ -11,7 +11,7 @@
 //    at a target outside it or missing from it, keeping NOERROR;
 //  - a wildcard answers only below its closest encloser, and an empty non-terminal between it
 //    and the query name blocks it (CoreDNS's TestLookupWildcardRespectsCloserEmptyNonTerminal).
-import type { Rr } from '../../dns/records.js';
+import { rr, ttlOf, type Rr } from '../../dns/records.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { ZoneFileError, type ZoneRecord } from '../../dns/zonefile.js';
 import { pushAll } from '../../pkg/arrays.js';
@@ -141,7 +141,7 @@ export class Zone {
     }
     if (!soa) throw new ZoneFileError(file, 1, `no SOA record for the zone ${origin}; the apex must have one`);
     this.soa = soa.rr;
-    const ttl = (soa.rr as { ttl?: number }).ttl ?? 0;
+    const ttl = ttlOf(soa.rr);
     const minimum = (soa.rr as { data: { minimum: number } }).data.minimum;
     this.negativeSoa = { ...soa.rr, ttl: Math.min(ttl, minimum) } as Rr;
     this.ns = this.nodes.get(origin)?.get('NS') ?? [];
@@ -162,7 +162,7 @@ export class Zone {
   }
 
   private resolve(qname: string, qtype: string, spell: (name: string) => string, depth: number): LookupResult {
-    const rename = (rrs: readonly Rr[], owner?: string): Rr[] => rrs.map((rr) => ({ ...rr, name: owner ?? spell(rr.name) }) as Rr);
+    const rename = (rrs: readonly Rr[], owner?: string): Rr[] => rrs.map((r) => ({ ...r, name: owner ?? spell(r.name) }));
     const soa = (): Rr[] => rename([this.soa]);
     const negSoa = (): Rr[] => rename([this.negativeSoa]);
     const ns = (): Rr[] => rename(this.ns);
@@ -215,8 +215,8 @@ export class Zone {
       return this.chase(first, (cname[0] as { data: string }).data, qtype, spell, depth);
     }
     const rrs = node.get(qtype);
-    if (!rrs || rrs.length === 0) return { kind: 'nodata', answer: [], authority: [{ ...this.negativeSoa, name: spell(this.origin) } as Rr], additional: [] };
-    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr), additional: this.additional(rrs) };
+    if (!rrs || rrs.length === 0) return { kind: 'nodata', answer: [], authority: [{ ...this.negativeSoa, name: spell(this.origin) }], additional: [] };
+    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) })), additional: this.additional(rrs) };
   }
 
   /**
@@ -228,15 +228,15 @@ export class Zone {
     // A node exists only because it owns records, so some RRset is always there.
     const type = ['CNAME', 'A', 'AAAA'].find((t) => node.has(t)) ?? node.keys().next().value!;
     const rrs = node.get(type)!;
-    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr), additional: this.additional(rrs) };
+    return { kind: 'answer', answer: rename(rrs), authority: this.ns.map((r) => ({ ...r, name: spell(r.name) })), additional: this.additional(rrs) };
   }
 
   /** RFC 6672: the DNAME, a CNAME synthesized at the query name, then the chase of its target. */
   private dname(qname: string, qtype: string, dname: Rr, spell: (name: string) => string, depth: number): LookupResult {
     const target = substitute(qname, dname.name, (dname as { data: string }).data.toLowerCase());
-    const d = { ...dname, name: spell(dname.name) } as Rr;
+    const d: Rr = { ...dname, name: spell(dname.name) };
     if (!target) return { kind: 'yxdomain', answer: [d], authority: [], additional: [] };
-    const cname = { name: spell(qname), type: 'CNAME', ttl: (dname as { ttl?: number }).ttl, class: 'IN', data: target } as Rr;
+    const cname = rr(spell(qname), 'CNAME', ttlOf(dname), target);
     const res = this.chase([cname], target, qtype, spell, depth);
     return { ...res, answer: [d, ...res.answer] };
   }
@@ -247,7 +247,7 @@ export class Zone {
    * not have, a referral, a loop, or after MAX_CHAIN links.
    */
   private chase(chain: Rr[], target: string, qtype: string, spell: (name: string) => string, depth: number): LookupResult {
-    const authority = this.ns.map((r) => ({ ...r, name: spell(r.name) }) as Rr);
+    const authority = this.ns.map((r) => ({ ...r, name: spell(r.name) }));
     const done: LookupResult = { kind: 'answer', answer: chain, authority, additional: [] };
     const t = target.toLowerCase();
     if (!isSubdomain(t, this.origin) || depth >= MAX_CHAIN) return done;

@@ -7,7 +7,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { emptyResponse } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { optRr, Rcode, type Rr } from '../../dns/records.js';
 import { fqdn, isSubdomain } from '../../pkg/names.js';
 import { encodePacket } from '../../dns/encode.js';
 import { typeCode } from '../../dns/query.js';
@@ -28,7 +28,9 @@ const TRIES_PER_UPSTREAM = 3;
 
 /** Names of a decoded record written fully qualified, as the rest of clusterdns writes them. */
 function normalize(rr: Rr): Rr {
-  const r = { ...rr, name: fqdn(rr.name) } as Rr & { data?: unknown };
+  const r = { ...rr, name: fqdn(rr.name) };
+  // The data is read from an upstream's reply: the checks below hold even where a record came
+  // back without the data its type promises.
   switch (r.type) {
     case 'CNAME':
     case 'NS':
@@ -36,21 +38,15 @@ function normalize(rr: Rr): Rr {
     case 'DNAME':
       if (typeof r.data === 'string') r.data = fqdn(r.data);
       break;
-    case 'MX': {
-      const d = r.data as { exchange?: string } | undefined;
-      if (d && typeof d.exchange === 'string') r.data = { ...d, exchange: fqdn(d.exchange) };
+    case 'MX':
+      if (r.data && typeof r.data.exchange === 'string') r.data = { ...r.data, exchange: fqdn(r.data.exchange) };
       break;
-    }
-    case 'SRV': {
-      const d = r.data as { target?: string } | undefined;
-      if (d && typeof d.target === 'string') (r as { data: unknown }).data = { ...d, target: fqdn(d.target) };
+    case 'SRV':
+      if (r.data && typeof r.data.target === 'string') r.data = { ...r.data, target: fqdn(r.data.target) };
       break;
-    }
-    case 'SOA': {
-      const d = r.data as { mname?: string; rname?: string } | undefined;
-      if (d) r.data = { ...d, mname: fqdn(d.mname ?? ''), rname: fqdn(d.rname ?? '') };
+    case 'SOA':
+      if (r.data) r.data = { ...r.data, mname: fqdn(r.data.mname ?? ''), rname: fqdn(r.data.rname ?? '') };
       break;
-    }
   }
   return r;
 }
@@ -242,7 +238,7 @@ export function buildQuery(req: DnsRequest, id: number): Buffer {
     flags: req.rd ? 0x0100 : 0,
     questions: [{ name: req.name, type: req.qtype, class: req.qclass } as NonNullable<Packet['questions']>[number]],
     additionals: req.edns
-      ? [{ type: 'OPT', name: '.', udpPayloadSize: Math.max(512, req.edns.udpSize), extendedRcode: 0, ednsVersion: 0, flags: req.edns.do ? 0x8000 : 0 } as unknown as Rr]
+      ? [optRr(Math.max(512, req.edns.udpSize), req.edns.do)]
       : [],
   });
 }

@@ -12,6 +12,7 @@ import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { ForwardChain, ForwardPlugin } from './plugin.js';
 import { pushAll } from '../../pkg/arrays.js';
+import { isHostPortError, splitHostPort } from '../../pkg/hostport.js';
 
 type Policy = 'random' | 'round_robin' | 'sequential';
 
@@ -76,26 +77,11 @@ function zoneOf(text: string, d: Directive, what: string): string[] {
 }
 
 /** `IP`, `IP:port`, `[IPv6]:port`, optionally with `dns://`; undefined when it is not an address. */
-export function parseHostPort(text: string): UpstreamAddress | undefined {
-  let s = text;
-  if (s.toLowerCase().startsWith('dns://')) s = s.slice(6);
-  let host: string;
-  let port = 53;
-  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
-  if (bracket) {
-    host = bracket[1]!;
-    if (bracket[2] !== undefined) port = Number(bracket[2]);
-  } else if (isIP(s.replace(/%.*$/, '')) !== 0) {
-    host = s;
-  } else {
-    const m = /^([^:]+):(\d+)$/.exec(s);
-    if (!m) return undefined;
-    host = m[1]!;
-    port = Number(m[2]);
-  }
-  host = host.replace(/%.*$/, '');
-  if (isIP(host) === 0 || !(port >= 1 && port <= 65535)) return undefined;
-  return { host, port, label: isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}` };
+export function parseUpstream(text: string): UpstreamAddress | undefined {
+  const a = splitHostPort(text.toLowerCase().startsWith('dns://') ? text.slice(6) : text, { host: 'ip', defaultPort: 53 });
+  if (isHostPortError(a)) return undefined;
+  const host = a.host.replace(/%.*$/, '');
+  return { host, port: a.port, label: isIP(host) === 6 ? `[${host}]:${a.port}` : `${host}:${a.port}` };
 }
 
 /** Nameservers of a resolv.conf (miekg/dns ClientConfigFromFile: `nameserver` lines, port 53). */
@@ -138,7 +124,7 @@ function readUpstreams(d: Directive): UpstreamAddress[] {
     if (scheme !== undefined && scheme !== 'dns') {
       fail(`forward: '${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
     }
-    const addr = parseHostPort(to);
+    const addr = parseUpstream(to);
     if (addr) {
       upstreams.push(addr);
       continue;

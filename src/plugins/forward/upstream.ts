@@ -8,6 +8,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { encodePacket } from '../../dns/encode.js';
+import { FrameReader, frame } from '../../pkg/tcp-frames.js';
 import type { UpstreamAddress } from './setup.js';
 
 export class ExchangeError extends Error {
@@ -123,25 +124,16 @@ export class Upstream {
   private tcp<T>(query: Buffer, check: ReplyCheck<T>, timeoutMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const sock = net.connect({ host: this.addr.host, port: this.addr.port });
-      let buf: Buffer = Buffer.alloc(0);
+      const frames = new FrameReader();
       const { finish, settled } = this.settleOnce<T>('tcp', timeoutMs, resolve, reject, () => sock.destroy());
       sock.setNoDelay(true);
       sock.on('error', (err) => finish(new ExchangeError(this.label, `tcp: ${err.message}`)));
       sock.on('close', () => finish(new ExchangeError(this.label, 'tcp: connection closed before a reply')));
-      sock.on('connect', () => {
-        const framed = Buffer.allocUnsafe(query.length + 2);
-        framed.writeUInt16BE(query.length, 0);
-        query.copy(framed, 2);
-        sock.write(framed);
-      });
+      sock.on('connect', () => sock.write(frame([query])));
       sock.on('data', (chunk: Buffer) => {
-        buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+        frames.push(chunk);
         // Bounded: each pass consumes one whole frame.
-        while (!settled() && buf.length >= 2) {
-          const len = buf.readUInt16BE(0);
-          if (buf.length < len + 2) break;
-          const msg = buf.subarray(2, len + 2);
-          buf = buf.subarray(len + 2);
+        for (let msg = frames.next(); msg && !settled(); msg = frames.next()) {
           const ok = this.checked(check, msg, finish);
           if (ok !== undefined) finish(null, ok);
         }

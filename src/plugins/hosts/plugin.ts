@@ -5,7 +5,7 @@ import { readRegularText } from '../../pkg/regular-file.js';
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, rr, type Rr } from '../../dns/records.js';
 import { matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
 import { reverseNameToIp } from '../../pkg/ip.js';
@@ -79,10 +79,6 @@ export class HostsPlugin implements Plugin {
     return [...(this.file[which].get(key) ?? []), ...(this.inline[which].get(key) ?? [])];
   }
 
-  private rr(name: string, type: string, data: string): Rr {
-    return { name, type, ttl: this.cfg.ttl, class: 'IN', data } as Rr;
-  }
-
   serve(req: DnsRequest, next: Next): DnsResponse | Promise<DnsResponse> {
     const qname = req.qname;
     // PTR zones need not be listed as the plugin's zones.
@@ -94,19 +90,19 @@ export class HostsPlugin implements Plugin {
         const names = ip ? this.lookup('addr', ip) : [];
         // An address the hosts data does not know always goes on, fallthrough or not.
         if (names.length === 0) return next(req);
-        answer = names.map((n) => this.rr(qname, 'PTR', n));
+        answer = names.map((n) => rr(qname, 'PTR', this.cfg.ttl, n));
         break;
       }
       case 'A':
-        answer = this.lookup('name4', qname).map((ip) => this.rr(qname, 'A', ip));
+        answer = this.lookup('name4', qname).map((ip) => rr(qname, 'A', this.cfg.ttl, ip));
         break;
       case 'AAAA':
-        answer = this.lookup('name6', qname).map((ip) => this.rr(qname, 'AAAA', ip));
+        answer = this.lookup('name6', qname).map((ip) => rr(qname, 'AAAA', this.cfg.ttl, ip));
         break;
       case 'ANY': {
         // RFC 8482 4.1: one RRset (A, else AAAA) rather than an empty answer for a known name.
-        const v4 = this.lookup('name4', qname).map((ip) => this.rr(qname, 'A', ip));
-        answer = v4.length > 0 ? v4 : this.lookup('name6', qname).map((ip) => this.rr(qname, 'AAAA', ip));
+        const v4 = this.lookup('name4', qname).map((ip) => rr(qname, 'A', this.cfg.ttl, ip));
+        answer = v4.length > 0 ? v4 : this.lookup('name6', qname).map((ip) => rr(qname, 'AAAA', this.cfg.ttl, ip));
         break;
       }
     }

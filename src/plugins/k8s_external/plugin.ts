@@ -4,9 +4,9 @@
 // functions (plugin/kubernetes/external.go) reading the same cluster data.
 import { answering } from '../../chain/answering.js';
 import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister, Transferer } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, rr, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
-import { canonicalIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
+import { canonicalIp, formatIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
 import type { ClusterData, ClusterPort, ClusterService } from '../../chain/cluster-data.js';
 import { DEFAULT_MAX_LOOKUPS, type K8sExternalConfig } from './setup.js';
 
@@ -43,8 +43,9 @@ const stripUnderscore = (s: string): string => (s.startsWith('_') ? s.slice(1) :
 const matchPortAndProtocol = (port: string, pName: string, proto: string, pProto: string): boolean =>
   (port === '' || eqFold(port, pName)) && (proto === '' || eqFold(proto, pProto));
 
-function rr(name: string, type: string, ttl: number, data: unknown): Rr {
-  return { name, type, ttl, class: 'IN', data } as Rr;
+/** True when no record of `xs` waits on a lookup, so they answer without a promise. */
+function noLookups(xs: readonly (Rr | Promise<Rr[]>)[]): xs is Rr[] {
+  return !xs.some((x) => x instanceof Promise);
 }
 
 function join(...parts: string[]): string {
@@ -164,13 +165,13 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
   private addressRecords(src: ExternalSource, owner: string): Rr[] {
     return this.nsAddresses(src).flatMap((ip) => {
       const p = parseIp(ip);
-      return p ? [rr(owner, p.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(ip))] : [];
+      return p ? [rr(owner, p.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(p))] : [];
     });
   }
 
   private serveApex(req: DnsRequest, zone: string): DnsResponse {
     const src = this.source();
-    const base = { rcode: Rcode.NOERROR, aa: true, answer: [] as Rr[], authority: [] as Rr[], additional: [] as Rr[], cacheable: true };
+    const base: DnsResponse = { rcode: Rcode.NOERROR, aa: true, answer: [], authority: [], additional: [], cacheable: true };
     switch (req.qtype) {
       case 'SOA':
         return { ...base, answer: [this.soa(src, zone)] };
@@ -294,9 +295,9 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       }
       if (ip.family !== family || seen.has(s.host)) continue;
       seen.add(s.host);
-      out.push(rr(qname, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(s.host)));
+      out.push(rr(qname, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(ip)));
     }
-    if (!out.some((x) => x instanceof Promise)) return out as Rr[];
+    if (noLookups(out)) return out;
     return Promise.all(out.map((x) => (x instanceof Promise ? x : [x]))).then((parts) => parts.flat());
   }
 
@@ -329,9 +330,9 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
       }
       const target = join(s.key, z);
       if (once(`${target}|${s.port}|`)) records.push(rr(qname, 'SRV', s.ttl, { priority: 0, weight, port: s.port, target }));
-      if (once(`${target}|0|${s.host}`)) extra.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(s.host)));
+      if (once(`${target}|0|${s.host}`)) extra.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(ip)));
     }
-    if (!extra.some((x) => x instanceof Promise)) return { records, extra: extra as Rr[] };
+    if (noLookups(extra)) return { records, extra };
     return Promise.all(extra.map((x) => (x instanceof Promise ? x : [x]))).then((parts) => ({ records, extra: parts.flat() }));
   }
 
@@ -385,7 +386,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         for (const p of portsOrSentinel(svc.ports)) {
           const item: Item = { host, port: p.port, key, ttl };
           const ip = parseIp(host);
-          if (ip) out.push(rr(name, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, canonicalIp(host)));
+          if (ip) out.push(rr(name, ip.family === 4 ? 'A' : 'AAAA', this.cfg.ttl, formatIp(ip)));
           else out.push(rr(name, 'CNAME', ttl, join(host)));
           const plain = this.srvSync(item, name, zone);
           for (const r of plain) addOnce(srvSeen, r.name, () => out.push(r));
