@@ -10,6 +10,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { FeedInit, FeedSummary, FromFeed, ToFeed, ViewBuilder } from './feed-protocol.js';
 import { type FeedPort, serveFeed } from './feed-service.js';
 import { ManifestError } from './model.js';
+import { type FindingLog, logFindings } from './report.js';
 import { fingerprint, ManifestWatcher } from './watch.js';
 
 const workerFile = fileURLToPath(new URL('./feed-worker.js', import.meta.url));
@@ -54,7 +55,17 @@ export interface ViewListener<V> {
   onAfter?(result: unknown, value: V): void;
 }
 
+/** Where a feed reports what its loads found (the logger of the plugin that opened it). */
+export interface FeedLog extends FindingLog {
+  info(obj: object, msg: string): void;
+}
+
 export interface FeedOptions {
+  /**
+   * Each load's findings, logged once however many plugins read the feed: every rejected object
+   * at its file and line, warnings, and a load the watch started that failed.
+   */
+  readonly log?: FeedLog;
   /** Holds a permit while a load runs (serve --workers: the primary hands out a few at a time). */
   readonly permit?: <T>(what: string, load: () => Promise<T>) => Promise<T>;
   /** Where a view that failed to build is reported. */
@@ -229,8 +240,18 @@ export class FeedThread {
     this.refresh().catch((err: unknown) => {
       if (this.closed) return;
       const e = err instanceof Error ? err : new Error(String(err));
+      this.logFailure(e);
       for (const entry of this.entries.values()) for (const l of entry.listeners) l.onFailed?.(e);
     });
+  }
+
+  /** A load the watch started failed: each error at its file and line, once for every reader. */
+  private logFailure(err: Error): void {
+    const log = this.opts.log;
+    if (!log) return;
+    const errors = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
+    for (const f of errors) log.error({ file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
+    if (errors.length === 0) log.error({ err }, 'manifest reload failed, still serving the previous data');
   }
 
   private current(e: Entry): Promise<ViewUpdate<unknown>> {
@@ -329,6 +350,10 @@ export class FeedThread {
     if (this.closed) return;
     switch (m.type) {
       case 'loaded': {
+        if (this.opts.log) {
+          logFindings(this.opts.log, m.summary.findings, {}, m.summary.rejected);
+          if (Object.keys(m.summary.ignoredKinds).length > 0) this.opts.log.debug({ ignoredKinds: m.summary.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
+        }
         this.summaries.set(m.summary.gen, m.summary);
         // Views still being handed over may be of the load before; older ones are moot.
         for (const g of this.summaries.keys()) if (g < m.summary.gen - 1) this.summaries.delete(g);

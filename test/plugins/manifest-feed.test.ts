@@ -63,6 +63,16 @@ describe('one manifest feed for every reader of the same files', () => {
     const ptr = await app.query('77.77.96.10.in-addr.arpa', 'PTR');
     expect(ptr.answers?.map((r) => (r as { data?: unknown }).data)).toEqual(['added.default.svc.second.local']);
   }, 60_000);
+
+  it('logs what a load found once, however many plugins read it', async () => {
+    const before = logs.length;
+    const file = path.join(dir, 'edge', 'zz-bad.yaml');
+    writeFileSync(`${file}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: bad\n  namespace: default\nspec:\n  ports:\n  - port: 80\n    protocol: tcp\n');
+    renameSync(`${file}.tmp`, file);
+    await pollFor('the three plugins to take the change', () => (logs.slice(before).filter((l) => /reloaded|re-indexed/.test(String(l['msg']))).length >= 3 ? true : undefined), 20_000);
+    const rejected = logs.slice(before).filter((l) => String(l['msg']).startsWith('not served:'));
+    expect(rejected.map((l) => [l['file'], l['line']])).toEqual([[file, 9]]);
+  }, 60_000);
 });
 
 describe('a closed App', () => {

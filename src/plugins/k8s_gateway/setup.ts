@@ -9,8 +9,6 @@ import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { ttlSeconds } from '../../chain/options.js';
 import { zoneArgs } from '../../chain/zones.js';
-import { logFindings } from '../../cluster/report.js';
-import { ManifestError } from '../../cluster/model.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { manifestPath } from '../../cluster/paths.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
@@ -221,14 +219,13 @@ class GatewayLoading {
     private readonly swap: (index: HostIndex) => void,
   ) {
     this.shared = sharedFeed(ctx.shared, paths, ctx.runtime.cluster, {
+      log: ctx.log,
       permit: withLoadPermit,
       onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
     });
     this.subscription = this.feed.subscribe(gatewayView(cfg), {
       onView: (u) => this.apply(u),
-      onFailed: (err) => {
-        if (!this.closing.aborted) logReloadFailure(this.ctx, err);
-      },
+      // A failed load is logged by the feed, once for every reader; the last good hosts serve on.
     });
   }
 
@@ -259,7 +256,6 @@ class GatewayLoading {
     if (this.closing.aborted) return;
     const first = this.serving === undefined;
     this.serving = u.value;
-    logFindings(this.ctx.log, u.summary.findings, { plugin: 'k8s_gateway' }, u.summary.rejected);
     this.warnCapped(u.value);
     this.swap(u.value);
     const ms = Math.round(performance.now() - this.started);
@@ -289,11 +285,3 @@ class GatewayLoading {
   }
 }
 
-/** A reload that failed: each manifest error with its file:line; the last good hosts serve on. */
-function logReloadFailure(ctx: BlockContext, err: unknown): void {
-  const errors = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
-  for (const f of errors) {
-    ctx.log.error({ plugin: 'k8s_gateway', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
-  }
-  if (errors.length === 0) ctx.log.error({ plugin: 'k8s_gateway', err }, 'manifest reload failed, still serving the previous data');
-}

@@ -8,8 +8,6 @@ import type { Directive } from '../../chain/corefile.js';
 import type { BlockContext } from '../../chain/registry.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
 import { type FeedThread, sharedFeed, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
-import { ManifestError } from '../../cluster/model.js';
-import { logFindings } from '../../cluster/report.js';
 import { DEFAULT_CHUNK_WEIGHT } from './chunks.js';
 import { countRecords, type KubernetesPlugin } from './plugin.js';
 import { kubernetesView, type KubernetesView } from './view.js';
@@ -59,6 +57,7 @@ class Loading {
   ) {
     const { ctx } = opts;
     this.shared = sharedFeed(ctx.shared, opts.paths, ctx.runtime.cluster, {
+      log: ctx.log,
       permit: withLoadPermit,
       onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
     });
@@ -95,7 +94,7 @@ class Loading {
       }),
       {
         onView: (u) => this.apply(u),
-        onFailed: (err) => this.failed(err),
+        onFailed: () => this.failed(),
         onAfter: (records, view) => this.counted(records as number, view as KubernetesView),
       },
     );
@@ -120,8 +119,6 @@ class Loading {
     this.serving = u.value;
     const { summary } = u;
     const store = u.value.store;
-    logFindings(ctx.log, summary.findings, { plugin: 'kubernetes' }, summary.rejected);
-    if (Object.keys(summary.ignoredKinds).length > 0) ctx.log.debug({ ignoredKinds: summary.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
     this.plugin.setStore(store);
     this.m?.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: summary.objectCount, rejected: summary.rejected });
     const t = summary.timings;
@@ -154,14 +151,9 @@ class Loading {
     this.opts.ctx.log.info({ plugin: 'kubernetes', records }, 'kubernetes records counted (forward zones, as a zone transfer would list them)');
   }
 
-  private failed(err: Error): void {
+  /** A load the watch started failed (the feed logged it): counted; the last store serves on. */
+  private failed(): void {
     if (this.plugin.closing.signal.aborted) return;
-    const { ctx } = this.opts;
-    const findings = err instanceof ManifestError ? err.findings.filter((f) => f.severity === 'error') : [];
-    for (const f of findings) {
-      ctx.log.error({ plugin: 'kubernetes', file: f.file, line: f.line }, `manifest reload failed, still serving the previous data: ${f.message}`);
-    }
-    if (findings.length === 0) ctx.log.error({ plugin: 'kubernetes', err }, 'manifest reload failed, still serving the previous data');
     this.m?.recordLoadError({ plugin: 'kubernetes', zones: this.cfg.zones });
   }
 
