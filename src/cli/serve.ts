@@ -127,6 +127,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   if (workers > 1 && !isWorker()) {
     processLog.info({ workers }, 'starting worker processes');
+    // The manifests are loaded once, here, for every worker (cluster/feed-hub.ts).
+    (await import('../cluster/feed-hub.js')).startFeedHub(processLog);
     await runPrimary(workers, processLog, loads, loadTimeoutMs);
     return;
   }

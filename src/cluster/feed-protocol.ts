@@ -14,7 +14,7 @@ export interface FeedInit {
 
 /** What a load reports besides the views. */
 export interface FeedSummary {
-  /** Counts up with every load that reached the thread; a view's parts carry the one they come from. */
+  /** Counts up with every load the feed ran; a view's parts carry the one they come from. */
   readonly gen: number;
   readonly findings: Finding[];
   readonly objectCount: number;
@@ -58,8 +58,8 @@ export interface ViewOutput {
 export type ViewBuilder = (input: ViewInput, args: unknown) => ViewOutput;
 
 export type ToFeed =
-  /** Read what changed (every file the first time) and build every view. */
-  | { readonly type: 'load'; readonly gen: number; readonly reclaim: boolean }
+  /** Read what changed (every file the first time) and build every view; `req` names the request in the reply. */
+  | { readonly type: 'load'; readonly req: number; readonly reclaim: boolean }
   /** Subscribe a view; built now when a model is loaded, and after every load. */
   | { readonly type: 'view'; readonly id: number; readonly module: string; readonly args: unknown }
   | { readonly type: 'drop'; readonly id: number }
@@ -67,8 +67,9 @@ export type ToFeed =
   | { readonly type: 'next'; readonly id: number; readonly gen: number };
 
 export type FromFeed =
-  | { readonly type: 'loaded'; readonly summary: FeedSummary }
-  | { readonly type: 'failed'; readonly gen: number; readonly findings?: Finding[]; readonly message?: string; readonly stack?: string }
+  /** A load done (the views follow); `req` absent: another reader's request (serve --workers). */
+  | { readonly type: 'loaded'; readonly req?: number; readonly summary: FeedSummary }
+  | { readonly type: 'failed'; readonly req?: number; readonly findings?: Finding[]; readonly message?: string; readonly stack?: string }
   | { readonly type: 'part'; readonly id: number; readonly gen: number; readonly part: unknown }
   | { readonly type: 'end'; readonly id: number; readonly gen: number }
   | { readonly type: 'after'; readonly id: number; readonly gen: number; readonly value: unknown }

@@ -58,6 +58,7 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
   const views = new Map<number, View>();
   let loaded: { model: ClusterModel; summary: FeedSummary } | undefined;
   let loads = 0;
+  let gens = 0;
 
   const build = (id: number, view: View): void => {
     if (!loaded) return;
@@ -104,16 +105,16 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
     });
   };
 
-  const load = (gen: number, reclaimNow: boolean): void => {
+  const load = (req: number, reclaimNow: boolean): void => {
     opts.priority?.loading();
     try {
-      loadNow(gen, reclaimNow);
+      loadNow(req, reclaimNow);
     } finally {
       opts.priority?.idle();
     }
   };
 
-  const loadNow = (gen: number, reclaimNow: boolean): void => {
+  const loadNow = (req: number, reclaimNow: boolean): void => {
     reclaiming = reclaimNow && reclaim !== undefined;
     objects = 0;
     let summary: FeedSummary;
@@ -122,7 +123,7 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
       const result = loads++ === 0 ? feed.load() : feed.reload();
       model = result.model;
       summary = {
-        gen,
+        gen: ++gens,
         findings: result.findings,
         objectCount: model.objectCount,
         rejected: model.rejected?.length ?? 0,
@@ -134,8 +135,8 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
         timings: result.timings,
       };
     } catch (err) {
-      if (err instanceof ManifestError) port.postMessage({ type: 'failed', gen, findings: [...err.findings] });
-      else port.postMessage({ type: 'failed', gen, ...errorText(err) });
+      if (err instanceof ManifestError) port.postMessage({ type: 'failed', req, findings: [...err.findings] });
+      else port.postMessage({ type: 'failed', req, ...errorText(err) });
       return;
     } finally {
       reclaiming = false;
@@ -146,7 +147,7 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
     // keeps would cost more than it gives back.
     if (reclaimNow && summary.full) reclaim?.collect();
     loaded = { model, summary };
-    port.postMessage({ type: 'loaded', summary });
+    port.postMessage({ type: 'loaded', req, summary });
     for (const [id, view] of views) build(id, view);
   };
 
@@ -158,7 +159,7 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
   port.on('message', (m: ToFeed) => {
     switch (m.type) {
       case 'load':
-        enqueue(() => load(m.gen, m.reclaim));
+        enqueue(() => load(m.req, m.reclaim));
         return;
       case 'view':
         enqueue(async () => {

@@ -96,6 +96,23 @@ export interface ViewSubscription<V> {
   close(): void;
 }
 
+/** Set by the primary of `serve --workers` for its workers: their feeds run in the primary. */
+export const FEED_HUB_ENV = 'CLUSTERDNS_FEED_HUB';
+export const HUB_OPEN = 'clusterdns:feed-open';
+export const HUB_FEED = 'clusterdns:feed';
+export const HUB_CLOSE = 'clusterdns:feed-close';
+
+/** A message between a worker's feed and the primary's hub (feed-hub.ts). */
+export type HubMessage =
+  | { readonly type: typeof HUB_OPEN; readonly key: string; readonly init: FeedInit }
+  | { readonly type: typeof HUB_FEED; readonly key: string; readonly msg: ToFeed | FromFeed }
+  | { readonly type: typeof HUB_CLOSE; readonly key: string };
+
+/** One feed per paths and options, the same key in every process. */
+export const feedKey = (init: FeedInit): string => JSON.stringify([init.paths, init.cluster]);
+
+const inHubWorker = (): boolean => process.env[FEED_HUB_ENV] === '1' && typeof process.send === 'function';
+
 /** What BlockContext.shared gives (the App's resources kept across reloads), as this layer sees it. */
 export type ShareResource = <T extends { close(): void }>(key: string, create: () => T) => { readonly value: T; release(): void };
 
@@ -105,7 +122,8 @@ export type ShareResource = <T extends { close(): void }>(key: string, create: (
  * one, with one loader thread and one watch.
  */
 export function sharedFeed(share: ShareResource, paths: readonly string[], cluster: FeedInit['cluster'], opts: FeedOptions): { readonly value: FeedThread; release(): void } {
-  return share(`manifest-feed\0${JSON.stringify([paths, cluster])}`, () => new FeedThread({ paths: [...paths], cluster }, opts));
+  const init: FeedInit = { paths: [...paths], cluster };
+  return share(`manifest-feed\0${feedKey(init)}`, () => new FeedThread(init, opts));
 }
 
 export class FeedThread {
@@ -113,7 +131,10 @@ export class FeedThread {
   private readonly entries = new Map<string, Entry>();
   private readonly byId = new Map<number, Entry>();
   private nextId = 1;
-  private gen = 0;
+  /** Load requests sent; the loader numbers the loads themselves (FeedSummary.gen). */
+  private requests = 0;
+  /** The newest load whose findings were logged (a summary handed again is not logged again). */
+  private logged = 0;
   /** The last load that succeeded, and the files it read. */
   private last: { summary: FeedSummary; key: string } | undefined;
   private running: { key: string; done: Promise<FeedSummary> } | undefined;
@@ -132,9 +153,9 @@ export class FeedThread {
     private readonly opts: FeedOptions = {},
   ) {}
 
-  /** Whether loads run on a loader thread (else on this one, between answers). */
+  /** Whether loads run off this thread (a loader thread, or the primary of serve --workers). */
   get threaded(): boolean {
-    return existsSync(workerFile);
+    return inHubWorker() || existsSync(workerFile);
   }
 
   subscribe<V>(spec: ViewSpec<V>, listener: ViewListener<V>): ViewSubscription<V> {
@@ -185,17 +206,17 @@ export class FeedThread {
       return this.queued;
     }
     if (this.last && this.last.key === key) return Promise.resolve(this.last.summary);
-    const gen = ++this.gen;
+    const req = ++this.requests;
     const reclaim = this.last !== undefined;
     const run = (): Promise<FeedSummary> =>
       new Promise<FeedSummary>((resolve, reject) => {
-        this.loads.set(gen, { resolve, reject });
+        this.loads.set(req, { resolve, reject });
         this.hold();
-        this.send({ type: 'load', gen, reclaim });
+        this.send({ type: 'load', req, reclaim });
       });
     const done = (this.opts.permit ? this.opts.permit('manifests', run) : run()).then(
       (summary) => {
-        this.last = { summary, key };
+        if (!this.last || this.last.summary.gen <= summary.gen) this.last = { summary, key };
         return summary;
       },
     );
@@ -292,6 +313,7 @@ export class FeedThread {
   }
 
   private open(): { post(m: ToFeed): void; ref(): void; unref(): void; close(): void } {
+    if (inHubWorker()) return this.openHub();
     if (this.threaded) {
       const worker = new Worker(workerFile, { workerData: this.init, resourceLimits: { maxYoungGenerationSizeMb: LOADER_YOUNG_GENERATION_MB } });
       worker.on('message', (m: FromFeed) => this.receive(m));
@@ -328,6 +350,32 @@ export class FeedThread {
     };
   }
 
+  /**
+   * A worker of `serve --workers`: the primary runs the feed (feed-hub.ts), one load for every
+   * worker, and this process only takes its views, over the IPC channel.
+   */
+  private openHub(): { post(m: ToFeed): void; ref(): void; unref(): void; close(): void } {
+    const key = feedKey(this.init);
+    const listener = (m: HubMessage): void => {
+      if (m !== null && typeof m === 'object' && m.type === HUB_FEED && m.key === key) this.receive(m.msg as FromFeed);
+    };
+    process.on('message', listener);
+    const send = (m: HubMessage): void => {
+      if (process.connected) process.send?.(m);
+    };
+    send({ type: HUB_OPEN, key, init: this.init });
+    return {
+      post: (msg) => send({ type: HUB_FEED, key, msg }),
+      // The channel to the primary keeps a worker up anyway.
+      ref: () => undefined,
+      unref: () => undefined,
+      close: () => {
+        process.off('message', listener);
+        send({ type: HUB_CLOSE, key });
+      },
+    };
+  }
+
   /** The loader thread died: what waited fails, and the next refresh starts a new one. */
   private lost(err: Error): void {
     this.port = undefined;
@@ -350,22 +398,30 @@ export class FeedThread {
     if (this.closed) return;
     switch (m.type) {
       case 'loaded': {
-        if (this.opts.log) {
+        if (this.opts.log && m.summary.gen > this.logged) {
+          this.logged = m.summary.gen;
           logFindings(this.opts.log, m.summary.findings, {}, m.summary.rejected);
           if (Object.keys(m.summary.ignoredKinds).length > 0) this.opts.log.debug({ ignoredKinds: m.summary.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
         }
         this.summaries.set(m.summary.gen, m.summary);
         // Views still being handed over may be of the load before; older ones are moot.
         for (const g of this.summaries.keys()) if (g < m.summary.gen - 1) this.summaries.delete(g);
-        const l = this.loads.get(m.summary.gen);
-        this.loads.delete(m.summary.gen);
-        this.letGo();
-        l?.resolve(m.summary);
+        const l = m.req === undefined ? undefined : this.loads.get(m.req);
+        if (l) {
+          this.loads.delete(m.req!);
+          this.letGo();
+          l.resolve(m.summary);
+        } else if (!this.last || this.last.summary.gen < m.summary.gen) {
+          // Another reader's load (serve --workers: the primary loads once for every worker):
+          // its views follow. The files it read are not known here, so the next refresh asks.
+          this.last = { summary: m.summary, key: '' };
+        }
         return;
       }
       case 'failed': {
-        const l = this.loads.get(m.gen);
-        this.loads.delete(m.gen);
+        if (m.req === undefined) return;
+        const l = this.loads.get(m.req);
+        this.loads.delete(m.req);
         this.letGo();
         const err = m.findings ? new ManifestError(m.findings) : Object.assign(new Error(m.message ?? 'manifest load failed'), { stack: m.stack });
         l?.reject(err);
