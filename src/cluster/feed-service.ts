@@ -25,6 +25,9 @@ export interface FeedServiceOptions {
   readonly priority?: { readonly loading: () => void; readonly idle: () => void };
 }
 
+/** Quiet time after a load before the settling collection. */
+const SETTLE_MS = 1000;
+
 interface View {
   readonly builder: ViewBuilder;
   readonly args: unknown;
@@ -149,6 +152,23 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
     loaded = { model, summary };
     port.postMessage({ type: 'loaded', req, summary });
     for (const [id, view] of views) build(id, view);
+    settleLater();
+  };
+
+  // This thread outlives its loads: once a load's views are handed over and nothing else came,
+  // one full collection gives back what the load left (a first load's parse garbage, the last
+  // model), instead of holding the heap at its peak for as long as the server runs.
+  let settle: NodeJS.Timeout | undefined;
+  const settleLater = (): void => {
+    if (!reclaim) return;
+    if (settle) clearTimeout(settle);
+    settle = setTimeout(() => {
+      settle = undefined;
+      const busy = [...views.values()].some((v) => v.parts !== undefined);
+      if (busy) settleLater();
+      else enqueue(() => reclaim.collect());
+    }, SETTLE_MS);
+    settle.unref();
   };
 
   let queue: Promise<void> = Promise.resolve();
