@@ -1,11 +1,13 @@
 // The manifest watcher's file system events: real files in a temporary directory, real fs.watch,
 // real timers. The poll interval is an hour unless a test is about the poll, so whatever is seen
 // was seen through events.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManifestWatcher, type WatchOptions } from '../../src/cluster/watch.js';
+import { repoRoot } from '../helpers/server.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
 const HOUR = 3_600_000;
@@ -42,12 +44,16 @@ function tempDir(): string {
   return d;
 }
 
-/** A started watcher of `paths` and the changes it reported, each with what `probe` saw then. */
-function watching(paths: string[], opts: WatchOptions & { intervalMs?: number; probe?: () => string } = {}) {
+/**
+ * A started watcher of `paths` and the changes it reported, each with what `probe` saw then. Returns
+ * once the look that start() makes is over, so that what a test sees next came from events.
+ */
+async function watching(paths: string[], opts: WatchOptions & { intervalMs?: number; probe?: () => string } = {}) {
   const changes: string[] = [];
   const w = new ManifestWatcher(paths, opts.intervalMs ?? HOUR, () => changes.push(opts.probe ? opts.probe() : 'change'), opts);
   watchers.push(w);
   w.start();
+  await sleep(3 * (opts.settleMs ?? 50));
   return { w, changes };
 }
 
@@ -62,7 +68,7 @@ describe('ManifestWatcher events', () => {
   it('notices a new file, a file renamed over another, and a deletion', async () => {
     const d = tempDir();
     fs.writeFileSync(path.join(d, 'web.yaml'), service('web', '10.96.0.1'));
-    const { w, changes } = watching([d]);
+    const { w, changes } = await watching([d]);
     expect(w.mode).toBe('events');
     expect(w.watchCount).toBe(1);
 
@@ -80,7 +86,7 @@ describe('ManifestWatcher events', () => {
 
   it('watches a new subdirectory: its first file, and the files written there later', async () => {
     const d = tempDir();
-    const { w, changes } = watching([d]);
+    const { w, changes } = await watching([d]);
     fs.mkdirSync(path.join(d, 'team-a/apps'), { recursive: true });
     fs.writeFileSync(path.join(d, 'team-a/apps/web.yaml'), service('web', '10.96.0.1'));
     await expectChanges(changes, 1);
@@ -97,7 +103,7 @@ describe('ManifestWatcher events', () => {
     const d = tempDir();
     const file = path.join(d, 'list.yaml');
     const full = Array.from({ length: 40 }, (_, i) => `---\n${service(`svc-${i}`, `10.96.1.${i + 1}`)}`).join('');
-    const { changes } = watching([d], { probe: () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '') });
+    const { changes } = await watching([d], { probe: () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '') });
     // A chunk every 5 ms for 40 chunks: 200 ms of writing, more than the whole quiet spell
     // asked of a change (two looks 50 ms apart), so a watcher that looked on every event, or
     // took the first quiet look as final, would report a cut.
@@ -110,17 +116,43 @@ describe('ManifestWatcher events', () => {
     expect(changes[0]).toBe(full);
   });
 
-  it('ignores other files written beside the manifests', async () => {
+  it('applies a slow writer once, after the last chunk, though it pauses longer than the quiet spell', async () => {
     const d = tempDir();
-    fs.writeFileSync(path.join(d, 'web.yaml'), service('web', '10.96.0.1'));
-    const { changes } = watching([d]);
-    fs.writeFileSync(path.join(d, 'notes.txt'), 'a log line\n');
-    fs.writeFileSync(path.join(d, '.web.yaml.swp'), 'swap');
-    await sleep(300);
-    expect(changes).toEqual([]);
+    const file = path.join(d, 'list.yaml');
+    const full = Array.from({ length: 4 }, (_, i) => `---\n${service(`svc-${i}`, `10.96.1.${i + 1}`)}`).join('');
+    const { changes } = await watching([d], { settleMs: 200, probe: () => fs.readFileSync(file, 'utf8') });
+    // 250 ms between chunks: each pause outlasts one quiet spell (200 ms) but not two, so the look
+    // after the first pause sees the file moving at the next, and asks longer pauses of it after.
+    const chunk = Math.ceil(full.length / 4);
+    for (let at = 0; at < full.length; at += chunk) {
+      fs.appendFileSync(file, full.slice(at, at + chunk));
+      await sleep(250);
+    }
+    await waitUntil('the change', () => changes.length >= 1, 5000, 10);
+    await sleep(250);
+    expect(changes).toEqual([full]);
   });
 
-  it('follows symlinks: a file named through a link, and a ConfigMap-style ..data swap', async () => {
+  it('lets other files be written beside the manifests without holding a change back', async () => {
+    const d = tempDir();
+    fs.writeFileSync(path.join(d, 'web.yaml'), service('web', '10.96.0.1'));
+    const { changes } = await watching([d]);
+    // A log and an editor's swap file written every 10 ms for a second: were their events to
+    // count, no quiet spell would come until they stop.
+    let seenAt: number | undefined;
+    for (let i = 0; i < 100; i++) {
+      fs.appendFileSync(path.join(d, 'notes.txt'), `line ${i}\n`);
+      fs.writeFileSync(path.join(d, '.web.yaml.swp'), `swap ${i}`);
+      if (i === 10) fs.writeFileSync(path.join(d, 'api.yaml'), service('api', '10.96.0.2'));
+      if (seenAt === undefined && changes.length > 0) seenAt = i;
+      await sleep(10);
+    }
+    expect(seenAt).toBeDefined();
+    await sleep(250);
+    expect(changes.length).toBe(1);
+  });
+
+  it('follows symlinks: a file named through a link, a link in a tree, and a ConfigMap-style ..data swap', async () => {
     const d = tempDir();
     // A manifest path that is a link to a file elsewhere: a write in place of the target.
     fs.mkdirSync(path.join(d, 'real'));
@@ -133,40 +165,60 @@ describe('ManifestWatcher events', () => {
     fs.writeFileSync(path.join(cm, '..2026_01/api.yaml'), service('api', '10.96.0.2'));
     fs.symlinkSync('..2026_01', path.join(cm, '..data'));
     fs.symlinkSync('..data/api.yaml', path.join(cm, 'api.yaml'));
-    const { changes } = watching([path.join(d, 'web.yaml'), cm]);
+    // A tree with a link to a file outside it.
+    fs.mkdirSync(path.join(d, 'tree'));
+    fs.writeFileSync(path.join(d, 'real/db.yaml'), service('db', '10.96.0.3'));
+    fs.symlinkSync(path.join(d, 'real/db.yaml'), path.join(d, 'tree/db.yaml'));
+    const { changes } = await watching([path.join(d, 'web.yaml'), cm, path.join(d, 'tree')]);
 
     fs.writeFileSync(path.join(d, 'real/web.yaml'), service('web', '10.96.0.9'));
     await expectChanges(changes, 1);
+    fs.writeFileSync(path.join(d, 'real/db.yaml'), service('db', '10.96.0.7'));
+    await expectChanges(changes, 2);
 
     fs.mkdirSync(path.join(cm, '..2026_02'));
     fs.writeFileSync(path.join(cm, '..2026_02/api.yaml'), service('api', '10.96.0.8'));
     fs.symlinkSync('..2026_02', path.join(cm, '..data_tmp'));
     fs.renameSync(path.join(cm, '..data_tmp'), path.join(cm, '..data'));
     fs.rmSync(path.join(cm, '..2026_01'), { recursive: true });
-    await expectChanges(changes, 2);
+    await expectChanges(changes, 3);
   });
 
-  it('leaves no watch and no timer behind after stop(), and reports nothing after it', async () => {
+  it('leaves no watch behind after stop(), and reports nothing after it', async () => {
     const d = tempDir();
     fs.mkdirSync(path.join(d, 'a/b'), { recursive: true });
-    const watchesBefore = inotifyWatches();
-    const resourcesBefore = process.getActiveResourcesInfo().length;
-    const { w, changes } = watching([d], { intervalMs: 100 });
-    expect(inotifyWatches()).toBe(watchesBefore + 3);
-    // Every handle is unref'd: the watcher never keeps a process alive.
-    expect(process.getActiveResourcesInfo().length).toBe(resourcesBefore);
+    const before = inotifyWatches();
+    const { w, changes } = await watching([d], { intervalMs: 100 });
+    expect(inotifyWatches()).toBe(before + 3);
     fs.writeFileSync(path.join(d, 'a/b/web.yaml'), service('web', '10.96.0.1'));
     w.stop();
     expect(w.mode).toBe('off');
     expect(w.watchCount).toBe(0);
-    expect(inotifyWatches()).toBe(watchesBefore);
-    await sleep(300); // the settle spell and two polls' time
+    expect(inotifyWatches()).toBe(before);
+    await sleep(300); // a quiet spell's two looks and two polls' time
     expect(changes).toEqual([]);
   });
 
-  it('does not watch when the interval is 0 or less', () => {
+  it('never keeps a process alive: one that starts a watcher and returns exits', () => {
     const d = tempDir();
-    const { w } = watching([d], { intervalMs: 0 });
+    fs.writeFileSync(path.join(d, 'web.yaml'), service('web', '10.96.0.1'));
+    // The compiled module, as the server runs it; the process is killed if it hangs.
+    const script = `
+      const { ManifestWatcher } = await import(${JSON.stringify(path.join(repoRoot, 'dist/cluster/watch.js'))});
+      const w = new ManifestWatcher([${JSON.stringify(d)}], 100, () => {});
+      w.start();
+      if (w.mode !== 'events') throw new Error('not watching: ' + w.mode);
+      console.log('started');`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
+    expect(r.stderr).toBe('');
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('started\n');
+  });
+
+  it('does not watch when the interval is 0 or less', async () => {
+    const d = tempDir();
+    const { w } = await watching([d], { intervalMs: 0 });
     expect(w.mode).toBe('off');
     expect(w.watchCount).toBe(0);
   });
@@ -179,7 +231,7 @@ describe('ManifestWatcher fallback to polling', () => {
     const enospc = (): fs.FSWatcher => {
       throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
     };
-    const { w, changes } = watching([d], { intervalMs: 100, watch: enospc });
+    const { w, changes } = await watching([d], { intervalMs: 100, watch: enospc });
     expect(w.mode).toBe('polling');
     expect(w.pollingReason).toMatch(/ENOSPC/);
     expect(inotifyWatches()).toBe(watchesBefore);
@@ -192,7 +244,7 @@ describe('ManifestWatcher fallback to polling', () => {
     fs.mkdirSync(path.join(d, 'a'));
     fs.mkdirSync(path.join(d, 'b'));
     const watchesBefore = inotifyWatches();
-    const { w, changes } = watching([d], { intervalMs: 100, maxWatches: 2 });
+    const { w, changes } = await watching([d], { intervalMs: 100, maxWatches: 2 });
     expect(w.mode).toBe('polling');
     expect(w.pollingReason).toMatch(/3 directories to watch, more than the limit of 2/);
     expect(inotifyWatches()).toBe(watchesBefore);
