@@ -16,24 +16,66 @@
 // serving thread for about 140 ms, and a content hash adds nothing here (a writer changes the
 // times with every write).
 import { createHash } from 'node:crypto';
-import { type FSWatcher, lstatSync, readdirSync, realpathSync, statSync, watch as fsWatch } from 'node:fs';
+import { type FSWatcher, lstatSync, readdirSync, realpathSync, type Stats, statSync, watch as fsWatch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { collectManifestFiles } from './yaml-docs.js';
-import type { Finding } from './model.js';
 
-/** The manifest files now, as one key: list, and each file's size, times and inode. */
+/** dev:ino, so that a directory reached through several paths (symlinks) is walked and watched once. */
+const identity = (st: { dev: number; ino: number }): string => `${st.dev}:${st.ino}`;
+
+/**
+ * The manifest files now, as one key: the files collectManifestFiles (yaml-docs.ts) would read,
+ * each with its size, modification and change times and inode, and the paths it could not read.
+ * Walked here in one pass rather than listed by collectManifestFiles and stat'ed again, which
+ * took six times as long (185 ms against 31 on 5000 files in 100 directories): the watcher walks the tree at
+ * every poll and twice for every change it applies. It keeps to the same rules: hidden entries
+ * skipped inside directories, symlinks followed, a directory walked once, a path named always read.
+ */
 function snapshotKey(paths: readonly string[]): string {
-  const found: Finding[] = [];
   const h = createHash('sha256');
-  for (const file of collectManifestFiles(paths, found)) {
+  const file = (p: string, st: Stats): void => {
+    h.update(`${p}\0${st.size}\0${st.mtimeMs}\0${st.ctimeMs}\0${st.ino}\n`);
+  };
+  const seen = new Set<string>();
+  const walk = (dir: string, st: Stats): void => {
+    const id = identity(st);
+    if (seen.has(id)) return;
+    seen.add(id);
+    let entries;
     try {
-      const st = statSync(file);
-      h.update(`${file}\0${st.size}\0${st.mtimeMs}\0${st.ctimeMs}\0${st.ino}\n`);
-    } catch {
-      h.update(`${file}\0gone\n`); // gone between listing and stat: the next poll sees it gone
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      h.update(`${dir}\0unreadable ${(e as NodeJS.ErrnoException).code}\n`);
+      return;
     }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const ent of entries) {
+      const name = ent.name;
+      if (name.startsWith('.') || (ent.isFile() && !MANIFEST_EXT.test(name))) continue;
+      const p = join(dir, name);
+      let est;
+      try {
+        est = statSync(p);
+      } catch {
+        continue; // dangling link, or gone since the listing: the next look sees it gone
+      }
+      if (est.isDirectory()) walk(p, est);
+      else if (MANIFEST_EXT.test(name)) {
+        if (est.isFile()) file(p, est);
+        else h.update(`${p}\0special\n`);
+      }
+    }
+  };
+  for (const p of paths) {
+    let st;
+    try {
+      st = statSync(p);
+    } catch (e) {
+      h.update(`${p}\0missing ${(e as NodeJS.ErrnoException).code}\n`);
+      continue;
+    }
+    if (st.isDirectory()) walk(p, st);
+    else file(p, st);
   }
-  for (const f of found) h.update(`${f.file}\0${f.message}\n`);
   return h.digest('hex');
 }
 
@@ -82,9 +124,6 @@ interface Watched {
   target: Target;
   handle: FSWatcher;
 }
-
-/** dev:ino, so that a directory reached through several paths (symlinks) is watched once. */
-const identity = (st: { dev: number; ino: number }): string => `${st.dev}:${st.ino}`;
 
 /**
  * The directories to watch for `paths`, as collectManifestFiles walks them: each directory of a
