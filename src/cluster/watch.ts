@@ -16,7 +16,7 @@
 // serving thread for about 140 ms, and a content hash adds nothing here (a writer changes the
 // times with every write).
 import { createHash } from 'node:crypto';
-import { type FSWatcher, lstatSync, readdirSync, realpathSync, type Stats, statSync, watch as fsWatch } from 'node:fs';
+import { existsSync, type FSWatcher, lstatSync, readdirSync, realpathSync, type Stats, statSync, watch as fsWatch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** dev:ino, so that a directory reached through several paths (symlinks) is walked and watched once. */
@@ -348,21 +348,32 @@ export class ManifestWatcher {
   /**
    * Whether an event about entry `name` of a watched directory can change the manifests: a
    * regular file counts when collectManifestFiles reads it (so a log or an editor's swap file
-   * written beside the manifests does not hold the quiet spell off); anything else, or an entry
-   * gone, may be a directory or link that came or went, so it counts and the tree is walked again.
+   * written beside the manifests does not hold the quiet spell off); a directory or link counts,
+   * and has the tree walked again; an entry gone counts when it was a manifest or a directory
+   * watched (a temporary file renamed into place is gone by the time its event is read).
    */
   private matters(t: Target, name: string): boolean {
-    if (t.names.has(name)) return true;
+    const p = join(t.path, name);
+    const manifest = t.names.has(name) || (t.tree && !name.startsWith('.') && MANIFEST_EXT.test(name));
     let st;
     try {
-      st = lstatSync(join(t.path, name));
+      st = lstatSync(p);
     } catch {
+      // Else it may have been the watched directory itself (it then reports its own name).
+      if (!manifest && !this.watchedPaths().has(p) && existsSync(t.path)) return false;
       this.rewalk = true;
       return true;
     }
-    if (st.isFile()) return t.tree && !name.startsWith('.') && MANIFEST_EXT.test(name);
+    if (st.isFile()) return manifest;
     this.rewalk = true;
     return true;
+  }
+
+  /** The paths of the directories watched now. */
+  private watchedPaths(): Set<string> {
+    const out = new Set<string>();
+    for (const w of this.watched.values()) out.add(w.target.path);
+    return out;
   }
 
   /** Watches the directories the paths need now, within the limit; falls back to polling when it cannot. */

@@ -99,6 +99,21 @@ describe('ManifestWatcher events', () => {
     await waitUntil('the removed directories unwatched', () => w.watchCount === 1, 2000, 10);
   });
 
+  it('sees the watched directory itself removed and made again', async () => {
+    const d = tempDir();
+    const m = path.join(d, 'm');
+    fs.mkdirSync(m);
+    fs.writeFileSync(path.join(m, 'web.yaml'), service('web', '10.96.0.1'));
+    const { changes } = await watching([m]);
+    fs.rmSync(m, { recursive: true });
+    await expectChanges(changes, 1);
+    fs.mkdirSync(m);
+    fs.writeFileSync(path.join(m, 'web.yaml'), service('web', '10.96.0.2'));
+    await expectChanges(changes, 2);
+    fs.writeFileSync(path.join(m, 'api.yaml'), service('api', '10.96.0.3'));
+    await expectChanges(changes, 3);
+  });
+
   it('applies a file written in chunks once, after the last chunk', async () => {
     const d = tempDir();
     const file = path.join(d, 'list.yaml');
