@@ -7,15 +7,18 @@
 // a temporary name and renamed into place, alternating which goes first. The latency of a sample
 // is from the rename's return to onChange. Trees: --small files in one directory (default 10) and
 // --large files in 100 directories (default 5000), which shows what a look (one walk and stat of
-// the tree, two per change with events) costs; the median time of one look is printed per tree.
+// the tree, two per change with events) costs. One look of each tree is also timed (wall and CPU,
+// median of 11) against the baseline's key, in turn: collectManifestFiles, then a stat of each
+// file, as the watcher took it before.
 // The poll interval is --interval ms (default 2000, the kubernetes plugin's `watch` default).
 //
 // Options: --rounds N, --interval MS, --small N, --large N.
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, option, median, fmt, machine } from './lib.js';
+import { ROOT, option, median, fmt, machine, shuffle } from './lib.js';
 
 const ROUNDS = option('--rounds', 15, 1, 1000);
 const INTERVAL = option('--interval', 2000, 10, 60000);
@@ -24,6 +27,29 @@ const LARGE = option('--large', 5000, 1, 200000);
 const DIRS_LARGE = 100;
 
 const { ManifestWatcher, fingerprint } = await import(path.join(ROOT, 'dist/cluster/watch.js'));
+const { collectManifestFiles } = await import(path.join(ROOT, 'dist/cluster/yaml-docs.js'));
+
+/** The key as the watcher took it before (the baseline): collectManifestFiles, then a stat of each file. */
+function listThenStat(paths) {
+  const found = [];
+  const h = createHash('sha256');
+  for (const file of collectManifestFiles(paths, found)) {
+    const st = statSync(file);
+    h.update(`${file}\0${st.size}\0${st.mtimeMs}\0${st.ctimeMs}\0${st.ino}\n`);
+  }
+  for (const f of found) h.update(`${f.file}\0${f.message}\n`);
+  return h.digest('hex');
+}
+
+/** Wall and CPU (user + system) milliseconds of f(). */
+function timed(f) {
+  const c = process.cpuUsage();
+  const t = performance.now();
+  f();
+  const wall = performance.now() - t;
+  const cpu = process.cpuUsage(c);
+  return { wall, cpu: (cpu.user + cpu.system) / 1000 };
+}
 
 const service = (name, ip) =>
   `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  clusterIP: ${ip}\n  ports: [{name: http, port: 80}]\n`;
@@ -60,6 +86,7 @@ function watcherOf(root, options) {
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'clusterdns-watch-bench-'));
 const results = [];
+const lookResults = [];
 try {
   const trees = [
     { label: `${SMALL} files, 1 directory`, files: SMALL, dirs: 1 },
@@ -73,18 +100,23 @@ try {
       modes[mode] = { root, ...watcherOf(root, mode === 'polling' ? { maxWatches: 0 } : {}), samples: [] };
     }
     if (modes.events.w.mode !== 'events') throw new Error(`events watcher is ${modes.events.w.mode}: ${modes.events.w.pollingReason}`);
-    const looks = [];
-    for (let i = 0; i < 9; i++) {
-      const t = performance.now();
-      fingerprint([modes.events.root]);
-      looks.push(performance.now() - t);
+    // One look of the tree: this key against the baseline's, alternately.
+    const looks = { key: [], baseline: [] };
+    for (let i = 0; i < 11; i++) {
+      for (const [name, f] of i % 2 ? [['key', fingerprint], ['baseline', listThenStat]] : [['baseline', listThenStat], ['key', fingerprint]]) {
+        looks[name].push(timed(() => f([modes.events.root])));
+      }
     }
     // Past the look each watcher makes when it starts.
     await new Promise((r) => setTimeout(r, 300));
+    // A poll sample written right after the poll that applied the last one would always wait
+    // about two intervals: each waits first a delay spread evenly over one interval.
+    const delays = shuffle(Array.from({ length: ROUNDS }, (_, i) => ((i + 0.5) * INTERVAL) / ROUNDS), 22 + tree.files);
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? ['events', 'polling'] : ['polling', 'events'];
       for (const mode of order) {
         const m = modes[mode];
+        if (mode === 'polling') await new Promise((r) => setTimeout(r, delays[round]));
         const dir = path.join(m.root, `ns-${round % tree.dirs}`);
         const name = `added-${round}`;
         const seen = m.next();
@@ -96,9 +128,10 @@ try {
     }
     for (const mode of ['events', 'polling']) {
       const s = modes[mode].samples;
-      results.push({ tree: tree.label, mode, look: median(looks), median: median(s), p95: percentile(s, 95), max: Math.max(...s), n: s.length });
+      results.push({ tree: tree.label, mode, median: median(s), p95: percentile(s, 95), max: Math.max(...s), n: s.length });
       modes[mode].w.stop();
     }
+    lookResults.push({ tree: tree.label, looks });
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });
@@ -106,8 +139,17 @@ try {
 
 const m = machine();
 console.log(`watch latency: ${m.cpu}, ${m.nproc} CPUs, node ${m.node}; poll interval ${INTERVAL} ms, ${ROUNDS} rounds`);
-console.log('| tree | mode | one look (ms) | median (ms) | p95 (ms) | max (ms) | samples |');
-console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+console.log('| tree | mode | median (ms) | p95 (ms) | max (ms) | samples |');
+console.log('| --- | --- | ---: | ---: | ---: | ---: |');
 for (const r of results) {
-  console.log(`| ${r.tree} | ${r.mode} | ${fmt(r.look, 1)} | ${fmt(r.median, 0)} | ${fmt(r.p95, 0)} | ${fmt(r.max, 0)} | ${r.n} |`);
+  console.log(`| ${r.tree} | ${r.mode} | ${fmt(r.median, 0)} | ${fmt(r.p95, 0)} | ${fmt(r.max, 0)} | ${r.n} |`);
+}
+console.log('\none look of the tree (median of 11; wall, and CPU of this process):');
+console.log('| tree | key | wall (ms) | CPU (ms) |');
+console.log('| --- | --- | ---: | ---: |');
+for (const r of lookResults) {
+  for (const name of ['baseline', 'key']) {
+    const label = name === 'key' ? 'fingerprint (one pass)' : 'baseline (collectManifestFiles, then stat)';
+    console.log(`| ${r.tree} | ${label} | ${fmt(median(r.looks[name].map((x) => x.wall)), 1)} | ${fmt(median(r.looks[name].map((x) => x.cpu)), 1)} |`);
+  }
 }
