@@ -16,7 +16,7 @@
 // serving thread for about 140 ms, and a content hash adds nothing here (a writer changes the
 // times with every write).
 import { createHash } from 'node:crypto';
-import { existsSync, type FSWatcher, lstatSync, readdirSync, realpathSync, type Stats, statSync, watch as fsWatch } from 'node:fs';
+import { type FSWatcher, lstatSync, readdirSync, realpathSync, type Stats, statSync, watch as fsWatch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** dev:ino, so that a directory reached through several paths (symlinks) is walked and watched once. */
@@ -198,8 +198,11 @@ function watchTargets(paths: readonly string[]): Map<string, Target> {
       add(dirname(p), false, basename(p));
       continue;
     }
-    if (st.isDirectory()) walk(p);
-    else {
+    if (st.isDirectory()) {
+      // A link to a directory may be pointed elsewhere (a mounted ConfigMap's ..data).
+      if (lstatSync(p).isSymbolicLink()) add(dirname(p), false, basename(p));
+      walk(p);
+    } else {
       add(dirname(p), false, basename(p));
       if (lstatSync(p).isSymbolicLink()) addTarget(p);
     }
@@ -337,12 +340,24 @@ export class ManifestWatcher {
     this.arm();
   }
 
-  private onEvent(t: Target, name: string | Buffer | null): void {
+  private onEvent(id: string, w: Watched, event: string, name: string | Buffer | null): void {
     if (!this.started) return;
+    const t = w.target;
     const n = name === null ? undefined : String(name);
-    if (n !== undefined && !this.matters(t, n)) return;
+    if (event === 'rename' && n === basename(t.path)) {
+      // The directory itself removed or moved (or an entry of the same name: watched again then).
+      // Its watch is dropped now: a directory made in its place may get the same inode, which the
+      // next walk would take for the one watched.
+      this.drop(id, w);
+      this.rewalk = true;
+    } else if (n !== undefined && !this.matters(t, n)) return;
     this.events++;
     this.arm();
+  }
+
+  private drop(id: string, w: Watched): void {
+    w.handle.close();
+    if (this.watched.get(id) === w) this.watched.delete(id);
   }
 
   /**
@@ -359,8 +374,7 @@ export class ManifestWatcher {
     try {
       st = lstatSync(p);
     } catch {
-      // Else it may have been the watched directory itself (it then reports its own name).
-      if (!manifest && !this.watchedPaths().has(p) && existsSync(t.path)) return false;
+      if (!manifest && !this.watchedPaths().has(p)) return false;
       this.rewalk = true;
       return true;
     }
@@ -408,7 +422,7 @@ export class ManifestWatcher {
       if (this.watched.has(id)) continue;
       let handle;
       try {
-        handle = this.watchFn(t.path, { persistent: false }, (_event, name) => this.onEvent(t, name));
+        handle = this.watchFn(t.path, { persistent: false }, (event, name) => this.onEvent(id, w, event, name));
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -420,8 +434,7 @@ export class ManifestWatcher {
       const w: Watched = { target: t, handle };
       // An error of a live watch (its directory gone on some systems): drop it and walk again.
       handle.on('error', () => {
-        handle.close();
-        if (this.watched.get(id) === w) this.watched.delete(id);
+        this.drop(id, w);
         this.rewalk = true;
         if (this.started) this.arm();
       });

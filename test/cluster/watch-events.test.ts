@@ -114,6 +114,36 @@ describe('ManifestWatcher events', () => {
     await expectChanges(changes, 3);
   });
 
+  it('watches a directory removed and made again at once, though it may have the same inode', async () => {
+    const d = tempDir();
+    fs.mkdirSync(path.join(d, 'sub'));
+    fs.writeFileSync(path.join(d, 'sub/web.yaml'), service('web', '10.96.0.1'));
+    const { changes } = await watching([d]);
+    for (let round = 1; round <= 3; round++) {
+      fs.rmSync(path.join(d, 'sub'), { recursive: true });
+      fs.mkdirSync(path.join(d, 'sub'));
+      fs.writeFileSync(path.join(d, 'sub/web.yaml'), service('web', `10.96.0.${round + 1}`));
+      await expectChanges(changes, 2 * round - 1);
+      fs.writeFileSync(path.join(d, 'sub/api.yaml'), service('api', `10.96.1.${round}`));
+      await expectChanges(changes, 2 * round);
+    }
+  });
+
+  it('follows a manifest path that is a link to a directory when the link is pointed elsewhere', async () => {
+    const d = tempDir();
+    for (const v of ['v1', 'v2']) {
+      fs.mkdirSync(path.join(d, v));
+      fs.writeFileSync(path.join(d, v, 'web.yaml'), service('web', v === 'v1' ? '10.96.0.1' : '10.96.0.2'));
+    }
+    fs.symlinkSync('v1', path.join(d, 'current'));
+    const { changes } = await watching([path.join(d, 'current')]);
+    fs.symlinkSync('v2', path.join(d, 'current.new'));
+    fs.renameSync(path.join(d, 'current.new'), path.join(d, 'current'));
+    await expectChanges(changes, 1);
+    fs.writeFileSync(path.join(d, 'v2/api.yaml'), service('api', '10.96.0.3'));
+    await expectChanges(changes, 2);
+  });
+
   it('applies a file written in chunks once, after the last chunk', async () => {
     const d = tempDir();
     const file = path.join(d, 'list.yaml');
