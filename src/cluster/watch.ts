@@ -106,6 +106,8 @@ export interface WatchOptions {
   maxWatches?: number;
   /** fs.watch; replaceable so that a test can make it fail as a full inotify table does. */
   watch?: WatchFn;
+  /** Told when start() sets the mode and whenever it changes after, with the reason when polling: for the log. */
+  onMode?: (mode: WatchMode, reason: string | undefined) => void;
 }
 
 /** How changes are noticed: events (and the poll beneath), the poll alone, or not at all. */
@@ -221,6 +223,7 @@ export class ManifestWatcher {
   private readonly settleMs: number;
   private readonly maxWatches: number;
   private readonly watchFn: WatchFn;
+  private readonly onMode: WatchOptions['onMode'];
   private started = false;
   private readonly watched = new Map<string, Watched>();
   private currentMode: WatchMode = 'off';
@@ -245,6 +248,7 @@ export class ManifestWatcher {
     this.settleMs = Math.max(1, options.settleMs ?? DEFAULT_SETTLE_MS);
     this.maxWatches = Math.max(0, options.maxWatches ?? DEFAULT_MAX_WATCHES);
     this.watchFn = options.watch ?? (fsWatch as WatchFn);
+    this.onMode = options.onMode;
     this.quietMs = this.settleMs;
   }
 
@@ -395,14 +399,12 @@ export class ManifestWatcher {
   private syncWatches(): void {
     if (!this.started) return;
     const failed = this.watchAll();
-    if (failed === undefined) {
-      this.currentMode = 'events';
-      this.reason = undefined;
-      return;
-    }
-    this.unwatchAll();
-    this.currentMode = 'polling';
+    if (failed !== undefined) this.unwatchAll();
+    const mode = failed === undefined ? 'events' : 'polling';
+    const told = mode !== this.currentMode;
+    this.currentMode = mode;
     this.reason = failed;
+    if (told) this.onMode?.(mode, failed);
   }
 
   /** Adds and drops watches to match the tree; returns why watching cannot go on, if it cannot. */

@@ -276,7 +276,9 @@ describe('ManifestWatcher fallback to polling', () => {
     const enospc = (): fs.FSWatcher => {
       throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
     };
-    const { w, changes } = await watching([d], { intervalMs: 100, watch: enospc });
+    const modes: string[] = [];
+    const { w, changes } = await watching([d], { intervalMs: 100, watch: enospc, onMode: (m, why) => modes.push(`${m}: ${why}`) });
+    expect(modes).toEqual(['polling: cannot watch ' + d + ': ENOSPC: System limit for number of file watchers reached: polling only']);
     expect(w.mode).toBe('polling');
     expect(w.pollingReason).toMatch(/ENOSPC/);
     expect(inotifyWatches()).toBe(watchesBefore);
@@ -289,7 +291,8 @@ describe('ManifestWatcher fallback to polling', () => {
     fs.mkdirSync(path.join(d, 'a'));
     fs.mkdirSync(path.join(d, 'b'));
     const watchesBefore = inotifyWatches();
-    const { w, changes } = await watching([d], { intervalMs: 100, maxWatches: 2 });
+    const modes: string[] = [];
+    const { w, changes } = await watching([d], { intervalMs: 100, maxWatches: 2, onMode: (m) => modes.push(m) });
     expect(w.mode).toBe('polling');
     expect(w.pollingReason).toMatch(/3 directories to watch, more than the limit of 2/);
     expect(inotifyWatches()).toBe(watchesBefore);
@@ -301,6 +304,7 @@ describe('ManifestWatcher fallback to polling', () => {
     await expectChanges(changes, 2);
     expect(w.mode).toBe('events');
     expect(w.watchCount).toBe(2);
+    expect(modes).toEqual(['polling', 'events']);
   });
 
   it('still applies a change only when two polls in a row saw it', () => {
