@@ -1,7 +1,10 @@
 // A Service file added under a running server answers soon after it lands, with the kubernetes
-// plugin's default watch: file system events, not the 2 s poll (which took 2 to 4 s, a change
-// having to be seen by two polls in a row). 1.5 s is generous for a loaded machine; the real
-// figure is bench/watch-latency.js's.
+// plugin's default watch: file system events, not the 2 s poll alone, which cannot answer in
+// less than 2 s (a change must be seen by two polls in a row) and took 2 to 4.5 s. The bound,
+// 2 s, is what the poll cannot do; the notification takes about 0.1 s (bench/watch-latency.js)
+// and the answer came after 0.4 to 0.6 s here, the rest being the reload: a machine so loaded
+// that a reload of two small files takes 1.9 s fails this (a full suite run beside other ones on
+// 2 CPUs did, once, at 2.3 s).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,7 +42,7 @@ describe('a manifest added under a running server', () => {
     return undefined;
   };
 
-  it('answers a new Service within 1.5 s of its file landing, and an edit of it as fast', async () => {
+  it('answers a new Service within 2 s of its file landing, and an edit of it as fast', async () => {
     expect(await firstA(server.port, 'web.default.svc.cluster.local')).toBe('10.96.1.1');
     expect(await firstA(server.port, 'api.default.svc.cluster.local')).toBeUndefined();
     // The start look and any first events are over: what follows is a change of its own.
@@ -48,7 +51,7 @@ describe('a manifest added under a running server', () => {
     fs.writeFileSync(path.join(dir, 'm/apps/api.yaml'), service('api', '10.96.2.2'));
     const added = await answersAfter('api', '10.96.2.2');
     expect(added).toBeDefined();
-    expect(added!).toBeLessThan(1500);
+    expect(added!).toBeLessThan(2000);
 
     // In a directory created for it, renamed into place as a careful writer does.
     fs.mkdirSync(path.join(dir, 'm/db'));
@@ -56,7 +59,7 @@ describe('a manifest added under a running server', () => {
     fs.renameSync(path.join(dir, 'm/db/.db.yaml.tmp'), path.join(dir, 'm/db/db.yaml'));
     const renamed = await answersAfter('db', '10.96.3.3');
     expect(renamed).toBeDefined();
-    expect(renamed!).toBeLessThan(1500);
+    expect(renamed!).toBeLessThan(2000);
     expect(server.logs.filter((l) => l.includes('kubernetes data reloaded')).length).toBeGreaterThanOrEqual(2);
   }, 30000);
 });
