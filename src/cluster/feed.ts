@@ -41,6 +41,7 @@ import {
   readObject,
 } from './load.js';
 import { pushAll } from '../pkg/arrays.js';
+import { EmulationCache } from './emulate-cache.js';
 
 /**
  * A file modified this recently before it was read may change again within the same
@@ -200,6 +201,8 @@ export class ManifestFeed {
   private files = new Map<string, FileRead>();
   private history: AdmissionHistory | undefined;
   private loaded = false;
+  /** The control plane's pods and slices of the last load, reused where nothing they depend on changed. */
+  private readonly emulation = new EmulationCache();
 
   constructor(
     readonly paths: readonly string[],
@@ -294,7 +297,7 @@ export class ManifestFeed {
     const t1 = performance.now();
     const c = merge(parts, findings);
     const t2 = performance.now();
-    const result = emulate(ctx, c, pass.seen, unreadable, findings, request, false);
+    const result = emulate(ctx, c, pass.seen, unreadable, findings, request, false, this.emulation);
     const t3 = performance.now();
     if (result.history) this.history = result.history;
     return { ...result, reread, full: !useKept, timings: { check: t1 - t0 - readMs, read: readMs, merge: t2 - t1, emulate: t3 - t2 } };

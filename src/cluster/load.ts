@@ -4,12 +4,13 @@
 // are in check.ts. feed.ts reads by file with the same pieces (readHeader, readObject, emulate)
 // and keeps each file's read for the next load.
 
-import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef } from './model.js';
+import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef, WorkloadInfo } from './model.js';
 import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
 import { generateEndpointSlices, PodIndex } from './endpoints.js';
 import { assignPodIPs, parsePodCidrs } from './podips.js';
 import type { WorkloadDraft, WorkloadKind } from './workloads.js';
 import { deriveWorkloadPods, toWorkload } from './workloads.js';
+import type { EmulationCache } from './emulate-cache.js';
 import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
 import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
@@ -452,11 +453,11 @@ export function emulate(
   findings: Finding[],
   historyRequest: HistoryRequest | undefined,
   ownsPods: boolean,
+  cache?: EmulationCache,
 ): LoadResult {
   const { opts, cidrs, fam, writer, registry } = ctx;
   if (historyRequest?.previous && writer) restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings, registry);
   const { serviceDrafts, endpointsDrafts, slices, edge } = c;
-  const pods = ownsPods ? c.pods : c.pods.map((p) => ({ ...p }));
 
   const services = admittedServices(serviceDrafts, cidrs, opts, findings, c);
   const explicit = new Set<string>();
@@ -469,21 +470,36 @@ export function emulate(
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
   const nodeMap = new Map(nodes.map((n) => [n.name, n]));
-  const derived = deriveWorkloadPods(c.workloads, pods, nodes);
-  // Nothing reads the workload drafts past here: their templates and checkers (~25 MiB at 10k
-  // workloads) go before the pods get addresses and slices, where the load peaks.
-  c.workloads = [];
   const isNotReady = notReadyMatcher(opts.notReady ?? []);
-  const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
-  const podCidrs = parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);
-  // Every pod here was read or derived just now and is held nowhere else: addresses in place.
-  const finalPods = assignPodIPs(allPods, podCidrs, nodeMap, findings, true).sort(byNsName);
+  // A feed's cache (emulate-cache.ts) gives what the steps below give, doing again only what changed.
+  const podCidrs = cache ? parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings) : undefined;
+  const cached = cache && podCidrs ? cache.pods(c.workloads, c.pods, nodes, nodeMap, podCidrs, opts.notReady ?? [], isNotReady, findings) : undefined;
+  let finalPods: Pod[];
+  let infos: WorkloadInfo[];
+  if (cached) {
+    finalPods = cached.pods;
+    infos = cached.infos;
+    c.workloads = [];
+  } else {
+    const pods = ownsPods ? c.pods : c.pods.map((p) => ({ ...p }));
+    const derived = deriveWorkloadPods(c.workloads, pods, nodes);
+    infos = derived.infos;
+    // Nothing reads the workload drafts past here: their templates and checkers (~25 MiB at 10k
+    // workloads) go before the pods get addresses and slices, where the load peaks.
+    c.workloads = [];
+    const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
+    const podRanges = podCidrs ?? parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);
+    // Every pod here was read or derived just now and is held nowhere else: addresses in place.
+    finalPods = assignPodIPs(allPods, podRanges, nodeMap, findings, true).sort(byNsName);
+  }
 
   // The endpoints controller, for selector Services without slices or Endpoints in the manifests.
   const claimed = new Set(explicit);
   for (const e of endpointsDrafts) claimed.add(`${e.meta.namespace}/${e.meta.name}`);
   const takenSliceNames = new Set([...slices, ...mirrored].map((s) => `${s.namespace}/${s.name}`));
-  const generated = generateEndpointSlices(services, PodIndex.forServices(finalPods, services), nodeMap, claimed, takenSliceNames);
+  const generated = cached
+    ? cache!.slices(services, nodeMap, claimed, takenSliceNames)
+    : generateEndpointSlices(services, PodIndex.forServices(finalPods, services), nodeMap, claimed, takenSliceNames);
   const endpointSlices = [...slices, ...mirrored, ...generated.slices].sort(byNsName);
 
   const namespaces = new Map<string, NamespaceObject>();
@@ -503,7 +519,7 @@ export function emulate(
     ignoredKinds: new Map([...c.ignoredKinds.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
     rejected: c.rejected.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)),
     nodes,
-    workloads: derived.infos,
+    workloads: infos,
     controllerServices: generated.managed,
     edge: edgeModel,
   };
