@@ -31,7 +31,9 @@ interface Unit {
   readonly warnings: readonly Finding[];
   /** Manifest and derived pods, by name, without addresses; never changed. */
   readonly pods: readonly Pod[];
-  /** Per pod and pod range (i * ranges + r): the hashed first offset to probe; NaN until needed. */
+  /** Per pod: what its address needs (NONE, HOST, PROBE). */
+  readonly need: Uint8Array;
+  /** Per pod and pod range (i * ranges + r): the hashed first offset to probe; -1 until needed. */
   readonly starts: Float64Array;
   /** Per pod and pod range: the offset its address got last, -1 none. */
   readonly offsets: Float64Array;
@@ -39,7 +41,7 @@ interface Unit {
   readonly finals: Pod[];
   /** Offsets the manifest pods declare: range index and offset, pairs. */
   readonly declared: readonly number[];
-  /** Pods that probe for an address (not host-network). */
+  /** Pods that probe for an address (PROBE). */
   readonly demand: number;
   /** Bumped when one of `finals` is replaced: a Service's kept pods stand while it stays. */
   version: number;
@@ -55,6 +57,11 @@ interface SliceEntry {
   /** Per slice: every name tried, the last the one it got. */
   readonly tried: readonly (readonly string[])[];
 }
+
+/** A pod's address: none to find (declared, not running), its node's (host network), or probed for. */
+const NO_ADDRESS = 0;
+const HOST = 1;
+const PROBE = 2;
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -161,56 +168,56 @@ export class EmulationCache {
     for (const u of units.values()) demand += u.demand;
     if (ranges.some((r) => r.size > 0 && r.used.free < demand)) return this.giveUp(findings, before);
     const families = ranges.map((r) => r.family);
+    for (const r of ranges) r.used.reserve(demand);
     const nr = ranges.length;
     for (const ns of [...names].sort((a, b) => cmp(`${a}/`, `${b}/`))) {
       const u = units.get(ns)!;
+      const { pods: ps, need, starts, offsets, finals } = u;
       let changed = false;
-      for (let i = 0; i < u.pods.length; i++) {
-        const p = u.pods[i]!;
-        let final = u.finals[i];
-        if (!needsAddress(p) || p.hostNetwork) {
+      for (let i = 0; i < ps.length; i++) {
+        if (need[i] !== PROBE) {
           // Its model pod depends on the node's addresses and the patterns, the same for a kept unit.
-          if (final === undefined) {
+          if (finals[i] === undefined) {
+            const p = ps[i]!;
             const ready = isNotReady(p) ? { ...p, ready: false } : p;
-            const ips = needsAddress(p) ? hostAddresses(p, families, nodeMap) : undefined;
-            final = ips && ips.length > 0 ? { ...ready, podIP: ips[0]!, podIPs: ips } : ready;
+            const ips = need[i] === HOST ? hostAddresses(p, families, nodeMap) : undefined;
+            finals[i] = ips && ips.length > 0 ? { ...ready, podIP: ips[0]!, podIPs: ips } : ready;
+            changed = true;
           }
-        } else {
-          let same = final !== undefined;
-          let digest: string | undefined;
-          for (let r = 0; r < nr; r++) {
-            const range = ranges[r]!;
-            if (range.size === 0) continue;
-            let start = u.starts[i * nr + r]!;
-            if (Number.isNaN(start)) {
-              digest ??= sha256Bytes(`${p.namespace}/${p.name}`);
-              start = u.starts[i * nr + r] = digestMod(digest, range.size);
-            }
-            const off = range.used.firstFreeFrom(start);
-            if (off === undefined) return this.giveUp(findings, before);
-            range.used.take(off);
-            if (u.offsets[i * nr + r] !== off) {
-              u.offsets[i * nr + r] = off;
-              same = false;
-            }
+          continue;
+        }
+        let same = finals[i] !== undefined;
+        let digest: string | undefined;
+        for (let r = 0; r < nr; r++) {
+          const range = ranges[r]!;
+          if (range.size === 0) continue;
+          const at = i * nr + r;
+          let start = starts[at]!;
+          if (start < 0) {
+            const p = ps[i]!;
+            digest ??= sha256Bytes(`${p.namespace}/${p.name}`);
+            start = starts[at] = digestMod(digest, range.size);
           }
-          if (!same) {
-            let first: string | undefined;
-            let second: string | undefined;
-            for (let r = 0; r < nr; r++) {
-              if (ranges[r]!.size === 0) continue;
-              const ip = addressAt(ranges[r]!, u.offsets[i * nr + r]! + 1);
-              if (first === undefined) first = ip;
-              else second = ip;
-            }
-            const ready = isNotReady(p) ? { ...p, ready: false } : p;
-            final = first === undefined ? ready : { ...ready, podIP: first, podIPs: second === undefined ? [first] : [first, second] };
+          const off = range.used.takeFirstFreeFrom(start);
+          if (off === undefined) return this.giveUp(findings, before);
+          if (offsets[at] !== off) {
+            offsets[at] = off;
+            same = false;
           }
         }
-        if (final !== u.finals[i]) {
-          u.finals[i] = final!;
-          changed = true;
+        if (same) continue;
+        let first: string | undefined;
+        let second: string | undefined;
+        for (let r = 0; r < nr; r++) {
+          if (ranges[r]!.size === 0) continue;
+          const ip = addressAt(ranges[r]!, offsets[i * nr + r]! + 1);
+          if (first === undefined) first = ip;
+          else second = ip;
         }
+        const p = ps[i]!;
+        const ready = isNotReady(p) ? { ...p, ready: false } : p;
+        finals[i] = first === undefined ? ready : { ...ready, podIP: first, podIPs: second === undefined ? [first] : [first, second] };
+        changed = true;
       }
       if (changed) u.version++;
     }
@@ -281,9 +288,14 @@ function push<T>(m: Map<string, T[]>, k: string, v: T): void {
 function newUnit(ws: readonly WorkloadDraft[], manifest: readonly Pod[], infos: WorkloadInfo[], warnings: Finding[], derived: readonly Pod[], ranges: ReturnType<typeof makeRange>[]): Unit {
   const pods = [...manifest, ...derived].sort((a, b) => cmp(a.name, b.name));
   const declared: number[] = [];
-  let demand = 0;
   for (const p of manifest) declaredOffsets(p, ranges, (r, off) => declared.push(ranges.indexOf(r), off));
-  for (const p of pods) if (needsAddress(p) && !p.hostNetwork) demand++;
+  const need = new Uint8Array(pods.length);
+  let demand = 0;
+  for (let i = 0; i < pods.length; i++) {
+    const p = pods[i]!;
+    need[i] = !needsAddress(p) ? NO_ADDRESS : p.hostNetwork ? HOST : PROBE;
+    if (need[i] === PROBE) demand++;
+  }
   const n = pods.length * ranges.length;
   return {
     metas: ws.map((w) => w.meta),
@@ -291,7 +303,8 @@ function newUnit(ws: readonly WorkloadDraft[], manifest: readonly Pod[], infos: 
     infos,
     warnings,
     pods,
-    starts: new Float64Array(n).fill(Number.NaN),
+    need,
+    starts: new Float64Array(n).fill(-1),
     offsets: new Float64Array(n).fill(-1),
     finals: [],
     declared,

@@ -12,7 +12,7 @@ export class FreeOffsets {
 
   /** Offsets [0, size) are allocatable; size at most 2^32 - 1. */
   constructor(readonly size: number) {
-    if (!(size >= 0 && size <= NONE)) throw new RangeError(`FreeOffsets: size ${size} is not within 0..2^32-1`);
+    if (!(size >= 0 && size <= 0xffffffff)) throw new RangeError(`FreeOffsets: size ${size} is not within 0..2^32-1`);
   }
 
   get taken(): number {
@@ -21,6 +21,11 @@ export class FreeOffsets {
 
   get free(): number {
     return this.size - this.next.size;
+  }
+
+  /** Room for `n` taken offsets without growing (a caller that knows how many it will take). */
+  reserve(n: number): void {
+    this.next.reserve(n);
   }
 
   has(offset: number): boolean {
@@ -48,59 +53,78 @@ export class FreeOffsets {
     }
     return at;
   }
+
+  /** firstFreeFrom(start), taken. */
+  takeFirstFreeFrom(start: number): number | undefined {
+    const at = this.firstFreeFrom(start);
+    if (at !== undefined) this.take(at);
+    return at;
+  }
 }
 
-/** No offset: ranges hold at most 2^32 - 1 offsets (podips.ts caps them), so this is never one. */
+/** No offset: ranges hold at most 2^32 - 1 offsets, so 2^32 - 1 is never one. */
 const NONE = 0xffffffff;
+/** NONE as the tables store it (the 32 bits of an offset, as a signed integer). */
+const EMPTY = -1;
 
 /**
  * Offset -> offset, open addressing over two typed arrays: a Map of 100k number keys (a pod
  * CIDR's, twice on a dual-stack load) costs some 20 ms of inserts and lookups per load and
- * as much again in the collector, these arrays a fraction of it.
+ * as much again in the collector, these arrays a fraction of it. Offsets are stored as their
+ * 32 bits in Int32Arrays (small integers for the optimiser, where a Uint32Array's upper half
+ * would be doubles).
  */
 class OffsetMap {
   size = 0;
-  private bits = 10;
-  private keys = new Uint32Array(1 << 10).fill(NONE);
-  private values = new Uint32Array(1 << 10);
+  private bits = 6;
+  private keys = new Int32Array(1 << 6).fill(EMPTY);
+  private values = new Int32Array(1 << 6);
 
-  private slot(key: number): number {
+  private slot(key32: number): number {
     const mask = (1 << this.bits) - 1;
-    let i = Math.imul(key, 0x9e3779b1) >>> (32 - this.bits);
+    const keys = this.keys;
+    let i = Math.imul(key32, 0x9e3779b1) >>> (32 - this.bits);
     for (;;) {
-      const k = this.keys[i]!;
-      if (k === key || k === NONE) return i;
+      const k = keys[i]!;
+      if (k === key32 || k === EMPTY) return i;
       i = (i + 1) & mask;
     }
   }
 
   /** The value, or NONE. */
   get(key: number): number {
-    const i = this.slot(key);
-    return this.keys[i] === NONE ? NONE : this.values[i]!;
+    const i = this.slot(key | 0);
+    return this.keys[i] === EMPTY ? NONE : this.values[i]! >>> 0;
   }
 
   /** Sets a key that is present. */
   set(key: number, value: number): void {
-    this.values[this.slot(key)] = value;
+    this.values[this.slot(key | 0)] = value | 0;
   }
 
   setIfAbsent(key: number, value: number): void {
-    const i = this.slot(key);
-    if (this.keys[i] !== NONE) return;
-    this.keys[i] = key;
-    this.values[i] = value;
-    if (++this.size * 2 > this.keys.length) this.grow();
+    const key32 = key | 0;
+    const i = this.slot(key32);
+    if (this.keys[i] !== EMPTY) return;
+    this.keys[i] = key32;
+    this.values[i] = value | 0;
+    if (++this.size * 2 > this.keys.length) this.resize(this.bits + 1);
   }
 
-  private grow(): void {
+  reserve(n: number): void {
+    let bits = this.bits;
+    while ((this.size + n) * 2 > 1 << bits && bits < 31) bits++;
+    if (bits > this.bits) this.resize(bits);
+  }
+
+  private resize(bits: number): void {
     const { keys, values } = this;
-    this.bits++;
-    this.keys = new Uint32Array(1 << this.bits).fill(NONE);
-    this.values = new Uint32Array(1 << this.bits);
+    this.bits = bits;
+    this.keys = new Int32Array(1 << bits).fill(EMPTY);
+    this.values = new Int32Array(1 << bits);
     for (let j = 0; j < keys.length; j++) {
       const k = keys[j]!;
-      if (k === NONE) continue;
+      if (k === EMPTY) continue;
       const i = this.slot(k);
       this.keys[i] = k;
       this.values[i] = values[j]!;
