@@ -14,10 +14,12 @@
 // Anything a kept part cannot stand for (a pod CIDR too small, a namespace with '/') makes emulate
 // take the one-shot path (load.ts), and the cache starts again.
 
-import type { ClusterNode, EndpointSlice, Finding, ObjectMeta, Pod, Service, ServicePort, WorkloadInfo } from './model.js';
+import type { ClusterNode, EndpointSlice, Finding, ObjectMeta, Pod, Service, ServicePort, SourceRef, WorkloadInfo } from './model.js';
 import type { Cidr } from '../pkg/ip.js';
+import { Checker } from './validate.js';
 import { deriveWorkloadPods, sha256Bytes, type WorkloadDraft } from './workloads.js';
 import { addressAt, declaredOffsets, digestMod, hostAddresses, makeRange, needsAddress } from './podips.js';
+import { AllocationMemo } from './allocate.js';
 import { hasControllerSelector, PodIndex, serviceSlices, slicePods } from './endpoints.js';
 
 /** One namespace's pods: what derived them, and what the last load made of them. */
@@ -49,12 +51,14 @@ interface Unit {
 
 /** A managed Service's slices, and what they were made from. */
 interface SliceEntry {
+  /** "namespace/name". */
+  readonly key: string;
   readonly svc: Service;
   readonly unit: Unit | undefined;
   readonly version: number;
   readonly pods: readonly Pod[];
   readonly slices: readonly EndpointSlice[];
-  /** Per slice: every name tried, the last the one it got. */
+  /** Per slice: every name tried ("namespace/name"), the last the one it got. */
   readonly tried: readonly (readonly string[])[];
 }
 
@@ -102,11 +106,36 @@ export interface CachedPods {
   readonly infos: WorkloadInfo[];
 }
 
+/** A checker bound to this load's findings, as the one the draft was read with was to its load's. */
+export function rebind(check: Checker, findings: Finding[]): Checker {
+  const c = new Checker(findings, check.source, check.what, check.positions);
+  c.errors = check.errors;
+  c.reported = check.reported;
+  return c;
+}
+
 export class EmulationCache {
+  /** Workload drafts whose checkers are still their read's (feed.ts merge): bound when derived from. */
+  private unbound = new Set<WorkloadDraft>();
+
+  /** Notes drafts to bind to the load's findings when their pods are derived; undefined: forget the last load's. */
+  bindLater(drafts: readonly WorkloadDraft[] | undefined): void {
+    if (drafts === undefined) this.unbound = new Set();
+    else for (const d of drafts) this.unbound.add(d);
+  }
+
+  /** The draft with a checker bound to `findings` when it was noted by bindLater. */
+  bound(w: WorkloadDraft, findings: Finding[]): WorkloadDraft {
+    return this.unbound.has(w) ? { ...w, check: rebind(w.check, findings) } : w;
+  }
+
+  /** Cluster IP allocation's per-draft work (allocate.ts). */
+  readonly allocation = new AllocationMemo();
   /** What every kept part depends on: nodes, pod CIDRs, not-ready patterns. */
   private inputs = '';
   private units = new Map<string, Unit>();
-  private sliceEntries = new Map<string, SliceEntry>();
+  /** By the Service's source: sameSliceInputs asks for the same one. */
+  private sliceEntries = new Map<SourceRef, SliceEntry>();
 
   /** Forgets everything (the one-shot path ran). */
   clear(): void {
@@ -146,21 +175,30 @@ export class EmulationCache {
     const before = findings.length;
     const units = new Map<string, Unit>();
     const infos: WorkloadInfo[] = [];
+    let kept = 0;
     for (const ns of order) {
       const ws = workloadsByNs.get(ns) ?? [];
       const mp = podsByNs.get(ns) ?? [];
       let u = this.units.get(ns);
       if (u && sameRefs(u.manifest, mp) && u.metas.length === ws.length && ws.every((w, i) => w.meta === u!.metas[i])) {
         for (const f of u.warnings) findings.push(f);
+        kept++;
       } else {
         const at = findings.length;
-        const derived = deriveWorkloadPods(ws, mp, nodes);
+        const derived = deriveWorkloadPods(
+          ws.map((w) => this.bound(w, findings)),
+          mp,
+          nodes,
+        );
         u = newUnit(ws, mp, derived.infos, findings.slice(at), derived.pods, ranges);
       }
       units.set(ns, u);
       for (const info of u.infos) infos.push(info);
     }
 
+    // Every namespace's pods the very ones of the last load: the addresses are a function of
+    // them (and of the pod CIDRs, the same), so every model pod of the last load stands.
+    if (kept === units.size && kept === this.units.size) return this.done(units, order, infos);
     // assignPodIPs: declared addresses first, the range's size against the demand, then every
     // pod that needs an address in "namespace/name" order.
     for (const u of units.values()) for (let i = 0; i < u.declared.length; i += 2) ranges[u.declared[i]!]!.used.take(u.declared[i + 1]!);
@@ -221,9 +259,16 @@ export class EmulationCache {
       }
       if (changed) u.version++;
     }
+    return this.done(units, order, infos);
+  }
+
+  private done(units: Map<string, Unit>, order: readonly string[], infos: WorkloadInfo[]): CachedPods {
     this.units = units;
-    const pods: Pod[] = [];
-    for (const ns of order) for (const p of units.get(ns)!.finals) pods.push(p);
+    let n = 0;
+    for (const u of units.values()) n += u.finals.length;
+    const pods = new Array<Pod>(n);
+    n = 0;
+    for (const ns of order) for (const p of units.get(ns)!.finals) pods[n++] = p;
     return { pods, infos };
   }
 
@@ -245,15 +290,17 @@ export class EmulationCache {
   ): { slices: EndpointSlice[]; managed: Set<string> } {
     const slices: EndpointSlice[] = [];
     const managed = new Set<string>();
-    const next = new Map<string, SliceEntry>();
+    const next = new Map<SourceRef, SliceEntry>();
     const indexes = new Map<Unit, PodIndex>();
     for (const svc of services) {
-      const key = `${svc.namespace}/${svc.name}`;
-      if (!hasControllerSelector(svc) || claimed.has(key)) continue;
+      if (!hasControllerSelector(svc)) continue;
+      const e = this.sliceEntries.get(svc.source);
+      const same = e !== undefined && sameSliceInputs(e.svc, svc);
+      // A kept entry's key strings: hashed once, not built and hashed again per load.
+      const key = same ? e.key : `${svc.namespace}/${svc.name}`;
+      if (claimed.has(key)) continue;
       managed.add(key);
       const u = this.units.get(svc.namespace);
-      const e = this.sliceEntries.get(key);
-      const same = e !== undefined && sameSliceInputs(e.svc, svc);
       let pods: readonly Pod[];
       if (same && u !== undefined && e.unit === u && e.version === u.version) pods = e.pods;
       else if (u === undefined) pods = [];
@@ -263,16 +310,16 @@ export class EmulationCache {
         pods = slicePods(index, svc);
       }
       const version = u?.version ?? 0;
-      if (same && sameRefs(e.pods, pods) && claimNames(e.tried, svc.namespace, takenNames)) {
+      if (same && sameRefs(e.pods, pods) && claimNames(e.tried, takenNames)) {
         for (const s of e.slices) slices.push(s);
-        next.set(key, { svc, unit: u, version, pods, slices: e.slices, tried: e.tried });
+        next.set(svc.source, e.unit === u && e.version === version ? e : { ...e, svc, unit: u, version });
         continue;
       }
       const mine: EndpointSlice[] = [];
       const tried: string[][] = [];
       serviceSlices(svc, pods, nodeMap, takenNames, mine, tried);
       for (const s of mine) slices.push(s);
-      next.set(key, { svc, unit: u, version, pods, slices: mine, tried });
+      next.set(svc.source, { key, svc, unit: u, version, pods, slices: mine, tried: tried.map((names) => names.map((n) => `${svc.namespace}/${n}`)) });
     }
     this.sliceEntries = next;
     return { slices, managed };
@@ -317,15 +364,15 @@ function newUnit(ws: readonly WorkloadDraft[], manifest: readonly Pod[], infos: 
  * Takes a kept Service's slice names again when the name search would give each of them now:
  * the names tried before it still taken, its own still free. Takes none otherwise.
  */
-function claimNames(tried: readonly (readonly string[])[], ns: string, takenNames: Set<string>): boolean {
+function claimNames(tried: readonly (readonly string[])[], takenNames: Set<string>): boolean {
   const added: string[] = [];
   const undo = (): false => {
     for (const k of added) takenNames.delete(k);
     return false;
   };
   for (const names of tried) {
-    for (let j = 0; j < names.length - 1; j++) if (!takenNames.has(`${ns}/${names[j]}`)) return undo();
-    const k = `${ns}/${names[names.length - 1]}`;
+    for (let j = 0; j < names.length - 1; j++) if (!takenNames.has(names[j]!)) return undo();
+    const k = names[names.length - 1]!;
     if (takenNames.has(k)) return undo();
     takenNames.add(k);
     added.push(k);

@@ -56,6 +56,8 @@ export class FreeOffsets {
 
   /** firstFreeFrom(start), taken. */
   takeFirstFreeFrom(start: number): number | undefined {
+    // A free start (most of them in a sparse range): one probe of the table.
+    if (start >= 0 && start < this.size && this.next.size < this.size && this.next.setIfAbsent(start, start + 1 === this.size ? 0 : start + 1)) return start;
     const at = this.firstFreeFrom(start);
     if (at !== undefined) this.take(at);
     return at;
@@ -64,20 +66,20 @@ export class FreeOffsets {
 
 /** No offset: ranges hold at most 2^32 - 1 offsets, so 2^32 - 1 is never one. */
 const NONE = 0xffffffff;
-/** NONE as the tables store it (the 32 bits of an offset, as a signed integer). */
-const EMPTY = -1;
+/** An empty slot: keys are stored as the 32 bits of offset + 1, never 0 (offsets stay below 2^32 - 1). */
+const EMPTY = 0;
 
 /**
  * Offset -> offset, open addressing over two typed arrays: a Map of 100k number keys (a pod
  * CIDR's, twice on a dual-stack load) costs some 20 ms of inserts and lookups per load and
- * as much again in the collector, these arrays a fraction of it. Offsets are stored as their
- * 32 bits in Int32Arrays (small integers for the optimiser, where a Uint32Array's upper half
- * would be doubles).
+ * as much again in the collector, these arrays a fraction of it. Keys are stored as the 32 bits
+ * of offset + 1 and values as an offset's 32 bits, in Int32Arrays (integers for the optimiser,
+ * where a Uint32Array's upper half would be doubles), so a new table is all empty as allocated.
  */
 class OffsetMap {
   size = 0;
   private bits = 6;
-  private keys = new Int32Array(1 << 6).fill(EMPTY);
+  private keys = new Int32Array(1 << 6);
   private values = new Int32Array(1 << 6);
 
   private slot(key32: number): number {
@@ -93,22 +95,24 @@ class OffsetMap {
 
   /** The value, or NONE. */
   get(key: number): number {
-    const i = this.slot(key | 0);
+    const i = this.slot((key + 1) | 0);
     return this.keys[i] === EMPTY ? NONE : this.values[i]! >>> 0;
   }
 
   /** Sets a key that is present. */
   set(key: number, value: number): void {
-    this.values[this.slot(key | 0)] = value | 0;
+    this.values[this.slot((key + 1) | 0)] = value | 0;
   }
 
-  setIfAbsent(key: number, value: number): void {
-    const key32 = key | 0;
+  /** Whether the key was absent (and is now set). */
+  setIfAbsent(key: number, value: number): boolean {
+    const key32 = (key + 1) | 0;
     const i = this.slot(key32);
-    if (this.keys[i] !== EMPTY) return;
+    if (this.keys[i] !== EMPTY) return false;
     this.keys[i] = key32;
     this.values[i] = value | 0;
     if (++this.size * 2 > this.keys.length) this.resize(this.bits + 1);
+    return true;
   }
 
   reserve(n: number): void {
@@ -120,7 +124,7 @@ class OffsetMap {
   private resize(bits: number): void {
     const { keys, values } = this;
     this.bits = bits;
-    this.keys = new Int32Array(1 << bits).fill(EMPTY);
+    this.keys = new Int32Array(1 << bits);
     this.values = new Int32Array(1 << bits);
     for (let j = 0; j < keys.length; j++) {
       const k = keys[j]!;

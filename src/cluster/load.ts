@@ -11,7 +11,7 @@ import { assignPodIPs, parsePodCidrs } from './podips.js';
 import type { WorkloadDraft, WorkloadKind } from './workloads.js';
 import { deriveWorkloadPods, toWorkload } from './workloads.js';
 import type { EmulationCache } from './emulate-cache.js';
-import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
+import { type AllocationMemo, allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
 import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
 import type { Service } from './model.js';
@@ -459,7 +459,7 @@ export function emulate(
   if (historyRequest?.previous && writer) restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings, registry);
   const { serviceDrafts, endpointsDrafts, slices, edge } = c;
 
-  const services = admittedServices(serviceDrafts, cidrs, opts, findings, c);
+  const services = admittedServices(serviceDrafts, cidrs, opts, findings, c, cache?.allocation);
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));
@@ -482,7 +482,7 @@ export function emulate(
     c.workloads = [];
   } else {
     const pods = ownsPods ? c.pods : c.pods.map((p) => ({ ...p }));
-    const derived = deriveWorkloadPods(c.workloads, pods, nodes);
+    const derived = deriveWorkloadPods(cache ? c.workloads.map((w) => cache.bound(w, findings)) : c.workloads, pods, nodes);
     infos = derived.infos;
     // Nothing reads the workload drafts past here: their templates and checkers (~25 MiB at 10k
     // workloads) go before the pods get addresses and slices, where the load peaks.
@@ -547,8 +547,15 @@ export function emulate(
  * Allocates cluster IPs and node ports, then leaves out the Services whose allocation failed (an
  * IP another Service holds, a full range): the API server refuses to create those.
  */
-function admittedServices(drafts: ServiceDraft[], cidrs: ReturnType<typeof parseServiceCidrs>, opts: ClusterOptions, findings: Finding[], c: Collected): Service[] {
-  const all = assignNodePorts(allocateClusterIPs(drafts, cidrs), opts.nodePortRange, findings, nodePortLines(drafts), c.edge.withoutNodePorts);
+function admittedServices(
+  drafts: ServiceDraft[],
+  cidrs: ReturnType<typeof parseServiceCidrs>,
+  opts: ClusterOptions,
+  findings: Finding[],
+  c: Collected,
+  memo: AllocationMemo | undefined,
+): Service[] {
+  const all = assignNodePorts(allocateClusterIPs(drafts, cidrs, memo), opts.nodePortRange, findings, nodePortLines(drafts), c.edge.withoutNodePorts);
   // Both report through each Service's checker, so its errors say whether it was refused.
   const refused = new Set<string>();
   for (const d of drafts) if (d.check.errors > 0) refused.add(`${d.meta.namespace}/${d.meta.name}`);
