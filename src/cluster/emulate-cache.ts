@@ -31,15 +31,20 @@ interface Unit {
   readonly infos: readonly WorkloadInfo[];
   /** The findings deriving its pods gave, replayed where a fresh derivation gives them. */
   readonly warnings: readonly Finding[];
-  /** Manifest and derived pods, by name, without addresses; never changed. */
-  readonly pods: readonly Pod[];
+  /** How many pods: manifest and derived, by name. */
+  readonly count: number;
+  /**
+   * The pods as read and derived, without addresses, until the first pass has made their model
+   * pods (`finals`); let go then, as later model pods are made from the last ones.
+   */
+  fresh: readonly Pod[] | undefined;
   /** Per pod: what its address needs (NONE, HOST, PROBE). */
   readonly need: Uint8Array;
   /** Per pod and pod range (i * ranges + r): the hashed first offset to probe; -1 until needed. */
   readonly starts: Float64Array;
   /** Per pod and pod range: the offset its address got last, -1 none. */
   readonly offsets: Float64Array;
-  /** The model's pod for each of `pods` (ready and addresses filled in) the last load gave. */
+  /** The model's pod for each pod (ready and addresses filled in) the last load gave. */
   readonly finals: Pod[];
   /** Offsets the manifest pods declare: range index and offset, pairs. */
   readonly declared: readonly number[];
@@ -210,16 +215,15 @@ export class EmulationCache {
     const nr = ranges.length;
     for (const ns of [...names].sort((a, b) => cmp(`${a}/`, `${b}/`))) {
       const u = units.get(ns)!;
-      const { pods: ps, need, starts, offsets, finals } = u;
+      const { count, fresh, need, starts, offsets, finals } = u;
       let changed = false;
-      for (let i = 0; i < ps.length; i++) {
+      for (let i = 0; i < count; i++) {
         if (need[i] !== PROBE) {
           // Its model pod depends on the node's addresses and the patterns, the same for a kept unit.
           if (finals[i] === undefined) {
-            const p = ps[i]!;
-            const ready = isNotReady(p) ? { ...p, ready: false } : p;
+            const p = fresh![i]!;
             const ips = need[i] === HOST ? hostAddresses(p, families, nodeMap) : undefined;
-            finals[i] = ips && ips.length > 0 ? { ...ready, podIP: ips[0]!, podIPs: ips } : ready;
+            finals[i] = ips && ips.length > 0 ? modelPod(p, isNotReady(p), ips) : isNotReady(p) ? modelPod(p, true, undefined) : p;
             changed = true;
           }
           continue;
@@ -232,7 +236,7 @@ export class EmulationCache {
           const at = i * nr + r;
           let start = starts[at]!;
           if (start < 0) {
-            const p = ps[i]!;
+            const p = finals[i] ?? fresh![i]!;
             digest ??= sha256Bytes(`${p.namespace}/${p.name}`);
             start = starts[at] = digestMod(digest, range.size);
           }
@@ -252,13 +256,19 @@ export class EmulationCache {
           if (first === undefined) first = ip;
           else second = ip;
         }
-        const p = ps[i]!;
-        const ready = isNotReady(p) ? { ...p, ready: false } : p;
-        finals[i] = first === undefined ? ready : { ...ready, podIP: first, podIPs: second === undefined ? [first] : [first, second] };
+        const ips = first === undefined ? undefined : second === undefined ? [first] : [first, second];
+        const last = finals[i];
+        if (last !== undefined) finals[i] = modelPod(last, false, ips); // its readiness is the last one's
+        else {
+          const p = fresh![i]!;
+          const notReady = isNotReady(p);
+          finals[i] = ips !== undefined || notReady ? modelPod(p, notReady, ips) : p;
+        }
         changed = true;
       }
       if (changed) u.version++;
     }
+    for (const u of units.values()) u.fresh = undefined;
     return this.done(units, order, infos);
   }
 
@@ -332,6 +342,21 @@ function push<T>(m: Map<string, T[]>, k: string, v: T): void {
   else m.set(k, [v]);
 }
 
+/**
+ * A model pod: `p` with ready false and the addresses given. Object.assign and then the keys, as
+ * a spread with extra keys makes an object about three times the size (some 40 MiB more for
+ * 100k pods); the keys end in the same order (podIPs where it was, ready and podIP added last).
+ */
+function modelPod(p: Pod, notReady: boolean, ips: string[] | undefined): Pod {
+  const m: { -readonly [K in keyof Pod]: Pod[K] } = Object.assign({}, p);
+  if (notReady) m.ready = false;
+  if (ips !== undefined) {
+    m.podIP = ips[0]!;
+    m.podIPs = ips;
+  }
+  return m;
+}
+
 function newUnit(ws: readonly WorkloadDraft[], manifest: readonly Pod[], infos: WorkloadInfo[], warnings: Finding[], derived: readonly Pod[], ranges: ReturnType<typeof makeRange>[]): Unit {
   const pods = [...manifest, ...derived].sort((a, b) => cmp(a.name, b.name));
   const declared: number[] = [];
@@ -349,7 +374,8 @@ function newUnit(ws: readonly WorkloadDraft[], manifest: readonly Pod[], infos: 
     manifest,
     infos,
     warnings,
-    pods,
+    count: pods.length,
+    fresh: pods,
     need,
     starts: new Float64Array(n).fill(-1),
     offsets: new Float64Array(n).fill(-1),
