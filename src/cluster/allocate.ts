@@ -123,6 +123,10 @@ interface DraftMemo {
   /** Addresses formatted for it: per service CIDR and offset. */
   ips?: { readonly cidr: string; readonly off: number; readonly ip: string }[];
   service?: Service;
+  /** Whether that Service had allocated IPs (else its IPs were the declared ones alone). */
+  allocated?: boolean;
+  /** Where its declared IPs fall (rangeFor: range index and offset, -1 outside), for the service CIDRs named. */
+  declared?: { readonly cidrs: string; readonly at: readonly number[] };
 }
 
 /**
@@ -174,14 +178,31 @@ function fittingCidr(ip: string, configured: Cidr | undefined): string {
 }
 
 /** Takes every declared cluster IP out of its range; a second claim on one IP is an error. Returns IP -> owner. */
-function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], ranges: readonly Range[]): Map<string, ServiceDraft> {
+function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], ranges: readonly Range[], memo: AllocationMemo | undefined): Map<string, ServiceDraft> {
+  const cidrsKey = memo ? cidrs.map((c) => c.text).join(',') : '';
+  /** rangeFor of a draft's i-th declared IP, from the memo when the draft was met with these CIDRs. */
+  const where = (d: ServiceDraft, i: number, ip: string): { r: Range; off: number } | undefined => {
+    if (!memo) return rangeFor(ranges, ip);
+    const dm = memo.of(d);
+    if (dm.declared?.cidrs !== cidrsKey) {
+      const at: number[] = [];
+      for (const x of d.declaredIPs) {
+        const hit = rangeFor(ranges, x);
+        at.push(hit ? ranges.indexOf(hit.r) : -1, hit ? hit.off : -1);
+      }
+      dm.declared = { cidrs: cidrsKey, at };
+    }
+    const k = dm.declared.at[i * 2]!;
+    return k < 0 ? undefined : { r: ranges[k]!, off: dm.declared.at[i * 2 + 1]! };
+  };
   // Source order, so "first" in messages means the earlier file/line.
   const bySource = [...drafts].sort(
     (a, b) => cmp(a.meta.source.file, b.meta.source.file) || a.meta.source.line - b.meta.source.line,
   );
   const owner = new Map<string, ServiceDraft>();
   for (const d of bySource) {
-    for (const ip of d.declaredIPs) {
+    for (let i = 0; i < d.declaredIPs.length; i++) {
+      const ip = d.declaredIPs[i]!;
       const prev = owner.get(ip);
       if (prev) {
         d.check.error(
@@ -193,7 +214,7 @@ function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]
         continue;
       }
       owner.set(ip, d);
-      const hit = rangeFor(ranges, ip);
+      const hit = where(d, i, ip);
       if (hit) takeOffset(hit.r, hit.off);
       else {
         const same = cidrs.filter((c) => c.family === parseIp(ip)!.family);
@@ -296,6 +317,8 @@ function toServiceObject(d: ServiceDraft, allocated: ReadonlyMap<ServiceDraft, A
   const ipOf = (fam: Family): string | undefined => (d.declaredIPs.length > 0 ? d.declaredIPs.find((x) => familyOf(x) === fam) : undefined) ?? got?.[fam];
   const dm = memo?.of(d);
   const last = dm?.service;
+  // Declared IPs alone, now as then: the same draft gives the same IPs.
+  if (last && got === undefined && dm!.allocated === false) return last;
   if (last && d.type !== 'ExternalName' && !d.headless) {
     // The last load's Service when its IPs are the same: compared before any list is made.
     let n = 0;
@@ -334,13 +357,16 @@ function toServiceObject(d: ServiceDraft, allocated: ReadonlyMap<ServiceDraft, A
   if (d.externalName !== undefined) out.externalName = d.externalName;
   if (d.selector !== undefined) out.selector = d.selector;
   if (d.admitted) admittedServices.add(out);
-  if (dm) dm.service = out;
+  if (dm) {
+    dm.service = out;
+    dm.allocated = got !== undefined;
+  }
   return out;
 }
 
 export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], memo?: AllocationMemo): Service[] {
   const ranges = cidrs.map(makeRange);
-  const owner = reserveDeclared(drafts, cidrs, ranges);
+  const owner = reserveDeclared(drafts, cidrs, ranges, memo);
   const sorted = drafts
     .map((d) => ({ d, k: memo ? memo.of(d).key : keyOf(d) }))
     .sort((a, b) => cmp(a.k, b.k))

@@ -142,6 +142,19 @@ export class EmulationCache {
   /** By the Service's source: sameSliceInputs asks for the same one. */
   private sliceEntries = new Map<SourceRef, SliceEntry>();
 
+  /** The last endpoint slices sorted, and the list they were sorted from. */
+  private slicesIn: readonly EndpointSlice[] = [];
+  private slicesOut: readonly EndpointSlice[] = [];
+
+  /** `all` sorted by `compare`: the last load's order when `all` holds the same slices in the same order. */
+  sortedSlices(all: EndpointSlice[], compare: (a: EndpointSlice, b: EndpointSlice) => number): EndpointSlice[] {
+    if (sameRefs(all, this.slicesIn)) return this.slicesOut.slice();
+    this.slicesIn = all.slice();
+    const out = all.sort(compare);
+    this.slicesOut = out.slice();
+    return out;
+  }
+
   /** Forgets everything (the one-shot path ran). */
   clear(): void {
     this.inputs = '';

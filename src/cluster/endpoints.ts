@@ -84,7 +84,9 @@ export class PodIndex {
 
 /** Whether the endpoints controller manages this Service's slices (when none are in the manifests). */
 export function hasControllerSelector(s: Service): boolean {
-  return s.type !== 'ExternalName' && s.selector !== undefined && Object.keys(s.selector).length > 0;
+  if (s.type === 'ExternalName' || s.selector === undefined) return false;
+  for (const _ in s.selector) return true; // a key, without a list of them (every Service, every load)
+  return false;
 }
 
 export const isTerminal = (p: Pod): boolean => p.phase === 'Succeeded' || p.phase === 'Failed';

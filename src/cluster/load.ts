@@ -500,7 +500,8 @@ export function emulate(
   const generated = cached
     ? cache!.slices(services, nodeMap, claimed, takenSliceNames)
     : generateEndpointSlices(services, PodIndex.forServices(finalPods, services), nodeMap, claimed, takenSliceNames);
-  const endpointSlices = [...slices, ...mirrored, ...generated.slices].sort(byNsName);
+  const allSlices = [...slices, ...mirrored, ...generated.slices];
+  const endpointSlices = cache ? cache.sortedSlices(allSlices, byNsName) : allSlices.sort(byNsName);
 
   const namespaces = new Map<string, NamespaceObject>();
   const nsNames = [...new Set([...c.declaredNamespaces.keys(), ...c.impliedNamespaces])].sort();
