@@ -444,6 +444,9 @@ export function loadContext(options: Partial<ClusterOptions> | undefined, findin
  * Everything after reading: the previous versions a failed apply leaves (restorePrevious), then
  * the control plane over every object read. `ownsPods`: the pods in `c` are held nowhere else
  * (a one-shot load), so they get their addresses in place; a feed keeps them for the next load.
+ * `cache`: a feed's (emulate-cache.ts), which keeps the pods, addresses, slices and cluster IPs
+ * of the last load and gives the same model doing again only what changed; the workload drafts'
+ * checkers may then still be their read's (cache.bound binds them to `findings`).
  */
 export function emulate(
   ctx: LoadContext,
