@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // A new small Service file beside a large tree (issue #22, item 2): a full load of the tree
 // against the feed's reload (src/cluster/feed.ts), which reads only the new file and plays the
-// control plane over everything, in one process, alternating which goes first. Prints per-run
-// ms and the medians, the feed's split (check: listing and versions; read: the changed files;
-// merge; emulate: the control plane), the no-change reload, and the heap each keeps after a full
-// collection (a child process each: the model alone, and the feed with its model).
+// control plane again where something changed, in one process, alternating which goes first.
+// Prints per-run ms and the medians, the feed's split (check: listing and versions; read: the
+// changed files; merge; emulate: the control plane), then reloads after a new Deployment file
+// each (its pods selected by one of the new Services), the no-change reload, and the heap each
+// keeps after a full collection (a child process each: the model alone, and the feed with its
+// model).
 // Both load as the kubernetes plugin does: with an admission history (default budget).
 // Usage: node bench/feed.js [--dist DIR] [--runs N] DIR
 //   DIR: a manifest directory, e.g. one holding `node bench/gen-list.js DIR/list.json 10000 10`.
@@ -88,6 +90,19 @@ for (let i = 0; i < runs; i++) {
   feeds.push(b);
   console.log(JSON.stringify({ run: i, fullMs: round(a.ms), feedMs: round(b.ms), split: Object.fromEntries(Object.entries(b.timings).map(([k, v]) => [k, round(v)])) }));
 }
+// A workload lands: a Deployment whose pods the Service of the same run selects. Its namespace's
+// pods are derived again, every pod's address is probed again, and that Service gets its slice.
+const workloadReloads = [];
+for (let i = 0; i < runs; i++) {
+  writeFileSync(
+    path.join(dir, `zz-feed-bench-deploy-${i}.yaml`),
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: feed-bench-${i}\n  namespace: default\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: feed-bench-${i}\n  template:\n    metadata:\n      labels:\n        app: feed-bench-${i}\n    spec:\n      containers:\n      - name: main\n        image: nginx:1.27\n`,
+  );
+  const r = reload();
+  if (r.full || r.reread !== 1) throw new Error(`the Deployment's reload read ${r.reread} files (full: ${r.full})`);
+  workloadReloads.push(r);
+  console.log(JSON.stringify({ workloadRun: i, feedMs: round(r.ms), split: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, round(v)])) }));
+}
 t = performance.now();
 const idle = feed.reload();
 const idleMs = performance.now() - t;
@@ -107,6 +122,8 @@ console.log(
     feedMs: round(median(feeds.map((f) => f.ms))),
     ratio: Number((median(fulls) / median(feeds.map((f) => f.ms))).toFixed(2)),
     feedSplitMs: { check: split('check'), read: split('read'), merge: split('merge'), emulate: split('emulate') },
+    workloadFeedMs: round(median(workloadReloads.map((f) => f.ms))),
+    workloadEmulateMs: round(median(workloadReloads.map((f) => f.timings.emulate))),
     noChangeReloadMs: round(idleMs),
     noChangeSplitMs: Object.fromEntries(Object.entries(idle.timings).map(([k, v]) => [k, round(v)])),
     keptHeapMiB: { fullModel: round(heapFull.heapMiB), feedAndModel: round(heapFeed.heapMiB) },

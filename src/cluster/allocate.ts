@@ -96,13 +96,54 @@ function ipAt(r: Range, offset: number): string {
 }
 
 /** The first free offset of a band from lo + h mod size, wrapping (linear probing's answer). */
-function probe(band: FreeOffsets, lo: number, h: bigint): number | undefined {
+function probe(band: FreeOffsets, lo: number, h: bigint, dm: DraftMemo | undefined): number | undefined {
   if (band.size <= 0) return undefined;
-  const off = band.firstFreeFrom(Number(h % BigInt(band.size)));
+  let start: number | undefined;
+  if (dm) {
+    // BigInt arithmetic allocates: a kept draft's start in each band is worked out once.
+    const starts = (dm.starts ??= []);
+    for (let i = 0; i < starts.length; i += 2) if (starts[i] === band.size) start = starts[i + 1];
+    if (start === undefined) {
+      if (starts.length >= 8) starts.length = 0; // service CIDRs changed between loads
+      starts.push(band.size, (start = Number(h % BigInt(band.size))));
+    }
+  } else start = Number(h % BigInt(band.size));
+  const off = band.firstFreeFrom(start);
   return off === undefined ? undefined : lo + off;
 }
 
 const keyOf = (s: ServiceDraft): string => `${s.meta.namespace}/${s.meta.name}`;
+
+/** What allocating a draft computes from the draft alone (its read), and the Service it gave last. */
+interface DraftMemo {
+  readonly key: string;
+  h?: bigint;
+  /** Band size and the hash's start in it, pairs. */
+  starts?: number[];
+  /** Addresses formatted for it: per service CIDR and offset. */
+  ips?: { readonly cidr: string; readonly off: number; readonly ip: string }[];
+  service?: Service;
+  /** Whether that Service had allocated IPs (else its IPs were the declared ones alone). */
+  allocated?: boolean;
+  /** Where its declared IPs fall (rangeFor: range index and offset, -1 outside), for the service CIDRs named. */
+  declared?: { readonly cidrs: string; readonly at: readonly number[] };
+}
+
+/**
+ * Kept across a feed's loads (emulate-cache.ts), by the drafts' metadata, which stays the same
+ * object while the draft's file is not read again: a draft's key, hash and address texts are
+ * not made again, and its Service of the last load stands when it gets the same cluster IPs.
+ * What is kept is a function of the draft, so allocation gives what it gives without.
+ */
+export class AllocationMemo {
+  private readonly byMeta = new WeakMap<ServiceDraft['meta'], DraftMemo>();
+
+  of(d: ServiceDraft): DraftMemo {
+    let m = this.byMeta.get(d.meta);
+    if (!m) this.byMeta.set(d.meta, (m = { key: keyOf(d) }));
+    return m;
+  }
+}
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Where a declared IP falls: its range and offset, or undefined outside every range. */
@@ -137,14 +178,31 @@ function fittingCidr(ip: string, configured: Cidr | undefined): string {
 }
 
 /** Takes every declared cluster IP out of its range; a second claim on one IP is an error. Returns IP -> owner. */
-function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], ranges: readonly Range[]): Map<string, ServiceDraft> {
+function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], ranges: readonly Range[], memo: AllocationMemo | undefined): Map<string, ServiceDraft> {
+  const cidrsKey = memo ? cidrs.map((c) => c.text).join(',') : '';
+  /** rangeFor of a draft's i-th declared IP, from the memo when the draft was met with these CIDRs. */
+  const where = (d: ServiceDraft, i: number, ip: string): { r: Range; off: number } | undefined => {
+    if (!memo) return rangeFor(ranges, ip);
+    const dm = memo.of(d);
+    if (dm.declared?.cidrs !== cidrsKey) {
+      const at: number[] = [];
+      for (const x of d.declaredIPs) {
+        const hit = rangeFor(ranges, x);
+        at.push(hit ? ranges.indexOf(hit.r) : -1, hit ? hit.off : -1);
+      }
+      dm.declared = { cidrs: cidrsKey, at };
+    }
+    const k = dm.declared.at[i * 2]!;
+    return k < 0 ? undefined : { r: ranges[k]!, off: dm.declared.at[i * 2 + 1]! };
+  };
   // Source order, so "first" in messages means the earlier file/line.
   const bySource = [...drafts].sort(
     (a, b) => cmp(a.meta.source.file, b.meta.source.file) || a.meta.source.line - b.meta.source.line,
   );
   const owner = new Map<string, ServiceDraft>();
   for (const d of bySource) {
-    for (const ip of d.declaredIPs) {
+    for (let i = 0; i < d.declaredIPs.length; i++) {
+      const ip = d.declaredIPs[i]!;
       const prev = owner.get(ip);
       if (prev) {
         d.check.error(
@@ -156,7 +214,7 @@ function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]
         continue;
       }
       owner.set(ip, d);
-      const hit = rangeFor(ranges, ip);
+      const hit = where(d, i, ip);
       if (hit) takeOffset(hit.r, hit.off);
       else {
         const same = cidrs.filter((c) => c.family === parseIp(ip)!.family);
@@ -187,14 +245,22 @@ function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]
 }
 
 /** Allocates the cluster IPs Services did not declare, in namespace/name order. Returns draft -> family -> IP. */
-function allocateMissing(sorted: readonly ServiceDraft[], ranges: readonly Range[], owner: ReadonlyMap<string, ServiceDraft>): Map<ServiceDraft, Map<Family, string>> {
-  const allocated = new Map<ServiceDraft, Map<Family, string>>();
-  for (const d of sorted) {
+function allocateMissing(
+  sorted: readonly ServiceDraft[],
+  ranges: readonly Range[],
+  owner: ReadonlyMap<string, ServiceDraft>,
+  memo: AllocationMemo | undefined,
+): Map<ServiceDraft, Allocated> {
+  const allocated = new Map<ServiceDraft, Allocated>();
+  const rangesOf = { IPv4: ranges.filter((r) => r.family === 'IPv4'), IPv6: ranges.filter((r) => r.family === 'IPv6') };
+  // Indexed loops, no set or list per draft: once per Service, 10k of them on every load.
+  for (let i = 0; i < sorted.length; i++) {
+    const d = sorted[i]!;
     if (d.type === 'ExternalName' || d.headless) continue;
-    const have = new Set(d.declaredIPs.map((ip) => familyOf(ip)!));
-    for (const fam of d.families) {
-      if (have.has(fam)) continue;
-      const famRanges = ranges.filter((r) => r.family === fam);
+    for (let j = 0; j < d.families.length; j++) {
+      const fam = d.families[j]!;
+      if (d.declaredIPs.length > 0 && d.declaredIPs.some((ip) => familyOf(ip) === fam)) continue;
+      const famRanges = rangesOf[fam];
       if (famRanges.length === 0) {
         d.check.error(`no ${fam} service CIDR is configured to allocate a cluster IP from; set spec.clusterIPs or configure an ${fam} service CIDR`);
         continue;
@@ -204,26 +270,39 @@ function allocateMissing(sorted: readonly ServiceDraft[], ranges: readonly Range
         const r = famRanges[0]!;
         if (r.max > 0 && !owner.has(ipAt(r, 0))) got = ipAt(r, 0);
       }
-      const h = hashKey(keyOf(d));
+      const dm = memo?.of(d);
+      let h: bigint;
+      if (dm) h = dm.h ??= hashKey(dm.key);
+      else h = hashKey(keyOf(d));
       for (const r of famRanges) {
         if (got !== undefined) break;
-        const off = probe(r.dynamicFree, r.staticBand, h) ?? probe(r.staticFree, 0, h);
+        const off = probe(r.dynamicFree, r.staticBand, h, dm) ?? probe(r.staticFree, 0, h, dm);
         if (off !== undefined) {
           takeOffset(r, off);
-          got = ipAt(r, off);
+          if (dm) {
+            const ips = (dm.ips ??= []);
+            got = ips.find((x) => x.off === off && x.cidr === r.cidr.text)?.ip;
+            if (got === undefined) {
+              if (ips.length >= 4) ips.shift(); // a draft moved about by others' changes: the latest few
+              ips.push({ cidr: r.cidr.text, off, ip: (got = ipAt(r, off)) });
+            }
+          } else got = ipAt(r, off);
         }
       }
       if (got === undefined) {
         d.check.error(`the ${fam} service CIDR (${famRanges.map((r) => r.cidr.text).join(', ')}) is full; use a larger CIDR`);
         continue;
       }
-      let m = allocated.get(d);
-      if (!m) allocated.set(d, (m = new Map()));
-      m.set(fam, got);
+      const m = allocated.get(d);
+      if (m) m[fam] = got;
+      else allocated.set(d, { [fam]: got });
     }
   }
   return allocated;
 }
+
+/** A draft's allocated IP per family. */
+type Allocated = { [F in Family]?: string };
 
 /**
  * The Services made from drafts with server-set metadata (ServiceDraft.admitted): node port
@@ -233,15 +312,30 @@ function allocateMissing(sorted: readonly ServiceDraft[], ranges: readonly Range
 export const admittedServices = new WeakSet<Service>();
 
 /** The final Service: declared IPs first, allocated ones for the other families, in family order. */
-function toServiceObject(d: ServiceDraft, allocated: ReadonlyMap<ServiceDraft, ReadonlyMap<Family, string>>): Service {
+function toServiceObject(d: ServiceDraft, allocated: ReadonlyMap<ServiceDraft, Allocated>, memo: AllocationMemo | undefined): Service {
+  const got = allocated.get(d);
+  const ipOf = (fam: Family): string | undefined => (d.declaredIPs.length > 0 ? d.declaredIPs.find((x) => familyOf(x) === fam) : undefined) ?? got?.[fam];
+  const dm = memo?.of(d);
+  const last = dm?.service;
+  // Declared IPs alone, now as then: the same draft gives the same IPs.
+  if (last && got === undefined && dm!.allocated === false) return last;
+  if (last && d.type !== 'ExternalName' && !d.headless) {
+    // The last load's Service when its IPs are the same: compared before any list is made.
+    let n = 0;
+    let same = true;
+    for (let i = 0; i < d.families.length && same; i++) {
+      const ip = ipOf(d.families[i]!);
+      if (ip !== undefined) same = last.clusterIPs[n++] === ip;
+    }
+    if (same && n === last.clusterIPs.length) return last;
+  } else if (last) return last; // no allocated IPs: the same draft gives the same Service
   let clusterIPs: string[];
   if (d.type === 'ExternalName') clusterIPs = [];
   else if (d.headless) clusterIPs = ['None'];
   else {
-    const got = allocated.get(d);
     clusterIPs = [];
     for (const fam of d.families) {
-      const ip = (d.declaredIPs.length > 0 ? d.declaredIPs.find((x) => familyOf(x) === fam) : undefined) ?? got?.get(fam);
+      const ip = ipOf(fam);
       if (ip !== undefined) clusterIPs.push(ip);
     }
   }
@@ -263,17 +357,21 @@ function toServiceObject(d: ServiceDraft, allocated: ReadonlyMap<ServiceDraft, R
   if (d.externalName !== undefined) out.externalName = d.externalName;
   if (d.selector !== undefined) out.selector = d.selector;
   if (d.admitted) admittedServices.add(out);
+  if (dm) {
+    dm.service = out;
+    dm.allocated = got !== undefined;
+  }
   return out;
 }
 
-export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]): Service[] {
+export function allocateClusterIPs(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], memo?: AllocationMemo): Service[] {
   const ranges = cidrs.map(makeRange);
-  const owner = reserveDeclared(drafts, cidrs, ranges);
+  const owner = reserveDeclared(drafts, cidrs, ranges, memo);
   const sorted = drafts
-    .map((d) => ({ d, k: keyOf(d) }))
+    .map((d) => ({ d, k: memo ? memo.of(d).key : keyOf(d) }))
     .sort((a, b) => cmp(a.k, b.k))
     .map((x) => x.d);
-  const allocated = allocateMissing(sorted, ranges, owner);
+  const allocated = allocateMissing(sorted, ranges, owner, memo);
   // Final services, in namespace/name order.
-  return sorted.map((d) => toServiceObject(d, allocated));
+  return sorted.map((d) => toServiceObject(d, allocated, memo));
 }

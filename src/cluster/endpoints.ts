@@ -84,7 +84,9 @@ export class PodIndex {
 
 /** Whether the endpoints controller manages this Service's slices (when none are in the manifests). */
 export function hasControllerSelector(s: Service): boolean {
-  return s.type !== 'ExternalName' && s.selector !== undefined && Object.keys(s.selector).length > 0;
+  if (s.type === 'ExternalName' || s.selector === undefined) return false;
+  for (const _ in s.selector) return true; // a key, without a list of them (every Service, every load)
+  return false;
 }
 
 export const isTerminal = (p: Pod): boolean => p.phase === 'Succeeded' || p.phase === 'Failed';
@@ -158,6 +160,82 @@ function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The pods a Service's slices are made of: selected, not terminal, with an address, by name. */
+export function slicePods(index: PodIndex, svc: Service): Pod[] {
+  return index
+    .select(svc.namespace, svc.selector!)
+    .filter((p) => !isTerminal(p) && p.podIPs.length > 0)
+    .sort((a, b) => cmp(a.name, b.name));
+}
+
+/**
+ * One managed Service's slices from its pods (slicePods), appended to `out`. Names avoid
+ * `takenNames` ("namespace/name"), which gets each; `tried`, when given, gets per slice every
+ * name tried, the last the one it got (emulate-cache.ts checks a kept slice's name with them).
+ */
+export function serviceSlices(
+  svc: Service,
+  pods: readonly Pod[],
+  nodes: ReadonlyMap<string, ClusterNode>,
+  takenNames: Set<string>,
+  out: EndpointSlice[],
+  tried?: string[][],
+): void {
+  if (pods.length === 0) return;
+  const key = `${svc.namespace}/${svc.name}`;
+  const labels: Record<string, string> = {};
+  for (const [k, v] of Object.entries(svc.labels)) if (k !== SERVICE_NAME_LABEL && k !== MANAGED_BY_LABEL) labels[k] = v;
+  labels[SERVICE_NAME_LABEL] = svc.name;
+  labels[MANAGED_BY_LABEL] = ENDPOINTSLICE_CONTROLLER;
+  if (svc.headless) labels[HEADLESS_LABEL] = '';
+  // A pod's ports depend only on its container ports, which the pods of a template share:
+  // one port list (and its group key) per distinct container-port list.
+  const portsOf = new Map<Pod['containerPorts'], { ports: EndpointPort[]; pk: string }>();
+  for (const family of svc.ipFamilies) {
+    const groups = new Map<string, { ports: EndpointPort[]; endpoints: Endpoint[] }>();
+    for (const pod of pods) {
+      const addresses = addressesOf(pod.podIPs, family);
+      if (addresses.length === 0) continue;
+      let pp = portsOf.get(pod.containerPorts);
+      if (!pp) {
+        const ports = endpointPorts(svc, pod);
+        portsOf.set(pod.containerPorts, (pp = { ports, pk: JSON.stringify(ports) }));
+      }
+      let g = groups.get(pp.pk);
+      if (!g) groups.set(pp.pk, (g = { ports: pp.ports, endpoints: [] }));
+      const ready = svc.publishNotReadyAddresses || ((pod.ready ?? true) && !pod.deleting);
+      const hostname = pod.subdomain === svc.name ? pod.hostname : undefined;
+      g.endpoints.push(podEndpoint(addresses, ready, hostname, pod.name, pod.nodeName, nodes));
+    }
+    const ordered = [...groups.entries()].sort((a, b) => cmp(a[0], b[0]));
+    for (const [pk, g] of ordered) {
+      for (let i = 0; i < g.endpoints.length; i += MAX_ENDPOINTS_PER_SLICE) {
+        const seed = `${key}/${family}/${pk}/${i / MAX_ENDPOINTS_PER_SLICE}`;
+        let name = generatedName(`${svc.name}-`, seed);
+        const names = tried ? [name] : undefined;
+        for (let attempt = 1; takenNames.has(`${svc.namespace}/${name}`); attempt++) {
+          name = generatedName(`${svc.name}-`, `${seed}#${attempt}`);
+          names?.push(name);
+        }
+        takenNames.add(`${svc.namespace}/${name}`);
+        if (names) tried!.push(names);
+        out.push({
+          name,
+          namespace: svc.namespace,
+          labels,
+          annotations: {},
+          source: svc.source,
+          serviceName: svc.name,
+          addressType: family,
+          ports: g.ports,
+          endpoints: g.endpoints.length <= MAX_ENDPOINTS_PER_SLICE ? g.endpoints : g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE),
+          mirrored: false,
+        });
+      }
+    }
+  }
+}
+
 /**
  * Generates the EndpointSlices of the Services the controller manages.
  * @param claimed "namespace/name" of Services with EndpointSlices or Endpoints in the manifests.
@@ -176,57 +254,7 @@ export function generateEndpointSlices(
     const key = `${svc.namespace}/${svc.name}`;
     if (!hasControllerSelector(svc) || claimed.has(key)) continue;
     managed.add(key);
-    const pods = index
-      .select(svc.namespace, svc.selector!)
-      .filter((p) => !isTerminal(p) && p.podIPs.length > 0)
-      .sort((a, b) => cmp(a.name, b.name));
-    if (pods.length === 0) continue;
-    const labels: Record<string, string> = {};
-    for (const [k, v] of Object.entries(svc.labels)) if (k !== SERVICE_NAME_LABEL && k !== MANAGED_BY_LABEL) labels[k] = v;
-    labels[SERVICE_NAME_LABEL] = svc.name;
-    labels[MANAGED_BY_LABEL] = ENDPOINTSLICE_CONTROLLER;
-    if (svc.headless) labels[HEADLESS_LABEL] = '';
-    // A pod's ports depend only on its container ports, which the pods of a template share:
-    // one port list (and its group key) per distinct container-port list.
-    const portsOf = new Map<Pod['containerPorts'], { ports: EndpointPort[]; pk: string }>();
-    for (const family of svc.ipFamilies) {
-      const groups = new Map<string, { ports: EndpointPort[]; endpoints: Endpoint[] }>();
-      for (const pod of pods) {
-        const addresses = addressesOf(pod.podIPs, family);
-        if (addresses.length === 0) continue;
-        let pp = portsOf.get(pod.containerPorts);
-        if (!pp) {
-          const ports = endpointPorts(svc, pod);
-          portsOf.set(pod.containerPorts, (pp = { ports, pk: JSON.stringify(ports) }));
-        }
-        let g = groups.get(pp.pk);
-        if (!g) groups.set(pp.pk, (g = { ports: pp.ports, endpoints: [] }));
-        const ready = svc.publishNotReadyAddresses || ((pod.ready ?? true) && !pod.deleting);
-        const hostname = pod.subdomain === svc.name ? pod.hostname : undefined;
-        g.endpoints.push(podEndpoint(addresses, ready, hostname, pod.name, pod.nodeName, nodes));
-      }
-      const ordered = [...groups.entries()].sort((a, b) => cmp(a[0], b[0]));
-      for (const [pk, g] of ordered) {
-        for (let i = 0; i < g.endpoints.length; i += MAX_ENDPOINTS_PER_SLICE) {
-          const seed = `${key}/${family}/${pk}/${i / MAX_ENDPOINTS_PER_SLICE}`;
-          let name = generatedName(`${svc.name}-`, seed);
-          for (let attempt = 1; takenNames.has(`${svc.namespace}/${name}`); attempt++) name = generatedName(`${svc.name}-`, `${seed}#${attempt}`);
-          takenNames.add(`${svc.namespace}/${name}`);
-          slices.push({
-            name,
-            namespace: svc.namespace,
-            labels,
-            annotations: {},
-            source: svc.source,
-            serviceName: svc.name,
-            addressType: family,
-            ports: g.ports,
-            endpoints: g.endpoints.length <= MAX_ENDPOINTS_PER_SLICE ? g.endpoints : g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE),
-            mirrored: false,
-          });
-        }
-      }
-    }
+    serviceSlices(svc, slicePods(index, svc), nodes, takenNames, slices);
   }
   return { slices, managed };
 }

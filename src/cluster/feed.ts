@@ -20,7 +20,7 @@
 // budget now covers a text it skipped before.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { Checker, isObj, type Obj } from './validate.js';
+import { isObj, type Obj } from './validate.js';
 import type { ClusterOptions, Finding, SourceRef } from './model.js';
 import { collectManifestFiles, type RawObject, readManifestFile, readManifestObjects } from './yaml-docs.js';
 import { interner } from './objects.js';
@@ -41,6 +41,7 @@ import {
   readObject,
 } from './load.js';
 import { pushAll } from '../pkg/arrays.js';
+import { EmulationCache, rebind } from './emulate-cache.js';
 
 /**
  * A file modified this recently before it was read may change again within the same
@@ -145,26 +146,20 @@ function newPhase(intern: (s: string) => string): PhaseRead {
   return { part: newCollected(intern), findings: [], keys: [], before: [], took: [] };
 }
 
-/** A checker bound to this load's findings, as the one the draft was read with was to its load's. */
-function rebind(check: Checker, findings: Finding[]): Checker {
-  const c = new Checker(findings, check.source, check.what, check.positions);
-  c.errors = check.errors;
-  c.reported = check.reported;
-  return c;
-}
-
 /**
  * One Collected of the parts, in order, as one reader would have filled it. Drafts get checkers
  * bound to `findings` (the control plane reports through them); the kept parts are not changed.
+ * Workload drafts are left as read, for `emulation` to bind those it derives pods of again.
  */
-function merge(parts: readonly Collected[], findings: Finding[]): Collected {
+function merge(parts: readonly Collected[], findings: Finding[], emulation: EmulationCache): Collected {
   const c = newCollected((s) => s);
   for (const p of parts) {
     for (const [k, v] of p.declaredNamespaces) c.declaredNamespaces.set(k, v);
     for (const n of p.impliedNamespaces) c.impliedNamespaces.add(n);
     for (const d of p.serviceDrafts) c.serviceDrafts.push({ ...d, check: rebind(d.check, findings) });
     for (const d of p.endpointsDrafts) c.endpointsDrafts.push({ ...d, check: rebind(d.check, findings) });
-    for (const d of p.workloads) c.workloads.push({ ...d, check: rebind(d.check, findings) });
+    for (const d of p.workloads) c.workloads.push(d);
+    emulation.bindLater(p.workloads);
     pushAll(c.slices, p.slices);
     pushAll(c.pods, p.pods);
     pushAll(c.imports, p.imports);
@@ -200,6 +195,8 @@ export class ManifestFeed {
   private files = new Map<string, FileRead>();
   private history: AdmissionHistory | undefined;
   private loaded = false;
+  /** The control plane's pods and slices of the last load, reused where nothing they depend on changed. */
+  private readonly emulation = new EmulationCache();
 
   constructor(
     readonly paths: readonly string[],
@@ -292,9 +289,10 @@ export class ManifestFeed {
       parts.push(r.late.part);
     }
     const t1 = performance.now();
-    const c = merge(parts, findings);
+    this.emulation.bindLater(undefined);
+    const c = merge(parts, findings, this.emulation);
     const t2 = performance.now();
-    const result = emulate(ctx, c, pass.seen, unreadable, findings, request, false);
+    const result = emulate(ctx, c, pass.seen, unreadable, findings, request, false, this.emulation);
     const t3 = performance.now();
     if (result.history) this.history = result.history;
     return { ...result, reread, full: !useKept, timings: { check: t1 - t0 - readMs, read: readMs, merge: t2 - t1, emulate: t3 - t2 } };

@@ -4,13 +4,14 @@
 // are in check.ts. feed.ts reads by file with the same pieces (readHeader, readObject, emulate)
 // and keeps each file's read for the next load.
 
-import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef } from './model.js';
+import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef, WorkloadInfo } from './model.js';
 import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
 import { generateEndpointSlices, PodIndex } from './endpoints.js';
 import { assignPodIPs, parsePodCidrs } from './podips.js';
 import type { WorkloadDraft, WorkloadKind } from './workloads.js';
 import { deriveWorkloadPods, toWorkload } from './workloads.js';
-import { allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
+import type { EmulationCache } from './emulate-cache.js';
+import { type AllocationMemo, allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
 import { mirrorEndpoints } from './mirror.js';
 import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
 import type { Service } from './model.js';
@@ -443,6 +444,9 @@ export function loadContext(options: Partial<ClusterOptions> | undefined, findin
  * Everything after reading: the previous versions a failed apply leaves (restorePrevious), then
  * the control plane over every object read. `ownsPods`: the pods in `c` are held nowhere else
  * (a one-shot load), so they get their addresses in place; a feed keeps them for the next load.
+ * `cache`: a feed's (emulate-cache.ts), which keeps the pods, addresses, slices and cluster IPs
+ * of the last load and gives the same model doing again only what changed; the workload drafts'
+ * checkers may then still be their read's (cache.bound binds them to `findings`).
  */
 export function emulate(
   ctx: LoadContext,
@@ -452,13 +456,13 @@ export function emulate(
   findings: Finding[],
   historyRequest: HistoryRequest | undefined,
   ownsPods: boolean,
+  cache?: EmulationCache,
 ): LoadResult {
   const { opts, cidrs, fam, writer, registry } = ctx;
   if (historyRequest?.previous && writer) restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings, registry);
   const { serviceDrafts, endpointsDrafts, slices, edge } = c;
-  const pods = ownsPods ? c.pods : c.pods.map((p) => ({ ...p }));
 
-  const services = admittedServices(serviceDrafts, cidrs, opts, findings, c);
+  const services = admittedServices(serviceDrafts, cidrs, opts, findings, c, cache?.allocation);
   const explicit = new Set<string>();
   for (const s of slices) if (s.serviceName !== undefined) explicit.add(`${s.namespace}/${s.serviceName}`);
   const serviceKeys = new Set(services.map((s) => `${s.namespace}/${s.name}`));
@@ -469,22 +473,38 @@ export function emulate(
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
   const nodeMap = new Map(nodes.map((n) => [n.name, n]));
-  const derived = deriveWorkloadPods(c.workloads, pods, nodes);
-  // Nothing reads the workload drafts past here: their templates and checkers (~25 MiB at 10k
-  // workloads) go before the pods get addresses and slices, where the load peaks.
-  c.workloads = [];
   const isNotReady = notReadyMatcher(opts.notReady ?? []);
-  const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
-  const podCidrs = parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);
-  // Every pod here was read or derived just now and is held nowhere else: addresses in place.
-  const finalPods = assignPodIPs(allPods, podCidrs, nodeMap, findings, true).sort(byNsName);
+  // A feed's cache (emulate-cache.ts) gives what the steps below give, doing again only what changed.
+  const podCidrs = cache ? parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings) : undefined;
+  const cached = cache && podCidrs ? cache.pods(c.workloads, c.pods, nodes, nodeMap, podCidrs, opts.notReady ?? [], isNotReady, findings) : undefined;
+  let finalPods: Pod[];
+  let infos: WorkloadInfo[];
+  if (cached) {
+    finalPods = cached.pods;
+    infos = cached.infos;
+    c.workloads = [];
+  } else {
+    const pods = ownsPods ? c.pods : c.pods.map((p) => ({ ...p }));
+    const derived = deriveWorkloadPods(cache ? c.workloads.map((w) => cache.bound(w, findings)) : c.workloads, pods, nodes);
+    infos = derived.infos;
+    // Nothing reads the workload drafts past here: their templates and checkers (~25 MiB at 10k
+    // workloads) go before the pods get addresses and slices, where the load peaks.
+    c.workloads = [];
+    const allPods = [...pods, ...derived.pods].map((p) => (isNotReady(p) ? { ...p, ready: false } : p));
+    const podRanges = podCidrs ?? parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings);
+    // Every pod here was read or derived just now and is held nowhere else: addresses in place.
+    finalPods = assignPodIPs(allPods, podRanges, nodeMap, findings, true).sort(byNsName);
+  }
 
   // The endpoints controller, for selector Services without slices or Endpoints in the manifests.
   const claimed = new Set(explicit);
   for (const e of endpointsDrafts) claimed.add(`${e.meta.namespace}/${e.meta.name}`);
   const takenSliceNames = new Set([...slices, ...mirrored].map((s) => `${s.namespace}/${s.name}`));
-  const generated = generateEndpointSlices(services, PodIndex.forServices(finalPods, services), nodeMap, claimed, takenSliceNames);
-  const endpointSlices = [...slices, ...mirrored, ...generated.slices].sort(byNsName);
+  const generated = cached
+    ? cache!.slices(services, nodeMap, claimed, takenSliceNames)
+    : generateEndpointSlices(services, PodIndex.forServices(finalPods, services), nodeMap, claimed, takenSliceNames);
+  const allSlices = [...slices, ...mirrored, ...generated.slices];
+  const endpointSlices = cache ? cache.sortedSlices(allSlices, byNsName) : allSlices.sort(byNsName);
 
   const namespaces = new Map<string, NamespaceObject>();
   const nsNames = [...new Set([...c.declaredNamespaces.keys(), ...c.impliedNamespaces])].sort();
@@ -503,7 +523,7 @@ export function emulate(
     ignoredKinds: new Map([...c.ignoredKinds.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
     rejected: c.rejected.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)),
     nodes,
-    workloads: derived.infos,
+    workloads: infos,
     controllerServices: generated.managed,
     edge: edgeModel,
   };
@@ -531,8 +551,15 @@ export function emulate(
  * Allocates cluster IPs and node ports, then leaves out the Services whose allocation failed (an
  * IP another Service holds, a full range): the API server refuses to create those.
  */
-function admittedServices(drafts: ServiceDraft[], cidrs: ReturnType<typeof parseServiceCidrs>, opts: ClusterOptions, findings: Finding[], c: Collected): Service[] {
-  const all = assignNodePorts(allocateClusterIPs(drafts, cidrs), opts.nodePortRange, findings, nodePortLines(drafts), c.edge.withoutNodePorts);
+function admittedServices(
+  drafts: ServiceDraft[],
+  cidrs: ReturnType<typeof parseServiceCidrs>,
+  opts: ClusterOptions,
+  findings: Finding[],
+  c: Collected,
+  memo: AllocationMemo | undefined,
+): Service[] {
+  const all = assignNodePorts(allocateClusterIPs(drafts, cidrs, memo), opts.nodePortRange, findings, nodePortLines(drafts), c.edge.withoutNodePorts);
   // Both report through each Service's checker, so its errors say whether it was refused.
   const refused = new Set<string>();
   for (const d of drafts) if (d.check.errors > 0) refused.add(`${d.meta.namespace}/${d.meta.name}`);

@@ -14,7 +14,7 @@ import { familyOf } from './objects.js';
 import { FreeOffsets } from './free-offsets.js';
 import { digestWord16, sha256Bytes } from './workloads.js';
 
-interface PodRange {
+export interface PodRange {
   readonly cidr: Cidr;
   readonly family: 'IPv4' | 'IPv6';
   readonly network: bigint;
@@ -42,7 +42,7 @@ export function parsePodCidrs(texts: readonly string[], findings: Finding[]): Ci
   return out;
 }
 
-function makeRange(cidr: Cidr): PodRange {
+export function makeRange(cidr: Cidr): PodRange {
   let size = cidrSize(cidr) - 1n; // network address
   if (cidr.family === 4) size -= 1n; // broadcast
   if (size > 0xffffffffn) size = 0xffffffffn;
@@ -65,7 +65,7 @@ function makeRange(cidr: Cidr): PodRange {
 }
 
 /** The first 64 bits of the digest modulo size (at most 2^32), in 16-bit steps so doubles stay exact. */
-function digestMod(d: string, size: number): number {
+export function digestMod(d: string, size: number): number {
   let r = 0;
   for (let i = 0; i < 8; i += 2) r = (r * 65536 + digestWord16(d, i)) % size;
   return r;
@@ -147,7 +147,7 @@ export function formatIPv6Groups(g: Uint16Array): string {
  * n stays below the range's size, so the sum never carries out of the low 32 bits; only the low
  * word (IPv4: the address) changes from pod to pod.
  */
-function addressAt(r: PodRange, n: number): string {
+export function addressAt(r: PodRange, n: number): string {
   const low = r.networkLow + n;
   if (low > 0xffffffff) return addressWithCarry(r.networkBytes, n);
   if (r.cidr.family === 4) return formatIPv4(low);
@@ -169,6 +169,34 @@ function addressWithCarry(network: Uint8Array, n: number): string {
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The offsets in `ranges` of the addresses a pod declares (a host-network pod's are its node's: none). */
+export function declaredOffsets(p: Pod, ranges: readonly PodRange[], take: (r: PodRange, offset: number) => void): void {
+  if (p.hostNetwork || p.podIPs.length === 0) return;
+  for (const ip of p.podIPs) {
+    const parsed = parseIp(ip)!;
+    for (const r of ranges) {
+      if (r.cidr.family !== parsed.family) continue;
+      const off = ipToBigInt(parsed.bytes) - r.network;
+      if (off >= 1n && off <= BigInt(r.size)) take(r, Number(off) - 1);
+    }
+  }
+}
+
+/** A pod that needs an address from assignPodIPs: Running, not deleting, none declared. */
+export const needsAddress = (p: Pod): boolean => p.podIPs.length === 0 && p.phase === 'Running' && !p.deleting;
+
+/** A host-network pod's addresses: its node's, one per family of the pod CIDRs (undefined: node unknown). */
+export function hostAddresses(p: Pod, families: readonly ('IPv4' | 'IPv6')[], nodes: ReadonlyMap<string, ClusterNode>): string[] | undefined {
+  const node = p.nodeName !== undefined ? nodes.get(p.nodeName) : undefined;
+  if (!node) return undefined;
+  const ips: string[] = [];
+  for (const f of families) {
+    const ip = node.addresses.find((a) => familyOf(a) === f);
+    if (ip !== undefined) ips.push(ip);
+  }
+  return ips;
+}
 
 /**
  * The pods in "namespace/name" order. Without '/' in a namespace, that is the namespaces in the
@@ -209,18 +237,7 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
   const ranges = cidrs.map(makeRange);
   // Indexed loops over the 100k pods: this runs once, mostly before the optimiser takes the
   // loop, and an unoptimised for-of allocates an iterator result per pod.
-  for (let i = 0; i < pods.length; i++) {
-    const p = pods[i]!;
-    if (p.hostNetwork || p.podIPs.length === 0) continue;
-    for (const ip of p.podIPs) {
-      const parsed = parseIp(ip)!;
-      for (const r of ranges) {
-        if (r.cidr.family !== parsed.family) continue;
-        const off = ipToBigInt(parsed.bytes) - r.network;
-        if (off >= 1n && off <= BigInt(r.size)) r.used.take(Number(off) - 1);
-      }
-    }
-  }
+  for (let i = 0; i < pods.length; i++) declaredOffsets(pods[i]!, ranges, (r, off) => r.used.take(off));
   const families = ranges.map((r) => r.family);
   const result = new Map<Pod, string[]>();
   const give = (p: Pod, ips: string[]): void => {
@@ -231,7 +248,7 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
       m.podIPs = ips;
     }
   };
-  const needing = inKeyOrder(pods.filter((p) => p.podIPs.length === 0 && p.phase === 'Running' && !p.deleting));
+  const needing = inKeyOrder(pods.filter(needsAddress));
   // A range too small for the pods that need an address fails here, before any probing.
   let demand = 0;
   for (let i = 0; i < needing.length; i++) if (!needing[i]!.hostNetwork) demand++;
@@ -249,14 +266,8 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
   for (let i = 0; i < needing.length; i++) {
     const p = needing[i]!;
     if (p.hostNetwork) {
-      const node = p.nodeName !== undefined ? nodes.get(p.nodeName) : undefined;
-      if (!node) continue;
-      const ips: string[] = [];
-      for (const f of families) {
-        const ip = node.addresses.find((a) => familyOf(a) === f);
-        if (ip !== undefined) ips.push(ip);
-      }
-      give(p, ips);
+      const ips = hostAddresses(p, families, nodes);
+      if (ips) give(p, ips);
       continue;
     }
     const d = sha256Bytes(`${p.namespace}/${p.name}`);

@@ -13,6 +13,7 @@ import { ManifestError } from '../../src/cluster/model.js';
 import type { AdmissionHistory } from '../../src/cluster/history.js';
 import { ManifestFeed } from '../../src/cluster/feed.js';
 import { prng } from '../helpers/prng.js';
+import { generatedName } from '../../src/cluster/workloads.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'clusterdns-feed-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -57,6 +58,62 @@ const ingress = (name: string, ns: string, host: string, svc: string): Obj => ({
   spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: svc, port: { number: 80 } } } }] } }] },
 });
 const namespace = (name: string): Obj => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+const template = (app: string, extra: Obj = {}): Obj => ({
+  metadata: { labels: { app, ...extra } },
+  spec: { containers: [{ name: 'c', image: 'x', ports: [{ name: 'http', containerPort: 8080 }] }] },
+});
+const statefulSet = (name: string, ns: string, app: string, replicas: number): Obj => ({
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  metadata: { name, namespace: ns },
+  spec: { serviceName: name, replicas, selector: { matchLabels: { app } }, template: template(app) },
+});
+const headless = (name: string, ns: string, app: string): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name, namespace: ns },
+  spec: { clusterIP: 'None', selector: { app }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+});
+const daemonSet = (name: string, ns: string, app: string, hostNetwork: boolean): Obj => ({
+  apiVersion: 'apps/v1',
+  kind: 'DaemonSet',
+  metadata: { name, namespace: ns },
+  spec: { selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: { hostNetwork, containers: [{ name: 'c', image: 'x' }] } } },
+});
+const job = (name: string, ns: string, app: string, completions: number): Obj => ({
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name, namespace: ns },
+  spec: {
+    completions,
+    parallelism: completions,
+    completionMode: 'Indexed',
+    template: { metadata: { labels: { app } }, spec: { restartPolicy: 'Never', subdomain: app, containers: [{ name: 'c', image: 'x' }] } },
+  },
+});
+const node = (name: string, ip: string, zone: string): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, labels: { 'topology.kubernetes.io/zone': zone } },
+  status: { addresses: [{ type: 'InternalIP', address: ip }] },
+});
+/** A pod that declares its address (from the small pod CIDR: the probing must step past it). */
+const declaredPod = (name: string, ns: string, app: string, ip: string): Obj => ({ ...pod(name, ns, app), status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } });
+/**
+ * An EndpointSlice of another Service, named as the endpoints controller names the first slice
+ * of Service "web" in "a": that slice must take the next name (and the kept one not stand).
+ */
+const clashingSlice = (): Obj => ({
+  apiVersion: 'discovery.k8s.io/v1',
+  kind: 'EndpointSlice',
+  metadata: {
+    name: generatedName('web-', `a/web/IPv4/${JSON.stringify([{ name: 'http', protocol: 'TCP', port: 8080 }])}/0`),
+    namespace: 'a',
+    labels: { 'kubernetes.io/service-name': 'elsewhere' },
+  },
+  addressType: 'IPv4',
+  endpoints: [{ addresses: ['10.9.9.9'] }],
+});
 /** A running pod without an address: the load gives it one. */
 const pod = (name: string, ns: string, app: string): Obj => ({
   apiVersion: 'v1',
@@ -129,16 +186,44 @@ function edit(dir: string, t: Tree, rnd: () => number, n: number): string {
     for (const [f, objs] of t.files) for (let i = 0; i < objs.length; i++) if (objs[i]!['kind'] === kind) out.push([f, i]);
     return out;
   };
-  const kinds = ['clusterIP', 'pod', 'addService', 'selector', 'delete', 'move', 'crd', 'widget', 'error', 'fix', 'rename', 'touch', 'sameSize', 'duplicate', 'break', 'replicas', 'ingress', 'json'];
+  const kinds = [
+    'clusterIP',
+    'pod',
+    'addService',
+    'selector',
+    'delete',
+    'move',
+    'crd',
+    'widget',
+    'error',
+    'fix',
+    'rename',
+    'touch',
+    'sameSize',
+    'duplicate',
+    'break',
+    'replicas',
+    'ingress',
+    'json',
+    // The workloads the control plane derives pods from, and what their pods depend on.
+    'addWorkload',
+    'removeWorkload',
+    'templateLabel',
+    'node',
+    'declaredPod',
+    'ordinalClash',
+    'sliceClash',
+  ];
   const k = pick(rnd, kinds);
-  const nsName = pick(rnd, ['a', 'b']);
+  // Namespace c comes and goes: the addresses its pods held go back to the others' probing.
+  const nsName = pick(rnd, ['a', 'b', 'a', 'b', 'c']);
   switch (k) {
     case 'clusterIP': {
       // Two Services asking for one address: the later one is refused, through its draft's checker.
       const all = objectsOf('Service');
       if (all.length === 0) return 'clusterIP: none';
       const [f, i] = pick(rnd, all);
-      (t.files.get(f)![i]!['spec'] as Obj)['clusterIP'] = pick(rnd, ['10.96.0.50', '10.96.0.51', '192.0.2.1']);
+      (t.files.get(f)![i]!['spec'] as Obj)['clusterIP'] = pick(rnd, ['10.96.0.5', '10.96.0.6', '192.0.2.1']);
       write(dir, t, f);
       return `clusterIP in ${f}`;
     }
@@ -275,6 +360,88 @@ function edit(dir: string, t: Tree, rnd: () => number, n: number): string {
       write(dir, t, f);
       return `ingress in ${f}`;
     }
+    case 'addWorkload': {
+      const f = pick(rnd, [...names, `wl-${n}.yaml`]);
+      const app = pick(rnd, ['web', 'api', 'db', `x${n}`]);
+      const which = Math.floor(rnd() * 5);
+      const objs =
+        which === 0
+          ? [deployment(`d${n}`, nsName, app, Math.floor(rnd() * 4))]
+          : which === 1
+            ? [statefulSet(`st${n}`, nsName, app, 1 + Math.floor(rnd() * 3)), headless(`st${n}`, nsName, app)]
+            : which === 2
+              ? [daemonSet(`ds${n}`, nsName, app, rnd() < 0.5)]
+              : which === 3
+                ? [job(`j${n}`, nsName, app, 1 + Math.floor(rnd() * 2))]
+                : [service(`sel${n}`, nsName, app)]; // a Service selecting pods that exist already
+      t.files.set(f, [...(t.files.get(f) ?? []), ...objs]);
+      write(dir, t, f);
+      return `workload ${which} in ${f}`;
+    }
+    case 'removeWorkload': {
+      const all = [...objectsOf('Deployment'), ...objectsOf('StatefulSet'), ...objectsOf('DaemonSet'), ...objectsOf('Job')];
+      if (all.length === 0) return 'removeWorkload: none';
+      const [f, i] = pick(rnd, all);
+      t.files.get(f)!.splice(i, 1);
+      write(dir, t, f);
+      return `remove workload from ${f}`;
+    }
+    case 'templateLabel': {
+      // A new pod-template-hash, so new pod names and addresses; or an app label no Service selects.
+      const all = objectsOf('Deployment');
+      if (all.length === 0) return 'templateLabel: none';
+      const [f, i] = pick(rnd, all);
+      const spec = t.files.get(f)![i]!['spec'] as Obj;
+      const app = ((spec['selector'] as Obj)['matchLabels'] as Obj)['app'] as string;
+      spec['template'] = template(app, { tier: pick(rnd, ['front', 'back', `t${n}`]) });
+      write(dir, t, f);
+      return `template label in ${f}`;
+    }
+    case 'node': {
+      // Nodes decide DaemonSet pods, placements, host-network addresses and endpoint zones.
+      const had = objectsOf('Node');
+      if (had.length > 0 && rnd() < 0.4) {
+        const [f, i] = pick(rnd, had);
+        t.files.get(f)!.splice(i, 1);
+        write(dir, t, f);
+        return `remove node from ${f}`;
+      }
+      const f = pick(rnd, [...names, 'nodes.yaml']);
+      t.files.set(f, [...(t.files.get(f) ?? []), node(`n${n}`, `192.168.0.${n + 1}`, pick(rnd, ['z1', 'z2']))]);
+      write(dir, t, f);
+      return `node in ${f}`;
+    }
+    case 'declaredPod': {
+      const f = pick(rnd, names);
+      t.files.get(f)!.push(declaredPod(`dp${n}`, nsName, pick(rnd, ['web', 'api']), `10.244.0.${1 + Math.floor(rnd() * 30)}`));
+      write(dir, t, f);
+      return `declared pod in ${f}`;
+    }
+    case 'ordinalClash': {
+      // A manifest pod named as a StatefulSet's ordinal: that ordinal is not created (a warning).
+      const all = objectsOf('StatefulSet');
+      if (all.length === 0) return 'ordinalClash: none';
+      const [sf, si] = pick(rnd, all);
+      const sts = t.files.get(sf)![si]!;
+      const md = sts['metadata'] as Obj;
+      const f = pick(rnd, names);
+      t.files.get(f)!.push(pod(`${md['name'] as string}-0`, md['namespace'] as string, 'other'));
+      write(dir, t, f);
+      return `ordinal clash in ${f}`;
+    }
+    case 'sliceClash': {
+      const had = objectsOf('EndpointSlice');
+      if (had.length > 0) {
+        const [f, i] = had[0]!;
+        t.files.get(f)!.splice(i, 1);
+        write(dir, t, f);
+        return `remove clashing slice from ${f}`;
+      }
+      const f = pick(rnd, names);
+      t.files.get(f)!.push(clashingSlice());
+      write(dir, t, f);
+      return `clashing slice in ${f}`;
+    }
     default: {
       const f = rnd() < 0.5 ? `c-list-${n}.json` : `list-${n}.json`;
       t.files.set(f, [service(`j${n}`, nsName, 'api'), deployment(`dj${n}`, nsName, 'api', 1)]);
@@ -303,18 +470,26 @@ const SEQUENCES = 40;
 const EDITS = 8;
 
 describe('ManifestFeed reload equals a full load', () => {
-  for (const withHistory of [false, true]) {
-    it(`over ${SEQUENCES} random edit sequences${withHistory ? ', with an admission history' : ''}`, () => {
+  for (const variant of ['plain', 'history', 'dual-stack'] as const) {
+    const withHistory = variant === 'history';
+    it(`over ${SEQUENCES} random edit sequences${withHistory ? ', with an admission history' : variant === 'dual-stack' ? ', dual-stack with not-ready patterns' : ''}`, () => {
       for (let seq = 0; seq < SEQUENCES; seq++) {
-        const seed = 1000 * (withHistory ? 2 : 1) + seq;
+        const seed = 1000 * (variant === 'plain' ? 1 : variant === 'history' ? 2 : 3) + seq;
         const rnd = prng(seed);
-        const dir = path.join(root, `${withHistory ? 'h' : 'p'}${seq}`);
+        const dir = path.join(root, `${variant}${seq}`);
         const t = initialTree(dir);
         // A budget that keeps some of the files' texts and skips others, as edits change sizes.
         const budgetBytes = 1500;
         // Without a history, a small pod CIDR: pods then contend for addresses, and a pod kept
-        // from an earlier load must get its address afresh, as in a full load.
-        const cluster = withHistory ? undefined : { podCIDRs: ['10.244.0.0/27'] };
+        // from an earlier load must get its address afresh, as in a full load (or the CIDR is
+        // full, and both say so); a small service CIDR likewise for cluster IPs (the clusterIP
+        // edits' addresses are in it).
+        const cluster =
+          variant === 'plain'
+            ? { podCIDRs: ['10.244.0.0/27'], serviceCIDRs: ['10.96.0.0/28'] }
+            : variant === 'dual-stack'
+              ? { podCIDRs: ['10.244.0.0/26', 'fd00:10:244::/122'], notReady: ['a/web-*', 'st*'] }
+              : undefined;
         const feed = new ManifestFeed([dir], withHistory ? { history: { budgetBytes } } : { cluster });
         let previous: AdmissionHistory | undefined;
         const full = (): LoadResult => {
@@ -356,6 +531,52 @@ describe('ManifestFeed reads only what changed', () => {
     const withCrd = feed.reload();
     expect(withCrd.full).toBe(true);
     expect(withCrd.reread.length).toBe(readdirSync(dir).length);
+  });
+
+  it('keeps the model pods, workloads and slices of what a change does not reach', () => {
+    const dir = path.join(root, 'kept');
+    const t = initialTree(dir);
+    t.files.set('sts.yaml', [statefulSet('st', 'b', 'st', 3), headless('st', 'b', 'st')]);
+    write(dir, t, 'sts.yaml');
+    const feed = new ManifestFeed([dir]);
+    const first = feed.load().model;
+    t.files.set('svc-new.yaml', [service('new', 'a', 'none')]);
+    write(dir, t, 'svc-new.yaml');
+    const second = feed.reload().model;
+    const kept = <T>(xs: readonly T[], ys: readonly T[]): number => ys.filter((y) => xs.includes(y)).length;
+    expect(second.pods.length).toBeGreaterThan(5);
+    expect(kept(first.pods, second.pods)).toBe(second.pods.length);
+    expect(kept(first.workloads ?? [], second.workloads ?? [])).toBe(second.workloads?.length);
+    expect(kept(first.endpointSlices, second.endpointSlices)).toBe(second.endpointSlices.length);
+    // Scaling the StatefulSet in b derives b's pods again; a's stay, and so do a's slices.
+    (t.files.get('sts.yaml')![0]!['spec'] as Obj)['replicas'] = 4;
+    write(dir, t, 'sts.yaml');
+    const third = feed.reload().model;
+    const inA = (m: typeof third) => m.pods.filter((p) => p.namespace === 'a');
+    expect(kept(inA(second), inA(third))).toBe(inA(third).length);
+    expect(third.pods.filter((p) => p.namespace === 'b' && p.name.startsWith('st-')).map((p) => p.name)).toEqual(['st-0', 'st-1', 'st-2', 'st-3']);
+    const sliceOf = (m: typeof third, svc: string) => m.endpointSlices.find((s) => s.serviceName === svc);
+    expect(sliceOf(third, 'web')).toBe(sliceOf(second, 'web'));
+    expect(sliceOf(third, 'st')).not.toBe(sliceOf(second, 'st'));
+    expect(sliceOf(third, 'st')?.endpoints.length).toBe(4);
+  });
+
+  it('gives the addresses of a namespace gone back to the pods of the others, as a full load does', () => {
+    // Pods of b probe past addresses a0's pods hold in a small pod CIDR ("a0/" sorts first);
+    // with a0 gone, b's unchanged pods get other addresses, though nothing of b was read again.
+    const dir = path.join(root, 'gone');
+    const t: Tree = { files: new Map([['a0.yaml', [deployment('x', 'a0', 'x', 3)]], ['b.yaml', [deployment('web', 'b', 'web', 3)]]]), broken: new Set() };
+    mkdirSync(dir, { recursive: true });
+    for (const f of t.files.keys()) write(dir, t, f);
+    const cluster = { podCIDRs: ['10.244.0.0/29'] };
+    const feed = new ManifestFeed([dir], { cluster });
+    const ipsOfB = (r: LoadResult): string[] => r.model.pods.filter((p) => p.namespace === 'b').map((p) => `${p.name} ${p.podIP}`);
+    const before = ipsOfB(feed.load());
+    rmSync(path.join(dir, 'a0.yaml'));
+    const r = feed.reload();
+    expect(r.reread).toEqual([]);
+    expect(ipsOfB(r)).not.toEqual(before);
+    expect(serialise(() => r)).toBe(serialise(() => loadManifests([dir], cluster)));
   });
 
   it('notices a change of the same size within the same modification time', () => {
