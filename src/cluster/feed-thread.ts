@@ -234,7 +234,11 @@ export class FeedThread {
     if (this.closed || ms <= 0 || (this.watchMs > 0 && this.watchMs <= ms)) return;
     this.watcher?.stop();
     this.watchMs = ms;
-    this.watcher = new ManifestWatcher(this.init.paths, ms, () => this.changed());
+    this.watcher = new ManifestWatcher(this.init.paths, ms, () => this.changed(), {
+      onMode: (mode, why) => {
+        if (mode === 'polling') this.opts.log?.warn({ manifests: this.init.paths, why, intervalMs: ms }, 'manifest watching falls back to polling');
+      },
+    });
     this.watcher.start();
   }
 
