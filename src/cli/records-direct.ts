@@ -1,0 +1,220 @@
+// The answer `clusterdns records` reads for one question, taken from the chain's response
+// without the wire round trip (question written, parsed, reply encoded, decoded) when the reply's
+// records are provably what that round trip gives: every record of a kind whose encoding and
+// decoding are known exactly here, nothing the handler would cut (record cap, 64 KiB TCP
+// message), nothing it would fail on. Anything else is asked again through App.queryWire, so
+// such a question is answered exactly as before; the direct reading only skips work.
+import type { Answer } from 'dns-packet';
+import type { App } from '../app.js';
+import { Router } from '../chain/chain.js';
+import type { DnsRequest, DnsResponse } from '../chain/plugin.js';
+import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/limits.js';
+import type { ReplySections } from './records-reply.js';
+
+/** The question types the direct reading asks: types the handler passes to the chain as they are. */
+const DIRECT_TYPES = new Set(['A', 'AAAA', 'CNAME', 'PTR', 'SRV', 'TXT', 'SOA', 'NS', 'MX']);
+/** The largest TCP message, the handler's limit for the reply. */
+const TCP_MAX = 65535;
+const U32_MAX = 0xffffffff;
+
+/** Octets `name` takes on the wire when it is plain (the encoder's fast path, the reply reader's too); -1 otherwise. */
+export function plainNameWire(name: unknown): number {
+  if (typeof name !== 'string') return -1;
+  const len = name.length;
+  if (len === 0 || (len === 1 && name.charCodeAt(0) === 46)) return 1;
+  const end = name.charCodeAt(len - 1) === 46 ? len - 1 : len;
+  // Printable ASCII but backslash and space: written byte for byte, read back as the same string.
+  let label = 0;
+  for (let i = 0; i < end; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 46) {
+      if (label === 0) return -1;
+      label = 0;
+      continue;
+    }
+    if (c <= 0x20 || c > 0x7e || c === 92 || ++label > 63) return -1;
+  }
+  if (label === 0 || end + 2 > 255) return -1;
+  return end + 2;
+}
+
+/** A plain name as the reply reader gives it back: without its trailing dot, '.' for the root. */
+function decodedName(name: string): string {
+  if (name.length <= 1) return '.';
+  return name.charCodeAt(name.length - 1) === 46 ? name.slice(0, -1) : name;
+}
+
+function u16(v: unknown): boolean {
+  return v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 0xffff);
+}
+
+function u32(v: unknown): boolean {
+  return v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= U32_MAX);
+}
+
+/** The dotted quad the encoder writes for `s` and the reader reads back, or undefined where it would throw. */
+function ipv4(s: unknown): string | undefined {
+  if (typeof s !== 'string') return undefined;
+  const parts = s.split('.');
+  if (parts.length !== 4) return undefined;
+  let out = '';
+  for (let i = 0; i < 4; i++) {
+    const p = parts[i]!;
+    if (p.length === 0 || p.length > 3) return undefined;
+    let v = 0;
+    for (let j = 0; j < p.length; j++) {
+      const c = p.charCodeAt(j);
+      if (c < 48 || c > 57) return undefined;
+      v = v * 10 + c - 48;
+    }
+    if (v > 255) return undefined;
+    out += i === 0 ? `${v}` : `.${v}`;
+  }
+  return out;
+}
+
+/** A record's fields that need no per-type reading: undefined when the encoder could not write them as given. */
+function plainHeader(r: Answer): boolean {
+  const x = r as { class?: unknown; flush?: unknown; ttl?: unknown };
+  return (x.class === undefined || x.class === 'IN') && !x.flush && u32(x.ttl);
+}
+
+/** Octets the record takes uncompressed, and the record as the reply reader decodes it (`decode`); -1 when not provably the same. */
+let decoded: Answer | undefined;
+function readRecord(r: Answer, decode: boolean): number {
+  if (!plainHeader(r)) return -1;
+  const owner = plainNameWire(r.name);
+  if (owner < 0) return -1;
+  const ttl = (r as { ttl?: number }).ttl ?? 0;
+  const data = (r as { data?: unknown }).data;
+  let rdata: number;
+  switch (r.type) {
+    case 'A': {
+      const ip = ipv4(data);
+      if (ip === undefined) return -1;
+      rdata = 4;
+      if (decode) decoded = { name: decodedName(r.name), type: 'A', ttl, class: 'IN', flush: false, data: ip };
+      break;
+    }
+    case 'CNAME':
+    case 'PTR': {
+      rdata = plainNameWire(data);
+      if (rdata < 0) return -1;
+      if (decode) decoded = { name: decodedName(r.name), type: r.type, ttl, class: 'IN', flush: false, data: decodedName(data as string) };
+      break;
+    }
+    case 'SRV': {
+      const d = data as { priority?: unknown; weight?: unknown; port?: unknown; target?: unknown } | null;
+      if (typeof d !== 'object' || d === null || !u16(d.priority) || !u16(d.weight) || !u16(d.port)) return -1;
+      const target = plainNameWire(d.target);
+      if (target < 0) return -1;
+      rdata = 6 + target;
+      if (decode) {
+        const srv = { priority: (d.priority as number | undefined) ?? 0, weight: (d.weight as number | undefined) ?? 0, port: (d.port as number | undefined) ?? 0, target: decodedName(d.target as string) };
+        decoded = { name: decodedName(r.name), type: 'SRV', ttl, class: 'IN', flush: false, data: srv };
+      }
+      break;
+    }
+    case 'SOA': {
+      // Only in the authority section, which is not read: it must only be writable.
+      if (decode) return -1;
+      const d = data as { mname?: unknown; rname?: unknown; serial?: unknown; refresh?: unknown; retry?: unknown; expire?: unknown; minimum?: unknown } | null;
+      if (typeof d !== 'object' || d === null || !u32(d.serial) || !u32(d.refresh) || !u32(d.retry) || !u32(d.expire) || !u32(d.minimum)) return -1;
+      const m = plainNameWire(d.mname);
+      const n = plainNameWire(d.rname);
+      if (m < 0 || n < 0) return -1;
+      rdata = m + n + 20;
+      break;
+    }
+    default:
+      return -1;
+  }
+  return owner + 10 + rdata;
+}
+
+const CLIENT = { address: '127.0.0.1', port: 5353 };
+
+/**
+ * Reads replies from the chains of `app`'s listeners directly. `sections` answers one question:
+ * what replySections(App.queryWire(queryMessage(name, type), tcp)) gives, or undefined when the
+ * direct reading cannot vouch for it (then the caller asks through the wire).
+ */
+export class DirectReader {
+  private readonly routers: Router[];
+  private readonly maxRecords: number;
+
+  constructor(app: App) {
+    // The handler's router per listener: the same entries in the same order.
+    this.routers = app.specs.map((s) => new Router(s.entries));
+    this.maxRecords = app.options.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS;
+  }
+
+  sections(name: string, type: string, listener: number): ReplySections | undefined | Promise<ReplySections | undefined> {
+    if (!DIRECT_TYPES.has(type)) return undefined;
+    // The name as the query parser reads it back from the question written for it.
+    const wire = plainNameWire(name);
+    if (wire < 0 || name.charCodeAt(0) === 46) return undefined;
+    const qname = name.charCodeAt(name.length - 1) === 46 ? name : `${name}.`;
+    const lower = qname.toLowerCase();
+    const chain = this.routers[listener]?.chainFor(lower);
+    if (!chain) return undefined;
+    const req: DnsRequest = {
+      id: 4242,
+      name: qname,
+      qname: lower,
+      qtype: type,
+      qclass: 'IN',
+      opcode: 'QUERY',
+      rd: true,
+      edns: undefined,
+      protocol: 'tcp',
+      client: CLIENT,
+      local: CLIENT,
+      queryAuthority: undefined,
+    };
+    let res: DnsResponse | Promise<DnsResponse>;
+    try {
+      res = chain.serve(req);
+    } catch {
+      // The handler answers SERVFAIL and logs why: the wire path does both.
+      return undefined;
+    }
+    if (res instanceof Promise) {
+      return res.then(
+        (r) => this.read(r, wire),
+        () => undefined,
+      );
+    }
+    return this.read(res, wire);
+  }
+
+  private read(res: DnsResponse, questionWire: number): ReplySections | undefined {
+    if (res.more && res.more.length > 0) return undefined;
+    const { answer, authority, additional } = res;
+    if (answer.length + authority.length + additional.length > this.maxRecords) return undefined;
+    // Uncompressed, the message fits: the encoder, which only ever compresses, cuts nothing.
+    let size = 12 + questionWire + 4;
+    const answers: Answer[] = new Array(answer.length);
+    for (let i = 0; i < answer.length; i++) {
+      const n = readRecord(answer[i]!, true);
+      if (n < 0) return undefined;
+      size += n;
+      answers[i] = decoded!;
+    }
+    for (let i = 0; i < authority.length; i++) {
+      const n = readRecord(authority[i]!, false);
+      if (n < 0) return undefined;
+      size += n;
+    }
+    const additionals: Answer[] = new Array(additional.length);
+    for (let i = 0; i < additional.length; i++) {
+      const n = readRecord(additional[i]!, true);
+      if (n < 0) return undefined;
+      size += n;
+      additionals[i] = decoded!;
+    }
+    decoded = undefined;
+    if (size > TCP_MAX) return undefined;
+    return { answers, additionals };
+  }
+}
