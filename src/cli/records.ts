@@ -8,6 +8,8 @@ import { isRecordLister } from '../chain/plugin.js';
 import { isClusterDataProvider } from '../chain/cluster-data.js';
 import { rdataText } from '../dns/present.js';
 import { ZoneListing } from './records-list.js';
+import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
+import { questions } from '../plugins/kubernetes/enumerate.js';
 import { replySections, type ReplySections } from './records-reply.js';
 import { DirectReader } from './records-direct.js';
 import { canonicalCompare } from '../dns/canonical.js';
@@ -159,7 +161,10 @@ async function collectServed<Z>(app: App, only: string | undefined, open: (zone:
         // ns.dns.<zone> from the Corefile's bind lines, not this machine's interfaces.
         plugin.machineIndependent = true;
         if (!plugin.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
-        for (const { name, type, zone } of plugin.clusterQuestions()) {
+        // The kubernetes plugin's questions as they are made (its clusterQuestions is the same
+        // sequence in one array): a large cluster's hundreds of thousands are not all held.
+        const listed = plugin instanceof KubernetesPlugin ? questions(plugin.cfg, plugin.currentStore) : plugin.clusterQuestions();
+        for (const { name, type, zone } of listed) {
           if (only && zone !== only) continue;
           const pending = ask(name, type, listener);
           take(pending instanceof Promise ? await pending : pending, zone);
