@@ -8,8 +8,8 @@ import type { Answer } from 'dns-packet';
 import type { App } from '../app.js';
 import { Router } from '../chain/chain.js';
 import type { DnsRequest, DnsResponse } from '../chain/plugin.js';
+import type { Rr } from '../dns/records.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/limits.js';
-import type { ReplySections } from './records-reply.js';
 
 /** The question types the direct reading asks: types the handler passes to the chain as they are. */
 const DIRECT_TYPES = new Set(['A', 'AAAA', 'CNAME', 'PTR', 'SRV', 'TXT', 'SOA', 'NS', 'MX']);
@@ -52,84 +52,110 @@ function u32(v: unknown): boolean {
   return v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= U32_MAX);
 }
 
-/** The dotted quad the encoder writes for `s` and the reader reads back, or undefined where it would throw. */
-function ipv4(s: unknown): string | undefined {
-  if (typeof s !== 'string') return undefined;
-  const parts = s.split('.');
-  if (parts.length !== 4) return undefined;
-  let out = '';
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i]!;
-    if (p.length === 0 || p.length > 3) return undefined;
-    let v = 0;
-    for (let j = 0; j < p.length; j++) {
-      const c = p.charCodeAt(j);
-      if (c < 48 || c > 57) return undefined;
-      v = v * 10 + c - 48;
-    }
-    if (v > 255) return undefined;
-    out += i === 0 ? `${v}` : `.${v}`;
+/**
+ * Whether the encoder writes `s` as an IPv4 address (1-3 digits per part, each at most 255) and
+ * the reader reads it back as the same text (no part with a leading zero).
+ */
+function sameIpv4(s: unknown): boolean {
+  if (typeof s !== 'string') return false;
+  let parts = 0;
+  let digits = 0;
+  let value = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (digits === 0 || value > 255 || ++parts > 4) return false;
+      digits = 0;
+      value = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      if (digits === 1 && value === 0) return false;
+      value = value * 10 + c - 48;
+      digits++;
+    } else return false;
   }
-  return out;
+  return parts === 4;
 }
 
-/** A record's fields that need no per-type reading: undefined when the encoder could not write them as given. */
-function plainHeader(r: Answer): boolean {
+/** A record's fields that need no per-type reading: false when the encoder could not write them as given. */
+function plainHeader(r: Rr): boolean {
   const x = r as { class?: unknown; flush?: unknown; ttl?: unknown };
   return (x.class === undefined || x.class === 'IN') && !x.flush && u32(x.ttl);
 }
 
-/** Octets the record takes uncompressed, and the record as the reply reader decodes it (`decode`); -1 when not provably the same. */
-let decoded: Answer | undefined;
-function readRecord(r: Answer, decode: boolean): number {
+type SrvData = { priority?: number; weight?: number; port?: number; target: string };
+
+/**
+ * Octets record `r` takes on the wire uncompressed, or -1 when its encoding and decoding are not
+ * known exactly here; `read`: it is read back (answer and additional sections), else only written.
+ */
+function recordWire(r: Rr, read: boolean): number {
   if (!plainHeader(r)) return -1;
   const owner = plainNameWire(r.name);
   if (owner < 0) return -1;
-  const ttl = (r as { ttl?: number }).ttl ?? 0;
   const data = (r as { data?: unknown }).data;
-  let rdata: number;
   switch (r.type) {
-    case 'A': {
-      const ip = ipv4(data);
-      if (ip === undefined) return -1;
-      rdata = 4;
-      if (decode) decoded = { name: decodedName(r.name), type: 'A', ttl, class: 'IN', flush: false, data: ip };
-      break;
-    }
+    case 'A':
+      return sameIpv4(data) ? owner + 14 : -1;
     case 'CNAME':
     case 'PTR': {
-      rdata = plainNameWire(data);
-      if (rdata < 0) return -1;
-      if (decode) decoded = { name: decodedName(r.name), type: r.type, ttl, class: 'IN', flush: false, data: decodedName(data as string) };
-      break;
+      const target = plainNameWire(data);
+      return target < 0 ? -1 : owner + 10 + target;
     }
     case 'SRV': {
       const d = data as { priority?: unknown; weight?: unknown; port?: unknown; target?: unknown } | null;
       if (typeof d !== 'object' || d === null || !u16(d.priority) || !u16(d.weight) || !u16(d.port)) return -1;
       const target = plainNameWire(d.target);
-      if (target < 0) return -1;
-      rdata = 6 + target;
-      if (decode) {
-        const srv = { priority: (d.priority as number | undefined) ?? 0, weight: (d.weight as number | undefined) ?? 0, port: (d.port as number | undefined) ?? 0, target: decodedName(d.target as string) };
-        decoded = { name: decodedName(r.name), type: 'SRV', ttl, class: 'IN', flush: false, data: srv };
-      }
-      break;
+      return target < 0 ? -1 : owner + 16 + target;
     }
     case 'SOA': {
       // Only in the authority section, which is not read: it must only be writable.
-      if (decode) return -1;
+      if (read) return -1;
       const d = data as { mname?: unknown; rname?: unknown; serial?: unknown; refresh?: unknown; retry?: unknown; expire?: unknown; minimum?: unknown } | null;
       if (typeof d !== 'object' || d === null || !u32(d.serial) || !u32(d.refresh) || !u32(d.retry) || !u32(d.expire) || !u32(d.minimum)) return -1;
       const m = plainNameWire(d.mname);
       const n = plainNameWire(d.rname);
-      if (m < 0 || n < 0) return -1;
-      rdata = m + n + 20;
-      break;
+      return m < 0 || n < 0 ? -1 : owner + 30 + m + n;
     }
     default:
       return -1;
   }
-  return owner + 10 + rdata;
+}
+
+const abs = (name: string): string => (name === '.' || name === '' ? '.' : name.endsWith('.') ? name : `${name}.`);
+
+/** A record DirectReader vouched for, as the reply reader decodes it from the wire. */
+export function decodedRecord(r: Rr): Answer {
+  const ttl = (r as { ttl?: number }).ttl ?? 0;
+  const data = (r as { data?: unknown }).data;
+  const name = decodedName(r.name);
+  if (r.type === 'SRV') {
+    const d = data as SrvData;
+    return { name, type: 'SRV', ttl, class: 'IN', flush: false, data: { priority: d.priority ?? 0, weight: d.weight ?? 0, port: d.port ?? 0, target: decodedName(d.target) } };
+  }
+  if (r.type === 'A') return { name, type: 'A', ttl, class: 'IN', flush: false, data: data as string };
+  return { name, type: r.type as 'PTR', ttl, class: 'IN', flush: false, data: decodedName(data as string) };
+}
+
+/** rdataText(decodedRecord(r)), made without the decoded record: the names are as fully qualified. */
+export function directRdata(r: Rr): string {
+  const data = (r as { data?: unknown }).data;
+  switch (r.type) {
+    case 'A':
+      return data as string;
+    case 'SRV': {
+      const d = data as SrvData;
+      return `${d.priority ?? 0} ${d.weight ?? 0} ${d.port ?? 0} ${abs(d.target)}`;
+    }
+    default:
+      return abs(data as string);
+  }
+}
+
+/** The answer and additional records of a chain's response, vouched for by DirectReader. */
+export interface DirectSections {
+  direct: true;
+  answer: readonly Rr[];
+  additional: readonly Rr[];
 }
 
 const CLIENT = { address: '127.0.0.1', port: 5353 };
@@ -149,7 +175,7 @@ export class DirectReader {
     this.maxRecords = app.options.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS;
   }
 
-  sections(name: string, type: string, listener: number): ReplySections | undefined | Promise<ReplySections | undefined> {
+  sections(name: string, type: string, listener: number): DirectSections | undefined | Promise<DirectSections | undefined> {
     if (!DIRECT_TYPES.has(type)) return undefined;
     // The name as the query parser reads it back from the question written for it.
     const wire = plainNameWire(name);
@@ -188,33 +214,28 @@ export class DirectReader {
     return this.read(res, wire);
   }
 
-  private read(res: DnsResponse, questionWire: number): ReplySections | undefined {
+  private read(res: DnsResponse, questionWire: number): DirectSections | undefined {
     if (res.more && res.more.length > 0) return undefined;
     const { answer, authority, additional } = res;
     if (answer.length + authority.length + additional.length > this.maxRecords) return undefined;
     // Uncompressed, the message fits: the encoder, which only ever compresses, cuts nothing.
     let size = 12 + questionWire + 4;
-    const answers: Answer[] = new Array(answer.length);
     for (let i = 0; i < answer.length; i++) {
-      const n = readRecord(answer[i]!, true);
+      const n = recordWire(answer[i]!, true);
       if (n < 0) return undefined;
       size += n;
-      answers[i] = decoded!;
     }
     for (let i = 0; i < authority.length; i++) {
-      const n = readRecord(authority[i]!, false);
+      const n = recordWire(authority[i]!, false);
       if (n < 0) return undefined;
       size += n;
     }
-    const additionals: Answer[] = new Array(additional.length);
     for (let i = 0; i < additional.length; i++) {
-      const n = readRecord(additional[i]!, true);
+      const n = recordWire(additional[i]!, true);
       if (n < 0) return undefined;
       size += n;
-      additionals[i] = decoded!;
     }
-    decoded = undefined;
     if (size > TCP_MAX) return undefined;
-    return { answers, additionals };
+    return { direct: true, answer, additional };
   }
 }

@@ -17,16 +17,30 @@ const PLAIN_NAME = /^[\x01-\x5b\x5d-\x7f]+$/;
 
 const abs = (name: string): string => (name === '.' || name === '' ? '.' : name.endsWith('.') ? name : `${name}.`);
 
+/** `s` lowercased: itself when it has no capital letter and no character outside ASCII. */
+export function lower(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || c > 127) return s.toLowerCase();
+  }
+  return s;
+}
+
 export class ZoneListing {
-  /** The record's owner as given (its line and sort key). */
+  /** The record's owner fully qualified, as its line shows it. */
   private readonly names: string[] = [];
-  /** The owner as deduplicated (lowercased; fully qualified for zone-file records). */
-  private readonly owners: string[] = [];
   private readonly types: string[] = [];
   private readonly ttls: unknown[] = [];
   private readonly classes: unknown[] = [];
   private readonly rdatas: string[] = [];
   private readonly ranks: number[] = [];
+  /**
+   * The owner a record is deduplicated by, where it is not its name lowercased without the
+   * trailing dot (a decoded name's form): zone-file records (fully qualified), odd names.
+   */
+  private readonly owners = new Map<number, string>();
+  /** Records whose owner was given as '' (its line shows '.', its sort key differs). */
+  private readonly emptyNames = new Set<number>();
   /** While ordering: each record's canonical name key. */
   private keyOf: string[] = [];
 
@@ -34,20 +48,48 @@ export class ZoneListing {
     return this.names.length;
   }
 
+  /** A decoded record, deduplicated by `owner`, with its data presented as `rdata`. */
   add(owner: string, rr: Answer, rdata: string): void {
-    this.names.push(rr.name);
-    this.owners.push(owner);
-    this.types.push(rr.type);
+    const i = this.names.length;
+    this.push(rr.name, rr.type, (rr as { ttl?: number }).ttl, (rr as { class?: string }).class, rdata);
+    if (rr.name === '') this.emptyNames.add(i);
+    if (owner !== this.owner(i)) this.owners.set(i, owner);
+  }
+
+  /**
+   * A record whose decoded owner is `name` without its trailing dot (a plain, fully qualified
+   * name from a chain's response), with its data presented as `rdata`.
+   */
+  addDirect(name: string, type: string, ttl: number | undefined, rdata: string): void {
+    this.push(name, type, ttl, 'IN', rdata);
+  }
+
+  private push(name: string, type: string, ttl: number | undefined, klass: string | undefined, rdata: string): void {
+    this.names.push(abs(name));
+    this.types.push(type);
     // recordText's columns: an absent TTL or class prints as 0 and IN.
-    this.ttls.push((rr as { ttl?: number }).ttl ?? 0);
-    this.classes.push((rr as { class?: string }).class ?? 'IN');
+    this.ttls.push(ttl ?? 0);
+    this.classes.push(klass ?? 'IN');
     this.rdatas.push(rdata);
-    this.ranks.push(TYPE_RANK.get(rr.type) ?? 0);
+    this.ranks.push(TYPE_RANK.get(type) ?? 0);
+  }
+
+  /** The owner record `i` is deduplicated by. */
+  private owner(i: number): string {
+    const odd = this.owners.get(i);
+    if (odd !== undefined) return odd;
+    const name = lower(this.names[i]!);
+    return name === '.' ? name : name.slice(0, -1);
+  }
+
+  /** The name record `i` sorts by: as given (its fully qualified form sorts the same, but for ''). */
+  private sortName(i: number): string {
+    return this.emptyNames.has(i) ? '' : this.names[i]!;
   }
 
   /** The zone-file line of record `i` (recordText's). */
   line(i: number): string {
-    return `${abs(this.names[i]!)}\t${this.ttls[i]}\t${this.classes[i]}\t${this.types[i]}\t${this.rdatas[i]}`;
+    return `${this.names[i]}\t${this.ttls[i]}\t${this.classes[i]}\t${this.types[i]}\t${this.rdatas[i]}`;
   }
 
   rdata(i: number): string {
@@ -57,12 +99,12 @@ export class ZoneListing {
   /** The records to print, in order (indexes for line and rdata). */
   order(): number[] {
     const { names } = this;
-    let plain = true;
+    let plain = this.emptyNames.size === 0;
     for (let i = 0; i < names.length && plain; i++) plain = PLAIN_NAME.test(names[i]!);
     if (!plain) {
       // Deduplicated by a map first, as always; its order is the first addition of each key.
       const kept = new Map<string, number>();
-      for (let i = 0; i < names.length; i++) kept.set(`${this.owners[i]}|${this.types[i]}|${this.rdatas[i]}`, i);
+      for (let i = 0; i < names.length; i++) kept.set(`${this.owner(i)}|${this.types[i]}|${this.rdatas[i]}`, i);
       const out = this.sorted([...kept.values()]);
       this.keyOf = [];
       return out;
@@ -76,7 +118,7 @@ export class ZoneListing {
 
   /** `idx` (in order of addition) sorted; ties keep that order. */
   private sorted(idx: number[]): number[] {
-    const keys = canonicalKeys(idx.map((i) => this.names[i]!));
+    const keys = canonicalKeys(idx.map((i) => this.sortName(i)));
     const keyOf = new Array<string>(this.names.length);
     for (let j = 0; j < idx.length; j++) keyOf[idx[j]!] = keys[j]!;
     this.keyOf = keyOf;
@@ -101,7 +143,7 @@ export class ZoneListing {
    */
   private dedupSorted(sorted: number[]): number[] {
     const out: number[] = [];
-    const { owners, types, rdatas, ranks, keyOf } = this;
+    const { types, rdatas, ranks, keyOf } = this;
     // What the sort compares: equal keys, type ranks and data.
     const same = (a: number, b: number): boolean => keyOf[a] === keyOf[b] && ranks[a] === ranks[b] && rdatas[a] === rdatas[b];
     for (let i = 0; i < sorted.length; ) {
@@ -116,7 +158,7 @@ export class ZoneListing {
       const place = new Map<string, number>();
       for (let j = i; j < end; j++) {
         const r = sorted[j]!;
-        const key = `${owners[r]}|${types[r]}|${rdatas[r]}`;
+        const key = `${this.owner(r)}|${types[r]}|${rdatas[r]}`;
         const at = place.get(key);
         if (at === undefined) {
           place.set(key, out.length);

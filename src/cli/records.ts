@@ -7,11 +7,12 @@ import { clusterOptions, type ClusterFlags } from './options.js';
 import { isRecordLister } from '../chain/plugin.js';
 import { isClusterDataProvider } from '../chain/cluster-data.js';
 import { rdataText } from '../dns/present.js';
-import { ZoneListing } from './records-list.js';
+import { ZoneListing, lower } from './records-list.js';
 import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
 import { questions } from '../plugins/kubernetes/enumerate.js';
 import { replySections, type ReplySections } from './records-reply.js';
-import { DirectReader } from './records-direct.js';
+import { DirectReader, decodedRecord, directRdata, type DirectSections } from './records-direct.js';
+import type { Rr } from '../dns/records.js';
 import { canonicalCompare } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../pkg/names.js';
 
@@ -31,6 +32,9 @@ export interface RecordJson {
   data: string;
 }
 
+/** One question's reply: the records DirectReader vouched for, or the reply's decoded sections. */
+type Reply = DirectSections | ReplySections;
+
 /** Output is handed to the stream in pieces about this long (characters), not a write per line. */
 const CHUNK_CHARS = 1 << 20;
 
@@ -49,12 +53,11 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     retainModel: false,
   });
   const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
-  const byZone = await collectServed(
-    app,
-    only,
-    () => new ZoneListing(),
-    (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
-  );
+  const byZone = await collectServed(app, only, {
+    open: () => new ZoneListing(),
+    add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
+    addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
+  });
   await app.close();
   if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
@@ -121,37 +124,63 @@ function recordJsonText(line: string, data: string): string {
  * publishes the same set.
  */
 export async function servedRecords(app: App, only?: string): Promise<Map<string, Map<string, Answer>>> {
-  return collectServed(
-    app,
-    only,
-    () => new Map<string, Answer>(),
-    (set, owner, rr) => set.set(`${owner}|${rr.type}|${rdataText(rr)}`, rr),
-  );
+  const add = (set: Map<string, Answer>, owner: string, rr: Answer): void => {
+    set.set(`${owner}|${rr.type}|${rdataText(rr)}`, rr);
+  };
+  return collectServed(app, only, {
+    open: () => new Map<string, Answer>(),
+    add,
+    addDirect: (set, r) => {
+      const rr = decodedRecord(r);
+      add(set, rr.name.toLowerCase(), rr);
+    },
+  });
 }
 
-/**
- * The records servedRecords finds, handed to `add` in the order found with the owner they are
- * keyed by (lowercased; fully qualified for zone-file records), into one `Z` per zone made by
- * `open` (for every zone a question is asked in, even one without records).
- */
-async function collectServed<Z>(app: App, only: string | undefined, open: (zone: string) => Z, add: (list: Z, owner: string, rr: Answer) => void): Promise<Map<string, Z>> {
+/** Where collectServed hands the records it finds, in the order found, one `Z` per zone. */
+interface RecordSink<Z> {
+  /** For every zone a question is asked in, even one without records. */
+  open(zone: string): Z;
+  /** A record decoded from a reply (or a zone file's), with the owner it is keyed by (lowercased; fully qualified for zone-file records). */
+  add(list: Z, owner: string, rr: Answer): void;
+  /** A record of a chain's response that DirectReader vouched for: what decodedRecord(rr) would be given to `add`. */
+  addDirect(list: Z, rr: Rr): void;
+}
+
+/** The records servedRecords finds, handed to `sink`. */
+async function collectServed<Z>(app: App, only: string | undefined, sink: RecordSink<Z>): Promise<Map<string, Z>> {
   const byZone = new Map<string, Z>();
   const setOf = (zone: string): Z => {
     let set = byZone.get(zone);
-    if (set === undefined) byZone.set(zone, (set = open(zone)));
+    if (set === undefined) byZone.set(zone, (set = sink.open(zone)));
     return set;
   };
   const ask = asker(app);
+  const takeDecoded = (set: Z, records: readonly Answer[] | undefined, zone: string): void => {
+    for (const rr of records ?? []) {
+      if (rr.type === 'OPT') continue;
+      const owner = rr.name.toLowerCase();
+      if (!inZone(owner, zone)) continue;
+      sink.add(set, owner, rr);
+    }
+  };
+  // A vouched-for record's decoded owner, lowercased and made fully qualified, is its own name
+  // lowercased: no record is decoded to be tested.
+  const takeDirect = (set: Z, records: readonly Rr[], zone: string): void => {
+    for (let i = 0; i < records.length; i++) {
+      const rr = records[i]!;
+      if (isSubdomain(fqdn(lower(rr.name)), zone)) sink.addDirect(set, rr);
+    }
+  };
   /** The answer and additional records of one question's reply that lie in `zone`. */
-  const take = (reply: ReplySections, zone: string): void => {
+  const take = (reply: Reply, zone: string): void => {
     const set = setOf(zone);
-    for (const section of [reply.answers, reply.additionals]) {
-      for (const rr of section ?? []) {
-        if (rr.type === 'OPT') continue;
-        const owner = rr.name.toLowerCase();
-        if (!inZone(owner, zone)) continue;
-        add(set, owner, rr);
-      }
+    if ('direct' in reply) {
+      takeDirect(set, reply.answer, zone);
+      takeDirect(set, reply.additional, zone);
+    } else {
+      takeDecoded(set, reply.answers, zone);
+      takeDecoded(set, reply.additionals, zone);
     }
   };
   for (const [listener, chainZones] of app.listenerZones().entries()) {
@@ -188,7 +217,7 @@ async function collectServed<Z>(app: App, only: string | undefined, open: (zone:
     if (!isRecordLister(plugin) || !plugin.listRecords) continue;
     for (const { zone, rr } of plugin.listRecords()) {
       if (only && zone !== only) continue;
-      add(setOf(zone), fqdn(rr.name.toLowerCase()), rr);
+      sink.add(setOf(zone), fqdn(rr.name.toLowerCase()), rr);
     }
   }
   return byZone;
@@ -220,11 +249,11 @@ async function askWire(app: App, name: string, type: string, listener: number): 
  * Answers questions for `app`: from the chain's response where DirectReader vouches for it
  * (synchronously when the chain answers so), else through the wire as askWire does.
  */
-function asker(app: App): (name: string, type: string, listener: number) => ReplySections | Promise<ReplySections> {
+function asker(app: App): (name: string, type: string, listener: number) => Reply | Promise<Reply> {
   const direct = new DirectReader(app);
   return (name, type, listener) => {
     const got = direct.sections(name, type, listener);
-    if (got instanceof Promise) return got.then((r) => r ?? askWire(app, name, type, listener));
+    if (got instanceof Promise) return got.then((r): Reply | Promise<Reply> => r ?? askWire(app, name, type, listener));
     return got ?? askWire(app, name, type, listener);
   };
 }
