@@ -26,6 +26,30 @@ export function lower(s: string): string {
   return s;
 }
 
+/** Room for the longest key: a name of up to 255 octets. */
+const keyScratch = Buffer.alloc(512);
+
+/**
+ * canonicalKeys' key of a fully qualified name that is plain (PLAIN_NAME): its labels lowercased,
+ * right to left, each closed by NUL, written in one buffer and read out as one string.
+ */
+export function plainSortKey(name: string): string {
+  const end = name.length - 1; // the trailing dot
+  if (end + 1 > keyScratch.length) return canonicalKeys([name])[0]!;
+  let w = 0;
+  let labelEnd = end;
+  for (let i = end - 1; i >= -1; i--) {
+    if (i >= 0 && name.charCodeAt(i) !== 46) continue;
+    for (let j = i + 1; j < labelEnd; j++) {
+      const c = name.charCodeAt(j);
+      keyScratch[w++] = c >= 65 && c <= 90 ? c + 32 : c;
+    }
+    keyScratch[w++] = 0;
+    labelEnd = i;
+  }
+  return keyScratch.toString('latin1', 0, w);
+}
+
 export class ZoneListing {
   /** The record's owner fully qualified, as its line shows it. */
   private readonly names: string[] = [];
@@ -105,22 +129,27 @@ export class ZoneListing {
       // Deduplicated by a map first, as always; its order is the first addition of each key.
       const kept = new Map<string, number>();
       for (let i = 0; i < names.length; i++) kept.set(`${this.owner(i)}|${this.types[i]}|${this.rdatas[i]}`, i);
-      const out = this.sorted([...kept.values()]);
+      const idx = [...kept.values()];
+      const keys = canonicalKeys(idx.map((i) => this.sortName(i)));
+      const keyOf = new Array<string>(names.length);
+      for (let j = 0; j < idx.length; j++) keyOf[idx[j]!] = keys[j]!;
+      const out = this.sorted(idx, keyOf);
       this.keyOf = [];
       return out;
     }
-    const all = new Array<number>(names.length);
-    for (let i = 0; i < all.length; i++) all[i] = i;
-    const out = this.dedupSorted(this.sorted(all));
+    const all: number[] = [];
+    const keyOf: string[] = [];
+    for (let i = 0; i < names.length; i++) {
+      all.push(i);
+      keyOf.push(plainSortKey(names[i]!));
+    }
+    const out = this.dedupSorted(this.sorted(all, keyOf));
     this.keyOf = [];
     return out;
   }
 
-  /** `idx` (in order of addition) sorted; ties keep that order. */
-  private sorted(idx: number[]): number[] {
-    const keys = canonicalKeys(idx.map((i) => this.sortName(i)));
-    const keyOf = new Array<string>(this.names.length);
-    for (let j = 0; j < idx.length; j++) keyOf[idx[j]!] = keys[j]!;
+  /** `idx` (in order of addition) sorted by the canonical name keys `keyOf`; ties keep that order. */
+  private sorted(idx: number[], keyOf: string[]): number[] {
     this.keyOf = keyOf;
     const { ranks, rdatas } = this;
     return idx.sort((a, b) => {

@@ -64,19 +64,24 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
   // A 100k-endpoint cluster has hundreds of thousands of records: lines are joined into large
   // chunks, and only a full stream is waited for.
-  let chunk = '';
+  let lines: string[] = [];
+  let chars = 0;
   /** Adds a line; true when the chunk is full and should be flushed. */
   const add = (line: string): boolean => {
-    chunk += `${line}\n`;
-    return chunk.length >= CHUNK_CHARS;
+    lines.push(line);
+    chars += line.length + 1;
+    return chars >= CHUNK_CHARS;
   };
   const emit = async (line: string): Promise<void> => {
     if (add(line)) await flush();
   };
   const flush = async (): Promise<void> => {
-    if (chunk.length === 0) return;
-    const text = chunk;
-    chunk = '';
+    if (lines.length === 0) return;
+    // One string per chunk, its last line ended too.
+    lines.push('');
+    const text = lines.join('\n');
+    lines = [];
+    chars = 0;
     if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   const json = flags.output === 'json';
