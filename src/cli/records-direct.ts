@@ -6,7 +6,7 @@
 // such a question is answered exactly as before; the direct reading only skips work.
 import type { Answer } from 'dns-packet';
 import type { App } from '../app.js';
-import { Router } from '../chain/chain.js';
+import { Router, type Chain } from '../chain/chain.js';
 import type { DnsRequest, DnsResponse } from '../chain/plugin.js';
 import type { Rr } from '../dns/records.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/limits.js';
@@ -169,10 +169,18 @@ export class DirectReader {
   private readonly routers: Router[];
   private readonly maxRecords: number;
 
-  constructor(app: App) {
-    // The handler's router per listener: the same entries in the same order.
-    this.routers = app.specs.map((s) => new Router(s.entries));
-    this.maxRecords = app.options.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS;
+  /** `entries`: each listener's zones and chains, as its handler routes them; `maxRecords`: the handler's cap. */
+  constructor(entries: readonly (readonly { zone: string; chain: Chain }[])[], maxRecords = DEFAULT_MAX_ANSWER_RECORDS) {
+    this.routers = entries.map((e) => new Router(e));
+    this.maxRecords = maxRecords;
+  }
+
+  /** The reader of `app`'s listeners: the same entries in the same order as its handlers. */
+  static of(app: App): DirectReader {
+    return new DirectReader(
+      app.specs.map((s) => s.entries),
+      app.options.maxAnswerRecords,
+    );
   }
 
   sections(name: string, type: string, listener: number): DirectSections | undefined | Promise<DirectSections | undefined> {

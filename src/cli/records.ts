@@ -255,7 +255,7 @@ async function askWire(app: App, name: string, type: string, listener: number): 
  * (synchronously when the chain answers so), else through the wire as askWire does.
  */
 function asker(app: App): (name: string, type: string, listener: number) => Reply | Promise<Reply> {
-  const direct = new DirectReader(app);
+  const direct = DirectReader.of(app);
   return (name, type, listener) => {
     const got = direct.sections(name, type, listener);
     if (got instanceof Promise) return got.then((r): Reply | Promise<Reply> => r ?? askWire(app, name, type, listener));
