@@ -50,34 +50,65 @@ export function plainSortKey(name: string): string {
   return keyScratch.toString('latin1', 0, w);
 }
 
-export class ZoneListing {
-  /** The record's owner fully qualified, as its line shows it. */
-  private readonly names: string[] = [];
-  private readonly types: string[] = [];
-  private readonly ttls: unknown[] = [];
-  private readonly classes: unknown[] = [];
-  private readonly rdatas: string[] = [];
-  private readonly ranks: number[] = [];
+/** One record of a listing: its line's columns and what it sorts and is deduplicated by. */
+export class ListedRecord {
+  /** The owner fully qualified, as the line shows it. */
+  readonly name: string;
+  readonly type: string;
+  readonly ttl: unknown;
+  readonly klass: unknown;
+  /** The data in presentation form. */
+  readonly rdata: string;
+  readonly rank: number;
   /**
-   * The owner a record is deduplicated by, where it is not its name lowercased without the
+   * The owner the record is deduplicated by where it is not its name lowercased without the
    * trailing dot (a decoded name's form): zone-file records (fully qualified), odd names.
    */
-  private readonly owners = new Map<number, string>();
-  /** Records whose owner was given as '' (its line shows '.', its sort key differs). */
-  private readonly emptyNames = new Set<number>();
-  /** While ordering: each record's canonical name key. */
-  private keyOf: string[] = [];
+  owner: string | undefined;
+  /** Given as '': its line shows '.', but it sorts as ''. */
+  readonly empty: boolean;
+  /** While ordering: the canonical key of its name. */
+  key = '';
+
+  constructor(name: string, type: string, ttl: unknown, klass: unknown, rdata: string, empty: boolean) {
+    this.name = abs(name);
+    this.type = type;
+    // recordText's columns: an absent TTL or class prints as 0 and IN.
+    this.ttl = ttl ?? 0;
+    this.klass = klass ?? 'IN';
+    this.rdata = rdata;
+    this.rank = TYPE_RANK.get(type) ?? 0;
+    this.owner = undefined;
+    this.empty = empty;
+  }
+
+  /** The zone-file line (recordText's). */
+  line(): string {
+    return `${this.name}\t${this.ttl}\t${this.klass}\t${this.type}\t${this.rdata}`;
+  }
+
+  /** The owner it is deduplicated by. */
+  dedupOwner(): string {
+    if (this.owner !== undefined) return this.owner;
+    const name = lower(this.name);
+    return name === '.' ? name : name.slice(0, -1);
+  }
+}
+
+export class ZoneListing {
+  private readonly records: ListedRecord[] = [];
+  private empties = 0;
 
   get added(): number {
-    return this.names.length;
+    return this.records.length;
   }
 
   /** A decoded record, deduplicated by `owner`, with its data presented as `rdata`. */
   add(owner: string, rr: Answer, rdata: string): void {
-    const i = this.names.length;
-    this.push(rr.name, rr.type, (rr as { ttl?: number }).ttl, (rr as { class?: string }).class, rdata);
-    if (rr.name === '') this.emptyNames.add(i);
-    if (owner !== this.owner(i)) this.owners.set(i, owner);
+    const r = new ListedRecord(rr.name, rr.type, (rr as { ttl?: number }).ttl, (rr as { class?: string }).class, rdata, rr.name === '');
+    if (r.empty) this.empties++;
+    if (owner !== r.dedupOwner()) r.owner = owner;
+    this.records.push(r);
   }
 
   /**
@@ -85,117 +116,75 @@ export class ZoneListing {
    * name from a chain's response), with its data presented as `rdata`.
    */
   addDirect(name: string, type: string, ttl: number | undefined, rdata: string): void {
-    this.push(name, type, ttl, 'IN', rdata);
+    this.records.push(new ListedRecord(name, type, ttl, 'IN', rdata, false));
   }
 
-  private push(name: string, type: string, ttl: number | undefined, klass: string | undefined, rdata: string): void {
-    this.names.push(abs(name));
-    this.types.push(type);
-    // recordText's columns: an absent TTL or class prints as 0 and IN.
-    this.ttls.push(ttl ?? 0);
-    this.classes.push(klass ?? 'IN');
-    this.rdatas.push(rdata);
-    this.ranks.push(TYPE_RANK.get(type) ?? 0);
-  }
-
-  /** The owner record `i` is deduplicated by. */
-  private owner(i: number): string {
-    const odd = this.owners.get(i);
-    if (odd !== undefined) return odd;
-    const name = lower(this.names[i]!);
-    return name === '.' ? name : name.slice(0, -1);
-  }
-
-  /** The name record `i` sorts by: as given (its fully qualified form sorts the same, but for ''). */
-  private sortName(i: number): string {
-    return this.emptyNames.has(i) ? '' : this.names[i]!;
-  }
-
-  /** The zone-file line of record `i` (recordText's). */
-  line(i: number): string {
-    return `${this.names[i]}\t${this.ttls[i]}\t${this.classes[i]}\t${this.types[i]}\t${this.rdatas[i]}`;
-  }
-
-  rdata(i: number): string {
-    return this.rdatas[i]!;
-  }
-
-  /** The records to print, in order (indexes for line and rdata). */
-  order(): number[] {
-    const { names } = this;
-    let plain = this.emptyNames.size === 0;
-    for (let i = 0; i < names.length && plain; i++) plain = PLAIN_NAME.test(names[i]!);
+  /** The records to print, in order. */
+  order(): ListedRecord[] {
+    const { records } = this;
+    let plain = this.empties === 0;
+    for (let i = 0; i < records.length && plain; i++) plain = PLAIN_NAME.test(records[i]!.name);
     if (!plain) {
       // Deduplicated by a map first, as always; its order is the first addition of each key.
-      const kept = new Map<string, number>();
-      for (let i = 0; i < names.length; i++) kept.set(`${this.owner(i)}|${this.types[i]}|${this.rdatas[i]}`, i);
-      const idx = [...kept.values()];
-      const keys = canonicalKeys(idx.map((i) => this.sortName(i)));
-      const keyOf = new Array<string>(names.length);
-      for (let j = 0; j < idx.length; j++) keyOf[idx[j]!] = keys[j]!;
-      const out = this.sorted(idx, keyOf);
-      this.keyOf = [];
-      return out;
+      const kept = new Map<string, ListedRecord>();
+      for (const r of records) kept.set(`${r.dedupOwner()}|${r.type}|${r.rdata}`, r);
+      const list = [...kept.values()];
+      const keys = canonicalKeys(list.map((r) => (r.empty ? '' : r.name)));
+      for (let i = 0; i < list.length; i++) list[i]!.key = keys[i]!;
+      return sorted(list);
     }
-    const all: number[] = [];
-    const keyOf: string[] = [];
-    for (let i = 0; i < names.length; i++) {
-      all.push(i);
-      keyOf.push(plainSortKey(names[i]!));
-    }
-    const out = this.dedupSorted(this.sorted(all, keyOf));
-    this.keyOf = [];
-    return out;
+    for (const r of records) r.key = plainSortKey(r.name);
+    return dedupSorted(sorted(records.slice()));
   }
+}
 
-  /** `idx` (in order of addition) sorted by the canonical name keys `keyOf`; ties keep that order. */
-  private sorted(idx: number[], keyOf: string[]): number[] {
-    this.keyOf = keyOf;
-    const { ranks, rdatas } = this;
-    return idx.sort((a, b) => {
-      const ra = ranks[a]!;
-      const rb = ranks[b]!;
-      if (ra !== rb && (ra === SOA_RANK || rb === SOA_RANK)) return ra === SOA_RANK ? -1 : 1;
-      const ka = keyOf[a]!;
-      const kb = keyOf[b]!;
-      if (ka !== kb) return ka < kb ? -1 : 1;
-      if (ra !== rb) return ra - rb;
-      const da = rdatas[a]!;
-      const db = rdatas[b]!;
-      return da < db ? -1 : da > db ? 1 : 0;
-    });
-  }
+/** `list` (in order of addition) sorted by key; ties keep that order. */
+function sorted(list: ListedRecord[]): ListedRecord[] {
+  return list.sort((a, b) => {
+    const ra = a.rank;
+    const rb = b.rank;
+    if (ra !== rb && (ra === SOA_RANK || rb === SOA_RANK)) return ra === SOA_RANK ? -1 : 1;
+    const ka = a.key;
+    const kb = b.key;
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    if (ra !== rb) return ra - rb;
+    const da = a.rdata;
+    const db = b.rdata;
+    return da < db ? -1 : da > db ? 1 : 0;
+  });
+}
 
-  /**
-   * Sorted records of plain names, each key once: records with one key compare equal, so they
-   * are side by side in order of addition; the first one's place, the last one's fields.
-   */
-  private dedupSorted(sorted: number[]): number[] {
-    const out: number[] = [];
-    const { types, rdatas, ranks, keyOf } = this;
-    // What the sort compares: equal keys, type ranks and data.
-    const same = (a: number, b: number): boolean => keyOf[a] === keyOf[b] && ranks[a] === ranks[b] && rdatas[a] === rdatas[b];
-    for (let i = 0; i < sorted.length; ) {
-      let end = i + 1;
-      while (end < sorted.length && same(sorted[i]!, sorted[end]!)) end++;
-      if (end === i + 1) {
-        out.push(sorted[i]!);
-        i = end;
-        continue;
-      }
-      // A run of equal records: one per key, in order of first addition.
-      const place = new Map<string, number>();
-      for (let j = i; j < end; j++) {
-        const r = sorted[j]!;
-        const key = `${this.owner(r)}|${types[r]}|${rdatas[r]}`;
-        const at = place.get(key);
-        if (at === undefined) {
-          place.set(key, out.length);
-          out.push(r);
-        } else out[at] = r;
-      }
+/** What the sort compares: equal keys, type ranks and data. */
+function same(a: ListedRecord, b: ListedRecord): boolean {
+  return a.key === b.key && a.rank === b.rank && a.rdata === b.rdata;
+}
+
+/**
+ * Sorted records of plain names, each key once: records with one key compare equal, so they
+ * are side by side in order of addition; the first one's place, the last one's fields.
+ */
+function dedupSorted(list: ListedRecord[]): ListedRecord[] {
+  const out: ListedRecord[] = [];
+  for (let i = 0; i < list.length; ) {
+    let end = i + 1;
+    while (end < list.length && same(list[i]!, list[end]!)) end++;
+    if (end === i + 1) {
+      out.push(list[i]!);
       i = end;
+      continue;
     }
-    return out;
+    // A run of equal records: one per key, in order of first addition.
+    const place = new Map<string, number>();
+    for (let j = i; j < end; j++) {
+      const r = list[j]!;
+      const key = `${r.dedupOwner()}|${r.type}|${r.rdata}`;
+      const at = place.get(key);
+      if (at === undefined) {
+        place.set(key, out.length);
+        out.push(r);
+      } else out[at] = r;
+    }
+    i = end;
   }
+  return out;
 }

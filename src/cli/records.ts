@@ -91,12 +91,11 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   let pending: string | undefined; // the last JSON record, written with its comma once another follows
   if (json) await emit('[');
   for (const zone of zones) {
-    const list = byZone.get(zone)!;
-    const order = list.order();
+    const order = byZone.get(zone)!.order();
     if (json) {
-      for (const i of order) {
+      for (const r of order) {
         if (pending !== undefined && add(`${pending},`)) await flush();
-        pending = `  ${recordJsonText(list.line(i), list.rdata(i))}`;
+        pending = `  ${recordJsonText(r.line(), r.rdata)}`;
       }
       continue;
     }
@@ -104,7 +103,7 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     first = false;
     await emit(`; zone ${zone} (${order.length} records)`);
     await emit(`$ORIGIN ${zone}`);
-    for (const i of order) if (add(list.line(i))) await flush();
+    for (const r of order) if (add(r.line())) await flush();
   }
   if (json) {
     if (pending !== undefined) await emit(pending);

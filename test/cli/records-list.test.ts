@@ -85,10 +85,10 @@ describe('ZoneListing', () => {
       }
       const order = list.order();
       expect(
-        order.map((i) => list.line(i)),
+        order.map((r) => r.line()),
         `round ${round}`,
       ).toEqual(reference(added));
-      for (const i of order) expect(list.line(i).endsWith(`\t${list.rdata(i)}`)).toBe(true);
+      for (const r of order) expect(r.line().endsWith(`\t${r.rdata}`)).toBe(true);
     }
   });
 
