@@ -13,6 +13,9 @@ import { queryMessage } from '../../src/cli/records.js';
 import { replySections } from '../../src/cli/records-reply.js';
 import { DirectReader, decodedRecord, directRdata, plainNameWire } from '../../src/cli/records-direct.js';
 import { prng } from '../helpers/prng.js';
+import { buildApp } from '../../src/app.js';
+import { isClusterDataProvider } from '../../src/chain/cluster-data.js';
+import { isRecordLister } from '../../src/chain/plugin.js';
 
 const NAMES = [
   'web.example.', 'Web.EXAMPLE.', 'a.b.c.example.', 'example.', '.', 'x.example', '_http._tcp.web.example.',
@@ -124,6 +127,36 @@ describe('records direct reading', () => {
     // Both ways are taken, often.
     expect(vouched).toBeGreaterThan(500);
     expect(declined).toBeGreaterThan(500);
+  }, 60000);
+
+  it('lists what the handler replies for every question records asks of the example clusters', async () => {
+    for (const [conf, manifests] of [
+      ['examples/Corefile', 'examples/manifests'],
+      ['examples/Corefile.edge', 'examples'],
+      ['test/fixtures/k8s/Corefile.options', 'test/fixtures/k8s/manifests'],
+    ] as const) {
+      const app = await buildApp({ conf, manifests: [manifests], port: 0, logger: pino({ level: 'silent' }), oneShot: true, answerCacheBytes: 0 });
+      try {
+        const reader = DirectReader.of(app);
+        let vouched = 0;
+        for (const listener of app.listenerZones().keys()) {
+          for (const plugin of app.chains.flatMap((c) => c.plugins)) {
+            const listed = isClusterDataProvider(plugin) ? plugin.clusterQuestions() : isRecordLister(plugin) && plugin.listQuestions ? plugin.listQuestions() : [];
+            for (const { name, type } of listed) {
+              const direct = await reader.sections(name, type, listener);
+              if (direct === undefined) continue;
+              vouched++;
+              const wire = replySections((await app.queryWire(queryMessage(name, type), { listener, protocol: 'tcp' }))!);
+              const decoded = { answers: direct.answer.map(decodedRecord), additionals: direct.additional.map(decodedRecord) };
+              expect(JSON.stringify(decoded), `${conf}: ${name} ${type}`).toBe(JSON.stringify(wire));
+            }
+          }
+        }
+        expect(vouched, conf).toBeGreaterThan(20);
+      } finally {
+        await app.close(0);
+      }
+    }
   }, 60000);
 
   it('takes a name as plain only when the encoder writes it byte for byte and the reader reads it back', () => {
