@@ -10,6 +10,7 @@ import { Router, type Chain } from '../chain/chain.js';
 import type { DnsRequest, DnsResponse } from '../chain/plugin.js';
 import type { Rr } from '../dns/records.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/limits.js';
+import { lower } from './records-list.js';
 
 /** The question types the direct reading asks: types the handler passes to the chain as they are. */
 const DIRECT_TYPES = new Set(['A', 'AAAA', 'CNAME', 'PTR', 'SRV', 'TXT', 'SOA', 'NS', 'MX']);
@@ -189,13 +190,13 @@ export class DirectReader {
     const wire = plainNameWire(name);
     if (wire < 0 || name.charCodeAt(0) === 46) return undefined;
     const qname = name.charCodeAt(name.length - 1) === 46 ? name : `${name}.`;
-    const lower = qname.toLowerCase();
-    const chain = this.routers[listener]?.chainFor(lower);
+    const lowered = lower(qname);
+    const chain = this.routers[listener]?.chainFor(lowered);
     if (!chain) return undefined;
     const req: DnsRequest = {
       id: 4242,
       name: qname,
-      qname: lower,
+      qname: lowered,
       qtype: type,
       qclass: 'IN',
       opcode: 'QUERY',
