@@ -1,8 +1,9 @@
 // One zone's records as `clusterdns records` prints them: each record once (key owner|type|rdata,
 // the last one added kept, in the place of the first), sorted SOA first, then by canonical owner
 // name, type and data; records that compare equal keep that place. A 100k-endpoint cluster has
-// hundreds of thousands of records: they are kept as a few references each, in columns, not as
-// the decoded records and a map of keys, and the lines are only made when written.
+// hundreds of thousands of records: each is kept as one small object of references to its columns,
+// not as a decoded record under a key in a map (plain names are deduplicated after the sort), and
+// the lines are only made when written.
 import type { Answer } from 'dns-packet';
 import { canonicalKeys } from '../dns/canonical.js';
 

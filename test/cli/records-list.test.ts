@@ -1,6 +1,6 @@
 // The listing `clusterdns records` prints is each zone's records deduplicated by owner|type|data
-// (last one kept, in the first one's place) and sorted. ZoneListing keeps the records in columns
-// and deduplicates after the sort; its order must be the one a map of keys, sorted, gives.
+// (last one kept, in the first one's place) and sorted. ZoneListing keeps no map of keys and, for
+// plain names, deduplicates after the sort; its order must be the one a map of keys, sorted, gives.
 import { describe, expect, it } from 'vitest';
 import type { Answer } from 'dns-packet';
 import { canonicalKeys } from '../../src/dns/canonical.js';
