@@ -3,7 +3,8 @@
 // default 10,000 Services and 10,000 EndpointSlices of 10 ready endpoints = 100,000 endpoints) with
 // `kubernetes cluster.local in-addr.arpa ip6.arpa { pods insecure }`, its output read through a
 // pipe as a shell redirect would. Reports wall time and CPU time (user + system of the child, from
-// this process's cutime/cstime) per run, and the output's size and SHA-256.
+// this process's cutime/cstime) per run, its peak RSS (the child's own getrusage maxrss, written as
+// it exits by a preloaded hook), and the output's size and SHA-256.
 //
 // With --base DIR (a checkout of another commit with its dist/ built), the two builds run
 // alternately in the same run and the ratios head/base are reported; the outputs must be byte
@@ -35,13 +36,22 @@ function childTicks() {
   return Number(rest[13]) + Number(rest[14]);
 }
 
-/** One `records` run of the build at `root`: wall ms, CPU ms, output bytes and hash. */
-function run(root, corefile, list, clkTck) {
+/**
+ * A script preloaded into each run: writes the process's peak RSS (KiB) to $RECORDS_RSS_OUT when
+ * it exits (the load worker's exit is the process's too: only the main thread writes).
+ */
+const RSS_HOOK = `const { isMainThread } = require('node:worker_threads');
+if (isMainThread) process.on('exit', () => require('node:fs').writeFileSync(process.env.RECORDS_RSS_OUT, String(process.resourceUsage().maxRSS)));
+`;
+
+/** One `records` run of the build at `root`: wall ms, CPU ms, peak RSS, output bytes and hash. */
+function run(root, corefile, list, clkTck, hook, rssOut) {
   return new Promise((resolve, reject) => {
-    const args = [path.join(root, 'bin', 'clusterdns.js'), 'records', '--conf', corefile, '--manifests', list, ...(JSON_OUTPUT ? ['--output', 'json'] : [])];
+    fs.rmSync(rssOut, { force: true });
+    const args = ['--require', hook, path.join(root, 'bin', 'clusterdns.js'), 'records', '--conf', corefile, '--manifests', list, ...(JSON_OUTPUT ? ['--output', 'json'] : [])];
     const ticks = childTicks();
     const t0 = performance.now();
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RECORDS_RSS_OUT: rssOut } });
     children.add(child);
     const hash = createHash('sha256');
     let bytes = 0;
@@ -61,7 +71,8 @@ function run(root, corefile, list, clkTck) {
       children.delete(child);
       const ms = performance.now() - t0;
       if (code !== 0) return reject(new Error(`${root}: records exited ${code ?? signal}: ${stderr.trim().split('\n').slice(-2).join(' ')}`));
-      resolve({ ms, cpuMs: ((childTicks() - ticks) * 1000) / clkTck, bytes, lines, sha256: hash.digest('hex') });
+      const rssMb = Number(fs.readFileSync(rssOut, 'utf8')) / 1024;
+      resolve({ ms, cpuMs: ((childTicks() - ticks) * 1000) / clkTck, rssMb, bytes, lines, sha256: hash.digest('hex') });
     });
   });
 }
@@ -78,19 +89,22 @@ async function main() {
     const corefile = path.join(tmp, 'Corefile');
     fs.writeFileSync(corefile, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
     const clkTck = clockTicks();
+    const hook = path.join(tmp, 'rss-hook.cjs');
+    fs.writeFileSync(hook, RSS_HOOK);
+    const rssOut = path.join(tmp, 'rss');
     const targets = [...(BASE ? [{ label: 'base', root: BASE }] : []), { label: 'head', root: ROOT }];
     const runs = new Map(targets.map((t) => [t.label, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of targets) {
-        const r = await run(t.root, corefile, list, clkTck);
+        const r = await run(t.root, corefile, list, clkTck, hook, rssOut);
         runs.get(t.label).push(r);
-        console.log(`round ${round} ${t.label}: ${fmt(r.ms, 0)} ms wall, ${fmt(r.cpuMs, 0)} ms CPU, ${r.lines} lines, ${r.bytes} bytes`);
+        console.log(`round ${round} ${t.label}: ${fmt(r.ms, 0)} ms wall, ${fmt(r.cpuMs, 0)} ms CPU, ${fmt(r.rssMb, 0)} MiB peak RSS, ${r.lines} lines, ${r.bytes} bytes`);
       }
     }
     const summary = { input: { services: SERVICES, endpoints: SERVICES * ENDPOINTS, bytes: fs.statSync(list).size }, output: JSON_OUTPUT ? 'json' : 'text', machine: machine() };
     for (const t of targets) {
       const rs = runs.get(t.label);
-      summary[t.label] = { msMedian: Math.round(median(rs.map((r) => r.ms))), cpuMsMedian: Math.round(median(rs.map((r) => r.cpuMs))), lines: rs[0].lines, bytes: rs[0].bytes, sha256: rs[0].sha256 };
+      summary[t.label] = { msMedian: Math.round(median(rs.map((r) => r.ms))), cpuMsMedian: Math.round(median(rs.map((r) => r.cpuMs))), rssMbMedian: Math.round(median(rs.map((r) => r.rssMb))), lines: rs[0].lines, bytes: rs[0].bytes, sha256: rs[0].sha256 };
       if (rs.some((r) => r.sha256 !== rs[0].sha256)) throw new Error(`${t.label}: the output differs between runs`);
     }
     if (BASE) {
@@ -99,8 +113,9 @@ async function main() {
       summary.ratio = {
         wall: Number(fmt(median(runs.get('head').map((r, i) => r.ms / runs.get('base')[i].ms)), 3)),
         cpu: Number(fmt(median(runs.get('head').map((r, i) => r.cpuMs / runs.get('base')[i].cpuMs)), 3)),
+        rss: Number(fmt(median(runs.get('head').map((r, i) => r.rssMb / runs.get('base')[i].rssMb)), 3)),
       };
-      console.log(`head/base: wall ${summary.ratio.wall}, CPU ${summary.ratio.cpu} (median of per-round ratios); outputs identical`);
+      console.log(`head/base: wall ${summary.ratio.wall}, CPU ${summary.ratio.cpu}, peak RSS ${summary.ratio.rss} (median of per-round ratios); outputs identical`);
     }
     console.log(JSON.stringify(summary));
   } finally {

@@ -6,9 +6,14 @@ import { createLogger } from './logger.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
 import { isRecordLister } from '../chain/plugin.js';
 import { isClusterDataProvider } from '../chain/cluster-data.js';
-import { rdataText, recordTextWith } from '../dns/present.js';
+import { rdataText } from '../dns/present.js';
+import { ZoneListing, lower } from './records-list.js';
+import { KubernetesPlugin } from '../plugins/kubernetes/plugin.js';
+import { questions } from '../plugins/kubernetes/enumerate.js';
 import { replySections, type ReplySections } from './records-reply.js';
-import { canonicalCompare, canonicalKeys } from '../dns/canonical.js';
+import { DirectReader, decodedRecord, directRdata, type DirectSections } from './records-direct.js';
+import type { Rr } from '../dns/records.js';
+import { canonicalCompare } from '../dns/canonical.js';
 import { fqdn, isReverse, isSubdomain } from '../pkg/names.js';
 
 export interface RecordsFlags extends ClusterFlags {
@@ -27,18 +32,11 @@ export interface RecordJson {
   data: string;
 }
 
-const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'DNAME', 'MX', 'SRV', 'PTR', 'TXT', 'CAA'];
-// Unlisted types sort first, as indexOf's -1 did.
-const TYPE_RANK = new Map(TYPE_ORDER.map((t, i) => [t, i]));
+/** One question's reply: the records DirectReader vouched for, or the reply's decoded sections. */
+type Reply = DirectSections | ReplySections;
 
 /** Output is handed to the stream in pieces about this long (characters), not a write per line. */
 const CHUNK_CHARS = 1 << 20;
-
-/** A served record with its data in presentation form, computed once for the key, sort and line. */
-interface Listed {
-  rr: Answer;
-  rdata: string;
-}
 
 export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const log = createLogger(flags.logLevel, 2);
@@ -55,26 +53,35 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     retainModel: false,
   });
   const only = flags.zone ? fqdn(flags.zone.toLowerCase()) : undefined;
-  const byZone = await collectServed(app, only, (rr, rdata): Listed => ({ rr, rdata }));
+  const byZone = await collectServed(app, only, {
+    open: () => new ZoneListing(),
+    add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
+    addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
+  });
   await app.close();
   if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
   // A 100k-endpoint cluster has hundreds of thousands of records: lines are joined into large
   // chunks, and only a full stream is waited for.
-  let chunk = '';
+  let lines: string[] = [];
+  let chars = 0;
   /** Adds a line; true when the chunk is full and should be flushed. */
   const add = (line: string): boolean => {
-    chunk += `${line}\n`;
-    return chunk.length >= CHUNK_CHARS;
+    lines.push(line);
+    chars += line.length + 1;
+    return chars >= CHUNK_CHARS;
   };
   const emit = async (line: string): Promise<void> => {
     if (add(line)) await flush();
   };
   const flush = async (): Promise<void> => {
-    if (chunk.length === 0) return;
-    const text = chunk;
-    chunk = '';
+    if (lines.length === 0) return;
+    // One string per chunk, its last line ended too.
+    lines.push('');
+    const text = lines.join('\n');
+    lines = [];
+    chars = 0;
     if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   const json = flags.output === 'json';
@@ -84,28 +91,19 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
   let pending: string | undefined; // the last JSON record, written with its comma once another follows
   if (json) await emit('[');
   for (const zone of zones) {
-    const listed = [...byZone.get(zone)!.values()];
-    // Sort keys are computed once per record, not per comparison.
-    const names = canonicalKeys(listed.map((l) => l.rr.name));
-    const keyed = listed.map((l, i) => ({ listed: l, soa: l.rr.type === 'SOA' ? 0 : 1, name: names[i]!, type: TYPE_RANK.get(l.rr.type) ?? -1, rdata: l.rdata }));
-    keyed.sort((a, b) => {
-      if (a.soa !== b.soa) return a.soa - b.soa;
-      if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-      if (a.type !== b.type) return a.type - b.type;
-      return a.rdata < b.rdata ? -1 : a.rdata > b.rdata ? 1 : 0;
-    });
+    const order = byZone.get(zone)!.order();
     if (json) {
-      for (const k of keyed) {
+      for (const r of order) {
         if (pending !== undefined && add(`${pending},`)) await flush();
-        pending = `  ${recordJsonText(recordTextWith(k.listed.rr, k.rdata), k.rdata)}`;
+        pending = `  ${recordJsonText(r.line(), r.rdata)}`;
       }
       continue;
     }
     if (!first) await emit('');
     first = false;
-    await emit(`; zone ${zone} (${keyed.length} records)`);
+    await emit(`; zone ${zone} (${order.length} records)`);
     await emit(`$ORIGIN ${zone}`);
-    for (const k of keyed) if (add(recordTextWith(k.listed.rr, k.rdata))) await flush();
+    for (const r of order) if (add(r.line())) await flush();
   }
   if (json) {
     if (pending !== undefined) await emit(pending);
@@ -129,21 +127,65 @@ function recordJsonText(line: string, data: string): string {
  * by zone (key: owner|type|rdata), each asked of the real query path. `clusterdns sync`
  * publishes the same set.
  */
-export function servedRecords(app: App, only?: string): Promise<Map<string, Map<string, Answer>>> {
-  return collectServed(app, only, (rr) => rr);
+export async function servedRecords(app: App, only?: string): Promise<Map<string, Map<string, Answer>>> {
+  const add = (set: Map<string, Answer>, owner: string, rr: Answer): void => {
+    set.set(`${owner}|${rr.type}|${rdataText(rr)}`, rr);
+  };
+  return collectServed(app, only, {
+    open: () => new Map<string, Answer>(),
+    add,
+    addDirect: (set, r) => {
+      const rr = decodedRecord(r);
+      add(set, rr.name.toLowerCase(), rr);
+    },
+  });
 }
 
-/** servedRecords, each record kept as `keep` makes it from the record and its presented data. */
-async function collectServed<T>(app: App, only: string | undefined, keep: (rr: Answer, rdata: string) => T): Promise<Map<string, Map<string, T>>> {
-  const byZone = new Map<string, Map<string, T>>();
-  const setOf = (zone: string): Map<string, T> => {
+/** Where collectServed hands the records it finds, in the order found, one `Z` per zone. */
+interface RecordSink<Z> {
+  /** For every zone a question is asked in, even one without records. */
+  open(zone: string): Z;
+  /** A record decoded from a reply (or a zone file's), with the owner it is keyed by (lowercased; fully qualified for zone-file records). */
+  add(list: Z, owner: string, rr: Answer): void;
+  /** A record of a chain's response that DirectReader vouched for: what decodedRecord(rr) would be given to `add`. */
+  addDirect(list: Z, rr: Rr): void;
+}
+
+/** The records servedRecords finds, handed to `sink`. */
+async function collectServed<Z>(app: App, only: string | undefined, sink: RecordSink<Z>): Promise<Map<string, Z>> {
+  const byZone = new Map<string, Z>();
+  const setOf = (zone: string): Z => {
     let set = byZone.get(zone);
-    if (!set) byZone.set(zone, (set = new Map<string, T>()));
+    if (set === undefined) byZone.set(zone, (set = sink.open(zone)));
     return set;
   };
-  const add = (set: Map<string, T>, owner: string, rr: Answer): void => {
-    const rdata = rdataText(rr);
-    set.set(`${owner}|${rr.type}|${rdata}`, keep(rr, rdata));
+  const ask = asker(app);
+  const takeDecoded = (set: Z, records: readonly Answer[] | undefined, zone: string): void => {
+    for (const rr of records ?? []) {
+      if (rr.type === 'OPT') continue;
+      const owner = rr.name.toLowerCase();
+      if (!inZone(owner, zone)) continue;
+      sink.add(set, owner, rr);
+    }
+  };
+  // A vouched-for record's decoded owner, lowercased and made fully qualified, is its own name
+  // lowercased: no record is decoded to be tested.
+  const takeDirect = (set: Z, records: readonly Rr[], zone: string): void => {
+    for (let i = 0; i < records.length; i++) {
+      const rr = records[i]!;
+      if (isSubdomain(fqdn(lower(rr.name)), zone)) sink.addDirect(set, rr);
+    }
+  };
+  /** The answer and additional records of one question's reply that lie in `zone`. */
+  const take = (reply: Reply, zone: string): void => {
+    const set = setOf(zone);
+    if ('direct' in reply) {
+      takeDirect(set, reply.answer, zone);
+      takeDirect(set, reply.additional, zone);
+    } else {
+      takeDecoded(set, reply.answers, zone);
+      takeDecoded(set, reply.additionals, zone);
+    }
   };
   for (const [listener, chainZones] of app.listenerZones().entries()) {
     for (const chain of app.chains) {
@@ -152,18 +194,13 @@ async function collectServed<T>(app: App, only: string | undefined, keep: (rr: A
         // ns.dns.<zone> from the Corefile's bind lines, not this machine's interfaces.
         plugin.machineIndependent = true;
         if (!plugin.zones.some((z) => chainZones.includes(z) || chainZones.some((c) => isSubdomain(z, c)))) continue;
-        for (const { name, type, zone } of plugin.clusterQuestions()) {
+        // The kubernetes plugin's questions as they are made (its clusterQuestions is the same
+        // sequence in one array): a large cluster's hundreds of thousands are not all held.
+        const listed = plugin instanceof KubernetesPlugin ? questions(plugin.cfg, plugin.currentStore) : plugin.clusterQuestions();
+        for (const { name, type, zone } of listed) {
           if (only && zone !== only) continue;
-          const reply = await ask(app, name, type, listener);
-          const set = setOf(zone);
-          for (const section of [reply.answers, reply.additionals]) {
-            for (const rr of section ?? []) {
-              if (rr.type === 'OPT') continue;
-              const owner = rr.name.toLowerCase();
-              if (!isSubdomain(fqdn(owner), zone)) continue;
-              add(set, owner, rr);
-            }
-          }
+          const pending = ask(name, type, listener);
+          take(pending instanceof Promise ? await pending : pending, zone);
         }
       }
     }
@@ -174,14 +211,8 @@ async function collectServed<T>(app: App, only: string | undefined, keep: (rr: A
       if (!isRecordLister(plugin) || !plugin.listQuestions) continue;
       for (const q of plugin.listQuestions()) {
         if (only && q.zone !== only) continue;
-        const reply = await ask(app, q.name, q.type, listener);
-        const set = setOf(q.zone);
-        for (const section of [reply.answers, reply.additionals]) {
-          for (const rr of section ?? []) {
-            if (rr.type === 'OPT' || !isSubdomain(fqdn(rr.name.toLowerCase()), q.zone)) continue;
-            add(set, rr.name.toLowerCase(), rr);
-          }
-        }
+        const pending = ask(q.name, q.type, listener);
+        take(pending instanceof Promise ? await pending : pending, q.zone);
       }
     }
   }
@@ -190,10 +221,21 @@ async function collectServed<T>(app: App, only: string | undefined, keep: (rr: A
     if (!isRecordLister(plugin) || !plugin.listRecords) continue;
     for (const { zone, rr } of plugin.listRecords()) {
       if (only && zone !== only) continue;
-      add(setOf(zone), fqdn(rr.name.toLowerCase()), rr);
+      sink.add(setOf(zone), fqdn(rr.name.toLowerCase()), rr);
     }
   }
   return byZone;
+}
+
+/** isSubdomain(fqdn(owner), zone), without making the fully qualified name of every owner. */
+function inZone(owner: string, zone: string): boolean {
+  const n = owner.length;
+  if (n === 0 || owner.charCodeAt(n - 1) === 46 || zone === '.' || zone.length < 2 || zone.charCodeAt(zone.length - 1) !== 46) return isSubdomain(fqdn(owner), zone);
+  // owner + '.' ends with zone: owner ends with zone but its dot, at a label boundary.
+  const body = zone.length - 1;
+  if (n < body) return false;
+  for (let i = 0; i < body; i++) if (owner.charCodeAt(n - body + i) !== zone.charCodeAt(i)) return false;
+  return n === body || owner.charCodeAt(n - body - 1) === 46;
 }
 
 /**
@@ -201,10 +243,23 @@ async function collectServed<T>(app: App, only: string | undefined, keep: (rr: A
  * nothing is truncated), with the question written and the reply read here: dns-packet's general
  * encoder and decoder cost more than the answer itself.
  */
-async function ask(app: App, name: string, type: string, listener: number): Promise<ReplySections> {
+async function askWire(app: App, name: string, type: string, listener: number): Promise<ReplySections> {
   const reply = await app.queryWire(queryMessage(name, type), { listener, protocol: 'tcp' });
   if (!reply) throw new Error(`no reply for ${name} ${type}`);
   return replySections(reply);
+}
+
+/**
+ * Answers questions for `app`: from the chain's response where DirectReader vouches for it
+ * (synchronously when the chain answers so), else through the wire as askWire does.
+ */
+function asker(app: App): (name: string, type: string, listener: number) => Reply | Promise<Reply> {
+  const direct = DirectReader.of(app);
+  return (name, type, listener) => {
+    const got = direct.sections(name, type, listener);
+    if (got instanceof Promise) return got.then((r): Reply | Promise<Reply> => r ?? askWire(app, name, type, listener));
+    return got ?? askWire(app, name, type, listener);
+  };
 }
 
 // ASCII without line breaks: dns-packet writes such a name's labels byte for byte, after

@@ -14,51 +14,68 @@ export interface Question {
 
 /** The questions with the zone each belongs to: the longest of the plugin's zones holding it. */
 export function listQuestions(cfg: KubernetesConfig, store: KubernetesStore): ListedQuestion[] {
-  // Longest zone first, found once: a 100k-endpoint cluster asks hundreds of thousands of names.
-  const longestFirst = [...cfg.zones].sort((a, b) => b.length - a.length);
-  const questions = enumerateQuestions(cfg, store);
-  const out: ListedQuestion[] = new Array(questions.length);
-  for (let i = 0; i < questions.length; i++) {
-    const q = questions[i]!;
-    out[i] = { name: q.name, type: q.type, zone: longestFirst.find((z) => isSubdomain(q.name, z))! };
-  }
-  return out;
+  return [...questions(cfg, store)];
 }
 
 export function enumerateQuestions(cfg: KubernetesConfig, store: KubernetesStore): Question[] {
   const out: Question[] = [];
+  for (const q of questions(cfg, store)) out.push({ name: q.name, type: q.type });
+  return out;
+}
+
+/**
+ * listQuestions one question at a time: a 100k-endpoint cluster asks hundreds of thousands of
+ * names, which `clusterdns records` answers as they come instead of holding them all.
+ */
+export function* questions(cfg: KubernetesConfig, store: KubernetesStore): Generator<ListedQuestion, void, undefined> {
+  const longestFirst = [...cfg.zones].sort((a, b) => b.length - a.length);
+  const longest = (name: string): string => longestFirst.find((z) => isSubdomain(name, z))!;
   const forward = cfg.zones.filter((z) => !isReverse(z));
   const reverseZones = cfg.zones.filter((z) => !forward.includes(z));
   const ips = new Set<string>();
   for (const zone of forward) {
     const at = (rel: string): string => (zone === '.' ? `${rel}.` : `${rel}.${zone}`);
-    out.push({ name: zone, type: 'SOA' }, { name: zone, type: 'NS' }, { name: at('dns-version'), type: 'TXT' });
-    out.push({ name: at('ns.dns'), type: 'A' }, { name: at('ns.dns'), type: 'AAAA' });
+    // Every name below is inside `zone`: it is their zone unless another zone lies inside it.
+    const nested = cfg.zones.some((z) => z !== zone && isSubdomain(z, zone));
+    const q = (name: string, type: string): ListedQuestion => ({ name, type, zone: nested ? longest(name) : zone });
+    yield q(zone, 'SOA');
+    yield q(zone, 'NS');
+    yield q(at('dns-version'), 'TXT');
+    const ns = at('ns.dns');
+    yield q(ns, 'A');
+    yield q(ns, 'AAAA');
     if (cfg.multicluster.includes(zone)) {
       for (const si of store.imports.values()) {
         const base = `${si.name}.${si.namespace}.svc`;
-        out.push({ name: at(base), type: 'A' }, { name: at(base), type: 'AAAA' }, { name: at(base), type: 'SRV' });
+        const name = at(base);
+        yield q(name, 'A');
+        yield q(name, 'AAAA');
+        yield q(name, 'SRV');
         for (const slice of store.importSlicesOf(si.namespace, si.name)) {
-          for (const a of slice.addresses) out.push({ name: at(`${a.name}.${slice.cluster ?? ''}.${base}`), type: isIPv4(a.ip) ? 'A' : 'AAAA' });
+          for (const a of slice.addresses) yield q(at(`${a.name}.${slice.cluster ?? ''}.${base}`), isIPv4(a.ip) ? 'A' : 'AAAA');
         }
       }
       continue;
     }
     for (const svc of store.services.values()) {
       if (!store.namespaceExposed(svc.namespace)) continue;
-      const base = `${svc.name}.${svc.namespace}.svc`;
+      // at(`${label}.${base}`) is `${label}.${name}` for every label.
+      const name = at(`${svc.name}.${svc.namespace}.svc`);
       if (svc.type === 'ExternalName') {
-        out.push({ name: at(base), type: 'CNAME' });
+        yield q(name, 'CNAME');
         continue;
       }
-      out.push({ name: at(base), type: 'A' }, { name: at(base), type: 'AAAA' }, { name: at(base), type: 'SRV' });
+      yield q(name, 'A');
+      yield q(name, 'AAAA');
+      yield q(name, 'SRV');
       const slices = store.slicesOf(svc.namespace, svc.name);
       const ports = svc.headless ? slices.flatMap((s) => s.ports) : svc.ports;
-      const named = new Set(ports.filter((p) => p.name !== '').map((p) => `_${p.name.toLowerCase()}._${p.protocol.toLowerCase()}`));
-      for (const p of named) out.push({ name: at(`${p}.${base}`), type: 'SRV' });
+      const named = new Set<string>();
+      for (const p of ports) if (p.name !== '') named.add(`_${p.name.toLowerCase()}._${p.protocol.toLowerCase()}`);
+      for (const p of named) yield q(`${p}.${name}`, 'SRV');
       for (const slice of slices) {
         for (const a of slice.addresses) {
-          out.push({ name: at(`${a.name}.${base}`), type: isIPv4(a.ip) ? 'A' : 'AAAA' });
+          yield q(`${a.name}.${name}`, isIPv4(a.ip) ? 'A' : 'AAAA');
           ips.add(a.ip);
         }
       }
@@ -67,14 +84,13 @@ export function enumerateQuestions(cfg: KubernetesConfig, store: KubernetesStore
     if (cfg.pods === 'verified') {
       for (const pod of store.verifiedPods()) {
         const label = pod.podIP!.includes(':') ? pod.podIP!.replaceAll(':', '-') : pod.podIP!.replaceAll('.', '-');
-        out.push({ name: at(`${label}.${pod.namespace}.pod`), type: isIPv4(pod.podIP!) ? 'A' : 'AAAA' });
+        yield q(at(`${label}.${pod.namespace}.pod`), isIPv4(pod.podIP!) ? 'A' : 'AAAA');
       }
     }
   }
   for (const ip of ips) {
     const name = ipToReverseName(ip);
-    if (reverseZones.some((z) => isSubdomain(name, z))) out.push({ name, type: 'PTR' });
+    if (reverseZones.some((z) => isSubdomain(name, z))) yield { name, type: 'PTR', zone: longest(name) };
   }
-  for (const zone of reverseZones) out.push({ name: zone, type: 'SOA' });
-  return out;
+  for (const zone of reverseZones) yield { name: zone, type: 'SOA', zone: longest(zone) };
 }
