@@ -45,7 +45,12 @@ describe('OptionReader: values read', () => {
 
   it('block: a line no option takes goes to `other` when it takes it', () => {
     const inline: string[] = [];
-    reader('demo {\n  10.0.0.1 a.example\n}').block({ ttl: () => undefined }, { other: (o) => (inline.push(o.name), true) });
+    reader('demo {\n  10.0.0.1 a.example\n}').block({ ttl: () => undefined }, {
+      other: (o) => {
+        inline.push(o.name);
+        return true;
+      },
+    });
     expect(inline).toEqual(['10.0.0.1']);
   });
 });
