@@ -105,10 +105,11 @@ export class OptionReader {
     return this;
   }
 
-  /** Argument i must be one of `choices` (case as written). */
-  choice<T extends string>(i: number, label: string, choices: readonly T[]): T {
-    const v = this.required(i, label);
-    if (!(choices as readonly string[]).includes(v)) this.fail(`${label} "${excerpt(v)}" is not one of ${orList(choices)}${suggest(v, choices)}`);
+  /** Argument i must be one of `choices` (lowercased first with `ignoreCase`). */
+  choice<T extends string>(i: number, label: string, choices: readonly T[], ignoreCase = false): T {
+    const written = this.required(i, label);
+    const v = ignoreCase ? written.toLowerCase() : written;
+    if (!(choices as readonly string[]).includes(v)) this.fail(`${label} "${excerpt(written)}" is not one of ${orList(choices)}${suggest(v, choices)}`);
     return v as T;
   }
 
@@ -133,7 +134,7 @@ export class OptionReader {
     if (ms === undefined) this.fail(`${named}"${excerpt(v)}" is not a duration; write e.g. ${examples}`);
     if (ms === 0 && limits.zero) return 0;
     const min = limits.min ?? 0;
-    if (ms < min) this.fail(`${named}"${excerpt(v)}" must be at least ${goDurationString(min)}${limits.zero ? ' (or 0)' : ''}`);
+    if (ms < min) this.fail(min === 0 ? `${named}"${excerpt(v)}" must not be negative` : `${named}"${excerpt(v)}" must be at least ${goDurationString(min)}${limits.zero ? ' (or 0)' : ''}`);
     if (limits.max !== undefined && ms > limits.max) this.fail(`${named}"${excerpt(v)}" must be at most ${goDurationString(limits.max)}`);
     return ms;
   }
