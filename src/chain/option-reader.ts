@@ -84,13 +84,13 @@ export class OptionReader {
     return this.args.slice(i);
   }
 
-  /** Checks the number of arguments (CoreDNS's ArgErr), showing `usage` as the fix. */
-  arity(min: number, max: number, usage: string): this {
+  /** Checks the number of arguments (CoreDNS's ArgErr), showing `usage` (and an example line) as the fix. */
+  arity(min: number, max: number, usage: string, example?: string): this {
     const n = this.args.length;
     if (n >= min && n <= max) return this;
     if (max === 0) this.noArgs();
     const want = min === max ? `${min}` : max === Infinity ? `at least ${min}` : min === 0 ? `at most ${max}` : `${min} to ${max}`;
-    this.fail(`wrong number of arguments: ${n} given, ${want} expected; usage \`${usage}\``);
+    this.fail(`wrong number of arguments: ${n} given, ${want} expected; usage \`${usage}\`${example === undefined ? '' : `, e.g. \`${example}\``}`);
   }
 
   /** A line that takes no arguments. */
@@ -134,7 +134,7 @@ export class OptionReader {
     if (ms === undefined) this.fail(`${named}"${excerpt(v)}" is not a duration; write e.g. ${examples}`);
     if (ms === 0 && limits.zero) return 0;
     const min = limits.min ?? 0;
-    if (ms < min) this.fail(min === 0 ? `${named}"${excerpt(v)}" must not be negative` : `${named}"${excerpt(v)}" must be at least ${goDurationString(min)}${limits.zero ? ' (or 0)' : ''}`);
+    if (ms < min) this.fail(min === 0 ? `${named}"${excerpt(v)}" must not be negative` : `${named}"${excerpt(v)}" must be ${limits.zero ? '0 or ' : ''}at least ${goDurationString(min)}`);
     if (limits.max !== undefined && ms > limits.max) this.fail(`${named}"${excerpt(v)}" must be at most ${goDurationString(limits.max)}`);
     return ms;
   }

@@ -76,7 +76,7 @@ describe('OptionReader: one wording per mistake', () => {
     ['demo 5x', (r: OptionReader) => r.duration(0, '', { examples: '30s' }), 'Corefile:2: demo: "5x" is not a duration; write e.g. 30s'],
     ['demo -1s', (r: OptionReader) => r.duration(0, 'interval'), 'Corefile:2: demo: interval "-1s" must not be negative'],
     ['demo 1s', (r: OptionReader) => r.duration(0, 'interval', { min: 2000 }), 'Corefile:2: demo: interval "1s" must be at least 2s'],
-    ['demo 500ms', (r: OptionReader) => r.duration(0, 'jitter', { min: 1000, zero: true }), 'Corefile:2: demo: jitter "500ms" must be at least 1s (or 0)'],
+    ['demo 500ms', (r: OptionReader) => r.duration(0, 'jitter', { min: 1000, zero: true }), 'Corefile:2: demo: jitter "500ms" must be 0 or at least 1s'],
     ['demo 6m', (r: OptionReader) => r.duration(0, 'ttl', { max: 300_000 }), 'Corefile:2: demo: ttl "6m" must be at most 5m0s'],
     // choices and zones
     ['demo verfy', (r: OptionReader) => r.choice(0, 'mode', ['immediate', 'verify']), 'Corefile:2: demo: mode "verfy" is not one of immediate or verify (did you mean verify?)'],
