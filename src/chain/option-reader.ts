@@ -33,6 +33,8 @@ export interface BlockRules {
   unsupported?: Record<string, string>;
   /** Lines that are no option (inline entries): return true when taken, false for "unknown option". */
   other?: (o: OptionReader) => boolean;
+  /** What else a line may be, added to the unknown-option message (the lines `other` takes). */
+  otherLines?: string;
 }
 
 const DEFAULT_EXAMPLES = '500ms, 5s or 1m';
@@ -139,9 +141,12 @@ export class OptionReader {
     return ms;
   }
 
-  /** The arguments from the i-th on as zones (normalised like server block keys), or `fallback` when there are none. */
-  zones(i: number, fallback: readonly string[]): string[] {
-    return this.args.length > i ? zoneArgs(this.args.slice(i), this.line) : [...fallback];
+  /**
+   * The arguments from the i-th on (before `end` when given) as zones, normalised like server
+   * block keys, or `fallback` when there are none.
+   */
+  zones(i: number, fallback: readonly string[], end = this.args.length): string[] {
+    return end > i ? zoneArgs(this.args.slice(i, end), this.line) : [...fallback];
   }
 
   /** `fallthrough [ZONES...]`: [] for every name, else the zones. */
@@ -163,7 +168,8 @@ export class OptionReader {
       const refused = rules.unsupported && Object.hasOwn(rules.unsupported, o.name) ? rules.unsupported[o.name] : undefined;
       if (refused !== undefined) reader.fail(`not supported: ${refused}`);
       if (rules.other?.(reader)) return;
-      throw new CorefileError(o.file, o.line, unknownOption(this.plugin, o.name, names));
+      const message = unknownOption(this.plugin, o.name, names);
+      throw new CorefileError(o.file, o.line, rules.otherLines === undefined ? message : `${message}; or ${rules.otherLines}`);
     });
   }
 

@@ -246,7 +246,7 @@ describe('item 4: every mistake of a Corefile in one run, in line order', () => 
     const r = await setupBlock('cache 30 {\n  success x\n  prefetch -1\n  nosuch\n}\nforward . 127.0.0.1 {\n  policy bogus\n  max_fails x\n}');
     expect(r.errors).toEqual([
       '3: cache success: CAPACITY "x" is not an integer',
-      '4: cache prefetch amount should be positive: -1',
+      '4: cache prefetch: AMOUNT must be at least 0: -1',
       '5: unknown cache option "nosuch"; valid options: success, denial, prefetch, serve_stale, servfail, disable, keepttl',
       "8: forward: unknown policy 'bogus'",
       '9: forward max_fails: "x" must be a non-negative integer',
