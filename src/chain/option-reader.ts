@@ -166,7 +166,7 @@ export class OptionReader {
       const handler = Object.hasOwn(handlers, o.name) ? handlers[o.name] : undefined;
       if (handler) return handler(reader);
       const refused = rules.unsupported && Object.hasOwn(rules.unsupported, o.name) ? rules.unsupported[o.name] : undefined;
-      if (refused !== undefined) reader.fail(`not supported: ${refused}`);
+      if (refused !== undefined) throw new CorefileError(o.file, o.line, `${reader.where} is not supported: ${refused}`);
       if (rules.other?.(reader)) return;
       const message = unknownOption(this.plugin, o.name, names);
       throw new CorefileError(o.file, o.line, rules.otherLines === undefined ? message : `${message}; or ${rules.otherLines}`);

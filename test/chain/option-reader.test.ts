@@ -99,7 +99,7 @@ describe('OptionReader: one wording per mistake', () => {
       'Corefile:3: unknown demo option "prefech" (did you mean prefetch?); valid options: prefetch, size',
       'Corefile:4: demo size: SIZE "x" is not an integer',
       'Corefile:5: unknown demo option "bogus"; valid options: prefetch, size',
-      'Corefile:6: demo tls: not supported: the endpoint serves plain HTTP',
+      'Corefile:6: demo tls is not supported: the endpoint serves plain HTTP',
     ]);
   });
 

@@ -64,7 +64,7 @@ describe('cache serve_stale, servfail, disable (CoreDNS tests)', () => {
     ['serve_stale 1m nono', /refresh mode "nono" is not one of immediate or verify/],
     ['serve_stale 0 after nono', /only `serve_stale \[DURATION\] \[immediate\|verify\]` is supported/],
     ['serve_stale 1h immediate 30s', /the verify timeout, response TTL and recheck arguments are not/],
-    ['serve_stale_policy prefer_positive', /cache serve_stale_policy: not supported/],
+    ['serve_stale_policy prefer_positive', /cache serve_stale_policy is not supported/],
   ])('rejects %j', async (opt, reason) => {
     expect(await rejected(`cache {\n  ${opt}\n}`)).toMatch(reason);
   });

@@ -29,7 +29,7 @@ describe('prometheus setup', () => {
     ['prometheus ::1:9153', ['2: prometheus: "::1:9153" has too many colons; write an IPv6 address in brackets, e.g. [::1]:8080']],
     ['prometheus b_d:9153', ['2: prometheus: "b_d:9153": "b_d" is not a host name or IP address']],
     ['prometheus {\n  runtime_metrics extra_arg\n}', ['3: prometheus runtime_metrics takes no arguments, got "extra_arg"']],
-    ['prometheus {\n  tls cert.pem key.pem\n}', ['3: prometheus tls: not supported: the metrics endpoint serves plain HTTP']],
+    ['prometheus {\n  tls cert.pem key.pem\n}', ['3: prometheus tls is not supported: the metrics endpoint serves plain HTTP']],
     ['prometheus {\n  nosuch\n}', ['3: unknown prometheus option "nosuch"; the only option is runtime_metrics']],
     // The options are checked before the address.
     ['prometheus /foo {\n  nosuch\n}', ['3: unknown prometheus option "nosuch"; the only option is runtime_metrics']],

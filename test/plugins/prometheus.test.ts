@@ -150,7 +150,7 @@ describe('prometheus setup', () => {
     await expect(buildApp({ corefileText: 'example.test {\n  prometheus localhost\n}\n' })).rejects.toThrow(/Corefile:2: prometheus: "localhost" has no port/);
   });
   it('rejects options it does not implement', async () => {
-    await expect(buildApp({ corefileText: 'example.test {\n  prometheus :9153 {\n    tls web.yml\n  }\n}\n' })).rejects.toThrow(/Corefile:3: prometheus tls: not supported/);
+    await expect(buildApp({ corefileText: 'example.test {\n  prometheus :9153 {\n    tls web.yml\n  }\n}\n' })).rejects.toThrow(/Corefile:3: prometheus tls is not supported/);
   });
   it('allows one prometheus per server block', async () => {
     await expect(buildApp({ corefileText: 'example.test {\n  prometheus :9153\n  prometheus :9154\n}\n' })).rejects.toThrow(/appears twice/);
