@@ -248,8 +248,8 @@ describe('item 4: every mistake of a Corefile in one run, in line order', () => 
       '3: cache success: CAPACITY "x" is not an integer',
       '4: cache prefetch: AMOUNT must be at least 0: -1',
       '5: unknown cache option "nosuch"; valid options: success, denial, prefetch, serve_stale, servfail, disable, keepttl',
-      "8: forward: unknown policy 'bogus'",
-      '9: forward max_fails: "x" must be a non-negative integer',
+      '8: forward policy: policy "bogus" is not one of random, round_robin or sequential',
+      '9: forward max_fails: value "x" is not an integer',
     ]);
   });
 
