@@ -16,6 +16,8 @@ export interface DurationLimits {
   max?: number;
   /** Also accept 0 when `min` is above it (0 then means "off"). */
   zero?: boolean;
+  /** Refuse 0 (a period or timeout that must pass). */
+  positive?: boolean;
   /** Examples for the fix, e.g. `500ms, 5s or 1m`. */
   examples?: string;
 }
@@ -35,6 +37,8 @@ export interface BlockRules {
   other?: (o: OptionReader) => boolean;
   /** What else a line may be, added to the unknown-option message (the lines `other` takes). */
   otherLines?: string;
+  /** The options the unknown-option message lists, when not all of them (the most used). */
+  listed?: readonly string[];
 }
 
 const DEFAULT_EXAMPLES = '500ms, 5s or 1m';
@@ -135,6 +139,7 @@ export class OptionReader {
     const named = label === '' ? '' : `${label} `;
     if (ms === undefined) this.fail(`${named}"${excerpt(v)}" is not a duration; write e.g. ${examples}`);
     if (ms === 0 && limits.zero) return 0;
+    if (ms === 0 && limits.positive) this.fail(`${named}"${excerpt(v)}" must be more than 0; write e.g. ${examples}`);
     const min = limits.min ?? 0;
     if (ms < min) this.fail(min === 0 ? `${named}"${excerpt(v)}" must not be negative` : `${named}"${excerpt(v)}" must be ${limits.zero ? '0 or ' : ''}at least ${goDurationString(min)}`);
     if (limits.max !== undefined && ms > limits.max) this.fail(`${named}"${excerpt(v)}" must be at most ${goDurationString(limits.max)}`);
@@ -168,7 +173,7 @@ export class OptionReader {
       const refused = rules.unsupported && Object.hasOwn(rules.unsupported, o.name) ? rules.unsupported[o.name] : undefined;
       if (refused !== undefined) throw new CorefileError(o.file, o.line, `${reader.where} is not supported: ${refused}`);
       if (rules.other?.(reader)) return;
-      const message = unknownOption(this.plugin, o.name, names);
+      const message = unknownOption(this.plugin, o.name, rules.listed ?? names);
       throw new CorefileError(o.file, o.line, rules.otherLines === undefined ? message : `${message}; or ${rules.otherLines}`);
     });
   }

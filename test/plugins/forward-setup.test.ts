@@ -164,7 +164,7 @@ describe('forward setup errors, word for word', () => {
     ],
     ['forward . 127.0.0.1 {\n  expire\n}', '3: forward expire: wrong number of arguments: 0 given, 1 expected; usage `expire DURATION`, e.g. `expire 10s`'],
     ['forward . 127.0.0.1 {\n  expire 5\n}', '3: forward expire: "5" is not a duration; write e.g. 500ms, 5s or 1m'],
-    ['forward . 127.0.0.1 {\n  read_timeout\n}', '3: forward read_timeout: wrong number of arguments: 0 given, 1 expected; usage `read_timeout DURATION`, e.g. `read_timeout 10s`'],
+    ['forward . 127.0.0.1 {\n  read_timeout\n}', '3: forward read_timeout: wrong number of arguments: 0 given, 1 expected; usage `read_timeout DURATION`, e.g. `read_timeout 2s`'],
     ['forward . 127.0.0.1 {\n  max_age 1m 2m\n}', '3: forward max_age: wrong number of arguments: 2 given, 1 expected; usage `max_age DURATION`, e.g. `max_age 10s`'],
     ['forward . 127.0.0.1 {\n  max_fails\n}', '3: forward max_fails: wrong number of arguments: 0 given, 1 expected; usage `max_fails INTEGER`'],
     ['forward . 127.0.0.1 {\n  max_fails x\n}', '3: forward max_fails: value "x" is not an integer'],
@@ -188,7 +188,7 @@ describe('forward setup errors, word for word', () => {
       '3: forward source_address is not supported: upstream queries leave from the address the system picks',
     ],
     ['forward . 127.0.0.1 {\n  max_age 5s\n}', '3: forward max_age: "5s" must not be less than expire'],
-    ['forward . 127.0.0.1 {\n  read_timeout 0s\n}', '3: forward read_timeout: "0s" must be more than 0'],
+    ['forward . 127.0.0.1 {\n  read_timeout 0s\n}', '3: forward read_timeout: "0s" must be more than 0; write e.g. 500ms or 2s'],
     ['forward . 127.0.0.1 {\n  expire -1s\n}', '3: forward expire: "-1s" must not be negative'],
     [
       'forward . https://127.0.0.1',

@@ -54,8 +54,7 @@ function parseErrors(d: Directive): ErrorsConfig {
 /** One `consolidate DURATION REGEXP [LEVEL] [show_first]` line. */
 function parseConsolidate(o: OptionReader): ConsolidatePattern {
   o.arity(2, 4, 'consolidate DURATION REGEXP [LEVEL] [show_first]', 'consolidate 5m ".* i/o timeout$" warning');
-  const periodMs = o.duration(0, '', { examples: '30s or 5m' });
-  if (periodMs === 0) o.fail(`"${excerpt(o.arg(0)!)}" must be more than 0; write e.g. 30s or 5m`);
+  const periodMs = o.duration(0, '', { positive: true, examples: '30s or 5m' });
   const source = o.arg(1)!;
   if (source.length > MAX_REGEXP_LEN) o.fail(`REGEXP too long: ${source.length} > ${MAX_REGEXP_LEN} characters`);
   let pattern: ConsolidatePattern['pattern'];

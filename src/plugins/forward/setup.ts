@@ -245,10 +245,9 @@ export function parseForward(d: Directive, _blockZones: readonly string[]): Forw
       max_age: time((ms, o) => {
         maxAge = { ms, o };
       }),
-      read_timeout: time((ms, o) => {
-        if (ms <= 0) o.fail(`"${excerpt(o.arg(0)!)}" must be more than 0`);
-        cfg.readTimeoutMs = ms;
-      }),
+      read_timeout: (o) => {
+        cfg.readTimeoutMs = o.arity(1, 1, 'read_timeout DURATION', 'read_timeout 2s').duration(0, '', { positive: true, examples: '500ms or 2s' });
+      },
     },
     {
       unsupported: {
