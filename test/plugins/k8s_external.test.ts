@@ -243,7 +243,7 @@ describe('Corefile errors of the edge plugins name the line', () => {
     ['k8s_external example.org {\n    bogus\n  }', /Corefile:4.*unknown k8s_external option "bogus"/s],
     ['k8s_gateway example.org {\n    resources Ingress Widget\n  }', /Corefile:4.*unknown resource "Widget"/s],
     ['k8s_gateway example.org {\n    ttl x\n  }', /Corefile:4.*ttl "x" is not an integer/s],
-    ['k8s_gateway example.org {\n    nope 1\n  }', /Corefile:4.*unknown property 'nope'/s],
+    ['k8s_gateway example.org {\n    nope 1\n  }', /Corefile:4.*unknown k8s_gateway option "nope"/s],
   ])('%s', async (directive, re) => {
     const { buildApp } = await import('../../src/app.js');
     const os = await import('node:os');
