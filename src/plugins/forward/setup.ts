@@ -101,12 +101,11 @@ function rcodeArgs(o: OptionReader): number[] {
 /** The TOs of a forward line: addresses, or resolv.conf-style files relative to the Corefile. */
 function readUpstreams(r: OptionReader): UpstreamAddress[] {
   const d = r.line;
-  const fail = (reason: string): never => r.fail(reason);
   const upstreams: UpstreamAddress[] = [];
   for (const to of r.rest(1)) {
     const scheme = /^([a-z0-9+.-]+):\/\//i.exec(to)?.[1]?.toLowerCase();
     if (scheme !== undefined && scheme !== 'dns') {
-      fail(`'${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
+      r.fail(`'${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
     }
     const addr = parseUpstream(to);
     if (addr) {
@@ -120,13 +119,13 @@ function readUpstreams(r: OptionReader): UpstreamAddress[] {
       // A regular file of bounded size: a FIFO or device named here must not hang the setup.
       text = readCorefileText(file);
     } catch (err) {
-      return fail(`"${excerpt(to)}" is not an IP address or a readable file (${(err as Error).message})`);
+      return r.fail(`"${excerpt(to)}" is not an IP address or a readable file (${(err as Error).message})`);
     }
     const found = resolvConfNameservers(text);
-    if (found.length === 0) fail(`no nameservers found in ${file}`);
+    if (found.length === 0) r.fail(`no nameservers found in ${file}`);
     pushAll(upstreams, found);
   }
-  if (upstreams.length > MAX_UPSTREAMS) fail(`more than ${MAX_UPSTREAMS} TOs configured: ${upstreams.length}`);
+  if (upstreams.length > MAX_UPSTREAMS) r.fail(`more than ${MAX_UPSTREAMS} TOs configured: ${upstreams.length}`);
   return upstreams;
 }
 
