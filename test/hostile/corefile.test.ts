@@ -207,7 +207,7 @@ describe('item 3: errors echo at most a short excerpt', () => {
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) expect(line.length).toBeLessThan(400);
     expect(r.out).toContain(`${conf}:2: error: this line does not start with a plugin name`);
-    expect(r.out).toContain(`${conf}:3: error: errors: invalid log file: ${'x'.repeat(40)}...`);
+    expect(r.out).toContain(`${conf}:3: error: errors: invalid log file "${'x'.repeat(40)}..."`);
     expect(r.out).toContain(`${conf}:5: error: zone in key '${'x'.repeat(40)}...'`);
   });
 });
