@@ -16,14 +16,3 @@ export function forEachOption(options: readonly Directive[] | undefined, fn: (o:
   }
   throwErrors(errors);
 }
-
-/**
- * The `ttl SECONDS` argument k8s_gateway and k8s_external take (as CoreDNS's plugins do): an
- * integer in [0, 3600]. `fail` words the error for the plugin (its name before the reason).
- */
-export function ttlSeconds(arg: string, line: number, fail: (line: number, reason: string) => never): number {
-  if (!/^-?\d+$/.test(arg)) fail(line, `ttl "${arg}" is not an integer`);
-  const t = Number(arg);
-  if (t < 0 || t > 3600) fail(line, `ttl must be in range [0, 3600]: ${t}`);
-  return t;
-}

@@ -207,7 +207,7 @@ describe('item 3: errors echo at most a short excerpt', () => {
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) expect(line.length).toBeLessThan(400);
     expect(r.out).toContain(`${conf}:2: error: this line does not start with a plugin name`);
-    expect(r.out).toContain(`${conf}:3: error: errors: invalid log file: ${'x'.repeat(40)}...`);
+    expect(r.out).toContain(`${conf}:3: error: errors: invalid log file "${'x'.repeat(40)}..."`);
     expect(r.out).toContain(`${conf}:5: error: zone in key '${'x'.repeat(40)}...'`);
   });
 });
@@ -246,10 +246,10 @@ describe('item 4: every mistake of a Corefile in one run, in line order', () => 
     const r = await setupBlock('cache 30 {\n  success x\n  prefetch -1\n  nosuch\n}\nforward . 127.0.0.1 {\n  policy bogus\n  max_fails x\n}');
     expect(r.errors).toEqual([
       '3: cache success: CAPACITY "x" is not an integer',
-      '4: cache prefetch amount should be positive: -1',
+      '4: cache prefetch: AMOUNT must be at least 0: -1',
       '5: unknown cache option "nosuch"; valid options: success, denial, prefetch, serve_stale, servfail, disable, keepttl',
-      "8: forward: unknown policy 'bogus'",
-      '9: forward max_fails: "x" must be a non-negative integer',
+      '8: forward policy: policy "bogus" is not one of random, round_robin or sequential',
+      '9: forward max_fails: value "x" is not an integer',
     ]);
   });
 

@@ -25,15 +25,15 @@ describe('autopath setup (CoreDNS setup_test.go)', () => {
 
   it.each([
     ['autopath kubernetes', /autopath: cannot read .*kubernetes/],
-    ['autopath', /autopath needs a resolv.conf path or @PLUGIN/],
-    ['autopath ""', /autopath needs a resolv.conf path or @PLUGIN/],
+    ['autopath', /autopath: wrong number of arguments: 0 given, at least 1 expected; usage `autopath \[ZONES...\] RESOLV-CONF\|@PLUGIN`/],
+    ['autopath ""', /autopath: RESOLV-CONF is empty: write a resolv.conf path or @PLUGIN/],
     ['autopath bad..zone @kubernetes', /autopath: bad zone "bad..zone"/],
   ])('rejects %j', async (body, reason) => {
     expect((await setupBlock(body)).errors.join('\n')).toMatch(reason);
   });
 
   it.each([
-    ['autopath', ['2: autopath needs a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`']],
+    ['autopath', ['2: autopath: wrong number of arguments: 0 given, at least 1 expected; usage `autopath [ZONES...] RESOLV-CONF|@PLUGIN`, e.g. `autopath @kubernetes`']],
     ['autopath @kubernetes {\n  x\n}', ['2: autopath takes no option block']],
   ])('rejects %j, word for word', async (body, errors) => {
     expect((await setupBlock(body)).errors).toEqual(errors);

@@ -30,16 +30,16 @@ describe('bind setup (CoreDNS setup_test.go)', () => {
   });
 
   it.each<[string, string[]]>([
-    ['bind', ['2: bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`']],
+    ['bind', ['2: bind: wrong number of arguments: 0 given, at least 1 expected; usage `bind ADDRESS|INTERFACE...`, e.g. `bind 127.0.0.1 ::1`']],
     ['bind 1.2.3.invalid', ['2: bind: "1.2.3.invalid" is neither an IP address nor a network interface of this machine']],
     ['bind ::1 1.2.3.4 ::5 127.9.9.0 noone', ['2: bind: "noone" is neither an IP address nor a network interface of this machine']],
-    ['bind 1.2.3.4 {\n  except\n}', ['3: bind except needs at least one address or interface name']],
-    ['bind 1.2.3.4 {\n  except noone\n}', ['3: bind: "noone" is neither an IP address nor a network interface of this machine']],
+    ['bind 1.2.3.4 {\n  except\n}', ['3: bind except: wrong number of arguments: 0 given, at least 1 expected; usage `except ADDRESS|INTERFACE...`']],
+    ['bind 1.2.3.4 {\n  except noone\n}', ['3: bind except: "noone" is neither an IP address nor a network interface of this machine']],
     ['bind 1.2.3.4 {\n  only 1.2.3.4\n}', ['3: unknown bind option "only"; the only option is except']],
     ['bind 1.2.3.4 {\n  except 1.2.3.4\n}', ['2: bind: every address is excluded by except; nothing to listen on']],
     // Named at the last bind line, since the lines add up before the check.
     ['bind 1.2.3.4 {\n  except 1.2.3.4\n}\nbind ::1 {\n  except ::1\n}', ['5: bind: every address is excluded by except; nothing to listen on']],
-    ['bind 1.2.3.4\nbind', ['3: bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`']],
+    ['bind 1.2.3.4\nbind', ['3: bind: wrong number of arguments: 0 given, at least 1 expected; usage `bind ADDRESS|INTERFACE...`, e.g. `bind 127.0.0.1 ::1`']],
   ])('rejects %j', async (body, want) => {
     expect((await setupBlock(body)).errors).toEqual(want);
   });

@@ -71,13 +71,13 @@ describe('cache setup (CoreDNS setup.go)', () => {
     });
   });
   it.each([
-    ['cache 0', /zero or negative/],
+    ['cache 0', /TTL must be at least 1: 0/],
     ['cache {\n success\n}', /usage/],
     ['cache {\n prefetch 1 1m 5%\n}', /range \[10, 90\]/],
     ['cache {\n prefetch 1 1m 50\n}', /percentage/],
     ['cache {\n serve_stale 1h later\n}', /refresh mode/],
     ['cache {\n servfail 6m\n}', /5 minutes/],
-    ['cache {\n disable both\n}', /success" or "denial/],
+    ['cache {\n disable both\n}', /cache type "both" is not one of success or denial/],
     ['cache {\n nope\n}', /unknown cache option/],
   ])('rejects %s', (line, re) => {
     expect(() => parse(`example.org {\n${line}\n}\n`)).toThrow(CorefileError);

@@ -30,24 +30,24 @@ const accepted: [string, ReturnType<typeof consolidate>[], boolean][] = [
   [`errors {\n  consolidate 1m ${'a'.repeat(10000)}\n}`, [consolidate(60000, 'a'.repeat(10000))], false],
 ];
 
-const INVALID_FILE = '(errors are logged to standard output; write `errors` or `errors stdout`)';
-const ARGS = 'errors consolidate takes DURATION REGEXP [LEVEL] [show_first], e.g. `consolidate 5m ".* i/o timeout$" warning`';
-const UNKNOWN = (arg: string) => `errors consolidate: unknown option in consolidate: ${arg} (log levels: warning, error, info, debug; then show_first)`;
+const INVALID_FILE = 'errors are logged to standard output: write `errors` or `errors stdout`';
+const ARGS = (n: number) => `errors consolidate: wrong number of arguments: ${n} given, 2 to 4 expected; usage \`consolidate DURATION REGEXP [LEVEL] [show_first]\`, e.g. \`consolidate 5m ".* i/o timeout$" warning\``;
+const UNKNOWN = (arg: string) => `errors consolidate: unknown option in consolidate: "${arg}" (log levels: warning, error, info, debug; then show_first)`;
 
 const rejected: [string, string[]][] = [
-  ['errors errors.txt', [`2: errors: invalid log file: errors.txt ${INVALID_FILE}`]],
-  ['errors visible', [`2: errors: invalid log file: visible ${INVALID_FILE}`]],
-  ['errors a b', [`2: errors: invalid log file: a b ${INVALID_FILE}`]],
-  ['errors stdout stdout', [`2: errors: invalid log file: stdout stdout ${INVALID_FILE}`]],
+  ['errors errors.txt', [`2: errors: invalid log file "errors.txt"; ${INVALID_FILE}`]],
+  ['errors visible', [`2: errors: invalid log file "visible"; ${INVALID_FILE}`]],
+  ['errors a b', [`2: errors: invalid log file "a b"; ${INVALID_FILE}`]],
+  ['errors stdout stdout', [`2: errors: invalid log file "stdout stdout"; ${INVALID_FILE}`]],
   ['errors { log visible }', ['2: unknown errors option "log"; valid options: stacktrace, consolidate']],
-  ['errors {\n  stacktrace yes\n}', ['3: errors stacktrace takes no arguments']],
-  ['errors {\n  consolidate\n}', [`3: ${ARGS}`]],
-  ['errors {\n  consolidate 1m\n}', [`3: ${ARGS}`]],
-  ['errors {\n  consolidate 1m .* error show_first extra\n}', [`3: ${ARGS}`]],
+  ['errors {\n  stacktrace yes\n}', ['3: errors stacktrace takes no arguments, got "yes"']],
+  ['errors {\n  consolidate\n}', [`3: ${ARGS(0)}`]],
+  ['errors {\n  consolidate 1m\n}', [`3: ${ARGS(1)}`]],
+  ['errors {\n  consolidate 1m .* error show_first extra\n}', [`3: ${ARGS(5)}`]],
   ['errors {\n  consolidate abc .*\n}', ['3: errors consolidate: "abc" is not a duration; write e.g. 30s or 5m']],
   ['errors {\n  consolidate 1 .*\n}', ['3: errors consolidate: "1" is not a duration; write e.g. 30s or 5m']],
-  ['errors {\n  consolidate 0s .*\n}', ['3: errors consolidate: "0s" is not a duration; write e.g. 30s or 5m']],
-  [`errors {\n  consolidate 1m ${'a'.repeat(10001)}\n}`, ['3: errors consolidate: regex pattern too long: 10001 > 10000']],
+  ['errors {\n  consolidate 0s .*\n}', ['3: errors consolidate: "0s" must be more than 0; write e.g. 30s or 5m']],
+  [`errors {\n  consolidate 1m ${'a'.repeat(10001)}\n}`, ['3: errors consolidate: REGEXP too long: 10001 > 10000 characters']],
   ['errors {\n  consolidate 1m ())\n}', ['3: errors consolidate: bad regular expression: error parsing regexp: unexpected ): `())`']],
   ['errors {\n  consolidate 1m error invalid_option\n}', [`3: ${UNKNOWN('invalid_option')}`]],
   ['errors {\n  consolidate 1m error warning error\n}', ['3: errors consolidate: multiple log levels specified in consolidate']],
@@ -59,8 +59,8 @@ const rejected: [string, string[]][] = [
   // Every bad option line is reported in one run.
   ['errors {\n  nosuch\n  stacktrace x\n  consolidate 1m\n}', [
     '3: unknown errors option "nosuch"; valid options: stacktrace, consolidate',
-    '4: errors stacktrace takes no arguments',
-    `5: ${ARGS}`,
+    '4: errors stacktrace takes no arguments, got "x"',
+    `5: ${ARGS(1)}`,
   ]],
 ];
 

@@ -122,9 +122,9 @@ describe('errors', () => {
     expect(p.patterns.map((x) => [x.periodMs, x.level])).toEqual([[300000, 'warn'], [30000, 'error']]);
     await app.close();
     await expect(buildApp({ corefileText: corefile('errors /var/log/x') })).rejects.toThrow(/Corefile:2: errors: invalid log file/);
-    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m\n  }') })).rejects.toThrow(/Corefile:3: errors consolidate takes DURATION REGEXP \[LEVEL\]/);
+    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m\n  }') })).rejects.toThrow(/Corefile:3: errors consolidate: wrong number of arguments: 1 given, 2 to 4 expected; usage `consolidate DURATION REGEXP \[LEVEL\]/);
     await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m "(" warn\n  }') })).rejects.toThrow(/Corefile:3: errors consolidate: bad regular expression/);
-    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m "x" loud\n  }') })).rejects.toThrow(/Corefile:3: errors consolidate: unknown option in consolidate: loud/);
+    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m "x" loud\n  }') })).rejects.toThrow(/Corefile:3: errors consolidate: unknown option in consolidate: "loud"/);
     await expect(buildApp({ corefileText: corefile('errors {\n    stacktrace x\n  }') })).rejects.toThrow(/Corefile:3: errors stacktrace takes no arguments/);
   });
 

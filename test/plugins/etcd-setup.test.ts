@@ -49,17 +49,17 @@ describe('etcd Corefile syntax', () => {
   });
 
   const rejected: [string, string][] = [
-    ['etcd {\n    endpoint\n  }', 'Corefile:3: etcd: endpoint needs at least one URL'],
-    ['etcd {\n    endpoint localhost:2379\n  }', 'Corefile:3: etcd: endpoint "localhost:2379" is not an http:// or https:// URL'],
-    ['etcd {\n    credentials root\n  }', 'Corefile:3: etcd: credentials requires 2 arguments, username and password'],
-    ['etcd {\n    min-lease-ttl soon\n  }', 'Corefile:3: etcd: invalid min-lease-ttl value: "soon" is not a TTL'],
-    ['etcd {\n    max-lease-ttl -5s\n  }', 'Corefile:3: etcd: invalid max-lease-ttl value: "-5s": TTL must be non-negative'],
+    ['etcd {\n    endpoint\n  }', 'Corefile:3: etcd endpoint: wrong number of arguments: 0 given, at least 1 expected'],
+    ['etcd {\n    endpoint localhost:2379\n  }', 'Corefile:3: etcd endpoint: "localhost:2379" is not an http:// or https:// URL'],
+    ['etcd {\n    credentials root\n  }', 'Corefile:3: etcd credentials: wrong number of arguments: 1 given, 2 expected'],
+    ['etcd {\n    min-lease-ttl soon\n  }', 'Corefile:3: etcd min-lease-ttl: "soon" is not a TTL'],
+    ['etcd {\n    max-lease-ttl -5s\n  }', 'Corefile:3: etcd max-lease-ttl: "-5s" must not be negative'],
     ['etcd {\n    min-lease-ttl 25h\n  }', 'Corefile:2: etcd: min-lease-ttl (90000s) is above max-lease-ttl (86400s)'],
-    ['etcd {\n    path\n  }', 'Corefile:3: etcd: path needs one argument'],
-    ['etcd {\n    tls /nonexistent/ca.pem\n  }', 'Corefile:3: etcd: tls file /nonexistent/ca.pem does not exist'],
-    ['etcd {\n    bogus 1\n  }', 'Corefile:3: etcd: unknown property "bogus"'],
-    ['etcd {\n    changeset_timeout 0\n  }', 'Corefile:3: etcd: changeset_timeout needs one positive duration'],
-    ['etcd {\n    lookup_limit 0\n  }', 'Corefile:3: etcd: lookup_limit needs one whole number of at least 1'],
+    ['etcd {\n    path\n  }', 'Corefile:3: etcd path: wrong number of arguments: 0 given, 1 expected'],
+    ['etcd {\n    tls /nonexistent/ca.pem\n  }', 'Corefile:3: etcd tls: file /nonexistent/ca.pem does not exist'],
+    ['etcd {\n    bogus 1\n  }', 'Corefile:3: unknown etcd option "bogus"'],
+    ['etcd {\n    changeset_timeout 0\n  }', 'Corefile:3: etcd changeset_timeout: "0" must be more than 0'],
+    ['etcd {\n    lookup_limit 0\n  }', 'Corefile:3: etcd lookup_limit: N must be at least 1: 0'],
     ['etcd other.zone', 'Corefile:2: etcd: zone other.zone. is not inside the server block\'s zones'],
   ];
   for (const [snippet, error] of rejected) {
@@ -82,28 +82,28 @@ describe('etcd setup errors, word for word', () => {
   const ca = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-setup-')), 'ca.pem');
   fs.writeFileSync(ca, '');
   const rows: [string, string][] = [
-    ['etcd {\n    path a b\n  }', 'Corefile:3: etcd: path needs one argument: path PATH (e.g. /skydns)'],
-    ['etcd {\n    path /\n  }', 'Corefile:3: etcd: path must name a key prefix such as /skydns, not the root'],
-    ['etcd {\n    endpoint\n  }', 'Corefile:3: etcd: endpoint needs at least one URL, e.g. endpoint http://127.0.0.1:2379'],
+    ['etcd {\n    path a b\n  }', 'Corefile:3: etcd path: wrong number of arguments: 2 given, 1 expected; usage `path PATH`, e.g. `path /skydns`'],
+    ['etcd {\n    path /\n  }', 'Corefile:3: etcd path: must name a key prefix such as /skydns, not the root'],
+    ['etcd {\n    endpoint\n  }', 'Corefile:3: etcd endpoint: wrong number of arguments: 0 given, at least 1 expected; usage `endpoint URL...`, e.g. `endpoint http://127.0.0.1:2379`'],
     [
       'etcd {\n    endpoint http://127.0.0.1:2379 ftp://x\n  }',
-      'Corefile:3: etcd: endpoint "ftp://x" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379',
+      'Corefile:3: etcd endpoint: "ftp://x" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379',
     ],
-    ['etcd {\n    credentials root\n  }', 'Corefile:3: etcd: credentials requires 2 arguments, username and password'],
-    ['etcd {\n    tls a b c d\n  }', 'Corefile:3: etcd: tls takes at most 3 arguments: [CERT KEY] [CACERT]'],
-    ['etcd {\n    tls /nonexistent/ca.pem\n  }', 'Corefile:3: etcd: tls file /nonexistent/ca.pem does not exist'],
+    ['etcd {\n    credentials root\n  }', 'Corefile:3: etcd credentials: wrong number of arguments: 1 given, 2 expected; usage `credentials USERNAME PASSWORD`'],
+    ['etcd {\n    tls a b c d\n  }', 'Corefile:3: etcd tls: wrong number of arguments: 4 given, at most 3 expected; usage `tls [CERT KEY] [CACERT]`'],
+    ['etcd {\n    tls /nonexistent/ca.pem\n  }', 'Corefile:3: etcd tls: file /nonexistent/ca.pem does not exist'],
     [`etcd {\n    tls ${ca}\n  }`, 'Corefile:2: etcd: tls is set but an endpoint is http://; use https:// endpoints with tls'],
-    ['etcd {\n    min-lease-ttl\n  }', 'Corefile:3: etcd: min-lease-ttl needs one TTL, e.g. min-lease-ttl 30s'],
-    ['etcd {\n    max-lease-ttl 1h 2h\n  }', 'Corefile:3: etcd: max-lease-ttl needs one TTL, e.g. max-lease-ttl 30s'],
-    ['etcd {\n    min-lease-ttl soon\n  }', 'Corefile:3: etcd: invalid min-lease-ttl value: "soon" is not a TTL; use a form like 30, 30s, 5m, 1h or 2h30m'],
-    ['etcd {\n    max-lease-ttl -5s\n  }', 'Corefile:3: etcd: invalid max-lease-ttl value: "-5s": TTL must be non-negative'],
-    ['etcd {\n    max-lease-ttl 5000000000\n  }', 'Corefile:3: etcd: invalid max-lease-ttl value: "5000000000": TTL too large, maximum is 4294967295 seconds'],
+    ['etcd {\n    min-lease-ttl\n  }', 'Corefile:3: etcd min-lease-ttl: wrong number of arguments: 0 given, 1 expected; usage `min-lease-ttl TTL`, e.g. `min-lease-ttl 30s`'],
+    ['etcd {\n    max-lease-ttl 1h 2h\n  }', 'Corefile:3: etcd max-lease-ttl: wrong number of arguments: 2 given, 1 expected; usage `max-lease-ttl TTL`, e.g. `max-lease-ttl 30s`'],
+    ['etcd {\n    min-lease-ttl soon\n  }', 'Corefile:3: etcd min-lease-ttl: "soon" is not a TTL; write e.g. 30, 30s, 5m, 1h or 2h30m'],
+    ['etcd {\n    max-lease-ttl -5s\n  }', 'Corefile:3: etcd max-lease-ttl: "-5s" must not be negative'],
+    ['etcd {\n    max-lease-ttl 5000000000\n  }', 'Corefile:3: etcd max-lease-ttl: "5000000000" is too large: the maximum is 4294967295 seconds'],
     ['etcd {\n    min-lease-ttl 25h\n  }', 'Corefile:2: etcd: min-lease-ttl (90000s) is above max-lease-ttl (86400s)'],
-    ['etcd {\n    lookup_limit many\n  }', 'Corefile:3: etcd: lookup_limit needs one whole number of at least 1, e.g. lookup_limit 4096'],
-    ['etcd {\n    changeset_timeout\n  }', 'Corefile:3: etcd: changeset_timeout needs one positive duration, e.g. changeset_timeout 60s'],
+    ['etcd {\n    lookup_limit many\n  }', 'Corefile:3: etcd lookup_limit: N "many" is not an integer'],
+    ['etcd {\n    changeset_timeout\n  }', 'Corefile:3: etcd changeset_timeout: wrong number of arguments: 0 given, 1 expected; usage `changeset_timeout DURATION`, e.g. `changeset_timeout 60s`'],
     [
       'etcd {\n    bogus 1\n  }',
-      'Corefile:3: etcd: unknown property "bogus"; valid options: path, endpoint, credentials, tls, min-lease-ttl, max-lease-ttl, ' +
+      'Corefile:3: unknown etcd option "bogus"; valid options: path, endpoint, credentials, tls, min-lease-ttl, max-lease-ttl, ' +
         'fallthrough, changeset_timeout, lookup_limit',
     ],
     [

@@ -44,7 +44,7 @@ const answers = async (app: App, name: string, type = 'A'): Promise<string[]> =>
 
 describe('file: Corefile errors name the Corefile line', () => {
   const rows: { why: string; conf: string; error: RegExp }[] = [
-    { why: 'no DBFILE', conf: 'example.org {\n  file\n}', error: /^Corefile:2: file needs the zone file/ },
+    { why: 'no DBFILE', conf: 'example.org {\n  file\n}', error: /^Corefile:2: file: wrong number of arguments: 0 given, at least 1 expected; usage `file DBFILE \[ZONES...\]`/ },
     { why: 'unknown option', conf: `example.org {\n  file ${exampleZone} {\n    nope 1\n  }\n}`, error: /^Corefile:3: unknown file option "nope"; valid options: reload, fallthrough, upstream/ },
     { why: 'bad reload duration', conf: `example.org {\n  file ${exampleZone} {\n    reload 10\n  }\n}`, error: /^Corefile:3: file reload: "10" is not a duration/ },
     { why: 'missing zone file', conf: 'example.org {\n  file /nonexistent/db.example.org\n}', error: /^Corefile:2: file: \/nonexistent\/db\.example\.org: cannot read the zone file/ },

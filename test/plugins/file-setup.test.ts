@@ -29,7 +29,7 @@ describe('file setup (CoreDNS TestFileParse)', () => {
 
   it.each([
     [`file ${db} miek.nl {\n  transfer from 127.0.0.1\n}`, /unknown file option "transfer"/],
-    ['file', /file needs the zone file/],
+    ['file', /file: wrong number of arguments: 0 given, at least 1 expected; usage `file DBFILE \[ZONES...\]`/],
     [`file ${db} example.net. {\n  no_reload\n}`, /unknown file option "no_reload"/],
     [`file ${db} example.net. {\n  no_rebloat\n}`, /unknown file option "no_rebloat"/],
     [`file ${db} example.net. {\n  reload_by_mtime\n}`, /reload_by_mtime is not supported/],
@@ -49,12 +49,12 @@ describe('file setup (CoreDNS TestFileParse)', () => {
 describe('file setup errors, word for word', () => {
   // Every message of file/setup.ts that the table above matches only in part or not at all.
   it.each([
-    ['file', '2: file needs the zone file: file DBFILE [ZONES...]'],
+    ['file', '2: file: wrong number of arguments: 0 given, at least 1 expected; usage `file DBFILE [ZONES...]`, e.g. `file db.example.org example.org`'],
     [`file ${db} example.org example.org`, '2: file: zone listed twice (example.org. example.org.)'],
-    [`file ${db} example.org {\n  reload\n}`, '3: file reload: usage: reload DURATION (e.g. 30s, 1m; 0 disables)'],
-    [`file ${db} example.org {\n  reload 1m 2m\n}`, '3: file reload: usage: reload DURATION (e.g. 30s, 1m; 0 disables)'],
-    [`file ${db} example.org {\n  reload soon\n}`, '3: file reload: "soon" is not a duration (e.g. 30s, 1m30s, 0 to disable)'],
-    [`file ${db} example.org {\n  reload -1s\n}`, '3: file reload: "-1s" is not a duration (e.g. 30s, 1m30s, 0 to disable)'],
+    [`file ${db} example.org {\n  reload\n}`, '3: file reload: wrong number of arguments: 0 given, 1 expected; usage `reload DURATION`, e.g. `reload 30s`'],
+    [`file ${db} example.org {\n  reload 1m 2m\n}`, '3: file reload: wrong number of arguments: 2 given, 1 expected; usage `reload DURATION`, e.g. `reload 30s`'],
+    [`file ${db} example.org {\n  reload soon\n}`, '3: file reload: "soon" is not a duration; write e.g. 30s, 1m30s or 0 to disable'],
+    [`file ${db} example.org {\n  reload -1s\n}`, '3: file reload: "-1s" must not be negative'],
     [`file ${db} example.org {\n  reload_by_mtime\n}`, '3: file reload_by_mtime is not supported: the zone file is reloaded when its SOA serial changes'],
     [`file ${db} example.org {\n  notify\n}`, '3: unknown file option "notify"; valid options: reload, fallthrough, upstream'],
   ])('rejects %j', async (body, error) => {

@@ -97,11 +97,11 @@ describe('forward setup (CoreDNS setup.go)', () => {
     });
   });
   it.each([
-    ['forward .', /FROM and at least one TO/],
+    ['forward .', /forward: wrong number of arguments: 1 given, at least 2 expected; usage `forward FROM TO...`/],
     ['forward . tls://9.9.9.9', /'tls' is not supported/],
     ['forward . /nonexistent/resolv.conf', /not an IP address or a readable file/],
     [`forward . ${Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 1}`).join(' ')}`, /more than 15 TOs/],
-    ['forward . 127.0.0.1 {\n policy fastest\n}', /unknown policy 'fastest'/],
+    ['forward . 127.0.0.1 {\n policy fastest\n}', /policy "fastest" is not one of random, round_robin or sequential/],
     ['forward . 127.0.0.1 {\n max_fails -1\n}', /max_fails/],
     ['forward . 127.0.0.1 {\n health_check 1x\n}', /not a duration/],
     ['forward . 127.0.0.1 {\n bogus\n}', /unknown forward option "bogus"/],

@@ -25,8 +25,8 @@ describe('health setup', () => {
   });
 
   it.each<[string, string[]]>([
-    ['health bla bla', ['2: health takes at most one address, e.g. `health :8080`']],
-    ['health :1234\nhealth a b', ['3: health takes at most one address, e.g. `health :8080`']],
+    ['health bla bla', ['2: health: wrong number of arguments: 2 given, at most 1 expected; usage `health [ADDRESS]`, e.g. `health :8080`']],
+    ['health :1234\nhealth a b', ['3: health: wrong number of arguments: 2 given, at most 1 expected; usage `health [ADDRESS]`, e.g. `health :8080`']],
     ['health bla', ['2: health: "bla" has no port; write HOST:PORT or :PORT, e.g. :8080']],
     ['health :1234\nhealth bla', ['3: health: "bla" has no port; write HOST:PORT or :PORT, e.g. :8080']],
     // CoreDNS accepts this at setup and then fails to listen; refused here at once, with its line.
@@ -35,10 +35,10 @@ describe('health setup', () => {
     ['health ::1:8080', ['2: health: "::1:8080" has too many colons; write an IPv6 address in brackets, e.g. [::1]:8080']],
     ['health b_d:8080', ['2: health: "b_d:8080": "b_d" is not a host name or IP address']],
     ['health localhost:1234 {\n  lamedudk 4\n}', ['3: unknown health option "lamedudk"; the only option is lameduck']],
-    ['health {\n  lameduck\n}', ['3: health lameduck needs one duration, e.g. `lameduck 5s`']],
-    ['health {\n  lameduck 1s 2s\n}', ['3: health lameduck needs one duration, e.g. `lameduck 5s`']],
-    ['health localhost:1234 {\n  lameduck a\n}', ['3: health lameduck: unable to parse lameduck duration value "a"; write e.g. 500ms, 5s or 1m']],
-    ['health {\n  lameduck 5\n}', ['3: health lameduck: unable to parse lameduck duration value "5"; write e.g. 500ms, 5s or 1m']],
+    ['health {\n  lameduck\n}', ['3: health lameduck: wrong number of arguments: 0 given, 1 expected; usage `lameduck DURATION`, e.g. `lameduck 5s`']],
+    ['health {\n  lameduck 1s 2s\n}', ['3: health lameduck: wrong number of arguments: 2 given, 1 expected; usage `lameduck DURATION`, e.g. `lameduck 5s`']],
+    ['health localhost:1234 {\n  lameduck a\n}', ['3: health lameduck: "a" is not a duration; write e.g. 500ms, 5s or 1m']],
+    ['health {\n  lameduck 5\n}', ['3: health lameduck: "5" is not a duration; write e.g. 500ms, 5s or 1m']],
   ])('rejects %j', async (body, want) => {
     expect(await errorsOf(body)).toEqual(want);
   });

@@ -30,7 +30,7 @@ describe('hosts setup (CoreDNS setup_test.go)', () => {
     const b = await cfgOf('hosts highly_unlikely_to_exist_hosts_file example.org {\n  10.0.0.1 example.org\n}');
     expect([b.inline, b.fallthrough]).toEqual([['10.0.0.1 example.org'], undefined]);
     const c = await setupBlock('hosts highly_unlikely_to_exist_hosts_file example.org {\n  fallthrough\n  10.0.0.1 example.org\n}');
-    expect(c.errors.join('\n')).toMatch(/unknown property "10.0.0.1" \(inline entries must come before fallthrough\)/);
+    expect(c.errors.join('\n')).toMatch(/unknown hosts option "10.0.0.1"; valid options: ttl, no_reverse, reload, fallthrough; or a hosts entry `IP NAME...` before fallthrough/);
   });
 
   it('normalises fallthrough zones like the others', async () => {
@@ -38,12 +38,12 @@ describe('hosts setup (CoreDNS setup_test.go)', () => {
   });
 
   it.each([
-    ['hosts {\n  ttl\n}', /ttl needs a time in seconds/],
-    ['hosts {\n  ttl 0\n}', /ttl "0" is invalid/],
-    ['hosts {\n  ttl 65536\n}', /ttl "65536" is invalid/],
-    ['hosts {\n  reload\n}', /reload needs a duration/],
-    ['hosts {\n  reload 5\n}', /invalid duration for reload "5"/],
-    ['hosts {\n  reload -1s\n}', /invalid negative duration for reload "-1s"/],
+    ['hosts {\n  ttl\n}', /hosts ttl: wrong number of arguments: 0 given, 1 expected; usage `ttl SECONDS`/],
+    ['hosts {\n  ttl 0\n}', /hosts ttl: ttl must be in range \[1, 65535\]: 0/],
+    ['hosts {\n  ttl 65536\n}', /hosts ttl: ttl must be in range \[1, 65535\]: 65536/],
+    ['hosts {\n  reload\n}', /hosts reload: wrong number of arguments: 0 given, 1 expected; usage `reload DURATION`/],
+    ['hosts {\n  reload 5\n}', /hosts reload: "5" is not a duration/],
+    ['hosts {\n  reload -1s\n}', /hosts reload: "-1s" must not be negative/],
     ['hosts /etc/hosts bad..zone', /bad zone "bad..zone"/],
   ])('rejects %j', async (body, reason) => {
     expect((await setupBlock(body)).errors.join('\n')).toMatch(reason);
@@ -53,17 +53,18 @@ describe('hosts setup (CoreDNS setup_test.go)', () => {
 describe('hosts setup errors, word for word', () => {
   // Every message of hosts/setup.ts that the tables above match only in part or not at all.
   const options = 'ttl, no_reverse, reload, fallthrough';
+  const entry = 'or a hosts entry `IP NAME...` before fallthrough';
   it.each([
-    ['hosts {\n  ttl 1 2\n}', '3: hosts: ttl needs a time in seconds'],
-    ['hosts {\n  ttl 1h\n}', '3: hosts: ttl "1h" is invalid: give seconds from 1 to 65535'],
-    ['hosts {\n  no_reverse 1\n}', '3: hosts: no_reverse takes no arguments'],
-    ['hosts {\n  reload\n}', '3: hosts: reload needs a duration (zero seconds to disable), e.g. reload 10s'],
-    ['hosts {\n  reload soon\n}', '3: hosts: invalid duration for reload "soon" (e.g. 300ms, 5s, 1h)'],
-    ['hosts {\n  reload -1s\n}', '3: hosts: invalid negative duration for reload "-1s"'],
-    ['hosts {\n  fallthrough\n  ttl2 5\n}', `4: hosts: unknown property "ttl2" (inline entries must come before fallthrough); valid options: ${options}`],
-    ['hosts {\n  10.0.0.1\n}', `3: hosts: "10.0.0.1" is neither an option (${options}) nor a hosts entry "IP NAME..."`],
-    ['hosts {\n  tll 10\n}', `3: hosts: "tll 10" is neither an option (${options}) nor a hosts entry "IP NAME..."`],
-    ['hosts {\n  10.0.0.1 a.example {\n    x\n  }\n}', '3: hosts: a hosts entry takes no block'],
+    ['hosts {\n  ttl 1 2\n}', '3: hosts ttl: wrong number of arguments: 2 given, 1 expected; usage `ttl SECONDS`, e.g. `ttl 3600`'],
+    ['hosts {\n  ttl 1h\n}', '3: hosts ttl: ttl "1h" is not an integer'],
+    ['hosts {\n  no_reverse 1\n}', '3: hosts no_reverse takes no arguments, got "1"'],
+    ['hosts {\n  reload\n}', '3: hosts reload: wrong number of arguments: 0 given, 1 expected; usage `reload DURATION`, e.g. `reload 10s`'],
+    ['hosts {\n  reload soon\n}', '3: hosts reload: "soon" is not a duration; write e.g. 300ms, 5s or 0 to disable'],
+    ['hosts {\n  reload -1s\n}', '3: hosts reload: "-1s" must not be negative'],
+    ['hosts {\n  fallthrough\n  ttl2 5\n}', `4: unknown hosts option "ttl2" (did you mean ttl?); valid options: ${options}; ${entry}`],
+    ['hosts {\n  10.0.0.1\n}', `3: unknown hosts option "10.0.0.1"; valid options: ${options}; ${entry}`],
+    ['hosts {\n  tll 10\n}', `3: unknown hosts option "tll" (did you mean ttl?); valid options: ${options}; ${entry}`],
+    ['hosts {\n  10.0.0.1 a.example {\n    x\n  }\n}', '3: hosts 10.0.0.1 takes no option block'],
     ['hosts /etc/hosts/x', `2: hosts: unable to access hosts file "/etc/hosts/x": ENOTDIR: not a directory, stat '/etc/hosts/x'`],
   ])('rejects %j', async (body, error) => {
     expect((await setupBlock(body)).errors).toEqual([error]);

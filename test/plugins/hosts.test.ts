@@ -113,10 +113,10 @@ describe('hosts in process', () => {
   });
 
   it.each([
-    ['ttl 0', /Corefile:3: hosts: ttl "0" is invalid/],
-    ['reload -1s', /Corefile:3: hosts: invalid (negative )?duration for reload/],
-    ['tll 30', /Corefile:3: hosts: "tll 30" is neither an option/],
-    ['fallthrough\n    10.0.0.1 late.example.test', /Corefile:4: hosts: unknown property "10.0.0.1"/],
+    ['ttl 0', /Corefile:3: hosts ttl: ttl must be in range \[1, 65535\]: 0/],
+    ['reload -1s', /Corefile:3: hosts reload: "-1s" must not be negative/],
+    ['tll 30', /Corefile:3: unknown hosts option "tll" \(did you mean ttl\?\)/],
+    ['fallthrough\n    10.0.0.1 late.example.test', /Corefile:4: unknown hosts option "10.0.0.1"; valid options: ttl, no_reverse, reload, fallthrough; or a hosts entry/],
   ])('rejects %s with the line', async (opt, err) => {
     await expect(buildApp({ corefileText: `example.test {\n  hosts /nonexistent {\n    ${opt}\n  }\n}\n` })).rejects.toThrow(err);
   });

@@ -33,14 +33,14 @@ describe('k8s_external setup (CoreDNS setup_test.go)', () => {
 
   // `line: reason`; the kubernetes line is line 2, so k8s_external is line 3 and its options 4.
   it.each([
-    ['k8s_external example.org {\n  ttl\n}', '4: k8s_external: ttl needs a value in seconds (0 to 3600)'],
-    ['k8s_external example.org {\n  ttl 5s\n}', '4: k8s_external: ttl "5s" is not an integer'],
-    ['k8s_external example.org {\n  ttl -1\n}', '4: k8s_external: ttl must be in range [0, 3600]: -1'],
-    ['k8s_external example.org {\n  ttl 3601\n}', '4: k8s_external: ttl must be in range [0, 3600]: 3601'],
-    ['k8s_external example.org {\n  apex\n}', '4: k8s_external: apex needs a name, e.g. apex dns'],
-    ['k8s_external example.org {\n  bogus\n}', "4: k8s_external: unknown property 'bogus'; valid options: apex, ttl, headless, fallthrough, max_lookups"],
-    ['k8s_external example.org {\n  max_lookups\n}', '4: k8s_external: max_lookups needs a count (1 to 1000; default 16)'],
-    ['k8s_external example.org {\n  max_lookups 0\n}', '4: k8s_external: max_lookups: "0" is not a whole number from 1 to 1000'],
+    ['k8s_external example.org {\n  ttl\n}', '4: k8s_external ttl: wrong number of arguments: 0 given, 1 expected; usage `ttl SECONDS`, e.g. `ttl 5`'],
+    ['k8s_external example.org {\n  ttl 5s\n}', '4: k8s_external ttl: ttl "5s" is not an integer'],
+    ['k8s_external example.org {\n  ttl -1\n}', '4: k8s_external ttl: ttl must be in range [0, 3600]: -1'],
+    ['k8s_external example.org {\n  ttl 3601\n}', '4: k8s_external ttl: ttl must be in range [0, 3600]: 3601'],
+    ['k8s_external example.org {\n  apex\n}', '4: k8s_external apex: wrong number of arguments: 0 given, 1 expected; usage `apex NAME`, e.g. `apex dns`'],
+    ['k8s_external example.org {\n  bogus\n}', '4: unknown k8s_external option "bogus"; valid options: apex, ttl, headless, fallthrough, max_lookups'],
+    ['k8s_external example.org {\n  max_lookups\n}', '4: k8s_external max_lookups: wrong number of arguments: 0 given, 1 expected; usage `max_lookups N`, e.g. `max_lookups 16`'],
+    ['k8s_external example.org {\n  max_lookups 0\n}', '4: k8s_external max_lookups: N must be in range [1, 1000]: 0'],
     [
       'k8s_external bad..zone',
       `3: k8s_external: bad zone "bad..zone": zone in key 'bad..zone' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`,

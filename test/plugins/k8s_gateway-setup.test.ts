@@ -62,69 +62,69 @@ describe('k8s_gateway setup (setup_test.go)', () => {
   it.each([
     [
       'k8s_gateway example.org {\n  resources\n}',
-      '3: k8s_gateway: resources needs an argument; usage: resources HTTPRoute|TLSRoute|GRPCRoute|Ingress|Service|DNSEndpoint...',
+      '3: k8s_gateway resources: wrong number of arguments: 0 given, at least 1 expected; usage `resources HTTPRoute|TLSRoute|GRPCRoute|Ingress|Service|DNSEndpoint...`, e.g. `resources Ingress Service`',
     ],
     [
       'k8s_gateway example.org {\n  resources Ingress Widget\n}',
-      '3: k8s_gateway: unknown resource "Widget"; supported: HTTPRoute, TLSRoute, GRPCRoute, Ingress, Service, DNSEndpoint',
+      '3: k8s_gateway resources: unknown resource "Widget"; supported: HTTPRoute, TLSRoute, GRPCRoute, Ingress, Service, DNSEndpoint',
     ],
-    ['k8s_gateway example.org {\n  ingressClasses\n}', '3: k8s_gateway: ingressClasses needs an argument; usage: ingressClasses CLASS...'],
-    ['k8s_gateway example.org {\n  gatewayClasses\n}', '3: k8s_gateway: gatewayClasses needs an argument; usage: gatewayClasses CLASS...'],
-    ['k8s_gateway example.org {\n  ttl\n}', '3: k8s_gateway: ttl needs an argument; usage: ttl SECONDS (0 to 3600)'],
-    ['k8s_gateway example.org {\n  ttl x\n}', '3: k8s_gateway: ttl "x" is not an integer'],
-    ['k8s_gateway example.org {\n  ttl -1\n}', '3: k8s_gateway: ttl must be in range [0, 3600]: -1'],
-    ['k8s_gateway example.org {\n  ttl 3601\n}', '3: k8s_gateway: ttl must be in range [0, 3600]: 3601'],
-    ['k8s_gateway example.org {\n  apex\n}', '3: k8s_gateway: apex needs an argument; usage: apex NAME (e.g. exdns-k8s-gateway.kube-system)'],
-    ['k8s_gateway example.org {\n  secondary\n}', '3: k8s_gateway: secondary needs an argument; usage: secondary NAME'],
-    ['k8s_gateway example.org {\n  manifests\n}', '3: k8s_gateway: manifests needs an argument; usage: manifests PATH...'],
-    ['k8s_gateway example.org {\n  watch\n}', '3: k8s_gateway: watch needs an argument; usage: watch DURATION (e.g. 2s; 0 disables)'],
-    ['k8s_gateway example.org {\n  watch often\n}', '3: k8s_gateway: watch: "often" is not a duration; write e.g. 500ms, 2s or 0'],
-    ['k8s_gateway example.org {\n  watch -1s\n}', '3: k8s_gateway: watch: "-1s" is not a duration; write e.g. 500ms, 2s or 0'],
-    ['k8s_gateway example.org {\n  kubeconfig\n}', '3: k8s_gateway: kubeconfig needs an argument; usage: kubeconfig FILE [CONTEXT]'],
+    ['k8s_gateway example.org {\n  ingressClasses\n}', '3: k8s_gateway ingressClasses: wrong number of arguments: 0 given, at least 1 expected; usage `ingressClasses CLASS...`, e.g. `ingressClasses nginx`'],
+    ['k8s_gateway example.org {\n  gatewayClasses\n}', '3: k8s_gateway gatewayClasses: wrong number of arguments: 0 given, at least 1 expected; usage `gatewayClasses CLASS...`, e.g. `gatewayClasses envoy`'],
+    ['k8s_gateway example.org {\n  ttl\n}', '3: k8s_gateway ttl: wrong number of arguments: 0 given, at least 1 expected; usage `ttl SECONDS`, e.g. `ttl 60`'],
+    ['k8s_gateway example.org {\n  ttl x\n}', '3: k8s_gateway ttl: ttl "x" is not an integer'],
+    ['k8s_gateway example.org {\n  ttl -1\n}', '3: k8s_gateway ttl: ttl must be in range [0, 3600]: -1'],
+    ['k8s_gateway example.org {\n  ttl 3601\n}', '3: k8s_gateway ttl: ttl must be in range [0, 3600]: 3601'],
+    ['k8s_gateway example.org {\n  apex\n}', '3: k8s_gateway apex: wrong number of arguments: 0 given, at least 1 expected; usage `apex NAME`, e.g. `apex exdns-k8s-gateway.kube-system`'],
+    ['k8s_gateway example.org {\n  secondary\n}', '3: k8s_gateway secondary: wrong number of arguments: 0 given, at least 1 expected; usage `secondary NAME`, e.g. `secondary exdns-2`'],
+    ['k8s_gateway example.org {\n  manifests\n}', '3: k8s_gateway manifests: wrong number of arguments: 0 given, at least 1 expected; usage `manifests PATH...`, e.g. `manifests ./manifests`'],
+    ['k8s_gateway example.org {\n  watch\n}', '3: k8s_gateway watch: wrong number of arguments: 0 given, 1 expected; usage `watch DURATION`, e.g. `watch 2s`'],
+    ['k8s_gateway example.org {\n  watch often\n}', '3: k8s_gateway watch: "often" is not a duration; write e.g. 500ms, 2s or 0 to disable'],
+    ['k8s_gateway example.org {\n  watch -1s\n}', '3: k8s_gateway watch: "-1s" must not be negative'],
+    ['k8s_gateway example.org {\n  kubeconfig\n}', '3: k8s_gateway kubeconfig: wrong number of arguments: 0 given, at least 1 expected; usage `kubeconfig FILE [CONTEXT]`'],
     [
       'k8s_gateway example.org {\n  nope 1\n}',
-      "3: k8s_gateway: unknown property 'nope'; valid options: resources, ingressClasses, gatewayClasses, serviceLabelSelectors, ttl, apex, secondary, "
+      '3: unknown k8s_gateway option "nope"; valid options: resources, ingressClasses, gatewayClasses, serviceLabelSelectors, ttl, apex, secondary, '
         + 'fallthrough, manifests, watch, kubeconfig, maxRecords, maxHostnameLookups',
     ],
-    ['k8s_gateway example.org {\n  maxRecords\n}', '3: k8s_gateway: maxRecords needs an argument; usage: maxRecords COUNT (1 to 65535; default 1000)'],
-    ['k8s_gateway example.org {\n  maxRecords 0\n}', '3: k8s_gateway: maxRecords: "0" is not a whole number from 1 to 65535'],
-    ['k8s_gateway example.org {\n  maxRecords 1e3\n}', '3: k8s_gateway: maxRecords: "1e3" is not a whole number from 1 to 65535'],
-    ['k8s_gateway example.org {\n  maxHostnameLookups 1001\n}', '3: k8s_gateway: maxHostnameLookups: "1001" is not a whole number from 1 to 1000'],
+    ['k8s_gateway example.org {\n  maxRecords\n}', '3: k8s_gateway maxRecords: wrong number of arguments: 0 given, 1 expected; usage `maxRecords COUNT`, e.g. `maxRecords 1000`'],
+    ['k8s_gateway example.org {\n  maxRecords 0\n}', '3: k8s_gateway maxRecords: COUNT must be in range [1, 65535]: 0'],
+    ['k8s_gateway example.org {\n  maxRecords 1e3\n}', '3: k8s_gateway maxRecords: COUNT "1e3" is not an integer'],
+    ['k8s_gateway example.org {\n  maxHostnameLookups 1001\n}', '3: k8s_gateway maxHostnameLookups: COUNT must be in range [1, 1000]: 1001'],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors\n}',
-      '3: k8s_gateway: serviceLabelSelectors needs at least one label selector; usage: serviceLabelSelectors "app=web,tier!=cache" ...',
+      '3: k8s_gateway serviceLabelSelectors: wrong number of arguments: 0 given, at least 1 expected; usage `serviceLabelSelectors SELECTOR...`, e.g. `serviceLabelSelectors "app=web,tier!=cache"`',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors ""\n}',
-      '3: k8s_gateway: serviceLabelSelectors: an empty selector would select every Service; remove it or write one such as app=web',
+      '3: k8s_gateway serviceLabelSelectors: an empty selector would select every Service; remove it or write one such as app=web',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "" "app=service1"\n}',
-      '3: k8s_gateway: serviceLabelSelectors: an empty selector would select every Service; remove it or write one such as app=web',
+      '3: k8s_gateway serviceLabelSelectors: an empty selector would select every Service; remove it or write one such as app=web',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "!!!invalid"\n}',
-      '3: k8s_gateway: serviceLabelSelectors: "!!!invalid" is not a label selector: expected a label key, found "!"; '
+      '3: k8s_gateway serviceLabelSelectors: "!!!invalid" is not a label selector: expected a label key, found "!"; '
         + 'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "app in ()"\n}',
-      '3: k8s_gateway: serviceLabelSelectors: "app in ()" is not a label selector: "app in ()": the set of values must not be empty; '
+      '3: k8s_gateway serviceLabelSelectors: "app in ()" is not a label selector: "app in ()": the set of values must not be empty; '
         + 'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "-app=web"\n}',
-      '3: k8s_gateway: serviceLabelSelectors: "-app=web" is not a label selector: key "-app": the name must be 1 to 63 letters, digits, "-", "_" or ".", '
+      '3: k8s_gateway serviceLabelSelectors: "-app=web" is not a label selector: key "-app": the name must be 1 to 63 letters, digits, "-", "_" or ".", '
         + 'starting and ending with a letter or digit; write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "app=web app=api"\n}',
-      '3: k8s_gateway: serviceLabelSelectors: "app=web app=api" is not a label selector: expected "," between requirements, found "app"; '
+      '3: k8s_gateway serviceLabelSelectors: "app=web app=api" is not a label selector: expected "," between requirements, found "app"; '
         + 'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "replicas>two"\n}',
-      '3: k8s_gateway: serviceLabelSelectors: "replicas>two" is not a label selector: "replicas>" needs an integer, found "two"; '
+      '3: k8s_gateway serviceLabelSelectors: "replicas>two" is not a label selector: "replicas>" needs an integer, found "two"; '
         + 'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [

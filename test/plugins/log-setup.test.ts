@@ -36,12 +36,12 @@ describe('log setup (CoreDNS setup_test.go)', () => {
   });
 
   it.each<[string, string[]]>([
-    ['log {\n  class abracadabra\n}', ['3: log class: invalid Class: abracadabra (use success, denial, error or all)']],
-    ['log {\n  class denial abracadabra\n}', ['3: log class: invalid Class: abracadabra (use success, denial, error or all)']],
-    ['log {\n  class\n}', ['3: log class needs at least one of success, denial, error, all']],
+    ['log {\n  class abracadabra\n}', ['3: log class: class "abracadabra" is not one of success, denial, error or all']],
+    ['log {\n  class denial abracadabra\n}', ['3: log class: class "abracadabra" is not one of success, denial, error or all']],
+    ['log {\n  class\n}', ['3: log class: wrong number of arguments: 0 given, at least 1 expected; usage `class success|denial|error|all...`']],
     ['log {\n  unknown\n}', ['3: unknown log option "unknown"; the only option is class']],
     // Every log line of a block is read: a later line's error carries its own line.
-    ['log\nlog example.org {\n  class x\n}', ['4: log class: invalid Class: x (use success, denial, error or all)']],
+    ['log\nlog example.org {\n  class x\n}', ['4: log class: class "x" is not one of success, denial, error or all']],
   ])('rejects %j', async (body, want) => {
     expect((await setupBlock(body)).errors).toEqual(want);
   });

@@ -124,7 +124,7 @@ describe('log options', () => {
   });
 
   it('rejects unknown classes and options', async () => {
-    await expect(appWithLog('log {\n    class sometimes\n  }')).rejects.toThrow(/Corefile:3: log class: invalid Class: sometimes/);
+    await expect(appWithLog('log {\n    class sometimes\n  }')).rejects.toThrow(/Corefile:3: log class: class "sometimes" is not one of success, denial, error or all/);
     await expect(appWithLog('log {\n    format json\n  }')).rejects.toThrow(/Corefile:3: unknown log option "format"/);
   });
 });

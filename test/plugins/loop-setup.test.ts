@@ -23,11 +23,11 @@ describe('loop setup (CoreDNS setup_test.go)', () => {
   });
 
   it.each<[string, string[]]>([
-    ['loop argument', ['2: loop takes no arguments']],
-    ['loop a b', ['2: loop takes no arguments']],
+    ['loop argument', ['2: loop takes no arguments, got "argument"']],
+    ['loop a b', ['2: loop takes no arguments, got "a b"']],
     ['loop {\n  option\n}', ['2: loop takes no option block']],
     // Arguments are checked before the block.
-    ['loop a {\n  option\n}', ['2: loop takes no arguments']],
+    ['loop a {\n  option\n}', ['2: loop takes no arguments, got "a"']],
   ])('rejects %j', async (body, want) => {
     expect(await errorsOf(body)).toEqual(want);
   });

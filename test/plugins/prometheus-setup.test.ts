@@ -22,17 +22,17 @@ describe('prometheus setup', () => {
   });
 
   it.each<[string, string[]]>([
-    ['prometheus a b c', ['2: prometheus takes at most one address, e.g. `prometheus localhost:9153`']],
+    ['prometheus a b c', ['2: prometheus: wrong number of arguments: 3 given, at most 1 expected; usage `prometheus [ADDRESS]`, e.g. `prometheus localhost:9153`']],
     ['prometheus {}', ['2: prometheus: "{}" has no port; write HOST:PORT or :PORT, e.g. :8080']],
     ['prometheus /foo', ['2: prometheus: "/foo" has no port; write HOST:PORT or :PORT, e.g. :8080']],
     ['prometheus localhost:x', ['2: prometheus: "localhost:x": port "x" is not a number from 0 to 65535']],
     ['prometheus ::1:9153', ['2: prometheus: "::1:9153" has too many colons; write an IPv6 address in brackets, e.g. [::1]:8080']],
     ['prometheus b_d:9153', ['2: prometheus: "b_d:9153": "b_d" is not a host name or IP address']],
-    ['prometheus {\n  runtime_metrics extra_arg\n}', ['3: prometheus runtime_metrics takes no arguments']],
+    ['prometheus {\n  runtime_metrics extra_arg\n}', ['3: prometheus runtime_metrics takes no arguments, got "extra_arg"']],
     ['prometheus {\n  tls cert.pem key.pem\n}', ['3: prometheus tls is not supported: the metrics endpoint serves plain HTTP']],
-    ['prometheus {\n  nosuch\n}', ['3: unknown prometheus option "nosuch"; valid options: runtime_metrics']],
+    ['prometheus {\n  nosuch\n}', ['3: unknown prometheus option "nosuch"; the only option is runtime_metrics']],
     // The options are checked before the address.
-    ['prometheus /foo {\n  nosuch\n}', ['3: unknown prometheus option "nosuch"; valid options: runtime_metrics']],
+    ['prometheus /foo {\n  nosuch\n}', ['3: unknown prometheus option "nosuch"; the only option is runtime_metrics']],
   ])('rejects %j', async (body, want) => {
     expect(await errorsOf(body)).toEqual(want);
   });

@@ -22,8 +22,8 @@ describe('ready setup', () => {
   });
 
   it.each<[string, string[]]>([
-    ['ready localhost:1234 b', ['2: ready takes at most one address, e.g. `ready :8181`']],
-    ['ready bla bla', ['2: ready takes at most one address, e.g. `ready :8181`']],
+    ['ready localhost:1234 b', ['2: ready: wrong number of arguments: 2 given, at most 1 expected; usage `ready [ADDRESS]`, e.g. `ready :8181`']],
+    ['ready bla bla', ['2: ready: wrong number of arguments: 2 given, at most 1 expected; usage `ready [ADDRESS]`, e.g. `ready :8181`']],
     ['ready bla', ['2: ready: "bla" has no port; write HOST:PORT or :PORT, e.g. :8080']],
     ['ready bla:a', ['2: ready: "bla:a": port "a" is not a number from 0 to 65535']],
     ['ready ::1:8181', ['2: ready: "::1:8181" has too many colons; write an IPv6 address in brackets, e.g. [::1]:8080']],
@@ -31,9 +31,9 @@ describe('ready setup', () => {
     // The address is checked before the options.
     ['ready bla {\n  monitro continuously\n}', ['2: ready: "bla" has no port; write HOST:PORT or :PORT, e.g. :8080']],
     ['ready {\n  monitro continuously\n}', ['3: unknown ready option "monitro"; the only option is monitor']],
-    ['ready localhost:1234 {\n  monitor 404\n}', ['3: ready monitor takes until-ready or continuously']],
-    ['ready {\n  monitor\n}', ['3: ready monitor takes until-ready or continuously']],
-    ['ready {\n  monitor continuously until-ready\n}', ['3: ready monitor takes until-ready or continuously']],
+    ['ready localhost:1234 {\n  monitor 404\n}', ['3: ready monitor: mode "404" is not one of until-ready or continuously']],
+    ['ready {\n  monitor\n}', ['3: ready monitor: wrong number of arguments: 0 given, 1 expected; usage `monitor until-ready|continuously`']],
+    ['ready {\n  monitor continuously until-ready\n}', ['3: ready monitor: wrong number of arguments: 2 given, 1 expected; usage `monitor until-ready|continuously`']],
   ])('rejects %j', async (body, want) => {
     expect(await errorsOf(body)).toEqual(want);
   });

@@ -97,8 +97,8 @@ describe('ready logic', () => {
 
 describe('ready setup', () => {
   it('checks its address and options', async () => {
-    await expect(buildApp({ corefileText: 'example.test {\n  ready :8181 :8182\n}\n' })).rejects.toThrow(/Corefile:2: ready takes at most one address/);
-    await expect(buildApp({ corefileText: 'example.test {\n  ready :8181 {\n    monitor sometimes\n  }\n}\n' })).rejects.toThrow(/Corefile:3: ready monitor takes until-ready or continuously/);
+    await expect(buildApp({ corefileText: 'example.test {\n  ready :8181 :8182\n}\n' })).rejects.toThrow(/Corefile:2: ready: wrong number of arguments: 2 given, at most 1 expected; usage `ready \[ADDRESS\]`/);
+    await expect(buildApp({ corefileText: 'example.test {\n  ready :8181 {\n    monitor sometimes\n  }\n}\n' })).rejects.toThrow(/Corefile:3: ready monitor: mode "sometimes" is not one of until-ready or continuously/);
     await expect(buildApp({ corefileText: 'example.test {\n  ready\n  ready\n}\n' })).rejects.toThrow(/appears twice/);
   });
 });

@@ -27,7 +27,7 @@ describe('reload setup (CoreDNS setup_test.go)', () => {
     ['reload foo', ['2: reload: interval "foo" is not a duration; write e.g. 30s or 1m']],
     ['reload 10 5s', ['2: reload: interval "10" is not a duration; write e.g. 30s or 1m']],
     ['reload 10s foo', ['2: reload: jitter "foo" is not a duration; write e.g. 0s, 1s or 15s']],
-    ['reload 10s 5s foo', ['2: reload takes at most two arguments: reload [INTERVAL] [JITTER]']],
+    ['reload 10s 5s foo', ['2: reload: wrong number of arguments: 3 given, at most 2 expected; usage `reload [INTERVAL] [JITTER]`']],
     ['reload 1s', ['2: reload: interval "1s" must be at least 2s']],
     ['reload 0s', ['2: reload: interval "0s" must be at least 2s']],
     ['reload -1s', ['2: reload: interval "-1s" must be at least 2s']],

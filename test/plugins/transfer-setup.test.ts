@@ -35,10 +35,10 @@ describe('transfer setup (CoreDNS setup_test.go)', () => {
 
   it.each([
     ['transfer example.net example.org {\n}', /'to' is required/],
-    ['transfer example.net example.org {\n  invalid option\n}', /unknown property "invalid"/],
-    ['transfer example.net example.org {\n  to 1.2.3.4\n  source example.org\n}', /invalid source address "example.org"/],
+    ['transfer example.net example.org {\n  invalid option\n}', /unknown transfer option "invalid"; valid options: to, source/],
+    ['transfer example.net example.org {\n  to 1.2.3.4\n  source example.org\n}', /transfer source: "example.org" is not an IP address/],
     ['transfer example.net example.org {\n  to 1.2.3.4\n  source 192.0.2.53\n  source 2001:db8::53\n}', /source already specified/],
-    ['transfer example.com example.edu {\n  to example.com 1.2.3.4\n}', /"example.com" in to is not an IP address/],
+    ['transfer example.com example.edu {\n  to example.com 1.2.3.4\n}', /transfer to: "example.com" is not an IP address/],
   ])('rejects %j', async (body, reason) => {
     expect((await setupBlock(body)).errors.join('\n')).toMatch(reason);
   });
@@ -48,15 +48,15 @@ describe('transfer setup errors, word for word', () => {
   // Every message of transfer/setup.ts that the table above matches only in part or not at all.
   it.each([
     ['transfer', "2: transfer: 'to' is required, e.g. transfer { to * } or transfer { to 10.0.0.2 }"],
-    ['transfer {\n  to\n}', '3: transfer: to needs at least one ADDRESS (an IP, IP:port, CIDR network or *)'],
-    ['transfer {\n  to 10.0.0.0/33\n}', '3: transfer: "10.0.0.0/33" in to is not a valid CIDR network'],
-    ['transfer {\n  to 10.0.0.0/x\n}', '3: transfer: "10.0.0.0/x" in to is not a valid CIDR network'],
-    ['transfer {\n  to 1.2.3.4 host.example\n}', '3: transfer: "host.example" in to is not an IP address, IP:port, CIDR network or *'],
-    ['transfer {\n  to 1.2.3.4\n  source\n}', '4: transfer: source takes one IP address'],
-    ['transfer {\n  to 1.2.3.4\n  source 192.0.2.1 192.0.2.2\n}', '4: transfer: source takes one IP address'],
-    ['transfer {\n  to 1.2.3.4\n  source 192.0.2.1\n  source 192.0.2.2\n}', '5: transfer: source already specified'],
-    ['transfer {\n  to 1.2.3.4\n  source ns.example\n}', '4: transfer: invalid source address "ns.example"'],
-    ['transfer {\n  from 1.2.3.4\n}', '3: transfer: unknown property "from"; valid options: to, source'],
+    ['transfer {\n  to\n}', '3: transfer to: wrong number of arguments: 0 given, at least 1 expected; usage `to ADDRESS...`, e.g. `to 10.0.0.2 192.0.2.0/24`'],
+    ['transfer {\n  to 10.0.0.0/33\n}', '3: transfer to: "10.0.0.0/33" is not a valid CIDR network'],
+    ['transfer {\n  to 10.0.0.0/x\n}', '3: transfer to: "10.0.0.0/x" is not a valid CIDR network'],
+    ['transfer {\n  to 1.2.3.4 host.example\n}', '3: transfer to: "host.example" is not an IP address, IP:port, CIDR network or *'],
+    ['transfer {\n  to 1.2.3.4\n  source\n}', '4: transfer source: wrong number of arguments: 0 given, 1 expected; usage `source ADDRESS`, e.g. `source 10.0.0.1`'],
+    ['transfer {\n  to 1.2.3.4\n  source 192.0.2.1 192.0.2.2\n}', '4: transfer source: wrong number of arguments: 2 given, 1 expected; usage `source ADDRESS`, e.g. `source 10.0.0.1`'],
+    ['transfer {\n  to 1.2.3.4\n  source 192.0.2.1\n  source 192.0.2.2\n}', '5: transfer source: source already specified'],
+    ['transfer {\n  to 1.2.3.4\n  source ns.example\n}', '4: transfer source: "ns.example" is not an IP address'],
+    ['transfer {\n  from 1.2.3.4\n}', '3: unknown transfer option "from"; valid options: to, source'],
   ])('rejects %j', async (body, error) => {
     expect((await setupBlock(body)).errors).toEqual([error]);
   });

@@ -160,8 +160,8 @@ describe('transfer in process', () => {
   it('rejects a transfer block without `to`, and unknown properties, with the line', async () => {
     const base = (body: string): string => `example.org {\n  transfer {\n${body}\n  }\n  file ${path.join(repoRoot, 'zones/example.org.zone')}\n}\n`;
     await expect(buildApp({ corefileText: base('') })).rejects.toThrow(/Corefile:2: transfer: 'to' is required/);
-    await expect(buildApp({ corefileText: base('    from 10.0.0.1') })).rejects.toThrow(/Corefile:3: transfer: unknown property "from"/);
-    await expect(buildApp({ corefileText: base('    to example.com') })).rejects.toThrow(/Corefile:3: transfer: "example.com" in to is not/);
+    await expect(buildApp({ corefileText: base('    from 10.0.0.1') })).rejects.toThrow(/Corefile:3: unknown transfer option "from"/);
+    await expect(buildApp({ corefileText: base('    to example.com') })).rejects.toThrow(/Corefile:3: transfer to: "example.com" is not/);
   });
 });
 

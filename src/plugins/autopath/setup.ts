@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
-import { CorefileError, readCorefileText } from '../../chain/corefile.js';
+import { readCorefileText } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { isSearchPathProvider } from '../../chain/plugin.js';
-import { zoneArgs } from '../../chain/zones.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { parseResolvConf } from '../../pkg/resolvconf.js';
 import { AutopathPlugin } from './plugin.js';
@@ -22,11 +22,10 @@ type AutopathConfig = {
 );
 
 function parseAutopath(d: Directive, blockZones: readonly string[]): AutopathConfig {
-  const args = [...d.args];
-  const source = args.pop();
-  if (!source) throw new CorefileError(d.file, d.line, 'autopath needs a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`');
-  if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'autopath takes no option block');
-  const zones = args.length > 0 ? zoneArgs(args, d) : [...blockZones];
+  const r: OptionReader = OptionReader.of(d).arity(1, Infinity, 'autopath [ZONES...] RESOLV-CONF|@PLUGIN', 'autopath @kubernetes').noBlock();
+  const source = r.arg(r.count - 1)!;
+  if (source === '') r.fail('RESOLV-CONF is empty: write a resolv.conf path or @PLUGIN, e.g. `autopath @kubernetes`');
+  const zones = r.zones(0, blockZones, r.count - 1);
   if (source.startsWith('@')) return { zones, plugin: source.slice(1) };
   const file = path.resolve(path.dirname(d.file), source);
   let text: string;
@@ -34,7 +33,7 @@ function parseAutopath(d: Directive, blockZones: readonly string[]): AutopathCon
     // A regular file of bounded size: a FIFO or device named here must not hang the setup.
     text = readCorefileText(file);
   } catch (err) {
-    throw new CorefileError(d.file, d.line, `autopath: cannot read ${file}: ${(err as Error).message}`);
+    r.fail(`cannot read ${file}: ${(err as Error).message}`);
   }
   // The search list as glibc reads it (last `search`/`domain` line wins), fully qualified.
   const search = [...parseResolvConf(text, 'glibc').search.map((s) => (s.endsWith('.') ? s : `${s}.`).toLowerCase()), ''];

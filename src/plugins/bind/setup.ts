@@ -3,7 +3,8 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
+import { excerpt, type Directive } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { pushAll } from '../../pkg/arrays.js';
 
 function interfaceAddresses(name: string): string[] | undefined {
@@ -12,13 +13,13 @@ function interfaceAddresses(name: string): string[] | undefined {
 }
 
 /** IPs of each argument: an IP address, or every address of a network interface. */
-function listIP(d: Directive, args: readonly string[]): string[] {
+function listIP(r: OptionReader): string[] {
   const out: string[] = [];
-  for (const arg of args) {
+  for (const arg of r.args) {
     if (isIP(arg)) out.push(arg);
     else {
       const fromIface = interfaceAddresses(arg);
-      if (!fromIface) throw new CorefileError(d.file, d.line, `bind: "${excerpt(arg)}" is neither an IP address nor a network interface of this machine`);
+      if (!fromIface) r.fail(`"${excerpt(arg)}" is neither an IP address nor a network interface of this machine`);
       pushAll(out, fromIface);
     }
   }
@@ -26,38 +27,27 @@ function listIP(d: Directive, args: readonly string[]): string[] {
 }
 
 interface BindConfig {
-  /** Addresses the block listens on, deduplicated, in the order first named; never empty. */
   addresses: string[];
 }
 
-/** Every `bind` line of a block adds its addresses, as CoreDNS consolidates them. */
 function parseBind(directives: readonly Directive[]): BindConfig {
   const all: string[] = [];
   for (const d of directives) {
-    if (d.args.length === 0) throw new CorefileError(d.file, d.line, 'bind needs at least one address or interface name, e.g. `bind 127.0.0.1 ::1`');
-    const addresses = listIP(d, d.args);
-    const except = exceptAddresses(d.block);
+    const r = OptionReader.of(d).arity(1, Infinity, 'bind ADDRESS|INTERFACE...', 'bind 127.0.0.1 ::1');
+    const addresses = listIP(r);
+    const except = new Set<string>();
+    r.block({
+      except: (o) => {
+        for (const a of listIP(o.arity(1, Infinity, 'except ADDRESS|INTERFACE...'))) except.add(a);
+      },
+    });
     pushAll(all, addresses.filter((a) => !except.has(a)));
   }
   const addresses = [...new Set(all)];
-  const last = directives[directives.length - 1]!;
-  if (addresses.length === 0) throw new CorefileError(last.file, last.line, 'bind: every address is excluded by except; nothing to listen on');
+  if (addresses.length === 0) OptionReader.of(directives[directives.length - 1]!).fail('every address is excluded by except; nothing to listen on');
   return { addresses };
 }
 
-/** The addresses of a bind line's `except` options. */
-function exceptAddresses(options: readonly Directive[] | undefined): Set<string> {
-  const except = new Set<string>();
-  for (const opt of options ?? []) {
-    if (opt.name !== 'except') throw new CorefileError(opt.file, opt.line, `unknown bind option "${excerpt(opt.name)}"; the only option is except`);
-    if (opt.args.length === 0) throw new CorefileError(opt.file, opt.line, 'bind except needs at least one address or interface name');
-    for (const a of listIP(opt, opt.args)) except.add(a);
-  }
-  return except;
-}
-
-// bind serves no query: it only sets where the block's listeners open, so it puts no plugin in
-// the chain and has no plugin.ts.
 export const bindPlugin: PluginDefinition = {
   name: 'bind',
   setup(d, ctx) {

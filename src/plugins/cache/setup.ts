@@ -2,11 +2,9 @@
 // plugin/cache/setup.go (cacheParse) option by option, with its defaults from cache.go; and the
 // plugin's registration.
 import type { Directive } from '../../chain/corefile.js';
-import { forEachOption } from '../../chain/options.js';
-import { CorefileError, excerpt } from '../../chain/corefile.js';
+import { excerpt } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { parseGoDuration } from '../../pkg/duration.js';
-import { zoneArgs } from '../../chain/zones.js';
 import { CachePlugin } from './plugin.js';
 
 export interface CacheConfig {
@@ -49,8 +47,6 @@ const DEFAULTS = {
   servfailTtl: 5,
 } as const;
 
-const OPTIONS = ['success', 'denial', 'prefetch', 'serve_stale', 'servfail', 'disable', 'keepttl'];
-
 /** CoreDNS's defaults: capacity, TTL bounds, no prefetch, no stale answers. */
 function defaultCache(): CacheConfig {
   return {
@@ -73,28 +69,12 @@ function defaultCache(): CacheConfig {
   };
 }
 
-type Fail = (reason: string) => never;
-
-function int(fail: Fail, o: Directive, text: string, what: string): number {
-  if (!/^[+-]?\d+$/.test(text)) fail(`cache ${o.name}: ${what} "${excerpt(text)}" is not an integer`);
-  return Number(text);
-}
-
 /** `success|denial CAPACITY [TTL] [MINTTL]`. */
-function capacityOption(cfg: CacheConfig, o: Directive, fail: Fail): void {
-  if (o.args.length === 0 || o.args.length > 3) fail(`cache ${o.name}: usage \`${o.name} CAPACITY [TTL] [MINTTL]\``);
-  const cap = int(fail, o, o.args[0]!, 'CAPACITY');
-  if (cap < 0) fail(`cache ${o.name}: CAPACITY can not be negative: ${cap}`);
-  let max: number | undefined;
-  let min: number | undefined;
-  if (o.args.length > 1) {
-    max = int(fail, o, o.args[1]!, 'TTL');
-    if (max <= 0) fail(`cache TTL can not be zero or negative: ${max}`);
-  }
-  if (o.args.length > 2) {
-    min = int(fail, o, o.args[2]!, 'MINTTL');
-    if (min < 0) fail(`cache min TTL can not be negative: ${min}`);
-  }
+function capacityOption(cfg: CacheConfig, o: OptionReader): void {
+  o.arity(1, 3, `${o.name} CAPACITY [TTL] [MINTTL]`);
+  const cap = o.int(0, 'CAPACITY', { min: 0 });
+  const max = o.count > 1 ? o.int(1, 'TTL', { min: 1 }) : undefined;
+  const min = o.count > 2 ? o.int(2, 'MINTTL', { min: 0 }) : undefined;
   if (o.name === 'success') {
     cfg.successCap = cap;
     if (max !== undefined) cfg.successMaxTtl = max;
@@ -107,108 +87,73 @@ function capacityOption(cfg: CacheConfig, o: Directive, fail: Fail): void {
 }
 
 /** `prefetch AMOUNT [[DURATION] [PERCENTAGE%]]`. */
-function prefetchOption(cfg: CacheConfig, o: Directive, fail: Fail): void {
-  if (o.args.length === 0 || o.args.length > 3) fail('cache prefetch: usage `prefetch AMOUNT [[DURATION] [PERCENTAGE%]]`');
-  const amount = int(fail, o, o.args[0]!, 'AMOUNT');
-  if (amount < 0) fail(`cache prefetch amount should be positive: ${amount}`);
-  cfg.prefetch = amount;
-  if (o.args.length > 1) {
-    const ms = parseGoDuration(o.args[1]!);
-    if (ms === undefined) fail(`cache prefetch: "${excerpt(o.args[1]!)}" is not a duration (e.g. 1m)`);
-    cfg.prefetchWindowMs = ms!;
-  }
-  if (o.args.length > 2) {
-    const pct = o.args[2]!;
-    if (!pct.endsWith('%')) fail(`cache prefetch: last character of percentage should be \`%\`, but is: "${pct.slice(-1)}"`);
-    const num = int(fail, o, pct.slice(0, -1), 'PERCENTAGE');
-    if (num < 10 || num > 90) fail(`cache prefetch: percentage should fall in range [10, 90]: ${num}`);
+function prefetchOption(cfg: CacheConfig, o: OptionReader): void {
+  o.arity(1, 3, 'prefetch AMOUNT [[DURATION] [PERCENTAGE%]]');
+  cfg.prefetch = o.int(0, 'AMOUNT', { min: 0 });
+  if (o.count > 1) cfg.prefetchWindowMs = o.duration(1, 'DURATION', { examples: '30s, 1m or 10m' });
+  if (o.count > 2) {
+    const pct = o.arg(2)!;
+    if (!/^\d+%$/.test(pct)) o.fail(`PERCENTAGE "${excerpt(pct)}" is not a percentage; write e.g. 10% or 50%`);
+    const num = Number(pct.slice(0, -1));
+    if (num < 10 || num > 90) o.fail(`PERCENTAGE must be in range [10, 90]: ${num}`);
     cfg.prefetchPercentage = num;
   }
 }
 
 /** `serve_stale [DURATION] [immediate|verify]`. */
-function serveStaleOption(cfg: CacheConfig, o: Directive, fail: Fail): void {
+function serveStaleOption(cfg: CacheConfig, o: OptionReader): void {
   // CoreDNS 1.14 also takes a verify timeout, a response TTL and a failure recheck here;
   // the cache here does not implement those, so they are refused rather than ignored.
-  if (o.args.length > 2) fail('cache serve_stale: only `serve_stale [DURATION] [immediate|verify]` is supported (the verify timeout, response TTL and recheck arguments are not)');
-  cfg.staleUpToMs = 3_600_000;
-  if (o.args.length > 0) {
-    const ms = parseGoDuration(o.args[0]!);
-    if (ms === undefined) fail(`cache serve_stale: "${excerpt(o.args[0]!)}" is not a duration (e.g. 1h)`);
-    if (ms! < 0) fail('cache serve_stale: invalid negative duration');
-    cfg.staleUpToMs = ms!;
-  }
-  cfg.verifyStale = false;
-  if (o.args.length > 1) {
-    const mode = o.args[1]!.toLowerCase();
-    if (mode !== 'immediate' && mode !== 'verify') fail(`cache serve_stale: invalid refresh mode "${excerpt(o.args[1]!)}"; use immediate or verify`);
-    cfg.verifyStale = mode === 'verify';
-  }
+  if (o.count > 2) o.fail('only `serve_stale [DURATION] [immediate|verify]` is supported (the verify timeout, response TTL and recheck arguments are not)');
+  cfg.staleUpToMs = o.count > 0 ? o.duration(0, 'DURATION', { examples: '1h, 30m or 0' }) : 3_600_000;
+  // CoreDNS reads the mode without regard to case.
+  cfg.verifyStale = o.count > 1 && o.choice(1, 'refresh mode', ['immediate', 'verify'], true) === 'verify';
 }
 
 /** `servfail DURATION`: at most 5 minutes (RFC 2308). */
-function servfailOption(cfg: CacheConfig, o: Directive, fail: Fail): void {
-  if (o.args.length !== 1) fail('cache servfail: usage `servfail DURATION`');
-  const ms = parseGoDuration(o.args[0]!);
-  if (ms === undefined) fail(`cache servfail: "${excerpt(o.args[0]!)}" is not a duration (e.g. 5s)`);
-  if (ms! < 0) fail('cache servfail: invalid negative ttl');
-  if (ms! > 300_000) fail('cache servfail: caching SERVFAIL responses over 5 minutes is not permitted (RFC 2308)');
-  cfg.servfailTtl = Math.floor(ms! / 1000);
+function servfailOption(cfg: CacheConfig, o: OptionReader): void {
+  o.arity(1, 1, 'servfail DURATION');
+  const ms = o.duration(0, 'DURATION', { examples: '5s, 30s or 0' });
+  if (ms > 300_000) o.fail(`DURATION "${excerpt(o.arg(0)!)}" must be at most 5m: caching SERVFAIL responses over 5 minutes is not permitted (RFC 2308)`);
+  cfg.servfailTtl = Math.floor(ms / 1000);
 }
 
 /** `disable success|denial [ZONES...]`. */
-function disableOption(cfg: CacheConfig, o: Directive, fail: Fail): void {
-  if (o.args.length === 0) fail('cache disable: usage `disable success|denial [ZONES...]`');
-  const which = o.args[0];
-  if (which !== 'success' && which !== 'denial') fail(`cache disable: cache type must be "success" or "denial", not "${excerpt(which!)}"`);
-  const zs = o.args.length > 1 ? zoneArgs(o.args.slice(1), o) : ['.'];
+function disableOption(cfg: CacheConfig, o: OptionReader): void {
+  o.arity(1, Infinity, 'disable success|denial [ZONES...]');
+  const which = o.choice(0, 'cache type', ['success', 'denial']);
+  const zs = o.zones(1, ['.']);
   if (which === 'success') cfg.disableSuccess = zs;
   else cfg.disableDenial = zs;
 }
 
 export function parseCache(d: Directive, blockZones: readonly string[]): CacheConfig {
-  const args = [...d.args];
+  const r = OptionReader.of(d);
   const cfg = defaultCache();
   // The first argument is the TTL when it is a number, else a zone.
-  if (args.length > 0 && /^[+-]?\d+$/.test(args[0]!)) {
-    const ttl = Number(args.shift());
-    if (ttl <= 0) throw new CorefileError(d.file, d.line, `cache TTL can not be zero or negative: ${ttl}`);
+  let zonesFrom = 0;
+  if (r.count > 0 && /^[+-]?\d+$/.test(r.arg(0)!)) {
+    const ttl = r.int(0, 'TTL', { min: 1 });
     cfg.successMaxTtl = ttl;
     cfg.denialMaxTtl = ttl;
+    zonesFrom = 1;
   }
-  cfg.zones = args.length > 0 ? zoneArgs(args, d) : [...blockZones];
-  forEachOption(d.block, (o) => {
-    const fail = (reason: string): never => {
-      throw new CorefileError(d.file, o.line, reason);
-    };
-    switch (o.name) {
-      case 'success':
-      case 'denial':
-        capacityOption(cfg, o, fail);
-        break;
-      case 'prefetch':
-        prefetchOption(cfg, o, fail);
-        break;
-      case 'serve_stale':
-        serveStaleOption(cfg, o, fail);
-        break;
-      case 'servfail':
-        servfailOption(cfg, o, fail);
-        break;
-      case 'disable':
-        disableOption(cfg, o, fail);
-        break;
-      case 'keepttl':
-        if (o.args.length > 0) fail('cache keepttl takes no arguments');
+  cfg.zones = r.zones(zonesFrom, blockZones);
+  r.block(
+    {
+      success: (o) => capacityOption(cfg, o),
+      denial: (o) => capacityOption(cfg, o),
+      prefetch: (o) => prefetchOption(cfg, o),
+      serve_stale: (o) => serveStaleOption(cfg, o),
+      servfail: (o) => servfailOption(cfg, o),
+      disable: (o) => disableOption(cfg, o),
+      keepttl: (o) => {
+        o.noArgs();
         cfg.keepTtl = true;
-        break;
-      case 'serve_stale_policy':
-        fail('cache serve_stale_policy is not supported');
-        break;
-      default:
-        fail(`unknown cache option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
-    }
-  });
+      },
+    },
+    { unsupported: { serve_stale_policy: 'the cache serves stale answers by serve_stale alone' } },
+  );
   return cfg;
 }
 

@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
-import { CorefileError } from '../../chain/corefile.js';
+import { excerpt } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { zoneArgs } from '../../chain/zones.js';
 import { parseGoDuration } from '../../pkg/duration.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { EtcdPlugin } from './plugin.js';
@@ -47,28 +47,6 @@ export interface EtcdConfig {
   leaseConcurrency?: number;
 }
 
-const OPTIONS = [
-  'path',
-  'endpoint',
-  'credentials',
-  'tls',
-  'min-lease-ttl',
-  'max-lease-ttl',
-  'fallthrough',
-  'changeset_timeout',
-  'lookup_limit',
-  'query_budget',
-  'call_timeout',
-  'keepalive',
-  'page_bytes',
-  'max_receive_bytes',
-  'lease_concurrency',
-  'stubzones',
-  'debug',
-  'upstream',
-];
-/** Options named in the unknown-property message: CoreDNS's and the two most used of ours. */
-const LISTED_OPTIONS = 9;
 const DEFAULT_ENDPOINT = 'http://localhost:2379';
 /** A 64 KiB message holds about 4,000 address records: more could never be sent anyway. */
 const DEFAULT_LOOKUP_LIMIT = 4096;
@@ -82,18 +60,16 @@ export function keyPrefix(p: string): string {
 function parseTtl(text: string): number | string {
   const s = /^\d+$/.test(text) ? `${text}s` : text;
   const ms = parseGoDuration(s);
-  if (ms === undefined) return `"${text}" is not a TTL; use a form like 30, 30s, 5m, 1h or 2h30m`;
-  if (ms < 0) return `"${text}": TTL must be non-negative`;
+  if (ms === undefined) return `"${excerpt(text)}" is not a TTL; write e.g. 30, 30s, 5m, 1h or 2h30m`;
+  if (ms < 0) return `"${excerpt(text)}" must not be negative`;
   const secs = Math.floor(ms / 1000);
-  if (secs > 0xffffffff) return `"${text}": TTL too large, maximum is 4294967295 seconds`;
+  if (secs > 0xffffffff) return `"${excerpt(text)}" is too large: the maximum is 4294967295 seconds`;
   return secs;
 }
 
-type Fail = (reason: string, at?: Directive) => never;
-
 /** `endpoint URL...`: each an http:// or https:// URL with a host. */
-function endpointOption(cfg: EtcdConfig, o: Directive, fail: Fail): void {
-  if (o.args.length === 0) fail('endpoint needs at least one URL, e.g. endpoint http://127.0.0.1:2379', o);
+function endpointOption(cfg: EtcdConfig, o: OptionReader): void {
+  o.arity(1, Infinity, 'endpoint URL...', 'endpoint http://127.0.0.1:2379');
   for (const u of o.args) {
     let url: URL | undefined;
     try {
@@ -101,112 +77,47 @@ function endpointOption(cfg: EtcdConfig, o: Directive, fail: Fail): void {
     } catch {
       url = undefined;
     }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.port && !url.hostname) {
-      fail(`endpoint "${u}" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379`, o);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || (!url.port && !url.hostname)) {
+      o.fail(`"${excerpt(u)}" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379`);
     }
   }
   cfg.endpoints = [...o.args];
 }
 
 /** `tls [CERT KEY] [CACERT]`, files relative to the Corefile; none: TLS with the system CAs. */
-function tlsOption(cfg: EtcdConfig, o: Directive, fail: Fail, corefile: string): void {
+function tlsOption(cfg: EtcdConfig, o: OptionReader, corefile: string): void {
+  o.arity(0, 3, 'tls [CERT KEY] [CACERT]');
   const files = o.args.map((f) => (path.isAbsolute(f) || !fs.existsSync(corefile) ? path.resolve(f) : path.resolve(path.dirname(corefile), f)));
-  if (files.length > 3) fail('tls takes at most 3 arguments: [CERT KEY] [CACERT]', o);
-  for (const f of files) if (!fs.existsSync(f)) fail(`tls file ${f} does not exist`, o);
+  for (const f of files) if (!fs.existsSync(f)) o.fail(`file ${f} does not exist`);
   if (files.length === 1) cfg.tls = { ca: files[0] };
   else if (files.length === 2) cfg.tls = { cert: files[0], key: files[1] };
   else if (files.length === 3) cfg.tls = { cert: files[0], key: files[1], ca: files[2] };
   else cfg.tls = {};
 }
 
-/** `min-lease-ttl TTL`, `max-lease-ttl TTL`. */
-function leaseTtlOption(cfg: EtcdConfig, o: Directive, fail: Fail): void {
-  if (o.args.length !== 1) fail(`${o.name} needs one TTL, e.g. ${o.name} 30s`, o);
-  const t = parseTtl(o.args[0]!);
-  if (typeof t === 'string') fail(`invalid ${o.name} value: ${t}`, o);
-  if (o.name === 'min-lease-ttl') cfg.minLeaseTtl = t as number;
-  else cfg.maxLeaseTtl = t as number;
+/** `min-lease-ttl TTL`, `max-lease-ttl TTL`: CoreDNS's parseTTL. */
+function leaseTtl(o: OptionReader): number {
+  o.arity(1, 1, `${o.name} TTL`, `${o.name} 30s`);
+  const t = parseTtl(o.arg(0)!);
+  if (typeof t === 'string') o.fail(t);
+  return t;
 }
 
-/** One option line of an etcd block into `cfg`. */
-function etcdOption(cfg: EtcdConfig, o: Directive, fail: Fail, corefile: string): void {
-  switch (o.name) {
-    case 'path':
-      if (o.args.length !== 1) fail('path needs one argument: path PATH (e.g. /skydns)', o);
-      if (keyPrefix(o.args[0]!) === '//') fail('path must name a key prefix such as /skydns, not the root', o);
-      cfg.path = o.args[0]!;
-      break;
-    case 'endpoint':
-      endpointOption(cfg, o, fail);
-      break;
-    case 'credentials':
-      if (o.args.length !== 2) fail('credentials requires 2 arguments, username and password', o);
-      [cfg.username, cfg.password] = o.args as [string, string];
-      break;
-    case 'tls':
-      tlsOption(cfg, o, fail, corefile);
-      break;
-    case 'min-lease-ttl':
-    case 'max-lease-ttl':
-      leaseTtlOption(cfg, o, fail);
-      break;
-    case 'fallthrough':
-      cfg.fallthrough = zoneArgs(o.args, o);
-      break;
-    case 'lookup_limit': {
-      const n = o.args.length === 1 && /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : 0;
-      if (n < 1) fail('lookup_limit needs one whole number of at least 1, e.g. lookup_limit 4096', o);
-      cfg.lookupLimit = n;
-      break;
-    }
-    case 'query_budget': {
-      const b = parseQueryBudget(o.args);
-      if (typeof b === 'string') fail(b, o);
-      cfg.queryBudget = b as QueryBudgetConfig;
-      break;
-    }
-    case 'changeset_timeout': {
-      const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
-      if (ms === undefined || ms <= 0) fail('changeset_timeout needs one positive duration, e.g. changeset_timeout 60s', o);
-      cfg.changesetTimeoutMs = ms!;
-      break;
-    }
-    case 'call_timeout':
-    case 'keepalive': {
-      const ms = o.args.length === 1 ? parseGoDuration(o.args[0]!) : undefined;
-      if (ms === undefined || ms < 100) fail(`${o.name} needs one duration of at least 100ms, e.g. ${o.name} ${o.name === 'keepalive' ? '10s' : '5s'}`, o);
-      if (o.name === 'call_timeout') cfg.callTimeoutMs = ms!;
-      else cfg.keepaliveMs = ms!;
-      break;
-    }
-    case 'page_bytes':
-    case 'max_receive_bytes':
-    case 'lease_concurrency': {
-      const n = o.args.length === 1 && /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : 0;
-      const min = o.name === 'lease_concurrency' ? 1 : 1024;
-      if (n < min || !Number.isSafeInteger(n)) fail(`${o.name} needs one whole number of at least ${min}, e.g. ${o.name} ${o.name === 'lease_concurrency' ? 16 : 8388608}`, o);
-      if (o.name === 'page_bytes') cfg.pageBytes = n;
-      else if (o.name === 'max_receive_bytes') cfg.maxReceiveBytes = n;
-      else cfg.leaseConcurrency = n;
-      break;
-    }
-    case 'stubzones':
-    case 'debug':
-    case 'upstream':
-      // Accepted and ignored, as CoreDNS does ("remove soon").
-      break;
-    default:
-      fail(`unknown property "${o.name}"; valid options: ${OPTIONS.slice(0, LISTED_OPTIONS).join(', ')}`, o);
-  }
+/** A count of at least `min`. */
+function atLeast(o: OptionReader, min: number, example: number): number {
+  const n = o.arity(1, 1, `${o.name} N`, `${o.name} ${example}`).int(0, 'N', { min });
+  if (!Number.isSafeInteger(n)) o.fail(`N "${excerpt(o.arg(0)!)}" is too large`);
+  return n;
 }
+
+/** Accepted and ignored, as CoreDNS does ("remove soon"). */
+const ignored = (): void => undefined;
 
 export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConfig {
-  const fail = (reason: string, at: Directive = d): never => {
-    throw new CorefileError(at.file, at.line, `etcd: ${reason}`);
-  };
-  const zones = d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones];
+  const r: OptionReader = OptionReader.of(d);
+  const zones = r.zones(0, blockZones);
   for (const z of zones) {
-    if (!blockZones.some((b) => isSubdomain(z, b))) fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
+    if (!blockZones.some((b) => isSubdomain(z, b))) r.fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
   }
   const cfg: EtcdConfig = {
     zones,
@@ -217,12 +128,66 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
     changesetTimeoutMs: 60_000,
     lookupLimit: DEFAULT_LOOKUP_LIMIT,
   };
-  for (const o of d.block ?? []) etcdOption(cfg, o, fail, d.file);
-  if (cfg.minLeaseTtl > cfg.maxLeaseTtl) fail(`min-lease-ttl (${cfg.minLeaseTtl}s) is above max-lease-ttl (${cfg.maxLeaseTtl}s)`);
+  r.block(
+    {
+      path: (o) => {
+        o.arity(1, 1, 'path PATH', 'path /skydns');
+        if (keyPrefix(o.arg(0)!) === '//') o.fail('must name a key prefix such as /skydns, not the root');
+        cfg.path = o.arg(0)!;
+      },
+      endpoint: (o) => endpointOption(cfg, o),
+      credentials: (o) => {
+        o.arity(2, 2, 'credentials USERNAME PASSWORD');
+        [cfg.username, cfg.password] = o.args as [string, string];
+      },
+      tls: (o) => tlsOption(cfg, o, d.file),
+      'min-lease-ttl': (o) => {
+        cfg.minLeaseTtl = leaseTtl(o);
+      },
+      'max-lease-ttl': (o) => {
+        cfg.maxLeaseTtl = leaseTtl(o);
+      },
+      fallthrough: (o) => {
+        cfg.fallthrough = o.fallthrough();
+      },
+      changeset_timeout: (o) => {
+        cfg.changesetTimeoutMs = o.arity(1, 1, 'changeset_timeout DURATION', 'changeset_timeout 60s').duration(0, '', { positive: true, examples: '60s' });
+      },
+      lookup_limit: (o) => {
+        cfg.lookupLimit = atLeast(o, 1, 4096);
+      },
+      query_budget: (o) => {
+        const b = parseQueryBudget(o.args);
+        if (typeof b === 'string') return o.fail(b);
+        cfg.queryBudget = b;
+      },
+      call_timeout: (o) => {
+        cfg.callTimeoutMs = o.arity(1, 1, 'call_timeout DURATION', 'call_timeout 5s').duration(0, '', { min: 100, examples: '5s' });
+      },
+      keepalive: (o) => {
+        cfg.keepaliveMs = o.arity(1, 1, 'keepalive DURATION', 'keepalive 10s').duration(0, '', { min: 100, examples: '10s' });
+      },
+      page_bytes: (o) => {
+        cfg.pageBytes = atLeast(o, 1024, 8388608);
+      },
+      max_receive_bytes: (o) => {
+        cfg.maxReceiveBytes = atLeast(o, 1024, 8388608);
+      },
+      lease_concurrency: (o) => {
+        cfg.leaseConcurrency = atLeast(o, 1, 16);
+      },
+      stubzones: ignored,
+      debug: ignored,
+      upstream: ignored,
+    },
+    // CoreDNS's options and the two most used of ours.
+    { listed: ['path', 'endpoint', 'credentials', 'tls', 'min-lease-ttl', 'max-lease-ttl', 'fallthrough', 'changeset_timeout', 'lookup_limit'] },
+  );
+  if (cfg.minLeaseTtl > cfg.maxLeaseTtl) r.fail(`min-lease-ttl (${cfg.minLeaseTtl}s) is above max-lease-ttl (${cfg.maxLeaseTtl}s)`);
   const pageBytes = cfg.pageBytes ?? DEFAULT_PAGE_BYTES;
   const maxReceiveBytes = cfg.maxReceiveBytes ?? DEFAULT_MAX_RECEIVE_BYTES;
-  if (pageBytes >= maxReceiveBytes) fail(`page_bytes (${pageBytes}) must be below max_receive_bytes (${maxReceiveBytes}): a page is one gRPC message`);
-  if (cfg.tls && cfg.endpoints.some((e) => e.startsWith('http://'))) fail('tls is set but an endpoint is http://; use https:// endpoints with tls');
+  if (pageBytes >= maxReceiveBytes) r.fail(`page_bytes (${pageBytes}) must be below max_receive_bytes (${maxReceiveBytes}): a page is one gRPC message`);
+  if (cfg.tls && cfg.endpoints.some((e) => e.startsWith('http://'))) r.fail('tls is set but an endpoint is http://; use https:// endpoints with tls');
   return cfg;
 }
 

@@ -5,12 +5,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
-import { forEachOption } from '../../chain/options.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { zoneArgs } from '../../chain/zones.js';
 import { recordLoad } from '../../metrics/index.js';
-import { parseGoDuration } from '../../pkg/duration.js';
-import { CorefileError, excerpt } from '../../chain/corefile.js';
+import { CorefileError } from '../../chain/corefile.js';
 import { ZoneFileError } from '../../dns/zonefile.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { FilePlugin, loadZones, type Loaded } from './plugin.js';
@@ -27,42 +25,28 @@ export interface FileConfig {
   fallthrough?: string[];
 }
 
-const OPTIONS = ['reload', 'fallthrough', 'upstream'];
-
 function parseFile(d: Directive, blockZones: readonly string[]): FileConfig {
-  const fail = (line: number, reason: string): never => {
-    throw new CorefileError(d.file, line, reason);
-  };
-  const [db, ...rest] = d.args;
-  if (!db) fail(d.line, 'file needs the zone file: file DBFILE [ZONES...]');
+  const r: OptionReader = OptionReader.of(d).arity(1, Infinity, 'file DBFILE [ZONES...]', 'file db.example.org example.org');
+  const db = r.arg(0)!;
   // Relative to the Corefile, as the kubernetes plugin's manifests, so a repository's Corefile
   // and zone files travel together (CoreDNS: relative to the `root` plugin's directory or cwd).
-  const file = isAbsolute(db!) || !existsSync(d.file) ? resolve(db!) : resolve(dirname(d.file), db!);
-  const zones = rest.length > 0 ? zoneArgs(rest, d) : [...blockZones];
-  if (new Set(zones).size !== zones.length) fail(d.line, `file: zone listed twice (${zones.join(' ')})`);
+  const file = isAbsolute(db) || !existsSync(d.file) ? resolve(db) : resolve(dirname(d.file), db);
+  const zones = r.zones(1, blockZones);
+  if (new Set(zones).size !== zones.length) r.fail(`zone listed twice (${zones.join(' ')})`);
   const cfg: FileConfig = { file, zones, reloadMs: 60_000 };
-  forEachOption(d.block, (o) => {
-    switch (o.name) {
-      case 'reload': {
-        if (o.args.length !== 1) fail(o.line, 'file reload: usage: reload DURATION (e.g. 30s, 1m; 0 disables)');
-        const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined || ms < 0) fail(o.line, `file reload: "${excerpt(o.args[0]!)}" is not a duration (e.g. 30s, 1m30s, 0 to disable)`);
-        cfg.reloadMs = ms!;
-        break;
-      }
-      case 'fallthrough':
-        cfg.fallthrough = zoneArgs(o.args, o);
-        break;
-      case 'reload_by_mtime':
-        fail(o.line, 'file reload_by_mtime is not supported: the zone file is reloaded when its SOA serial changes');
-        break;
-      case 'upstream':
-        // Accepted and ignored by CoreDNS since 1.7 ("remove soon"); kept for old Corefiles.
-        break;
-      default:
-        fail(o.line, `unknown file option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
-    }
-  });
+  r.block(
+    {
+      reload: (o) => {
+        cfg.reloadMs = o.arity(1, 1, 'reload DURATION', 'reload 30s').duration(0, '', { examples: '30s, 1m30s or 0 to disable' });
+      },
+      fallthrough: (o) => {
+        cfg.fallthrough = o.fallthrough();
+      },
+      // Accepted and ignored by CoreDNS since 1.7 ("remove soon"); kept for old Corefiles.
+      upstream: () => undefined,
+    },
+    { unsupported: { reload_by_mtime: 'the zone file is reloaded when its SOA serial changes' } },
+  );
   return cfg;
 }
 

@@ -4,12 +4,11 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
 import type { Directive } from '../../chain/corefile.js';
-import { forEachOption } from '../../chain/options.js';
-import { CorefileError, excerpt, readCorefileText } from '../../chain/corefile.js';
+import { excerpt, readCorefileText } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { parseServerKey } from '../../chain/corefile-keys.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
-import { parseGoDuration } from '../../pkg/duration.js';
 import { ForwardChain, ForwardPlugin } from './plugin.js';
 import { pushAll } from '../../pkg/arrays.js';
 import { isHostPortError, splitHostPort } from '../../pkg/hostport.js';
@@ -60,19 +59,12 @@ export interface ForwardConfig {
 /** CoreDNS's limit on upstreams per forward. */
 const MAX_UPSTREAMS = 15;
 
-const OPTIONS = [
-  'except', 'force_tcp', 'prefer_udp', 'expire', 'max_fails', 'health_check', 'policy', 'max_concurrent',
-  'max_connect_attempts', 'failfast_all_unhealthy_upstreams', 'failover', 'next', 'next_on_nodata', 'max_idle_conns',
-  'max_age', 'read_timeout',
-];
-/** CoreDNS options for transports clusterdns does not speak (DoT, DoH, hostname upstreams). */
-const UNSUPPORTED = ['tls', 'tls_servername', 'doh_method', 'resolver'];
 
-function zoneOf(text: string, d: Directive, what: string): string[] {
+function zoneOf(text: string, r: OptionReader, what: string): string[] {
   try {
     return parseServerKey(text).map((k) => k.zone);
   } catch (err) {
-    throw new CorefileError(d.file, d.line, `forward: bad ${what} "${excerpt(text)}": ${(err as Error).message}`);
+    r.fail(`bad ${what} "${excerpt(text)}": ${(err as Error).message}`);
   }
 }
 
@@ -96,33 +88,24 @@ export function resolvConfNameservers(text: string): UpstreamAddress[] {
   return out;
 }
 
-function duration(o: Directive, text: string | undefined, what: string): number {
-  const ms = text === undefined ? undefined : parseGoDuration(text);
-  if (ms === undefined) throw new CorefileError(o.file, o.line, `forward ${what}: "${excerpt(text ?? '')}" is not a duration (e.g. 500ms, 10s, 1m)`);
-  if (ms < 0) throw new CorefileError(o.file, o.line, `forward ${what} can't be negative: ${text}`);
-  return ms;
-}
-
-function rcodeArgs(o: Directive): number[] {
-  if (o.args.length === 0) throw new CorefileError(o.file, o.line, `forward ${o.name}: name at least one RCODE, e.g. SERVFAIL`);
+function rcodeArgs(o: OptionReader): number[] {
+  o.arity(1, Infinity, `${o.name} RCODE...`, `${o.name} SERVFAIL`);
   return o.args.map((a) => {
     const code = rcodeFromString(a);
-    if (code === undefined) throw new CorefileError(o.file, o.line, `forward ${o.name}: unknown RCODE "${excerpt(a)}"`);
-    if (code === Rcode.NOERROR && o.name === 'failover') throw new CorefileError(o.file, o.line, 'forward failover: NOERROR cannot be used');
+    if (code === undefined) o.fail(`unknown RCODE "${excerpt(a)}"; write e.g. SERVFAIL or REFUSED`);
+    if (code === Rcode.NOERROR && o.name === 'failover') o.fail('NOERROR cannot be used');
     return code;
   });
 }
 
 /** The TOs of a forward line: addresses, or resolv.conf-style files relative to the Corefile. */
-function readUpstreams(d: Directive): UpstreamAddress[] {
-  const fail = (reason: string): never => {
-    throw new CorefileError(d.file, d.line, reason);
-  };
+function readUpstreams(r: OptionReader): UpstreamAddress[] {
+  const d = r.line;
   const upstreams: UpstreamAddress[] = [];
-  for (const to of d.args.slice(1)) {
+  for (const to of r.rest(1)) {
     const scheme = /^([a-z0-9+.-]+):\/\//i.exec(to)?.[1]?.toLowerCase();
     if (scheme !== undefined && scheme !== 'dns') {
-      fail(`forward: '${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
+      r.fail(`'${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
     }
     const addr = parseUpstream(to);
     if (addr) {
@@ -136,13 +119,13 @@ function readUpstreams(d: Directive): UpstreamAddress[] {
       // A regular file of bounded size: a FIFO or device named here must not hang the setup.
       text = readCorefileText(file);
     } catch (err) {
-      return fail(`forward: "${excerpt(to)}" is not an IP address or a readable file (${(err as Error).message})`);
+      return r.fail(`"${excerpt(to)}" is not an IP address or a readable file (${(err as Error).message})`);
     }
     const found = resolvConfNameservers(text);
-    if (found.length === 0) fail(`forward: no nameservers found in ${file}`);
+    if (found.length === 0) r.fail(`no nameservers found in ${file}`);
     pushAll(upstreams, found);
   }
-  if (upstreams.length > MAX_UPSTREAMS) fail(`forward: more than ${MAX_UPSTREAMS} TOs configured: ${upstreams.length}`);
+  if (upstreams.length > MAX_UPSTREAMS) r.fail(`more than ${MAX_UPSTREAMS} TOs configured: ${upstreams.length}`);
   return upstreams;
 }
 
@@ -172,153 +155,110 @@ function defaultForward(from: string, upstreams: UpstreamAddress[]): ForwardConf
 }
 
 /** `health_check DURATION [no_rec] [domain FQDN]`. */
-function healthCheckOption(cfg: ForwardConfig, o: Directive, fail: Fail): void {
-  if (o.args.length === 0) fail('forward health_check: usage `health_check DURATION [no_rec] [domain FQDN]`');
-  cfg.healthCheckMs = duration(o, o.args[0], 'health_check');
+function healthCheckOption(cfg: ForwardConfig, o: OptionReader): void {
+  o.arity(1, 4, 'health_check DURATION [no_rec] [domain FQDN]', 'health_check 5s no_rec');
+  cfg.healthCheckMs = o.duration(0, 'DURATION');
   cfg.healthCheckDomain = '.';
-  for (let i = 1; i < o.args.length; i++) {
-    const a = o.args[i]!;
+  for (let i = 1; i < o.count; i++) {
+    const a = o.arg(i)!;
     if (a === 'no_rec') cfg.healthCheckRd = false;
     else if (a === 'domain') {
-      const name = o.args[++i];
-      if (name === undefined) fail('forward health_check domain: missing FQDN');
-      if (!/^(\.|([a-z0-9_*-]{1,63}\.)*[a-z0-9_*-]{1,63}\.?)$/i.test(name!)) fail(`forward health_check: invalid domain name ${excerpt(name!)}`);
-      cfg.healthCheckDomain = name === '.' ? '.' : name!.toLowerCase().replace(/\.?$/, '.');
-    } else fail(`forward health_check: unknown option ${excerpt(a)}`);
+      const name = o.arg(++i);
+      if (name === undefined) o.fail('missing FQDN after domain');
+      if (!/^(\.|([a-z0-9_*-]{1,63}\.)*[a-z0-9_*-]{1,63}\.?)$/i.test(name)) o.fail(`invalid domain name "${excerpt(name)}"`);
+      cfg.healthCheckDomain = name === '.' ? '.' : name.toLowerCase().replace(/\.?$/, '.');
+    } else o.fail(`unknown option "${excerpt(a)}"; write no_rec or domain FQDN`);
   }
 }
 
-type Fail = (reason: string) => never;
-
-/** The on/off options: present means on, and they take no arguments. */
-function flagOption(cfg: ForwardConfig, o: Directive, fail: Fail): void {
-  if (o.args.length > 0) fail(`forward ${o.name} takes no arguments`);
-  switch (o.name) {
-    case 'force_tcp':
-      cfg.forceTcp = true;
-      break;
-    case 'prefer_udp':
-      cfg.preferUdp = true;
-      break;
-    case 'failfast_all_unhealthy_upstreams':
-      cfg.failfastAllUnhealthy = true;
-      break;
-    case 'next_on_nodata':
-      cfg.nextOnNodata = true;
-      break;
-  }
+/** An on/off option: present means on, and it takes no arguments. */
+function flag(set: () => void): (o: OptionReader) => void {
+  return (o) => {
+    o.noArgs();
+    set();
+  };
 }
 
 /** `max_fails`, `max_concurrent`, `max_connect_attempts`, `max_idle_conns`: one count each. */
-function countOption(cfg: ForwardConfig, o: Directive, fail: Fail): void {
-  if (o.args.length !== 1) fail(`forward ${o.name}: usage \`${o.name} ${o.name === 'max_concurrent' ? 'MAX' : 'INTEGER'}\``);
-  const text = o.args[0]!;
-  if (!/^\d+$/.test(text)) fail(`forward ${o.name}: "${excerpt(text)}" must be a non-negative integer`);
-  const n = Number(text);
-  switch (o.name) {
-    case 'max_fails':
-      cfg.maxFails = n;
-      break;
-    case 'max_concurrent':
-      cfg.maxConcurrent = n;
-      break;
-    case 'max_connect_attempts':
-      cfg.maxConnectAttempts = n;
-      break;
-    // max_idle_conns is checked only: each exchange here uses a socket of its own, so there is
-    // no pool of idle connections to bound.
-  }
+function count(set: (n: number) => void): (o: OptionReader) => void {
+  return (o) => set(o.arity(1, 1, `${o.name} ${o.name === 'max_concurrent' ? 'MAX' : 'INTEGER'}`).int(0, 'value', { min: 0 }));
 }
 
-/**
- * `expire`, `read_timeout`, `max_age`: one duration each. `max_age` is returned, to be checked
- * against `expire` once the whole block is read.
- */
-function timeOption(cfg: ForwardConfig, o: Directive, fail: Fail): number | undefined {
-  if (o.args.length !== 1) fail(`forward ${o.name}: usage \`${o.name} DURATION\``);
-  const ms = duration(o, o.args[0], o.name);
-  switch (o.name) {
-    case 'expire':
-      cfg.expireMs = ms;
-      break;
-    case 'read_timeout':
-      if (ms <= 0) fail(`forward read_timeout must be positive: ${excerpt(o.args[0]!)}`);
-      cfg.readTimeoutMs = ms;
-      break;
-    case 'max_age':
-      // Like expire and max_idle_conns, checked as CoreDNS does: each exchange here uses a
-      // socket of its own, so there is no pooled connection whose age they would bound.
-      return ms;
-  }
-  return undefined;
+/** `expire`, `read_timeout`, `max_age`: one duration each. */
+function time(set: (ms: number, o: OptionReader) => void): (o: OptionReader) => void {
+  return (o) => set(o.arity(1, 1, `${o.name} DURATION`, `${o.name} 10s`).duration(0, ''), o);
 }
 
-/** `policy random|round_robin|sequential`. */
-function policyOption(cfg: ForwardConfig, o: Directive, fail: Fail): void {
-  if (o.args.length !== 1) fail('forward policy: usage `policy random|round_robin|sequential`');
-  if (o.args[0] !== 'random' && o.args[0] !== 'round_robin' && o.args[0] !== 'sequential') fail(`forward: unknown policy '${excerpt(o.args[0]!)}'`);
-  cfg.policy = o.args[0] as Policy;
-}
-
-/** One option line of a forward block into `cfg`; `max_age` is returned, checked against expire at the end. */
-function forwardOption(cfg: ForwardConfig, o: Directive): number | undefined {
-  const fail = (reason: string): never => {
-    throw new CorefileError(o.file, o.line, reason);
-  };
-  switch (o.name) {
-    case 'force_tcp':
-    case 'prefer_udp':
-    case 'failfast_all_unhealthy_upstreams':
-    case 'next_on_nodata':
-      flagOption(cfg, o, fail);
-      break;
-    case 'max_fails':
-    case 'max_concurrent':
-    case 'max_connect_attempts':
-    case 'max_idle_conns':
-      countOption(cfg, o, fail);
-      break;
-    case 'expire':
-    case 'read_timeout':
-    case 'max_age':
-      return timeOption(cfg, o, fail);
-    case 'except':
-      if (o.args.length === 0) fail('forward except: name at least one domain');
-      for (const a of o.args) pushAll(cfg.except, zoneOf(a, o, 'except name'));
-      break;
-    case 'health_check':
-      healthCheckOption(cfg, o, fail);
-      break;
-    case 'policy':
-      policyOption(cfg, o, fail);
-      break;
-    case 'failover':
-      cfg.failover = rcodeArgs(o);
-      break;
-    case 'next':
-      cfg.next = rcodeArgs(o);
-      break;
-    default:
-      if (UNSUPPORTED.includes(o.name)) fail(`forward ${o.name}: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns`);
-      if (o.name === 'source_address') fail('forward source_address is not supported: upstream queries leave from the address the system picks');
-      fail(`unknown forward option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
-  }
-  return undefined;
-}
+/** CoreDNS options for transports clusterdns does not speak (DoT, DoH, hostname upstreams). */
+const NO_TRANSPORT = 'DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns';
 
 export function parseForward(d: Directive, _blockZones: readonly string[]): ForwardConfig {
-  if (d.args.length < 2) throw new CorefileError(d.file, d.line, 'forward needs FROM and at least one TO, e.g. `forward . 127.0.0.1:1053` or `forward . /etc/resolv.conf`');
+  const r = OptionReader.of(d).arity(2, Infinity, 'forward FROM TO...', 'forward . 127.0.0.1:1053');
   // CoreDNS uses only the first zone a CIDR FROM expands to.
-  const from = zoneOf(d.args[0]!, d, 'FROM')[0]!;
-  const cfg = defaultForward(from, readUpstreams(d));
-  let maxAge: { ms: number; o: Directive } | undefined;
-  forEachOption(d.block, (o) => {
-    const ms = forwardOption(cfg, o);
-    if (ms !== undefined) maxAge = { ms, o };
-  });
-  if (maxAge && maxAge.ms > 0 && maxAge.ms < cfg.expireMs) {
-    throw new CorefileError(d.file, maxAge.o.line, `forward max_age (${excerpt(d.block!.find((o) => o.name === 'max_age')!.args[0]!)}) must not be less than expire`);
-  }
+  const from = zoneOf(r.arg(0)!, r, 'FROM')[0]!;
+  const cfg = defaultForward(from, readUpstreams(r));
+  let maxAge: { ms: number; o: OptionReader } | undefined;
+  r.block(
+    {
+      except: (o) => {
+        o.arity(1, Infinity, 'except DOMAIN...', 'except internal.example.org');
+        for (const a of o.args) pushAll(cfg.except, zoneOf(a, o, 'name'));
+      },
+      force_tcp: flag(() => {
+        cfg.forceTcp = true;
+      }),
+      prefer_udp: flag(() => {
+        cfg.preferUdp = true;
+      }),
+      expire: time((ms) => {
+        cfg.expireMs = ms;
+      }),
+      max_fails: count((n) => {
+        cfg.maxFails = n;
+      }),
+      health_check: (o) => healthCheckOption(cfg, o),
+      policy: (o) => {
+        cfg.policy = o.arity(1, 1, 'policy random|round_robin|sequential').choice<Policy>(0, 'policy', ['random', 'round_robin', 'sequential']);
+      },
+      max_concurrent: count((n) => {
+        cfg.maxConcurrent = n;
+      }),
+      max_connect_attempts: count((n) => {
+        cfg.maxConnectAttempts = n;
+      }),
+      failfast_all_unhealthy_upstreams: flag(() => {
+        cfg.failfastAllUnhealthy = true;
+      }),
+      failover: (o) => {
+        cfg.failover = rcodeArgs(o);
+      },
+      next: (o) => {
+        cfg.next = rcodeArgs(o);
+      },
+      next_on_nodata: flag(() => {
+        cfg.nextOnNodata = true;
+      }),
+      // max_idle_conns and max_age are checked only, as CoreDNS does: each exchange here uses a
+      // socket of its own, so there is no pool of idle connections they would bound.
+      max_idle_conns: count(() => undefined),
+      max_age: time((ms, o) => {
+        maxAge = { ms, o };
+      }),
+      read_timeout: (o) => {
+        cfg.readTimeoutMs = o.arity(1, 1, 'read_timeout DURATION', 'read_timeout 2s').duration(0, '', { positive: true, examples: '500ms or 2s' });
+      },
+    },
+    {
+      unsupported: {
+        tls: NO_TRANSPORT,
+        tls_servername: NO_TRANSPORT,
+        doh_method: NO_TRANSPORT,
+        resolver: NO_TRANSPORT,
+        source_address: 'upstream queries leave from the address the system picks',
+      },
+    },
+  );
+  if (maxAge && maxAge.ms > 0 && maxAge.ms < cfg.expireMs) maxAge.o.fail(`"${excerpt(maxAge.o.arg(0)!)}" must not be less than expire`);
   return cfg;
 }
 

@@ -1,9 +1,9 @@
 // `health [ADDRESS] { lameduck DURATION }` -> a HealthConfig, as CoreDNS's plugin/health/setup.go
 // reads it: every health line of a block counts, and the last address and lameduck given win.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
+import { excerpt, type Directive } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
-import { parseGoDuration } from '../../pkg/duration.js';
 import { HealthPlugin } from './plugin.js';
 
 const DEFAULT_HEALTH_ADDRESS = ':8080';
@@ -15,32 +15,25 @@ export interface HealthConfig {
   lameduckMs: number;
 }
 
-/** The one option, `lameduck DURATION`, in milliseconds. */
-function parseLameduck(o: Directive): number {
-  if (o.name !== 'lameduck') throw new CorefileError(o.file, o.line, `unknown health option "${excerpt(o.name)}"; the only option is lameduck`);
-  if (o.args.length !== 1) throw new CorefileError(o.file, o.line, 'health lameduck needs one duration, e.g. `lameduck 5s`');
-  const ms = parseGoDuration(o.args[0]!);
-  if (ms === undefined) {
-    throw new CorefileError(o.file, o.line, `health lameduck: unable to parse lameduck duration value "${excerpt(o.args[0]!)}"; write e.g. 500ms, 5s or 1m`);
-  }
-  return ms;
-}
-
 function parseHealth(directives: readonly Directive[]): HealthConfig {
   let addressText = DEFAULT_HEALTH_ADDRESS;
-  let addressAt: Directive | undefined;
+  let addressAt: OptionReader | undefined;
   let lameduckMs = 0;
   for (const d of directives) {
-    if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'health takes at most one address, e.g. `health :8080`');
-    if (d.args[0] !== undefined) {
-      addressText = d.args[0];
-      addressAt = d;
+    const r = OptionReader.of(d).arity(0, 1, 'health [ADDRESS]', 'health :8080');
+    if (r.count === 1) {
+      addressText = r.arg(0)!;
+      addressAt = r;
     }
-    for (const o of d.block ?? []) lameduckMs = parseLameduck(o);
+    r.block({
+      lameduck: (o) => {
+        lameduckMs = o.arity(1, 1, 'lameduck DURATION', 'lameduck 5s').duration(0, '', { examples: '500ms, 5s or 1m' });
+      },
+    });
   }
   const address = parseHttpAddress(addressText);
-  const at = addressAt ?? directives[0]!;
-  if (typeof address === 'string') throw new CorefileError(at.file, at.line, `health: ${excerpt(address, 120)}`);
+  const at: OptionReader = addressAt ?? OptionReader.of(directives[0]!);
+  if (typeof address === 'string') at.fail(excerpt(address, 120));
   return { address, lameduckMs };
 }
 

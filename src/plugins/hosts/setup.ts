@@ -3,12 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
-import { forEachOption } from '../../chain/options.js';
-import { CorefileError, excerpt } from '../../chain/corefile.js';
-import { zoneArgs } from '../../chain/zones.js';
+import { CorefileError } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { canonicalIp } from '../../pkg/ip.js';
-import { parseGoDuration } from '../../pkg/duration.js';
 import { HostsPlugin } from './plugin.js';
 
 export interface HostsConfig {
@@ -26,59 +24,47 @@ export interface HostsConfig {
   fallthrough?: string[];
 }
 
-const OPTIONS = ['ttl', 'no_reverse', 'reload', 'fallthrough'];
-
 function parseHostsDirective(d: Directive, blockZones: readonly string[]): HostsConfig {
-  const fail = (reason: string, at: Directive = d): never => {
-    throw new CorefileError(at.file, at.line, `hosts: ${reason}`);
-  };
-  const [file, ...zones] = d.args;
+  const r = OptionReader.of(d);
+  const file = r.arg(0);
   const cfg: HostsConfig = {
     // Relative to the Corefile, as the file plugin's zone files (CoreDNS: `root` or the cwd).
     path: file === undefined ? '/etc/hosts' : path.isAbsolute(file) || !fs.existsSync(d.file) ? path.resolve(file) : path.resolve(path.dirname(d.file), file),
     // Normalised as CoreDNS's OriginsFromArgsOrServerBlock: a CIDR means its reverse zones.
-    origins: zones.length > 0 ? zoneArgs(zones, d) : [...blockZones],
+    origins: r.zones(1, blockZones),
     inline: [],
     ttl: 3600,
     autoReverse: true,
     reloadMs: 5000,
   };
-  forEachOption(d.block, (o) => {
-    switch (o.name) {
-      case 'ttl': {
-        if (o.args.length !== 1) fail('ttl needs a time in seconds', o);
-        const n = Number(o.args[0]);
-        if (!/^\d+$/.test(o.args[0]!) || n <= 0 || n > 65535) fail(`ttl "${excerpt(o.args[0]!)}" is invalid: give seconds from 1 to 65535`, o);
-        cfg.ttl = n;
-        break;
-      }
-      case 'no_reverse':
-        if (o.args.length > 0) fail('no_reverse takes no arguments', o);
+  r.block(
+    {
+      ttl: (o) => {
+        cfg.ttl = o.arity(1, 1, 'ttl SECONDS', 'ttl 3600').ttl(0, { min: 1, max: 65535 });
+      },
+      no_reverse: (o) => {
+        o.noArgs();
         cfg.autoReverse = false;
-        break;
-      case 'reload': {
-        if (o.args.length !== 1) fail('reload needs a duration (zero seconds to disable), e.g. reload 10s', o);
-        const ms = parseGoDuration(o.args[0]!);
-        if (ms === undefined) fail(`invalid duration for reload "${excerpt(o.args[0]!)}" (e.g. 300ms, 5s, 1h)`, o);
-        if (ms! < 0) fail(`invalid negative duration for reload "${excerpt(o.args[0]!)}"`, o);
-        cfg.reloadMs = ms!;
-        break;
-      }
-      case 'fallthrough':
-        cfg.fallthrough = zoneArgs(o.args, o);
-        break;
-      default: {
-        // Before `fallthrough`, other lines are inline hosts entries (CoreDNS). clusterdns also
-        // rejects a line that is neither an option nor `IP NAME...`, instead of ignoring a typo.
-        if (cfg.fallthrough !== undefined) fail(`unknown property "${excerpt(o.name)}" (inline entries must come before fallthrough); valid options: ${OPTIONS.join(', ')}`, o);
-        if (!canonicalIp(o.name.replace(/%.*$/, '')) || o.args.length === 0) {
-          fail(`"${excerpt([o.name, ...o.args].join(' '))}" is neither an option (${OPTIONS.join(', ')}) nor a hosts entry "IP NAME..."`, o);
-        }
-        if (o.block) fail(`a hosts entry takes no block`, o);
+      },
+      reload: (o) => {
+        cfg.reloadMs = o.arity(1, 1, 'reload DURATION', 'reload 10s').duration(0, '', { examples: '300ms, 5s or 0 to disable' });
+      },
+      fallthrough: (o) => {
+        cfg.fallthrough = o.fallthrough();
+      },
+    },
+    {
+      // Before `fallthrough`, other lines are inline hosts entries (CoreDNS). clusterdns also
+      // rejects a line that is neither an option nor `IP NAME...`, instead of ignoring a typo.
+      other: (o) => {
+        if (cfg.fallthrough !== undefined || !canonicalIp(o.name.replace(/%.*$/, '')) || o.count === 0) return false;
+        o.noBlock();
         cfg.inline.push([o.name, ...o.args].join(' '));
-      }
-    }
-  });
+        return true;
+      },
+      otherLines: 'a hosts entry `IP NAME...` before fallthrough',
+    },
+  );
   return cfg;
 }
 

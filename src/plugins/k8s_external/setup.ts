@@ -4,13 +4,11 @@
 // the ClusterDataProvider contract.
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
-import { ttlSeconds } from '../../chain/options.js';
-import { zoneArgs } from '../../chain/zones.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { isClusterDataProvider, type ClusterDataProvider } from '../../chain/cluster-data.js';
 import { answeringRequest } from '../../chain/answering.js';
 import { isLoopbackOrUnspecified } from '../../pkg/ip.js';
-import { excerpt } from '../../chain/excerpt.js';
 import { K8sExternalPlugin, type ExternalSource } from './plugin.js';
 
 export interface K8sExternalConfig {
@@ -32,40 +30,27 @@ export interface K8sExternalConfig {
 /** Host names chased per answer when the Corefile sets no `max_lookups`; see README "Limits". */
 export const DEFAULT_MAX_LOOKUPS = 16;
 
-const OPTIONS = ['apex', 'ttl', 'headless', 'fallthrough', 'max_lookups'];
-
 function parseK8sExternal(d: Directive, blockZones: readonly string[]): K8sExternalConfig {
-  const fail = (line: number, reason: string): never => {
-    throw new CorefileError(d.file, line, `k8s_external: ${reason}`);
-  };
-  const cfg: K8sExternalConfig = { zones: d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones], apex: 'dns', ttl: 5, headless: false };
-  for (const o of d.block ?? []) {
-    switch (o.name) {
-      case 'ttl':
-        if (o.args.length === 0) fail(o.line, 'ttl needs a value in seconds (0 to 3600)');
-        cfg.ttl = ttlSeconds(o.args[0]!, o.line, fail);
-        break;
-      case 'apex':
-        if (o.args.length === 0) fail(o.line, 'apex needs a name, e.g. apex dns');
-        cfg.apex = o.args[0]!.toLowerCase().replace(/\.$/, '');
-        break;
-      case 'headless':
-        cfg.headless = true;
-        break;
-      case 'fallthrough':
-        cfg.fallthrough = zoneArgs(o.args, o);
-        break;
-      case 'max_lookups': {
-        if (o.args.length === 0) fail(o.line, `max_lookups needs a count (1 to 1000; default ${DEFAULT_MAX_LOOKUPS})`);
-        const n = /^\d+$/.test(o.args[0]!) ? Number(o.args[0]) : Number.NaN;
-        if (!(n >= 1 && n <= 1000)) fail(o.line, `max_lookups: "${excerpt(o.args[0]!)}" is not a whole number from 1 to 1000`);
-        cfg.maxLookups = n;
-        break;
-      }
-      default:
-        fail(o.line, `unknown property '${o.name}'; valid options: ${OPTIONS.join(', ')}`);
-    }
-  }
+  const r = OptionReader.of(d);
+  const cfg: K8sExternalConfig = { zones: r.zones(0, blockZones), apex: 'dns', ttl: 5, headless: false };
+  r.block({
+    apex: (o) => {
+      cfg.apex = o.arity(1, 1, 'apex NAME', 'apex dns').arg(0)!.toLowerCase().replace(/\.$/, '');
+    },
+    ttl: (o) => {
+      cfg.ttl = o.arity(1, 1, 'ttl SECONDS', 'ttl 5').ttl(0);
+    },
+    // CoreDNS reads no arguments here and ignores any.
+    headless: () => {
+      cfg.headless = true;
+    },
+    fallthrough: (o) => {
+      cfg.fallthrough = o.fallthrough();
+    },
+    max_lookups: (o) => {
+      cfg.maxLookups = o.arity(1, 1, 'max_lookups N', `max_lookups ${DEFAULT_MAX_LOOKUPS}`).int(0, 'N', { min: 1, max: 1000 });
+    },
+  });
   return cfg;
 }
 

@@ -3,10 +3,11 @@
 // route or DNSEndpoint that claims it; the first resource kind (in `resources` order) with a
 // match answers, an exact name before a one-label wildcard.
 import type { DnsRequest, DnsResponse, ListedQuestion, Next, RecordLister } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, rr, type Rr } from '../../dns/records.js';
+import { split255 } from '../../pkg/split255.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
-import { canonicalIp, parseIp } from '../../pkg/ip.js';
+import { formatIp, parseIp } from '../../pkg/ip.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import { DEFAULT_MAX_RECORDS, type Found, type HostIndex } from './hosts.js';
 import { answering, answeringRequest } from '../../chain/answering.js';
@@ -16,23 +17,11 @@ import { DEFAULT_MAX_HOSTNAME_LOOKUPS, type K8sGatewayConfig } from './setup.js'
 const TTL_SOA = 60;
 const SERIAL = 12345;
 
-function rr(name: string, type: string, ttl: number, data: unknown): Rr {
-  return { name, type, ttl, class: 'IN', data } as Rr;
-}
-
 function join(...parts: string[]): string {
   return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
 }
 
 const stripDot = (s: string): string => (s.length > 1 ? s.replace(/\.$/, '') : s);
-
-/** split255: TXT strings longer than 255 bytes are split into chunks. */
-function split255(s: string): string[] {
-  if (s.length < 255) return [s];
-  const out: string[] = [];
-  for (let i = 0; i < s.length; i += 255) out.push(s.slice(i, i + 255));
-  return out;
-}
 
 interface GatewayDeps {
   index(): HostIndex;
@@ -131,31 +120,35 @@ export class K8sGatewayPlugin implements RecordLister {
   }
 
   /** Address records of one family, each address once, at most `maxRecords`. */
-  private a(name: string, ips: readonly string[], family: 4 | 6): Rr[] {
+  private a(name: string, ips: readonly string[], family: 4 | 6, ttl = this.cfg.ttl): Rr[] {
     const seen = new Set<string>();
     const out: Rr[] = [];
     for (const ip of ips) {
       if (out.length >= this.maxRecords) break;
       const p = parseIp(ip);
-      const c = canonicalIp(ip);
-      if (!p || !c || p.family !== family || seen.has(c)) continue;
+      if (!p || p.family !== family) continue;
+      const c = formatIp(p);
+      if (seen.has(c)) continue;
       seen.add(c);
-      out.push(rr(name, family === 4 ? 'A' : 'AAAA', this.cfg.ttl, c));
+      out.push(rr(name, family === 4 ? 'A' : 'AAAA', ttl, c));
     }
     return out;
   }
 
-  /** SelfAddress: the apex name's (and for NS the secondary's) IPv4 addresses, looked up like any host. */
-  private async selfAddress(zone: string, withSecondary: boolean): Promise<Rr[]> {
+  /**
+   * SelfAddress: the apex name's (and for NS the secondary's) IPv4 addresses, looked up like any
+   * host, with the SOA's TTL; `owner` names the apex's records (the query's spelling under it).
+   */
+  private async selfAddress(zone: string, withSecondary: boolean, owner = `${this.cfg.apex}.${zone}`): Promise<Rr[]> {
     const own = async (key: string): Promise<string[]> => {
       const ips: string[] = [];
       const index = this.deps.index();
       for (const r of this.cfg.resources) await this.resolveHosts(index.lookup(r, [key]).addrs, ips);
       return ips;
     };
-    const out = this.a(`${this.cfg.apex}.${zone}`, await own(this.cfg.apex), 4);
-    if (withSecondary) for (const r of this.a(`${this.cfg.secondary}.${zone}`, await own(this.cfg.secondary), 4)) out.push(r);
-    return out.map((r) => ({ ...r, ttl: TTL_SOA }) as Rr);
+    const out = this.a(owner, await own(this.cfg.apex), 4, TTL_SOA);
+    if (withSecondary) for (const r of this.a(`${this.cfg.secondary}.${zone}`, await own(this.cfg.secondary), 4, TTL_SOA)) out.push(r);
+    return out;
   }
 
   /**
@@ -227,7 +220,7 @@ export class K8sGatewayPlugin implements RecordLister {
             if (res.answer.length >= this.maxRecords) break;
             if (seen.has(t)) continue;
             seen.add(t);
-            res.answer.push(rr(req.name, 'TXT', this.cfg.ttl, split255(t)));
+            res.answer.push(rr(req.name, 'TXT', this.cfg.ttl, split255(Buffer.from(t, 'utf8'))));
           }
         }
         break;
@@ -252,7 +245,8 @@ export class K8sGatewayPlugin implements RecordLister {
     const base = labelsBelow(req.qname, zone).join('.');
     const nx: DnsResponse = { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(zone)], additional: [], cacheable: true };
     if (base.split('.').length !== 2 || base !== this.cfg.apex) return nx;
-    const answer = (await this.selfAddress(zone, false)).filter((r) => r.type === req.qtype).map((r) => ({ ...r, name: req.name }) as Rr);
+    // The apex has IPv4 addresses only (SelfAddress).
+    const answer = req.qtype === 'A' ? await this.selfAddress(zone, false, req.name) : [];
     return answer.length > 0
       ? { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional: [], cacheable: true }
       : { ...nx, rcode: Rcode.NOERROR };

@@ -7,9 +7,7 @@
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
-import { ttlSeconds } from '../../chain/options.js';
-import { zoneArgs } from '../../chain/zones.js';
-import { parseGoDuration } from '../../pkg/duration.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { manifestPath } from '../../cluster/paths.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
 import { DEFAULT_MAX_RECORDS, HostIndex } from './hosts.js';
@@ -56,17 +54,13 @@ export interface K8sGatewayConfig {
 /** Distinct load balancer host names resolved per answer when the Corefile sets no `maxHostnameLookups`. */
 export const DEFAULT_MAX_HOSTNAME_LOOKUPS = 16;
 
-const OPTIONS = [
-  'resources', 'ingressClasses', 'gatewayClasses', 'serviceLabelSelectors', 'ttl', 'apex', 'secondary', 'fallthrough', 'manifests', 'watch', 'kubeconfig',
-  'maxRecords', 'maxHostnameLookups',
-];
+/** A name below each zone, as `apex` and `secondary` take it. */
+const label = (o: OptionReader, usage: string, example: string): string => o.arity(1, Infinity, usage, example).arg(0)!.toLowerCase().replace(/\.$/, '');
 
 function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewayConfig {
-  const fail = (line: number, reason: string): never => {
-    throw new CorefileError(d.file, line, `k8s_gateway: ${reason}`);
-  };
+  const r = OptionReader.of(d);
   const cfg: K8sGatewayConfig = {
-    zones: d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones],
+    zones: r.zones(0, blockZones),
     resources: ['Ingress', 'Service'],
     ingressClasses: [],
     gatewayClasses: [],
@@ -75,96 +69,67 @@ function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewa
     secondary: '',
     watchMs: 2000,
   };
-  for (const o of d.block ?? []) gatewayOption(cfg, o, fail);
-  return cfg;
-}
-
-/** One line of the block, into `cfg`. */
-function gatewayOption(cfg: K8sGatewayConfig, o: Directive, fail: (line: number, reason: string) => never): void {
-  const need = (usage: string): void => {
-    if (o.args.length === 0) fail(o.line, `${o.name} needs an argument; usage: ${usage}`);
-  };
-  switch (o.name) {
-    case 'resources':
-      need(`resources ${RESOURCES.join('|')}...`);
-      for (const r of o.args) {
-        if (!(RESOURCES as readonly string[]).includes(r)) fail(o.line, `unknown resource "${r}"; supported: ${RESOURCES.join(', ')}`);
+  // Upstream reads the first argument of ttl, apex, secondary and kubeconfig and ignores the rest.
+  r.block({
+    resources: (o) => {
+      o.arity(1, Infinity, `resources ${RESOURCES.join('|')}...`, 'resources Ingress Service');
+      for (const a of o.args) {
+        if (!(RESOURCES as readonly string[]).includes(a)) o.fail(`unknown resource "${excerpt(a)}"; supported: ${RESOURCES.join(', ')}`);
       }
       cfg.resources = [...new Set(o.args)] as Resource[];
-      break;
-    case 'ingressClasses':
-      need('ingressClasses CLASS...');
-      cfg.ingressClasses = [...o.args];
-      break;
-    case 'gatewayClasses':
-      need('gatewayClasses CLASS...');
-      cfg.gatewayClasses = [...o.args];
-      break;
-    case 'serviceLabelSelectors':
+    },
+    ingressClasses: (o) => {
+      cfg.ingressClasses = [...o.arity(1, Infinity, 'ingressClasses CLASS...', 'ingressClasses nginx').args];
+    },
+    gatewayClasses: (o) => {
+      cfg.gatewayClasses = [...o.arity(1, Infinity, 'gatewayClasses CLASS...', 'gatewayClasses envoy').args];
+    },
+    serviceLabelSelectors: (o) => {
       // setup.go: at least one argument, none empty, each through labels.Parse.
-      if (o.args.length === 0) fail(o.line, 'serviceLabelSelectors needs at least one label selector; usage: serviceLabelSelectors "app=web,tier!=cache" ...');
+      o.arity(1, Infinity, 'serviceLabelSelectors SELECTOR...', 'serviceLabelSelectors "app=web,tier!=cache"');
       cfg.serviceLabelSelectors = [
         ...(cfg.serviceLabelSelectors ?? []),
         ...o.args.map((arg) => {
-          if (arg.trim() === '') fail(o.line, 'serviceLabelSelectors: an empty selector would select every Service; remove it or write one such as app=web');
+          if (arg.trim() === '') o.fail('an empty selector would select every Service; remove it or write one such as app=web');
           try {
             return parseLabelSelector(arg).text;
           } catch (err) {
-            const reason = `serviceLabelSelectors: "${excerpt(arg)}" is not a label selector: ${(err as Error).message}`;
-            return fail(o.line, `${reason}; write e.g. app=web or "tier in (frontend,api)"`);
+            return o.fail(`"${excerpt(arg)}" is not a label selector: ${(err as Error).message}; write e.g. app=web or "tier in (frontend,api)"`);
           }
         }),
       ];
-      break;
-    case 'ttl':
-      need('ttl SECONDS (0 to 3600)');
-      cfg.ttl = ttlSeconds(o.args[0]!, o.line, fail);
-      break;
-    case 'apex':
-      need('apex NAME (e.g. exdns-k8s-gateway.kube-system)');
-      cfg.apex = o.args[0]!.toLowerCase().replace(/\.$/, '');
-      break;
-    case 'secondary':
-      need('secondary NAME');
-      cfg.secondary = o.args[0]!.toLowerCase().replace(/\.$/, '');
-      break;
-    case 'fallthrough':
-      cfg.fallthrough = zoneArgs(o.args, o);
-      break;
-    case 'manifests':
-      need('manifests PATH...');
-      cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.file))];
-      break;
-    case 'watch': {
-      need('watch DURATION (e.g. 2s; 0 disables)');
-      const ms = parseGoDuration(o.args[0]!);
-      if (ms === undefined || ms < 0) fail(o.line, `watch: "${o.args[0]}" is not a duration; write e.g. 500ms, 2s or 0`);
-      cfg.watchMs = ms!;
-      break;
-    }
-    case 'maxRecords':
-      need(`maxRecords COUNT (1 to 65535; default ${DEFAULT_MAX_RECORDS})`);
-      cfg.maxRecords = countArg(o, 1, 65535, fail);
-      break;
-    case 'maxHostnameLookups':
-      need(`maxHostnameLookups COUNT (1 to 1000; default ${DEFAULT_MAX_HOSTNAME_LOOKUPS})`);
-      cfg.maxHostnameLookups = countArg(o, 1, 1000, fail);
-      break;
-    case 'kubeconfig':
-      // The API-server connection: accepted for Corefile compatibility; clusterdns reads manifests.
-      need('kubeconfig FILE [CONTEXT]');
-      break;
-    default:
-      fail(o.line, `unknown property '${o.name}'; valid options: ${OPTIONS.join(', ')}`);
-  }
-}
-
-/** A whole number in [min, max], else a Corefile error naming the option and the range. */
-function countArg(o: Directive, min: number, max: number, fail: (line: number, reason: string) => never): number {
-  const text = o.args[0]!;
-  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(n >= min && n <= max)) fail(o.line, `${o.name}: "${excerpt(text)}" is not a whole number from ${min} to ${max}`);
-  return n;
+    },
+    ttl: (o) => {
+      cfg.ttl = o.arity(1, Infinity, 'ttl SECONDS', 'ttl 60').ttl(0);
+    },
+    apex: (o) => {
+      cfg.apex = label(o, 'apex NAME', 'apex exdns-k8s-gateway.kube-system');
+    },
+    secondary: (o) => {
+      cfg.secondary = label(o, 'secondary NAME', 'secondary exdns-2');
+    },
+    fallthrough: (o) => {
+      cfg.fallthrough = o.fallthrough();
+    },
+    manifests: (o) => {
+      o.arity(1, Infinity, 'manifests PATH...', 'manifests ./manifests');
+      cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.line.file))];
+    },
+    watch: (o) => {
+      cfg.watchMs = o.arity(1, 1, 'watch DURATION', 'watch 2s').duration(0, '', { examples: '500ms, 2s or 0 to disable' });
+    },
+    // The API-server connection: accepted for Corefile compatibility; clusterdns reads manifests.
+    kubeconfig: (o) => {
+      o.arity(1, Infinity, 'kubeconfig FILE [CONTEXT]');
+    },
+    maxRecords: (o) => {
+      cfg.maxRecords = o.arity(1, 1, 'maxRecords COUNT', `maxRecords ${DEFAULT_MAX_RECORDS}`).int(0, 'COUNT', { min: 1, max: 65535 });
+    },
+    maxHostnameLookups: (o) => {
+      cfg.maxHostnameLookups = o.arity(1, 1, 'maxHostnameLookups COUNT', `maxHostnameLookups ${DEFAULT_MAX_HOSTNAME_LOOKUPS}`).int(0, 'COUNT', { min: 1, max: 1000 });
+    },
+  });
+  return cfg;
 }
 
 export const k8sGatewayPlugin: PluginDefinition = {

@@ -5,9 +5,9 @@ import { clientIp } from '../../chain/request.js';
 import { isIP } from 'node:net';
 import type { DnsRequest, DnsResponse, ListedQuestion, Next, SearchPathProvider, Transferer } from '../../chain/plugin.js';
 import type { ClusterDataProvider } from '../../chain/cluster-data.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, rr, type Rr } from '../../dns/records.js';
 import { isSubdomain, matchZone, isReverse } from '../../pkg/names.js';
-import { parseIp, reverseNameToIp, canonicalIp } from '../../pkg/ip.js';
+import { parseIp, reverseNameToIp, canonicalIp, formatIp } from '../../pkg/ip.js';
 import { INVALID, belowZone, parseRequest, type RecordRequest } from './names.js';
 import { listQuestions } from './enumerate.js';
 import type { KubernetesConfig } from './setup.js';
@@ -165,15 +165,15 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       const ip = parseIp(item.host);
       if (!ip) continue;
       const target = this.abs(state, item.relative);
-      if (!nsSeen.has(target)) out.push(this.rr(zone, 'NS', ttl, target));
+      if (!nsSeen.has(target)) out.push(rr(zone, 'NS', ttl, target));
       nsSeen.add(target);
-      out.push(this.rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, canonicalIp(item.host)));
+      out.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, formatIp(ip)));
     }
     const addr = (owner: string, ip: string): Rr | undefined => {
       const p = parseIp(ip);
-      return p ? this.rr(owner, p.family === 4 ? 'A' : 'AAAA', ttl, canonicalIp(ip)) : undefined;
+      return p ? rr(owner, p.family === 4 ? 'A' : 'AAAA', ttl, formatIp(p)) : undefined;
     };
-    const srv = (owner: string, weight: number, port: number, target: string): Rr => this.rr(owner, 'SRV', ttl, { priority: 0, weight, port, target });
+    const srv = (owner: string, weight: number, port: number, target: string): Rr => rr(owner, 'SRV', ttl, { priority: 0, weight, port, target });
     const services = [...this.store.services.values()].sort((a, b) => (a.name === b.name ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : 1));
     for (const svc of services) {
       if (!this.store.namespaceExposed(svc.namespace)) continue;
@@ -181,13 +181,13 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       const named = (name: string, protocol: string): string => `_${name.toLowerCase()}._${protocol.toLowerCase()}.${base}`;
       if (svc.type === 'ExternalName') {
         const target = svc.externalName;
-        if (target && !isIP(target.replace(/\.$/, ''))) out.push(this.rr(base, 'CNAME', ttl, target.endsWith('.') ? target : `${target}.`));
+        if (target && !isIP(target.replace(/\.$/, ''))) out.push(rr(base, 'CNAME', ttl, target.endsWith('.') ? target : `${target}.`));
         continue;
       }
       if (!svc.headless && svc.clusterIPs.length > 0) {
         for (const ip of svc.clusterIPs) {
-          const rr = addr(base, ip);
-          if (rr) out.push(rr);
+          const r = addr(base, ip);
+          if (r) out.push(r);
         }
         for (const p of svc.ports) {
           out.push(srv(base, 100, p.port, base));
@@ -200,8 +200,8 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
         for (const a of slice.addresses) {
           const target = `${a.name}.${base}`;
           for (const owner of [base, target]) {
-            const rr = addr(owner, a.ip);
-            if (rr) out.push(rr);
+            const r = addr(owner, a.ip);
+            if (r) out.push(r);
           }
           for (const p of slice.ports) if (p.name !== '') out.push(srv(named(p.name, p.protocol), weight, p.port, target));
         }
@@ -262,11 +262,11 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
   private answerWithoutExtra(state: State): MaybePromise<Rr[] | typeof NX> {
     switch (state.qtype) {
       case 'TXT':
-        return this.mapItems(state, (items) => items.filter((i) => i.text !== undefined).map((i) => this.rr(state.name, 'TXT', i.ttl, [i.text!])));
+        return this.mapItems(state, (items) => items.filter((i) => i.text !== undefined).map((i) => rr(state.name, 'TXT', i.ttl, [i.text!])));
       case 'CNAME':
         return this.mapItems(state, (items) => {
           const first = items[0];
-          return first && !isIP(first.host) ? [this.rr(state.name, 'CNAME', first.ttl, first.host)] : [];
+          return first && !isIP(first.host) ? [rr(state.name, 'CNAME', first.ttl, first.host)] : [];
         });
       case 'PTR':
         return this.ptr(state);
@@ -309,32 +309,32 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       if (ptr === NX || ptr.length > 0) return ptr === NX ? NX : { records: ptr, extra: none };
     }
     // Only dns-version.<zone> has TXT, and no other record: ask it first.
-    const txt = this.mapItems({ ...state, qtype: 'TXT' }, (items) => items.filter((i) => i.text !== undefined).map((i) => this.rr(state.name, 'TXT', i.ttl, [i.text!])));
+    const txt = this.mapItems({ ...state, qtype: 'TXT' }, (items) => items.filter((i) => i.text !== undefined).map((i) => rr(state.name, 'TXT', i.ttl, [i.text!])));
     if (txt !== NX && txt.length > 0) return { records: txt, extra: none };
     const cname = this.mapItems({ ...state, qtype: 'CNAME' }, (items) => {
       const first = items[0];
-      return first && !isIP(first.host) ? [this.rr(state.name, 'CNAME', first.ttl, first.host)] : [];
+      return first && !isIP(first.host) ? [rr(state.name, 'CNAME', first.ttl, first.host)] : [];
     });
     if (cname === NX) return NX;
     if (cname.length > 0) return { records: cname, extra: none };
-    // No ExternalName here, so the address lookups below stay synchronous.
-    const a = this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }) as Rr[] | typeof NX;
-    if (a === NX) return NX;
-    if (a.length > 0) return { records: a, extra: none };
-    const aaaa = this.addresses({ ...state, qtype: 'AAAA' }, NO_RECORDS, { used: false }) as Rr[] | typeof NX;
-    if (aaaa !== NX && aaaa.length > 0) return { records: aaaa, extra: none };
-    const srv = this.srv({ ...state, qtype: 'SRV' });
-    if (srv !== NX && srv.records.length > 0) return srv;
-    if (state.qname === state.zone) return { records: [this.soa(state)], extra: none };
-    return { records: none, extra: none };
+    // An ExternalName was answered above, so these lookups stay synchronous in practice; then()
+    // keeps them right if one ever is not.
+    type Found = { records: Rr[]; extra: Rr[] } | typeof NX;
+    return then<Rr[] | typeof NX, Found>(this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }), (a) => {
+      if (a === NX) return NX;
+      if (a.length > 0) return { records: a, extra: none };
+      return then<Rr[] | typeof NX, Found>(this.addresses({ ...state, qtype: 'AAAA' }, NO_RECORDS, { used: false }), (aaaa) => {
+        if (aaaa !== NX && aaaa.length > 0) return { records: aaaa, extra: none };
+        const srv = this.srv({ ...state, qtype: 'SRV' });
+        if (srv !== NX && srv.records.length > 0) return srv;
+        if (state.qname === state.zone) return { records: [this.soa(state)], extra: none };
+        return { records: none, extra: none };
+      });
+    });
   }
 
   private fakeA(state: State): MaybePromise<Rr[] | typeof NX> {
     return then(this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }), (a) => (a === NX ? NX : []));
-  }
-
-  private rr(name: string, type: string, ttl: number, data: unknown): Rr {
-    return { name, type, ttl, class: 'IN', data } as Rr;
   }
 
   /**
@@ -349,7 +349,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     const kept = this.soaKept;
     if (kept.rr !== undefined && kept.zone === z && kept.store === this.store) return kept.rr;
     const join = (label: string): string => (z === '.' ? `${label}.` : `${label}.${z}`);
-    const rr = this.rr(z, 'SOA', Math.min(this.cfg.ttl, 300), {
+    const record = rr(z, 'SOA', Math.min(this.cfg.ttl, 300), {
       mname: join('ns.dns'),
       rname: join('hostmaster'),
       serial: this.store.serial,
@@ -358,8 +358,8 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       expire: 86400,
       minimum: this.cfg.ttl,
     });
-    this.soaKept = { zone: z, store: this.store, rr };
-    return rr;
+    this.soaKept = { zone: z, store: this.store, rr: record };
+    return record;
   }
 
   private abs(state: State, relative: string): string {
@@ -535,7 +535,8 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     for (const item of items) {
       const host = item.host;
       const plain = isPlainIPv4(host);
-      const ipFamily = plain ? 4 : parseIp(host)?.family;
+      const parsed = plain ? undefined : parseIp(host);
+      const ipFamily = plain ? 4 : parsed?.family;
       if (ipFamily !== undefined) {
         if (ipFamily !== family) continue;
         // One address under several ports is the common repeat: no Set for it.
@@ -546,7 +547,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
           if (seen.has(host)) continue;
           seen.add(host);
         }
-        records.push(this.rr(state.name, state.qtype, item.ttl, plain ? host : canonicalIp(host)));
+        records.push(rr(state.name, family === 4 ? 'A' : 'AAAA', item.ttl, parsed ? formatIp(parsed) : host));
         continue;
       }
       const target = item.host;
@@ -555,7 +556,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       // CoreDNS's maxCnameChainLength (10 since v1.12.1; 7 before): a longer chain inside the
       // zone gets nothing, since each step keeps its CNAME only when the next one found records.
       if (previous.length > 10) continue;
-      const cname = this.rr(state.name, 'CNAME', item.ttl, target.replace(/\.$/, '') === '' ? '.' : target);
+      const cname = rr(state.name, 'CNAME', item.ttl, target.replace(/\.$/, '') === '' ? '.' : target);
       if (previous.some((p) => p.type === 'CNAME' && eq(p.name, cname.name) && eq(String(p.data), target))) continue;
       if (isSubdomain(targetLower, state.zone)) {
         const chased = this.addresses({ ...state, name: target, qname: targetLower }, [...previous, cname], external);
@@ -598,12 +599,12 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       const srvKey = `${target} ${item.port}`;
       if (!seen.has(srvKey)) {
         seen.add(srvKey);
-        records.push(this.rr(state.name, 'SRV', item.ttl, { priority: 0, weight, port: item.port, target }));
+        records.push(rr(state.name, 'SRV', item.ttl, { priority: 0, weight, port: item.port, target }));
       }
       const glueKey = `${target} ${item.host}`;
       if (!seen.has(glueKey)) {
         seen.add(glueKey);
-        extra.push(this.rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, canonicalIp(item.host)));
+        extra.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, formatIp(ip)));
       }
     }
     return { records, extra };
@@ -618,7 +619,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     const targets = [...new Set(this.store.reverse(ip))];
     if (targets.length === 0) return NX;
     const zone = this.cfg.primaryZone;
-    return targets.map((t) => this.rr(state.name, 'PTR', this.cfg.ttl, zone === '.' ? `${t}.` : `${t}.${zone}`));
+    return targets.map((t) => rr(state.name, 'PTR', this.cfg.ttl, zone === '.' ? `${t}.` : `${t}.${zone}`));
   }
 
   private ns(state: State): { records: Rr[]; extra: Rr[] } {
@@ -629,10 +630,10 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       const ip = parseIp(item.host);
       if (!ip) continue;
       const target = this.abs(state, item.relative);
-      extra.push(this.rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, canonicalIp(item.host)));
+      extra.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, formatIp(ip)));
       if (seen.has(target)) continue;
       seen.add(target);
-      records.push(this.rr(state.name, 'NS', item.ttl, target));
+      records.push(rr(state.name, 'NS', item.ttl, target));
     }
     return { records, extra };
   }

@@ -2,14 +2,12 @@
 // (CoreDNS's setup.go rules) and the plugin; its data is loaded off the serving thread when the
 // server builds, and again when the manifests change (loading.ts).
 import type { Directive } from '../../chain/corefile.js';
-import { forEachOption } from '../../chain/options.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
+import { OptionReader, type OptionHandlers } from '../../chain/option-reader.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import type { ClusterModel } from '../../cluster/model.js';
 import { manifestPath } from '../../cluster/paths.js';
 import { isReverse, isSubdomain } from '../../pkg/names.js';
-import { zoneArgs } from '../../chain/zones.js';
-import { parseGoDuration } from '../../pkg/duration.js';
 import { parseSelector, type LabelSelector } from './selector.js';
 import { wireLoading } from './loading.js';
 import { serverAddresses } from './ns.js';
@@ -74,24 +72,14 @@ export interface KubernetesConfig {
   watchMs: number;
 }
 
-const OPTIONS = [
-  'pods', 'ttl', 'namespaces', 'namespace_labels', 'labels', 'endpoint_pod_names', 'noendpoints',
-  'fallthrough', 'ignore', 'multicluster', 'zonal', 'manifests', 'watch',
-  // API-server connection options: accepted for Corefile compatibility, no DNS effect here.
-  'endpoint', 'tls', 'kubeconfig', 'apiserver_qps', 'apiserver_burst', 'apiserver_max_inflight', 'startup_timeout',
-];
-
-
 export function parseKubernetes(d: Directive, blockZones: readonly string[]): KubernetesConfig {
-  const fail = (line: number, reason: string): never => {
-    throw new CorefileError(d.file, line, reason);
-  };
-  const zones = d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones];
+  const r: OptionReader = OptionReader.of(d);
+  const zones = r.zones(0, blockZones);
   const primaryZone = zones.find((z) => !isReverse(z));
-  if (!primaryZone) fail(d.line, 'kubernetes needs at least one zone that is not in-addr.arpa or ip6.arpa (e.g. cluster.local)');
+  if (!primaryZone) throw new CorefileError(d.file, d.line, 'kubernetes needs at least one zone that is not in-addr.arpa or ip6.arpa (e.g. cluster.local)');
   const cfg: KubernetesConfig = {
     zones,
-    primaryZone: primaryZone!,
+    primaryZone,
     pods: 'disabled',
     ttl: 5,
     namespaces: new Set(),
@@ -102,139 +90,97 @@ export function parseKubernetes(d: Directive, blockZones: readonly string[]): Ku
     zonal: false,
     watchMs: 2000,
   };
-  forEachOption(d.block, (o) => {
-    if (!apiServerOption(o, fail)) kubernetesOption(cfg, o, fail);
-  });
-  if (cfg.namespaces.size > 0 && cfg.namespaceLabels) fail(d.line, 'kubernetes: namespaces and namespace_labels cannot be used together; keep one');
-  if (cfg.noEndpoints && cfg.zonal) fail(d.line, 'kubernetes: zonal needs endpoints; remove noendpoints or zonal');
+  r.block({ ...kubernetesOptions(cfg), ...API_SERVER_OPTIONS });
+  if (cfg.namespaces.size > 0 && cfg.namespaceLabels) r.fail('namespaces and namespace_labels cannot be used together; keep one');
+  if (cfg.noEndpoints && cfg.zonal) r.fail('zonal needs endpoints; remove noendpoints or zonal');
   return cfg;
 }
 
-type Fail = (line: number, reason: string) => never;
-
-function need(o: Directive, n: number, usage: string, fail: Fail): void {
-  if (o.args.length < n) fail(o.line, `kubernetes ${o.name}: missing argument; usage: ${usage}`);
-}
-
-function none(o: Directive, fail: Fail): void {
-  if (o.args.length > 0) fail(o.line, `kubernetes ${o.name} takes no arguments`);
-}
-
 /** The options that shape the DNS data, into `cfg`. */
-function kubernetesOption(cfg: KubernetesConfig, o: Directive, fail: Fail): void {
-  switch (o.name) {
-    case 'pods':
-      need(o, 1, 'pods disabled|insecure|verified', fail);
-      if (o.args.length > 1) fail(o.line, 'kubernetes pods takes one mode: disabled, insecure or verified');
-      if (o.args[0] !== 'disabled' && o.args[0] !== 'insecure' && o.args[0] !== 'verified') {
-        fail(o.line, `kubernetes pods: invalid mode "${excerpt(o.args[0]!)}"; use disabled, insecure or verified`);
-      }
-      cfg.pods = o.args[0] as PodMode;
-      break;
-    case 'ttl': {
-      need(o, 1, 'ttl SECONDS (0..3600)', fail);
-      const ttl = Number(o.args[0]);
-      if (!/^\d+$/.test(o.args[0]!) || ttl < 0 || ttl > 3600) fail(o.line, `kubernetes ttl: "${excerpt(o.args[0]!)}" must be an integer from 0 to 3600`);
-      cfg.ttl = ttl;
-      break;
-    }
-    case 'namespaces':
-      need(o, 1, 'namespaces NAMESPACE...', fail);
-      for (const ns of o.args) cfg.namespaces.add(ns);
-      break;
-    case 'namespace_labels':
-      need(o, 1, 'namespace_labels SELECTOR', fail);
-      cfg.namespaceLabels = selector(o, fail);
-      break;
-    case 'labels':
-      need(o, 1, 'labels SELECTOR', fail);
-      cfg.labels = selector(o, fail);
-      break;
-    case 'endpoint_pod_names':
-      none(o, fail);
+function kubernetesOptions(cfg: KubernetesConfig): OptionHandlers {
+  return {
+    pods: (o) => {
+      cfg.pods = o.arity(1, 1, 'pods disabled|insecure|verified').choice<PodMode>(0, 'mode', ['disabled', 'insecure', 'verified']);
+    },
+    ttl: (o) => {
+      cfg.ttl = o.arity(1, 1, 'ttl SECONDS', 'ttl 30').ttl(0);
+    },
+    namespaces: (o) => {
+      for (const ns of o.arity(1, Infinity, 'namespaces NAMESPACE...', 'namespaces default kube-system').args) cfg.namespaces.add(ns);
+    },
+    namespace_labels: (o) => {
+      cfg.namespaceLabels = selector(o.arity(1, Infinity, 'namespace_labels SELECTOR', 'namespace_labels team=dns'));
+    },
+    labels: (o) => {
+      cfg.labels = selector(o.arity(1, Infinity, 'labels SELECTOR', 'labels app=web'));
+    },
+    endpoint_pod_names: (o) => {
+      o.noArgs();
       cfg.endpointPodNames = true;
-      break;
-    case 'noendpoints':
-      none(o, fail);
+    },
+    noendpoints: (o) => {
+      o.noArgs();
       cfg.noEndpoints = true;
-      break;
-    case 'fallthrough':
-      cfg.fallthrough = zoneArgs(o.args, o);
-      break;
-    case 'ignore':
+    },
+    fallthrough: (o) => {
+      cfg.fallthrough = o.fallthrough();
+    },
+    ignore: (o) => {
       // As CoreDNS: only the first value counts, and `ignore` alone changes nothing.
-      if (o.args.length === 0) break;
-      if (o.args[0] !== 'empty_service') fail(o.line, `kubernetes ignore: unable to parse ignore value "${excerpt(o.args[0]!)}"; the only value is empty_service`);
+      if (o.count === 0) return;
+      o.choice(0, 'value', ['empty_service']);
       cfg.ignoreEmptyService = true;
-      break;
-    case 'multicluster':
+    },
+    multicluster: (o) => {
       // CoreDNS accepts `multicluster` with no zones: no multicluster zone then.
-      cfg.multicluster = zoneArgs(o.args, o);
+      cfg.multicluster = o.fallthrough();
       for (const z of cfg.multicluster) {
-        if (!cfg.zones.includes(z)) fail(o.line, `kubernetes multicluster zone ${z} is not one of the plugin's zones (${cfg.zones.join(' ')})`);
+        if (!cfg.zones.includes(z)) o.fail(`zone ${z} is not one of the plugin's zones (${cfg.zones.join(' ')})`);
       }
-      break;
-    case 'zonal':
-      none(o, fail);
+    },
+    zonal: (o) => {
+      o.noArgs();
       cfg.zonal = true;
-      break;
-    case 'manifests':
-      need(o, 1, 'manifests PATH...', fail);
-      if (o.args.some((p) => p === '')) fail(o.line, 'kubernetes manifests: a path is empty; give a file or directory');
+    },
+    manifests: (o) => {
+      o.arity(1, Infinity, 'manifests PATH...', 'manifests ./manifests');
+      if (o.args.some((p) => p === '')) o.fail('a path is empty; give a file or directory');
       // Relative to the Corefile, so a repository's Corefile and manifests travel together.
-      cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.file))];
-      break;
-    case 'watch': {
-      need(o, 1, 'watch DURATION (e.g. 2s; 0 disables)', fail);
-      const ms = parseGoDuration(o.args[0]!);
-      if (ms === undefined || ms < 0) fail(o.line, `kubernetes watch: "${excerpt(o.args[0]!)}" is not a duration; write e.g. 500ms, 2s, 1m or 0`);
-      cfg.watchMs = ms!;
-      break;
-    }
-    default:
-      fail(o.line, `unknown kubernetes option "${excerpt(o.name)}"; valid options: ${OPTIONS.join(', ')}`);
-  }
+      cfg.manifests = [...(cfg.manifests ?? []), ...o.args.map((p) => manifestPath(p, o.line.file))];
+    },
+    watch: (o) => {
+      cfg.watchMs = o.arity(1, 1, 'watch DURATION', 'watch 2s').duration(0, '', { examples: '500ms, 2s, 1m or 0 to disable' });
+    },
+  };
+}
+
+/** A number, as client-go's flags take apiserver_qps (a float) and the others (an integer). */
+function apiServerNumber(o: OptionReader): void {
+  o.arity(1, 1, `${o.name} N`);
+  const text = o.arg(0)!;
+  const ok = o.name === 'apiserver_qps' ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) : /^[+-]?\d+$/.test(text);
+  if (!ok) o.fail(`N "${excerpt(text)}" is not ${o.name === 'apiserver_qps' ? 'a number' : 'an integer'}`);
+  if (Number(text) < 0) o.fail(`N must be at least 0: ${excerpt(text)}`);
 }
 
 /**
  * API-server connection options have no DNS effect here; their arguments are checked as CoreDNS
- * checks them, so a Corefile CoreDNS refuses is refused here too. False for any other option.
+ * checks them, so a Corefile CoreDNS refuses is refused here too.
  */
-function apiServerOption(o: Directive, fail: Fail): boolean {
-  switch (o.name) {
-    case 'endpoint':
-      need(o, 1, 'endpoint URL...', fail);
-      break;
-    case 'tls':
-      if (o.args.length !== 3) fail(o.line, 'kubernetes tls takes three arguments: CERT KEY CACERT');
-      break;
-    case 'kubeconfig':
-      if (o.args.length !== 1 && o.args.length !== 2) fail(o.line, 'kubernetes kubeconfig takes KUBECONFIG [CONTEXT]');
-      break;
-    case 'startup_timeout':
-      need(o, 1, 'startup_timeout DURATION', fail);
-      if (parseGoDuration(o.args[0]!) === undefined) fail(o.line, `kubernetes startup_timeout: "${excerpt(o.args[0]!)}" is not a duration`);
-      break;
-    case 'apiserver_qps':
-    case 'apiserver_burst':
-    case 'apiserver_max_inflight': {
-      if (o.args.length !== 1) fail(o.line, `kubernetes ${o.name} takes one number`);
-      const text = o.args[0]!;
-      const ok = o.name === 'apiserver_qps' ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) : /^[+-]?\d+$/.test(text);
-      if (!ok) fail(o.line, `kubernetes invalid ${o.name} "${excerpt(text)}"`);
-      if (Number(text) < 0) fail(o.line, `kubernetes ${o.name} must be >= 0, got ${excerpt(text)}`);
-      break;
-    }
-    default:
-      return false;
-  }
-  return true;
-}
+const API_SERVER_OPTIONS: OptionHandlers = {
+  endpoint: (o) => void o.arity(1, Infinity, 'endpoint URL...'),
+  tls: (o) => void o.arity(3, 3, 'tls CERT KEY CACERT'),
+  kubeconfig: (o) => void o.arity(1, 2, 'kubeconfig KUBECONFIG [CONTEXT]'),
+  apiserver_qps: apiServerNumber,
+  apiserver_burst: apiServerNumber,
+  apiserver_max_inflight: apiServerNumber,
+  startup_timeout: (o) => void o.arity(1, 1, 'startup_timeout DURATION').duration(0, '', { min: -Infinity }),
+};
 
-function selector(o: Directive, fail: (line: number, reason: string) => never): LabelSelector {
+function selector(o: OptionReader): LabelSelector {
   try {
     return parseSelector(o.args.join(' '));
   } catch (err) {
-    return fail(o.line, `kubernetes ${o.name}: ${(err as Error).message}`);
+    return o.fail((err as Error).message);
   }
 }

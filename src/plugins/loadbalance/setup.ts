@@ -3,7 +3,8 @@
 // refused with that reason.
 import type { PluginDefinition } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
-import { CorefileError, type Directive } from '../../chain/corefile.js';
+import { excerpt, type Directive } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { LoadbalancePlugin } from './plugin.js';
 
 export interface LoadbalanceConfig {
@@ -12,10 +13,9 @@ export interface LoadbalanceConfig {
 }
 
 function parseLoadbalance(d: Directive): LoadbalanceConfig {
-  if (d.args.length > 1 || (d.args[0] !== undefined && d.args[0] !== 'round_robin')) {
-    throw new CorefileError(d.file, d.line, 'loadbalance: the only policy is round_robin (weighted is not supported)');
-  }
-  if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'loadbalance: the option block (prefer CIDR...) is not supported');
+  const r = OptionReader.of(d).arity(0, 1, 'loadbalance [round_robin]');
+  if (r.count === 1 && r.arg(0) !== 'round_robin') r.fail(`policy "${excerpt(r.arg(0)!)}" is not supported: the only policy is round_robin (weighted is not)`);
+  if (d.block && d.block.length > 0) r.fail('the option block (prefer CIDR...) is not supported');
   return { policy: 'round_robin' };
 }
 

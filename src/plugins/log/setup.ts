@@ -1,7 +1,7 @@
 // `log [NAMES...] [FORMAT] { class CLASSES... }` -> a LogConfig (rules in Corefile order), as
 // CoreDNS's plugin/log/setup.go: the common log format by default, every response class.
 import type { Directive } from '../../chain/corefile.js';
-import { CorefileError, excerpt } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT } from './format.js';
 import { LogPlugin } from './plugin.js';
@@ -40,23 +40,19 @@ function parseLog(d: Directive): LogRule[] {
     }
     names = args;
   }
-  const classes = parseClasses(d.block);
+  const classes = parseClasses(OptionReader.of(d));
   return names.map((n) => ({ nameScope: n === '.' ? '.' : lowerFqdn(n), format, classes }));
 }
 
 /** The `class` lines of a log block, adding up; `all` when there are none. */
-function parseClasses(options: readonly Directive[] | undefined): Set<ResponseClass> {
+function parseClasses(r: OptionReader): Set<ResponseClass> {
   const classes = new Set<ResponseClass>();
-  for (const o of options ?? []) {
-    if (o.name !== 'class') throw new CorefileError(o.file, o.line, `unknown log option "${excerpt(o.name)}"; the only option is class`);
-    if (o.args.length === 0) throw new CorefileError(o.file, o.line, 'log class needs at least one of success, denial, error, all');
-    for (const c of o.args) {
-      if (!(CLASSES as readonly string[]).includes(c)) {
-        throw new CorefileError(o.file, o.line, `log class: invalid Class: ${excerpt(c)} (use success, denial, error or all)`);
-      }
-      classes.add(c as ResponseClass);
-    }
-  }
+  r.block({
+    class: (o) => {
+      o.arity(1, Infinity, 'class success|denial|error|all...');
+      for (let i = 0; i < o.count; i++) classes.add(o.choice(i, 'class', CLASSES));
+    },
+  });
   if (classes.size === 0) classes.add('all');
   return classes;
 }

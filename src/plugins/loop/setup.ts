@@ -1,7 +1,8 @@
 // `loop` -> a LoopConfig, as CoreDNS's plugin/loop/setup.go: no arguments, no options, once per
 // block; the probe goes to the block's first zone.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError, type Directive } from '../../chain/corefile.js';
+import type { Directive } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { exitOnLoop, LoopPlugin } from './plugin.js';
 
 export interface LoopConfig {
@@ -10,8 +11,7 @@ export interface LoopConfig {
 }
 
 function parseLoop(d: Directive, blockZones: readonly string[]): LoopConfig {
-  if (d.args.length > 0) throw new CorefileError(d.file, d.line, 'loop takes no arguments');
-  if (d.block && d.block.length > 0) throw new CorefileError(d.file, d.line, 'loop takes no option block');
+  OptionReader.of(d).noArgs().noBlock();
   return { zone: blockZones[0] ?? '.' };
 }
 

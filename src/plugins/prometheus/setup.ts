@@ -2,7 +2,8 @@
 // plugin/metrics/setup.go reads it; setup also hangs the block's coredns_dns_* observer on the
 // block's listeners.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError, excerpt, type Directive } from '../../chain/corefile.js';
+import { excerpt, type Directive } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
 import { metricsObserver } from './observer.js';
 import { PrometheusPlugin } from './plugin.js';
@@ -15,22 +16,18 @@ export interface PrometheusConfig {
 }
 
 /** One option line; none of them changes the config. */
-function checkOption(o: Directive): void {
-  // CoreDNS's runtime_metrics adds Go's runtime/metrics; every runtime metric prom-client
-  // has for Node (heap, GC, event loop lag) is exported already, so there is nothing to add.
-  if (o.name === 'runtime_metrics') {
-    if (o.args.length > 0) throw new CorefileError(o.file, o.line, 'prometheus runtime_metrics takes no arguments');
-    return;
-  }
-  if (o.name === 'tls') throw new CorefileError(o.file, o.line, 'prometheus tls is not supported: the metrics endpoint serves plain HTTP');
-  throw new CorefileError(o.file, o.line, `unknown prometheus option "${excerpt(o.name)}"; valid options: runtime_metrics`);
-}
-
 function parsePrometheus(d: Directive): PrometheusConfig {
-  if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'prometheus takes at most one address, e.g. `prometheus localhost:9153`');
-  for (const o of d.block ?? []) checkOption(o);
-  const address = parseHttpAddress(d.args[0] ?? DEFAULT_PROMETHEUS_ADDRESS);
-  if (typeof address === 'string') throw new CorefileError(d.file, d.line, `prometheus: ${address}`);
+  const r: OptionReader = OptionReader.of(d).arity(0, 1, 'prometheus [ADDRESS]', 'prometheus localhost:9153');
+  r.block(
+    {
+      // CoreDNS's runtime_metrics adds Go's runtime/metrics; every runtime metric prom-client
+      // has for Node (heap, GC, event loop lag) is exported already, so there is nothing to add.
+      runtime_metrics: (o) => o.noArgs(),
+    },
+    { unsupported: { tls: 'the metrics endpoint serves plain HTTP' } },
+  );
+  const address = parseHttpAddress(r.arg(0) ?? DEFAULT_PROMETHEUS_ADDRESS);
+  if (typeof address === 'string') r.fail(excerpt(address, 120));
   return { address };
 }
 

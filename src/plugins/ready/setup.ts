@@ -1,7 +1,8 @@
 // `ready [ADDRESS] { monitor until-ready|continuously }` -> a ReadyConfig, as CoreDNS's
 // plugin/ready/setup.go; the plugin learns its block's plugins once the block is built.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError, type Directive } from '../../chain/corefile.js';
+import { excerpt, type Directive } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
 import { ReadyPlugin } from './plugin.js';
 
@@ -16,22 +17,16 @@ export interface ReadyConfig {
   mode: MonitorMode;
 }
 
-/** The one option, `monitor until-ready|continuously`. */
-function parseMonitor(o: Directive): MonitorMode {
-  if (o.name !== 'monitor') throw new CorefileError(o.file, o.line, `unknown ready option "${o.name}"; the only option is monitor`);
-  const v = o.args[0];
-  if (o.args.length !== 1 || (v !== 'until-ready' && v !== 'continuously')) {
-    throw new CorefileError(o.file, o.line, 'ready monitor takes until-ready or continuously');
-  }
-  return v;
-}
-
 function parseReady(d: Directive): ReadyConfig {
-  if (d.args.length > 1) throw new CorefileError(d.file, d.line, 'ready takes at most one address, e.g. `ready :8181`');
-  const address = parseHttpAddress(d.args[0] ?? DEFAULT_READY_ADDRESS);
-  if (typeof address === 'string') throw new CorefileError(d.file, d.line, `ready: ${address}`);
+  const r: OptionReader = OptionReader.of(d).arity(0, 1, 'ready [ADDRESS]', 'ready :8181');
+  const address = parseHttpAddress(r.arg(0) ?? DEFAULT_READY_ADDRESS);
+  if (typeof address === 'string') r.fail(excerpt(address, 120));
   let mode: MonitorMode = 'until-ready';
-  for (const o of d.block ?? []) mode = parseMonitor(o);
+  r.block({
+    monitor: (o) => {
+      mode = o.arity(1, 1, 'monitor until-ready|continuously').choice(0, 'mode', ['until-ready', 'continuously']);
+    },
+  });
   return { address, mode };
 }
 

@@ -2,8 +2,8 @@
 // defaults 30s and 15s, INTERVAL at least 2s, JITTER 0 (none) or at least 1s, and a JITTER above
 // half INTERVAL is clamped to half of it (`reload 10s` runs with 5s), not rejected.
 import type { PluginDefinition } from '../../chain/registry.js';
-import { CorefileError, type Directive } from '../../chain/corefile.js';
-import { parseGoDuration } from '../../pkg/duration.js';
+import type { Directive } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { ReloadPlugin } from './plugin.js';
 
 const DEFAULT_INTERVAL_MS = 30000;
@@ -19,13 +19,9 @@ export interface ReloadConfig {
 }
 
 function parseReload(d: Directive): ReloadConfig {
-  if (d.args.length > 2) throw new CorefileError(d.file, d.line, 'reload takes at most two arguments: reload [INTERVAL] [JITTER]');
-  const interval = d.args[0] === undefined ? DEFAULT_INTERVAL_MS : parseGoDuration(d.args[0]);
-  if (interval === undefined) throw new CorefileError(d.file, d.line, `reload: interval "${d.args[0]}" is not a duration; write e.g. 30s or 1m`);
-  if (interval < MIN_INTERVAL_MS) throw new CorefileError(d.file, d.line, `reload: interval "${d.args[0]}" must be at least 2s`);
-  let jitter = d.args[1] === undefined ? DEFAULT_JITTER_MS : parseGoDuration(d.args[1]);
-  if (jitter === undefined) throw new CorefileError(d.file, d.line, `reload: jitter "${d.args[1]}" is not a duration; write e.g. 0s, 1s or 15s`);
-  if (jitter !== 0 && jitter < MIN_JITTER_MS) throw new CorefileError(d.file, d.line, `reload: jitter "${d.args[1]}" must be 0 or at least 1s`);
+  const r = OptionReader.of(d).arity(0, 2, 'reload [INTERVAL] [JITTER]').noBlock();
+  const interval = r.count > 0 ? r.duration(0, 'interval', { min: MIN_INTERVAL_MS, examples: '30s or 1m' }) : DEFAULT_INTERVAL_MS;
+  let jitter = r.count > 1 ? r.duration(1, 'jitter', { min: MIN_JITTER_MS, zero: true, examples: '0s, 1s or 15s' }) : DEFAULT_JITTER_MS;
   if (jitter > interval / 2) jitter = interval / 2;
   return { intervalMs: interval, jitterMs: jitter };
 }

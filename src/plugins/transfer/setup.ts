@@ -2,9 +2,8 @@
 // plugin/transfer/setup.go: `to` is required, ADDRESS is `*`, an IP, IP:port or a CIDR network.
 import { isIP } from 'node:net';
 import type { Directive } from '../../chain/corefile.js';
-import { forEachOption } from '../../chain/options.js';
-import { CorefileError, excerpt } from '../../chain/corefile.js';
-import { zoneArgs } from '../../chain/zones.js';
+import { excerpt } from '../../chain/corefile.js';
+import { OptionReader } from '../../chain/option-reader.js';
 import { coreDnsOrder, type PluginDefinition } from '../../chain/registry.js';
 import { isTransferer, type Transferer } from '../../chain/plugin.js';
 import { canonicalIp, cidrContains as inCidr, parseCidr, type Cidr } from '../../pkg/ip.js';
@@ -41,7 +40,7 @@ function parseTarget(raw: string, fail: (reason: string) => never): TransferTarg
     // Go's net.ParseCIDR takes leading zeros in the prefix length.
     const bits = raw.slice(slash + 1);
     const cidr = /^\d+$/.test(bits) ? parseCidr(`${raw.slice(0, slash)}/${Number(bits)}`) : undefined;
-    if (!cidr) fail(`transfer: "${excerpt(raw)}" in to is not a valid CIDR network`);
+    if (!cidr) fail(`"${excerpt(raw)}" is not a valid CIDR network`);
     return { kind: 'cidr', cidr: cidr! };
   }
   // IP, [IPv6]:port, IPv4:port (the port is accepted and ignored, as CoreDNS compares IPs only).
@@ -55,31 +54,29 @@ function parseTarget(raw: string, fail: (reason: string) => never): TransferTarg
   const bare = zone ? host.slice(0, pct) : host;
   const canonical = isIP(bare) !== 0 ? canonicalIp(bare) : undefined;
   const ip = canonical === undefined ? undefined : canonical + zone;
-  if (!ip) fail(`transfer: "${excerpt(raw)}" in to is not an IP address, IP:port, CIDR network or *`);
+  if (!ip) fail(`"${excerpt(raw)}" is not an IP address, IP:port, CIDR network or *`);
   return { kind: 'ip', ip: ip! };
 }
 
 export function parseTransfer(d: Directive, blockZones: readonly string[]): TransferStanza {
-  const fail = (reason: string, line = d.line, file = d.file): never => {
-    throw new CorefileError(file, line, reason);
-  };
+  const r: OptionReader = OptionReader.of(d);
   // Zones normalised as CoreDNS's OriginsFromArgsOrServerBlock (a CIDR means its reverse zones).
-  const zones = d.args.length > 0 ? zoneArgs(d.args, d) : [...blockZones];
+  const zones = r.zones(0, blockZones);
   const to: TransferTarget[] = [];
   let source: string | undefined;
-  forEachOption(d.block, (opt) => {
-    if (opt.name === 'source') {
-      if (opt.args.length !== 1) fail('transfer: source takes one IP address', opt.line, opt.file);
-      if (source !== undefined) fail('transfer: source already specified', opt.line, opt.file);
-      if (isIP(opt.args[0]!) === 0) fail(`transfer: invalid source address "${excerpt(opt.args[0]!)}"`, opt.line, opt.file);
-      source = opt.args[0]!;
-      return;
-    }
-    if (opt.name !== 'to') fail(`transfer: unknown property "${excerpt(opt.name)}"; valid options: to, source`, opt.line, opt.file);
-    if (opt.args.length === 0) fail('transfer: to needs at least one ADDRESS (an IP, IP:port, CIDR network or *)', opt.line, opt.file);
-    for (const a of opt.args) to.push(parseTarget(a, (r) => fail(r, opt.line, opt.file)));
+  r.block({
+    to: (o) => {
+      o.arity(1, Infinity, 'to ADDRESS...', 'to 10.0.0.2 192.0.2.0/24');
+      for (const a of o.args) to.push(parseTarget(a, (reason) => o.fail(reason)));
+    },
+    source: (o) => {
+      o.arity(1, 1, 'source ADDRESS', 'source 10.0.0.1');
+      if (source !== undefined) o.fail('source already specified');
+      if (isIP(o.arg(0)!) === 0) o.fail(`"${excerpt(o.arg(0)!)}" is not an IP address`);
+      source = o.arg(0)!;
+    },
   });
-  if (to.length === 0) fail("transfer: 'to' is required, e.g. transfer { to * } or transfer { to 10.0.0.2 }");
+  if (to.length === 0) r.fail("'to' is required, e.g. transfer { to * } or transfer { to 10.0.0.2 }");
   return source === undefined ? { zones, to } : { zones, to, source };
 }
 
