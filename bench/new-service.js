@@ -43,7 +43,8 @@ async function main() {
     let names;
     if (TREE === 'workload') {
       execFileSync(process.execPath, [path.join(BENCH, 'gen-cluster.js'), dir, String(SERVICES), String(SERVICES * 10)]);
-      names = Array.from({ length: Math.min(SERVICES, 5000) }, (_, s) => `app-${s}.team-${s % Math.max(1, Math.round(SERVICES / 50))}.svc.cluster.local`);
+      // gen-cluster's Services: app-S in namespace team-(S mod namespaces); the shape gen-list's names file has.
+      names = { hits: Array.from({ length: Math.min(SERVICES, 5000) }, (_, s) => `app-${s}.team-${s % Math.max(1, Math.round(SERVICES / 50))}`) };
     } else {
       const list = path.join(dir, 'cluster.json');
       execFileSync(process.execPath, [path.join(BENCH, 'gen-list.js'), list, String(SERVICES), '10', ...(COMPACT ? ['--compact'] : [])]);
@@ -60,7 +61,7 @@ async function main() {
     // watch: 500 ms polls in watch mode; in SIGHUP mode the watch is off, so only the signal loads.
     fs.writeFileSync(conf, `cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes {\n        pods insecure\n        watch ${MODE === 'watch' ? '500ms' : '0s'}\n    }\n}\n`);
     const port = await freePort();
-    server = await startNode('clusterdns', [path.join(ROOT, 'bin/clusterdns.js'), 'serve', '--conf', conf, '--manifests', dir, '--port', String(port)], serverReady);
+    server = await startNode('clusterdns', [path.join(ROOT, 'bin/clusterdns.js'), 'serve', '--conf', conf, '--manifests', dir, '--port', String(port), ...(TREE === 'workload' ? ['--pod-cidr', '10.128.0.0/9'] : [])], serverReady);
     const startMs = server.readyAt - server.startedAt;
     const before = treeRss(server.child.pid);
     let peak = before.now;

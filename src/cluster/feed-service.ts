@@ -20,7 +20,13 @@ export interface FeedServiceOptions {
    * reload, every `every` objects read and once a large text has gone, so the peak memory of a
    * reload stays near what is kept.
    */
-  readonly reclaim?: { readonly collect: () => void; readonly every: number; readonly textBytes: number };
+  readonly reclaim?: {
+    readonly collect: () => void;
+    /** The collection once a load is handed over and the thread is quiet (compacting). */
+    readonly settle?: () => void;
+    readonly every: number;
+    readonly textBytes: number;
+  };
   /** Called around a load and the views built after it (the loader thread lowers its priority). */
   readonly priority?: { readonly loading: () => void; readonly idle: () => void };
 }
@@ -166,7 +172,7 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
       settle = undefined;
       const busy = [...views.values()].some((v) => v.parts !== undefined);
       if (busy) settleLater();
-      else enqueue(() => reclaim.collect());
+      else enqueue(() => (reclaim.settle ?? reclaim.collect)());
     }, SETTLE_MS);
     settle.unref();
   };

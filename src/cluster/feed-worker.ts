@@ -48,6 +48,26 @@ function collector(): () => void {
  */
 const RECLAIM = { every: 5000, textBytes: 8 * 1024 * 1024 };
 
+/**
+ * The settling collection once a load's views are handed over: a full collection that also
+ * compacts every page. A first load leaves the kept objects spread thin over pages it filled
+ * with parse garbage, and V8's heuristics compact only the most fragmented ones: on 10k Services
+ * with 100k endpoints, 59 MiB alive held 131 MiB of heap (182 MiB RSS) after a plain full
+ * collection, 93 MiB (143 MiB RSS) after a compacting one. The flag is read when a collection
+ * starts and is cleared again at once; a serving-thread collection in between compacts more,
+ * which costs it time, not correctness.
+ */
+function compactingCollector(collect: () => void): () => void {
+  return () => {
+    setFlagsFromString('--compact-on-every-full-gc');
+    try {
+      collect();
+    } finally {
+      setFlagsFromString('--no-compact-on-every-full-gc');
+    }
+  };
+}
+
 const builders = new Map<string, Promise<ViewBuilder>>();
 const builder = (module: string): Promise<ViewBuilder> => {
   let b = builders.get(module);
@@ -61,4 +81,9 @@ const builder = (module: string): Promise<ViewBuilder> => {
   return b;
 };
 
-serveFeed(parentPort as unknown as FeedPort, workerData as FeedInit, { builder, reclaim: { collect: collector(), ...RECLAIM }, priority: priorities() });
+const collect = collector();
+serveFeed(parentPort as unknown as FeedPort, workerData as FeedInit, {
+  builder,
+  reclaim: { collect, settle: compactingCollector(collect), ...RECLAIM },
+  priority: priorities(),
+});
