@@ -172,7 +172,16 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
       settle = undefined;
       const busy = [...views.values()].some((v) => v.parts !== undefined);
       if (busy) settleLater();
-      else enqueue(() => (reclaim.settle ?? reclaim.collect)());
+      else
+        enqueue(() => {
+          // Background work like a load: at a load's priority, where the serving thread shares the CPU.
+          opts.priority?.loading();
+          try {
+            (reclaim.settle ?? reclaim.collect)();
+          } finally {
+            opts.priority?.idle();
+          }
+        });
     }, SETTLE_MS);
     settle.unref();
   };
