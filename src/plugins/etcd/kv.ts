@@ -18,6 +18,8 @@ export const DEFAULT_CALL_TIMEOUT_MS = 5000;
  * checked; etcd refuses pings more often than its --grpc-keepalive-min-time (5 s by default).
  */
 export const DEFAULT_KEEPALIVE_MS = 10_000;
+/** How long a member whose call failed is passed over before one call tries it again. */
+const HALF_OPEN_MS = 5000;
 
 export interface RawKv {
   key: string;
@@ -46,7 +48,10 @@ export interface ClientOptions {
  * answer, etcd plugin or not.
  */
 export async function newClient(o: ClientOptions): Promise<Etcd3> {
-  const [{ Etcd3 }, { ExponentialBackoff }] = await Promise.all([import('etcd3'), import('cockatiel')]);
+  const [{ Etcd3, isRecoverableError }, { ExponentialBackoff, circuitBreaker, handleWhen, ConsecutiveBreaker }] = await Promise.all([
+    import('etcd3'),
+    import('cockatiel'),
+  ]);
   const callTimeoutMs = o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const keepaliveMs = o.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
   const options: IOptions = {
@@ -71,7 +76,19 @@ export async function newClient(o: ClientOptions): Promise<Etcd3> {
     // A lost watch retries within 2 s at worst (the client's default grows to 30 s), so replicas
     // catch up soon after etcd comes back.
     // etcd3 types this as IBackoff but calls it as the factory its own default is.
-    faultHandling: { watchBackoff: new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 }) as unknown as IBackoff<unknown> },
+    faultHandling: {
+      watchBackoff: new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 }) as unknown as IBackoff<unknown>,
+      // The client's own breaker opens a member's circuit after three failures in a row. A frozen
+      // member fails each call only at its deadline, so with three members a listing of ten pages
+      // kept landing there and a new replica took over 20 s to sync. With other members to ask,
+      // one failure (a missed deadline included) sets a member aside for HALF_OPEN_MS; alone, it
+      // keeps the client's three, so one slow call does not refuse every call for seconds.
+      host: () =>
+        circuitBreaker(handleWhen(isRecoverableError), {
+          halfOpenAfter: HALF_OPEN_MS,
+          breaker: new ConsecutiveBreaker(o.endpoints.length > 1 ? 1 : 3),
+        }),
+    },
   };
   if (o.username !== undefined) options.auth = { username: o.username, password: o.password ?? '' };
   if (o.tls?.ca || o.tls?.cert) {
