@@ -91,3 +91,27 @@ export async function waitForLines<L>(lines: readonly L[], match: string | RegEx
     everyMs,
   );
 }
+
+/**
+ * Polls `f` until it holds or `timeoutMs` passes, and says which, for a test that checks the
+ * outcome itself (with its own message) or counts what a bounded wait did not get.
+ */
+export async function holdsWithin(f: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 25): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await f()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(everyMs);
+  }
+}
+
+/** `p`'s value, or 'timeout' when it has not settled within `ms` (a process exit, a close). */
+export async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
