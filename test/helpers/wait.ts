@@ -1,8 +1,9 @@
 // Bounded waits: a test that needs something to happen polls for it with a deadline instead of
 // sleeping a fixed time, so it goes on as soon as it can and fails (naming what) when it cannot.
 // Every wait in test/ goes through here, so each one says what it waits for: polls (`pollFor`,
-// `waitUntil`, `retryFor`, `waitForLines`), and the few fixed waits that are the point of their
-// test (`quietFor`) or pace a load (`pace`).
+// `waitUntil`, `retryFor`, `waitForLines`, `holdsWithin`), a bound on a promise (`settleWithin`),
+// a measurement across a window (`sampleFor`), and the few fixed waits that are the point of
+// their test (`quietFor`) or pace a load (`pace`).
 
 /** What is awaited, for the timeout message; a function is called only then (e.g. to add the server's last log lines). */
 export type What = string | (() => string);
@@ -113,5 +114,14 @@ export async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | 't
     return await Promise.race([p, late]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** Calls `f` every `everyMs` for `ms`: a measurement taken across a window (peak memory under a load). */
+export async function sampleFor(ms: number, everyMs: number, f: () => void | Promise<void>): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    await f();
+    await sleep(everyMs);
   }
 }

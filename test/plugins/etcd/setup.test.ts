@@ -12,7 +12,7 @@ import { group, parseService, targetStrip, type KeyedService } from '../../../sr
 import { digQuery } from '../../helpers/clients.js';
 import { etcdBinary } from '../../helpers/etcd.js';
 import { freePort, startServer, which } from '../../helpers/server.js';
-import { waitUntil } from '../../helpers/wait.js';
+import { retryFor, waitUntil } from '../../helpers/wait.js';
 import { spawn } from 'node:child_process';
 import { Etcd3 } from 'etcd3';
 import { describeNeeding } from '../../helpers/tools.js';
@@ -182,24 +182,11 @@ describeNeeding(['etcd', 'dig'], 'etcd unreachable at startup', () => {
       const client = new Etcd3({ hosts: url });
       let rev = 0;
       try {
-        const deadline = Date.now() + 15_000;
-        for (;;) {
-          try {
-            rev = Number((await client.put('/skydns/test/skydns/a').value('{"host":"10.5.0.1"}').exec()).header.revision);
-            break;
-          } catch (err) {
-            if (Date.now() > deadline) throw err;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-        }
+        rev = await retryFor('etcd to take a write', async () => Number((await client.put('/skydns/test/skydns/a').value('{"host":"10.5.0.1"}').exec()).header.revision), 15_000, 100);
       } finally {
         client.close();
       }
-      const deadline = Date.now() + 10_000;
-      while ((await digQuery(dig!, server.port, 'a.skydns.test.', 'A', false)).answer[0] !== 'a.skydns.test. 300 IN A 10.5.0.1') {
-        if (Date.now() > deadline) throw new Error('no answer after etcd came up');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitUntil('an answer after etcd came up', async () => (await digQuery(dig!, server.port, 'a.skydns.test.', 'A', false)).answer[0] === 'a.skydns.test. 300 IN A 10.5.0.1', 10_000, 100);
       const ready = await fetch(`http://127.0.0.1:${readyPort}/ready`);
       expect(ready.status).toBe(200);
       await waitUntil('the ready line once etcd was read', () => server.logs.some((l) => l.includes('"clusterdns ready"')), 5000);

@@ -13,7 +13,7 @@ import { parseGoDuration as parseDuration } from '../../../src/pkg/duration.js';
 import { repoRoot, startServer, which, type RunningServer } from '../../helpers/server.js';
 import { digQuery } from '../../helpers/clients.js';
 import { describeNeeding } from '../../helpers/tools.js';
-import { sleep, waitUntil } from '../../helpers/wait.js';
+import { quietFor, waitUntil } from '../../helpers/wait.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/file');
 const exampleZone = path.join(repoRoot, 'zones/example.org.zone');
@@ -159,7 +159,7 @@ describe('file: reload (in process)', () => {
       writeFileSync(z, zoneText(1, 'a A 192.0.2.1'));
       const a = await buildApp({ corefileText: `reload.test {\n  file ${z} {\n    reload 0\n  }\n}\n`, port: 0 });
       writeFileSync(z, zoneText(2, 'b A 192.0.2.2'));
-      await sleep(300);
+      await quietFor(300, 'a reload of the edited file (reload 0: there must be none)');
       expect((await ask(a, 'b.reload.test.', 'A')).rcode).toBe('NXDOMAIN');
       expect(await filePlugin(a).reload()).toBe(true); // reload() itself still works when asked
       await a.close();

@@ -9,6 +9,7 @@ import { parseHosts } from '../../../src/plugins/hosts/hostsfile.js';
 import { digQuery } from '../../helpers/clients.js';
 import { repoRoot, startServer, which, type RunningServer } from '../../helpers/server.js';
 import { describeNeeding } from '../../helpers/tools.js';
+import { holdsWithin } from '../../helpers/wait.js';
 
 const dig = which('dig');
 const fixtures = path.join(repoRoot, 'test/fixtures/hosts');
@@ -97,13 +98,15 @@ describe('hosts in process', () => {
       await app.listen();
       expect((await ask(app, 'a.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.1']);
       fs.writeFileSync(file, '10.0.0.2 a.example.test\n10.0.0.3 b.example.test\n');
-      const deadline = Date.now() + 5000;
       let got: unknown[] = [];
-      while (Date.now() < deadline) {
-        got = (await ask(app, 'a.example.test', 'A')).answers!.map((a) => a.data);
-        if (got[0] === '10.0.0.2') break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await holdsWithin(
+        async () => {
+          got = (await ask(app, 'a.example.test', 'A')).answers!.map((a) => a.data);
+          return got[0] === '10.0.0.2';
+        },
+        5000,
+        100,
+      );
       expect(got).toEqual(['10.0.0.2']);
       expect((await ask(app, 'b.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.3']);
     } finally {

@@ -8,6 +8,7 @@ import { ask } from '../../helpers/decode.js';
 import { loadCluster } from '../../../src/api.js';
 import { launcher, repoRoot } from '../../helpers/server.js';
 import { missingTools, skipOrFailInCI } from '../../helpers/tools.js';
+import { holdsWithin } from '../../helpers/wait.js';
 
 const manifests = path.join(repoRoot, 'test/fixtures/edge/gateway/manifests');
 const corefile = `. {
@@ -95,10 +96,14 @@ describe('k8s_gateway options and manifest changes', () => {
       expect((await digQuery(dig, server.port, 'a.example.com', 'A', false)).answer[0]).toMatch(/192\.0\.2\.1$/);
       fs.writeFileSync(path.join(tmp, 'm.yaml'), ingress('192.0.2.2') + '# changed\n');
       let last = '';
-      for (let i = 0; i < 40 && !last.endsWith('192.0.2.2'); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        last = (await digQuery(dig, server.port, 'a.example.com', 'A', false)).answer[0] ?? '';
-      }
+      await holdsWithin(
+        async () => {
+          last = (await digQuery(dig, server.port, 'a.example.com', 'A', false)).answer[0] ?? '';
+          return last.endsWith('192.0.2.2');
+        },
+        4000,
+        100,
+      );
       expect(last).toMatch(/192\.0\.2\.2$/);
     } finally {
       await server.stop();

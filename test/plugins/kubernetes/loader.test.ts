@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/server.js';
+import { quietFor } from '../../helpers/wait.js';
 
 const dist = (p: string): string => path.join(repoRoot, 'dist', p);
 type Feed = typeof import('../../../src/cluster/feed-thread.js');
@@ -100,7 +101,9 @@ describe('kubernetes view on the feed loader thread', () => {
     feed.subscribe(kubernetesView(cfg, { ...viewArgs, countRecords: false }), { onView: () => undefined });
     const started = Date.now();
     const loading = feed.refresh();
-    setTimeout(() => feed.close(), 20);
+    // A load of 2,000 Services takes far longer than this: the close lands in the middle of it.
+    await quietFor(20, 'the load to be under way');
+    feed.close();
     await expect(loading).rejects.toThrow(/manifest feed closed/);
     expect(Date.now() - started).toBeLessThan(2000);
   });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/server.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 type AppMod = typeof import('../../../src/app.js');
 type Plugin = { name: string; currentStore?: unknown };
@@ -55,7 +56,7 @@ describe('a manifest change seen by the running plugin and a reload at once', ()
     expect(fresh).not.toBe(running);
     expect(fresh.currentStore).not.toBe(before);
     // The running plugin took the reload's store: no load of its own.
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil("the running plugin to take the reload's store", () => running.currentStore === fresh.currentStore, 5000);
     expect(running.currentStore).toBe(fresh.currentStore);
     const loads = logs.map((l) => JSON.parse(l).msg as string).filter((m) => /kubernetes data (re)?loaded/.test(m));
     // One load, handed to both: the new plugin's first data, the running plugin's reload.

@@ -9,6 +9,7 @@ import { buildApp } from '../../../src/app.js';
 import { digQuery } from '../../helpers/clients.js';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../../helpers/server.js';
 import { describeNeeding } from '../../helpers/tools.js';
+import { holdsWithin, quietFor } from '../../helpers/wait.js';
 
 const dig = which('dig');
 const fixtures = path.join(repoRoot, 'test/fixtures/loop');
@@ -62,10 +63,10 @@ describeNeeding(['dig'], 'loop with a real upstream', () => {
   it('keeps serving after the probe, which it forwarded once', async () => {
     // The probe goes out as the server starts; wait (at most 5 s) until the upstream saw it.
     const probes = (): string[] => upstream.logs.filter((l) => l.includes('"HINFO"'));
-    for (const end = Date.now() + 5000; probes().length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+    await holdsWithin(() => probes().length > 0, 5000, 50);
     expect(probes()).toHaveLength(1);
     // Still alive once the plugin has disarmed itself, DISARM_AFTER_MS after the answered probe.
-    await new Promise((r) => setTimeout(r, DISARM_AFTER_MS + 200));
+    await quietFor(DISARM_AFTER_MS + 200, 'the loop plugin to disarm itself (the server must stay up)');
     expect(server.proc.exitCode).toBeNull();
     const obs = await digQuery(dig!, server.port, 'www.exact.test', 'A', false);
     expect(obs.answer).toEqual(['www.exact.test. 300 IN A 192.0.2.80']);
