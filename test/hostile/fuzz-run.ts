@@ -136,16 +136,8 @@ export async function tcpBatch(t: FuzzTarget, cases: FuzzCase[]): Promise<Buffer
       const cut = Math.floor(wire.length / 2);
       await conn.write(wire.subarray(0, cut)).catch(() => undefined);
       await conn.write(wire.subarray(cut)).catch(() => undefined);
-      // Read until the server has been quiet for 300 ms (it may close, or skip a message it
-      // drops), bounded at 3 s per connection.
-      const deadline = Date.now() + 3000;
-      while (Date.now() < deadline && !conn.closed) {
-        try {
-          replies.push(await conn.read(Math.min(300, Math.max(1, deadline - Date.now()))));
-        } catch {
-          break;
-        }
-      }
+      // Until the server has been quiet for 300 ms, bounded at 3 s per connection.
+      replies.push(...(await conn.readUntilQuiet(300, 3000)));
     } finally {
       conn.destroy();
     }

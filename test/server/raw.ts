@@ -520,6 +520,23 @@ export class TcpConn {
     return out;
   }
 
+  /**
+   * Every message until none came for `quietMs` (the server may close, or skip a message it
+   * drops), bounded overall by `maxMs`.
+   */
+  async readUntilQuiet(quietMs: number, maxMs: number): Promise<Buffer[]> {
+    const deadline = Date.now() + maxMs;
+    const out: Buffer[] = [];
+    while (Date.now() < deadline && !this.closed) {
+      try {
+        out.push(await this.read(Math.min(quietMs, Math.max(1, deadline - Date.now()))));
+      } catch {
+        break;
+      }
+    }
+    return out;
+  }
+
   /** Messages received so far and not read. */
   pending(): number {
     return this.messages.length;
