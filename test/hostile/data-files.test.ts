@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launcher, startServer, type RunningServer } from '../helpers/server.js';
-import { buildQuery, decode, sleep, T, udpQuery } from '../server/raw.js';
+import { buildQuery, decode, T, udpQuery } from '../server/raw.js';
+import { quietFor } from '../helpers/wait.js';
 import { readRegularFile, UnreadableFile } from '../../src/pkg/regular-file.js';
 
 let dir: string;
@@ -58,7 +59,7 @@ describe('data files a Corefile names (#9.14)', () => {
       rmSync(corefile());
       execFileSync('mkfifo', [corefile()]);
       for (let i = 0; i < 6; i++) {
-        await sleep(500);
+        await quietFor(500, 'the reload plugin (every 2 s) and hosts (every 1 s) to meet the FIFO between answers');
         expect(await ask()).toBe('10.0.0.1');
       }
       expect(server.proc.exitCode).toBeNull();

@@ -1,6 +1,7 @@
 // A paced UDP client for the edge hostile tests: sends queries at a steady rate (a bounded
 // count) from one socket, and reports how many got no reply, the worst latency, and the rcodes.
 import dgram from 'node:dgram';
+import { holdsWithin } from '../helpers/wait.js';
 import { buildQuery, idOf, parseHeader, T } from '../server/raw.js';
 
 export interface LoadStats {
@@ -14,6 +15,8 @@ export interface LoadStats {
 }
 
 export interface SteadyLoad {
+  /** Queries sent so far: a test waits on it for the load to be under way, or all sent. */
+  sent(): number;
   /** Stops sending, waits up to `graceMs` for the replies still due, and closes the socket. */
   stop(graceMs?: number): Promise<LoadStats>;
 }
@@ -49,10 +52,11 @@ export function steadyLoad(port: number, names: readonly string[], opts: { qps: 
   };
   tick();
   return {
+    sent: () => stats.sent,
     async stop(graceMs = 3000): Promise<LoadStats> {
       clearTimeout(timer);
       const deadline = performance.now() + graceMs;
-      while (pending.size > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await holdsWithin(() => pending.size === 0, graceMs, 20);
       stats.lost = pending.size;
       // Unanswered queries count at the grace deadline: at least that late.
       for (const at of pending.values()) stats.maxMs = Math.max(stats.maxMs, deadline - at);

@@ -11,6 +11,7 @@ import { digQuery } from '../helpers/clients.js';
 import { freePort, startServer, which, type RunningServer } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
 import { steadyLoad } from './edge-load.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const TARGETS = 70_000;
 const dig = which('dig');
@@ -79,7 +80,7 @@ describeNeeding(['dig'], 'k8s_gateway answers for a name with 70,000 targets', (
     // 50 queries a second for the big name, and a small name beside it.
     const big = steadyLoad(server.port, ['huge.example.com'], { qps: 50, max: 50 });
     const small = steadyLoad(server.port, ['small.example.com'], { qps: 50, max: 50 });
-    await new Promise((r) => setTimeout(r, 1100));
+    await waitUntil('both loads to send their 50 queries', () => big.sent() === 50 && small.sent() === 50, 5000);
     const [b, s] = [await big.stop(), await small.stop()];
     expect(b.lost).toBe(0);
     expect(b.rcodes).toEqual({ 0: 50 });

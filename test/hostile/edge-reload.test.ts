@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
-import { pollFor, sleep } from '../helpers/wait.js';
+import { pollFor, waitUntil } from '../helpers/wait.js';
 import { steadyLoad } from './edge-load.js';
 
 /** One Gateway taking routes from every namespace and `n` HTTPRoutes of 16 hostnames each (bench/gen-edge.js). */
@@ -41,7 +41,8 @@ describe('k8s_gateway reload off the serving thread', () => {
     const names = Array.from({ length: 16 }, (_, i) => `h${i}.r${i % 10}.example.com`);
     // 200 queries a second, 3,000 at most: a stalled serving thread overflows its socket buffer.
     const load = steadyLoad(server.port, names, { qps: 200, max: 3000 });
-    await sleep(300);
+    // Under way before the change (60 queries: 300 ms of it), and going on after the reload.
+    await waitUntil('the load to be under way', () => load.sent() >= 60, 5000);
     const before = server.logs.length;
     writeFileSync(`${file}.new`, routes(ROUTES));
     renameSync(`${file}.new`, file);
@@ -50,7 +51,8 @@ describe('k8s_gateway reload off the serving thread', () => {
       () => server.logs.slice(before).find((l) => l.includes('k8s_gateway hosts re-indexed') || l.includes('manifest reload failed')),
       45_000,
     );
-    await sleep(300);
+    const atReload = load.sent();
+    await waitUntil('the load to go on after the reload', () => load.sent() >= Math.min(3000, atReload + 60), 5000);
     const stats = await load.stop();
     const reloadMs = (JSON.parse(line) as { ms?: number }).ms;
     console.log(`edge reload: ${stats.sent} sent, ${stats.lost} lost, max ${stats.maxMs.toFixed(0)} ms, reload ${reloadMs ?? '?'} ms`);
@@ -62,7 +64,7 @@ describe('k8s_gateway reload off the serving thread', () => {
     expect(reloadMs).toBeGreaterThan(2 * stats.maxMs);
     // The new routes answer.
     const after = steadyLoad(server.port, [`h15.r${ROUTES - 1}.example.com`], { qps: 50, max: 1 });
-    await sleep(200);
+    await waitUntil('the query to be sent', () => after.sent() === 1);
     const last = await after.stop();
     expect(last.rcodes).toEqual({ 0: 1 });
   });
@@ -74,7 +76,7 @@ describe('k8s_gateway reload off the serving thread', () => {
     renameSync(`${file}.new`, file);
     await pollFor('the second reload', () => server.logs.slice(before).find((l) => l.includes('k8s_gateway hosts re-indexed')), 45_000);
     const kept = steadyLoad(server.port, ['h0.r1.example.com', 'h3.r1.example.com'], { qps: 50, max: 2 });
-    await sleep(200);
+    await waitUntil('both queries to be sent', () => kept.sent() === 2);
     expect((await kept.stop()).rcodes).toEqual({ 0: 2 });
     expect(server.logs.slice(before).some((l) => l.includes('Bad_Host'))).toBe(true);
   });

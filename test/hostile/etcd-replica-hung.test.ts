@@ -11,7 +11,7 @@ import { Etcd3 } from 'etcd3';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 import { firstA } from '../cli/udp-query.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
+import { waitUntil } from '../helpers/wait.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
 import { describeNeeding } from '../helpers/tools.js';
 
@@ -59,8 +59,13 @@ describeNeeding(['etcd'], 'a hung etcd member, one of three (issue 21 item 9)', 
     const a = await startServer(['--conf', await corefile(metricsA)]);
     servers.push(a);
     await waitUntil('replica A synced', async () => (await firstA(a.port, `k${KEYS - 1}.hung.test.`)) !== undefined, 15_000);
-    // Let A's watch settle on the first member.
-    await sleep(500);
+    // A's watch is on the first member (listed first) once /metrics says it is connected.
+    await waitUntil(
+      "replica A's watch to connect",
+      async () => /clusterdns_etcd_watch_connected\{zones="hung.test."\} 1\b/.test(await (await fetch(`http://127.0.0.1:${metricsA}/metrics`)).text()),
+      10_000,
+      50,
+    );
 
     e.pause(0);
     const pausedAt = Date.now();

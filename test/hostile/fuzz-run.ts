@@ -5,8 +5,8 @@
 import { createSocket } from 'node:dgram';
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { waitUntil } from '../helpers/wait.js';
-import { buildQuery, frame, parseHeader, rawRecords, sleep, TcpConn, type Target } from '../server/raw.js';
+import { pace, quietFor, waitUntil } from '../helpers/wait.js';
+import { buildQuery, frame, parseHeader, rawRecords, TcpConn, type Target } from '../server/raw.js';
 import { FuzzGen, type FuzzCase } from './fuzz.js';
 
 export const fuzzSeconds = Number(process.env.FUZZ_SECONDS ?? 0);
@@ -110,12 +110,12 @@ export async function udpBatch(t: FuzzTarget, cases: FuzzCase[]): Promise<{ repl
     for (const c of cases) {
       const sock = c.isResponse ? responses : queries;
       await new Promise<void>((resolve) => sock.send(c.msg, t.target.port, t.target.host, () => resolve()));
-      if (++n % 25 === 0) await sleep(2);
+      if (++n % 25 === 0) await pace(2);
     }
     for (const sock of [queries, responses]) await new Promise<void>((resolve) => sock.send(marker, t.target.port, t.target.host, () => resolve()));
     // A lost marker (a full socket buffer) only costs the wait: the checks below still run.
     await waitUntil('the marker replies', () => markers === 2, 1000, 5).catch(() => undefined);
-    await sleep(50);
+    await quietFor(50, 'the tail: answers made asynchronously, behind the markers');
   } finally {
     queries.close();
     responses.close();
@@ -136,16 +136,8 @@ export async function tcpBatch(t: FuzzTarget, cases: FuzzCase[]): Promise<Buffer
       const cut = Math.floor(wire.length / 2);
       await conn.write(wire.subarray(0, cut)).catch(() => undefined);
       await conn.write(wire.subarray(cut)).catch(() => undefined);
-      // Read until the server has been quiet for 300 ms (it may close, or skip a message it
-      // drops), bounded at 3 s per connection.
-      const deadline = Date.now() + 3000;
-      while (Date.now() < deadline && !conn.closed) {
-        try {
-          replies.push(await conn.read(Math.min(300, Math.max(1, deadline - Date.now()))));
-        } catch {
-          break;
-        }
-      }
+      // Until the server has been quiet for 300 ms, bounded at 3 s per connection.
+      replies.push(...(await conn.readUntilQuiet(300, 3000)));
     } finally {
       conn.destroy();
     }

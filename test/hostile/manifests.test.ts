@@ -11,6 +11,7 @@ import { ManifestError, type Finding } from '../../src/cluster/model.js';
 import { launcher, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
 import { missingTools, skipOrFailInCI } from '../helpers/tools.js';
+import { pace, sampleFor, waitForLines, waitUntil } from '../helpers/wait.js';
 
 /** `clusterdns check`, killed after 10 s and with a 512 MiB heap, so a regression fails instead of eating the machine. */
 const check = (...args: string[]): { code: number | null; out: string; ms: number } => {
@@ -179,19 +180,17 @@ describe('YAML alias bombs and oversized objects (#9.1)', () => {
     const server: RunningServer = await startServer(['--conf', path.join(d, 'Corefile')]);
     try {
       fs.writeFileSync(path.join(d, 'm/bomb.yaml'), deploymentBomb(9));
-      const end = Date.now() + 1500;
       let answered = 0;
-      while (Date.now() < end) {
+      // Asked every 20 ms for 1.5 s while the bomb loads.
+      await sampleFor(1500, 20, async () => {
         const r = await dnsQuery(server.port, 'web.default.svc.cluster.local', 'A', 1000);
         expect(r.answers.map((a) => a.data)).toEqual(['10.96.1.1']);
         answered++;
-        await new Promise((res) => setTimeout(res, 20));
-      }
+      });
       expect(answered).toBeGreaterThan(10);
-      const deadline = Date.now() + 3000;
       // The bomb is rejected (logged at its file and line, not served); the rest serves on.
       const rejected = (l: string): boolean => l.includes('"level":50') && l.includes('not served:');
-      while (Date.now() < deadline && !server.logs.some(rejected)) await new Promise((res) => setTimeout(res, 50));
+      await waitForLines(server.logs, rejected, 'the bomb to be refused', { timeoutMs: 3000, everyMs: 50 });
       expect(server.logs.find(rejected)).toMatch(/bomb\.yaml","line":1.*aliases more than 100 times/);
     } finally {
       await server.stop();
@@ -310,15 +309,20 @@ describe('watch applies only stable files (#9.8)', () => {
       for (const n of cuts.slice(0, 40)) {
         fs.writeFileSync(file, next.slice(0, n));
         await ask();
-        await new Promise((res) => setTimeout(res, 40));
+        // Each cut stays on disk a while, for the watch (every 100 ms) to meet some of them.
+        await pace(40);
       }
       expect([...seen]).toEqual(['NOERROR 10.96.1.1']);
       fs.writeFileSync(file, next);
-      const deadline = Date.now() + 4000;
-      while (Date.now() < deadline && !seen.has('NOERROR 10.96.2.2')) {
-        await ask();
-        await new Promise((res) => setTimeout(res, 50));
-      }
+      await waitUntil(
+        'the whole edit to serve',
+        async () => {
+          await ask();
+          return seen.has('NOERROR 10.96.2.2');
+        },
+        4000,
+        50,
+      );
       expect([...seen]).toEqual(['NOERROR 10.96.1.1', 'NOERROR 10.96.2.2']);
       const api = await dnsQuery(server.port, 'api.default.svc.cluster.local', 'A', 1000);
       expect(api.answers.map((a) => a.data)).toEqual(['10.96.3.3']);
@@ -336,10 +340,9 @@ describe('watch applies only stable files (#9.8)', () => {
     const server = await startServer(['--conf', path.join(d, 'Corefile')]);
     try {
       fs.writeFileSync(file, service('web', '10.96.300.1'));
-      const deadline = Date.now() + 3000;
       // The new version is rejected at its field's line, and the version admitted before serves on.
       const rejected = (l: string): boolean => l.includes('"level":50') && l.includes('not served:');
-      while (Date.now() < deadline && !server.logs.some(rejected)) await new Promise((res) => setTimeout(res, 50));
+      await waitForLines(server.logs, rejected, 'the edit to be refused', { timeoutMs: 3000, everyMs: 50 });
       expect(server.logs.find(rejected)).toMatch(/web\.yaml","line":7/);
       expect(server.logs.some((l) => l.includes('"previous-version-served"'))).toBe(true);
       const r = await dnsQuery(server.port, 'web.default.svc.cluster.local', 'A', 1000);

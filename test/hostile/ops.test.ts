@@ -6,7 +6,7 @@ import { execFileSync, fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
+import { holdsWithin, quietFor, settleWithin, waitForLines, waitUntil } from '../helpers/wait.js';
 import net from 'node:net';
 import { tcpQuery } from '../fixtures/ops/client.js';
 
@@ -45,8 +45,7 @@ async function startWorkers(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ server:
     env: { METRICS_PORT: String(metricsPort), ...extraEnv },
   });
   running.push(server);
-  const deadline = Date.now() + 15000;
-  while (Date.now() < deadline && server.logs.filter((l) => l.includes('"clusterdns ready"')).length < 2) await sleep(100);
+  await waitForLines(server.logs, '"clusterdns ready"', 'both workers ready', { count: 2, timeoutMs: 15000, everyMs: 100 });
   expect(children(server.proc.pid!)).toHaveLength(2);
   return { server, metricsPort };
 }
@@ -58,7 +57,7 @@ describe('--workers: shutdown and supervision', () => {
     const exited = new Promise<number | null>((resolve) => server.proc.once('exit', (code) => resolve(code)));
     const t0 = Date.now();
     server.proc.kill('SIGTERM');
-    const code = await Promise.race([exited, sleep(5000).then(() => 'timeout' as const)]);
+    const code = await settleWithin(exited, 5000);
     const took = Date.now() - t0;
     expect(code).toBe(0);
     expect(took).toBeLessThan(1000);
@@ -72,8 +71,7 @@ describe('--workers: shutdown and supervision', () => {
         env: { HEALTH_PORT: String(health), LAMEDUCK: `${lameduck}s` },
       });
       running.push(server);
-      const deadline = Date.now() + 15000;
-      while (Date.now() < deadline && server.logs.filter((l) => l.includes('"clusterdns ready"')).length < 2) await sleep(100);
+      await waitForLines(server.logs, '"clusterdns ready"', 'both workers ready', { count: 2, timeoutMs: 15000, everyMs: 100 });
       const kids = children(server.proc.pid!);
       expect(kids).toHaveLength(2);
       const exited = new Promise<number | null>((resolve) => server.proc.once('exit', (code) => resolve(code)));
@@ -82,7 +80,7 @@ describe('--workers: shutdown and supervision', () => {
       // Both workers have begun their shutdown (the lameduck) before /health is asked.
       await waitUntil('both workers shutting down', () => server.logs.filter((l) => l.includes('"shutting down"')).length >= 2, 3000, 20);
       expect((await fetch(`http://127.0.0.1:${health}/health`, { signal: AbortSignal.timeout(2000) })).status).toBe(200);
-      const code = await Promise.race([exited, sleep(lameduck * 1000 + 5000).then(() => 'timeout' as const)]);
+      const code = await settleWithin(exited, lameduck * 1000 + 5000);
       const took = Date.now() - t0;
       expect(code).toBe(0);
       expect(took).toBeGreaterThanOrEqual(lameduck * 1000);
@@ -102,18 +100,23 @@ describe('--workers: shutdown and supervision', () => {
     let gone = false;
     void exited.then(() => (gone = true));
     try {
-      const deadline = Date.now() + 20_000;
-      while (!gone && Date.now() < deadline) {
-        const children = fs.readFileSync(`/proc/${primary.pid}/task/${primary.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-        for (const pid of children) {
-          try {
-            process.kill(Number(pid), 'SIGKILL');
-          } catch {
-            // already gone
+      // Every 300 ms, whatever workers run are killed, until the primary gives up (20 s at most).
+      await holdsWithin(
+        () => {
+          if (gone) return true;
+          const children = fs.readFileSync(`/proc/${primary.pid}/task/${primary.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+          for (const pid of children) {
+            try {
+              process.kill(Number(pid), 'SIGKILL');
+            } catch {
+              // already gone
+            }
           }
-        }
-        await sleep(300);
-      }
+          return false;
+        },
+        20_000,
+        300,
+      );
       expect(gone, server.logs.slice(-10).join('\n')).toBe(true);
       expect(await exited).not.toBe(0);
       expect(server.logs.join('\n') + server.stderr.join('')).toContain('workers keep dying');
@@ -150,7 +153,7 @@ describe('--workers: shutdown and supervision', () => {
       expect(res.status).toBe(200);
       expect(await res.text()).toContain('coredns_build_info');
     }
-    await sleep(200);
+    await quietFor(200, 'a warning the scrapes set off to reach stderr');
     expect(server.stderr.join('')).not.toMatch(/MaxListenersExceededWarning/);
   }, 30000);
 });
@@ -211,8 +214,7 @@ describe('HTTP endpoints under idle connections (#9.11)', () => {
       const drip = setInterval(() => slow.writable && slow.write('X-Slow: 1\r\n'), 300);
       // The idle connections and the slow one are closed within the idle timeout (3 s) plus
       // Node's 1 s check.
-      const deadline = Date.now() + 6000;
-      while (Date.now() < deadline && closed.size < idle.length) await sleep(100);
+      await holdsWithin(() => closed.size === idle.length, 6000, 100);
       clearInterval(drip);
       expect(idle.length - closed.size).toBe(0);
       expect(answer).toMatch(/^HTTP\/1\.1 408/);

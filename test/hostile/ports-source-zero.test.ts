@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot, startServer, type RunningServer } from '../helpers/server.js';
 import { missingTools, skipOrFailInCI } from '../helpers/tools.js';
-import { sleep } from '../helpers/wait.js';
+import { holdsWithin, quietFor } from '../helpers/wait.js';
 import { buildQuery, idOf, parseHeader, Rcode, T, udpQuery } from '../server/raw.js';
 
 const needs = process.getuid?.() !== 0 ? 'root (a raw socket needs CAP_NET_RAW)' : missingTools('musl-gcc');
@@ -49,8 +49,7 @@ describe.skipIf(skipOrFailInCI(needs, 'UDP source port 0'))('UDP queries from so
     // The raw path works: from the listener's port, the server's reply arrives there.
     const control = buildQuery({ name: 'ns1.z.test', type: T.A });
     send(listener.address().port, 1, control);
-    const deadline = Date.now() + 3000;
-    while (Date.now() < deadline && !replies.some((r) => idOf(r) === idOf(control))) await sleep(20);
+    await holdsWithin(() => replies.some((r) => idOf(r) === idOf(control)), 3000, 20);
     expect(replies.some((r) => idOf(r) === idOf(control)), 'reply to a raw query from a real port').toBe(true);
 
     const logsBefore = server.logs.length;
@@ -58,11 +57,9 @@ describe.skipIf(skipOrFailInCI(needs, 'UDP source port 0'))('UDP queries from so
     // A marker sent the same way after them: when it is answered, the server has read them all.
     const marker = buildQuery({ name: 'ns1.z.test', type: T.A });
     send(listener.address().port, 1, marker);
-    const markerDeadline = Date.now() + 5000;
-    while (Date.now() < markerDeadline && !replies.some((r) => idOf(r) === idOf(marker))) await sleep(20);
+    await holdsWithin(() => replies.some((r) => idOf(r) === idOf(marker)), 5000, 20);
     expect(replies.some((r) => idOf(r) === idOf(marker)), 'reply to the marker').toBe(true);
-    // A short window for log lines already written to reach this process.
-    await sleep(300);
+    await quietFor(300, 'log lines already written to reach this process');
     const logged = server.logs.slice(logsBefore);
     expect(logged.length, logged.slice(0, 3).join('\n')).toBe(0);
 

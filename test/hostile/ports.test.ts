@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, launcher, onLines, repoRoot, stopProcess, startServer } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
+import { settleWithin } from '../helpers/wait.js';
 
 let dir: string;
 beforeAll(() => {
@@ -40,8 +41,9 @@ function runToExit(argv: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {
     const timer = setTimeout(() => void stopProcess(proc, 0).then(() => resolve({ code: 'timeout', stdout, stderr })), timeoutMs);
     proc.once('exit', (code, signal) => {
       clearTimeout(timer);
-      // Let the pipes drain: the last lines come after 'exit'.
-      setTimeout(() => resolve({ code: code ?? signal, stdout, stderr }), 100);
+      // The last lines come after 'exit': wait for the pipes to close (bounded: a process the
+      // server left behind may hold them).
+      void settleWithin(new Promise((r) => proc.once('close', r)), 1000).then(() => resolve({ code: code ?? signal, stdout, stderr }));
     });
   });
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { TestDns } from '../fixtures/forward/upstreams.js';
-import { waitUntil } from '../helpers/wait.js';
+import { holdsWithin, pace, quietFor, sampleFor, settleWithin, waitUntil } from '../helpers/wait.js';
 import {
   buildQuery,
   encodeHeader,
@@ -21,7 +21,6 @@ import {
   rawRecords,
   Rcode,
   serverArgs,
-  sleep,
   T,
   tcpQuery,
   udpExchange,
@@ -77,9 +76,7 @@ function open(port: number, localAddress = '127.0.0.1', timeoutMs = 2000): Promi
 
 /** Resolves true once the server has closed `c`, false after timeoutMs. */
 async function closedWithin(c: Raw, timeoutMs: number): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (!c.closedAt && Date.now() < end) await sleep(20);
-  return c.closedAt !== 0;
+  return holdsWithin(() => c.closedAt !== 0, timeoutMs, 20);
 }
 
 /** One query over a fresh connection from `localAddress`: the reply's header, or an error. */
@@ -129,20 +126,26 @@ describe('a TCP client that pipelines queries and never reads the replies (#9.2)
       while (sent < 100_000 && Date.now() < deadline && !c.closedAt) {
         if (!c.sock.write(batch)) {
           let wake = (): void => undefined;
-          await Promise.race([new Promise<void>((r) => c.sock.once('drain', (wake = r))), sleep(200)]);
+          await settleWithin(new Promise<void>((r) => c.sock.once('drain', (wake = r))), 200);
           c.sock.off('drain', wake);
         }
         sent += 500;
       }
     })();
-    while (Date.now() < deadline && !c.closedAt) {
-      peak = Math.max(peak, rssMiB(pid));
-      const t0 = Date.now();
-      const r = await udpExchange(buildQuery({ name: fixture.nginx, type: T.A }), { port }, 1000);
-      if (!r) udpMissed++;
-      else udpWorst = Math.max(udpWorst, Date.now() - t0);
-      await sleep(100);
-    }
+    // Until the server closes the connection (or the flood's 5 s end): memory, and a UDP query, every 100 ms.
+    await holdsWithin(
+      async () => {
+        if (c.closedAt) return true;
+        peak = Math.max(peak, rssMiB(pid));
+        const t0 = Date.now();
+        const r = await udpExchange(buildQuery({ name: fixture.nginx, type: T.A }), { port }, 1000);
+        if (!r) udpMissed++;
+        else udpWorst = Math.max(udpWorst, Date.now() - t0);
+        return false;
+      },
+      Math.max(0, deadline - Date.now()),
+      100,
+    );
     await writer;
     peak = Math.max(peak, rssMiB(pid));
     const closed = await closedWithin(c, 5000);
@@ -172,17 +175,16 @@ describe('a TCP client that pipelines queries and never reads the replies (#9.2)
         for (let sent = 0; sent < 40_000 && Date.now() < deadline && !c.closedAt; sent += 500) {
           if (!c.sock.write(batch)) {
             let wake = (): void => undefined;
-            await Promise.race([new Promise<void>((r) => c.sock.once('drain', (wake = r))), sleep(100)]);
+            await settleWithin(new Promise<void>((r) => c.sock.once('drain', (wake = r))), 100);
             c.sock.off('drain', wake);
           }
           peak = Math.max(peak, rssMiB(pid));
         }
       }),
     );
-    while (Date.now() < deadline) {
+    await sampleFor(Math.max(0, deadline - Date.now()), 100, () => {
       peak = Math.max(peak, rssMiB(pid));
-      await sleep(100);
-    }
+    });
     console.log(`two never-reading clients, 1 MiB total: RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB`);
     expect(peak - before, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`).toBeLessThan(40);
     expect((await udpExchange(buildQuery({ name: fixture.nginx, type: T.A }), { port: server.port }, 1000)) !== null).toBe(true);
@@ -202,14 +204,19 @@ describe('a TCP client that pipelines queries and never reads the replies (#9.2)
         got = got.subarray(2 + got.readUInt16BE(0));
       }
     });
-    const end = Date.now() + 8000;
-    // Read in short bursts with pauses: progress at every write deadline, so it is never cut off.
-    while (ids.size < n && Date.now() < end && !c.closedAt) {
-      c.sock.resume();
-      await sleep(20);
-      c.sock.pause();
-      await sleep(200);
-    }
+    // Read in short bursts (20 ms every 200 ms): progress at every write deadline, so it is never
+    // cut off. Until all came, the server closed, or 8 s.
+    await holdsWithin(
+      async () => {
+        if (ids.size >= n || c.closedAt) return true;
+        c.sock.resume();
+        await pace(20);
+        c.sock.pause();
+        return false;
+      },
+      8000,
+      200,
+    );
     c.sock.resume();
     expect(ids.size, `replies received (closed: ${c.closedAt !== 0})`).toBe(n);
   }, 15_000);
@@ -242,11 +249,10 @@ describe('pipelined queries whose answers take time (forwarded)', () => {
         got = got.subarray(2 + got.readUInt16BE(0));
       }
     });
-    await sleep(150);
+    await quietFor(150, 'a server without the cap to forward more than 4');
     // The default (100) would have forwarded all 20 by now.
     expect(upstream.count(), 'queries forwarded while the first ones are still being answered').toBe(4);
-    const end = Date.now() + 5000;
-    while (ids.size < n && Date.now() < end) await sleep(50);
+    await holdsWithin(() => ids.size >= n, 5000, 50);
     expect(ids.size).toBe(n);
     expect(upstream.count()).toBe(n);
   }, 15_000);
@@ -261,7 +267,7 @@ describe('slowloris: connections that trickle bytes (#9.3)', () => {
     // One byte every 200 ms: each renews an I/O timeout, none renews the message deadline.
     for (let i = 0; i < msg.length - 1 && !c.closedAt && Date.now() - started < 6000; i++) {
       c.sock.write(msg.subarray(i, i + 1));
-      await sleep(200);
+      await pace(200);
     }
     expect(await closedWithin(c, 1000), 'trickling connection still open').toBe(true);
     const after = c.closedAt - started;
@@ -278,7 +284,7 @@ describe('slowloris: connections that trickle bytes (#9.3)', () => {
       const c = await open(server.port, '127.0.0.2');
       c.sock.write(Buffer.from([0]));
       mine.push(c);
-      await sleep(30);
+      await pace(30);
     }
     // Each connection past the fourth evicts one: six of the ten are closed, then none more.
     await waitUntil('six evictions', () => mine.filter((c) => c.closedAt).length >= 6, 3000, 20);
@@ -301,7 +307,7 @@ describe('slowloris: connections that trickle bytes (#9.3)', () => {
       c.sock.write(frame(buildQuery({ name: fixture.nginx, type: T.A })).subarray(0, 5));
       slow.push(c);
     }
-    await sleep(200);
+    await quietFor(200, 'a slow connection closed before the cap is reached');
     expect(slow.filter((c) => c.closedAt).length, 'slow connections closed before the cap was reached').toBe(0);
     const started = Date.now();
     for (let i = 0; i < 10; i++) {

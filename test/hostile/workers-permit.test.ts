@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '../helpers/server.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
+import { quietFor, waitUntil } from '../helpers/wait.js';
 import { buildQuery, parseHeader, Rcode, T, udpQuery } from '../server/raw.js';
 
 let dir: string;
@@ -70,7 +70,7 @@ describe('serve --workers 2: a frozen worker holding the load permit (#21.21)', 
       process.kill(grant!.pid!, 'SIGSTOP');
       frozen = grant!.pid!;
       // Frozen mid-load unless it gave the permit back before the signal landed.
-      await sleep(200);
+      await quietFor(200, 'a "permit given back" line written before the SIGSTOP to reach this process');
       const gaveBack = s.logs.slice(mark).map(parse).some((l) => l.msg === 'load permit given back' && l.worker === grant!.worker);
       if (!gaveBack) {
         holder = grant;

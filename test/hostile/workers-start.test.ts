@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, launcher, onLines, repoRoot, startServer, stopProcess } from '../helpers/server.js';
 import { buildQuery, parseHeader, Rcode, T, udpQuery } from '../server/raw.js';
+import { waitForLines } from '../helpers/wait.js';
 
 let dir: string;
 let conf: string;
@@ -75,8 +76,7 @@ describe('serve --workers with a permanent start error (#21.4)', () => {
   it('every line a worker logs carries its id; all workers serve', async () => {
     const s = await startServer(['--conf', conf, '--workers', '2'], { timeoutMs: 15_000 });
     try {
-      const deadline = Date.now() + 15_000;
-      while (Date.now() < deadline && s.logs.filter((l) => l.includes('"all workers ready"')).length === 0) await new Promise((r) => setTimeout(r, 50));
+      await waitForLines(s.logs, '"all workers ready"', 'all workers ready', { timeoutMs: 15_000, everyMs: 50 });
       const r = parseHeader(await udpQuery(buildQuery({ name: 'ns1.w.test', type: T.A }), { port: s.port }));
       expect([r.rcode, r.ancount]).toEqual([Rcode.NOERROR, 1]);
       const workerLines = s.logs.filter((l) => /"msg":"(zone loaded|listening on UDP and TCP|clusterdns ready)"/.test(l));

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
+import { waitForLines, waitUntil } from '../helpers/wait.js';
 
 const service = (ip: string): string => `apiVersion: v1
 kind: Service
@@ -41,16 +42,18 @@ describe('manifest reload', () => {
   it('serves the edited manifest without failing a query in between', async () => {
     expect(await ask()).toEqual(['10.96.1.1']);
     fs.writeFileSync(path.join(dir, 'manifests/web.yaml'), service('10.96.2.2'));
-    const deadline = Date.now() + 5000;
     const seen = new Set<string>();
-    let queries = 0;
-    while (Date.now() < deadline && queries < 2000) {
-      const [ip] = await ask();
-      queries++;
-      seen.add(ip!);
-      if (ip === '10.96.2.2') break;
-      await new Promise((r) => setTimeout(r, 5)); // a change applies after two quiet polls (2 x 200 ms)
-    }
+    // Asked every 5 ms: a change applies after two quiet polls (2 x 200 ms).
+    await waitUntil(
+      () => `the edited address (answered so far: ${[...seen].join(' ')})`,
+      async () => {
+        const [ip] = await ask();
+        seen.add(ip!);
+        return ip === '10.96.2.2';
+      },
+      5000,
+      5,
+    );
     expect([...seen].every((ip) => ip === '10.96.1.1' || ip === '10.96.2.2')).toBe(true);
     expect(seen.has('10.96.2.2')).toBe(true);
     expect(server.logs.some((l) => l.includes('kubernetes data reloaded'))).toBe(true);
@@ -59,13 +62,10 @@ describe('manifest reload', () => {
   it('keeps the last good data when an edit breaks the manifests, and names file and line', async () => {
     expect(await ask()).toEqual(['10.96.2.2']);
     fs.writeFileSync(path.join(dir, 'manifests/web.yaml'), service('10.96.3.3') + 'spec: [broken\n');
-    const deadline = Date.now() + 3000;
     // The broken document is not served (an error at its file and line), and the version the
     // previous load admitted keeps serving, as a failed apply leaves the cluster as it was.
     const rejected = (l: string): boolean => l.includes('"level":50') && l.includes('not served:');
-    while (Date.now() < deadline && !server.logs.some(rejected)) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForLines(server.logs, rejected, 'the broken document to be refused', { timeoutMs: 3000, everyMs: 100 });
     const failure = server.logs.find(rejected);
     expect(failure).toBeDefined();
     expect(failure).toMatch(/"file":"[^"]*web\.yaml","line":\d+/);

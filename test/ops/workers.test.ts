@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import { decodeReply, type Reply } from '../helpers/decode.js';
-import { waitUntil } from '../helpers/wait.js';
+import { pollFor, waitForLines, waitUntil } from '../helpers/wait.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
 
@@ -52,8 +52,7 @@ describe('serve --workers 2', () => {
       env: { METRICS_PORT: String(metricsPort) },
     });
     // Both workers up before measuring.
-    const deadline = Date.now() + 15000;
-    while (Date.now() < deadline && server.logs.filter((l) => l.includes('"clusterdns ready"')).length < 2) await new Promise((r) => setTimeout(r, 100));
+    await waitForLines(server.logs, '"clusterdns ready"', 'both workers ready', { count: 2, timeoutMs: 15000, everyMs: 100 });
   }, 40000);
   afterAll(async () => server?.stop());
 
@@ -84,13 +83,15 @@ describe('serve --workers 2', () => {
   it('replaces a worker that dies and keeps answering', async () => {
     const [victim] = children(server.proc.pid!);
     process.kill(victim!, 'SIGKILL');
-    const deadline = Date.now() + 10000;
-    let now: number[] = [];
-    while (Date.now() < deadline) {
-      now = children(server.proc.pid!);
-      if (now.length === 2 && !now.includes(victim!)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const now = await pollFor(
+      'a new worker in place of the killed one',
+      () => {
+        const pids = children(server.proc.pid!);
+        return pids.length === 2 && !pids.includes(victim!) ? pids : undefined;
+      },
+      10000,
+      100,
+    );
     expect(now).toHaveLength(2);
     expect(now).not.toContain(victim);
     const r = await dnsQuery(server.port, 'kubernetes.default.svc.cluster.local', 'A');

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launcher, onLines, repoRoot, stopProcess, which } from '../helpers/server.js';
+import { holdsWithin } from '../helpers/wait.js';
 
 export const fixtures = path.join(repoRoot, 'test/fixtures/resolver');
 export const corefile = path.join(fixtures, 'Corefile');
@@ -210,12 +211,7 @@ export class Namespace {
    * (an earlier client's) could return at once and hand them to the next client.
    */
   private async settle(since = 0, quietMs = 150, maxMs = 3000): Promise<void> {
-    const start = Date.now();
-    while (Date.now() - start < maxMs) {
-      const idle = Date.now() - Math.max(this.lastLogAt, since);
-      if (idle >= quietMs) return;
-      await new Promise((r) => setTimeout(r, quietMs - idle));
-    }
+    await holdsWithin(() => Date.now() - Math.max(this.lastLogAt, since) >= quietMs, maxMs, 25);
   }
 
   /**

@@ -73,19 +73,22 @@ describe('resolve: the search domain from the host name', () => {
     const rc = path.join(dir, 'glibc.conf');
     writeFileSync(rc, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
     // A listener on 127.0.0.1:53 that prints each query name and answers NXDOMAIN, in a private
-    // UTS, mount and network namespace whose host name is build-1.corp.example.com.
+    // UTS, mount and network namespace whose host name is build-1.corp.example.com. It says on a
+    // FIFO when it listens (the client starts then) and stops when its stdin, another FIFO the
+    // shell holds open until the client is done, ends.
+    const fifos = mkdtempSync(path.join(dir, 'fifo-'));
     const listener = [
       "const s=require('dgram').createSocket('udp4');",
       "s.on('message',(m,r)=>{let o=12;const l=[];while(m[o]){l.push(m.subarray(o+1,o+1+m[o]).toString());o+=1+m[o];}console.log('Q '+l.join('.')+'.');",
       'const a=Buffer.from(m.subarray(0,o+5));a[2]|=0x80;a[3]=(a[3]&0xf0)|3;a.writeUInt32BE(0,6);a.writeUInt16BE(0,10);s.send(a,r.port,r.address);});',
-      "s.bind(53,'127.0.0.1');setTimeout(()=>s.close(),2500);",
+      "s.bind(53,'127.0.0.1',()=>require('fs').writeSync(3,'up\\n'));process.stdin.on('end',()=>s.close()).resume();",
     ].join('');
     const out = execFileSync(
       'unshare',
       ['--uts', '--mount', '--net', '--propagation', 'private', '--', 'sh', '-c',
         // A non-loopback address: glibc's AI_ADDRCONFIG sends nothing on a loopback-only host.
-        'hostname build-1.corp.example.com && ip link set lo up && ip addr add 192.0.2.53/32 dev lo && mount --bind "$1" /etc/resolv.conf && { "$2" -e "$3" & } && sleep 0.5 && { getent ahostsv4 build || true; } && wait',
-        'sh', rc, process.execPath, listener],
+        'hostname build-1.corp.example.com && ip link set lo up && ip addr add 192.0.2.53/32 dev lo && mount --bind "$1" /etc/resolv.conf && mkfifo "$4/up" "$4/stop" && { "$2" -e "$3" <"$4/stop" 3>"$4/up" & } && exec 4>"$4/stop" && read _ <"$4/up" && { getent ahostsv4 build || true; }; exec 4>&-; wait',
+        'sh', rc, process.execPath, listener, fifos],
       { timeout: 20000, encoding: 'utf8' },
     );
     const real = [...new Set(out.split('\n').filter((l) => l.startsWith('Q ')).map((l) => l.slice(2)))];

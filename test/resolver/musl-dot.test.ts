@@ -45,10 +45,13 @@ describe('musl 1.2.3: the query for a `.` search entry', () => {
     const prog = path.join(dir, 'gai-musl');
     execFileSync('musl-gcc', ['-static', '-O1', '-o', prog, path.join(repoRoot, 'test/resolver/programs/gai.c')], { timeout: 60000 });
     // In a private network and mount namespace: a listener on 127.0.0.1:53 prints what it gets.
-    const listener = "const s=require('dgram').createSocket('udp4');s.on('message',(m)=>console.log(m.toString('hex')));s.bind(53,'127.0.0.1');setTimeout(()=>s.close(),2500);";
+    // It says on a FIFO when it listens (the client starts then) and stops when its stdin,
+    // another FIFO the shell holds open until the client is done, ends.
+    const listener = "const s=require('dgram').createSocket('udp4');s.on('message',(m)=>console.log(m.toString('hex')));s.bind(53,'127.0.0.1',()=>require('fs').writeSync(3,'up\\n'));process.stdin.on('end',()=>s.close()).resume();";
+    const fifos = mkdtempSync(path.join(dir, 'fifo-'));
     const out = execFileSync(
       'unshare',
-      ['--mount', '--net', '--propagation', 'private', '--', 'sh', '-c', `ip link set lo up && mount --bind "$1" /etc/resolv.conf && ("$2" -e "$3" &) && sleep 0.5 && "$4" -4 web; wait; sleep 2.2`, 'sh', resolvConf, process.execPath, listener, prog],
+      ['--mount', '--net', '--propagation', 'private', '--', 'sh', '-c', `ip link set lo up && mount --bind "$1" /etc/resolv.conf && mkfifo "$5/up" "$5/stop" && { "$2" -e "$3" <"$5/stop" 3>"$5/up" & } && exec 4>"$5/stop" && read _ <"$5/up" && "$4" -4 web; exec 4>&-; wait`, 'sh', resolvConf, process.execPath, listener, prog, fifos],
       { timeout: 20000, encoding: 'utf8' },
     );
     const packets = out.split('\n').filter((l) => /^[0-9a-f]{20,}$/.test(l));

@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { decodeReply, type Reply } from '../helpers/decode.js';
 import { repoRoot } from '../helpers/server.js';
-import { sleep } from '../helpers/wait.js';
+import { pace, quietFor, sleep } from '../helpers/wait.js';
 
 export const fixtureDir = path.join(repoRoot, 'test/fixtures/protocol');
 export const corefile = path.join(fixtureDir, 'Corefile');
@@ -392,9 +392,9 @@ export async function udpBlast(
       if (Date.now() > opts.deadline) break;
       await new Promise<void>((resolve) => sock.send(m, target.port, host, () => resolve()));
       sent++;
-      if (opts.pauseEvery && sent % opts.pauseEvery === 0) await sleep(2);
+      if (opts.pauseEvery && sent % opts.pauseEvery === 0) await pace(2);
     }
-    await sleep(300);
+    await quietFor(300, 'the tail: replies still coming after the last send');
   } finally {
     sock.close();
   }
@@ -517,6 +517,23 @@ export class TcpConn {
     const deadline = Date.now() + timeoutMs;
     const out: Buffer[] = [];
     while (out.length < n) out.push(await this.read(Math.max(1, deadline - Date.now())));
+    return out;
+  }
+
+  /**
+   * Every message until none came for `quietMs` (the server may close, or skip a message it
+   * drops), bounded overall by `maxMs`.
+   */
+  async readUntilQuiet(quietMs: number, maxMs: number): Promise<Buffer[]> {
+    const deadline = Date.now() + maxMs;
+    const out: Buffer[] = [];
+    while (Date.now() < deadline && !this.closed) {
+      try {
+        out.push(await this.read(Math.min(quietMs, Math.max(1, deadline - Date.now()))));
+      } catch {
+        break;
+      }
+    }
     return out;
   }
 

@@ -14,10 +14,10 @@ import {
   questions,
   Rcode,
   serverArgs,
-  sleep,
   T,
   tcpQuery,
 } from './raw.js';
+import { pace, quietFor } from '../helpers/wait.js';
 
 // The server must survive everything in this file.
 const { target, conn } = serverForSuite(serverArgs, { mustSurvive: true });
@@ -70,7 +70,7 @@ describe('TCP framing', () => {
     expect(h.tc).toBe(false);
     expect(h.rcode).toBe(Rcode.NOERROR);
     expect(decode(reply).answers?.[0]).toMatchObject({ type: 'A', data: fixture.nginxIp });
-    await sleep(100);
+    await quietFor(100, 'anything more on the connection (there must be nothing)');
     expect(c.pending()).toBe(0);
     expect(c.closed).toBe(false);
     c.destroy();
@@ -117,7 +117,7 @@ describe('TCP framing', () => {
     const bytes = Buffer.concat(qs.map(frame));
     for (let i = 0; i < bytes.length; i++) {
       await c.write(bytes.subarray(i, i + 1));
-      if (i % 4 === 0) await sleep(1);
+      if (i % 4 === 0) await pace(1);
     }
     expectMatching(qs, await c.readN(qs.length, 5000));
     c.destroy();
@@ -127,12 +127,13 @@ describe('TCP framing', () => {
     const c = await conn();
     const q = buildQuery({ name: fixture.nginx, type: T.A });
     const f = frame(q);
+    // 50 ms apart, so each piece reaches the server on its own.
     await c.write(f.subarray(0, 1));
-    await sleep(50);
+    await pace(50);
     await c.write(f.subarray(1, 2));
-    await sleep(50);
+    await pace(50);
     await c.write(f.subarray(2, 10));
-    await sleep(50);
+    await pace(50);
     await c.write(f.subarray(10));
     expect(parseHeader(await c.read()).id).toBe(idOf(q));
     c.destroy();
@@ -225,7 +226,7 @@ describe('many TCP connections', () => {
     expect(count('wrong-id')).toBe(0);
     expect(count('answered')).toBeGreaterThanOrEqual(Math.min(500, conns.length));
     for (const c of conns) c.destroy();
-    await sleep(200);
+    await quietFor(200, 'the closes of every connection to reach the server before it is asked again');
     await expectStillServing(target);
   }, 60_000);
 });

@@ -20,6 +20,7 @@ import {
   tcpQuery,
   udpQuery,
 } from './raw.js';
+import { holdsWithin } from '../helpers/wait.js';
 
 const { target } = serverForSuite(serverArgs);
 
@@ -324,8 +325,7 @@ describe('UDP: a burst of queries (replies held while the waiting datagrams are 
         }
       }
       await Promise.all(sent);
-      const deadline = Date.now() + 5000;
-      while ((got[0]!.length < per || got[1]!.length < per) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await holdsWithin(() => got[0]!.length >= per && got[1]!.length >= per, 5000, 20);
       for (let c = 0; c < 2; c++) {
         expect(got[c]).toEqual(Array.from({ length: per }, (_, i) => c * 1000 + i));
         expect(names[c]).toEqual(Array.from({ length: per }, (_, i) => name(c, i)));
