@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { freePort, which } from './server.js';
+import { holdsWithin } from './wait.js';
 
 /** Path of etcd; the tests that need it are declared with describeNeeding(['etcd', ...]). */
 export const etcdBinary = which('etcd');
@@ -92,23 +93,25 @@ async function health(url: string, tls?: EtcdTls): Promise<boolean> {
 }
 
 async function waitHealthy(urls: string[], timeoutMs: number, tls?: EtcdTls): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last = '';
-  while (Date.now() < deadline) {
-    const ok = await Promise.all(
-      urls.map(async (u) => {
-        try {
-          return await health(u, tls);
-        } catch (err) {
-          last = (err as Error).message;
-          return false;
-        }
-      }),
-    );
-    if (ok.every(Boolean)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`etcd not healthy within ${timeoutMs} ms at ${urls.join(' ')}: ${last}`);
+  const healthy = await holdsWithin(
+    async () => {
+      const ok = await Promise.all(
+        urls.map(async (u) => {
+          try {
+            return await health(u, tls);
+          } catch (err) {
+            last = (err as Error).message;
+            return false;
+          }
+        }),
+      );
+      return ok.every(Boolean);
+    },
+    timeoutMs,
+    100,
+  );
+  if (!healthy) throw new Error(`etcd not healthy within ${timeoutMs} ms at ${urls.join(' ')}: ${last}`);
 }
 
 /**

@@ -13,7 +13,8 @@ import { metrics } from '../../../src/metrics/index.js';
 import { parseCorefile, CorefileError } from '../../../src/chain/corefile.js';
 import { digQuery } from '../../helpers/clients.js';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../../helpers/server.js';
-import { nsdPath, startNsd, TestDns, tmpDir, udpQuery, waitFor, type Nsd } from '../../fixtures/forward/upstreams.js';
+import { holdsWithin } from '../../helpers/wait.js';
+import { nsdPath, startNsd, TestDns, tmpDir, udpQuery, type Nsd } from '../../fixtures/forward/upstreams.js';
 import { describeNeeding, describeTool, skipOrFailInCI } from '../../helpers/tools.js';
 
 const dig = which('dig');
@@ -204,7 +205,7 @@ describe('forward failure handling (scripted upstreams, in process)', () => {
     expect(r.answers?.map((x) => x.data)).toEqual(['192.0.2.1']);
     const fwd = forwardOf(a);
     // max_fails 2: down after the third failed check (CoreDNS Down: fails > max_fails).
-    expect(await waitFor(() => fwd.upstreams[0]!.down(2), 3000)).toBe(true);
+    expect(await holdsWithin(() => fwd.upstreams[0]!.down(2), 3000)).toBe(true);
     const before = good.count();
     const r2 = await ask(a, 'second.test.', 'A', { protocol: 'udp' });
     expect(r2.rcode).toBe('NOERROR');
@@ -212,7 +213,7 @@ describe('forward failure handling (scripted upstreams, in process)', () => {
     // Something starts listening there: the next check gets a reply and the upstream is up again.
     const revived = await scripted('192.0.2.7').start(dead);
     servers.push(revived);
-    expect(await waitFor(() => !fwd.upstreams[0]!.down(2), 3000)).toBe(true);
+    expect(await holdsWithin(() => !fwd.upstreams[0]!.down(2), 3000)).toBe(true);
     expect(fwd.upstreams[0]!.fails).toBe(0);
     const r3 = await ask(a, 'who.test.', 'A', { protocol: 'udp' });
     expect(r3.answers?.map((x) => x.data)).toEqual(['192.0.2.7']);
@@ -224,7 +225,7 @@ describe('forward failure handling (scripted upstreams, in process)', () => {
     const broken = async (): Promise<number> => (await metrics().forwardHealthcheckBroken.get()).values[0]?.value ?? 0;
     await ask(a, 'wake.test.', 'A', { protocol: 'udp' });
     const fwd = forwardOf(a);
-    expect(await waitFor(() => fwd.upstreams[0]!.down(2), 3000)).toBe(true);
+    expect(await holdsWithin(() => fwd.upstreams[0]!.down(2), 3000)).toBe(true);
     const before = await broken();
     const r = await ask(a, 'x.test.', 'A', { protocol: 'udp' });
     expect(r.rcode).toBe('SERVFAIL');
@@ -294,7 +295,7 @@ describe('forward failure handling (scripted upstreams, in process)', () => {
     const s = await start();
     const a = await app(`. {\n  forward . 127.0.0.1:${s.port} {\n    max_concurrent 1\n  }\n}\n`);
     const pending = ask(a, 'slow1.test.', 'A', { protocol: 'udp' });
-    await waitFor(() => forwardOf(a).inFlight === 1, 1000);
+    await holdsWithin(() => forwardOf(a).inFlight === 1, 1000);
     const t = Date.now();
     const r = await ask(a, 'other.test.', 'A', { protocol: 'udp' });
     expect(r.rcode).toBe('REFUSED');
@@ -388,7 +389,7 @@ describeNeeding(['dig'], 'forward through the real server: slow, truncating, spo
   });
   it('a query stuck on a slow upstream does not hold up the next ones', async () => {
     const slow = udpQuery(server!.port, 'slow.test', 'A', { timeoutMs: 8000 });
-    expect(await waitFor(() => up!.count('slow.test') > 0, 5000), 'the slow query reached the upstream').toBe(true);
+    expect(await holdsWithin(() => up!.count('slow.test') > 0, 5000), 'the slow query reached the upstream').toBe(true);
     const fast = await udpQuery(server!.port, 'fast.test', 'A');
     expect(fast.ms).toBeLessThan(500);
     expect(fast.packet.rcode).toBe('NOERROR');
