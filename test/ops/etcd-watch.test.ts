@@ -124,14 +124,15 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
       .then(client.put(marker).value(JSON.stringify({ state: 'writing', owner: 'test', at: Date.now() })), client.put(namePath('mid.watch.test.', 'skydns')).value(JSON.stringify({ host: '10.6.1.1' })))
       .commit();
     const late = path.join(dir, 'Late.Corefile');
-    fs.writeFileSync(late, `watch.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${etcd.endpoints[0]}\n        changeset_timeout 2s\n    }\n}\n`);
+    fs.writeFileSync(late, `watch.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${etcd.endpoints[0]}\n        changeset_timeout 5s\n    }\n}\n`);
     const second = await startServer(['--conf', late]);
     try {
       expect((await digQuery(dig!, second.port, 'd.watch.test.', 'A', false)).answer).toEqual(['d.watch.test. 300 IN A 10.6.0.4']);
       expect((await digQuery(dig!, second.port, 'mid.watch.test.', 'A', false)).rcode).toBe('NXDOMAIN');
       expect((await digQuery(dig!, server.port, 'mid.watch.test.', 'A', false)).rcode).toBe('NXDOMAIN');
-      // The late replica gives up waiting after 2 s and applies what arrived, saying why.
-      await waitFor('the abandoned change set', async () => (await firstA(second.port, 'mid.watch.test.')) === '10.6.1.1', 6000);
+      // The late replica gives up waiting after 5 s and applies what arrived, saying why. (5 s, not
+      // less: a replica slow to start on a busy machine had passed 2 s before the first query.)
+      await waitFor('the abandoned change set', async () => (await firstA(second.port, 'mid.watch.test.')) === '10.6.1.1', 10_000);
       expect(second.logs.some((l) => l.includes('a change set was not finished in time'))).toBe(true);
       // The first replica (60 s) still holds it back, until the marker says done.
       expect((await digQuery(dig!, server.port, 'mid.watch.test.', 'A', false)).rcode).toBe('NXDOMAIN');
