@@ -26,7 +26,7 @@ if (!list || typeof globalThis.gc !== 'function') {
 const root = path.resolve(rootArg ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
 const dist = (p) => import(pathToFileURL(path.join(root, 'dist', p)).href);
 const { loadOffThread } = await dist('plugins/kubernetes/loader.js');
-const { parseKubernetes } = await dist('plugins/kubernetes/setup.js');
+const { parseKubernetes } = await dist('plugins/kubernetes/config.js');
 const storeMod = await dist('plugins/kubernetes/store.js');
 const protocol = await dist('plugins/kubernetes/loader-protocol.js');
 const { loadManifests } = await dist('cluster/load.js');

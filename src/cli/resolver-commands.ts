@@ -18,8 +18,8 @@ import { podDnsContext, type PodContext } from '../resolver/pods.js';
 import { podSpec } from './pod-ref.js';
 import { pushAll } from '../pkg/arrays.js';
 
-// Registration lives apart (the command line loads this module only when a command runs).
-export { addResolverCommands } from './resolver-register.js';
+// Registration lives apart, in resolver-register.ts: the command line loads this module only when
+// a command runs.
 
 export interface KubeletFlags extends ClusterFlags {
   pod?: string;

@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import * as path from 'node:path';
 import { repoRoot } from '../helpers/server.js';
 import { setupBlock, setupPlugin } from '../helpers/setup.js';
-import type { K8sGatewayConfig } from '../../src/plugins/k8s_gateway/setup.js';
+import type { K8sGatewayConfig } from '../../src/plugins/k8s_gateway/config.js';
 
 const manifests = [path.join(repoRoot, 'examples/manifests')];
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: K8sGatewayConfig }>(body, 'k8s_gateway', { manifests })).cfg;

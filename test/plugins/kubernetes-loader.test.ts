@@ -12,7 +12,7 @@ import { repoRoot } from '../helpers/server.js';
 const dist = (p: string): string => path.join(repoRoot, 'dist', p);
 type Feed = typeof import('../../src/cluster/feed-thread.js');
 type View = typeof import('../../src/plugins/kubernetes/view.js');
-type Setup = typeof import('../../src/plugins/kubernetes/setup.js');
+type Setup = typeof import('../../src/plugins/kubernetes/config.js');
 type Store = typeof import('../../src/plugins/kubernetes/store.js');
 type Load = typeof import('../../src/cluster/load.js');
 type Model = typeof import('../../src/cluster/model.js');
@@ -37,7 +37,7 @@ describe('kubernetes view on the feed loader thread', () => {
   it('hands over the store an in-thread build makes, then a one-file change read alone', { timeout: 90_000 }, async () => {
     const { FeedThread } = (await import(dist('cluster/feed-thread.js'))) as Feed;
     const { kubernetesView } = (await import(dist('plugins/kubernetes/view.js'))) as View;
-    const { parseKubernetes } = (await import(dist('plugins/kubernetes/setup.js'))) as Setup;
+    const { parseKubernetes } = (await import(dist('plugins/kubernetes/config.js'))) as Setup;
     const { KubernetesStore } = (await import(dist('plugins/kubernetes/store.js'))) as Store;
     const { loadManifests } = (await import(dist('cluster/load.js'))) as Load;
     const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
@@ -93,7 +93,7 @@ describe('kubernetes view on the feed loader thread', () => {
   it('stops a running load when the feed closes', async () => {
     const { FeedThread } = (await import(dist('cluster/feed-thread.js'))) as Feed;
     const { kubernetesView } = (await import(dist('plugins/kubernetes/view.js'))) as View;
-    const { parseKubernetes } = (await import(dist('plugins/kubernetes/setup.js'))) as Setup;
+    const { parseKubernetes } = (await import(dist('plugins/kubernetes/config.js'))) as Setup;
     const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
     const cfg = parseKubernetes(directive, zones);
     const feed = new FeedThread({ paths: [list], cluster: defaultClusterOptions });

@@ -5,7 +5,7 @@
 // from parts, or handed over with its buffers transferred as the loader thread does.
 import { describe, expect, it } from 'vitest';
 import type { ClusterModel, EndpointSlice } from '../../src/cluster/model.js';
-import { parseKubernetes } from '../../src/plugins/kubernetes/setup.js';
+import { parseKubernetes } from '../../src/plugins/kubernetes/config.js';
 import { imageBuffers, ipv4Number, SliceImageBuilder, SliceView } from '../../src/plugins/kubernetes/slice-image.js';
 import { KubernetesStore, StoreAssembler, storeImage } from '../../src/plugins/kubernetes/store.js';
 import { serviceImageBuffers } from '../../src/plugins/kubernetes/service-table.js';

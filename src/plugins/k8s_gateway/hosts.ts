@@ -11,7 +11,7 @@
 import type { ClusterModel } from '../../cluster/model.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import { canonicalIp } from '../../pkg/ip.js';
-import type { K8sGatewayConfig, Resource } from './setup.js';
+import type { K8sGatewayConfig, Resource } from './config.js';
 import { parseLabelSelector } from './selector.js';
 
 const IGNORE_LABEL = 'k8s-gateway.dns/ignore';

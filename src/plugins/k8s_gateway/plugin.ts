@@ -11,7 +11,7 @@ import { formatIp, parseIp } from '../../pkg/ip.js';
 import type { LbAddress } from '../../cluster/edge.js';
 import { DEFAULT_MAX_RECORDS, type Found, type HostIndex } from './hosts.js';
 import { answering, answeringRequest } from '../../chain/answering.js';
-import { DEFAULT_MAX_HOSTNAME_LOOKUPS, type K8sGatewayConfig } from './setup.js';
+import { DEFAULT_MAX_HOSTNAME_LOOKUPS, type K8sGatewayConfig } from './config.js';
 
 /** SOA and NS records, and the apex's own addresses, always use this TTL (ttlSOA). */
 const TTL_SOA = 60;

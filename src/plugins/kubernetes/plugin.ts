@@ -10,7 +10,7 @@ import { isSubdomain, matchZone, isReverse } from '../../pkg/names.js';
 import { parseIp, reverseNameToIp, canonicalIp, formatIp } from '../../pkg/ip.js';
 import { INVALID, belowZone, parseRequest, type RecordRequest } from './names.js';
 import { listQuestions } from './enumerate.js';
-import type { KubernetesConfig } from './setup.js';
+import type { KubernetesConfig } from './config.js';
 import type { KubernetesStore, ReadySlice } from './store.js';
 import { insertAll, pushAll } from '../../pkg/arrays.js';
 

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { ClusterModel, EndpointSlice, Pod, Service, ServiceImport } from '../../cluster/model.js';
 import { canonicalIp } from '../../pkg/ip.js';
-import type { KubernetesConfig } from './setup.js';
+import type { KubernetesConfig } from './config.js';
 import { endpointName, SliceImageBuilder, SliceView, type EndpointAddress, type ReadySlice, type SliceImage } from './slice-image.js';
 import { encodeServices, NO_SOURCE, NO_STRINGS, ServiceTable, type ServiceImage } from './service-table.js';
 

@@ -8,7 +8,7 @@ import type { ViewInput, ViewOutput, ViewPart } from '../../cluster/feed-protoco
 import type { ViewAssembler, ViewSpec } from '../../cluster/feed-thread.js';
 import { emptyResponse } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
-import { parseKubernetes, type KubernetesConfig } from './setup.js';
+import { parseKubernetes, type KubernetesConfig } from './config.js';
 import { StoreAssembler, storeImage, type KubernetesStore, type SliceImageCache, type StoreParts } from './store.js';
 import type { SliceImage } from './slice-image.js';
 import { serviceImageBuffers, type ServiceImage } from './service-table.js';
