@@ -18,7 +18,7 @@ import { listen, type Listener } from './server/listen.js';
 import { startPlugin } from './server/plugin-start.js';
 import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
-import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model.js';
+import { defaultClusterOptions, ManifestError, type ClusterModel, type ClusterOptions } from './cluster/model/model.js';
 import { plugins } from './plugins/index.js';
 import { loadManifests } from './cluster/load.js';
 import { pushAll } from './pkg/arrays.js';

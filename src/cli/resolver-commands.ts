@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import dnsTypes from 'dns-packet/types.js';
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from '../app.js';
-import type { ClusterModel, Pod } from '../cluster/model.js';
+import type { ClusterModel, Pod } from '../cluster/model/model.js';
 import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
 import { formatResolvConf, podDNS, podGethostname, podHostsFile } from '../resolver/kubelet.js';
 import { parseResolvConf, type Libc } from '../pkg/resolvconf.js';

@@ -2,14 +2,14 @@
 // warns about) but that break or degrade DNS. Every finding is a warning located at the object,
 // with a `code`, a message saying what breaks in DNS, and the fix.
 
-import type { ClusterModel, ClusterOptions, EndpointSlice, Finding, Pod, Service, SourceRef } from './model.js';
-import { ManifestError } from './model.js';
-import { findPort, hasControllerSelector, isTerminal, PodIndex } from './endpoints.js';
+import type { ClusterModel, ClusterOptions, EndpointSlice, Finding, Pod, Service, SourceRef } from './model/model.js';
+import { ManifestError } from './model/model.js';
+import { findPort, hasControllerSelector, isTerminal, PodIndex } from './emulate/endpoints.js';
 import { parseIp } from '../pkg/ip.js';
 import { closest } from '../pkg/spelling.js';
 import { loadManifests } from './load.js';
-import { isDns1123Label } from './validate.js';
-import { parseManifestText, readManifestFile, type Positions, type RawObject } from './yaml-docs.js';
+import { isDns1123Label } from './admit/validate.js';
+import { parseManifestText, readManifestFile, type Positions, type RawObject } from './read/yaml-docs.js';
 
 export type CheckCode =
   | 'selector-no-pods'

@@ -20,12 +20,12 @@
 // budget now covers a text it skipped before.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { isObj, type Obj } from './validate.js';
-import type { ClusterOptions, Finding, SourceRef } from './model.js';
-import { collectManifestFiles, type RawObject, readManifestFile, readManifestObjects } from './yaml-docs.js';
-import { interner } from './objects.js';
-import { EdgeCollector } from './edge.js';
-import type { AdmissionHistory } from './history.js';
+import { isObj, type Obj } from './admit/validate.js';
+import type { ClusterOptions, Finding, SourceRef } from './model/model.js';
+import { collectManifestFiles, type RawObject, readManifestFile, readManifestObjects } from './read/yaml-docs.js';
+import { interner } from './admit/objects.js';
+import { EdgeCollector } from './emulate/edge.js';
+import type { AdmissionHistory } from './admit/history.js';
 import {
   type Collected,
   emulate,
@@ -41,7 +41,7 @@ import {
   readObject,
 } from './load.js';
 import { pushAll } from '../pkg/arrays.js';
-import { EmulationCache, rebind } from './emulate-cache.js';
+import { EmulationCache, rebind } from './emulate/emulate-cache.js';
 
 /**
  * A file modified this recently before it was read may change again within the same

@@ -4,29 +4,29 @@
 // are in check.ts. feed.ts reads by file with the same pieces (readHeader, readObject, emulate)
 // and keeps each file's read for the next load.
 
-import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef, WorkloadInfo } from './model.js';
-import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
-import { generateEndpointSlices, PodIndex } from './endpoints.js';
-import { assignPodIPs, parsePodCidrs } from './podips.js';
-import type { WorkloadDraft, WorkloadKind } from './workloads.js';
-import { deriveWorkloadPods, toWorkload } from './workloads.js';
-import type { EmulationCache } from './emulate-cache.js';
-import { type AllocationMemo, allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
-import { mirrorEndpoints } from './mirror.js';
-import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
-import type { Service } from './model.js';
-import { familyOf, interner, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
-import { Checker, isApiServerOutput, isObj, type Obj } from './validate.js';
-import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
-import { normalizeApiVersion } from './legacy-versions.js';
-import { assignNodePorts, nodePortLines } from './nodeports.js';
-import { collectManifestFiles, jsonExcerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
-import { type FieldTree, fieldTree } from './json-scan.js';
+import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef, WorkloadInfo } from './model/model.js';
+import { defaultClusterOptions, defaultNodes, ManifestError } from './model/model.js';
+import { generateEndpointSlices, PodIndex } from './emulate/endpoints.js';
+import { assignPodIPs, parsePodCidrs } from './emulate/podips.js';
+import type { WorkloadDraft, WorkloadKind } from './emulate/workloads.js';
+import { deriveWorkloadPods, toWorkload } from './emulate/workloads.js';
+import type { EmulationCache } from './emulate/emulate-cache.js';
+import { type AllocationMemo, allocateClusterIPs, familyInfo, parseServiceCidrs } from './emulate/allocate.js';
+import { mirrorEndpoints } from './emulate/mirror.js';
+import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './admit/objects.js';
+import type { Service } from './model/model.js';
+import { familyOf, interner, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './admit/objects.js';
+import { Checker, isApiServerOutput, isObj, type Obj } from './admit/validate.js';
+import { EdgeCollector, withLoadBalancerStatus } from './emulate/edge.js';
+import { normalizeApiVersion } from './admit/legacy-versions.js';
+import { assignNodePorts, nodePortLines } from './emulate/nodeports.js';
+import { collectManifestFiles, jsonExcerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './read/yaml-docs.js';
+import { type FieldTree, fieldTree } from './read/json-scan.js';
 import { globMatch } from '../pkg/glob.js';
-import { defaultCrdSchemaLimits, groupOf, KindRegistry, type KindLookup, namespacedByName } from './admission/index.js';
-import { type AdmissionHistory, DEFAULT_HISTORY_BYTES, HistoryReader, HistoryWriter } from './history.js';
+import { defaultCrdSchemaLimits, groupOf, KindRegistry, type KindLookup, namespacedByName } from './admit/schema/index.js';
+import { type AdmissionHistory, DEFAULT_HISTORY_BYTES, HistoryReader, HistoryWriter } from './admit/history.js';
 
-export { ManifestError } from './model.js';
+export { ManifestError } from './model/model.js';
 
 /** Kinds this module reads, with the API group they must come from. */
 const KNOWN_KINDS: Readonly<Record<string, readonly string[]>> = {

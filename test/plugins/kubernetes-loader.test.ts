@@ -15,7 +15,7 @@ type View = typeof import('../../src/plugins/kubernetes/view.js');
 type Setup = typeof import('../../src/plugins/kubernetes/config.js');
 type Store = typeof import('../../src/plugins/kubernetes/store.js');
 type Load = typeof import('../../src/cluster/load.js');
-type Model = typeof import('../../src/cluster/model.js');
+type Model = typeof import('../../src/cluster/model/model.js');
 type PluginMod = typeof import('../../src/plugins/kubernetes/plugin.js');
 
 let dir: string;
@@ -40,7 +40,7 @@ describe('kubernetes view on the feed loader thread', () => {
     const { parseKubernetes } = (await import(dist('plugins/kubernetes/config.js'))) as Setup;
     const { KubernetesStore } = (await import(dist('plugins/kubernetes/store.js'))) as Store;
     const { loadManifests } = (await import(dist('cluster/load.js'))) as Load;
-    const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
+    const { defaultClusterOptions } = (await import(dist('cluster/model/model.js'))) as Model;
     const { KubernetesPlugin } = (await import(dist('plugins/kubernetes/plugin.js'))) as PluginMod;
     const cfg = parseKubernetes(directive, zones);
     const feed = new FeedThread({ paths: [dir], cluster: defaultClusterOptions });
@@ -94,7 +94,7 @@ describe('kubernetes view on the feed loader thread', () => {
     const { FeedThread } = (await import(dist('cluster/feed-thread.js'))) as Feed;
     const { kubernetesView } = (await import(dist('plugins/kubernetes/view.js'))) as View;
     const { parseKubernetes } = (await import(dist('plugins/kubernetes/config.js'))) as Setup;
-    const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
+    const { defaultClusterOptions } = (await import(dist('cluster/model/model.js'))) as Model;
     const cfg = parseKubernetes(directive, zones);
     const feed = new FeedThread({ paths: [list], cluster: defaultClusterOptions });
     feed.subscribe(kubernetesView(cfg, { ...viewArgs, countRecords: false }), { onView: () => undefined });

@@ -8,7 +8,7 @@ import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { OptionReader } from '../../chain/option-reader.js';
-import { manifestPath } from '../../cluster/paths.js';
+import { manifestPath } from '../../cluster/read/paths.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
 import { DEFAULT_MAX_RECORDS, HostIndex } from './hosts.js';
 import { gatewayView } from './view.js';

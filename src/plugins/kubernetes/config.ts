@@ -4,7 +4,7 @@
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { OptionReader, type OptionHandlers } from '../../chain/option-reader.js';
-import { manifestPath } from '../../cluster/paths.js';
+import { manifestPath } from '../../cluster/read/paths.js';
 import { isReverse } from '../../pkg/names.js';
 import { parseSelector, type LabelSelector } from './selector.js';
 

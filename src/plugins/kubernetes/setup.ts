@@ -4,7 +4,7 @@
 import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
-import type { ClusterModel } from '../../cluster/model.js';
+import type { ClusterModel } from '../../cluster/model/model.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { parseKubernetes, type KubernetesConfig } from './config.js';
 import { wireLoading } from './loading.js';

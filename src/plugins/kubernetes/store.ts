@@ -1,7 +1,7 @@
 // The kubernetes plugin's immutable view of the cluster: the model filtered by the plugin's
 // options and indexed for lookups. A reload builds a new store and swaps one reference.
 import { createHash } from 'node:crypto';
-import type { ClusterModel, EndpointSlice, Pod, Service, ServiceImport } from '../../cluster/model.js';
+import type { ClusterModel, EndpointSlice, Pod, Service, ServiceImport } from '../../cluster/model/model.js';
 import { canonicalIp } from '../../pkg/ip.js';
 import type { KubernetesConfig } from './config.js';
 import { endpointName, SliceImageBuilder, SliceView, type EndpointAddress, type ReadySlice, type SliceImage } from './slice-image.js';

@@ -3,7 +3,7 @@
 // Services as one text, the rest in chunks), and put together on the serving thread a part at a
 // time, so the serving thread never indexes a large cluster in one go.
 import type { Directive } from '../../chain/corefile.js';
-import type { ClusterModel } from '../../cluster/model.js';
+import type { ClusterModel } from '../../cluster/model/model.js';
 import type { ViewInput, ViewOutput, ViewPart } from '../../cluster/feed-protocol.js';
 import type { ViewAssembler, ViewSpec } from '../../cluster/feed-thread.js';
 import { emptyResponse } from '../../chain/plugin.js';

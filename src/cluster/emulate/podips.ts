@@ -7,10 +7,10 @@
 //   unless it lands in the same probe chain. Network and IPv4 broadcast addresses are never used.
 // Pending, terminal and deleting pods without a declared IP get none, as in a real cluster.
 
-import type { ClusterNode, Finding, Pod } from './model.js';
-import type { Cidr } from '../pkg/ip.js';
-import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp, zeroRun } from '../pkg/ip.js';
-import { familyOf } from './objects.js';
+import type { ClusterNode, Finding, Pod } from '../model/model.js';
+import type { Cidr } from '../../pkg/ip.js';
+import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp, zeroRun } from '../../pkg/ip.js';
+import { familyOf } from '../admit/objects.js';
 import { FreeOffsets } from './free-offsets.js';
 import { digestWord16, sha256Bytes } from './workloads.js';
 

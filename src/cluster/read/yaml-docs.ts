@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as YamlPackage from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
-import type { Finding } from './model.js';
-import { readRegularText, UnreadableFile } from '../pkg/regular-file.js';
+import type { Finding } from '../model/model.js';
+import { readRegularText, UnreadableFile } from '../../pkg/regular-file.js';
 import { type FieldTree, jsonFieldLines, type JsonScan, LineCounter, linesOf, scanJson } from './json-scan.js';
 import { readSimpleYaml, type Segment } from './yaml-fast.js';
 

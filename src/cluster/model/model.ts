@@ -1,9 +1,9 @@
 // The typed cluster model: what the manifests declare, after the control-plane defaults
 // (cluster IP allocation, Endpoints -> EndpointSlice mirroring) have been applied.
 // Everything downstream (record store, resolv.conf emulation) reads only this.
-import type { EdgeModel } from './edge.js';
+import type { EdgeModel } from '../emulate/edge.js';
 
-import type { ManifestLimits } from './yaml-docs.js';
+import type { ManifestLimits } from '../read/yaml-docs.js';
 
 /** Where an object came from, for messages that name the file and line. */
 export interface SourceRef {

@@ -3,9 +3,9 @@
 // as in k8s.io/apimachinery/pkg/labels. An empty LabelSelector matches everything; a missing one
 // matches nothing (metav1.LabelSelectorAsSelector(nil) is labels.Nothing()).
 
-import { jsonExcerpt } from './yaml-docs.js';
-import type { Checker, Obj } from './validate.js';
-import { isObj, labelValueProblem, qualifiedNameProblem } from './validate.js';
+import { jsonExcerpt } from '../read/yaml-docs.js';
+import type { Checker, Obj } from '../admit/validate.js';
+import { isObj, labelValueProblem, qualifiedNameProblem } from '../admit/validate.js';
 
 export interface SelectorRequirement {
   readonly key: string;

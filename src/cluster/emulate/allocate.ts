@@ -14,11 +14,11 @@
 // lands in the same probe chain).
 
 import { hash } from 'node:crypto';
-import type { Finding, Service } from './model.js';
-import type { Cidr } from '../pkg/ip.js';
-import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
-import type { Family, FamilyInfo, ServiceDraft } from './objects.js';
-import { familyOf } from './objects.js';
+import type { Finding, Service } from '../model/model.js';
+import type { Cidr } from '../../pkg/ip.js';
+import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../../pkg/ip.js';
+import type { Family, FamilyInfo, ServiceDraft } from '../admit/objects.js';
+import { familyOf } from '../admit/objects.js';
 import { FreeOffsets } from './free-offsets.js';
 
 interface Range {

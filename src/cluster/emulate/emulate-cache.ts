@@ -14,9 +14,9 @@
 // Anything a kept part cannot stand for (a pod CIDR too small, a namespace with '/') makes emulate
 // take the one-shot path (load.ts), and the cache starts again.
 
-import type { ClusterNode, EndpointSlice, Finding, ObjectMeta, Pod, Service, ServicePort, SourceRef, WorkloadInfo } from './model.js';
-import type { Cidr } from '../pkg/ip.js';
-import { Checker } from './validate.js';
+import type { ClusterNode, EndpointSlice, Finding, ObjectMeta, Pod, Service, ServicePort, SourceRef, WorkloadInfo } from '../model/model.js';
+import type { Cidr } from '../../pkg/ip.js';
+import { Checker } from '../admit/validate.js';
 import { deriveWorkloadPods, sha256Bytes, type WorkloadDraft } from './workloads.js';
 import { addressAt, declaredOffsets, digestMod, hostAddresses, makeRange, needsAddress } from './podips.js';
 import { AllocationMemo } from './allocate.js';

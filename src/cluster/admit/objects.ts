@@ -14,8 +14,8 @@ import type {
   ServicePort,
   ServiceType,
   SourceRef,
-} from './model.js';
-import { formatIp, parseIp } from '../pkg/ip.js';
+} from '../model/model.js';
+import { formatIp, parseIp } from '../../pkg/ip.js';
 import {
   type Checker,
   hasServerSetMeta,
@@ -26,7 +26,7 @@ import {
   portNameProblem,
   specialIpProblem,
 } from './validate.js';
-import { jsonExcerpt } from './yaml-docs.js';
+import { jsonExcerpt } from '../read/yaml-docs.js';
 import type { Obj } from './validate.js';
 
 export type Family = 'IPv4' | 'IPv6';

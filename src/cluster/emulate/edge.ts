@@ -9,13 +9,13 @@
 // served), citing the validation; what it admits but DNS cannot use is a warning naming the part
 // skipped. Status is never validated on create (each kind's PrepareForCreate resets it, and a CRD
 // with a status subresource ignores it), so a bad status value is skipped with a warning.
-import type { ClusterOptions, Finding, NamespaceObject, ObjectMeta, Service, SourceRef } from './model.js';
-import { type Checker, isDns1123Subdomain, isObj, type Obj } from './validate.js';
-import { jsonExcerpt } from './yaml-docs.js';
-import { canonicalIp, parseIp } from '../pkg/ip.js';
+import type { ClusterOptions, Finding, NamespaceObject, ObjectMeta, Service, SourceRef } from '../model/model.js';
+import { type Checker, isDns1123Subdomain, isObj, type Obj } from '../admit/validate.js';
+import { jsonExcerpt } from '../read/yaml-docs.js';
+import { canonicalIp, parseIp } from '../../pkg/ip.js';
 import { DEFAULT_LB_CIDRS, LoadBalancerPool } from './loadbalancer.js';
-import { matchesSelector, readLabelSelector, type LabelSelector } from './selector.js';
-import { pushAll } from '../pkg/arrays.js';
+import { matchesSelector, readLabelSelector, type LabelSelector } from '../model/selector.js';
+import { pushAll } from '../../pkg/arrays.js';
 
 /** One status.loadBalancer.ingress (or Gateway status address) entry. */
 export interface LbAddress {
