@@ -1,7 +1,7 @@
 // Flags shared by every command that loads a cluster, and their translation to options.
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ClusterOptions } from '../cluster/model/model.js';
-import { defaultManifestLimits, type ManifestLimits } from '../cluster/read/yaml-docs.js';
+import { defaultManifestLimits, type ManifestLimits } from '../cluster/model/limits.js';
 import { DEFAULT_HISTORY_BYTES } from '../cluster/admit/history.js';
 import { defaultCorefileLimits, setCorefileLimits, type CorefileLimits } from '../chain/corefile.js';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { FeedInit, FeedSummary, FromFeed, ToFeed, ViewBuilder } from './feed-protocol.js';
 import { type FeedPort, serveFeed } from './feed-service.js';
-import { ManifestError } from './model/model.js';
+import { ManifestError } from './model/finding.js';
 import { type FindingLog, logFindings } from './report.js';
 import { fingerprint, ManifestWatcher } from './read/watch.js';
 

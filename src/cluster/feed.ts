@@ -21,7 +21,8 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isObj, type Obj } from './admit/validate.js';
-import type { ClusterOptions, Finding, SourceRef } from './model/model.js';
+import type { ClusterOptions, SourceRef } from './model/model.js';
+import type { Finding } from './model/finding.js';
 import { collectManifestFiles, type RawObject, readManifestFile, readManifestObjects } from './read/yaml-docs.js';
 import { interner } from './admit/objects.js';
 import { EdgeCollector } from './emulate/edge.js';

@@ -4,8 +4,8 @@
 // are in check.ts. feed.ts reads by file with the same pieces (readHeader, readObject, emulate)
 // and keeps each file's read for the next load.
 
-import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef, WorkloadInfo } from './model/model.js';
-import { defaultClusterOptions, defaultNodes, ManifestError } from './model/model.js';
+import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef, WorkloadInfo } from './model/model.js';
+import { defaultClusterOptions, defaultNodes } from './model/model.js';
 import { generateEndpointSlices, PodIndex } from './emulate/endpoints.js';
 import { assignPodIPs, parsePodCidrs } from './emulate/podips.js';
 import type { WorkloadDraft, WorkloadKind } from './emulate/workloads.js';
@@ -20,13 +20,15 @@ import { Checker, isApiServerOutput, isObj, type Obj } from './admit/validate.js
 import { EdgeCollector, withLoadBalancerStatus } from './emulate/edge.js';
 import { normalizeApiVersion } from './admit/legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './emulate/nodeports.js';
-import { collectManifestFiles, jsonExcerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './read/yaml-docs.js';
+import { collectManifestFiles, parseManifestText, type RawObject, readManifestObjects } from './read/yaml-docs.js';
+import { type Finding, jsonExcerpt, ManifestError } from './model/finding.js';
+import type { ManifestLimits } from './model/limits.js';
 import { type FieldTree, fieldTree } from './read/json-scan.js';
 import { globMatch } from '../pkg/glob.js';
 import { defaultCrdSchemaLimits, groupOf, KindRegistry, type KindLookup, namespacedByName } from './admit/schema/index.js';
 import { type AdmissionHistory, DEFAULT_HISTORY_BYTES, HistoryReader, HistoryWriter } from './admit/history.js';
 
-export { ManifestError } from './model/model.js';
+export { ManifestError } from './model/finding.js';
 
 /** Kinds this module reads, with the API group they must come from. */
 const KNOWN_KINDS: Readonly<Record<string, readonly string[]>> = {
@@ -89,7 +91,7 @@ export interface Collected {
   rejected: RejectedObject[];
   objectCount: number;
   edge: EdgeCollector;
-  /** One string for each of the values endpoints repeat (objects.ts: interner). */
+  /** One string for each of the values endpoints repeat (admit/objects.ts: interner). */
   intern: (s: string) => string;
 }
 
@@ -217,7 +219,7 @@ function collectKnown(c: Collected, h: Header, fam: FamilyInfo): boolean {
  * A callback every `every` objects read (none when 0): a loader thread that reloads beside a
  * serving store collects its parse garbage there, so its peak stays near what it keeps. With
  * `onTextGone`, a JSON List's text goes before its objects are read, which are read again from
- * its file (yaml-docs.ts readManifestObjects), and `onTextGone` is told the text's size then:
+ * its file (read/yaml-docs.ts readManifestObjects), and `onTextGone` is told the text's size then:
  * collected at that moment, its memory returns while little else is alive.
  */
 export interface ReadProgress {
@@ -227,8 +229,8 @@ export interface ReadProgress {
 }
 
 /**
- * The fields of a Service that findings raised after reading name (allocate.ts: spec.clusterIPs
- * or spec.clusterIP; nodeports.ts: spec.ports[i].nodePort), with their ancestors, whose lines
+ * The fields of a Service that findings raised after reading name (emulate/allocate.ts: spec.clusterIPs
+ * or spec.clusterIP; emulate/nodeports.ts: spec.ports[i].nodePort), with their ancestors, whose lines
  * stand in when a field is not written. Every other object is asked for its own line only, once
  * read, so it keeps no field lines and no text (Positions.settle).
  */
@@ -392,7 +394,7 @@ function sortFindings(findings: readonly Finding[]): Finding[] {
     .map((x) => x.f);
 }
 
-/** What a load is given of the previous load, and asked to keep for the next (history.ts). */
+/** What a load is given of the previous load, and asked to keep for the next (admit/history.ts). */
 export interface HistoryRequest {
   readonly previous?: AdmissionHistory;
   /** Bytes of manifest text to keep; default DEFAULT_HISTORY_BYTES. */
@@ -444,7 +446,7 @@ export function loadContext(options: Partial<ClusterOptions> | undefined, findin
  * Everything after reading: the previous versions a failed apply leaves (restorePrevious), then
  * the control plane over every object read. `ownsPods`: the pods in `c` are held nowhere else
  * (a one-shot load), so they get their addresses in place; a feed keeps them for the next load.
- * `cache`: a feed's (emulate-cache.ts), which keeps the pods, addresses, slices and cluster IPs
+ * `cache`: a feed's (emulate/emulate-cache.ts), which keeps the pods, addresses, slices and cluster IPs
  * of the last load and gives the same model doing again only what changed; the workload drafts'
  * checkers may then still be their read's (cache.bound binds them to `findings`).
  */
@@ -474,7 +476,7 @@ export function emulate(
   );
   const nodeMap = new Map(nodes.map((n) => [n.name, n]));
   const isNotReady = notReadyMatcher(opts.notReady ?? []);
-  // A feed's cache (emulate-cache.ts) gives what the steps below give, doing again only what changed.
+  // A feed's cache (emulate/emulate-cache.ts) gives what the steps below give, doing again only what changed.
   const podCidrs = cache ? parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings) : undefined;
   const cached = cache && podCidrs ? cache.pods(c.workloads, c.pods, nodes, nodeMap, podCidrs, opts.notReady ?? [], isNotReady, findings) : undefined;
   let finalPods: Pod[];

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { buildModel, ManifestError } from '../../src/cluster/load.js';
-import type { Finding } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { launcher, repoRoot } from '../helpers/server.js';
 
 const doc = (text: string, file = 'm.yaml'): { file: string; text: string }[] => [{ file, text }];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { loadManifests, type LoadResult } from '../../src/cluster/load.js';
-import { ManifestError } from '../../src/cluster/model/model.js';
+import { ManifestError } from '../../src/cluster/model/finding.js';
 import type { AdmissionHistory } from '../../src/cluster/admit/history.js';
 import { ManifestFeed } from '../../src/cluster/feed.js';
 import { prng } from '../helpers/prng.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildModel, loadManifests } from '../../src/cluster/load.js';
-import type { Finding } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { fieldTree, jsonFieldLines, linesOf } from '../../src/cluster/read/json-scan.js';
 import { prng } from '../helpers/prng.js';
 

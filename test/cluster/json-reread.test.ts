@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildModel, loadManifests } from '../../src/cluster/load.js';
-import type { Finding } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { parseManifestText, readManifestObjects, type RawObject } from '../../src/cluster/read/yaml-docs.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-reread-'));

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { prng } from '../helpers/prng.js';
 import { buildModel, LATER_SERVICE_FIELDS } from '../../src/cluster/load.js';
-import type { Finding } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { parseManifestText, type RawObject } from '../../src/cluster/read/yaml-docs.js';
 
 /** Paths findings after reading ask for, their ancestors, and some they never ask for. */

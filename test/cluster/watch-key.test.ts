@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/cluster/read/watch.js';
 import { collectManifestFiles } from '../../src/cluster/read/yaml-docs.js';
-import type { Finding } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { prng } from '../helpers/prng.js';
 
 /** What the loader would read, as collectManifestFiles lists it and stat describes each file. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { prng } from '../helpers/prng.js';
 import { Composer, isMap, isScalar, isSeq, LineCounter, Parser } from 'yaml';
-import type { Finding } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { readSimpleYaml } from '../../src/cluster/read/yaml-fast.js';
 import { parseManifestText, parseWithPackage, type RawObject } from '../../src/cluster/read/yaml-docs.js';
 

@@ -2,7 +2,7 @@
 // unclosed quote or bracket where it opens, not where the reader ran out of text.
 import { describe, expect, it } from 'vitest';
 import { parseManifestText } from '../../src/cluster/read/yaml-docs.js';
-import type { Finding } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 
 function syntaxErrors(file: string, text: string): Pick<Finding, 'line' | 'column' | 'message'>[] {
   const findings: Finding[] = [];

@@ -26,7 +26,7 @@ import {
   portNameProblem,
   specialIpProblem,
 } from './validate.js';
-import { jsonExcerpt } from '../read/yaml-docs.js';
+import { jsonExcerpt } from '../model/finding.js';
 import type { Obj } from './validate.js';
 
 export type Family = 'IPv4' | 'IPv6';

@@ -14,7 +14,8 @@
 // lands in the same probe chain).
 
 import { hash } from 'node:crypto';
-import type { Finding, Service } from '../model/model.js';
+import type { Finding } from '../model/finding.js';
+import type { Service } from '../model/model.js';
 import type { Cidr } from '../../pkg/ip.js';
 import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../../pkg/ip.js';
 import type { Family, FamilyInfo, ServiceDraft } from '../admit/objects.js';

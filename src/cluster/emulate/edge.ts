@@ -9,118 +9,34 @@
 // served), citing the validation; what it admits but DNS cannot use is a warning naming the part
 // skipped. Status is never validated on create (each kind's PrepareForCreate resets it, and a CRD
 // with a status subresource ignores it), so a bad status value is skipped with a warning.
-import type { ClusterOptions, Finding, NamespaceObject, ObjectMeta, Service, SourceRef } from '../model/model.js';
+import type {
+  ClusterOptions,
+  DnsEndpointInfo,
+  DnsEndpointRecord,
+  EdgeModel,
+  EdgeStatus,
+  GatewayClassInfo,
+  GatewayInfo,
+  IngressClassInfo,
+  IngressInfo,
+  LbAddress,
+  ListenerInfo,
+  NamespaceObject,
+  ObjectMeta,
+  ParentRef,
+  RouteHost,
+  RouteInfo,
+  RouteKind,
+  Service,
+  SourceRef,
+} from '../model/model.js';
 import { type Checker, isDns1123Subdomain, isObj, type Obj } from '../admit/validate.js';
-import { jsonExcerpt } from '../read/yaml-docs.js';
+import { type Finding, jsonExcerpt } from '../model/finding.js';
 import { canonicalIp, parseIp } from '../../pkg/ip.js';
 import { DEFAULT_LB_CIDRS, LoadBalancerPool } from './loadbalancer.js';
-import { matchesSelector, readLabelSelector, type LabelSelector } from '../model/selector.js';
+import { matchesSelector } from '../model/selector.js';
+import { readLabelSelector } from '../admit/selector.js';
 import { pushAll } from '../../pkg/arrays.js';
-
-/** One status.loadBalancer.ingress (or Gateway status address) entry. */
-export interface LbAddress {
-  readonly ip?: string;
-  readonly hostname?: string;
-}
-
-export interface EdgeStatus {
-  readonly addresses: readonly LbAddress[];
-  /**
-   * Where the addresses come from: the manifest, or the controller clusterdns plays; 'pending':
-   * the manifest writes a status without an address (or the controller would refuse the object),
-   * so it has none; 'none': nothing to fill (not a LoadBalancer, or the pool is exhausted).
-   */
-  readonly origin: 'manifest' | 'pool' | 'controller' | 'none' | 'pending';
-  /** Why a 'pending' status has no address, for `clusterdns check`. */
-  readonly reason?: string;
-}
-
-export interface IngressInfo extends ObjectMeta {
-  /** spec.ingressClassName, else the kubernetes.io/ingress.class annotation, else the default class. */
-  readonly className?: string;
-  readonly hosts: readonly string[];
-  readonly status: EdgeStatus;
-}
-
-export interface IngressClassInfo {
-  readonly name: string;
-  readonly controller?: string;
-  readonly isDefault: boolean;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly annotations: Readonly<Record<string, string>>;
-  readonly source: SourceRef;
-}
-
-export interface ListenerInfo {
-  readonly name: string;
-  readonly hostname?: string;
-  readonly port?: number;
-  readonly protocol: string;
-  readonly from: 'Same' | 'All' | 'Selector' | 'None';
-  readonly selector?: LabelSelector;
-  /** allowedRoutes.kinds; undefined means the protocol's default kinds. */
-  readonly kinds?: readonly string[];
-}
-
-export interface GatewayInfo extends ObjectMeta {
-  readonly className: string;
-  readonly listeners: readonly ListenerInfo[];
-  readonly status: EdgeStatus;
-}
-
-export interface GatewayClassInfo {
-  readonly name: string;
-  readonly controllerName?: string;
-  readonly source: SourceRef;
-}
-
-export type RouteKind = 'HTTPRoute' | 'TLSRoute' | 'GRPCRoute';
-
-export interface ParentRef {
-  readonly group: string;
-  readonly kind: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly sectionName?: string;
-  readonly port?: number;
-}
-
-export interface RouteInfo extends ObjectMeta {
-  readonly kind: RouteKind;
-  readonly hostnames: readonly string[];
-  readonly parentRefs: readonly ParentRef[];
-}
-
-/** A hostname a route really receives traffic for, through one Gateway. */
-export interface RouteHost {
-  readonly host: string;
-  readonly route: RouteInfo;
-  readonly gateway: GatewayInfo;
-}
-
-export interface DnsEndpointRecord {
-  readonly dnsName: string;
-  readonly recordType: string;
-  readonly targets: readonly string[];
-  readonly ttl?: number;
-}
-
-export interface DnsEndpointInfo extends ObjectMeta {
-  readonly endpoints: readonly DnsEndpointRecord[];
-}
-
-export interface EdgeModel {
-  /** "namespace/name" of every Service -> its load balancer status (only LoadBalancer Services get a filled one). */
-  readonly serviceStatus: ReadonlyMap<string, EdgeStatus>;
-  readonly ingresses: readonly IngressInfo[];
-  readonly ingressClasses: readonly IngressClassInfo[];
-  readonly gateways: readonly GatewayInfo[];
-  readonly gatewayClasses: readonly GatewayClassInfo[];
-  readonly routes: readonly RouteInfo[];
-  /** Route hostnames where the Gateway API says traffic flows (attachment and hostname intersection). */
-  readonly routeHosts: readonly RouteHost[];
-  readonly dnsEndpoints: readonly DnsEndpointInfo[];
-}
 
 const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 const NETWORKING_GROUP = 'networking.k8s.io';

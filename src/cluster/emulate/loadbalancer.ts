@@ -4,7 +4,7 @@
 // taken addresses, so the same manifests give the same addresses on every run whatever the
 // file order, and adding an owner does not move the others (unless it lands in a probe chain).
 import { createHash } from 'node:crypto';
-import type { Finding } from '../model/model.js';
+import type { Finding } from '../model/finding.js';
 import type { Cidr } from '../../pkg/ip.js';
 import { FreeOffsets } from './free-offsets.js';
 import { bigIntToBytes, canonicalIp, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../../pkg/ip.js';

@@ -23,12 +23,13 @@
 // a ReplicaSet it owns, or pods owned by a ReplicaSet `<deploy>-<hash>` that is not in the
 // manifests) gets no derived pods.
 
-import { jsonExcerpt } from '../read/yaml-docs.js';
+import { jsonExcerpt } from '../model/finding.js';
 import { hash } from 'node:crypto';
 import type { ClusterNode, ContainerPort, ObjectMeta, Pod, WorkloadInfo } from '../model/model.js';
 import { READY_ANNOTATION, readContainerPorts, readOwner, readPodDNS } from '../admit/objects.js';
 import type { LabelSelector, Labels } from '../model/selector.js';
-import { isEmptySelector, matchesMap, matchesSelector, readLabelSelector } from '../model/selector.js';
+import { isEmptySelector, matchesMap, matchesSelector } from '../model/selector.js';
+import { readLabelSelector } from '../admit/selector.js';
 import type { Checker, Obj } from '../admit/validate.js';
 import { hasServerSetMeta, isDns1123Label, isDns1123Subdomain, isObj } from '../admit/validate.js';
 

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as YamlPackage from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
-import type { Finding } from '../model/model.js';
+import { type Finding, jsonExcerpt } from '../model/finding.js';
+import { defaultManifestLimits, type ManifestLimits } from '../model/limits.js';
 import { readRegularText, UnreadableFile } from '../../pkg/regular-file.js';
 import { type FieldTree, jsonFieldLines, type JsonScan, LineCounter, linesOf, scanJson } from './json-scan.js';
 import { readSimpleYaml, type Segment } from './yaml-fast.js';
@@ -20,24 +21,6 @@ let yamlPackage: typeof YamlPackage | undefined;
  * on every loader thread, before the first answer. (Its CommonJS build, so the load is synchronous.)
  */
 const yaml = (): typeof YamlPackage => (yamlPackage ??= requireHere('yaml') as typeof YamlPackage);
-
-/** Bounds on what one manifest file or object may cost to read. */
-export interface ManifestLimits {
-  /** Largest manifest file read, in bytes. */
-  readonly maxFileBytes: number;
-  /** Largest object (one YAML/JSON document), in bytes of its value with every alias expanded. */
-  readonly maxObjectBytes: number;
-  /** Alias expansions allowed per anchor (the `yaml` package's maxAliasCount). */
-  readonly maxAliases: number;
-}
-
-// Kubernetes itself stores objects of at most 1.5 MiB (etcd's request limit), so a 4 MiB object
-// can never have come from a cluster; 64 MiB files hold tens of thousands of objects.
-export const defaultManifestLimits: ManifestLimits = {
-  maxFileBytes: 64 * 1024 * 1024,
-  maxObjectBytes: 4 * 1024 * 1024,
-  maxAliases: 100,
-};
 
 /**
  * Field path ("spec.ports[0].port") -> 1-based line, for findings that name the field's line.
@@ -157,38 +140,6 @@ const MANIFEST_EXT = /\.(ya?ml|json)$/i;
 const JSON_FILE = /\.json$/i;
 
 const identity = (st: { dev: bigint; ino: bigint }): string => `${st.dev}:${st.ino}`;
-
-/**
- * An input value as JSON (strings quoted, objects and arrays walked), cut after `max` characters
- * (then "..."): what a message echoes of a manifest value, never the whole input. The Corefile's
- * `excerpt` (chain) instead cuts a plain token and escapes what is not printable ASCII.
- */
-export function jsonExcerpt(v: unknown, max = 60): string {
-  let out = '';
-  const add = (s: string): boolean => {
-    out += s;
-    return out.length <= max;
-  };
-  const walk = (x: unknown): boolean => {
-    if (Array.isArray(x)) {
-      if (!add('[')) return false;
-      for (let i = 0; i < x.length; i++) if ((i > 0 && !add(',')) || !walk(x[i])) return false;
-      return add(']');
-    }
-    if (typeof x === 'object' && x !== null) {
-      if (!add('{')) return false;
-      let first = true;
-      for (const [k, val] of Object.entries(x)) {
-        if ((!first && !add(',')) || !add(`${JSON.stringify(k.length > max ? k.slice(0, max) : k)}:`) || !walk(val)) return false;
-        first = false;
-      }
-      return add('}');
-    }
-    if (typeof x === 'string') return add(JSON.stringify(x.length > max ? x.slice(0, max + 1) : x));
-    return add(x === undefined ? 'undefined' : JSON.stringify(x) ?? String(x));
-  };
-  return walk(v) ? out : `${out.slice(0, max)}...`;
-}
 
 function specialKind(st: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
   return st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'a special file';

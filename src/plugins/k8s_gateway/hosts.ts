@@ -8,8 +8,7 @@
 // answer is what every object claiming the name contributes, merged once here: addresses
 // canonical and deduplicated, TXT strings deduplicated, at most `maxRecords` of each, so a query
 // copies at most that many whatever a DNSEndpoint lists.
-import type { ClusterModel } from '../../cluster/model/model.js';
-import type { LbAddress } from '../../cluster/emulate/edge.js';
+import type { ClusterModel, LbAddress } from '../../cluster/model/model.js';
 import { canonicalIp } from '../../pkg/ip.js';
 import type { K8sGatewayConfig, Resource } from './config.js';
 import { parseLabelSelector } from './selector.js';

@@ -8,7 +8,7 @@ import { split255 } from '../../pkg/split255.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
 import { formatIp, parseIp } from '../../pkg/ip.js';
-import type { LbAddress } from '../../cluster/emulate/edge.js';
+import type { LbAddress } from '../../cluster/model/model.js';
 import { DEFAULT_MAX_RECORDS, type Found, type HostIndex } from './hosts.js';
 import { answering, answeringRequest } from '../../chain/answering.js';
 import { DEFAULT_MAX_HOSTNAME_LOOKUPS, type K8sGatewayConfig } from './config.js';

@@ -10,7 +10,7 @@ import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { OptionReader } from '../../chain/option-reader.js';
 import { manifestPath } from '../../cluster/read/paths.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
-import { DEFAULT_MAX_RECORDS, HostIndex } from './hosts.js';
+import { DEFAULT_MAX_RECORDS, type HostIndex } from './hosts.js';
 import { gatewayView } from './view.js';
 import { type FeedThread, sharedFeed, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
 import { parseLabelSelector } from './selector.js';
@@ -131,7 +131,7 @@ export const k8sGatewayPlugin: PluginDefinition = {
  * The plugin's data: the host index, a view of the manifest feed the App shares among every
  * reader of the same files (cluster/feed-thread.ts), built in the feed's loader thread after each
  * load and swapped in whole. The feed keeps what each load admitted, so a rejected new version of
- * an object keeps the version admitted before (cluster/history.ts); rejections are logged at
+ * an object keeps the version admitted before (cluster/admit/history.ts); rejections are logged at
  * file:line. A change the watch sees is loaded once for every reader.
  */
 class GatewayLoading {
