@@ -159,6 +159,7 @@ describe('serviceLabelSelectors matching (labels.Requirement.Matches)', () => {
     ['app=', { app: '' }, true],
   ])('%s on %j is %s', async (text, labels, want) => {
     const { parseLabelSelector } = await import('../../src/plugins/k8s_gateway/selector.js');
-    expect(parseLabelSelector(text).matches(labels)).toBe(want);
+    const { matchesSelector } = await import('../../src/cluster/model/selector.js');
+    expect(matchesSelector(parseLabelSelector(text).selector, labels)).toBe(want);
   });
 });

@@ -11,6 +11,7 @@
 import type { ClusterModel, LbAddress } from '../../cluster/model/model.js';
 import { canonicalIp } from '../../pkg/ip.js';
 import type { K8sGatewayConfig, Resource } from './config.js';
+import { matchesSelector } from '../../cluster/model/selector.js';
 import { parseLabelSelector } from './selector.js';
 
 const IGNORE_LABEL = 'k8s-gateway.dns/ignore';
@@ -179,7 +180,7 @@ function indexServices(model: ClusterModel, cfg: K8sGatewayConfig, add: AddHost)
   };
   for (const svc of model.services) {
     if (ignored(svc.labels)) continue;
-    if (selectors && !selectors.some((s) => s.matches(svc.labels))) continue;
+    if (selectors && !selectors.some((s) => matchesSelector(s.selector, svc.labels))) continue;
     const endpoints = svc.annotations[RESOLVE_ENDPOINTS] === 'true';
     if (svc.type !== 'LoadBalancer' && !endpoints) continue;
     const ann = HOSTNAME_ANNOTATIONS.map((a) => svc.annotations[a]).find((v) => v !== undefined);

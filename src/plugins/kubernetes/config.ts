@@ -6,7 +6,8 @@ import { CorefileError, excerpt } from '../../chain/corefile.js';
 import { OptionReader, type OptionHandlers } from '../../chain/option-reader.js';
 import { manifestPath } from '../../cluster/read/paths.js';
 import { isReverse } from '../../pkg/names.js';
-import { parseSelector, type LabelSelector } from './selector.js';
+import type { LabelSelector } from '../../cluster/model/selector.js';
+import { parseSelector } from './selector.js';
 
 export type PodMode = 'disabled' | 'insecure' | 'verified';
 
