@@ -88,7 +88,8 @@ const svcName = (s: Service): string => `Service "${s.namespace}/${s.name}"`;
 /**
  * The Service's shape: an ExternalName that is an IP, a headless Service's unnamed port. A name
  * that is no DNS label and unnamed ports of a multi-port Service are load errors (the API server
- * rejects them: readMeta, readServicePorts in admit/objects.ts), so they are not repeated here.
+ * rejects them: readMeta in admit/objects.ts, readServicePorts in admit/services.ts), so they
+ * are not repeated here.
  */
 function serviceShapeWarnings(s: Service, warn: Warn): void {
   const object = serviceObject(s);

@@ -18,8 +18,8 @@ import type { Finding } from '../model/finding.js';
 import type { Service } from '../model/model.js';
 import type { Cidr } from '../../pkg/ip.js';
 import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../../pkg/ip.js';
-import type { Family, FamilyInfo, ServiceDraft } from '../admit/objects.js';
-import { familyOf } from '../admit/objects.js';
+import type { Family, FamilyInfo, ServiceDraft } from '../admit/services.js';
+import { familyOf } from '../admit/services.js';
 import { FreeOffsets } from './free-offsets.js';
 
 interface Range {

@@ -18,7 +18,8 @@ import type { ClusterNode, EndpointSlice, ObjectMeta, Pod, Service, ServicePort,
 import type { Finding } from '../model/finding.js';
 import type { Cidr } from '../../pkg/ip.js';
 import { Checker } from '../admit/validate.js';
-import { deriveWorkloadPods, sha256Bytes, type WorkloadDraft } from './workloads.js';
+import { deriveWorkloadPods, sha256Bytes } from './workloads.js';
+import type { WorkloadDraft } from '../admit/workloads.js';
 import { addressAt, declaredOffsets, digestMod, hostAddresses, makeRange, needsAddress } from './podips.js';
 import { AllocationMemo } from './allocate.js';
 import { hasControllerSelector, PodIndex, serviceSlices, slicePods } from './endpoints.js';

@@ -13,8 +13,8 @@
 
 import { createHash } from 'node:crypto';
 import type { Endpoint, EndpointSlice } from '../model/model.js';
-import type { EndpointsAddress, EndpointsDraft } from '../admit/objects.js';
-import { familyOf } from '../admit/objects.js';
+import type { EndpointsAddress, EndpointsDraft } from '../admit/endpoints.js';
+import { familyOf } from '../admit/services.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';

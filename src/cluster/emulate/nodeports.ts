@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Finding } from '../model/finding.js';
 import type { Service, ServicePort } from '../model/model.js';
-import type { ServiceDraft } from '../admit/objects.js';
+import type { ServiceDraft } from '../admit/services.js';
 import { FreeOffsets } from './free-offsets.js';
 import { admittedServices } from './allocate.js';
 import type { Checker } from '../admit/validate.js';

@@ -11,7 +11,7 @@ import type { ClusterNode, Pod } from '../model/model.js';
 import type { Finding } from '../model/finding.js';
 import type { Cidr } from '../../pkg/ip.js';
 import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp, zeroRun } from '../../pkg/ip.js';
-import { familyOf } from '../admit/objects.js';
+import { familyOf } from '../admit/services.js';
 import { FreeOffsets } from './free-offsets.js';
 import { digestWord16, sha256Bytes } from './workloads.js';
 
