@@ -9,7 +9,9 @@ import { parseIp } from '../pkg/ip.js';
 import { closest } from '../pkg/spelling.js';
 import { loadManifests } from './load.js';
 import { isDns1123Label } from './admit/validate.js';
-import { parseManifestText, readManifestFile, type Positions, type RawObject } from './read/yaml-docs.js';
+import { parseManifestText } from './read/yaml-docs.js';
+import { readManifestFile } from './read/files.js';
+import type { Positions, RawObject } from './read/positions.js';
 
 export type CheckCode =
   | 'selector-no-pods'

@@ -25,7 +25,9 @@ import { Checker, isApiServerOutput, isObj, type Obj } from './admit/validate.js
 import { EdgeCollector, withLoadBalancerStatus } from './emulate/edge.js';
 import { normalizeApiVersion } from './admit/legacy-versions.js';
 import { assignNodePorts, nodePortLines } from './emulate/nodeports.js';
-import { collectManifestFiles, parseManifestText, type RawObject, readManifestObjects } from './read/yaml-docs.js';
+import { collectManifestFiles } from './read/files.js';
+import { parseManifestText, readManifestObjects } from './read/yaml-docs.js';
+import type { RawObject } from './read/positions.js';
 import { type Finding, jsonExcerpt, ManifestError } from './model/finding.js';
 import type { ManifestLimits } from './model/limits.js';
 import { type FieldTree, fieldTree } from './read/json-scan.js';

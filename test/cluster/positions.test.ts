@@ -8,7 +8,8 @@ import { stringify } from 'yaml';
 import { prng } from '../helpers/prng.js';
 import { buildModel, LATER_SERVICE_FIELDS } from '../../src/cluster/load.js';
 import type { Finding } from '../../src/cluster/model/finding.js';
-import { parseManifestText, type RawObject } from '../../src/cluster/read/yaml-docs.js';
+import { parseManifestText } from '../../src/cluster/read/yaml-docs.js';
+import type { RawObject } from '../../src/cluster/read/positions.js';
 
 /** Paths findings after reading ask for, their ancestors, and some they never ask for. */
 const PATHS = ['spec', 'spec.clusterIP', 'spec.clusterIPs', 'spec.ports', 'metadata', 'metadata.name', 'spec.type'];

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/cluster/read/watch.js';
-import { collectManifestFiles } from '../../src/cluster/read/yaml-docs.js';
+import { collectManifestFiles } from '../../src/cluster/read/files.js';
 import type { Finding } from '../../src/cluster/model/finding.js';
 import { prng } from '../helpers/prng.js';
 

@@ -3,7 +3,7 @@
 import type { SourceRef } from '../model/model.js';
 import { canonicalIp } from '../../pkg/ip.js';
 import { type Finding, jsonExcerpt } from '../model/finding.js';
-import type { Positions } from '../read/yaml-docs.js';
+import type { Positions } from '../read/positions.js';
 
 export type Obj = Record<string, unknown>;
 
