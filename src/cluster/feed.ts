@@ -29,20 +29,8 @@ import { readManifestObjects } from './read/yaml-docs.js';
 import { interner } from './admit/objects.js';
 import { EdgeCollector } from './emulate/edge.js';
 import type { AdmissionHistory } from './admit/history.js';
-import {
-  type Collected,
-  emulate,
-  kindKnownNow,
-  LATER_SERVICE_FIELDS,
-  loadContext,
-  type LoadContext,
-  type LoadResult,
-  newCollected,
-  objectKey,
-  type ReadProgress,
-  readHeader,
-  readObject,
-} from './load.js';
+import { type Collected, kindKnownNow, newCollected, objectKey, readHeader, readObject } from './collect.js';
+import { emulate, LATER_SERVICE_FIELDS, loadContext, type LoadContext, type LoadResult, type ReadProgress } from './load.js';
 import { pushAll } from '../pkg/arrays.js';
 import { EmulationCache, rebind } from './emulate/emulate-cache.js';
 
