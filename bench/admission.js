@@ -8,7 +8,7 @@
 globalThis.gc?.();
 const heapStart = process.memoryUsage().heapUsed;
 const t0 = performance.now();
-const { KindRegistry } = await import('../dist/cluster/admission/index.js');
+const { KindRegistry } = await import('../dist/cluster/admit/schema/index.js');
 const importMs = performance.now() - t0;
 
 const { execFileSync } = await import('node:child_process');

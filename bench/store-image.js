@@ -26,11 +26,11 @@ if (!list || typeof globalThis.gc !== 'function') {
 const root = path.resolve(rootArg ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
 const dist = (p) => import(pathToFileURL(path.join(root, 'dist', p)).href);
 const { loadOffThread } = await dist('plugins/kubernetes/loader.js');
-const { parseKubernetes } = await dist('plugins/kubernetes/setup.js');
+const { parseKubernetes } = await dist('plugins/kubernetes/config.js');
 const storeMod = await dist('plugins/kubernetes/store.js');
 const protocol = await dist('plugins/kubernetes/loader-protocol.js');
 const { loadManifests } = await dist('cluster/load.js');
-const { defaultClusterOptions } = await dist('cluster/model.js');
+const { defaultClusterOptions } = await dist('cluster/model/model.js');
 
 const directive = { name: 'kubernetes', args: ['cluster.local', 'in-addr.arpa', 'ip6.arpa'], file: 'bench', line: 1, block: [{ name: 'pods', args: ['insecure'], file: 'bench', line: 2 }] };
 const zones = ['cluster.local.', 'in-addr.arpa.', 'ip6.arpa.'];

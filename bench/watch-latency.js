@@ -1,7 +1,7 @@
 // Benchmark: time from a manifest file landing to the manifest watcher's onChange, with file
 // system events (the default) against the poll alone (the watch limit set to 0), in one run.
 //
-// `node bench/watch-latency.js` (after `npm run build`: it runs dist/cluster/watch.js) makes, per
+// `node bench/watch-latency.js` (after `npm run build`: it runs dist/cluster/read/watch.js) makes, per
 // tree size, two identical trees in a temporary directory (one per watcher, so neither sees the
 // other's writes), and for --rounds rounds (default 15) adds one Service file to each, written to
 // a temporary name and renamed into place, alternating which goes first. The latency of a sample
@@ -26,8 +26,8 @@ const SMALL = option('--small', 10, 1, 100000);
 const LARGE = option('--large', 5000, 1, 200000);
 const DIRS_LARGE = 100;
 
-const { ManifestWatcher, fingerprint } = await import(path.join(ROOT, 'dist/cluster/watch.js'));
-const { collectManifestFiles } = await import(path.join(ROOT, 'dist/cluster/yaml-docs.js'));
+const { ManifestWatcher, fingerprint } = await import(path.join(ROOT, 'dist/cluster/read/watch.js'));
+const { collectManifestFiles } = await import(path.join(ROOT, 'dist/cluster/read/yaml-docs.js'));
 
 /** The key as the watcher took it before (the baseline): collectManifestFiles, then a stat of each file. */
 function listThenStat(paths) {

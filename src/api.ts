@@ -2,7 +2,7 @@
 // a pod's resolver gets for a name, or start a real server on a loopback port.
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from './app.js';
-import type { ClusterModel, ClusterOptions, Pod } from './cluster/model.js';
+import type { ClusterModel, ClusterOptions, Pod } from './cluster/model/model.js';
 import { parseHosts } from './resolver/hosts.js';
 import { formatResolvConf, podDNS, podGethostname, podHostsFile } from './resolver/kubelet.js';
 import { podDnsContext } from './resolver/pods.js';
@@ -13,7 +13,7 @@ import type { Trace } from './resolver/types.js';
 
 export type { Trace } from './resolver/types.js';
 export type { Libc } from './pkg/resolvconf.js';
-export type { ClusterModel, Pod, Service } from './cluster/model.js';
+export type { ClusterModel, Pod, Service } from './cluster/model/model.js';
 
 export interface LoadClusterOptions {
   /** Manifest files or directories. */

@@ -1,5 +1,5 @@
 // What an error message may echo of a token read from a file or the environment. (A manifest
-// value is echoed as JSON instead: jsonExcerpt in cluster/yaml-docs.ts.)
+// value is echoed as JSON instead: jsonExcerpt in cluster/model/finding.ts.)
 
 const EXCERPT_CHARS = 40;
 const LONG_WORD = 200;

@@ -1,6 +1,6 @@
 // The codes `clusterdns check` reports: the one a finding made without a code gets (the loader's
 // older findings, Corefile errors), and a short description of each code for SARIF's rules.
-import type { Finding } from '../cluster/model.js';
+import type { Finding } from '../cluster/model/finding.js';
 
 /**
  * A code for a finding that carries none, from what its message says. Findings made where a

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FindingObject } from '../cluster/check.js';
-import type { Finding } from '../cluster/model.js';
+import type { Finding } from '../cluster/model/finding.js';
 import { codeDescription } from './finding-codes.js';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';

@@ -1,8 +1,8 @@
 // Flags shared by every command that loads a cluster, and their translation to options.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ClusterOptions } from '../cluster/model.js';
-import { defaultManifestLimits, type ManifestLimits } from '../cluster/yaml-docs.js';
-import { DEFAULT_HISTORY_BYTES } from '../cluster/history.js';
+import type { ClusterOptions } from '../cluster/model/model.js';
+import { defaultManifestLimits, type ManifestLimits } from '../cluster/model/limits.js';
+import { DEFAULT_HISTORY_BYTES } from '../cluster/admit/history.js';
 import { defaultCorefileLimits, setCorefileLimits, type CorefileLimits } from '../chain/corefile.js';
 
 export interface ClusterFlags {

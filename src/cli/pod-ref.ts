@@ -1,7 +1,7 @@
 // What `--pod` names (resolve, resolv-conf): NAMESPACE/NAME or NAME as before, and kubectl's
 // TYPE/NAME forms. `pod/NAME` is a pod in --namespace; a workload (`deploy/web`) is not a pod, so
 // the error names the pods it has, which are what the commands run in.
-import type { ClusterModel, Pod, WorkloadInfo } from '../cluster/model.js';
+import type { ClusterModel, Pod, WorkloadInfo } from '../cluster/model/model.js';
 
 /** kubectl's names of the pod resource: singular, plural, short name. */
 const POD_NAMES = new Set(['pod', 'pods', 'po']);

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import dnsTypes from 'dns-packet/types.js';
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from '../app.js';
-import type { ClusterModel, Pod } from '../cluster/model.js';
+import type { ClusterModel, Pod } from '../cluster/model/model.js';
 import { parseHosts, type HostsEntry } from '../resolver/hosts.js';
 import { formatResolvConf, podDNS, podGethostname, podHostsFile } from '../resolver/kubelet.js';
 import { parseResolvConf, type Libc } from '../pkg/resolvconf.js';
@@ -18,8 +18,8 @@ import { podDnsContext, type PodContext } from '../resolver/pods.js';
 import { podSpec } from './pod-ref.js';
 import { pushAll } from '../pkg/arrays.js';
 
-// Registration lives apart (the command line loads this module only when a command runs).
-export { addResolverCommands } from './resolver-register.js';
+// Registration lives apart, in resolver-register.ts: the command line loads this module only when
+// a command runs.
 
 export interface KubeletFlags extends ClusterFlags {
   pod?: string;

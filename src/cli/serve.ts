@@ -4,7 +4,7 @@ import { buildApp, DEFAULT_MAX_LOOKUP_DEPTH, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { suggestDig } from './try-name.js';
 import { clusterOptions, type ClusterFlags } from './options.js';
-import { ManifestError } from '../cluster/model.js';
+import { ManifestError } from '../cluster/model/finding.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
 import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';

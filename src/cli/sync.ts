@@ -14,7 +14,7 @@ import { clusterOptions, type ClusterFlags } from './options.js';
 import { servedRecords } from './records.js';
 import { newClient } from '../plugins/etcd/kv.js';
 import { parseHttpAddress } from '../pkg/http.js';
-import { ManifestWatcher } from '../cluster/watch.js';
+import { ManifestWatcher } from '../cluster/read/watch.js';
 import { skydnsValues } from './sync-values.js';
 import { syncValues, type SyncLimits, type SyncResult } from './sync-txn.js';
 import { RetryingSync, serveSyncMetrics, syncMetrics } from './sync-watch.js';

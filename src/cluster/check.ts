@@ -2,14 +2,16 @@
 // warns about) but that break or degrade DNS. Every finding is a warning located at the object,
 // with a `code`, a message saying what breaks in DNS, and the fix.
 
-import type { ClusterModel, ClusterOptions, EndpointSlice, Finding, Pod, Service, SourceRef } from './model.js';
-import { ManifestError } from './model.js';
-import { findPort, hasControllerSelector, isTerminal, PodIndex } from './endpoints.js';
+import type { ClusterModel, ClusterOptions, EndpointSlice, Pod, Service, SourceRef } from './model/model.js';
+import { type Finding, ManifestError } from './model/finding.js';
+import { findPort, hasControllerSelector, isTerminal, PodIndex } from './emulate/endpoints.js';
 import { parseIp } from '../pkg/ip.js';
 import { closest } from '../pkg/spelling.js';
 import { loadManifests } from './load.js';
-import { isDns1123Label } from './validate.js';
-import { parseManifestText, readManifestFile, type Positions, type RawObject } from './yaml-docs.js';
+import { isDns1123Label } from './admit/validate.js';
+import { parseManifestText } from './read/yaml-docs.js';
+import { readManifestFile } from './read/files.js';
+import type { Positions, RawObject } from './read/positions.js';
 
 export type CheckCode =
   | 'selector-no-pods'
@@ -88,7 +90,8 @@ const svcName = (s: Service): string => `Service "${s.namespace}/${s.name}"`;
 /**
  * The Service's shape: an ExternalName that is an IP, a headless Service's unnamed port. A name
  * that is no DNS label and unnamed ports of a multi-port Service are load errors (the API server
- * rejects them: readMeta, readServicePorts in objects.ts), so they are not repeated here.
+ * rejects them: readMeta in admit/objects.ts, readServicePorts in admit/services.ts), so they
+ * are not repeated here.
  */
 function serviceShapeWarnings(s: Service, warn: Warn): void {
   const object = serviceObject(s);

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FeedInit, FeedSummary, FromFeed, ToFeed } from './feed-protocol.js';
 import { FEED_HUB_ENV, HUB_CLOSE, HUB_FEED, HUB_OPEN, type HubMessage } from './feed-thread.js';
-import { fingerprint } from './watch.js';
+import { fingerprint } from './read/watch.js';
 
 const workerFile = fileURLToPath(new URL('./feed-worker.js', import.meta.url));
 

@@ -4,7 +4,8 @@
 // the model (the kubernetes plugin's store image, say), built where the model is, and handed
 // over in parts, each when the serving thread asks for it, so that taking it in never blocks
 // answering for long.
-import type { ClusterModel, ClusterOptions, Finding } from './model.js';
+import type { ClusterModel, ClusterOptions } from './model/model.js';
+import type { Finding } from './model/finding.js';
 import type { FeedTimings } from './feed.js';
 
 export interface FeedInit {

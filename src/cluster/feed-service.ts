@@ -5,7 +5,8 @@
 // worker file exists (tests running the TypeScript sources): the same messages either way.
 import { ManifestFeed } from './feed.js';
 import type { FeedInit, FeedSummary, FromFeed, ToFeed, ViewBuilder } from './feed-protocol.js';
-import { type ClusterModel, ManifestError } from './model.js';
+import type { ClusterModel } from './model/model.js';
+import { ManifestError } from './model/finding.js';
 
 export interface FeedPort {
   postMessage(m: FromFeed, transfer?: readonly ArrayBuffer[]): void;

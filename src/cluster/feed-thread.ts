@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { FeedInit, FeedSummary, FromFeed, ToFeed, ViewBuilder } from './feed-protocol.js';
 import { type FeedPort, serveFeed } from './feed-service.js';
-import { ManifestError } from './model.js';
+import { ManifestError } from './model/finding.js';
 import { type FindingLog, logFindings } from './report.js';
-import { fingerprint, ManifestWatcher } from './watch.js';
+import { fingerprint, ManifestWatcher } from './read/watch.js';
 
 const workerFile = fileURLToPath(new URL('./feed-worker.js', import.meta.url));
 

@@ -20,28 +20,19 @@
 // budget now covers a text it skipped before.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { isObj, type Obj } from './validate.js';
-import type { ClusterOptions, Finding, SourceRef } from './model.js';
-import { collectManifestFiles, type RawObject, readManifestFile, readManifestObjects } from './yaml-docs.js';
-import { interner } from './objects.js';
-import { EdgeCollector } from './edge.js';
-import type { AdmissionHistory } from './history.js';
-import {
-  type Collected,
-  emulate,
-  kindKnownNow,
-  LATER_SERVICE_FIELDS,
-  loadContext,
-  type LoadContext,
-  type LoadResult,
-  newCollected,
-  objectKey,
-  type ReadProgress,
-  readHeader,
-  readObject,
-} from './load.js';
+import { isObj, type Obj } from './admit/validate.js';
+import type { ClusterOptions, SourceRef } from './model/model.js';
+import type { Finding } from './model/finding.js';
+import { collectManifestFiles, readManifestFile } from './read/files.js';
+import type { RawObject } from './read/positions.js';
+import { readManifestObjects } from './read/yaml-docs.js';
+import { interner } from './admit/objects.js';
+import { EdgeCollector } from './emulate/edge.js';
+import type { AdmissionHistory } from './admit/history.js';
+import { type Collected, kindKnownNow, newCollected, objectKey, readHeader, readObject } from './collect.js';
+import { emulate, LATER_SERVICE_FIELDS, loadContext, type LoadContext, type LoadResult, type ReadProgress } from './load.js';
 import { pushAll } from '../pkg/arrays.js';
-import { EmulationCache, rebind } from './emulate-cache.js';
+import { EmulationCache, rebind } from './emulate/emulate-cache.js';
 
 /**
  * A file modified this recently before it was read may change again within the same

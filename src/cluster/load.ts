@@ -1,49 +1,36 @@
 // Manifests -> ClusterModel: reads files, validates, applies control-plane defaults
 // (cluster IP allocation, Endpoints mirroring), plays the controllers (workloads -> pods, pod IPs,
 // the EndpointSlice controller) and collects every finding. Model checks for `clusterdns check`
-// are in check.ts. feed.ts reads by file with the same pieces (readHeader, readObject, emulate)
-// and keeps each file's read for the next load.
+// are in check.ts. Each object is read into the load by collect.ts; feed.ts reads by file with
+// the same pieces (collect.ts's readHeader and readObject, emulate here) and keeps each file's
+// read for the next load.
 
-import type { ClusterModel, ClusterNode, ClusterOptions, EndpointSlice, Finding, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef, WorkloadInfo } from './model.js';
-import { defaultClusterOptions, defaultNodes, ManifestError } from './model.js';
-import { generateEndpointSlices, PodIndex } from './endpoints.js';
-import { assignPodIPs, parsePodCidrs } from './podips.js';
-import type { WorkloadDraft, WorkloadKind } from './workloads.js';
-import { deriveWorkloadPods, toWorkload } from './workloads.js';
-import type { EmulationCache } from './emulate-cache.js';
-import { type AllocationMemo, allocateClusterIPs, familyInfo, parseServiceCidrs } from './allocate.js';
-import { mirrorEndpoints } from './mirror.js';
-import type { EndpointsDraft, FamilyInfo, ServiceDraft } from './objects.js';
-import type { Service } from './model.js';
-import { familyOf, interner, readMeta, toEndpoints, toEndpointSlice, toNamespace, toPod, toService, toServiceImport } from './objects.js';
-import { Checker, isApiServerOutput, isObj, type Obj } from './validate.js';
-import { EdgeCollector, withLoadBalancerStatus } from './edge.js';
-import { normalizeApiVersion } from './legacy-versions.js';
-import { assignNodePorts, nodePortLines } from './nodeports.js';
-import { collectManifestFiles, jsonExcerpt, type ManifestLimits, parseManifestText, type RawObject, readManifestObjects } from './yaml-docs.js';
-import { type FieldTree, fieldTree } from './json-scan.js';
+import type { ClusterModel, ClusterOptions, NamespaceObject, Pod, SourceRef, WorkloadInfo } from './model/model.js';
+import { defaultClusterOptions, defaultNodes } from './model/model.js';
+import { generateEndpointSlices, PodIndex } from './emulate/endpoints.js';
+import { assignPodIPs, parsePodCidrs } from './emulate/podips.js';
+import { deriveWorkloadPods } from './emulate/workloads.js';
+import type { EmulationCache } from './emulate/emulate-cache.js';
+import { type AllocationMemo, allocateClusterIPs, familyInfo, parseServiceCidrs } from './emulate/allocate.js';
+import { mirrorEndpoints } from './emulate/mirror.js';
+import type { FamilyInfo, ServiceDraft } from './admit/services.js';
+import type { Service } from './model/model.js';
+import { interner } from './admit/objects.js';
+import { isObj } from './admit/validate.js';
+import { withLoadBalancerStatus } from './emulate/edge.js';
+import { assignNodePorts, nodePortLines } from './emulate/nodeports.js';
+import { collectManifestFiles } from './read/files.js';
+import { parseManifestText, readManifestObjects } from './read/yaml-docs.js';
+import type { RawObject } from './read/positions.js';
+import { type Finding, ManifestError } from './model/finding.js';
+import type { ManifestLimits } from './model/limits.js';
+import { type FieldTree, fieldTree } from './read/json-scan.js';
 import { globMatch } from '../pkg/glob.js';
-import { defaultCrdSchemaLimits, groupOf, KindRegistry, type KindLookup, namespacedByName } from './admission/index.js';
-import { type AdmissionHistory, DEFAULT_HISTORY_BYTES, HistoryReader, HistoryWriter } from './history.js';
+import { defaultCrdSchemaLimits, groupOf, KindRegistry, namespacedByName } from './admit/schema/index.js';
+import { type AdmissionHistory, DEFAULT_HISTORY_BYTES, HistoryReader, HistoryWriter } from './admit/history.js';
+import { type Collected, kindKnownNow, newCollected, objectKey, readHeader, readObject } from './collect.js';
 
-export { ManifestError } from './model.js';
-
-/** Kinds this module reads, with the API group they must come from. */
-const KNOWN_KINDS: Readonly<Record<string, readonly string[]>> = {
-  Namespace: [''],
-  Service: [''],
-  Endpoints: [''],
-  Pod: [''],
-  EndpointSlice: ['discovery.k8s.io'],
-  ServiceImport: ['multicluster.x-k8s.io'],
-  Node: [''],
-  Deployment: ['apps'],
-  ReplicaSet: ['apps'],
-  StatefulSet: ['apps'],
-  DaemonSet: ['apps'],
-  Job: ['batch'],
-  CronJob: ['batch'],
-};
+export { ManifestError } from './model/finding.js';
 
 
 /** "ns/name" patterns with '*' (any characters) and '?' (one); a pattern without '/' matches the name in any namespace. */
@@ -55,169 +42,14 @@ function notReadyMatcher(patterns: readonly string[]): (p: Pod) => boolean {
   };
 }
 
-function readNode(o: Record<string, unknown>, name: string, labels: Readonly<Record<string, string>>, check: Checker): ClusterNode {
-  const status = check.obj(o, 'status', 'status');
-  const addresses: string[] = [];
-  for (const a of check.arr(status, 'addresses', 'status.addresses')) {
-    if (!isObj(a) || a['type'] !== 'InternalIP') continue;
-    const ip = check.ip(a['address'], 'status.addresses[].address');
-    if (ip !== undefined && !addresses.some((x) => familyOf(x) === familyOf(ip))) addresses.push(ip);
-  }
-  const zone = labels['topology.kubernetes.io/zone'] ?? labels['failure-domain.beta.kubernetes.io/zone'];
-  return { name, addresses, ...(zone !== undefined ? { zone } : {}), labels };
-}
-
 const byNsName = <T extends { namespace: string; name: string }>(a: T, b: T): number =>
   a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-
-/** The objects of the manifests, read and checked, before the control plane fills in the rest. */
-export interface Collected {
-  declaredNamespaces: Map<string, NamespaceObject>;
-  /** Namespaces named by namespaced objects. */
-  impliedNamespaces: Set<string>;
-  serviceDrafts: ServiceDraft[];
-  endpointsDrafts: EndpointsDraft[];
-  slices: EndpointSlice[];
-  pods: Pod[];
-  imports: ServiceImport[];
-  workloads: WorkloadDraft[];
-  manifestNodes: ClusterNode[];
-  ignoredKinds: Map<string, number>;
-  /** Kinds DNS does not use, per file: the first object's line and how many (one info line each). */
-  unusedKinds: Map<string, { file: string; line: number; kind: string; count: number }>;
-  /** Objects the API server would reject: not served. */
-  rejected: RejectedObject[];
-  objectCount: number;
-  edge: EdgeCollector;
-  /** One string for each of the values endpoints repeat (objects.ts: interner). */
-  intern: (s: string) => string;
-}
-
-/** One object's kind, apiVersion and metadata, checked; undefined when it cannot be used. */
-export interface Header {
-  o: Obj;
-  kind: string;
-  apiVersion: string;
-  group: string;
-  known: boolean;
-  /** What the API server knows of the kind: its scope and schema, or why it has no such kind. */
-  lookup: KindLookup;
-  namespaced: boolean;
-  meta: ObjectMeta;
-  check: Checker;
-  source: SourceRef;
-}
-
-export function readHeader(raw: RawObject, opts: ClusterOptions, findings: Finding[], registry: KindRegistry): Header | undefined {
-  const source: SourceRef = { file: raw.file, line: raw.line };
-  if (!isObj(raw.obj)) {
-    findings.push({ ...source, severity: 'error', message: 'a list item must be a mapping (an object with apiVersion, kind and metadata)' });
-    return undefined;
-  }
-  const o = raw.obj;
-  const kindRaw = o['kind'] ?? raw.listKind;
-  const apiVersionRaw = o['apiVersion'] ?? raw.listApiVersion;
-  const kind = typeof kindRaw === 'string' && kindRaw !== '' ? kindRaw : undefined;
-  let apiVersion = typeof apiVersionRaw === 'string' && apiVersionRaw !== '' ? apiVersionRaw : undefined;
-  const md = o['metadata'];
-  const nameHint = isObj(md) && typeof md['name'] === 'string' ? ` ${jsonExcerpt(md['name'])}` : '';
-  const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
-  const check = new Checker(findings, source, `${kindText}${nameHint}`, raw.positions);
-  if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"', 'kind');
-  if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`, 'apiVersion');
-  if (kind === undefined || apiVersion === undefined) {
-    if (nameHint === '') check.error('metadata.name is missing; every object needs a name');
-    return undefined;
-  }
-  check.what = kindText;
-  apiVersion = normalizeApiVersion(kind, apiVersion, o, check);
-  const group = groupOf(apiVersion);
-  const known = KNOWN_KINDS[kind]?.includes(group) === true;
-  const lookup = registry.lookup(apiVersion, kind);
-  const namespaced = lookup.known ? lookup.namespaced : namespacedByName(kind);
-  // The schema first, as the API server decodes before it validates: the readers' own errors on
-  // a field the schema rejected are then not repeated (Checker.schemaError). A dump's object
-  // passed its API server's schema check already, and that check is the larger part of
-  // admission's cost on a dump of a large cluster; the hand-written rules still run.
-  if (lookup.known && lookup.validate && !isApiServerOutput(o)) {
-    const issues = lookup.validate(o);
-    if (issues.length > 0) {
-      // Named as readMeta will name the object; readMeta then names it for its own findings.
-      const ns = isObj(md) && typeof md['namespace'] === 'string' && md['namespace'] !== '' ? md['namespace'] : opts.defaultNamespace;
-      const name = isObj(md) && typeof md['name'] === 'string' ? md['name'] : '';
-      check.what = `${kindText} ${jsonExcerpt(`${namespaced ? `${ns}/` : ''}${name}`, 120)}`;
-      for (const issue of issues) check.schemaError(issue.message, issue.path === '' ? undefined : issue.path, issue.code);
-      check.what = kindText;
-    }
-  }
-  const nameRule = !known ? 'none' : kind === 'Service' ? 'dns1035' : kind === 'Namespace' ? 'dns1123label' : 'subdomain';
-  const meta = readMeta(o, check, source, opts.defaultNamespace, nameRule, namespaced);
-  if (!meta) return undefined;
-  return { o, kind, apiVersion, group, known, lookup, namespaced, meta, check, source };
-}
-
-/**
- * Files a known kind's object where the control plane looks for it, unless reading it found an
- * error: the API server rejects such an object, so it is not served (false).
- */
-function collectKnown(c: Collected, h: Header, fam: FamilyInfo): boolean {
-  const { o, meta, check } = h;
-  const ok = (): boolean => check.errors === 0;
-  switch (h.kind) {
-    case 'Namespace':
-      if (ok()) c.declaredNamespaces.set(meta.name, toNamespace(meta));
-      break;
-    case 'Service': {
-      const d = toService(o, meta, check, fam);
-      if (ok()) c.serviceDrafts.push(d);
-      break;
-    }
-    case 'Endpoints': {
-      const d = toEndpoints(o, meta, check);
-      if (ok()) c.endpointsDrafts.push(d);
-      break;
-    }
-    case 'EndpointSlice': {
-      const x = toEndpointSlice(o, meta, check, h.apiVersion, c.intern);
-      if (ok()) c.slices.push(x);
-      break;
-    }
-    case 'Pod': {
-      const p = toPod(o, meta, check);
-      if (ok()) c.pods.push(p);
-      break;
-    }
-    case 'ServiceImport': {
-      const x = toServiceImport(o, meta, check);
-      if (ok()) c.imports.push(x);
-      break;
-    }
-    case 'Node': {
-      const n = readNode(o, meta.name, meta.labels, check);
-      if (ok()) c.manifestNodes.push(n);
-      break;
-    }
-    case 'Deployment':
-    case 'ReplicaSet':
-    case 'StatefulSet':
-    case 'DaemonSet':
-    case 'Job':
-    case 'CronJob': {
-      const w = toWorkload(o, meta, check, h.kind as WorkloadKind);
-      if (ok()) c.workloads.push(w);
-      break;
-    }
-    default:
-      break;
-  }
-  return ok();
-}
 
 /**
  * A callback every `every` objects read (none when 0): a loader thread that reloads beside a
  * serving store collects its parse garbage there, so its peak stays near what it keeps. With
  * `onTextGone`, a JSON List's text goes before its objects are read, which are read again from
- * its file (yaml-docs.ts readManifestObjects), and `onTextGone` is told the text's size then:
+ * its file (read/yaml-docs.ts readManifestObjects), and `onTextGone` is told the text's size then:
  * collected at that moment, its memory returns while little else is alive.
  */
 export interface ReadProgress {
@@ -227,8 +59,8 @@ export interface ReadProgress {
 }
 
 /**
- * The fields of a Service that findings raised after reading name (allocate.ts: spec.clusterIPs
- * or spec.clusterIP; nodeports.ts: spec.ports[i].nodePort), with their ancestors, whose lines
+ * The fields of a Service that findings raised after reading name (emulate/allocate.ts: spec.clusterIPs
+ * or spec.clusterIP; emulate/nodeports.ts: spec.ports[i].nodePort), with their ancestors, whose lines
  * stand in when a field is not written. Every other object is asked for its own line only, once
  * read, so it keeps no field lines and no text (Positions.settle).
  */
@@ -238,27 +70,6 @@ export const LATER_SERVICE_FIELDS: FieldTree = fieldTree(['spec.clusterIPs', 'sp
 interface ObjectSource {
   readonly file: string;
   read(findings: Finding[], limits: Partial<ManifestLimits> | undefined, onTextGone?: (bytes: number) => void, onText?: (text: string) => void): Iterable<RawObject>;
-}
-
-/** An empty collection; `intern` may be shared by several (feed.ts: one per file). */
-export function newCollected(intern: (s: string) => string): Collected {
-  return {
-    declaredNamespaces: new Map(),
-    impliedNamespaces: new Set(),
-    serviceDrafts: [],
-    endpointsDrafts: [],
-    slices: [],
-    pods: [],
-    imports: [],
-    workloads: [],
-    manifestNodes: [],
-    ignoredKinds: new Map(),
-    unusedKinds: new Map(),
-    rejected: [],
-    objectCount: 0,
-    edge: new EdgeCollector(),
-    intern,
-  };
 }
 
 /**
@@ -312,77 +123,6 @@ function readObjects(
   return { c, seen, unreadable };
 }
 
-/** Whether the registry knows a raw object's kind already (else it waits for the CRDs of the rest). */
-export function kindKnownNow(raw: RawObject, registry: KindRegistry): boolean {
-  if (!isObj(raw.obj)) return true;
-  const kind = raw.obj['kind'] ?? raw.listKind;
-  const apiVersion = raw.obj['apiVersion'] ?? raw.listApiVersion;
-  if (typeof kind !== 'string' || typeof apiVersion !== 'string') return true; // readHeader reports it
-  return registry.lookup(apiVersion, kind).known;
-}
-
-
-/** Objects are identified by group, kind, namespace and name, as the API server does. */
-export const objectKey = (group: string, kind: string, namespace: string, name: string): string => `${group}|${kind}|${namespace}|${name}`;
-
-function reject(c: Collected, h: Header): void {
-  const { meta } = h;
-  c.rejected.push({ kind: h.kind, apiVersion: h.apiVersion, namespace: meta.namespace, name: meta.name, ...h.source });
-}
-
-/** Files one object; true when it is an admitted Service (whose checker findings use after reading). */
-export function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>, fam: FamilyInfo, registry: KindRegistry): boolean {
-  const { kind, group, meta, check, lookup } = h;
-  const key = objectKey(group, kind, meta.namespace, meta.name);
-  const prev = seen.get(key);
-  if (prev) {
-    check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`, undefined, 'duplicate-object');
-  }
-  if (!lookup.known) {
-    check.error(lookup.message, 'kind', 'unknown-kind');
-    reject(c, h);
-    return false;
-  }
-  if (kind === 'CustomResourceDefinition' && group === 'apiextensions.k8s.io' && check.errors === 0) {
-    for (const issue of registry.addCrd(h.o)) {
-      // A schema over the size clusterdns applies is no fault of the CRD: its kind goes unchecked.
-      if (issue.code === 'crd-schema-size') check.warn(issue.message, issue.path === '' ? undefined : issue.path, issue.code);
-      else check.error(issue.message, issue.path === '' ? undefined : issue.path, issue.code);
-    }
-  }
-  // An object with an error is still read to the end, so that every error of it is reported at
-  // once (as the API server lists every invalid field); it is filed nowhere.
-  if (c.edge.read(kind, group, h.o, meta, check)) {
-    if (check.errors > 0) reject(c, h);
-    else admitted(c, h, seen, key);
-    return false;
-  }
-  if (!h.known) {
-    if (check.errors > 0) {
-      reject(c, h);
-      return false;
-    }
-    const label = group === '' ? kind : `${kind}.${group}`;
-    c.ignoredKinds.set(label, (c.ignoredKinds.get(label) ?? 0) + 1);
-    const perFile = `${h.source.file}|${label}`;
-    const had = c.unusedKinds.get(perFile);
-    if (had) had.count++;
-    else c.unusedKinds.set(perFile, { file: h.source.file, line: h.source.line, kind: label, count: 1 });
-    admitted(c, h, seen, key);
-    return false;
-  }
-  if (!collectKnown(c, h, fam)) {
-    reject(c, h);
-    return false;
-  }
-  admitted(c, h, seen, key);
-  return kind === 'Service';
-}
-
-function admitted(c: Collected, h: Header, seen: Map<string, SourceRef>, key: string): void {
-  seen.set(key, h.source);
-  if (h.namespaced) c.impliedNamespaces.add(h.meta.namespace);
-}
 
 /** Findings by file and line, in the order found within a line. */
 function sortFindings(findings: readonly Finding[]): Finding[] {
@@ -392,7 +132,7 @@ function sortFindings(findings: readonly Finding[]): Finding[] {
     .map((x) => x.f);
 }
 
-/** What a load is given of the previous load, and asked to keep for the next (history.ts). */
+/** What a load is given of the previous load, and asked to keep for the next (admit/history.ts). */
 export interface HistoryRequest {
   readonly previous?: AdmissionHistory;
   /** Bytes of manifest text to keep; default DEFAULT_HISTORY_BYTES. */
@@ -444,7 +184,7 @@ export function loadContext(options: Partial<ClusterOptions> | undefined, findin
  * Everything after reading: the previous versions a failed apply leaves (restorePrevious), then
  * the control plane over every object read. `ownsPods`: the pods in `c` are held nowhere else
  * (a one-shot load), so they get their addresses in place; a feed keeps them for the next load.
- * `cache`: a feed's (emulate-cache.ts), which keeps the pods, addresses, slices and cluster IPs
+ * `cache`: a feed's (emulate/emulate-cache.ts), which keeps the pods, addresses, slices and cluster IPs
  * of the last load and gives the same model doing again only what changed; the workload drafts'
  * checkers may then still be their read's (cache.bound binds them to `findings`).
  */
@@ -474,7 +214,7 @@ export function emulate(
   );
   const nodeMap = new Map(nodes.map((n) => [n.name, n]));
   const isNotReady = notReadyMatcher(opts.notReady ?? []);
-  // A feed's cache (emulate-cache.ts) gives what the steps below give, doing again only what changed.
+  // A feed's cache (emulate/emulate-cache.ts) gives what the steps below give, doing again only what changed.
   const podCidrs = cache ? parsePodCidrs(opts.podCIDRs ?? defaultClusterOptions.podCIDRs ?? [], findings) : undefined;
   const cached = cache && podCidrs ? cache.pods(c.workloads, c.pods, nodes, nodeMap, podCidrs, opts.notReady ?? [], isNotReady, findings) : undefined;
   let finalPods: Pod[];

@@ -1,7 +1,7 @@
 // How a serving process tells what a manifest load found: every rejected object as an error at
 // its file and line (the API server would refuse it, so it is not served), warnings as warnings,
 // and infos (kinds DNS does not use, simulated statuses) only at debug level.
-import type { Finding } from './model.js';
+import type { Finding } from './model/finding.js';
 
 /** The pino methods this needs (a plugin's or the App's logger). */
 export interface FindingLog {

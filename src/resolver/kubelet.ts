@@ -1,7 +1,7 @@
 // What kubelet writes into a pod: /etc/resolv.conf (kubernetes pkg/kubelet/network/dns/dns.go)
 // and the managed /etc/hosts (pkg/kubelet/kubelet_pods.go: managedHostsFileContent,
 // hostsEntriesFromHostAliases, GeneratePodHostNameAndDomain).
-import type { HostAlias, PodDNSConfig } from '../cluster/model.js';
+import type { HostAlias, PodDNSConfig } from '../cluster/model/model.js';
 
 /** The node resolv.conf used when --host-resolv-conf is not given: reproducible, not the machine's. */
 export const DEFAULT_HOST_RESOLV_CONF = 'nameserver 10.0.0.2\n';

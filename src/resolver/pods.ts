@@ -1,5 +1,5 @@
 // Which pod a lookup is made from, and the inputs kubelet would use for its resolv.conf.
-import type { ClusterModel, Pod } from '../cluster/model.js';
+import type { ClusterModel, Pod } from '../cluster/model/model.js';
 import { editDistance } from '../pkg/spelling.js';
 import { DEFAULT_CLUSTER_DNS, DEFAULT_CLUSTER_DOMAIN, DEFAULT_HOST_RESOLV_CONF, type PodDNSInput } from './kubelet.js';
 

@@ -7,9 +7,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, normalize } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { KindRegistry, type FieldIssue, type KindLookup } from '../../src/cluster/admission/index.js';
-import { MODELS_MISSING_FIELDS } from '../../src/cluster/admission/dropped-fields.js';
-import { packageKind, packageKinds } from '../../src/cluster/admission/package-kinds.js';
+import { KindRegistry, type FieldIssue, type KindLookup } from '../../src/cluster/admit/schema/index.js';
+import { MODELS_MISSING_FIELDS } from '../../src/cluster/admit/schema/dropped-fields.js';
+import { packageKind, packageKinds } from '../../src/cluster/admit/schema/package-kinds.js';
 
 type Known = Extract<KindLookup, { known: true }>;
 

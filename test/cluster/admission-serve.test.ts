@@ -12,7 +12,7 @@ import { describeNeeding } from '../helpers/tools.js';
 import { waitUntil } from '../helpers/wait.js';
 import { execFile } from 'node:child_process';
 import { buildModel } from '../../src/cluster/load.js';
-import type { AdmissionHistory } from '../../src/cluster/history.js';
+import type { AdmissionHistory } from '../../src/cluster/admit/history.js';
 
 const svc = (name: string, ip: string, extra = ''): string =>
   `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: shop}\nspec:\n  clusterIP: ${ip}\n  ports: [{name: http, port: 80${extra}}]\n`;

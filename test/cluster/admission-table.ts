@@ -4,7 +4,7 @@
 // be served, where every `absent` name must not answer (its object is rejected) and every
 // `validNames` name must answer A.
 
-import type { Finding } from '../../src/cluster/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { loadManifests, ManifestError } from '../../src/cluster/load.js';
 
 export interface RejectCase {

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { buildModel } from '../../src/cluster/load.js';
 import { checkManifests, checkModel, fieldLineReader } from '../../src/cluster/check.js';
-import type { Finding } from '../../src/cluster/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 
 const FIXTURES = 'test/fixtures/manifests';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { buildModel, ManifestError } from '../../src/cluster/load.js';
-import type { Finding } from '../../src/cluster/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { launcher, repoRoot } from '../helpers/server.js';
 
 const doc = (text: string, file = 'm.yaml'): { file: string; text: string }[] => [{ file, text }];
@@ -518,8 +518,8 @@ spec:
   });
 
   it('an edge object with an error is consumed but not kept, so nothing of it is served', async () => {
-    const { EdgeCollector } = await import('../../src/cluster/edge.js');
-    const { Checker } = await import('../../src/cluster/validate.js');
+    const { EdgeCollector } = await import('../../src/cluster/emulate/edge.js');
+    const { Checker } = await import('../../src/cluster/admit/validate.js');
     const findings: Finding[] = [];
     const edge = new EdgeCollector();
     const meta = (name: string) => ({ name, namespace: 'default', labels: {}, annotations: {}, source: { file: 'm.yaml', line: 1 } });
@@ -545,7 +545,7 @@ describe('status is data: written statuses stay as written, only absent ones are
     `spec:\n  gatewayClassName: eg\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n${status}`;
 
   it('a LoadBalancer Service dumped pending (status.loadBalancer: {}) gets no address; one without status gets a pool address', async () => {
-    const { filledStatuses, pendingStatuses } = await import('../../src/cluster/edge.js');
+    const { filledStatuses, pendingStatuses } = await import('../../src/cluster/emulate/edge.js');
     const text = pendingSvc + svc('fresh', 'LoadBalancer', '    - port: 80\n');
     const { model } = buildModel(doc(text));
     const pending = { addresses: [], origin: 'pending', reason: 'status.loadBalancer is written without ingress' };
@@ -565,7 +565,7 @@ describe('status is data: written statuses stay as written, only absent ones are
   });
 
   it('an Ingress dumped pending stays pending; so does one whose controller Service is pending', async () => {
-    const { pendingStatuses } = await import('../../src/cluster/edge.js');
+    const { pendingStatuses } = await import('../../src/cluster/emulate/edge.js');
     const controller = `---
 apiVersion: networking.k8s.io/v1
 kind: IngressClass

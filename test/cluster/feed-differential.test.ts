@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { loadManifests, type LoadResult } from '../../src/cluster/load.js';
-import { ManifestError } from '../../src/cluster/model.js';
-import type { AdmissionHistory } from '../../src/cluster/history.js';
+import { ManifestError } from '../../src/cluster/model/finding.js';
+import type { AdmissionHistory } from '../../src/cluster/admit/history.js';
 import { ManifestFeed } from '../../src/cluster/feed.js';
 import { prng } from '../helpers/prng.js';
-import { generatedName } from '../../src/cluster/workloads.js';
+import { generatedName } from '../../src/cluster/emulate/workloads.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'clusterdns-feed-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

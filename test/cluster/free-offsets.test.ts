@@ -1,7 +1,7 @@
 // The allocators' "first free offset from a hashed start" structure must give exactly what
 // linear probing gives (so allocated IPs stay where they were), without probing's quadratic cost.
 import { describe, expect, it } from 'vitest';
-import { FreeOffsets } from '../../src/cluster/free-offsets.js';
+import { FreeOffsets } from '../../src/cluster/emulate/free-offsets.js';
 import { buildModel, ManifestError } from '../../src/cluster/load.js';
 import { prng } from '../server/raw.js';
 

@@ -2,9 +2,9 @@
 // every duplicate key on the same line as the YAML reader would, and fall back to that reader
 // for text that is not JSON.
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../../src/cluster/model.js';
-import { parseManifestText } from '../../src/cluster/yaml-docs.js';
-import { scanJson } from '../../src/cluster/json-scan.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
+import { parseManifestText } from '../../src/cluster/read/yaml-docs.js';
+import { scanJson } from '../../src/cluster/read/json-scan.js';
 
 const list = {
   apiVersion: 'v1',

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildModel, loadManifests } from '../../src/cluster/load.js';
-import type { Finding } from '../../src/cluster/model.js';
-import { fieldTree, jsonFieldLines, linesOf } from '../../src/cluster/json-scan.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
+import { fieldTree, jsonFieldLines, linesOf } from '../../src/cluster/read/json-scan.js';
 import { prng } from '../helpers/prng.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-json-layout-'));

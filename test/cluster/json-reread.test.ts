@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildModel, loadManifests } from '../../src/cluster/load.js';
-import type { Finding } from '../../src/cluster/model.js';
-import { parseManifestText, readManifestObjects, type RawObject } from '../../src/cluster/yaml-docs.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
+import { parseManifestText, readManifestObjects } from '../../src/cluster/read/yaml-docs.js';
+import type { RawObject } from '../../src/cluster/read/positions.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-reread-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

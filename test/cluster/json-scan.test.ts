@@ -3,7 +3,7 @@
 // (keys, offsets, order) and the same List items, on valid JSON and on text that is not JSON.
 import { describe, expect, it } from 'vitest';
 import { prng } from '../helpers/prng.js';
-import { type JsonScan, scanJson } from '../../src/cluster/json-scan.js';
+import { type JsonScan, scanJson } from '../../src/cluster/read/json-scan.js';
 
 /** The plain reading: a Map of keys per object, every key decoded. */
 function reference(text: string): JsonScan {

@@ -2,7 +2,8 @@ import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildModel, loadManifests, ManifestError } from '../../src/cluster/load.js';
-import type { ClusterModel, Finding, Service } from '../../src/cluster/model.js';
+import type { ClusterModel, Service } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 
 const EXAMPLES = 'examples/manifests';
 const FIXTURES = 'test/fixtures/manifests';

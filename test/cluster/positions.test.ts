@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { prng } from '../helpers/prng.js';
 import { buildModel, LATER_SERVICE_FIELDS } from '../../src/cluster/load.js';
-import type { Finding } from '../../src/cluster/model.js';
-import { parseManifestText, type RawObject } from '../../src/cluster/yaml-docs.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
+import { parseManifestText } from '../../src/cluster/read/yaml-docs.js';
+import type { RawObject } from '../../src/cluster/read/positions.js';
 
 /** Paths findings after reading ask for, their ancestors, and some they never ask for. */
 const PATHS = ['spec', 'spec.clusterIP', 'spec.clusterIPs', 'spec.ports', 'metadata', 'metadata.name', 'spec.type'];

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManifestWatcher, type WatchOptions } from '../../src/cluster/watch.js';
+import { ManifestWatcher, type WatchOptions } from '../../src/cluster/read/watch.js';
 import { repoRoot } from '../helpers/server.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -249,7 +249,7 @@ describe('ManifestWatcher events', () => {
     fs.writeFileSync(path.join(d, 'web.yaml'), service('web', '10.96.0.1'));
     // The compiled module, as the server runs it; the process is killed if it hangs.
     const script = `
-      const { ManifestWatcher } = await import(${JSON.stringify(path.join(repoRoot, 'dist/cluster/watch.js'))});
+      const { ManifestWatcher } = await import(${JSON.stringify(path.join(repoRoot, 'dist/cluster/read/watch.js'))});
       const w = new ManifestWatcher([${JSON.stringify(d)}], 100, () => {});
       w.start();
       if (w.mode !== 'events') throw new Error('not watching: ' + w.mode);

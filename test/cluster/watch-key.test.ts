@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fingerprint } from '../../src/cluster/watch.js';
-import { collectManifestFiles } from '../../src/cluster/yaml-docs.js';
-import type { Finding } from '../../src/cluster/model.js';
+import { fingerprint } from '../../src/cluster/read/watch.js';
+import { collectManifestFiles } from '../../src/cluster/read/files.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 import { prng } from '../helpers/prng.js';
 
 /** What the loader would read, as collectManifestFiles lists it and stat describes each file. */

@@ -4,11 +4,12 @@
 // index of the selectors' label keys only (against the index of every label).
 import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { hasControllerSelector, PodIndex } from '../../src/cluster/endpoints.js';
+import { hasControllerSelector, PodIndex } from '../../src/cluster/emulate/endpoints.js';
 import { buildModel } from '../../src/cluster/load.js';
-import type { ClusterNode, Finding, Pod } from '../../src/cluster/model.js';
-import { assignPodIPs, formatIPv4, formatIPv6Groups, inKeyOrder, parsePodCidrs } from '../../src/cluster/podips.js';
-import { computeTemplateHash, digestWord16, fnv32a, safeEncodeString, sha256Bytes } from '../../src/cluster/workloads.js';
+import type { ClusterNode, Pod } from '../../src/cluster/model/model.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
+import { assignPodIPs, formatIPv4, formatIPv6Groups, inKeyOrder, parsePodCidrs } from '../../src/cluster/emulate/podips.js';
+import { computeTemplateHash, digestWord16, fnv32a, safeEncodeString, sha256Bytes } from '../../src/cluster/emulate/workloads.js';
 import { formatIp, parseIp } from '../../src/pkg/ip.js';
 import { prng } from '../helpers/prng.js';
 

@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { buildModel, loadManifests } from '../../src/cluster/load.js';
-import type { ClusterModel, EndpointSlice, Pod } from '../../src/cluster/model.js';
-import { computeTemplateHash, fnv32a, generatedName, safeEncodeString, SAFE_ALPHABET } from '../../src/cluster/workloads.js';
-import { matchesMap, matchesSelector } from '../../src/cluster/selector.js';
+import type { ClusterModel, EndpointSlice, Pod } from '../../src/cluster/model/model.js';
+import { computeTemplateHash, fnv32a, generatedName, safeEncodeString, SAFE_ALPHABET } from '../../src/cluster/emulate/workloads.js';
+import { matchesMap, matchesSelector } from '../../src/cluster/model/selector.js';
 
 const FIXTURES = 'test/fixtures/manifests';
 const SAFE = `[${SAFE_ALPHABET}]`;

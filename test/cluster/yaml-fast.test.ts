@@ -6,9 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { prng } from '../helpers/prng.js';
 import { Composer, isMap, isScalar, isSeq, LineCounter, Parser } from 'yaml';
-import type { Finding } from '../../src/cluster/model.js';
-import { readSimpleYaml } from '../../src/cluster/yaml-fast.js';
-import { parseManifestText, parseWithPackage, type RawObject } from '../../src/cluster/yaml-docs.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
+import { readSimpleYaml } from '../../src/cluster/read/yaml-fast.js';
+import { parseManifestText, parseWithPackage } from '../../src/cluster/read/yaml-docs.js';
+import type { RawObject } from '../../src/cluster/read/positions.js';
 
 interface Doc {
   value: unknown;

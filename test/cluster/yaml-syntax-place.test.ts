@@ -1,8 +1,8 @@
 // A YAML (or JSON List item) syntax error is reported at its line and column in the file, and an
 // unclosed quote or bracket where it opens, not where the reader ran out of text.
 import { describe, expect, it } from 'vitest';
-import { parseManifestText } from '../../src/cluster/yaml-docs.js';
-import type { Finding } from '../../src/cluster/model.js';
+import { parseManifestText } from '../../src/cluster/read/yaml-docs.js';
+import type { Finding } from '../../src/cluster/model/finding.js';
 
 function syntaxErrors(file: string, text: string): Pick<Finding, 'line' | 'column' | 'message'>[] {
   const findings: Finding[] = [];

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildModel, loadManifests } from '../../src/cluster/load.js';
-import { ManifestError, type Finding } from '../../src/cluster/model.js';
+import { ManifestError, type Finding } from '../../src/cluster/model/finding.js';
 import { launcher, repoRoot, startServer, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
 import { missingTools, skipOrFailInCI } from '../helpers/tools.js';

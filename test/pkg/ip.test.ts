@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { parseServerKey } from '../../src/chain/corefile-keys.js';
 import { parseCorefile } from '../../src/chain/corefile.js';
-import { cidrContains as transferCidrContains, parseTransfer } from '../../src/plugins/transfer/setup.js';
+import { cidrContains as transferCidrContains } from '../../src/plugins/transfer/config.js';
+import { parseTransfer } from '../../src/plugins/transfer/setup.js';
 import {
   canonicalIp,
   cidrContains,

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
-import { addResolverCommands } from '../../src/cli/resolver-commands.js';
+import { addResolverCommands } from '../../src/cli/resolver-register.js';
 import { repoRoot } from '../helpers/server.js';
 
 /** Runs the commands through commander in process, capturing stdout. */

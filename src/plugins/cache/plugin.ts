@@ -7,7 +7,7 @@ import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.j
 import { Rcode, type Rr } from '../../dns/records.js';
 import { matchZone } from '../../pkg/names.js';
 import { typeCode } from '../../dns/query.js';
-import type { CacheConfig } from './setup.js';
+import type { CacheConfig } from './config.js';
 
 type MaybePromise<T> = T | Promise<T>;
 

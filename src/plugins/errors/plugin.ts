@@ -6,7 +6,7 @@ import { emptyResponse, type DnsRequest, type DnsResponse, type Next, type Plugi
 import { Rcode } from '../../dns/records.js';
 import { typeStringFromName } from '../../metrics/packet.js';
 import { goDurationString } from '../../pkg/duration.js';
-import type { ConsolidatePattern, Level } from './setup.js';
+import type { ConsolidatePattern, Level } from './config.js';
 
 interface PatternState extends ConsolidatePattern {
   count: number;

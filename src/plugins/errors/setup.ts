@@ -6,26 +6,7 @@ import { excerpt, type Directive } from '../../chain/corefile.js';
 import { OptionReader } from '../../chain/option-reader.js';
 import { compileRegex } from '../../chain/regex.js';
 import { ErrorsPlugin } from './plugin.js';
-
-export type Level = 'warn' | 'error' | 'info' | 'debug';
-
-export interface ConsolidatePattern {
-  periodMs: number;
-  /** Matched anywhere in the error message (Go's MatchString); RE2 from a Corefile. */
-  pattern: { test(message: string): boolean };
-  /** The regular expression as written, for the summary line. */
-  source: string;
-  level: Level;
-  /** Log the first error of each period in full, and summarise only the ones after it. */
-  showFirst?: boolean;
-}
-
-interface ErrorsConfig {
-  /** In Corefile order: an error counts for the first pattern that matches. */
-  patterns: ConsolidatePattern[];
-  /** `stacktrace`: log each error with its stack, not only its message. */
-  stacktrace: boolean;
-}
+import type { ConsolidatePattern, ErrorsConfig, Level } from './config.js';
 
 // CoreDNS's names (plugin/errors/setup.go); `warn` is not one of them.
 const LEVELS: Record<string, Level> = { warning: 'warn', error: 'error', info: 'info', debug: 'debug' };

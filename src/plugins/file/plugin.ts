@@ -9,7 +9,7 @@ import { Rcode, type Rr } from '../../dns/records.js';
 import { fqdn, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
 import { parseZoneFile, ZoneFileError } from '../../dns/zonefile.js';
-import type { FileConfig } from './setup.js';
+import type { FileConfig } from './config.js';
 import { Zone } from './zone.js';
 
 const YXDOMAIN = 6;

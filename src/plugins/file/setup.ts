@@ -13,17 +13,7 @@ import { ZoneFileError } from '../../dns/zonefile.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { FilePlugin, loadZones, type Loaded } from './plugin.js';
 import { FileSet } from './set.js';
-
-export interface FileConfig {
-  /** Absolute path of the zone file. */
-  file: string;
-  /** Origins the file is loaded for, lowercased and fully qualified. */
-  zones: string[];
-  /** Milliseconds between checks of the file for changes; 0 disables (CoreDNS default 1m). */
-  reloadMs: number;
-  /** undefined: no fallthrough; []: every zone; else the listed zones. */
-  fallthrough?: string[];
-}
+import type { FileConfig } from './config.js';
 
 function parseFile(d: Directive, blockZones: readonly string[]): FileConfig {
   const r: OptionReader = OptionReader.of(d).arity(1, Infinity, 'file DBFILE [ZONES...]', 'file db.example.org example.org');

@@ -11,7 +11,7 @@ import { optRr, Rcode, type Rr } from '../../dns/records.js';
 import { fqdn, isSubdomain } from '../../pkg/names.js';
 import { encodePacket } from '../../dns/encode.js';
 import { typeCode } from '../../dns/query.js';
-import type { ForwardConfig } from './setup.js';
+import type { ForwardConfig } from './config.js';
 import { ExchangeError, randomId, Upstream } from './upstream.js';
 import { malformed, questionEnd } from './wire.js';
 

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { encodePacket } from '../../dns/encode.js';
 import { FrameReader, frame } from '../../pkg/tcp-frames.js';
-import type { UpstreamAddress } from './setup.js';
+import type { UpstreamAddress } from './config.js';
 
 export class ExchangeError extends Error {
   constructor(readonly upstream: string, message: string) {

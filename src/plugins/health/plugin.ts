@@ -7,7 +7,7 @@ import { localUrl, openRoute, type HttpAddress, type OpenRoute } from '../../pkg
 import { metrics } from '../../metrics/index.js';
 import { goDurationString } from '../../pkg/duration.js';
 import { enterLameduck, leaveLameduck } from '../../chain/lameduck.js';
-import type { HealthConfig } from './setup.js';
+import type { HealthConfig } from './config.js';
 
 /** The self check runs once a second, as CoreDNS's, and gives up after 3 s. */
 const CHECK_INTERVAL_MS = 1000;

@@ -3,17 +3,11 @@
 import type { PluginDefinition } from '../../chain/registry.js';
 import { excerpt, type Directive } from '../../chain/corefile.js';
 import { OptionReader } from '../../chain/option-reader.js';
-import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
+import { parseHttpAddress } from '../../pkg/http.js';
 import { HealthPlugin } from './plugin.js';
+import type { HealthConfig } from './config.js';
 
 const DEFAULT_HEALTH_ADDRESS = ':8080';
-
-export interface HealthConfig {
-  /** Where /health is served; blocks naming the same address share one listener. */
-  address: HttpAddress;
-  /** How long shutdown keeps serving before the listeners close; 0 for none. */
-  lameduckMs: number;
-}
 
 function parseHealth(directives: readonly Directive[]): HealthConfig {
   let addressText = DEFAULT_HEALTH_ADDRESS;

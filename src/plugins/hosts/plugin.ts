@@ -10,7 +10,7 @@ import { matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
 import { reverseNameToIp } from '../../pkg/ip.js';
 import { EMPTY_HOSTS, parseHosts, type HostsMap } from './hostsfile.js';
-import type { HostsConfig } from './setup.js';
+import type { HostsConfig } from './config.js';
 
 interface HostsDeps {
   log: Logger;

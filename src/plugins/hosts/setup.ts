@@ -8,21 +8,7 @@ import { OptionReader } from '../../chain/option-reader.js';
 import type { PluginDefinition } from '../../chain/registry.js';
 import { canonicalIp } from '../../pkg/ip.js';
 import { HostsPlugin } from './plugin.js';
-
-export interface HostsConfig {
-  /** The hosts file (default /etc/hosts; a relative path is relative to the Corefile). */
-  path: string;
-  /** Zones answered (lowercased, fully qualified); PTR queries are answered for any zone. */
-  origins: string[];
-  /** Inline entries from the block, one hosts line each. */
-  inline: string[];
-  ttl: number;
-  autoReverse: boolean;
-  /** 0 disables the periodic re-read (default 5 s). */
-  reloadMs: number;
-  /** undefined: no fallthrough; []: every zone; else the listed zones. */
-  fallthrough?: string[];
-}
+import type { HostsConfig } from './config.js';
 
 function parseHostsDirective(d: Directive, blockZones: readonly string[]): HostsConfig {
   const r = OptionReader.of(d);

@@ -8,7 +8,7 @@ import { Rcode, rr, type Rr } from '../../dns/records.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { canonicalIp, formatIp, parseIp, reverseNameToIp } from '../../pkg/ip.js';
 import type { ClusterData, ClusterPort, ClusterService } from '../../chain/cluster-data.js';
-import { DEFAULT_MAX_LOOKUPS, type K8sExternalConfig } from './setup.js';
+import { DEFAULT_MAX_LOOKUPS, type K8sExternalConfig } from './config.js';
 
 /** What the kubernetes plugin of the same block lends this plugin (through ClusterDataProvider). */
 export interface ExternalSource {

@@ -8,10 +8,10 @@
 // answer is what every object claiming the name contributes, merged once here: addresses
 // canonical and deduplicated, TXT strings deduplicated, at most `maxRecords` of each, so a query
 // copies at most that many whatever a DNSEndpoint lists.
-import type { ClusterModel } from '../../cluster/model.js';
-import type { LbAddress } from '../../cluster/edge.js';
+import type { ClusterModel, LbAddress } from '../../cluster/model/model.js';
 import { canonicalIp } from '../../pkg/ip.js';
-import type { K8sGatewayConfig, Resource } from './setup.js';
+import type { K8sGatewayConfig, Resource } from './config.js';
+import { matchesSelector } from '../../cluster/model/selector.js';
 import { parseLabelSelector } from './selector.js';
 
 const IGNORE_LABEL = 'k8s-gateway.dns/ignore';
@@ -180,7 +180,7 @@ function indexServices(model: ClusterModel, cfg: K8sGatewayConfig, add: AddHost)
   };
   for (const svc of model.services) {
     if (ignored(svc.labels)) continue;
-    if (selectors && !selectors.some((s) => s.matches(svc.labels))) continue;
+    if (selectors && !selectors.some((s) => matchesSelector(s.selector, svc.labels))) continue;
     const endpoints = svc.annotations[RESOLVE_ENDPOINTS] === 'true';
     if (svc.type !== 'LoadBalancer' && !endpoints) continue;
     const ann = HOSTNAME_ANNOTATIONS.map((a) => svc.annotations[a]).find((v) => v !== undefined);

@@ -8,10 +8,10 @@ import { split255 } from '../../pkg/split255.js';
 import { isSubdomain, labelsBelow, matchZone } from '../../pkg/names.js';
 import { fallsThrough } from '../../pkg/fall.js';
 import { formatIp, parseIp } from '../../pkg/ip.js';
-import type { LbAddress } from '../../cluster/edge.js';
+import type { LbAddress } from '../../cluster/model/model.js';
 import { DEFAULT_MAX_RECORDS, type Found, type HostIndex } from './hosts.js';
 import { answering, answeringRequest } from '../../chain/answering.js';
-import { DEFAULT_MAX_HOSTNAME_LOOKUPS, type K8sGatewayConfig } from './setup.js';
+import { DEFAULT_MAX_HOSTNAME_LOOKUPS, type K8sGatewayConfig } from './config.js';
 
 /** SOA and NS records, and the apex's own addresses, always use this TTL (ttlSOA). */
 const TTL_SOA = 60;

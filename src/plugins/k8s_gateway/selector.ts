@@ -3,11 +3,11 @@
 // joined by commas, each `key`, `!key`, `key=value`, `key==value`, `key!=value`,
 // `key in (a,b)`, `key notin (a,b)`, `key>N` or `key<N`; keys are qualified names and values
 // label values (validation.IsQualifiedName, IsValidLabelValue). Written for clusterdns from
-// that grammar; the kubernetes plugin's `labels` option has its own, older reader.
+// that grammar; the kubernetes plugin's `labels` option has its own, older reader. Both read into
+// the cluster's LabelSelector, which matchesSelector (cluster/model/selector.ts) evaluates.
 
 import { excerpt } from '../../chain/excerpt.js';
-
-export type Labels = Readonly<Record<string, string>>;
+import type { LabelSelector, SelectorRequirement } from '../../cluster/model/selector.js';
 
 type Operator = 'exists' | '!' | '=' | '==' | '!=' | 'in' | 'notin' | '>' | '<';
 
@@ -20,7 +20,7 @@ interface Requirement {
 export interface ParsedSelector {
   /** The selector as labels.Selector.String() writes it: requirements sorted by key. */
   readonly text: string;
-  matches(labels: Labels): boolean;
+  readonly selector: LabelSelector;
 }
 
 const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -145,7 +145,7 @@ export function parseLabelSelector(text: string): ParsedSelector {
     if (sep.kind !== 'op' || sep.text !== ',') throw new Error(`expected "," between requirements, found ${show(sep)}`);
   }
   reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return { text: reqs.map(requirementText).join(','), matches: (labels) => reqs.every((r) => matches(r, labels)) };
+  return { text: reqs.map(requirementText).join(','), selector: { matchLabels: {}, matchExpressions: reqs.map(requirement) } };
 }
 
 function requirementText(r: Requirement): string {
@@ -162,28 +162,23 @@ function requirementText(r: Requirement): string {
   }
 }
 
-/** labels.Requirement.Matches: `!=` and notin also match labels without the key. */
-function matches(r: Requirement, labels: Labels): boolean {
-  const has = Object.hasOwn(labels, r.key);
-  const v = labels[r.key];
+/** The requirement as the evaluator takes it: `=` and `==` are In one value, `!=` NotIn one. */
+function requirement(r: Requirement): SelectorRequirement {
   switch (r.op) {
     case 'exists':
-      return has;
+      return { key: r.key, operator: 'Exists', values: [] };
     case '!':
-      return !has;
+      return { key: r.key, operator: 'DoesNotExist', values: [] };
     case '=':
     case '==':
     case 'in':
-      return has && r.values.includes(v!);
+      return { key: r.key, operator: 'In', values: r.values };
     case '!=':
     case 'notin':
-      return !has || !r.values.includes(v!);
+      return { key: r.key, operator: 'NotIn', values: r.values };
     case '>':
-    case '<': {
-      if (!has || !/^[+-]?\d+$/.test(v!)) return false;
-      const n = BigInt(v!);
-      const limit = BigInt(r.values[0]!);
-      return r.op === '>' ? n > limit : n < limit;
-    }
+      return { key: r.key, operator: 'Gt', values: r.values };
+    case '<':
+      return { key: r.key, operator: 'Lt', values: r.values };
   }
 }

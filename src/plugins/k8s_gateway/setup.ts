@@ -8,51 +8,15 @@ import type { Directive } from '../../chain/corefile.js';
 import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { OptionReader } from '../../chain/option-reader.js';
-import { manifestPath } from '../../cluster/paths.js';
+import { manifestPath } from '../../cluster/read/paths.js';
 import { withLoadPermit } from '../../chain/load-permit.js';
-import { DEFAULT_MAX_RECORDS, HostIndex } from './hosts.js';
+import { DEFAULT_MAX_RECORDS, type HostIndex } from './hosts.js';
 import { gatewayView } from './view.js';
 import { type FeedThread, sharedFeed, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
 import { parseLabelSelector } from './selector.js';
 import { excerpt } from '../../chain/excerpt.js';
 import { K8sGatewayPlugin } from './plugin.js';
-
-const RESOURCES = ['HTTPRoute', 'TLSRoute', 'GRPCRoute', 'Ingress', 'Service', 'DNSEndpoint'] as const;
-export type Resource = (typeof RESOURCES)[number];
-
-export interface K8sGatewayConfig {
-  zones: string[];
-  /** Looked up in this order; the first resource with a match answers. */
-  resources: Resource[];
-  ingressClasses: string[];
-  gatewayClasses: string[];
-  /**
-   * Label selectors (labels.Selector.String() form) of the Services exposed; a Service matching
-   * any of them is (one informer per selector upstream, results merged). Absent: every Service.
-   */
-  serviceLabelSelectors?: string[];
-  /** TTL of A, AAAA and TXT answers (default 60); SOA and NS always use 60. */
-  ttl: number;
-  /** Name (below each zone) of this server's own records; default `dns1.kube-system`. */
-  apex: string;
-  secondary: string;
-  fallthrough?: string[];
-  manifests?: string[];
-  watchMs: number;
-  /**
-   * Addresses (or TXT strings) one answer carries at most; a name that claims more answers the
-   * first ones (a UDP reply is then truncated as any large one). Default DEFAULT_MAX_RECORDS.
-   */
-  maxRecords?: number;
-  /**
-   * Distinct load balancer host names one answer resolves at most (each an A and an AAAA lookup
-   * through the server); the rest are left out. Default DEFAULT_MAX_HOSTNAME_LOOKUPS.
-   */
-  maxHostnameLookups?: number;
-}
-
-/** Distinct load balancer host names resolved per answer when the Corefile sets no `maxHostnameLookups`. */
-export const DEFAULT_MAX_HOSTNAME_LOOKUPS = 16;
+import { DEFAULT_MAX_HOSTNAME_LOOKUPS, RESOURCES, type K8sGatewayConfig, type Resource } from './config.js';
 
 /** A name below each zone, as `apex` and `secondary` take it. */
 const label = (o: OptionReader, usage: string, example: string): string => o.arity(1, Infinity, usage, example).arg(0)!.toLowerCase().replace(/\.$/, '');
@@ -167,7 +131,7 @@ export const k8sGatewayPlugin: PluginDefinition = {
  * The plugin's data: the host index, a view of the manifest feed the App shares among every
  * reader of the same files (cluster/feed-thread.ts), built in the feed's loader thread after each
  * load and swapped in whole. The feed keeps what each load admitted, so a rejected new version of
- * an object keeps the version admitted before (cluster/history.ts); rejections are logged at
+ * an object keeps the version admitted before (cluster/admit/history.ts); rejections are logged at
  * file:line. A change the watch sees is loaded once for every reader.
  */
 class GatewayLoading {

@@ -4,7 +4,7 @@
 import type { ViewInput, ViewOutput } from '../../cluster/feed-protocol.js';
 import type { ViewSpec } from '../../cluster/feed-thread.js';
 import { HostIndex, hostIndexBuffers, indexHosts, type HostIndexData } from './hosts.js';
-import type { K8sGatewayConfig } from './setup.js';
+import type { K8sGatewayConfig } from './config.js';
 
 /** Runs in the loader thread; `args` is the plugin's configuration (plain data). */
 export function buildView(input: ViewInput, args: unknown): ViewOutput {

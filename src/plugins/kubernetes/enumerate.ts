@@ -4,7 +4,7 @@
 import type { ListedQuestion } from '../../chain/plugin.js';
 import { ipToReverseName, isIPv4 } from '../../pkg/ip.js';
 import { isReverse, isSubdomain } from '../../pkg/names.js';
-import type { KubernetesConfig } from './setup.js';
+import type { KubernetesConfig } from './config.js';
 import type { KubernetesStore } from './store.js';
 
 export interface Question {

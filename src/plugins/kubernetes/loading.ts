@@ -15,9 +15,8 @@ import { kubernetesView, type KubernetesView } from './view.js';
 type Metrics = typeof import('../../metrics/index.js');
 
 /**
- * The load gauges' setters. Imported when a load runs, not with this module: the loader thread
- * imports view.ts, which imports setup.ts (for parseKubernetes), which imports this module, and
- * a static import would load prom-client there for nothing.
+ * The load gauges' setters. Imported when a load runs, not with this module: a loader thread that
+ * came to import this module (it sits beside view.ts) would otherwise load prom-client for nothing.
  */
 const metrics = (): Promise<Metrics> => import('../../metrics/index.js');
 

@@ -10,62 +10,15 @@ import { isSubdomain, matchZone, isReverse } from '../../pkg/names.js';
 import { parseIp, reverseNameToIp, canonicalIp, formatIp } from '../../pkg/ip.js';
 import { INVALID, belowZone, parseRequest, type RecordRequest } from './names.js';
 import { listQuestions } from './enumerate.js';
-import type { KubernetesConfig } from './setup.js';
+import type { KubernetesConfig } from './config.js';
 import type { KubernetesStore, ReadySlice } from './store.js';
 import { insertAll, pushAll } from '../../pkg/arrays.js';
+import { andThen, dedup, eq, type Found, isPlainIPv4, type Item, type MaybePromise, NO_PORTS, NO_RECORDS, NX, portMatches, type State } from './lookup.js';
+import { transferZone } from './xfr.js';
 
 /** Version of the Kubernetes DNS specification served at dns-version.<zone>. */
 export const DNS_SCHEMA_VERSION = '1.1.0';
 
-/** What a backend lookup yields per match (CoreDNS's msg.Service). */
-interface Item {
-  /** An IP address, or a host name for ExternalName services. */
-  host: string;
-  /** -1 for objects without ports. */
-  port: number;
-  /** Owner name below the zone, e.g. 'web-0.nginx.apps.svc'. */
-  relative: string;
-  ttl: number;
-  text?: string;
-}
-
-const NX = Symbol('nxdomain');
-type Found = Item[] | typeof NX;
-
-/** The query as one lookup sees it; CNAME chasing makes new ones. */
-interface State {
-  /** Name as the client spelled it (answer owners use it). */
-  name: string;
-  /** Lowercased name. */
-  qname: string;
-  qtype: string;
-  /** Matched zone, lowercased. */
-  zone: string;
-  /** The zone as the client spelled it (SOA, NS, SRV targets use it). */
-  zoneSp: string;
-  /** The request being answered, when there is one: lookups through the server carry it (their depth and loops). */
-  req?: DnsRequest;
-}
-
-type MaybePromise<T> = T | Promise<T>;
-
-function then<T, U>(v: MaybePromise<T>, f: (t: T) => MaybePromise<U>): MaybePromise<U> {
-  return v instanceof Promise ? v.then(f) : f(v);
-}
-
-
-function eq(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
-
-function portMatches(r: RecordRequest, name: string, protocol: string): boolean {
-  return (r.port === '' || eq(r.port, name)) && (r.protocol === '' || eq(r.protocol, protocol));
-}
-
-const NO_PORTS = [{ name: '', protocol: '', port: -1 }];
-
-/** The CNAMEs followed before a lookup's first step: none (addresses() only reads the list). */
-const NO_RECORDS: readonly Rr[] = [];
 
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
@@ -146,69 +99,9 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     return [join(`${pod.namespace}.svc`), join('svc'), zone, ''];
   }
 
-  /**
-   * The zone in CoreDNS's AXFR order (plugin/kubernetes/xfr.go), for the transfer plugin: SOA,
-   * each NS followed by its glue, then every exposed service sorted by name (ClusterIP: A/AAAA,
-   * SRV per port and `_port._proto` SRV per named port, weight 100; headless: per ready address
-   * the service and endpoint A/AAAA and a `_port._proto` SRV per named port, weight 100 split over
-   * the slice's addresses; ExternalName: CNAME), then the SOA again. Reverse zones and names that
-   * are not one of the plugin's zones are not transferred (undefined).
-   */
+  /** The zone in CoreDNS's AXFR order, for the transfer plugin (xfr.ts). */
   transfer(zone: string): Rr[] | undefined {
-    if (!this.cfg.zones.includes(zone) || isReverse(zone)) return undefined;
-    const state: State = { name: zone, qname: zone, qtype: 'AXFR', zone, zoneSp: zone };
-    const ttl = this.cfg.ttl;
-    const soa = this.soa(state);
-    const out: Rr[] = [soa];
-    const nsSeen = new Set<string>();
-    for (const item of this.nsAddrs(state)) {
-      const ip = parseIp(item.host);
-      if (!ip) continue;
-      const target = this.abs(state, item.relative);
-      if (!nsSeen.has(target)) out.push(rr(zone, 'NS', ttl, target));
-      nsSeen.add(target);
-      out.push(rr(target, ip.family === 4 ? 'A' : 'AAAA', item.ttl, formatIp(ip)));
-    }
-    const addr = (owner: string, ip: string): Rr | undefined => {
-      const p = parseIp(ip);
-      return p ? rr(owner, p.family === 4 ? 'A' : 'AAAA', ttl, formatIp(p)) : undefined;
-    };
-    const srv = (owner: string, weight: number, port: number, target: string): Rr => rr(owner, 'SRV', ttl, { priority: 0, weight, port, target });
-    const services = [...this.store.services.values()].sort((a, b) => (a.name === b.name ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : 1));
-    for (const svc of services) {
-      if (!this.store.namespaceExposed(svc.namespace)) continue;
-      const base = this.abs(state, `${svc.name}.${svc.namespace}.svc`);
-      const named = (name: string, protocol: string): string => `_${name.toLowerCase()}._${protocol.toLowerCase()}.${base}`;
-      if (svc.type === 'ExternalName') {
-        const target = svc.externalName;
-        if (target && !isIP(target.replace(/\.$/, ''))) out.push(rr(base, 'CNAME', ttl, target.endsWith('.') ? target : `${target}.`));
-        continue;
-      }
-      if (!svc.headless && svc.clusterIPs.length > 0) {
-        for (const ip of svc.clusterIPs) {
-          const r = addr(base, ip);
-          if (r) out.push(r);
-        }
-        for (const p of svc.ports) {
-          out.push(srv(base, 100, p.port, base));
-          if (p.name !== '') out.push(srv(named(p.name, p.protocol), 100, p.port, base));
-        }
-        continue;
-      }
-      for (const slice of this.store.slicesOf(svc.namespace, svc.name)) {
-        const weight = Math.max(1, Math.floor(100 / Math.max(1, slice.addresses.length)));
-        for (const a of slice.addresses) {
-          const target = `${a.name}.${base}`;
-          for (const owner of [base, target]) {
-            const r = addr(owner, a.ip);
-            if (r) out.push(r);
-          }
-          for (const p of slice.ports) if (p.name !== '') out.push(srv(named(p.name, p.protocol), weight, p.port, target));
-        }
-      }
-    }
-    out.push(soa);
-    return out;
+    return transferZone(this, zone);
   }
 
   serve(req: DnsRequest, next: Next): MaybePromise<DnsResponse> {
@@ -317,13 +210,13 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     });
     if (cname === NX) return NX;
     if (cname.length > 0) return { records: cname, extra: none };
-    // An ExternalName was answered above, so these lookups stay synchronous in practice; then()
+    // An ExternalName was answered above, so these lookups stay synchronous in practice; andThen()
     // keeps them right if one ever is not.
     type Found = { records: Rr[]; extra: Rr[] } | typeof NX;
-    return then<Rr[] | typeof NX, Found>(this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }), (a) => {
+    return andThen<Rr[] | typeof NX, Found>(this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }), (a) => {
       if (a === NX) return NX;
       if (a.length > 0) return { records: a, extra: none };
-      return then<Rr[] | typeof NX, Found>(this.addresses({ ...state, qtype: 'AAAA' }, NO_RECORDS, { used: false }), (aaaa) => {
+      return andThen<Rr[] | typeof NX, Found>(this.addresses({ ...state, qtype: 'AAAA' }, NO_RECORDS, { used: false }), (aaaa) => {
         if (aaaa !== NX && aaaa.length > 0) return { records: aaaa, extra: none };
         const srv = this.srv({ ...state, qtype: 'SRV' });
         if (srv !== NX && srv.records.length > 0) return srv;
@@ -334,7 +227,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
   }
 
   private fakeA(state: State): MaybePromise<Rr[] | typeof NX> {
-    return then(this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }), (a) => (a === NX ? NX : []));
+    return andThen(this.addresses({ ...state, qtype: 'A' }, NO_RECORDS, { used: false }), (a) => (a === NX ? NX : []));
   }
 
   /**
@@ -344,7 +237,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
    */
   private soaKept: { zone: string; store: KubernetesStore | undefined; rr: Rr | undefined } = { zone: '', store: undefined, rr: undefined };
 
-  private soa(state: State): Rr {
+  soa(state: State): Rr {
     const z = state.zoneSp;
     const kept = this.soaKept;
     if (kept.rr !== undefined && kept.zone === z && kept.store === this.store) return kept.rr;
@@ -362,7 +255,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     return record;
   }
 
-  private abs(state: State, relative: string): string {
+  abs(state: State, relative: string): string {
     return state.zoneSp === '.' ? `${relative}.` : `${relative}.${state.zoneSp}`;
   }
 
@@ -505,7 +398,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
    * IPs; clusterdns stands in for the CoreDNS pods, so that is kube-system/kube-dns when the
    * manifests declare it, else the server's own addresses as `ns.dns.<zone>` (ns.ts).
    */
-  private nsAddrs(state: State): Item[] {
+  nsAddrs(state: State): Item[] {
     const ttl = this.cfg.ttl;
     const svc = this.store.service('kube-system', 'kube-dns');
     if (svc && svc.type !== 'ExternalName') {
@@ -637,46 +530,6 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     }
     return { records, extra };
   }
-}
-
-/**
- * True for an IPv4 address in canonical dotted-quad form (no leading zeros), what the store
- * holds for nearly every address: it is its own canonical text, with no parse to prove it.
- */
-function isPlainIPv4(s: string): boolean {
-  const n = s.length;
-  if (n < 7 || n > 15) return false;
-  let parts = 0;
-  let val = 0;
-  let digits = 0;
-  for (let i = 0; i <= n; i++) {
-    const c = i < n ? s.charCodeAt(i) : 46;
-    if (c === 46) {
-      if (digits === 0 || val > 255) return false;
-      parts++;
-      val = 0;
-      digits = 0;
-    } else if (c >= 48 && c <= 57) {
-      if (digits > 0 && val === 0) return false; // a leading zero
-      val = val * 10 + (c - 48);
-      digits++;
-    } else {
-      return false;
-    }
-  }
-  return parts === 4;
-}
-
-/** dnsutil.Dedup: drop records identical in owner (case-insensitively), type and data. */
-function dedup(records: Rr[]): Rr[] {
-  if (records.length < 2) return records;
-  const seen = new Set<string>();
-  return records.filter((r) => {
-    const k = `${r.name.toLowerCase()}|${r.type}|${JSON.stringify((r as { data?: unknown }).data)}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }
 
 /** Records of the forward zones, counted as a zone transfer lists them (SOA once): clusterdns_records_loaded. */

@@ -1,9 +1,7 @@
 // Kubernetes label selectors as `kubectl -l` and CoreDNS's `labels` option accept them:
-// `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, joined by commas.
-
-export type LabelSelector = (labels: Readonly<Record<string, string>>) => boolean;
-
-type Requirement = (labels: Readonly<Record<string, string>>) => boolean;
+// `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, joined by commas; read into
+// the cluster's LabelSelector, which matchesSelector (cluster/model/selector.ts) evaluates.
+import type { LabelSelector, SelectorRequirement } from '../../cluster/model/selector.js';
 
 /** Splits on commas that are not inside parentheses. */
 function splitTerms(text: string): string[] {
@@ -22,29 +20,26 @@ function splitTerms(text: string): string[] {
   return terms.map((t) => t.trim()).filter((t) => t !== '');
 }
 
-function parseTerm(term: string): Requirement {
+function parseTerm(term: string): SelectorRequirement {
   let m = /^([A-Za-z0-9._/-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (m) {
     const [, key, op, list] = m as unknown as [string, string, string, string];
-    const values = new Set(list.split(',').map((v) => v.trim()).filter((v) => v !== ''));
-    return op === 'in'
-      ? (l) => key in l && values.has(l[key]!)
-      : (l) => !(key in l) || !values.has(l[key]!);
+    const values = [...new Set(list.split(',').map((v) => v.trim()).filter((v) => v !== ''))];
+    return { key, operator: op === 'in' ? 'In' : 'NotIn', values };
   }
   m = /^([A-Za-z0-9._/-]+)\s*(==|=|!=)\s*([A-Za-z0-9._-]*)$/.exec(term);
   if (m) {
     const [, key, op, value] = m as unknown as [string, string, string, string];
-    return op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value;
+    return { key, operator: op === '!=' ? 'NotIn' : 'In', values: [value] };
   }
   m = /^(!?)([A-Za-z0-9._/-]+)$/.exec(term);
   if (m) {
     const [, neg, key] = m as unknown as [string, string, string];
-    return neg ? (l) => !(key in l) : (l) => key in l;
+    return { key, operator: neg ? 'DoesNotExist' : 'Exists', values: [] };
   }
   throw new Error(`invalid label selector term "${term}": use key=value, key!=value, key in (a,b), key notin (a,b), key or !key`);
 }
 
 export function parseSelector(text: string): LabelSelector {
-  const reqs = splitTerms(text).map(parseTerm);
-  return (labels) => reqs.every((r) => r(labels));
+  return { matchLabels: {}, matchExpressions: splitTerms(text).map(parseTerm) };
 }

@@ -3,7 +3,7 @@
 // work on every reload, and the garbage collector the copying of them into the old generation;
 // as text they arrive as two strings and one offset array, and a Service becomes an object only
 // when a query (or a listing) first asks for it, once per store.
-import type { Service } from '../../cluster/model.js';
+import type { Service } from '../../cluster/model/model.js';
 
 /** The Services of a store: plain data, so it crosses threads with its offsets transferred. */
 export interface ServiceImage {

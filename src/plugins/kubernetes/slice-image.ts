@@ -4,7 +4,7 @@
 // image they are a few MiB in about twenty buffers, built by the loader thread, handed over by
 // transfer (no copy) and read in place. A service's slices become objects only when asked for,
 // once per store. The reverse (PTR) index is part of the image: sorted keys, binary search.
-import type { EndpointPort, EndpointSlice } from '../../cluster/model.js';
+import type { EndpointPort, EndpointSlice } from '../../cluster/model/model.js';
 import { canonicalIp } from '../../pkg/ip.js';
 
 /** A ready endpoint address with the name CoreDNS gives it. */

@@ -1,9 +1,10 @@
 // The kubernetes plugin's immutable view of the cluster: the model filtered by the plugin's
 // options and indexed for lookups. A reload builds a new store and swaps one reference.
 import { createHash } from 'node:crypto';
-import type { ClusterModel, EndpointSlice, Pod, Service, ServiceImport } from '../../cluster/model.js';
+import type { ClusterModel, EndpointSlice, Pod, Service, ServiceImport } from '../../cluster/model/model.js';
+import { matchesSelector } from '../../cluster/model/selector.js';
 import { canonicalIp } from '../../pkg/ip.js';
-import type { KubernetesConfig } from './setup.js';
+import type { KubernetesConfig } from './config.js';
 import { endpointName, SliceImageBuilder, SliceView, type EndpointAddress, type ReadySlice, type SliceImage } from './slice-image.js';
 import { encodeServices, NO_SOURCE, NO_STRINGS, ServiceTable, type ServiceImage } from './service-table.js';
 
@@ -201,9 +202,9 @@ export function storeImage(
   previous?: SliceImageCache,
 ): { parts: Omit<StoreParts, 'slices' | 'services'>; image: SliceImage; services: ServiceImage; cache: SliceImageCache } {
   const nsSelector = cfg.namespaceLabels;
-  const namespaces = [...model.namespaces.values()].filter((ns) => !nsSelector || nsSelector(ns.labels)).map((ns) => ns.name);
+  const namespaces = [...model.namespaces.values()].filter((ns) => !nsSelector || matchesSelector(nsSelector, ns.labels)).map((ns) => ns.name);
   const nsSet = new Set(namespaces);
-  const labelOk = (labels: Readonly<Record<string, string>>): boolean => !cfg.labels || cfg.labels(labels);
+  const labelOk = (labels: Readonly<Record<string, string>>): boolean => !cfg.labels || matchesSelector(cfg.labels, labels);
 
   const services = new Map<string, Service>();
   for (const svc of model.services) {

@@ -3,12 +3,12 @@
 // Services as one text, the rest in chunks), and put together on the serving thread a part at a
 // time, so the serving thread never indexes a large cluster in one go.
 import type { Directive } from '../../chain/corefile.js';
-import type { ClusterModel } from '../../cluster/model.js';
+import type { ClusterModel } from '../../cluster/model/model.js';
 import type { ViewInput, ViewOutput, ViewPart } from '../../cluster/feed-protocol.js';
 import type { ViewAssembler, ViewSpec } from '../../cluster/feed-thread.js';
 import { emptyResponse } from '../../chain/plugin.js';
 import { Rcode } from '../../dns/records.js';
-import { parseKubernetes, type KubernetesConfig } from './setup.js';
+import { parseKubernetes, type KubernetesConfig } from './config.js';
 import { StoreAssembler, storeImage, type KubernetesStore, type SliceImageCache, type StoreParts } from './store.js';
 import type { SliceImage } from './slice-image.js';
 import { serviceImageBuffers, type ServiceImage } from './service-table.js';

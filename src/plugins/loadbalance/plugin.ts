@@ -3,7 +3,7 @@
 // them.
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import type { Rr } from '../../dns/records.js';
-import type { LoadbalanceConfig } from './setup.js';
+import type { LoadbalanceConfig } from './config.js';
 
 const isAddress = (rr: Rr): boolean => rr.type === 'A' || rr.type === 'AAAA' || rr.type === 'MX';
 

@@ -6,11 +6,7 @@ import type { Plugin } from '../../chain/plugin.js';
 import { excerpt, type Directive } from '../../chain/corefile.js';
 import { OptionReader } from '../../chain/option-reader.js';
 import { LoadbalancePlugin } from './plugin.js';
-
-export interface LoadbalanceConfig {
-  /** The only policy implemented. */
-  policy: 'round_robin';
-}
+import type { LoadbalanceConfig } from './config.js';
 
 function parseLoadbalance(d: Directive): LoadbalanceConfig {
   const r = OptionReader.of(d).arity(0, 1, 'loadbalance [round_robin]');

@@ -8,7 +8,7 @@ import type { Plugin, QueryEvent } from '../../chain/plugin.js';
 import { isProblem, parseQuery, type ParsedQuery } from '../../dns/query.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { parseFormat, render } from './format.js';
-import type { LogConfig, LogRule, ResponseClass } from './setup.js';
+import type { LogConfig, LogRule, ResponseClass } from './config.js';
 
 /** CoreDNS's response.Typify + Classify on a wire reply. */
 function classify(reply: Buffer, q: ParsedQuery): Exclude<ResponseClass, 'all'> {

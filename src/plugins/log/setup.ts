@@ -6,21 +6,9 @@ import type { PluginDefinition } from '../../chain/registry.js';
 import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT } from './format.js';
 import { LogPlugin } from './plugin.js';
 import { fqdn } from '../../pkg/names.js';
+import type { LogRule, ResponseClass } from './config.js';
 
-export type ResponseClass = 'success' | 'denial' | 'error' | 'all';
 const CLASSES: readonly ResponseClass[] = ['success', 'denial', 'error', 'all'];
-
-export interface LogRule {
-  /** Lowercased, fully qualified name the query must be at or below. */
-  nameScope: string;
-  format: string;
-  classes: ReadonlySet<ResponseClass>;
-}
-
-export interface LogConfig {
-  /** Every rule of every log line of the block; the first whose name matches decides. */
-  rules: LogRule[];
-}
 
 const lowerFqdn = (n: string): string => fqdn(n).toLowerCase();
 

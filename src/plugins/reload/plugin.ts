@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readRegularFile } from '../../pkg/regular-file.js';
 import type { Plugin } from '../../chain/plugin.js';
 import { setReloadVersion } from '../../metrics/index.js';
-import type { ReloadConfig } from './setup.js';
+import type { ReloadConfig } from './config.js';
 
 function digest(file: string): string | undefined {
   try {

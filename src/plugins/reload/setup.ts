@@ -5,18 +5,12 @@ import type { PluginDefinition } from '../../chain/registry.js';
 import type { Directive } from '../../chain/corefile.js';
 import { OptionReader } from '../../chain/option-reader.js';
 import { ReloadPlugin } from './plugin.js';
+import type { ReloadConfig } from './config.js';
 
 const DEFAULT_INTERVAL_MS = 30000;
 const DEFAULT_JITTER_MS = 15000;
 const MIN_INTERVAL_MS = 2000;
 const MIN_JITTER_MS = 1000;
-
-export interface ReloadConfig {
-  /** Time between two reads of the Corefile. */
-  intervalMs: number;
-  /** Each wait is intervalMs plus a random share of [-jitterMs/2, +jitterMs/2); 0 for none. */
-  jitterMs: number;
-}
 
 function parseReload(d: Directive): ReloadConfig {
   const r = OptionReader.of(d).arity(0, 2, 'reload [INTERVAL] [JITTER]').noBlock();

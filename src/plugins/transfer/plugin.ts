@@ -5,7 +5,7 @@ import type { DnsRequest, DnsResponse, Next, Plugin, Transferer } from '../../ch
 import { Rcode, type Rr } from '../../dns/records.js';
 import { matchZone } from '../../pkg/names.js';
 import { plainAddress } from '../../pkg/ip.js';
-import { cidrContains, type TransferConfig, type TransferStanza } from './setup.js';
+import { cidrContains, type TransferConfig, type TransferStanza } from './config.js';
 
 /** CoreDNS sends a message as soon as it holds more than 500 records. */
 const RECORDS_PER_MESSAGE = 501;

@@ -6,32 +6,9 @@ import { excerpt } from '../../chain/corefile.js';
 import { OptionReader } from '../../chain/option-reader.js';
 import { coreDnsOrder, type PluginDefinition } from '../../chain/registry.js';
 import { isTransferer, type Transferer } from '../../chain/plugin.js';
-import { canonicalIp, cidrContains as inCidr, parseCidr, type Cidr } from '../../pkg/ip.js';
+import { canonicalIp, parseCidr } from '../../pkg/ip.js';
 import { TransferPlugin } from './plugin.js';
-
-type TransferTarget =
-  | { kind: 'any' }
-  | { kind: 'ip'; ip: string }
-  | { kind: 'cidr'; cidr: Cidr };
-
-export interface TransferStanza {
-  /** Lowercased, fully qualified. */
-  zones: string[];
-  to: TransferTarget[];
-  /**
-   * `source IP`: in CoreDNS the address NOTIFY messages are sent from. clusterdns sends no
-   * NOTIFY, so it is only validated, so that a CoreDNS Corefile with it still loads.
-   */
-  source?: string;
-}
-
-export interface TransferConfig {
-  stanzas: TransferStanza[];
-}
-
-export function cidrContains(net: Extract<TransferTarget, { kind: 'cidr' }>, ip: string): boolean {
-  return inCidr(net.cidr, ip);
-}
+import type { TransferStanza, TransferTarget } from './config.js';
 
 function parseTarget(raw: string, fail: (reason: string) => never): TransferTarget {
   if (raw === '*') return { kind: 'any' };

@@ -3,7 +3,7 @@
 // serve_stale_policy are not implemented here and are refused with that reason.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { CacheConfig } from '../../../src/plugins/cache/setup.js';
+import type { CacheConfig } from '../../../src/plugins/cache/config.js';
 
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: CacheConfig }>(body, 'cache')).cfg;
 const rejected = async (body: string) => (await setupBlock(body)).errors.join('\n');

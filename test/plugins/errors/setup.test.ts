@@ -3,7 +3,7 @@
 // `line: reason`).
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { ConsolidatePattern } from '../../../src/plugins/errors/setup.js';
+import type { ConsolidatePattern } from '../../../src/plugins/errors/config.js';
 
 type Parsed = { patterns: ConsolidatePattern[]; stacktrace: boolean };
 

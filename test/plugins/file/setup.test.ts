@@ -9,7 +9,7 @@ import { buildApp } from '../../../src/app.js';
 import { corefileErrors } from '../../../src/chain/corefile.js';
 import { repoRoot } from '../../helpers/server.js';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { FileConfig } from '../../../src/plugins/file/setup.js';
+import type { FileConfig } from '../../../src/plugins/file/config.js';
 
 // Relative owner names, so it loads for any origin.
 const db = path.join(repoRoot, 'test/fixtures/file/example.net.zone');

@@ -8,7 +8,7 @@ import { Rcode } from '../../../src/dns/records.js';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 import { TestDns, tmpDir, udpQuery } from '../../fixtures/forward/upstreams.js';
-import type { ForwardConfig } from '../../../src/plugins/forward/setup.js';
+import type { ForwardConfig } from '../../../src/plugins/forward/config.js';
 
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: ForwardConfig }>(body, 'forward')).cfg;
 const rejected = async (body: string) => (await setupBlock(body)).errors.join('\n');

@@ -1,7 +1,7 @@
 // CoreDNS plugin/hosts/setup_test.go (TestHostsParse, TestHostsInlineParse), ported.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { HostsConfig } from '../../../src/plugins/hosts/setup.js';
+import type { HostsConfig } from '../../../src/plugins/hosts/config.js';
 
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: HostsConfig }>(body, 'hosts')).cfg;
 

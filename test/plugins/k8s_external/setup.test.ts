@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import * as path from 'node:path';
 import { repoRoot } from '../../helpers/server.js';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { K8sExternalConfig } from '../../../src/plugins/k8s_external/setup.js';
+import type { K8sExternalConfig } from '../../../src/plugins/k8s_external/config.js';
 
 const manifests = [path.join(repoRoot, 'examples/manifests')];
 const withKubernetes = (body: string): string => `kubernetes cluster.local\n${body}`;

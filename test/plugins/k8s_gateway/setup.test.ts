@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import * as path from 'node:path';
 import { repoRoot } from '../../helpers/server.js';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { K8sGatewayConfig } from '../../../src/plugins/k8s_gateway/setup.js';
+import type { K8sGatewayConfig } from '../../../src/plugins/k8s_gateway/config.js';
 
 const manifests = [path.join(repoRoot, 'examples/manifests')];
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: K8sGatewayConfig }>(body, 'k8s_gateway', { manifests })).cfg;
@@ -159,6 +159,7 @@ describe('serviceLabelSelectors matching (labels.Requirement.Matches)', () => {
     ['app=', { app: '' }, true],
   ])('%s on %j is %s', async (text, labels, want) => {
     const { parseLabelSelector } = await import('../../../src/plugins/k8s_gateway/selector.js');
-    expect(parseLabelSelector(text).matches(labels)).toBe(want);
+    const { matchesSelector } = await import('../../../src/cluster/model/selector.js');
+    expect(matchesSelector(parseLabelSelector(text).selector, labels)).toBe(want);
   });
 });

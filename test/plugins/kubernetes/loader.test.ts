@@ -13,10 +13,10 @@ import { quietFor } from '../../helpers/wait.js';
 const dist = (p: string): string => path.join(repoRoot, 'dist', p);
 type Feed = typeof import('../../../src/cluster/feed-thread.js');
 type View = typeof import('../../../src/plugins/kubernetes/view.js');
-type Setup = typeof import('../../../src/plugins/kubernetes/setup.js');
+type Setup = typeof import('../../../src/plugins/kubernetes/config.js');
 type Store = typeof import('../../../src/plugins/kubernetes/store.js');
 type Load = typeof import('../../../src/cluster/load.js');
-type Model = typeof import('../../../src/cluster/model.js');
+type Model = typeof import('../../../src/cluster/model/model.js');
 type PluginMod = typeof import('../../../src/plugins/kubernetes/plugin.js');
 
 let dir: string;
@@ -38,10 +38,10 @@ describe('kubernetes view on the feed loader thread', () => {
   it('hands over the store an in-thread build makes, then a one-file change read alone', { timeout: 90_000 }, async () => {
     const { FeedThread } = (await import(dist('cluster/feed-thread.js'))) as Feed;
     const { kubernetesView } = (await import(dist('plugins/kubernetes/view.js'))) as View;
-    const { parseKubernetes } = (await import(dist('plugins/kubernetes/setup.js'))) as Setup;
+    const { parseKubernetes } = (await import(dist('plugins/kubernetes/config.js'))) as Setup;
     const { KubernetesStore } = (await import(dist('plugins/kubernetes/store.js'))) as Store;
     const { loadManifests } = (await import(dist('cluster/load.js'))) as Load;
-    const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
+    const { defaultClusterOptions } = (await import(dist('cluster/model/model.js'))) as Model;
     const { KubernetesPlugin } = (await import(dist('plugins/kubernetes/plugin.js'))) as PluginMod;
     const cfg = parseKubernetes(directive, zones);
     const feed = new FeedThread({ paths: [dir], cluster: defaultClusterOptions });
@@ -94,8 +94,8 @@ describe('kubernetes view on the feed loader thread', () => {
   it('stops a running load when the feed closes', async () => {
     const { FeedThread } = (await import(dist('cluster/feed-thread.js'))) as Feed;
     const { kubernetesView } = (await import(dist('plugins/kubernetes/view.js'))) as View;
-    const { parseKubernetes } = (await import(dist('plugins/kubernetes/setup.js'))) as Setup;
-    const { defaultClusterOptions } = (await import(dist('cluster/model.js'))) as Model;
+    const { parseKubernetes } = (await import(dist('plugins/kubernetes/config.js'))) as Setup;
+    const { defaultClusterOptions } = (await import(dist('cluster/model/model.js'))) as Model;
     const cfg = parseKubernetes(directive, zones);
     const feed = new FeedThread({ paths: [list], cluster: defaultClusterOptions });
     feed.subscribe(kubernetesView(cfg, { ...viewArgs, countRecords: false }), { onView: () => undefined });

@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import * as path from 'node:path';
 import { repoRoot } from '../../helpers/server.js';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { KubernetesConfig } from '../../../src/plugins/kubernetes/setup.js';
+import type { KubernetesConfig } from '../../../src/plugins/kubernetes/config.js';
 
 const manifests = [path.join(repoRoot, 'examples/manifests')];
 const errorsOf = async (body: string) => (await setupBlock(body, { manifests })).errors.join('\n');

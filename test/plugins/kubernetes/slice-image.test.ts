@@ -4,8 +4,8 @@
 // gave before the image (written out below), whichever way the image was made: from the model,
 // from parts, or handed over with its buffers transferred as the loader thread does.
 import { describe, expect, it } from 'vitest';
-import type { ClusterModel, EndpointSlice } from '../../../src/cluster/model.js';
-import { parseKubernetes } from '../../../src/plugins/kubernetes/setup.js';
+import type { ClusterModel, EndpointSlice } from '../../../src/cluster/model/model.js';
+import { parseKubernetes } from '../../../src/plugins/kubernetes/config.js';
 import { imageBuffers, ipv4Number, SliceImageBuilder, SliceView } from '../../../src/plugins/kubernetes/slice-image.js';
 import { KubernetesStore, StoreAssembler, storeImage } from '../../../src/plugins/kubernetes/store.js';
 import { serviceImageBuffers } from '../../../src/plugins/kubernetes/service-table.js';

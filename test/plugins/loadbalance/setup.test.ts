@@ -3,7 +3,7 @@
 // block are not implemented here and are refused with that reason.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { LoadbalanceConfig } from '../../../src/plugins/loadbalance/setup.js';
+import type { LoadbalanceConfig } from '../../../src/plugins/loadbalance/config.js';
 
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: LoadbalanceConfig }>(body, 'loadbalance')).cfg;
 const errorsOf = async (body: string) => (await setupBlock(body)).errors;

@@ -3,7 +3,7 @@
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
 import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT } from '../../../src/plugins/log/format.js';
-import type { LogRule } from '../../../src/plugins/log/setup.js';
+import type { LogRule } from '../../../src/plugins/log/config.js';
 
 const rule = (nameScope: string, format: string, classes: string[] = ['all']) => ({ nameScope, format, classes: [...classes].sort() });
 const rulesOf = async (body: string) =>

@@ -3,7 +3,7 @@
 // of it, not rejected), and the exact `line: reason` of each rejected one.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { ReloadConfig } from '../../../src/plugins/reload/setup.js';
+import type { ReloadConfig } from '../../../src/plugins/reload/config.js';
 
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: ReloadConfig }>(body, 'reload', { key: 'example.org' })).cfg;
 const errorsOf = async (body: string) => (await setupBlock(body, { key: 'example.org' })).errors;

@@ -2,7 +2,7 @@
 // `source`, and the errors.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import { cidrContains, type TransferConfig } from '../../../src/plugins/transfer/setup.js';
+import { cidrContains, type TransferConfig } from '../../../src/plugins/transfer/config.js';
 
 const stanzasOf = async (body: string, key = '.') => (await setupPlugin<{ cfg: TransferConfig }>(body, 'transfer', { key })).cfg.stanzas;
 

@@ -7,10 +7,11 @@
 //   unless it lands in the same probe chain. Network and IPv4 broadcast addresses are never used.
 // Pending, terminal and deleting pods without a declared IP get none, as in a real cluster.
 
-import type { ClusterNode, Finding, Pod } from './model.js';
-import type { Cidr } from '../pkg/ip.js';
-import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp, zeroRun } from '../pkg/ip.js';
-import { familyOf } from './objects.js';
+import type { ClusterNode, Pod } from '../model/model.js';
+import type { Finding } from '../model/finding.js';
+import type { Cidr } from '../../pkg/ip.js';
+import { bigIntToBytes, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp, zeroRun } from '../../pkg/ip.js';
+import { familyOf } from '../admit/services.js';
 import { FreeOffsets } from './free-offsets.js';
 import { digestWord16, sha256Bytes } from './workloads.js';
 

@@ -5,11 +5,12 @@
 // Allocation is a hash of "namespace/name/port index" with linear probing, after every written
 // port is reserved, so results do not depend on file order.
 import { createHash } from 'node:crypto';
-import type { Finding, Service, ServicePort } from './model.js';
-import type { ServiceDraft } from './objects.js';
+import type { Finding } from '../model/finding.js';
+import type { Service, ServicePort } from '../model/model.js';
+import type { ServiceDraft } from '../admit/services.js';
 import { FreeOffsets } from './free-offsets.js';
 import { admittedServices } from './allocate.js';
-import type { Checker } from './validate.js';
+import type { Checker } from '../admit/validate.js';
 
 const DEFAULT_NODE_PORT_RANGE = '30000-32767';
 

@@ -1,7 +1,7 @@
 // ajv errors (from kubernetes-models' precompiled validators and from compiled CRD schemas) in
 // words: the field in Positions form, what is wrong and the fix.
 
-import { jsonExcerpt } from '../yaml-docs.js';
+import { jsonExcerpt } from '../../model/finding.js';
 import { nearestName } from './suggest.js';
 import type { AjvError, FieldIssue } from './types.js';
 

@@ -9,10 +9,10 @@
 // both.
 
 import { RE2JS } from 're2js';
-import { canonicalIp } from '../../pkg/ip.js';
+import { canonicalIp } from '../../../pkg/ip.js';
 import { Shape } from './field-shapes.js';
 import type { AjvError, FieldIssue } from './types.js';
-import { pushAll } from '../../pkg/arrays.js';
+import { pushAll } from '../../../pkg/arrays.js';
 
 type Node = Readonly<Record<string, unknown>>;
 

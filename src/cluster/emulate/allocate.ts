@@ -14,11 +14,12 @@
 // lands in the same probe chain).
 
 import { hash } from 'node:crypto';
-import type { Finding, Service } from './model.js';
-import type { Cidr } from '../pkg/ip.js';
-import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
-import type { Family, FamilyInfo, ServiceDraft } from './objects.js';
-import { familyOf } from './objects.js';
+import type { Finding } from '../model/finding.js';
+import type { Service } from '../model/model.js';
+import type { Cidr } from '../../pkg/ip.js';
+import { bigIntToBytes, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../../pkg/ip.js';
+import type { Family, FamilyInfo, ServiceDraft } from '../admit/services.js';
+import { familyOf } from '../admit/services.js';
 import { FreeOffsets } from './free-offsets.js';
 
 interface Range {

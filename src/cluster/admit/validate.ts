@@ -1,8 +1,9 @@
 // Small typed readers for untyped manifest values that record findings instead of throwing.
 
-import type { Finding, SourceRef } from './model.js';
-import { canonicalIp } from '../pkg/ip.js';
-import { jsonExcerpt, type Positions } from './yaml-docs.js';
+import type { SourceRef } from '../model/model.js';
+import { canonicalIp } from '../../pkg/ip.js';
+import { type Finding, jsonExcerpt } from '../model/finding.js';
+import type { Positions } from '../read/positions.js';
 
 export type Obj = Record<string, unknown>;
 

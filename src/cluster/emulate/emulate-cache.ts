@@ -14,10 +14,12 @@
 // Anything a kept part cannot stand for (a pod CIDR too small, a namespace with '/') makes emulate
 // take the one-shot path (load.ts), and the cache starts again.
 
-import type { ClusterNode, EndpointSlice, Finding, ObjectMeta, Pod, Service, ServicePort, SourceRef, WorkloadInfo } from './model.js';
-import type { Cidr } from '../pkg/ip.js';
-import { Checker } from './validate.js';
-import { deriveWorkloadPods, sha256Bytes, type WorkloadDraft } from './workloads.js';
+import type { ClusterNode, EndpointSlice, ObjectMeta, Pod, Service, ServicePort, SourceRef, WorkloadInfo } from '../model/model.js';
+import type { Finding } from '../model/finding.js';
+import type { Cidr } from '../../pkg/ip.js';
+import { Checker } from '../admit/validate.js';
+import { deriveWorkloadPods, sha256Bytes } from './workloads.js';
+import type { WorkloadDraft } from '../admit/workloads.js';
 import { addressAt, declaredOffsets, digestMod, hostAddresses, makeRange, needsAddress } from './podips.js';
 import { AllocationMemo } from './allocate.js';
 import { hasControllerSelector, PodIndex, serviceSlices, slicePods } from './endpoints.js';

@@ -1,53 +1,8 @@
-// Label selectors: Service selectors are plain maps (every key must equal); workload selectors
-// (metav1.LabelSelector) are matchLabels AND matchExpressions with In, NotIn, Exists, DoesNotExist,
-// as in k8s.io/apimachinery/pkg/labels. An empty LabelSelector matches everything; a missing one
-// matches nothing (metav1.LabelSelectorAsSelector(nil) is labels.Nothing()).
-
-import { jsonExcerpt } from './yaml-docs.js';
-import type { Checker, Obj } from './validate.js';
-import { isObj, labelValueProblem, qualifiedNameProblem } from './validate.js';
-
-export interface SelectorRequirement {
-  readonly key: string;
-  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  readonly values: readonly string[];
-}
-
-export interface LabelSelector {
-  readonly matchLabels: Readonly<Record<string, string>>;
-  readonly matchExpressions: readonly SelectorRequirement[];
-}
-
-export type Labels = Readonly<Record<string, string>>;
-
-/** Service selector semantics: every key/value of the map is present on the labels. */
-export function matchesMap(selector: Labels, labels: Labels): boolean {
-  for (const k in selector) if (labels[k] !== selector[k]) return false;
-  return true;
-}
-
-export function matchesSelector(sel: LabelSelector, labels: Labels): boolean {
-  if (!matchesMap(sel.matchLabels, labels)) return false;
-  for (const r of sel.matchExpressions) {
-    const has = Object.hasOwn(labels, r.key);
-    const v = labels[r.key];
-    switch (r.operator) {
-      case 'In':
-        if (!has || !r.values.includes(v!)) return false;
-        break;
-      case 'NotIn':
-        if (has && r.values.includes(v!)) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-    }
-  }
-  return true;
-}
+// Reading a metav1.LabelSelector from a manifest, with the API server's checks of its keys and values
+// (model/selector.ts evaluates it).
+import { jsonExcerpt } from '../model/finding.js';
+import type { LabelSelector, SelectorRequirement } from '../model/selector.js';
+import { type Checker, isObj, labelValueProblem, type Obj, qualifiedNameProblem } from './validate.js';
 
 /**
  * Reads a metav1.LabelSelector at parent[key]; undefined when absent (errors are recorded). With
@@ -103,8 +58,4 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
     matchExpressions.push({ key: k, operator: op, values });
   });
   return { matchLabels, matchExpressions };
-}
-
-export function isEmptySelector(sel: LabelSelector): boolean {
-  return Object.keys(sel.matchLabels).length === 0 && sel.matchExpressions.length === 0;
 }

@@ -16,10 +16,10 @@
 // Slice names are `<service>-<5 chars>` derived from a hash instead of generateName's random suffix.
 // Differences: no placeholder slice without endpoints is created (it serves no DNS record).
 
-import type { ClusterNode, Endpoint, EndpointPort, EndpointSlice, Pod, Service } from './model.js';
+import type { ClusterNode, Endpoint, EndpointPort, EndpointSlice, Pod, Service } from '../model/model.js';
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './mirror.js';
 import { generatedName } from './workloads.js';
-import { tight } from './objects.js';
+import { tight } from '../admit/objects.js';
 
 const ENDPOINTSLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
 const HEADLESS_LABEL = 'service.kubernetes.io/headless';

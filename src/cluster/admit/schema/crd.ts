@@ -6,7 +6,7 @@
 
 import { CrdSchema, type CrdSchemaLimits } from './crd-schema.js';
 import type { FieldIssue } from './types.js';
-import { pushAll } from '../../pkg/arrays.js';
+import { pushAll } from '../../../pkg/arrays.js';
 
 const isRec = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -4,10 +4,10 @@
 // taken addresses, so the same manifests give the same addresses on every run whatever the
 // file order, and adding an owner does not move the others (unless it lands in a probe chain).
 import { createHash } from 'node:crypto';
-import type { Finding } from './model.js';
-import type { Cidr } from '../pkg/ip.js';
+import type { Finding } from '../model/finding.js';
+import type { Cidr } from '../../pkg/ip.js';
 import { FreeOffsets } from './free-offsets.js';
-import { bigIntToBytes, canonicalIp, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../pkg/ip.js';
+import { bigIntToBytes, canonicalIp, cidrContains, cidrSize, formatIp, ipToBigInt, parseCidr, parseIp } from '../../pkg/ip.js';
 
 /** Defaults: the top of kind's docker network (where MetalLB examples for kind put their pool), and a ULA /112. */
 export const DEFAULT_LB_CIDRS: readonly string[] = ['172.18.255.0/24', 'fc00:f853:ccd:e793:ffff::/112'];

@@ -1,9 +1,8 @@
 // The typed cluster model: what the manifests declare, after the control-plane defaults
 // (cluster IP allocation, Endpoints -> EndpointSlice mirroring) have been applied.
 // Everything downstream (record store, resolv.conf emulation) reads only this.
-import type { EdgeModel } from './edge.js';
-
-import type { ManifestLimits } from './yaml-docs.js';
+import type { ManifestLimits } from './limits.js';
+import type { LabelSelector } from './selector.js';
 
 /** Where an object came from, for messages that name the file and line. */
 export interface SourceRef {
@@ -50,7 +49,7 @@ export interface Service extends ObjectMeta {
   readonly publishNotReadyAddresses: boolean;
   readonly ipFamilies: readonly ('IPv4' | 'IPv6')[];
   readonly externalIPs: readonly string[];
-  /** status.loadBalancer.ingress, as written or as the LoadBalancer pool filled it (src/cluster/edge.ts). */
+  /** status.loadBalancer.ingress, as written or as the LoadBalancer pool filled it (emulate/edge.ts). */
   readonly loadBalancer?: readonly { readonly ip?: string; readonly hostname?: string }[];
 }
 
@@ -192,7 +191,7 @@ export interface ClusterModel {
   readonly workloads?: readonly WorkloadInfo[];
   /** "namespace/name" of the Services whose EndpointSlices the endpoints controller generated from pods. */
   readonly controllerServices?: ReadonlySet<string>;
-  /** Ingresses, Gateways, routes, DNSEndpoints and load balancer statuses (src/cluster/edge.ts). */
+  /** Ingresses, Gateways, routes, DNSEndpoints and load balancer statuses (emulate/edge.ts). */
   readonly edge?: EdgeModel;
 }
 
@@ -207,7 +206,7 @@ export interface ClusterOptions {
   readonly nodes?: readonly ClusterNode[];
   /** Pods to mark not ready, for testing: "namespace/name" entries, '*' and '?' globs allowed. */
   readonly notReady?: readonly string[];
-  /** LoadBalancer address pools (--loadbalancer-cidr); default DEFAULT_LB_CIDRS of loadbalancer.ts. */
+  /** LoadBalancer address pools (--loadbalancer-cidr); default DEFAULT_LB_CIDRS of emulate/loadbalancer.ts. */
   readonly loadBalancerCIDRs?: readonly string[];
   /** Node port range LOW-HIGH (--service-node-port-range); default 30000-32767. */
   readonly nodePortRange?: string;
@@ -218,12 +217,12 @@ export interface ClusterOptions {
   readonly strict?: boolean;
   /**
    * Bytes of manifest text a serving load keeps for the next one (--manifest-history-bytes), so
-   * that an object whose new version is rejected keeps its previous version served (history.ts).
+   * that an object whose new version is rejected keeps its previous version served (admit/history.ts).
    */
   readonly admissionHistoryBytes?: number;
   /** Nodes of one manifest CRD's openAPIV3Schema applied at admission (--max-crd-schema-nodes; default 20000). */
   readonly maxCrdSchemaNodes?: number;
-  /** Bounds on manifest files and objects (defaults in yaml-docs.ts: defaultManifestLimits). */
+  /** Bounds on manifest files and objects (defaults in limits.ts: defaultManifestLimits). */
   readonly manifestLimits?: Partial<ManifestLimits>;
 }
 
@@ -242,38 +241,110 @@ export const defaultClusterOptions: ClusterOptions = {
   notReady: [],
 };
 
-/** A problem in the input, located so a user can fix it. */
-export interface Finding {
-  readonly file: string;
-  /** 1-based; 0 when the finding is about the whole path (a missing file, a directory). */
-  readonly line: number;
-  /** 1-based column, when the finding is about one place in the line (a YAML syntax error). */
-  readonly column?: number;
+// Edge objects (Ingress, Gateway API, DNSEndpoint) and load balancer statuses, as the edge
+// controllers leave them (emulate/edge.ts).
+
+/** One status.loadBalancer.ingress (or Gateway status address) entry. */
+export interface LbAddress {
+  readonly ip?: string;
+  readonly hostname?: string;
+}
+
+export interface EdgeStatus {
+  readonly addresses: readonly LbAddress[];
   /**
-   * error: the object is rejected, as the API server rejects it (not served); warning: served, but
-   * something about it breaks or degrades DNS; info: worth knowing, never a failure (a kind DNS
-   * does not use, a status clusterdns filled in).
+   * Where the addresses come from: the manifest, or the controller clusterdns plays; 'pending':
+   * the manifest writes a status without an address (or the controller would refuse the object),
+   * so it has none; 'none': nothing to fill (not a LoadBalancer, or the pool is exhausted).
    */
-  readonly severity: 'error' | 'warning' | 'info';
-  readonly message: string;
-  /** A stable identifier of the kind of finding (e.g. 'selector-no-pods'), for model checks. */
-  readonly code?: string;
+  readonly origin: 'manifest' | 'pool' | 'controller' | 'none' | 'pending';
+  /** Why a 'pending' status has no address, for `clusterdns check`. */
+  readonly reason?: string;
 }
 
-/** "file:line", or just "file" for a finding about a whole path (line 0). */
-export function findingPlace(f: Pick<Finding, 'file' | 'line'>): string {
-  return f.line > 0 ? `${f.file}:${f.line}` : f.file;
+export interface IngressInfo extends ObjectMeta {
+  /** spec.ingressClassName, else the kubernetes.io/ingress.class annotation, else the default class. */
+  readonly className?: string;
+  readonly hosts: readonly string[];
+  readonly status: EdgeStatus;
 }
 
-/** Thrown when manifests cannot be loaded; carries every error found, not just the first. */
-export class ManifestError extends Error {
-  constructor(readonly findings: readonly Finding[]) {
-    super(
-      findings
-        .filter((f) => f.severity === 'error')
-        .map((f) => `${findingPlace(f)}: ${f.message}`)
-        .join('\n'),
-    );
-    this.name = 'ManifestError';
-  }
+export interface IngressClassInfo {
+  readonly name: string;
+  readonly controller?: string;
+  readonly isDefault: boolean;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly source: SourceRef;
+}
+
+export interface ListenerInfo {
+  readonly name: string;
+  readonly hostname?: string;
+  readonly port?: number;
+  readonly protocol: string;
+  readonly from: 'Same' | 'All' | 'Selector' | 'None';
+  readonly selector?: LabelSelector;
+  /** allowedRoutes.kinds; undefined means the protocol's default kinds. */
+  readonly kinds?: readonly string[];
+}
+
+export interface GatewayInfo extends ObjectMeta {
+  readonly className: string;
+  readonly listeners: readonly ListenerInfo[];
+  readonly status: EdgeStatus;
+}
+
+export interface GatewayClassInfo {
+  readonly name: string;
+  readonly controllerName?: string;
+  readonly source: SourceRef;
+}
+
+export type RouteKind = 'HTTPRoute' | 'TLSRoute' | 'GRPCRoute';
+
+export interface ParentRef {
+  readonly group: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly sectionName?: string;
+  readonly port?: number;
+}
+
+export interface RouteInfo extends ObjectMeta {
+  readonly kind: RouteKind;
+  readonly hostnames: readonly string[];
+  readonly parentRefs: readonly ParentRef[];
+}
+
+/** A hostname a route really receives traffic for, through one Gateway. */
+export interface RouteHost {
+  readonly host: string;
+  readonly route: RouteInfo;
+  readonly gateway: GatewayInfo;
+}
+
+export interface DnsEndpointRecord {
+  readonly dnsName: string;
+  readonly recordType: string;
+  readonly targets: readonly string[];
+  readonly ttl?: number;
+}
+
+export interface DnsEndpointInfo extends ObjectMeta {
+  readonly endpoints: readonly DnsEndpointRecord[];
+}
+
+export interface EdgeModel {
+  /** "namespace/name" of every Service -> its load balancer status (only LoadBalancer Services get a filled one). */
+  readonly serviceStatus: ReadonlyMap<string, EdgeStatus>;
+  readonly ingresses: readonly IngressInfo[];
+  readonly ingressClasses: readonly IngressClassInfo[];
+  readonly gateways: readonly GatewayInfo[];
+  readonly gatewayClasses: readonly GatewayClassInfo[];
+  readonly routes: readonly RouteInfo[];
+  /** Route hostnames where the Gateway API says traffic flows (attachment and hostname intersection). */
+  readonly routeHosts: readonly RouteHost[];
+  readonly dnsEndpoints: readonly DnsEndpointInfo[];
 }

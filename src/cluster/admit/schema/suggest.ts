@@ -1,6 +1,6 @@
 // "Did you mean": the nearest name by letter case or by a few edits, and the version Kubernetes
 // prefers among several of one kind.
-import { editDistance as sharedEditDistance } from '../../pkg/spelling.js';
+import { editDistance as sharedEditDistance } from '../../../pkg/spelling.js';
 
 /**
  * Edit distance counting a swap of two neighbours as one edit, or `max + 1` as soon as it must

@@ -12,9 +12,9 @@
 // Slice names are deterministic ("<endpoints>-<5 hex>") instead of random generateName suffixes.
 
 import { createHash } from 'node:crypto';
-import type { Endpoint, EndpointSlice } from './model.js';
-import type { EndpointsAddress, EndpointsDraft } from './objects.js';
-import { familyOf } from './objects.js';
+import type { Endpoint, EndpointSlice } from '../model/model.js';
+import type { EndpointsAddress, EndpointsDraft } from '../admit/endpoints.js';
+import { familyOf } from '../admit/services.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
