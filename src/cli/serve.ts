@@ -3,13 +3,12 @@ import type { Logger } from 'pino';
 import { buildApp, DEFAULT_MAX_LOOKUP_DEPTH, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { suggestDig } from './try-name.js';
-import { clusterOptions, type ClusterFlags } from './options.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
 import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
-import { announceReady, announceStopping, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
-import { setLoadPermitGate } from '../chain/load-permit.js';
+import { announceReady, announceStopping, clusterMetrics, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
 import { maxOf } from '../pkg/arrays.js';
 
@@ -134,10 +133,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   // Every line a worker logs says which worker it is (the primary's lines name workers the same way).
   const log = isWorker() ? processLog.child({ worker: workerId() }) : processLog;
-  if (isWorker()) {
-    joinMetricsAggregation();
-    setLoadPermitGate(workerLoadPermitGate(log));
-  }
   setHttpLimits(limits);
   let app;
   let listeners;
@@ -156,7 +151,12 @@ export async function serve(flags: ServeFlags): Promise<void> {
       // A server needs only the plugins' indexes, not the cluster model they were built from.
       retainModel: false,
       tcp,
+      corefileLimits: corefileLimits(flags),
+      // A worker's loads take turns with the other workers'; any worker may get a scrape, and
+      // answers it with every worker's metrics.
+      ...(isWorker() ? { loadPermitGate: workerLoadPermitGate(log), scrapeMetrics: () => clusterMetrics() } : {}),
     });
+    if (isWorker()) joinMetricsAggregation(app.metrics.registry);
     listeners = await app.listen();
   } catch (err) {
     const failure = err instanceof ManifestError ? new Error(`manifests have errors, not starting${flags.strict ? ' (--strict)' : ''}:\n${err.message}`) : err;

@@ -11,7 +11,7 @@ import { AnswerCache, answerShape, CaseUse, type CachedAnswer } from './answer-c
 import type { Chain } from '../chain/chain.js';
 import dnsPacket from 'dns-packet';
 import type { Rr } from '../dns/records.js';
-import { metrics } from '../metrics/index.js';
+import type { Counter } from 'prom-client';
 import { DEFAULT_MAX_ANSWER_RECORDS } from './limits.js';
 
 const TYPE_AXFR = 252;
@@ -31,6 +31,8 @@ export interface HandlerOptions {
   answerCacheBytes?: number;
   /** Records one answer may carry (answer, authority and additional together); see DEFAULT_MAX_ANSWER_RECORDS. */
   maxAnswerRecords?: number;
+  /** Counts chains that threw and answers that could not be encoded (the App's coredns_panics_total). */
+  panics?: Counter<string>;
 }
 
 export { DEFAULT_MAX_ANSWER_RECORDS };
@@ -41,6 +43,7 @@ export class QueryHandler {
   /** Which plugin wrote a reply, for observers (metrics' `plugin` label). */
   private readonly writers = new WeakMap<Buffer, string>();
   private readonly maxAnswerRecords: number;
+  private readonly panics: Counter<string> | undefined;
 
   constructor(
     private router: Router,
@@ -49,6 +52,7 @@ export class QueryHandler {
   ) {
     this.cache = new AnswerCache(opts.answerCacheBytes);
     this.maxAnswerRecords = opts.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS;
+    this.panics = opts.panics;
   }
 
   /** What the answer cache holds now and has done, for tests and tools. */
@@ -233,7 +237,7 @@ export class QueryHandler {
     } catch (err) {
       // A record no encoder can write (bad data from a plugin or an upstream): the client gets
       // SERVFAIL instead of silence, and the log names the query.
-      metrics().panics.inc();
+      this.panics?.inc();
       this.log.error({ err, qname: q.name, qtype: typeName(q.qtype), plugin: res.plugin }, 'answer could not be encoded; answering SERVFAIL');
       return encodeBare(q, Rcode.SERVFAIL);
     }
@@ -245,7 +249,7 @@ export class QueryHandler {
   }
 
   private failed(q: ParsedQuery, err: unknown): Buffer {
-    metrics().panics.inc();
+    this.panics?.inc();
     this.log.error({ err, qname: q.name, qtype: typeName(q.qtype) }, 'plugin chain failed; answering SERVFAIL');
     return encodeBare(q, Rcode.SERVFAIL);
   }
