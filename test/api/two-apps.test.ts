@@ -2,7 +2,7 @@
 // each App's own (a library user's tests may start several servers side by side).
 import { Resolver } from 'node:dns/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App, buildApp } from '../../src/app.js';
+import { type App, buildApp } from '../../src/app.js';
 import { freePort } from '../helpers/server.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -122,6 +122,7 @@ describe('two Apps in one process', () => {
     const app = await held;
     opened.push(app);
     expect(given).toBe(1);
-    expect((await app.query('kubernetes.default.svc.cluster.local.', 'A')).answers?.map((r) => r.data)).toEqual(['10.96.0.1']);
+    const reply = await app.query('kubernetes.default.svc.cluster.local.', 'A');
+    expect(reply.answers?.map((r) => (r as { data?: unknown }).data)).toEqual(['10.96.0.1']);
   });
 });
