@@ -121,6 +121,8 @@ export interface AppOptions {
   corefileLimits?: Partial<CorefileLimits>;
   /** Permits for large data loads (a worker's asks its primary); default: every load at once. */
   loadPermitGate?: LoadPermitGate;
+  /** The App's metrics, when made before it (a worker joins the primary's aggregation before its build); default a new AppMetrics. */
+  metrics?: AppMetrics;
   /** What /metrics serves instead of the App's own registry (a worker's: every worker's, aggregated). */
   scrapeMetrics?: () => Promise<{ text: string; contentType: string }>;
 }
@@ -187,7 +189,7 @@ export class App {
   /** What plugins share through BlockContext.shared, with its holders. */
   private readonly resources = new Map<string, { value: { close(): void }; refs: number }>();
   /** This App's metrics: another App in the same process counts apart. */
-  readonly metrics = new AppMetrics();
+  readonly metrics: AppMetrics;
   /** Held while health waits out its lameduck; ready answers 503 meanwhile. */
   readonly lameduck = new Lameduck();
   readonly corefileLimits: Readonly<CorefileLimits>;
@@ -199,6 +201,7 @@ export class App {
     readonly options: AppOptions,
     readonly log: Logger,
   ) {
+    this.metrics = options.metrics ?? new AppMetrics();
     this.corefileLimits = Object.freeze({ ...defaultCorefileLimits, ...options.corefileLimits });
     this.loadPermitGate = options.loadPermitGate ?? immediateGate;
   }

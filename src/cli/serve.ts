@@ -10,6 +10,7 @@ import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
 import { announceReady, announceStopping, clusterMetrics, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
+import { AppMetrics } from '../metrics/index.js';
 import { maxOf } from '../pkg/arrays.js';
 
 export interface ServeFlags extends ClusterFlags, TransportFlags {
@@ -134,6 +135,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
   // Every line a worker logs says which worker it is (the primary's lines name workers the same way).
   const log = isWorker() ? processLog.child({ worker: workerId() }) : processLog;
   setHttpLimits(limits);
+  // A worker answers the primary's metrics requests from its start, its App's registry included.
+  const metrics = new AppMetrics();
+  if (isWorker()) joinMetricsAggregation(metrics.registry);
   let app;
   let listeners;
   try {
@@ -152,11 +156,11 @@ export async function serve(flags: ServeFlags): Promise<void> {
       retainModel: false,
       tcp,
       corefileLimits: corefileLimits(flags),
+      metrics,
       // A worker's loads take turns with the other workers'; any worker may get a scrape, and
       // answers it with every worker's metrics.
       ...(isWorker() ? { loadPermitGate: workerLoadPermitGate(log), scrapeMetrics: () => clusterMetrics() } : {}),
     });
-    if (isWorker()) joinMetricsAggregation(app.metrics.registry);
     listeners = await app.listen();
   } catch (err) {
     const failure = err instanceof ManifestError ? new Error(`manifests have errors, not starting${flags.strict ? ' (--strict)' : ''}:\n${err.message}`) : err;
