@@ -15,8 +15,6 @@ import { parseQueryBudget } from './budget.js';
 import type { EtcdConfig } from './config.js';
 import { DEFAULT_MAX_RECEIVE_BYTES, DEFAULT_PAGE_BYTES } from './kv.js';
 
-export type { EtcdConfig } from './config.js';
-
 const DEFAULT_ENDPOINT = 'http://localhost:2379';
 /** A 64 KiB message holds about 4,000 address records: more could never be sent anyway. */
 const DEFAULT_LOOKUP_LIMIT = 4096;

@@ -11,8 +11,6 @@ import { PrometheusPlugin } from './plugin.js';
 
 const DEFAULT_PROMETHEUS_ADDRESS = 'localhost:9153';
 
-export type { PrometheusConfig } from './config.js';
-
 /** One option line; none of them changes the config. */
 function parsePrometheus(d: Directive): PrometheusConfig {
   const r: OptionReader = OptionReader.of(d).arity(0, 1, 'prometheus [ADDRESS]', 'prometheus localhost:9153');

@@ -9,8 +9,6 @@ import type { MonitorMode, ReadyConfig } from './config.js';
 
 const DEFAULT_READY_ADDRESS = ':8181';
 
-export type { MonitorMode, ReadyConfig } from './config.js';
-
 function parseReady(d: Directive): ReadyConfig {
   const r: OptionReader = OptionReader.of(d).arity(0, 1, 'ready [ADDRESS]', 'ready :8181');
   const address = parseHttpAddress(r.arg(0) ?? DEFAULT_READY_ADDRESS);
