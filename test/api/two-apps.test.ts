@@ -3,6 +3,7 @@
 import { Resolver } from 'node:dns/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
+import { loadCluster, type RunningServer } from '../../src/api.js';
 import { freePort } from '../helpers/server.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -40,6 +41,31 @@ async function requestsCounted(metricsPort: number, dnsPort: number): Promise<nu
 
 // The `server` label of the dns metrics is the key's port: each App gets a free port, not port 0.
 const corefile = (port: number, metricsPort: number, extra = ''): string => `cluster.local:${port} {\n  bind 127.0.0.1\n  prometheus 127.0.0.1:${metricsPort}\n${extra}  kubernetes\n}\n`;
+
+describe('two library Clusters in one process', () => {
+  it('keep their own Corefile limits and count their own queries', async () => {
+    const [ma, mb, pa, pb, pc] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+    const two = `cluster.local {\n  bind 127.0.0.1\n  kubernetes\n}\nexample.test:${pb} {\n  bind 127.0.0.1\n  errors\n}\n`;
+    await expect(loadCluster({ manifests: MANIFESTS, corefile: two, corefileLimits: { maxListeners: 1 } })).rejects.toThrow(/--max-corefile-listeners/);
+    const servers: RunningServer[] = [];
+    const clusters = [
+      await loadCluster({ manifests: MANIFESTS, corefile: corefile(pa, ma), corefileLimits: { maxListeners: 1 } }),
+      // Two listeners: more than the first Cluster's limit allows, fine under this one's defaults.
+      await loadCluster({ manifests: MANIFESTS, corefile: corefile(pb, mb) + `example.test:${pc} {\n  bind 127.0.0.1\n  errors\n}\n` }),
+    ];
+    try {
+      for (const c of clusters) servers.push(await c.serve());
+      expect(servers.map((s) => s.port)).toEqual([pa, pb]);
+      for (let i = 0; i < 2; i++) expect(await resolverOn(pa).resolve4('kubernetes.default.svc.cluster.local')).toEqual(['10.96.0.1']);
+      expect(await resolverOn(pb).resolve4('kubernetes.default.svc.cluster.local')).toEqual(['10.96.0.1']);
+      expect([await requestsCounted(ma, pa), await requestsCounted(ma, pb)]).toEqual([2, 0]);
+      expect([await requestsCounted(mb, pb), await requestsCounted(mb, pa)]).toEqual([1, 0]);
+    } finally {
+      for (const s of servers) await s.close();
+      for (const c of clusters) await c.close();
+    }
+  });
+});
 
 describe('two Apps in one process', () => {
   it('each has its own Corefile limits: one refuses a Corefile the other accepts', async () => {
