@@ -4,7 +4,7 @@
 // message at a time: the Encoder that holds it is synchronous, and each App's listener has its own.
 import { NameSyntaxError, presentationLabels, type NameProblem } from '../pkg/names.js';
 
-export const MAX_POINTER = 0x3fff;
+const MAX_POINTER = 0x3fff;
 
 function badName(name: string, why: string): Error {
   return new Error(`cannot encode name ${JSON.stringify(name)}: ${why}`);

@@ -17,6 +17,9 @@
 //
 // RDATA of A, AAAA, CNAME, DNAME, NS, PTR, MX, SRV, SOA, TXT, CAA and OPT is written natively;
 // any other type is handed to dns-packet's own encoder for that type (uncompressed).
+//
+// The parts: encode-writer.ts (the scratch buffer, octets, names, addresses), encode-rdata.ts
+// (records and sections), encode-simple.ts (the common replies written straight to their bytes).
 import type { Packet } from 'dns-packet';
 import { WireWriter } from './encode-writer.js';
 import { classCode, typeCode, writeRecord, writeSection, writeSectionWithin, type AnyRecord } from './encode-rdata.js';
