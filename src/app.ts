@@ -24,6 +24,7 @@ import { plugins } from './plugins/index.js';
 import { loadManifests } from './cluster/load.js';
 import { pushAll } from './pkg/arrays.js';
 import { DEFAULT_MAX_LOOKUP_DEPTH } from './server/limits.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './pkg/http.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -119,6 +120,8 @@ export interface AppOptions {
   oneShot?: boolean;
   /** Corefile limits other than defaultCorefileLimits (the --max-corefile-* flags). */
   corefileLimits?: Partial<CorefileLimits>;
+  /** Limits of the HTTP listeners (health, ready, prometheus) other than the defaults (the --http-* flags). */
+  httpLimits?: Partial<HttpLimits>;
   /** Permits for large data loads (a worker's asks its primary); default: every load at once. */
   loadPermitGate?: LoadPermitGate;
   /** The App's metrics, when made before it (a worker joins the primary's aggregation before its build); default a new AppMetrics. */
@@ -193,6 +196,7 @@ export class App {
   /** Held while health waits out its lameduck; ready answers 503 meanwhile. */
   readonly lameduck = new Lameduck();
   readonly corefileLimits: Readonly<CorefileLimits>;
+  readonly httpLimits: Readonly<HttpLimits>;
   private readonly loadPermitGate: LoadPermitGate;
 
   /** Use buildApp: an App is born empty and gets its first configuration from it. */
@@ -203,6 +207,7 @@ export class App {
   ) {
     this.metrics = options.metrics ?? new AppMetrics();
     this.corefileLimits = Object.freeze({ ...defaultCorefileLimits, ...options.corefileLimits });
+    this.httpLimits = Object.freeze({ ...DEFAULT_HTTP_LIMITS, ...options.httpLimits });
     this.loadPermitGate = options.loadPermitGate ?? immediateGate;
   }
 
@@ -541,6 +546,7 @@ async function buildConfig(app: App): Promise<Config> {
       lameduck: app.lameduck,
       withLoadPermit: (what, load) => app.withLoadPermit(what, load),
       corefileLimits: limits,
+      httpLimits: app.httpLimits,
       invalidate: () => app.invalidate(),
       shared: (key, create) => app.share(key, create),
       corefile: opts.conf,

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { CorefileLimits, Directive, ServerKey } from './corefile.js';
 import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
 import type { Lameduck } from './lameduck.js';
+import type { HttpLimits } from '../pkg/http.js';
 import type { DnsRequest, DnsResponse, Plugin, QueryObserver } from './plugin.js';
 import { closest } from '../pkg/spelling.js';
 import { pushAll } from '../pkg/arrays.js';
@@ -50,6 +51,8 @@ export interface BlockContext {
   readonly withLoadPermit: <T>(what: string, load: () => Promise<T>) => Promise<T>;
   /** The App's Corefile limits (the --max-corefile-* flags). */
   readonly corefileLimits: Readonly<CorefileLimits>;
+  /** The App's limits of the HTTP listeners health, ready and prometheus open (the --http-* flags). */
+  readonly httpLimits: Readonly<HttpLimits>;
   /** Every plugin of every server block, once the whole server is built (ready, health). */
   readonly allPlugins: () => readonly Plugin[];
   /**

@@ -6,7 +6,7 @@ import { suggestDig } from './try-name.js';
 import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
-import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
+import type { HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
 import { announceReady, announceStopping, clusterMetrics, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
@@ -134,7 +134,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   // Every line a worker logs says which worker it is (the primary's lines name workers the same way).
   const log = isWorker() ? processLog.child({ worker: workerId() }) : processLog;
-  setHttpLimits(limits);
   // A worker answers the primary's metrics requests from its start, its App's registry included.
   const metrics = new AppMetrics();
   if (isWorker()) joinMetricsAggregation(metrics.registry);
@@ -156,6 +155,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       retainModel: false,
       tcp,
       corefileLimits: corefileLimits(flags),
+      httpLimits: limits,
       metrics,
       // A worker's loads take turns with the other workers'; any worker may get a scrape, and
       // answers it with every worker's metrics.

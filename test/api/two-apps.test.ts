@@ -1,6 +1,7 @@
 // Two Apps in one process share nothing: Corefile limits, metrics, lameduck and load permits are
 // each App's own (a library user's tests may start several servers side by side).
 import { Resolver } from 'node:dns/promises';
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadCluster, type RunningServer } from '../../src/api.js';
@@ -79,6 +80,43 @@ describe('two Apps in one process', () => {
     await expect(buildApp({ corefileText: text, corefileLimits: { maxListeners: 1 } })).rejects.toThrow(/--max-corefile-listeners/);
     expect(await lenient.reload('test')).toBe(true);
     expect(lenient.corefileLimits.maxListeners).toBe(256);
+  });
+
+  it('each has its own HTTP limits: a connection cap on one leaves the other\'s listeners alone', async () => {
+    const [ra, rb] = [await freePort(), await freePort()];
+    const cap = 2;
+    const a = await started(buildApp({ corefileText: corefile(await freePort(), await freePort(), `  ready 127.0.0.1:${ra}\n`), manifests: MANIFESTS, httpLimits: { maxConnections: cap } }));
+    const b = await started(buildApp({ corefileText: corefile(await freePort(), await freePort(), `  ready 127.0.0.1:${rb}\n`), manifests: MANIFESTS }));
+    expect([a.app.httpLimits.maxConnections, b.app.httpLimits.maxConnections]).toEqual([cap, 128]);
+    const sockets: net.Socket[] = [];
+    const closed = new Set<net.Socket>();
+    const idle = async (port: number, n: number): Promise<net.Socket[]> => {
+      const out: net.Socket[] = [];
+      for (let i = 0; i < n; i++) {
+        const s = net.connect(port, '127.0.0.1');
+        s.on('error', () => undefined);
+        s.once('close', () => closed.add(s));
+        await new Promise<void>((resolve) => {
+          s.once('connect', () => resolve());
+          s.once('close', () => resolve());
+        });
+        out.push(s);
+      }
+      sockets.push(...out);
+      return out;
+    };
+    try {
+      const toA = await idle(ra, 6);
+      const toB = await idle(rb, 6);
+      const open = (list: net.Socket[]): number => list.filter((s) => !closed.has(s)).length;
+      // Past its cap, A closes its oldest idle connections (one more is let in first).
+      await waitUntil('the capped App closing idle connections', () => open(toA) <= cap + 1, 3000);
+      expect(open(toB)).toBe(6);
+      expect((await fetch(`http://127.0.0.1:${ra}/ready`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${rb}/ready`)).status).toBe(200);
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
   });
 
   it('each /metrics counts only its own queries', async () => {

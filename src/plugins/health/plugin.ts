@@ -3,7 +3,7 @@
 // out the lameduck period.
 import type { Logger } from 'pino';
 import type { Plugin } from '../../chain/plugin.js';
-import { localUrl, openRoute, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
+import { localUrl, openRoute, type HttpAddress, type HttpLimits, type OpenRoute } from '../../pkg/http.js';
 import type { AppMetrics } from '../../metrics/index.js';
 import { goDurationString } from '../../pkg/duration.js';
 import type { Lameduck } from '../../chain/lameduck.js';
@@ -25,6 +25,7 @@ export class HealthPlugin implements Plugin {
     private readonly log: Logger,
     private readonly lameduck: Lameduck,
     private readonly metrics: AppMetrics,
+    private readonly httpLimits?: Readonly<HttpLimits>,
   ) {}
 
   get address(): HttpAddress {
@@ -44,7 +45,7 @@ export class HealthPlugin implements Plugin {
     this.route = await openRoute(this.address, '/health', (_req, res) => {
       // As CoreDNS: healthy for as long as the process serves HTTP, lameduck included.
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
-    });
+    }, this.httpLimits);
     const url = localUrl(this.address, this.route.port, '/health');
     this.timer = setInterval(() => void this.selfCheck(url), CHECK_INTERVAL_MS);
     this.timer.unref();

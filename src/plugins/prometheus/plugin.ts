@@ -4,7 +4,7 @@
 import type { BlockContext } from '../../chain/registry.js';
 import type { Plugin } from '../../chain/plugin.js';
 import type { ServerKey } from '../../chain/corefile.js';
-import { openRoute, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
+import { openRoute, type HttpAddress, type HttpLimits, type OpenRoute } from '../../pkg/http.js';
 import { serverLabel, type AppMetrics } from '../../metrics/index.js';
 import type { PrometheusConfig } from './config.js';
 
@@ -23,6 +23,7 @@ export class PrometheusPlugin implements Plugin {
     private readonly bindAddresses: () => readonly string[],
     private readonly scrape: BlockContext['scrapeMetrics'],
     private readonly metrics: AppMetrics,
+    private readonly httpLimits?: Readonly<HttpLimits>,
   ) {}
 
   get address(): HttpAddress {
@@ -49,7 +50,7 @@ export class PrometheusPlugin implements Plugin {
       // With --workers, any worker may get the scrape: it answers with every worker's metrics.
       const body = await this.scrape();
       res.writeHead(200, { 'content-type': body.contentType }).end(body.text);
-    });
+    }, this.httpLimits);
     // Keys without a port use the server's default port, which is learnt from the first query.
     const binds = this.bindAddresses();
     for (const key of this.keys) {

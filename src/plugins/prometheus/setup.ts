@@ -30,7 +30,7 @@ function parsePrometheus(d: Directive): PrometheusConfig {
 export const prometheusPlugin: PluginDefinition = {
   name: 'prometheus',
   setup(d, ctx) {
-    const plugin = new PrometheusPlugin(parsePrometheus(d), ctx.keys, () => ctx.bindAddresses, ctx.scrapeMetrics, ctx.metrics);
+    const plugin = new PrometheusPlugin(parsePrometheus(d), ctx.keys, () => ctx.bindAddresses, ctx.scrapeMetrics, ctx.metrics, ctx.httpLimits);
     ctx.onBuilt((plugins) => {
       plugin.blockPlugins = plugins;
     });

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Plugin } from '../../chain/plugin.js';
 import type { SharedResource } from '../../chain/registry.js';
 import type { Lameduck } from '../../chain/lameduck.js';
-import { openRoute, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
+import { openRoute, type HttpAddress, type HttpLimits, type OpenRoute } from '../../pkg/http.js';
 import type { MonitorMode, ReadyConfig } from './config.js';
 
 interface ReadyReport {
@@ -67,6 +67,7 @@ export class ReadyPlugin implements Plugin {
     private readonly log: Logger,
     private readonly monitors: SharedResource<ReadyMonitors>,
     private readonly lameduck: Lameduck,
+    private readonly httpLimits?: Readonly<HttpLimits>,
   ) {}
 
   get address(): HttpAddress {
@@ -92,7 +93,7 @@ export class ReadyPlugin implements Plugin {
         }
         this.log.info({ reasons: report.reasons }, `Plugins not ready: "${report.notReady}"`);
         res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end(report.notReady);
-      });
+      }, this.httpLimits);
     } catch (err) {
       this.monitors.value.delete(this);
       throw err;

@@ -28,7 +28,7 @@ export const readyPlugin: PluginDefinition = {
     const cfg = parseReady(d);
     // Every ready of the App, in any block and across reloads, reports on the same list.
     const monitors = ctx.shared('ready:monitors', () => new ReadyMonitors());
-    const plugin = new ReadyPlugin(cfg, ctx.log.child({ plugin: 'ready' }), monitors, ctx.lameduck);
+    const plugin = new ReadyPlugin(cfg, ctx.log.child({ plugin: 'ready' }), monitors, ctx.lameduck, ctx.httpLimits);
     // The block's plugins are known once all of them are set up.
     ctx.onBuilt((plugins) => {
       plugin.blockPlugins = plugins;
