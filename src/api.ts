@@ -3,6 +3,7 @@
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from './app.js';
 import type { ClusterModel, ClusterOptions, Pod } from './cluster/model/model.js';
+import type { CorefileLimits } from './chain/corefile.js';
 import { parseHosts } from './resolver/hosts.js';
 import { formatResolvConf, podDNS, podGethostname, podHostsFile } from './resolver/kubelet.js';
 import { podDnsContext } from './resolver/pods.js';
@@ -14,6 +15,7 @@ import type { Trace } from './resolver/types.js';
 export type { Trace } from './resolver/types.js';
 export type { Libc } from './pkg/resolvconf.js';
 export type { ClusterModel, Pod, Service } from './cluster/model/model.js';
+export type { CorefileLimits } from './chain/corefile.js';
 
 export interface LoadClusterOptions {
   /** Manifest files or directories. */
@@ -23,6 +25,8 @@ export interface LoadClusterOptions {
   /** Corefile text, instead of a path. */
   corefile?: string;
   cluster?: Partial<ClusterOptions>;
+  /** Limits on reading the Corefile other than the defaults (the CLI's --max-corefile-* flags); this Cluster's alone. */
+  corefileLimits?: Partial<CorefileLimits>;
 }
 
 export interface ResolveOptions {
@@ -53,7 +57,7 @@ export class Cluster {
   ) {}
 
   static async load(opts: LoadClusterOptions): Promise<Cluster> {
-    const app = await buildApp({ conf: opts.conf, corefileText: opts.corefile, manifests: opts.manifests, cluster: opts.cluster, logger: pino({ level: 'silent' }) });
+    const app = await buildApp({ conf: opts.conf, corefileText: opts.corefile, manifests: opts.manifests, cluster: opts.cluster, corefileLimits: opts.corefileLimits, logger: pino({ level: 'silent' }) });
     return new Cluster(app, clusterModel(app, opts.manifests, opts.cluster), opts);
   }
 
@@ -96,6 +100,7 @@ export class Cluster {
       corefileText: this.opts.corefile,
       manifests: this.opts.manifests,
       cluster: this.opts.cluster,
+      corefileLimits: this.opts.corefileLimits,
       port: opts.port ?? 0,
       logger: pino({ level: 'silent' }),
       // A server answers from the indexes alone: keeping the model would cost its memory and,

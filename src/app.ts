@@ -3,7 +3,7 @@
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import pino, { type Logger } from 'pino';
-import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, corefileLimits, enoughErrors, throwErrors, CorefileError, type ServerBlock } from './chain/corefile.js';
+import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, defaultCorefileLimits, enoughErrors, throwErrors, CorefileError, type CorefileLimits, type ServerBlock } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
 import { closeAll, Registry, type BlockContext, type RuntimeOptions, type SharedResource } from './chain/registry.js';
 import type { DnsRequest, Plugin } from './chain/plugin.js';
@@ -13,10 +13,11 @@ import { Rcode } from './dns/records.js';
 import { QueryHandler } from './server/handler.js';
 import type { QueryObserver } from './chain/plugin.js';
 import { queryLogger } from './server/querylog.js';
-import { exportAnswerCaches, recordReloadFailure, serverLabel, type AnswerCacheReading } from './metrics/index.js';
+import { AppMetrics, serverLabel, type AnswerCacheReading } from './metrics/index.js';
+import { Lameduck } from './chain/lameduck.js';
+import { immediateGate, withLoadPermit, type LoadPermitGate } from './chain/load-permit.js';
 import { listen, type Listener } from './server/listen.js';
 import { startPlugin } from './server/plugin-start.js';
-import { scrapeMetrics } from './server/workers.js';
 import type { TcpOptions } from './server/tcp.js';
 import { defaultClusterOptions, type ClusterModel, type ClusterOptions } from './cluster/model/model.js';
 import { ManifestError } from './cluster/model/finding.js';
@@ -24,6 +25,7 @@ import { plugins } from './plugins/index.js';
 import { loadManifests } from './cluster/load.js';
 import { pushAll } from './pkg/arrays.js';
 import { DEFAULT_MAX_LOOKUP_DEPTH } from './server/limits.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './pkg/http.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -60,6 +62,15 @@ export function defaultCorefile(upstreamResolvConf = process.env.CLUSTERDNS_UPST
 
 
 export { DEFAULT_MAX_LOOKUP_DEPTH };
+
+// The App's metrics reach plugins through their setup context. The chain knows no metrics (it sits
+// below them), so the field is added here, where the App that owns them is.
+declare module './chain/registry.js' {
+  interface BlockContext {
+    /** The App's metrics registry and every metric on it: record here, never on another App's. */
+    readonly metrics: AppMetrics;
+  }
+}
 
 /** A warn logger that writes at most one line per interval and counts the ones it held back. */
 function throttled(log: Logger, intervalMs: number): (fields: object, msg: string) => void {
@@ -108,6 +119,16 @@ export interface AppOptions {
   tcp?: Partial<TcpOptions>;
   /** A command that builds the server only to read it once (records, check, resolve); see BlockContext.oneShot. */
   oneShot?: boolean;
+  /** Corefile limits other than defaultCorefileLimits (the --max-corefile-* flags). */
+  corefileLimits?: Partial<CorefileLimits>;
+  /** Limits of the HTTP listeners (health, ready, prometheus) other than the defaults (the --http-* flags). */
+  httpLimits?: Partial<HttpLimits>;
+  /** Permits for large data loads (a worker's asks its primary); default: every load at once. */
+  loadPermitGate?: LoadPermitGate;
+  /** The App's metrics, when made before it (a worker joins the primary's aggregation before its build); default a new AppMetrics. */
+  metrics?: AppMetrics;
+  /** What /metrics serves instead of the App's own registry (a worker's: every worker's, aggregated). */
+  scrapeMetrics?: () => Promise<{ text: string; contentType: string }>;
 }
 
 /** One listen address and port, and the zones (with their chains) it serves. */
@@ -171,13 +192,35 @@ export class App {
   reloadFailures = 0;
   /** What plugins share through BlockContext.shared, with its holders. */
   private readonly resources = new Map<string, { value: { close(): void }; refs: number }>();
+  /** This App's metrics: another App in the same process counts apart. */
+  readonly metrics: AppMetrics;
+  /** Held while health waits out its lameduck; ready answers 503 meanwhile. */
+  readonly lameduck = new Lameduck();
+  readonly corefileLimits: Readonly<CorefileLimits>;
+  readonly httpLimits: Readonly<HttpLimits>;
+  private readonly loadPermitGate: LoadPermitGate;
 
   /** Use buildApp: an App is born empty and gets its first configuration from it. */
   constructor(
     /** How to build this App again (a reload). */
     readonly options: AppOptions,
     readonly log: Logger,
-  ) {}
+  ) {
+    this.metrics = options.metrics ?? new AppMetrics();
+    this.corefileLimits = Object.freeze({ ...defaultCorefileLimits, ...options.corefileLimits });
+    this.httpLimits = Object.freeze({ ...DEFAULT_HTTP_LIMITS, ...options.httpLimits });
+    this.loadPermitGate = options.loadPermitGate ?? immediateGate;
+  }
+
+  /** Runs `load` holding one of this App's load permits. */
+  withLoadPermit<T>(what: string, load: () => Promise<T>): Promise<T> {
+    return withLoadPermit(this.loadPermitGate, what, load);
+  }
+
+  /** The /metrics body: this App's registry, or what AppOptions.scrapeMetrics gives. */
+  scrapeMetrics(): Promise<{ text: string; contentType: string }> {
+    return this.options.scrapeMetrics ? this.options.scrapeMetrics() : this.metrics.scrape();
+  }
 
   /** An App with its first configuration built (loads awaited), not yet listening. */
   static async build(opts: AppOptions): Promise<App> {
@@ -267,7 +310,7 @@ export class App {
   /** Binds every listener. Resolves with where each one listens. */
   async listen(): Promise<ListenerInfo[]> {
     this.listening = true;
-    exportAnswerCaches(() => this.answerCacheReadings());
+    this.metrics.exportAnswerCaches(() => this.answerCacheReadings());
     const out: ListenerInfo[] = [];
     try {
       const { specs } = this.config;
@@ -356,7 +399,7 @@ export class App {
       next = await buildConfig(this);
     } catch (err) {
       this.reloadFailures++;
-      recordReloadFailure();
+      this.metrics.recordReloadFailure();
       this.logReloadFailure(err, reason);
       return false;
     }
@@ -452,9 +495,10 @@ function lookupThrough(app: App): BlockContext['lookup'] {
 async function buildConfig(app: App): Promise<Config> {
   const opts = app.options;
   const log = app.log;
+  const limits = app.corefileLimits;
   const parsed = opts.conf
-    ? loadCorefileCollect(opts.conf)
-    : parseCorefileCollect(opts.corefileText ?? defaultCorefile(opts.upstreamResolvConf), opts.corefileText ? 'Corefile' : '(built-in default Corefile)');
+    ? loadCorefileCollect(opts.conf, { limits })
+    : parseCorefileCollect(opts.corefileText ?? defaultCorefile(opts.upstreamResolvConf), opts.corefileText ? 'Corefile' : '(built-in default Corefile)', { limits });
   const blocks = parsed.blocks;
   const defaultPort = opts.port ?? 53;
   // Every error of the Corefile is reported in one run. An error from building a plugin on a line
@@ -483,7 +527,7 @@ async function buildConfig(app: App): Promise<Config> {
   };
   let listenersFull = false;
   for (const block of blocks) {
-    if (enoughErrors(errors) || listenersFull) break;
+    if (enoughErrors(errors, limits.maxErrors) || listenersFull) break;
     const zones = [...new Set(block.keys.map((k) => k.zone))];
     let built: readonly Plugin[] = [];
     const builtHooks: ((plugins: readonly Plugin[]) => void)[] = [];
@@ -498,7 +542,12 @@ async function buildConfig(app: App): Promise<Config> {
       lookup,
       plugin: (name) => built.find((p) => p.name === name),
       observe: (o) => blockObservers.push(o),
-      scrapeMetrics,
+      scrapeMetrics: () => app.scrapeMetrics(),
+      metrics: app.metrics,
+      lameduck: app.lameduck,
+      withLoadPermit: (what, load) => app.withLoadPermit(what, load),
+      corefileLimits: limits,
+      httpLimits: app.httpLimits,
       invalidate: () => app.invalidate(),
       shared: (key, create) => app.share(key, create),
       corefile: opts.conf,
@@ -522,7 +571,7 @@ async function buildConfig(app: App): Promise<Config> {
       if (!found) {
         await closeAllBuilt();
         // The Corefile's own errors come first: they are what the user fixes first.
-        throwErrors(errors, parsed.files);
+        throwErrors(errors, parsed.files, limits.maxErrors);
         throw err;
       }
       addBuildErrors(found);
@@ -534,7 +583,7 @@ async function buildConfig(app: App): Promise<Config> {
     const chain = new Chain(zones, plugins);
     chains.push(chain);
     observers.set(chain, blockObservers);
-    const full = addListenSpecs(specs, block, chain, ctx.bindAddresses, defaultPort);
+    const full = addListenSpecs(specs, block, chain, ctx.bindAddresses, defaultPort, limits.maxListeners);
     if (full) {
       errors.push(full);
       listenersFull = true;
@@ -542,7 +591,7 @@ async function buildConfig(app: App): Promise<Config> {
   }
   if (errors.length > 0) {
     await closeAllBuilt();
-    throwErrors(errors, parsed.files);
+    throwErrors(errors, parsed.files, limits.maxErrors);
   }
   // Plugins with large data (kubernetes) build it off the serving thread; on a reload the
   // running configuration answers until every load is done. A load that fails closes what this
@@ -559,7 +608,7 @@ async function buildConfig(app: App): Promise<Config> {
     life,
     specs: specList,
     chains,
-    handlers: specList.map((spec) => handlerFor(spec, log, opts, observers)),
+    handlers: specList.map((spec) => handlerFor(spec, log, opts, observers, app.metrics)),
     router: new Router(specList.flatMap((s) => s.entries)),
   };
 }
@@ -569,8 +618,7 @@ async function buildConfig(app: App): Promise<Config> {
  * by the blocks that name it). Every pair is a UDP and a TCP socket, so keys with many ports times
  * many bind addresses must not open thousands of them: past the limit, the error to report.
  */
-function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chain: Chain, bindAddresses: readonly string[], defaultPort: number): CorefileError | undefined {
-  const maxListeners = corefileLimits().maxListeners;
+function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chain: Chain, bindAddresses: readonly string[], defaultPort: number, maxListeners: number): CorefileError | undefined {
   const addresses = bindAddresses.length > 0 ? bindAddresses : ['::'];
   for (const key of block.keys) {
     const port = key.port ?? defaultPort;
@@ -588,8 +636,8 @@ function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chai
 }
 
 /** The packet handler of one listen spec, with the query log and the observers of its blocks. */
-function handlerFor(spec: ListenSpec, log: Logger, opts: AppOptions, observers: ReadonlyMap<Chain, readonly QueryObserver[]>): QueryHandler {
-  const handler = new QueryHandler(new Router(spec.entries), log, { answerCacheBytes: opts.answerCacheBytes, maxAnswerRecords: opts.maxAnswerRecords });
+function handlerFor(spec: ListenSpec, log: Logger, opts: AppOptions, observers: ReadonlyMap<Chain, readonly QueryObserver[]>, metrics: AppMetrics): QueryHandler {
+  const handler = new QueryHandler(new Router(spec.entries), log, { answerCacheBytes: opts.answerCacheBytes, maxAnswerRecords: opts.maxAnswerRecords, panics: metrics.m.panics });
   if (opts.logQueries) handler.observe(queryLogger(log));
   const seen = new Set<QueryObserver>();
   for (const { chain } of spec.entries) {

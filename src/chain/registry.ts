@@ -1,8 +1,10 @@
 // The plugin registry: which plugins exist, how each turns its Corefile directive into a
 // plugin, and the one fixed order they run in (as CoreDNS's plugin.cfg, not Corefile order).
 import type { Logger } from 'pino';
-import type { Directive, ServerKey } from './corefile.js';
+import type { CorefileLimits, Directive, ServerKey } from './corefile.js';
 import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
+import type { Lameduck } from './lameduck.js';
+import type { HttpLimits } from '../pkg/http.js';
 import type { DnsRequest, DnsResponse, Plugin, QueryObserver } from './plugin.js';
 import { closest } from '../pkg/spelling.js';
 import { pushAll } from '../pkg/arrays.js';
@@ -41,8 +43,16 @@ export interface BlockContext {
   readonly invalidate: () => void;
   /** Sees every packet handled by the listeners of this block (metrics, logs). */
   readonly observe: (observer: QueryObserver) => void;
-  /** The metrics exposition of the server (every worker's, aggregated, under --workers). */
+  /** The metrics exposition of the App (every worker's, aggregated, under --workers). */
   readonly scrapeMetrics: () => Promise<{ text: string; contentType: string }>;
+  /** The App's shutdown state: health holds it for its lameduck wait, ready answers 503 meanwhile. */
+  readonly lameduck: Lameduck;
+  /** Runs a large data load holding one of the App's load permits (under --workers they take turns). */
+  readonly withLoadPermit: <T>(what: string, load: () => Promise<T>) => Promise<T>;
+  /** The App's Corefile limits (the --max-corefile-* flags). */
+  readonly corefileLimits: Readonly<CorefileLimits>;
+  /** The App's limits of the HTTP listeners health, ready and prometheus open (the --http-* flags). */
+  readonly httpLimits: Readonly<HttpLimits>;
   /** Every plugin of every server block, once the whole server is built (ready, health). */
   readonly allPlugins: () => readonly Plugin[];
   /**
@@ -138,8 +148,9 @@ export class Registry {
     const errors: CorefileError[] = [];
     const seen = new Map<string, Directive>();
     const notCorefile = new Set<string>();
+    const maxErrors = ctx.corefileLimits.maxErrors;
     for (const d of directives) {
-      if (enoughErrors(errors)) break;
+      if (enoughErrors(errors, maxErrors)) break;
       const def = this.defs.get(d.name);
       if (!def) {
         // A file that is not a Corefile gets one error, not one per line.
@@ -161,7 +172,7 @@ export class Registry {
     );
     const plugins: Plugin[] = [];
     for (const d of ordered) {
-      if (enoughErrors(errors)) break;
+      if (enoughErrors(errors, maxErrors)) break;
       const def = this.defs.get(d.name)!;
       const all = directives.filter((x) => x.name === d.name);
       try {
@@ -179,7 +190,7 @@ export class Registry {
     }
     if (errors.length > 0) {
       closeAll(plugins);
-      throwErrors(errors);
+      throwErrors(errors, [], maxErrors);
     }
     return plugins;
   }

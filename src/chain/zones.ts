@@ -1,12 +1,12 @@
 // Zone arguments of plugin directives, normalised like server block keys (so `10.0.0.0/24`
 // means its reverse zone), with errors that name the directive's line.
 import type { Directive } from './corefile.js';
-import { CorefileError, corefileLimits, excerpt } from './corefile.js';
+import { CorefileError, defaultCorefileLimits, excerpt } from './corefile.js';
 import { parseServerKey } from './corefile-keys.js';
 
 export function zoneArgs(args: readonly string[], d: Directive): string[] {
   const zones: string[] = [];
-  const max = corefileLimits().maxZones;
+  const max = d.maxZones ?? defaultCorefileLimits.maxZones;
   for (const a of args) {
     let parsed;
     try {

@@ -11,7 +11,7 @@ import { ManifestError, type Finding } from '../cluster/model/finding.js';
 import type { ClusterModel } from '../cluster/model/model.js';
 import { manifestPath } from '../cluster/read/paths.js';
 import { createLogger } from './logger.js';
-import { clusterOptions, type ClusterFlags } from './options.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { fallbackCode } from './finding-codes.js';
 import {
   compareFindings,
@@ -108,7 +108,7 @@ function modelInfos(model: ClusterModel | undefined): (Finding & { object?: Find
 /** Returns the exit code: see exitCode, and EXIT_USAGE when the command cannot run as given. */
 export async function check(flags: CheckFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   const log = createLogger(flags.logLevel, 2);
-  const corefile = flags.conf !== undefined ? loadCorefileCollect(flags.conf) : undefined;
+  const corefile = flags.conf !== undefined ? loadCorefileCollect(flags.conf, { limits: corefileLimits(flags) }) : undefined;
   const usage = usageError(flags, corefile);
   if (usage) {
     err.write(`clusterdns check: ${usage}\n`);
@@ -134,7 +134,7 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   // manifests have errors; Corefile errors found above are found again there, with the plugins'.
   if (!manifestErrors) {
     try {
-      const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, logger: log, cluster: options, oneShot: true });
+      const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, logger: log, cluster: options, oneShot: true, corefileLimits: corefileLimits(flags) });
       await app.close();
     } catch (e) {
       const errors = corefileErrors(e);

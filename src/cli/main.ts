@@ -5,7 +5,7 @@ import type { RecordsFlags } from './records.js';
 import type { CheckFlags } from './check.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { OUTPUT_FORMATS } from './findings-output.js';
-import { addClusterFlags, applyCorefileLimits } from './options.js';
+import { addClusterFlags } from './options.js';
 import { DEFAULT_MAX_ANSWER_RECORDS, DEFAULT_MAX_LOOKUP_DEPTH } from '../server/limits.js';
 import { addResolverCommands } from './resolver-register.js';
 import { packageVersion } from './version.js';
@@ -29,7 +29,6 @@ export async function main(argv: string[]): Promise<void> {
     .description('Authoritative DNS for Kubernetes cluster zones, built from manifest files, answering as CoreDNS would.')
     .version(packageVersion(), '-V, --version', 'print the version (from package.json) and exit')
     .showHelpAfterError();
-  program.hook('preAction', (_program, command) => applyCorefileLimits(command.opts()));
 
   const serveCommand = addClusterFlags(program.command('serve').description('serve DNS for the manifests over UDP and TCP'));
   addTransportFlags(serveCommand);

@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ClusterOptions } from '../cluster/model/model.js';
 import { defaultManifestLimits, type ManifestLimits } from '../cluster/model/limits.js';
 import { DEFAULT_HISTORY_BYTES } from '../cluster/admit/history.js';
-import { defaultCorefileLimits, setCorefileLimits, type CorefileLimits } from '../chain/corefile.js';
+import { defaultCorefileLimits, type CorefileLimits } from '../chain/corefile.js';
 
 export interface ClusterFlags {
   conf?: string;
@@ -69,8 +69,8 @@ export function addClusterFlags(cmd: Command): Command {
     .option('--max-corefile-listeners <n>', `most listen address and port pairs of all server blocks (default ${defaultCorefileLimits.maxListeners})`, count(1));
 }
 
-/** Applies the --max-corefile-* flags to every Corefile parse of this process. */
-export function applyCorefileLimits(flags: ClusterFlags): void {
+/** The --max-corefile-* flags, for the App (AppOptions.corefileLimits) or a parse (ParseOptions.limits). */
+export function corefileLimits(flags: ClusterFlags): Partial<CorefileLimits> {
   const limits: Partial<CorefileLimits> = {};
   if (flags.maxCorefileBytes !== undefined) limits.maxBytes = flags.maxCorefileBytes;
   if (flags.maxCorefileImports !== undefined) limits.maxImports = flags.maxCorefileImports;
@@ -80,7 +80,7 @@ export function applyCorefileLimits(flags: ClusterFlags): void {
   if (flags.maxCorefileNesting !== undefined) limits.maxNesting = flags.maxCorefileNesting;
   if (flags.maxCorefileZones !== undefined) limits.maxZones = flags.maxCorefileZones;
   if (flags.maxCorefileListeners !== undefined) limits.maxListeners = flags.maxCorefileListeners;
-  setCorefileLimits(limits);
+  return limits;
 }
 
 export function clusterOptions(flags: ClusterFlags): Partial<ClusterOptions> | undefined {

@@ -3,7 +3,7 @@
 import dnsPacket, { type Answer } from 'dns-packet';
 import { buildApp, type App } from '../app.js';
 import { createLogger } from './logger.js';
-import { clusterOptions, type ClusterFlags } from './options.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { isRecordLister } from '../chain/plugin.js';
 import { isClusterDataProvider } from '../chain/cluster-data.js';
 import { rdataText } from '../dns/present.js';
@@ -46,6 +46,7 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     port: 53,
     logger: log,
     cluster: clusterOptions(flags),
+    corefileLimits: corefileLimits(flags),
     oneShot: true,
     // Every question is asked once: caching the answers would only cost memory and evictions.
     answerCacheBytes: 0,

@@ -13,7 +13,7 @@ import { formatTrace, resolveStub } from '../resolver/stub.js';
 import { audit, formatAudit, type AuditRow } from '../resolver/audit.js';
 import { IN_PROCESS, inProcessSend, networkSend, parseHostPort } from '../resolver/transport.js';
 import { LIBCS, type SendFn, type Trace } from '../resolver/types.js';
-import { clusterOptions, type ClusterFlags } from './options.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { podDnsContext, type PodContext } from '../resolver/pods.js';
 import { podSpec } from './pod-ref.js';
 import { pushAll } from '../pkg/arrays.js';
@@ -67,7 +67,7 @@ export async function resolvConfCommand(
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
 ): Promise<void> {
-  const app = flags.conf && !flags.manifests ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), oneShot: true }) : undefined;
+  const app = flags.conf && !flags.manifests ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true }) : undefined;
   try {
     const model = loadModel(flags, app);
     const ctx = podContext(flags, model);
@@ -92,7 +92,7 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
     .map((l) => l.replace(/#.*/, '').trim())
     .filter((l) => l !== '');
   if (flags.server || flags.useNameservers) throw new Error('--audit runs in process against --conf/--manifests; drop --server/--use-nameservers');
-  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags), oneShot: true });
+  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true });
   try {
     const header: string[] = [];
     let text: string;
@@ -155,9 +155,9 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
   const inProcess = !flags.server && !flags.useNameservers;
   const needModel = !flags.resolvConf || inProcess;
   const app = inProcess
-    ? await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags), oneShot: true })
+    ? await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true })
     : flags.conf && !flags.manifests && needModel
-      ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), oneShot: true })
+      ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true })
       : undefined;
   try {
     const header: string[] = [];

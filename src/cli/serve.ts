@@ -3,14 +3,14 @@ import type { Logger } from 'pino';
 import { buildApp, DEFAULT_MAX_LOOKUP_DEPTH, type App } from '../app.js';
 import { createLogger } from './logger.js';
 import { suggestDig } from './try-name.js';
-import { clusterOptions, type ClusterFlags } from './options.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { ManifestError } from '../cluster/model/finding.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
-import { setHttpLimits, type HttpLimits } from '../pkg/http.js';
+import type { HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
-import { announceReady, announceStopping, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
-import { setLoadPermitGate } from '../chain/load-permit.js';
+import { announceReady, announceStopping, clusterMetrics, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
+import { AppMetrics } from '../metrics/index.js';
 import { maxOf } from '../pkg/arrays.js';
 
 export interface ServeFlags extends ClusterFlags, TransportFlags {
@@ -134,11 +134,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   // Every line a worker logs says which worker it is (the primary's lines name workers the same way).
   const log = isWorker() ? processLog.child({ worker: workerId() }) : processLog;
-  if (isWorker()) {
-    joinMetricsAggregation();
-    setLoadPermitGate(workerLoadPermitGate(log));
-  }
-  setHttpLimits(limits);
+  // A worker answers the primary's metrics requests from its start, its App's registry included.
+  const metrics = new AppMetrics();
+  if (isWorker()) joinMetricsAggregation(metrics.registry);
   let app;
   let listeners;
   try {
@@ -156,6 +154,12 @@ export async function serve(flags: ServeFlags): Promise<void> {
       // A server needs only the plugins' indexes, not the cluster model they were built from.
       retainModel: false,
       tcp,
+      corefileLimits: corefileLimits(flags),
+      httpLimits: limits,
+      metrics,
+      // A worker's loads take turns with the other workers'; any worker may get a scrape, and
+      // answers it with every worker's metrics.
+      ...(isWorker() ? { loadPermitGate: workerLoadPermitGate(log), scrapeMetrics: () => clusterMetrics() } : {}),
     });
     listeners = await app.listen();
   } catch (err) {

@@ -10,7 +10,7 @@ import type { Etcd3 } from 'etcd3';
 import { buildApp, type App } from '../app.js';
 import { isClusterDataProvider } from '../chain/cluster-data.js';
 import { createLogger } from './logger.js';
-import { clusterOptions, type ClusterFlags } from './options.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { servedRecords } from './records.js';
 import { newClient } from '../plugins/etcd/kv.js';
 import { parseHttpAddress } from '../pkg/http.js';
@@ -88,7 +88,7 @@ export async function sync(flags: SyncFlags): Promise<void> {
 
   // One App for the whole run, never listening: under --watch a change is a reload of it, so its
   // manifest feed reads again only the files that changed.
-  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: log, cluster: clusterOptions(flags) });
+  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: log, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags) });
   let builds = 0;
   const build = async (): Promise<Built> => {
     const started = Date.now();

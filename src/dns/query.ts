@@ -49,15 +49,12 @@ function u16(buf: Buffer, at: number): number {
 /** Scratch for the presentation form of a plain question name (at most 255 octets). */
 const nameScratch = Buffer.allocUnsafe(256);
 
-/** Where the question name read last ends (just past its root octet): no result object per query. */
-let questionNameEnd = 0;
-
 /**
  * Reads a name that may not use compression (the question is the first name of a packet). A
  * name whose bytes need no escaping (nearly all) is copied byte by byte, dots for the length
  * octets, in the same pass that validates it, and becomes one string: this runs for every
  * query that misses the answer cache, so it makes no string per label and calls nothing native
- * per label. Sets questionNameEnd.
+ * per label. Where the name ends is endOfName's.
  */
 function readQuestionName(buf: Buffer, start: number): string {
   let offset = start;
@@ -86,12 +83,22 @@ function readQuestionName(buf: Buffer, start: number): string {
     nameScratch[w++] = 0x2e;
     offset = end;
   }
-  questionNameEnd = offset;
   if (offset === start + 1) return '.';
   if (plain) return nameScratch.toString('latin1', 0, w);
   const labels: string[] = [];
   for (let at = start; buf[at] !== 0; at += 1 + buf[at]!) labels.push(escapeLabel(buf, at + 1, at + 1 + buf[at]!));
   return labels.join('.') + '.';
+}
+
+/**
+ * Just past the root octet of the uncompressed name at `start`, which readQuestionName has read
+ * (so it ends within the packet): a walk over a few length octets, instead of state kept between
+ * the two calls or a result object per query.
+ */
+function endOfName(buf: Buffer, start: number): number {
+  let at = start;
+  while (buf[at] !== 0) at += 1 + buf[at]!;
+  return at + 1;
 }
 
 /** Skips a possibly compressed name in a record section, validating pointers. */
@@ -132,7 +139,7 @@ export function parseQuery(buf: Buffer): ParsedQuery | QueryProblem {
   try {
     if (qdcount !== 1) throw new Malformed(`QDCOUNT ${qdcount}`);
     const name = readQuestionName(buf, HEADER_SIZE);
-    const nameEnd = questionNameEnd;
+    const nameEnd = endOfName(buf, HEADER_SIZE);
     if (nameEnd + 4 > buf.length) throw new Malformed('question type/class missing');
     const qtype = (buf[nameEnd]! << 8) | buf[nameEnd + 1]!;
     const qclass = (buf[nameEnd + 2]! << 8) | buf[nameEnd + 3]!;

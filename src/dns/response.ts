@@ -2,7 +2,7 @@
 // in answers to QUERY (RFC 4035 3.1.6; miekg/dns SetReply, so CoreDNS, does the same), RA/Z/AD
 // clear, OPT only when the query had one (our payload size 1232, DO copied).
 import type { Packet } from 'dns-packet';
-import { encodePacket, encodeSimple, type FitOptions } from './encode.js';
+import { sharedEncoder, type Encoder, type FitOptions } from './encode.js';
 import type { ParsedQuery } from './query.js';
 import { className, typeName } from './query.js';
 import { type DnsResponse, optRr, type Rr } from './records.js';
@@ -33,8 +33,8 @@ function optRecord(q: ParsedQuery, rcode: number): Rr {
   return optRr(OUR_UDP_SIZE, q.edns?.do === true, rcode >> 4);
 }
 
-// encodePacket is synchronous and keeps nothing it is given, so one packet, question and fit
-// object serve every reply: the miss path builds none per query.
+// Encoding is synchronous and keeps nothing it is given, so one packet, question and fit object
+// serve every reply of every encoder: the miss path builds none per query.
 const oneQuestion = { name: '.', type: 'A', class: 'IN' } as NonNullable<Packet['questions']>[number];
 const none: Rr[] = [];
 const packet: Packet & { questions: NonNullable<Packet['questions']> } = {
@@ -54,16 +54,16 @@ const fit: FitOptions = { limit: 0, opt: undefined };
  * additional, and has TC set (as CoreDNS, through miekg/dns `Msg.Truncate`): the client gets
  * the records that fit and knows to retry over TCP for the rest.
  */
-export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number): Buffer {
+export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number, encoder: Encoder = sharedEncoder): Buffer {
   const flags = headerFlags(q, res.rcode, res.aa, res);
   // The OPT record optRecord makes, as the fast path takes it: extended rcode, version 0, DO.
   const optTtl = (((res.rcode >> 4) & 0xff) << 24) | (q.edns?.do ? 0x8000 : 0);
-  const simple = encodeSimple(q.id, flags, q.name, q.qtype, q.qclass, res.answer, res.authority, res.additional, q.edns ? OUR_UDP_SIZE : 0, optTtl, limit);
-  return simple ?? encodeGeneral(q, res, limit, flags);
+  const simple = encoder.encodeSimple(q.id, flags, q.name, q.qtype, q.qclass, res.answer, res.authority, res.additional, q.edns ? OUR_UDP_SIZE : 0, optTtl, limit);
+  return simple ?? encodeGeneral(q, res, limit, flags, encoder);
 }
 
 /** encodeResponse without its fast path (encodeSimple), which must write the same bytes: for tests. */
-export function encodeGeneral(q: ParsedQuery, res: DnsResponse, limit: number, flags = headerFlags(q, res.rcode, res.aa, res)): Buffer {
+export function encodeGeneral(q: ParsedQuery, res: DnsResponse, limit: number, flags = headerFlags(q, res.rcode, res.aa, res), encoder: Encoder = sharedEncoder): Buffer {
   packet.id = q.id;
   packet.flags = flags;
   oneQuestion.name = q.name;
@@ -75,7 +75,7 @@ export function encodeGeneral(q: ParsedQuery, res: DnsResponse, limit: number, f
   fit.limit = limit;
   fit.opt = q.edns ? optRecord(q, res.rcode) : undefined;
   try {
-    return encodePacket(packet, fit);
+    return encoder.encodePacket(packet, fit);
   } finally {
     // Hold no reply's records until the next one.
     packet.answers = none;
@@ -86,8 +86,8 @@ export function encodeGeneral(q: ParsedQuery, res: DnsResponse, limit: number, f
 }
 
 /** A reply with no records: REFUSED, NOTIMP, BADVERS and friends, question echoed. */
-export function encodeBare(q: ParsedQuery, rcode: number, aa = false): Buffer {
-  return encodeResponse(q, { rcode, aa, answer: [], authority: [], additional: [] }, Number.MAX_SAFE_INTEGER);
+export function encodeBare(q: ParsedQuery, rcode: number, aa = false, encoder: Encoder = sharedEncoder): Buffer {
+  return encodeResponse(q, { rcode, aa, answer: [], authority: [], additional: [] }, Number.MAX_SAFE_INTEGER, encoder);
 }
 
 /**

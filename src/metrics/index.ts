@@ -1,28 +1,26 @@
-// The process-wide Prometheus registry and every metric clusterdns exports, with CoreDNS's names,
-// label sets and buckets (plugin/metrics/vars, plugin/cache, plugin/pkg/proxy, plugin/forward,
-// plugin/reload, plugin/health), so existing CoreDNS dashboards and alerts work unchanged.
+// Every metric clusterdns exports, with CoreDNS's names, label sets and buckets (plugin/metrics/vars,
+// plugin/cache, plugin/pkg/proxy, plugin/forward, plugin/reload, plugin/health), so existing CoreDNS
+// dashboards and alerts work unchanged, on one registry per App (AppMetrics).
 //
-// How to use it from a plugin:
+// How to use it from a plugin: the App's metrics are `ctx.metrics` in setup.
 //
-//   import { metrics } from '../../metrics/index.js';
-//   const m = metrics();                       // get-or-create, always the same objects
+//   const m = ctx.metrics.m;                   // get-or-create, always the same objects per App
 //   m.cacheHits.inc({ server, type: 'success', zones, view: '' });
 //   m.cacheEntries.set({ server, type: 'denial', zones, view: '' }, size);
-//   m.proxyRequestDuration.observe({ proxy_name: 'forward', to, rcode: 'NOERROR' }, seconds);
+//   ctx.metrics.forwardExchange('127.0.0.1:53', 'NOERROR', seconds);
 //
-// - Metrics live on one registry per process (`registry()`); the `prometheus` plugin serves it on
-//   /metrics. Recording a metric costs the same whether or not a `prometheus` block exists, so
-//   plugins need not check: just record.
+// - The `prometheus` plugin serves its App's registry on /metrics. Recording a metric costs the
+//   same whether or not a `prometheus` block exists, so plugins need not check: just record.
 // - Every label listed for a metric must be given (use '' for `view`: clusterdns has no views).
 // - `server` is the listener as CoreDNS writes it: use `serverLabel(bindAddress, port)`, e.g.
 //   `dns://:53` without `bind`, `dns://127.0.0.1:1053` with it (see that function).
 // - `zones` (cache) is the plugin's zones joined with ',' as CoreDNS's cache does; `zone` (dns_*)
 //   is the one server-block zone that matched the query.
-// - Loads and reloads report through the setters at the end of this file (recordLoad,
-//   recordLoadError, recordReloadFailure, setReloadVersion), never by touching the gauges.
+// - Loads and reloads report through AppMetrics' methods (recordLoad, recordLoadError,
+//   recordReloadFailure, setReloadVersion), never by touching the gauges.
 //
 // For worker processes: this is an ordinary prom-client Registry, so a primary can aggregate the
-// workers' `registry().getMetricsAsJSON()` with prom-client's AggregatorRegistry.
+// workers' registries with prom-client's AggregatorRegistry (server/workers.ts).
 import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 
@@ -123,14 +121,130 @@ export interface Metrics {
   rejectedObjects: Gauge<'plugin' | 'zones'>;
 }
 
-let reg: Registry | undefined;
-let all: Metrics | undefined;
-let defaultsCollected = false;
+/**
+ * The metrics of one App: its own prom-client registry and every metric on it. Two Apps in one
+ * process (two library `Cluster` servers) count apart; the prometheus plugin serves its App's.
+ */
+export class AppMetrics {
+  readonly registry = new Registry();
+  private all: Metrics | undefined;
+  private defaultsCollected = false;
+  private readonly groups = new Map<string, unknown>();
+  private answerCacheSource: () => readonly AnswerCacheReading[] = () => [];
+  private answerCacheRegistered = false;
 
-/** The process-wide registry every metric is registered on. */
-export function registry(): Registry {
-  reg ??= new Registry();
-  return reg;
+  /** Every metric, created on first use on `registry`. */
+  get m(): Metrics {
+    return (this.all ??= createMetrics(this.registry));
+  }
+
+  /**
+   * Metrics a plugin defines itself (the etcd mirror's), made once per App under `key` on this
+   * App's registry.
+   */
+  group<T>(key: string, make: (registry: Registry) => T): T {
+    let g = this.groups.get(key) as T | undefined;
+    if (g === undefined) {
+      g = make(this.registry);
+      this.groups.set(key, g);
+    }
+    return g;
+  }
+
+  /**
+   * Adds Node's process metrics (process_cpu_seconds_total, process_resident_memory_bytes,
+   * nodejs_eventloop_lag_seconds...) once, as CoreDNS exports Go's process and runtime metrics.
+   */
+  collectProcessMetrics(): void {
+    if (this.defaultsCollected) return;
+    this.defaultsCollected = true;
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A load (startup or reload) succeeded and its data now serves. */
+  recordLoad(r: LoadReport): void {
+    const m = this.m;
+    const labels = { plugin: r.plugin, zones: zonesLabel(r.zones) };
+    if (r.objects !== undefined) m.objectsLoaded.set(labels, r.objects);
+    if (r.records !== undefined) m.recordsLoaded.set(labels, r.records);
+    if (r.rejected !== undefined) m.rejectedObjects.set(labels, r.rejected);
+    m.lastLoadTimestamp.set(labels, (r.at ?? new Date()).getTime() / 1000);
+    m.loadErrors.inc(labels, 0);
+  }
+
+  /** A manifest or zone load failed; the previous data keeps serving. */
+  recordLoadError(r: { plugin: string; zones: readonly string[] }): void {
+    this.m.loadErrors.inc({ plugin: r.plugin, zones: zonesLabel(r.zones) });
+  }
+
+  /** A Corefile reload failed (coredns_reload_failed_total). */
+  recordReloadFailure(): void {
+    this.m.reloadFailed.inc();
+  }
+
+  /** The Corefile now serving, by its SHA-512 hex digest (coredns_reload_version_info). */
+  setReloadVersion(sha512Hex: string): void {
+    const m = this.m;
+    m.reloadVersionInfo.reset();
+    m.reloadVersionInfo.set({ hash: 'sha512', value: sha512Hex }, 1);
+  }
+
+  /**
+   * One exchange with a forward upstream finished: records CoreDNS 1.14's proxy histogram and the
+   * older coredns_forward_* series together. `rcode` is the upstream's RCODE name.
+   */
+  forwardExchange(to: string, rcode: string, seconds: number): void {
+    const m = this.m;
+    m.proxyRequestDuration.observe({ proxy_name: 'forward', to, rcode }, seconds);
+    m.forwardRequests.inc({ to });
+    m.forwardResponses.inc({ rcode, to });
+    m.forwardRequestDuration.observe({ to, rcode }, seconds);
+  }
+
+  /** A forward health check of `to` failed. */
+  forwardHealthcheckFailure(to: string): void {
+    const m = this.m;
+    m.proxyHealthcheckFailures.inc({ proxy_name: 'forward', to });
+    m.forwardHealthcheckFailures.inc({ to });
+  }
+
+  /** Where the answer-cache figures come from: the App's listeners, read when /metrics is scraped. */
+  exportAnswerCaches(read: () => readonly AnswerCacheReading[]): void {
+    this.answerCacheSource = read;
+    if (this.answerCacheRegistered) return;
+    this.answerCacheRegistered = true;
+    const registers = [this.registry];
+    const labelNames = ['server'] as const;
+    const source = (): readonly AnswerCacheReading[] => this.answerCacheSource();
+    type Field = 'entries' | 'bytes' | 'hits' | 'evictions';
+    const gauge = (name: string, help: string, field: Field): void => {
+      new Gauge({
+        name, help, labelNames, registers,
+        collect() {
+          this.reset();
+          for (const r of source()) this.set({ server: r.server }, r[field]);
+        },
+      });
+    };
+    const counter = (name: string, help: string, field: Field): void => {
+      new Counter({
+        name, help, labelNames, registers,
+        collect() {
+          this.reset();
+          for (const r of source()) this.inc({ server: r.server }, r[field]);
+        },
+      });
+    };
+    gauge('clusterdns_answer_cache_entries', 'Encoded answers held by the answer cache, per listener.', 'entries');
+    gauge('clusterdns_answer_cache_bytes', 'Bytes charged to the answer cache budget (--answer-cache-bytes), per listener.', 'bytes');
+    counter('clusterdns_answer_cache_hits_total', 'Queries answered from the answer cache, per listener.', 'hits');
+    counter('clusterdns_answer_cache_evictions_total', 'Answers evicted to stay within the answer cache budget, per listener.', 'evictions');
+  }
+
+  /** The exposition of this App's registry. */
+  async scrape(): Promise<{ text: string; contentType: string }> {
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
 }
 
 /** The version in package.json, for coredns_build_info. */
@@ -143,10 +257,9 @@ function packageVersion(): string {
   }
 }
 
-/** Every metric, created on first use on `registry()`. */
-export function metrics(): Metrics {
-  if (all) return all;
-  const registers = [registry()];
+/** Every metric, registered on `registry`. */
+function createMetrics(registry: Registry): Metrics {
+  const registers = [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
     new Counter<L>({ name, help, labelNames, registers });
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> =>
@@ -154,7 +267,7 @@ export function metrics(): Metrics {
   const histogram = <L extends string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []): Histogram<L> =>
     new Histogram<L>({ name, help, buckets, labelNames, registers });
 
-  all = {
+  const all: Metrics = {
     requests: counter('coredns_dns_requests_total', 'Counter of DNS requests made per zone, protocol and family.', ['server', 'zone', 'view', 'proto', 'family', 'type']),
     requestDuration: histogram('coredns_dns_request_duration_seconds', 'Histogram of the time (in seconds) each request took per zone.', TIME_BUCKETS, ['server', 'zone', 'view']),
     requestSize: histogram('coredns_dns_request_size_bytes', 'Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol.', SIZE_BUCKETS, ['server', 'zone', 'view', 'proto']),
@@ -209,16 +322,6 @@ export function metrics(): Metrics {
 }
 
 /**
- * Adds Node's process metrics (process_cpu_seconds_total, process_resident_memory_bytes,
- * nodejs_eventloop_lag_seconds...) once, as CoreDNS exports Go's process and runtime metrics.
- */
-export function collectProcessMetrics(): void {
-  if (defaultsCollected) return;
-  defaultsCollected = true;
-  collectDefaultMetrics({ register: registry() });
-}
-
-/**
  * CoreDNS's `server` label: `dns://` + host:port of the listener, the host empty when the block
  * has no `bind` (`dns://:53`), IPv6 in brackets (`dns://[::1]:53`).
  */
@@ -227,8 +330,18 @@ export function serverLabel(bindAddress: string | undefined, port: number): stri
   return `dns://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/**
+ * The registry of a command that runs no App (`clusterdns sync --metrics`); an App's metrics are
+ * its own AppMetrics.
+ */
+let commandRegistry: Registry | undefined;
+export function registry(): Registry {
+  commandRegistry ??= new Registry();
+  return commandRegistry;
+}
+
 // ---------------------------------------------------------------------------------------------
-// Setters for loads and reloads (kubernetes and file plugins, the reload code).
+// Loads and reloads (kubernetes and file plugins, the reload code).
 
 export interface LoadReport {
   /** 'kubernetes' or 'file'. */
@@ -247,53 +360,6 @@ export interface LoadReport {
 
 const zonesLabel = (zones: readonly string[]): string => zones.join(',');
 
-/** A load (startup or reload) succeeded and its data now serves. */
-export function recordLoad(r: LoadReport): void {
-  const m = metrics();
-  const labels = { plugin: r.plugin, zones: zonesLabel(r.zones) };
-  if (r.objects !== undefined) m.objectsLoaded.set(labels, r.objects);
-  if (r.records !== undefined) m.recordsLoaded.set(labels, r.records);
-  if (r.rejected !== undefined) m.rejectedObjects.set(labels, r.rejected);
-  m.lastLoadTimestamp.set(labels, (r.at ?? new Date()).getTime() / 1000);
-  m.loadErrors.inc(labels, 0);
-}
-
-/** A manifest or zone load failed; the previous data keeps serving. */
-export function recordLoadError(r: { plugin: string; zones: readonly string[] }): void {
-  metrics().loadErrors.inc({ plugin: r.plugin, zones: zonesLabel(r.zones) });
-}
-
-/** A Corefile reload failed (coredns_reload_failed_total). */
-export function recordReloadFailure(): void {
-  metrics().reloadFailed.inc();
-}
-
-/** The Corefile now serving, by its SHA-512 hex digest (coredns_reload_version_info). */
-export function setReloadVersion(sha512Hex: string): void {
-  const m = metrics();
-  m.reloadVersionInfo.reset();
-  m.reloadVersionInfo.set({ hash: 'sha512', value: sha512Hex }, 1);
-}
-
-/**
- * One exchange with a forward upstream finished: records CoreDNS 1.14's proxy histogram and the
- * older coredns_forward_* series together. `rcode` is the upstream's RCODE name.
- */
-export function forwardExchange(to: string, rcode: string, seconds: number): void {
-  const m = metrics();
-  m.proxyRequestDuration.observe({ proxy_name: 'forward', to, rcode }, seconds);
-  m.forwardRequests.inc({ to });
-  m.forwardResponses.inc({ rcode, to });
-  m.forwardRequestDuration.observe({ to, rcode }, seconds);
-}
-
-/** A forward health check of `to` failed. */
-export function forwardHealthcheckFailure(to: string): void {
-  const m = metrics();
-  m.proxyHealthcheckFailures.inc({ proxy_name: 'forward', to });
-  m.forwardHealthcheckFailures.inc({ to });
-}
-
 // ---------------------------------------------------------------------------------------------
 // The server's answer cache (src/server/answer-cache.ts; clusterdns's own, in front of every
 // chain), read when /metrics is scraped: the cache counts with plain increments on the query
@@ -307,39 +373,4 @@ export interface AnswerCacheReading {
   bytes: number;
   hits: number;
   evictions: number;
-}
-
-let answerCacheSource: () => readonly AnswerCacheReading[] = () => [];
-let answerCacheRegistered = false;
-
-/** Where the answer-cache figures come from: the serving App (the last one to call this). */
-export function exportAnswerCaches(read: () => readonly AnswerCacheReading[]): void {
-  answerCacheSource = read;
-  if (answerCacheRegistered) return;
-  answerCacheRegistered = true;
-  const registers = [registry()];
-  const labelNames = ['server'] as const;
-  type Field = 'entries' | 'bytes' | 'hits' | 'evictions';
-  const gauge = (name: string, help: string, field: Field): void => {
-    new Gauge({
-      name, help, labelNames, registers,
-      collect() {
-        this.reset();
-        for (const r of answerCacheSource()) this.set({ server: r.server }, r[field]);
-      },
-    });
-  };
-  const counter = (name: string, help: string, field: Field): void => {
-    new Counter({
-      name, help, labelNames, registers,
-      collect() {
-        this.reset();
-        for (const r of answerCacheSource()) this.inc({ server: r.server }, r[field]);
-      },
-    });
-  };
-  gauge('clusterdns_answer_cache_entries', 'Encoded answers held by the answer cache, per listener.', 'entries');
-  gauge('clusterdns_answer_cache_bytes', 'Bytes charged to the answer cache budget (--answer-cache-bytes), per listener.', 'bytes');
-  counter('clusterdns_answer_cache_hits_total', 'Queries answered from the answer cache, per listener.', 'hits');
-  counter('clusterdns_answer_cache_evictions_total', 'Answers evicted to stay within the answer cache budget, per listener.', 'evictions');
 }

@@ -54,14 +54,7 @@ export interface HttpLimits {
   requestTimeoutMs: number;
 }
 
-const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = { maxConnections: 128, idleTimeoutMs: 5000, requestTimeoutMs: 10000 };
-
-let limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS };
-
-/** Sets the limits of the HTTP listeners opened from now on (serve's --http-* flags). */
-export function setHttpLimits(next: Partial<HttpLimits>): void {
-  limits = { ...limits, ...next };
-}
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = Object.freeze({ maxConnections: 128, idleTimeoutMs: 5000, requestTimeoutMs: 10000 });
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
@@ -94,7 +87,7 @@ function listenHost(host: string): string | undefined {
   return host;
 }
 
-function createEndpoint(addr: HttpAddress, key: string): Endpoint {
+function createEndpoint(addr: HttpAddress, key: string, limits: Readonly<HttpLimits>): Endpoint {
   const routes = new Map<string, Route>();
   const { maxConnections, idleTimeoutMs, requestTimeoutMs } = limits;
   // Open connections, oldest first (a Set keeps insertion order), and those answering a request.
@@ -178,12 +171,14 @@ export interface OpenRoute {
 /**
  * Serves `path` on `addr`. Several plugins may open the same path on the same address (one per
  * server block): the first handler answers, and the path stays until every opener released it.
+ * `limits` (the opener's App's, from serve's --http-* flags) apply when this opens the listener;
+ * one already open for the address keeps those it was opened with.
  */
-export async function openRoute(addr: HttpAddress, path: string, handler: RouteHandler): Promise<OpenRoute> {
+export async function openRoute(addr: HttpAddress, path: string, handler: RouteHandler, limits: Readonly<HttpLimits> = DEFAULT_HTTP_LIMITS): Promise<OpenRoute> {
   const key = `${listenHost(addr.host) ?? ''}|${addr.port}`;
   let ep = endpoints.get(key);
   if (!ep || addr.port === 0) {
-    ep = createEndpoint(addr, key);
+    ep = createEndpoint(addr, key, limits);
     if (addr.port !== 0) endpoints.set(key, ep);
   }
   const endpoint = ep;

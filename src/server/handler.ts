@@ -6,12 +6,13 @@ import { Rcode } from '../dns/records.js';
 import { fqdn } from '../pkg/names.js';
 import { parseQuery, isProblem, typeName, className, fastCacheSlot, type ParsedQuery } from '../dns/query.js';
 import { encodeBare, encodeFormerr, encodeHeaderOnly, encodeResponse, udpLimit } from '../dns/response.js';
+import { Encoder } from '../dns/encode.js';
 import type { Logger } from 'pino';
 import { AnswerCache, answerShape, CaseUse, type CachedAnswer } from './answer-cache.js';
 import type { Chain } from '../chain/chain.js';
 import dnsPacket from 'dns-packet';
 import type { Rr } from '../dns/records.js';
-import { metrics } from '../metrics/index.js';
+import type { Counter } from 'prom-client';
 import { DEFAULT_MAX_ANSWER_RECORDS } from './limits.js';
 
 const TYPE_AXFR = 252;
@@ -31,6 +32,8 @@ export interface HandlerOptions {
   answerCacheBytes?: number;
   /** Records one answer may carry (answer, authority and additional together); see DEFAULT_MAX_ANSWER_RECORDS. */
   maxAnswerRecords?: number;
+  /** Counts chains that threw and answers that could not be encoded (the App's coredns_panics_total). */
+  panics?: Counter<string>;
 }
 
 export { DEFAULT_MAX_ANSWER_RECORDS };
@@ -41,6 +44,9 @@ export class QueryHandler {
   /** Which plugin wrote a reply, for observers (metrics' `plugin` label). */
   private readonly writers = new WeakMap<Buffer, string>();
   private readonly maxAnswerRecords: number;
+  /** This listener's encoder scratch: another listener, or another App's, has its own. */
+  private readonly encoder = new Encoder();
+  private readonly panics: Counter<string> | undefined;
 
   constructor(
     private router: Router,
@@ -49,6 +55,7 @@ export class QueryHandler {
   ) {
     this.cache = new AnswerCache(opts.answerCacheBytes);
     this.maxAnswerRecords = opts.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS;
+    this.panics = opts.panics;
   }
 
   /** What the answer cache holds now and has done, for tests and tools. */
@@ -116,17 +123,17 @@ export class QueryHandler {
         case 'formerr':
           return encodeFormerr(parsed.id, parsed.flags, parsed.withOpt);
         case 'notimp':
-          return encodeBare(parsed.query, Rcode.NOTIMP);
+          return encodeBare(parsed.query, Rcode.NOTIMP, false, this.encoder);
         case 'notimp-header':
           return encodeHeaderOnly(parsed.id, parsed.flags, Rcode.NOTIMP);
       }
     }
     const q = parsed;
-    if (q.edns && q.edns.version > 0) return encodeBare(q, Rcode.BADVERS);
+    if (q.edns && q.edns.version > 0) return encodeBare(q, Rcode.BADVERS, false, this.encoder);
     // TSIG/SIG(0) are not supported: never answer a signed query as if it were unsigned.
-    if (q.signed) return encodeBare(q, Rcode.REFUSED);
-    if (q.qtype === TYPE_AXFR && protocol === 'udp') return encodeBare(q, Rcode.NOTIMP);
-    if (q.qclass !== CLASS_IN) return encodeBare(q, Rcode.REFUSED);
+    if (q.signed) return encodeBare(q, Rcode.REFUSED, false, this.encoder);
+    if (q.qtype === TYPE_AXFR && protocol === 'udp') return encodeBare(q, Rcode.NOTIMP, false, this.encoder);
+    if (q.qclass !== CLASS_IN) return encodeBare(q, Rcode.REFUSED, false, this.encoder);
 
     const limit = protocol === 'udp' ? udpLimit(q) : 65535;
     let shape = 0;
@@ -138,7 +145,7 @@ export class QueryHandler {
 
     const qname = q.name.toLowerCase();
     const chain = this.router.chainFor(qname);
-    if (!chain) return encodeBare(q, Rcode.REFUSED);
+    if (!chain) return encodeBare(q, Rcode.REFUSED, false, this.encoder);
     const req: DnsRequest = {
       id: q.id,
       name: q.name,
@@ -203,7 +210,7 @@ export class QueryHandler {
     const settle = (anyCase: boolean): void => this.cache.settle(question, shape, out, anyCase, generation);
     const judge = (other: DnsResponse): void => {
       try {
-        const otherOut = encodeResponse({ ...q, name: flipped }, other, limit);
+        const otherOut = encodeResponse({ ...q, name: flipped }, other, limit, this.encoder);
         settle(other.cacheable === true && sameButQuestionName(out, otherOut, question.length - 4) && dataNamesApart(res, other, q.name));
       } catch {
         settle(false);
@@ -223,19 +230,19 @@ export class QueryHandler {
   private finish(msg: Buffer, q: ParsedQuery, res: DnsResponse, limit: number, shape: number, protocol: Protocol, chain: Chain, req: DnsRequest): Buffer {
     let out: Buffer;
     try {
-      if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res);
+      if (protocol === 'tcp' && res.more && res.more.length > 0) return encodeMessages(q, res, this.encoder);
       const capped = q.qtype === TYPE_AXFR || q.qtype === TYPE_IXFR ? undefined : capRecords(res, this.maxAnswerRecords);
       if (capped) {
-        out = encodeResponse(q, capped, limit);
+        out = encodeResponse(q, capped, limit, this.encoder);
         // Records were left out, as when they do not fit the transport: the client is told so.
         out[2] = out[2]! | 0x02;
-      } else out = encodeResponse(q, res, limit);
+      } else out = encodeResponse(q, res, limit, this.encoder);
     } catch (err) {
       // A record no encoder can write (bad data from a plugin or an upstream): the client gets
       // SERVFAIL instead of silence, and the log names the query.
-      metrics().panics.inc();
+      this.panics?.inc();
       this.log.error({ err, qname: q.name, qtype: typeName(q.qtype), plugin: res.plugin }, 'answer could not be encoded; answering SERVFAIL');
-      return encodeBare(q, Rcode.SERVFAIL);
+      return encodeBare(q, Rcode.SERVFAIL, false, this.encoder);
     }
     if (res.plugin !== undefined && this.observers.length > 0) this.writers.set(out, res.plugin);
     if (res.cacheable && this.cache.maxBytes > 0 && this.cache.set(msg, q.questionEnd, shape, out)) {
@@ -245,9 +252,9 @@ export class QueryHandler {
   }
 
   private failed(q: ParsedQuery, err: unknown): Buffer {
-    metrics().panics.inc();
+    this.panics?.inc();
     this.log.error({ err, qname: q.name, qtype: typeName(q.qtype) }, 'plugin chain failed; answering SERVFAIL');
-    return encodeBare(q, Rcode.SERVFAIL);
+    return encodeBare(q, Rcode.SERVFAIL, false, this.encoder);
   }
 }
 
@@ -278,12 +285,12 @@ function queryAuthority(msg: Buffer): Rr[] | undefined {
  * per entry of `res.more`. A message that would not fit in a TCP frame is split in two, as often
  * as needed, so no record is ever lost to truncation.
  */
-function encodeMessages(q: ParsedQuery, res: DnsResponse): Reply {
+function encodeMessages(q: ParsedQuery, res: DnsResponse, encoder: Encoder): Reply {
   const out: Buffer[] = [];
   const encode = (part: DnsResponse): void => {
-    const buf = encodeResponse(q, part, Number.MAX_SAFE_INTEGER);
+    const buf = encodeResponse(q, part, Number.MAX_SAFE_INTEGER, encoder);
     if (buf.length <= TCP_MAX || part.answer.length < 2) {
-      out.push(buf.length <= TCP_MAX ? buf : encodeResponse(q, part, TCP_MAX));
+      out.push(buf.length <= TCP_MAX ? buf : encodeResponse(q, part, TCP_MAX, encoder));
       return;
     }
     const half = Math.ceil(part.answer.length / 2);

@@ -5,9 +5,8 @@
 // all workers do at once) run a few at a time instead of together (chain/load-permit.ts).
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { AggregatorRegistry } from 'prom-client';
+import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import { registry } from '../metrics/index.js';
 import type { LoadPermitGate } from '../chain/load-permit.js';
 import { parseGoDuration } from '../pkg/duration.js';
 
@@ -139,13 +138,6 @@ export class LoadPermits {
       worker.send({ type: LOAD_GRANTED, id });
     }
   }
-}
-
-/** The /metrics body: this process's registry, or in a worker every worker's, aggregated. */
-export async function scrapeMetrics(): Promise<{ text: string; contentType: string }> {
-  if (cluster.isWorker) return clusterMetrics();
-  const reg = registry();
-  return { text: await reg.metrics(), contentType: reg.contentType };
 }
 
 /**
@@ -287,7 +279,7 @@ export function reportStartFailure(err: unknown): Promise<never> {
   });
 }
 
-/** In a worker: the load permit gate that asks the primary (installed with setLoadPermitGate). */
+/** In a worker: the load permit gate that asks the primary (the App's AppOptions.loadPermitGate). */
 export function workerLoadPermitGate(log: Logger): LoadPermitGate {
   let nextAsk = 0;
   const waiting = new Map<number, () => void>();
@@ -316,19 +308,20 @@ export function workerLoadPermitGate(log: Logger): LoadPermitGate {
     });
 }
 
-/** In a worker: this process's metrics registry answers the primary's aggregator. */
-export function joinMetricsAggregation(): void {
-  AggregatorRegistry.setRegistries([registry()]);
+/** In a worker: the serving App's registry answers the primary's aggregator. */
+export function joinMetricsAggregation(registry: Registry): void {
+  AggregatorRegistry.setRegistries([registry]);
   // prom-client starts answering the primary's requests when an aggregator is constructed.
   new AggregatorRegistry();
 }
 
+// A worker has one IPC channel to its primary, whatever the Apps in it: the scrapes in flight on
+// that channel and its one message listener belong to the process, not to an App.
 let nextId = 0;
 const pending = new Map<number, (reply: { text?: string; contentType?: string; error?: string }) => void>();
-
-/** In a worker: the metrics of every worker, aggregated by the primary. */
 let listening = false;
 
+/** In a worker: the metrics of every worker, aggregated by the primary. */
 export function clusterMetrics(timeoutMs = 6000): Promise<{ text: string; contentType: string }> {
   // One listener for every scrape of the process's life: a listener per scrape would pile up
   // (MaxListenersExceededWarning after 11) since `pending` empties between scrapes.

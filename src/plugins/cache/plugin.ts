@@ -2,7 +2,7 @@
 // plugin/cache (handler.go ServeDNS, cache.go ResponseWriter.WriteMsg/set, item.go,
 // plugin/pkg/cache shards, plugin/pkg/response Typify, plugin/pkg/dnsutil MinimalTTL,
 // plugin/cache/freq for prefetch).
-import { metrics, serverLabel } from '../../metrics/index.js';
+import { serverLabel, type AppMetrics } from '../../metrics/index.js';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
 import { Rcode, type Rr } from '../../dns/records.js';
 import { matchZone } from '../../pkg/names.js';
@@ -159,6 +159,7 @@ export class CachePlugin implements Plugin {
 
   constructor(
     readonly cfg: CacheConfig,
+    private readonly metrics: AppMetrics,
     /** Clock in ms; tests move it. */
     private readonly now: () => number = Date.now,
   ) {
@@ -177,7 +178,7 @@ export class CachePlugin implements Plugin {
 
   serve(req: DnsRequest, next: Next): MaybePromise<DnsResponse> {
     if (!matchZone(req.qname, this.cfg.zones)) return next(req);
-    const m = metrics();
+    const m = this.metrics.m;
     const labels = this.labels(req);
     m.cacheRequests.inc(labels);
     const doBit = req.edns?.do ?? false;
@@ -267,7 +268,7 @@ export class CachePlugin implements Plugin {
       hits: 0,
       last: 0,
     };
-    const m = metrics();
+    const m = this.metrics.m;
     const labels = this.labels(req);
     if (mt === 'NOERROR' || mt === 'DELEGATION') {
       if (matchZone(req.qname, this.cfg.disableSuccess)) return;
@@ -293,7 +294,7 @@ export class CachePlugin implements Plugin {
 
   private prefetchLater(req: DnsRequest, next: Next, shard: number, key: string, item: Item, now: number): void {
     if (this.closed) return;
-    metrics().cachePrefetches.inc(this.labels(req));
+    this.metrics.m.cachePrefetches.inc(this.labels(req));
     const run = (async () => {
       await Promise.resolve();
       await this.fetch(req, next, shard, key, true);

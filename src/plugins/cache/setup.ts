@@ -132,6 +132,6 @@ export const cachePlugin: PluginDefinition = {
   setup(d, ctx) {
     const cfg = parseCache(d, ctx.zones);
     ctx.log.info({ plugin: 'cache', zones: cfg.zones, successMaxTtl: cfg.successMaxTtl, denialMaxTtl: cfg.denialMaxTtl }, 'cache configured');
-    return new CachePlugin(cfg);
+    return new CachePlugin(cfg, ctx.metrics);
   },
 };

@@ -12,8 +12,9 @@ import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_KEEPALIVE_MS, describeEtcdError, isBro
 import { PrefixWatch } from './watch.js';
 import { SortedKeys } from './sorted-keys.js';
 import type { Logger } from 'pino';
-import { Gauge, Counter } from 'prom-client';
-import { registry } from '../../metrics/index.js';
+import { Gauge, Counter, type Registry } from 'prom-client';
+import { AppMetrics } from '../../metrics/index.js';
+import type { BlockContext } from '../../chain/registry.js';
 import { parseService, type Service } from './msg.js';
 
 /** Marker of a multi-transaction change set, under the path: `/skydns/.clusterdns/txn`. */
@@ -49,6 +50,8 @@ interface MirrorOptions {
   maxReceiveBytes?: number;
   /** Lease lookups in flight at once. */
   leaseConcurrency?: number;
+  /** The App's metrics the mirror reports on; without one (a mirror made alone) a registry of its own. */
+  metrics?: AppMetrics;
 }
 
 export interface Entry {
@@ -70,13 +73,12 @@ interface MirrorMetrics {
   truncated: Counter<'zones'>;
 }
 
-let shared: MirrorMetrics | undefined;
-function mirrorMetrics(): MirrorMetrics {
-  if (shared) return shared;
-  const registers = [registry()];
+/** The mirrors' metrics on `registry`, made once per App (AppMetrics.group). */
+function mirrorMetrics(registry: Registry): MirrorMetrics {
+  const registers = [registry];
   // With --workers, the primary merges the workers' metrics by these aggregators: the revision
   // of the laggiest worker, the worst lag, connected only when every worker is.
-  shared = {
+  return {
     revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'The SOA serial of the etcd zones: the highest revision at which the replica saw the path change.', labelNames: ['zones'], registers, aggregator: 'min' }),
     lag: new Gauge({
       name: 'clusterdns_etcd_lag_seconds',
@@ -92,7 +94,6 @@ function mirrorMetrics(): MirrorMetrics {
     relists: new Counter({ name: 'clusterdns_etcd_relists_total', help: 'Full reads of the etcd path (startup, after compaction).', labelNames: ['zones'], registers }),
     truncated: new Counter({ name: 'clusterdns_etcd_lookups_truncated_total', help: 'Lookups that matched more records than lookup_limit and used the first ones.', labelNames: ['zones'], registers }),
   };
-  return shared;
 }
 
 /** Retry delays for a failed list (ms): doubling up to the cap. */
@@ -118,7 +119,7 @@ export class EtcdMirror {
   private pendingSince = 0;
   private pendingRevision = 0;
   private readonly leases = new Map<string, number>();
-  private readonly m = mirrorMetrics();
+  private readonly m: MirrorMetrics;
   private watch: PrefixWatch | undefined;
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
@@ -146,6 +147,7 @@ export class EtcdMirror {
   private started = false;
 
   constructor(private readonly opts: MirrorOptions) {
+    this.m = (opts.metrics ?? new AppMetrics()).group('etcd-mirror', mirrorMetrics);
     this.firstSync = new Promise((r) => (this.resolveFirst = r));
   }
 
@@ -521,32 +523,32 @@ function parseMarker(value: string): MarkerValue | undefined {
   }
 }
 
-/**
- * Mirrors shared by configuration, so a reload that keeps the same etcd and path keeps serving
- * the synced copy instead of starting empty. Each plugin acquires one and releases it on close.
- */
-const mirrors = new Map<string, { mirror: EtcdMirror; refs: number }>();
-
-export function acquireMirror(opts: MirrorOptions, onChange: () => void): { mirror: EtcdMirror; release: () => Promise<void> } {
-  const id = JSON.stringify([opts.prefix, opts.endpoints, opts.username, opts.password, opts.tls?.ca?.toString('base64'), opts.tls?.cert?.toString('base64'), opts.tls?.key?.toString('base64'), opts.callTimeoutMs, opts.keepaliveMs, opts.pageBytes, opts.maxReceiveBytes, opts.leaseConcurrency]);
-  let slot = mirrors.get(id);
-  if (!slot) {
-    slot = { mirror: new EtcdMirror(opts), refs: 0 };
-    mirrors.set(id, slot);
+/** A mirror held by the plugins that read it, and what each wants told of a change. */
+class MirrorSlot {
+  constructor(readonly mirror: EtcdMirror) {}
+  close(): void {
+    void this.mirror.close();
   }
-  slot.refs++;
-  slot.mirror.listeners.add(onChange);
-  const s = slot;
+}
+
+/**
+ * A mirror of the App's (BlockContext.shared), so a reload that keeps the same etcd and path
+ * keeps serving the synced copy instead of starting empty. Each plugin acquires one and releases
+ * it on close; another App reading the same etcd has its own.
+ */
+export function acquireMirror(shared: BlockContext['shared'], opts: MirrorOptions, onChange: () => void): { mirror: EtcdMirror; release: () => Promise<void> } {
+  const id = JSON.stringify([opts.prefix, opts.endpoints, opts.username, opts.password, opts.tls?.ca?.toString('base64'), opts.tls?.cert?.toString('base64'), opts.tls?.key?.toString('base64'), opts.callTimeoutMs, opts.keepaliveMs, opts.pageBytes, opts.maxReceiveBytes, opts.leaseConcurrency]);
+  const held = shared(`etcd-mirror:${id}`, () => new MirrorSlot(new EtcdMirror(opts)));
+  const mirror = held.value.mirror;
+  mirror.listeners.add(onChange);
   let released = false;
   return {
-    mirror: s.mirror,
+    mirror,
     release: async () => {
       if (released) return;
       released = true;
-      s.mirror.listeners.delete(onChange);
-      if (--s.refs > 0) return;
-      mirrors.delete(id);
-      await s.mirror.close();
+      mirror.listeners.delete(onChange);
+      held.release();
     },
   };
 }

@@ -9,7 +9,7 @@ import { fallsThrough } from '../../pkg/fall.js';
 import type { Logger } from 'pino';
 import { group, hostType, fqdnOf, nameProblem, targetStrip, type KeyedService } from './msg.js';
 import { keyDomain, namePath, pathWithWildcard } from './path.js';
-import type { EtcdConfig } from './setup.js';
+import type { EtcdConfig } from './config.js';
 import type { EtcdMirror, Entry } from './mirror.js';
 import { BudgetExceeded, DEFAULT_OUTSIDE_LOOKUPS, DEFAULT_QUERY_WORK, MAX_SECTION_RECORDS, QueryBudget, RateLimitedWarning } from './budget.js';
 import { txtStrings } from './txt.js';

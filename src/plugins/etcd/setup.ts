@@ -11,41 +11,9 @@ import { parseGoDuration } from '../../pkg/duration.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { EtcdPlugin } from './plugin.js';
 import { acquireMirror } from './mirror.js';
-import { parseQueryBudget, type QueryBudgetConfig } from './budget.js';
+import { parseQueryBudget } from './budget.js';
+import type { EtcdConfig } from './config.js';
 import { DEFAULT_MAX_RECEIVE_BYTES, DEFAULT_PAGE_BYTES } from './kv.js';
-
-export interface EtcdConfig {
-  /** Zones answered, lowercased and fully qualified. */
-  zones: string[];
-  /** The `path` as written (CoreDNS default "skydns"); keys live under /PATH/. */
-  path: string;
-  endpoints: string[];
-  username?: string;
-  password?: string;
-  /** Files of `tls`: CA only, cert and key, or all three; `{}` for TLS with the system CAs. */
-  tls?: { cert?: string; key?: string; ca?: string };
-  /** Seconds; lease TTLs are clamped into [min, max] (CoreDNS defaults 30 s and 24 h). */
-  minLeaseTtl: number;
-  maxLeaseTtl: number;
-  /** undefined: no fallthrough; []: every zone; else the listed zones. */
-  fallthrough?: string[];
-  /** Milliseconds a marked change set may be held back before what arrived is applied anyway. */
-  changesetTimeoutMs: number;
-  /** Records one lookup reads at most (the first in key order). */
-  lookupLimit: number;
-  /** `query_budget WORK [OUTSIDE]` (budget.ts); unset: the defaults there. */
-  queryBudget?: QueryBudgetConfig;
-  /** Deadline of each etcd call, and of a watch progress request (ms); the defaults are in kv.ts. */
-  callTimeoutMs?: number;
-  /** Silence before a connection (gRPC ping) or the watch (progress request) is checked (ms). */
-  keepaliveMs?: number;
-  /** Bytes one listing page aims at. */
-  pageBytes?: number;
-  /** Largest gRPC message taken from etcd (bytes). */
-  maxReceiveBytes?: number;
-  /** Lease lookups in flight at once. */
-  leaseConcurrency?: number;
-}
 
 const DEFAULT_ENDPOINT = 'http://localhost:2379';
 /** A 64 KiB message holds about 4,000 address records: more could never be sent anyway. */
@@ -198,6 +166,7 @@ export const etcdPlugin: PluginDefinition = {
     const log = ctx.log.child({ plugin: 'etcd' });
     const read = (f?: string): Buffer | undefined => (f ? fs.readFileSync(f) : undefined);
     const { mirror, release } = acquireMirror(
+      ctx.shared,
       {
         prefix: keyPrefix(cfg.path),
         endpoints: cfg.endpoints,
@@ -212,6 +181,7 @@ export const etcdPlugin: PluginDefinition = {
         pageBytes: cfg.pageBytes,
         maxReceiveBytes: cfg.maxReceiveBytes,
         leaseConcurrency: cfg.leaseConcurrency,
+        metrics: ctx.metrics,
       },
       ctx.invalidate,
     );

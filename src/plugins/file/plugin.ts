@@ -1,6 +1,6 @@
 // The file plugin's query path (CoreDNS's plugin/file/file.go ServeDNS) and its reload loop
 // (reload.go): zones are immutable; a reload parses the file again and swaps one reference.
-import { recordLoad, recordLoadError } from '../../metrics/index.js';
+import type { AppMetrics } from '../../metrics/index.js';
 import { readRegularText } from '../../pkg/regular-file.js';
 import type { Logger } from 'pino';
 import type { DnsRequest, DnsResponse, Next, RecordLister, Transferer } from '../../chain/plugin.js';
@@ -40,6 +40,8 @@ export function loadZones(cfg: FileConfig, readText: (path: string) => string = 
 
 interface FileDeps {
   log: Logger;
+  /** Where loads are recorded (the App's). */
+  metrics: AppMetrics;
   /**
    * Called after a reload swapped in new data, so the server forgets encoded answers it cached
    * from the old zone (see README "Reload" and the hook proposed for src/server/handler.ts).
@@ -173,7 +175,7 @@ export class FilePlugin implements Transferer, RecordLister {
         next = loadZones(this.cfg, (p) => cache.get(p) ?? readRegularText(p));
       } catch (err) {
         this.failedText = joined;
-        recordLoadError({ plugin: 'file', zones: this.origins });
+        this.deps.metrics.recordLoadError({ plugin: 'file', zones: this.origins });
         if (err instanceof ZoneFileError) {
           this.deps.log.error(
             { plugin: 'file', file: err.file, line: err.line, zones: this.origins },
@@ -186,7 +188,7 @@ export class FilePlugin implements Transferer, RecordLister {
       }
       this.failedText = undefined;
       this.loaded = next;
-      recordLoad({ plugin: 'file', zones: this.origins, records: this.records().length });
+      this.deps.metrics.recordLoad({ plugin: 'file', zones: this.origins, records: this.records().length });
       this.generation++;
       this.deps.dataChanged?.();
       for (const [origin, zone] of next.zones) {

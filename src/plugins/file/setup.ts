@@ -7,7 +7,6 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Directive } from '../../chain/corefile.js';
 import { OptionReader } from '../../chain/option-reader.js';
 import type { PluginDefinition } from '../../chain/registry.js';
-import { recordLoad } from '../../metrics/index.js';
 import { CorefileError } from '../../chain/corefile.js';
 import { ZoneFileError } from '../../dns/zonefile.js';
 import { isSubdomain } from '../../pkg/names.js';
@@ -72,11 +71,11 @@ export const filePlugin: PluginDefinition = {
       const why = `file zone ${z} is not inside the server block's zones (${ctx.zones.join(' ')}); queries for it never reach the plugin`;
       log.warn({ file: d.file, line: d.line }, why);
     }
-    const plugin = new FilePlugin(cfg, loaded, { log, dataChanged: ctx.invalidate });
+    const plugin = new FilePlugin(cfg, loaded, { log, dataChanged: ctx.invalidate, metrics: ctx.metrics });
     for (const [origin, zone] of loaded.zones) {
       log.info({ zone: origin, file: cfg.file, serial: zone.serial, records: zone.records.length, reload: cfg.reloadMs / 1000 }, 'zone loaded');
     }
-    recordLoad({ plugin: 'file', zones: cfg.zones, records: plugin.records().length });
+    ctx.metrics.recordLoad({ plugin: 'file', zones: cfg.zones, records: plugin.records().length });
     plugin.startReload();
     return plugin;
   },

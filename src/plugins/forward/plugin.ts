@@ -1,7 +1,7 @@
 // forward: proxies queries to upstream resolvers, after CoreDNS's plugin/forward/forward.go
 // (ServeDNS: the upstream loop, health-check kick-off, max_concurrent, failover) and
 // plugin/pkg/proxy/connect.go (a new random ID per exchange, replies with another ID dropped).
-import { forwardExchange, metrics } from '../../metrics/index.js';
+import type { AppMetrics } from '../../metrics/index.js';
 import { rcodeToString } from '../../pkg/rcode.js';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
@@ -58,7 +58,10 @@ export class ForwardPlugin implements Plugin {
   private robin = 0;
   private closed = false;
 
-  constructor(readonly cfg: ForwardConfig) {
+  constructor(
+    readonly cfg: ForwardConfig,
+    private readonly metrics: AppMetrics,
+  ) {
     this.upstreams = cfg.upstreams.map(
       (a) =>
         new Upstream(a, {
@@ -67,6 +70,7 @@ export class ForwardPlugin implements Plugin {
           domain: cfg.healthCheckDomain,
           tcp: cfg.forceTcp,
           timeoutMs: 1000,
+          metrics,
         }),
     );
   }
@@ -80,7 +84,7 @@ export class ForwardPlugin implements Plugin {
     if (!this.matches(req.qname)) return next(req);
     if (this.cfg.maxConcurrent > 0 && this.concurrent >= this.cfg.maxConcurrent) {
       // CoreDNS answers REFUSED (ErrLimitExceeded); this is no health failure.
-      metrics().forwardMaxConcurrentRejects.inc();
+      this.metrics.m.forwardMaxConcurrentRejects.inc();
       return emptyResponse(Rcode.REFUSED);
     }
     this.concurrent++;
@@ -140,7 +144,7 @@ export class ForwardPlugin implements Plugin {
         // Every upstream is down: health checking itself is taken to be broken.
         if (cfg.failfastAllUnhealthy) break;
         // CoreDNS's HealthcheckBrokenCount, counted where it picks the random upstream.
-        metrics().forwardHealthcheckBroken.inc();
+        this.metrics.m.forwardHealthcheckBroken.inc();
         up = this.upstreams[Math.floor(Math.random() * n)]!;
       }
       tries++;
@@ -156,7 +160,7 @@ export class ForwardPlugin implements Plugin {
         break;
       }
       const res = toResponse(reply);
-      forwardExchange(up.label, rcodeToString(res.rcode), Number(process.hrtime.bigint() - started) / 1e9);
+      this.metrics.forwardExchange(up.label, rcodeToString(res.rcode), Number(process.hrtime.bigint() - started) / 1e9);
       if (cfg.failover.includes(res.rcode) && fails < n) {
         lastReply = res;
         fails++;

@@ -229,12 +229,12 @@ export const forwardPlugin: PluginDefinition = {
   setup(d, ctx) {
     const cfg = parseForward(d, ctx.zones);
     logUpstreams(ctx, cfg);
-    return new ForwardPlugin(cfg);
+    return new ForwardPlugin(cfg, ctx.metrics);
   },
   setupAll(directives, ctx) {
     // Parse every line first, so that a bad one leaves no upstream health checks running.
     const cfgs = directives.map((d) => parseForward(d, ctx.zones));
     for (const cfg of cfgs) logUpstreams(ctx, cfg);
-    return new ForwardChain(cfgs.map((cfg) => new ForwardPlugin(cfg)));
+    return new ForwardChain(cfgs.map((cfg) => new ForwardPlugin(cfg, ctx.metrics)));
   },
 };

@@ -3,7 +3,7 @@
 // (plugin/pkg/proxy/health.go + plugin/pkg/up): after an exchange fails, `. IN NS` is sent at once
 // and then every interval until one gets a reply; each failed check counts one fail, a reply
 // resets the count. The upstream is down while it has more than max_fails fails.
-import { forwardHealthcheckFailure } from '../../metrics/index.js';
+import type { AppMetrics } from '../../metrics/index.js';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -33,6 +33,8 @@ interface Closable {
 }
 
 interface HealthOptions {
+  /** Where failed checks count (the App's). */
+  metrics: AppMetrics;
   intervalMs: number;
   rd: boolean;
   domain: string;
@@ -167,7 +169,7 @@ export class Upstream {
           return;
         }
         this.fails++;
-        forwardHealthcheckFailure(this.label);
+        this.health.metrics.forwardHealthcheckFailure(this.label);
         if (this.closed) return;
         await new Promise<void>((resolve) => {
           const t = setTimeout(() => {

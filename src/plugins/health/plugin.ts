@@ -3,10 +3,10 @@
 // out the lameduck period.
 import type { Logger } from 'pino';
 import type { Plugin } from '../../chain/plugin.js';
-import { localUrl, openRoute, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
-import { metrics } from '../../metrics/index.js';
+import { localUrl, openRoute, type HttpAddress, type HttpLimits, type OpenRoute } from '../../pkg/http.js';
+import type { AppMetrics } from '../../metrics/index.js';
 import { goDurationString } from '../../pkg/duration.js';
-import { enterLameduck, leaveLameduck } from '../../chain/lameduck.js';
+import type { Lameduck } from '../../chain/lameduck.js';
 import type { HealthConfig } from './config.js';
 
 /** The self check runs once a second, as CoreDNS's, and gives up after 3 s. */
@@ -23,6 +23,9 @@ export class HealthPlugin implements Plugin {
   constructor(
     readonly cfg: HealthConfig,
     private readonly log: Logger,
+    private readonly lameduck: Lameduck,
+    private readonly metrics: AppMetrics,
+    private readonly httpLimits?: Readonly<HttpLimits>,
   ) {}
 
   get address(): HttpAddress {
@@ -42,7 +45,7 @@ export class HealthPlugin implements Plugin {
     this.route = await openRoute(this.address, '/health', (_req, res) => {
       // As CoreDNS: healthy for as long as the process serves HTTP, lameduck included.
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
-    });
+    }, this.httpLimits);
     const url = localUrl(this.address, this.route.port, '/health');
     this.timer = setInterval(() => void this.selfCheck(url), CHECK_INTERVAL_MS);
     this.timer.unref();
@@ -59,7 +62,7 @@ export class HealthPlugin implements Plugin {
     const timeout = setTimeout(() => abort.abort(), CHECK_TIMEOUT_MS);
     timeout.unref();
     const start = process.hrtime.bigint();
-    const m = metrics();
+    const m = this.metrics.m;
     try {
       const res = await fetch(url, { signal: abort.signal });
       await res.arrayBuffer();
@@ -84,12 +87,12 @@ export class HealthPlugin implements Plugin {
   async beforeShutdown(): Promise<void> {
     if (this.lameduckDone || !this.route || this.lameduckMs <= 0) return;
     this.lameduckDone = true;
-    enterLameduck();
+    this.lameduck.enter();
     this.log.info(`Going into lameduck mode for ${goDurationString(this.lameduckMs)}`);
     try {
       await new Promise((resolve) => setTimeout(resolve, this.lameduckMs));
     } finally {
-      leaveLameduck();
+      this.lameduck.leave();
     }
   }
 

@@ -37,6 +37,6 @@ export const healthPlugin: PluginDefinition = {
     return healthPlugin.setupAll!([d], ctx);
   },
   setupAll(directives, ctx) {
-    return new HealthPlugin(parseHealth(directives), ctx.log.child({ plugin: 'health' }));
+    return new HealthPlugin(parseHealth(directives), ctx.log.child({ plugin: 'health' }), ctx.lameduck, ctx.metrics, ctx.httpLimits);
   },
 };

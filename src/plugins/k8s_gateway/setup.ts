@@ -9,7 +9,6 @@ import { CorefileError } from '../../chain/corefile.js';
 import type { BlockContext, PluginDefinition } from '../../chain/registry.js';
 import { OptionReader } from '../../chain/option-reader.js';
 import { manifestPath } from '../../cluster/read/paths.js';
-import { withLoadPermit } from '../../chain/load-permit.js';
 import { DEFAULT_MAX_RECORDS, type HostIndex } from './hosts.js';
 import { gatewayView } from './view.js';
 import { type FeedThread, sharedFeed, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
@@ -149,7 +148,7 @@ class GatewayLoading {
   ) {
     this.shared = sharedFeed(ctx.shared, paths, ctx.runtime.cluster, {
       log: ctx.log,
-      permit: withLoadPermit,
+      permit: ctx.withLoadPermit,
       onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
     });
     this.subscription = this.feed.subscribe(gatewayView(cfg), {

@@ -6,19 +6,14 @@
 // the new plugin alike. A load that fails is logged and the last good store keeps serving.
 import type { Directive } from '../../chain/corefile.js';
 import type { BlockContext } from '../../chain/registry.js';
-import { withLoadPermit } from '../../chain/load-permit.js';
 import { type FeedThread, sharedFeed, type ViewSubscription, type ViewUpdate } from '../../cluster/feed-thread.js';
 import { DEFAULT_CHUNK_WEIGHT } from './chunks.js';
 import { countRecords, type KubernetesPlugin } from './plugin.js';
 import { kubernetesView, type KubernetesView } from './view.js';
 
-type Metrics = typeof import('../../metrics/index.js');
-
-/**
- * The load gauges' setters. Imported when a load runs, not with this module: a loader thread that
- * came to import this module (it sits beside view.ts) would otherwise load prom-client for nothing.
- */
-const metrics = (): Promise<Metrics> => import('../../metrics/index.js');
+// The App's metrics come from the context: a type import only, so the loader thread does not
+// load prom-client for nothing.
+import type { AppMetrics } from '../../metrics/index.js';
 
 export interface LoadingOptions {
   directive: Directive;
@@ -48,7 +43,7 @@ class Loading {
   private subscription: ViewSubscription<KubernetesView> | undefined;
   /** The view this plugin serves. */
   private serving: KubernetesView | undefined;
-  private m: Metrics | undefined;
+  private m: AppMetrics | undefined;
 
   constructor(
     private readonly plugin: KubernetesPlugin,
@@ -57,7 +52,7 @@ class Loading {
     const { ctx } = opts;
     this.shared = sharedFeed(ctx.shared, opts.paths, ctx.runtime.cluster, {
       log: ctx.log,
-      permit: withLoadPermit,
+      permit: ctx.withLoadPermit,
       onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
     });
   }
@@ -78,7 +73,7 @@ class Loading {
 
   /** The load at build: the feed's store when the files are as it last read them, else a load. */
   async load(): Promise<void> {
-    this.m = await metrics();
+    this.m = this.opts.ctx.metrics;
     const { ctx, directive } = this.opts;
     // Subscribed at load, not setup: whether a prometheus plugin exports the records gauge is
     // known once the whole server is built.

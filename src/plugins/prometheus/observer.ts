@@ -3,7 +3,7 @@
 import type { Counter, Histogram } from 'prom-client';
 import type { QueryEvent, QueryObserver } from '../../chain/plugin.js';
 import type { ServerKey } from '../../chain/corefile.js';
-import { metrics, serverLabel } from '../../metrics/index.js';
+import { serverLabel, type AppMetrics } from '../../metrics/index.js';
 import { isProblem, parseQuery } from '../../dns/query.js';
 import { replyRcode, typeLabel } from '../../metrics/packet.js';
 import { clientFamily, doBit } from '../../chain/request.js';
@@ -42,8 +42,8 @@ class Children<C> {
 type CounterChild = ReturnType<Counter<string>['labels']>;
 type HistogramChild = ReturnType<Histogram<string>['labels']>;
 
-export function metricsObserver(block: BlockView): QueryObserver {
-  const m = metrics();
+export function metricsObserver(metrics: AppMetrics, block: BlockView): QueryObserver {
+  const m = metrics.m;
   const requests = new Children<CounterChild>((v) => m.requests.labels(...v));
   const duration = new Children<HistogramChild>((v) => m.requestDuration.labels(...v));
   const reqSize = new Children<HistogramChild>((v) => m.requestSize.labels(...v));

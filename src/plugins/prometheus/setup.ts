@@ -4,16 +4,12 @@
 import type { PluginDefinition } from '../../chain/registry.js';
 import { excerpt, type Directive } from '../../chain/corefile.js';
 import { OptionReader } from '../../chain/option-reader.js';
-import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
+import { parseHttpAddress } from '../../pkg/http.js';
+import type { PrometheusConfig } from './config.js';
 import { metricsObserver } from './observer.js';
 import { PrometheusPlugin } from './plugin.js';
 
 const DEFAULT_PROMETHEUS_ADDRESS = 'localhost:9153';
-
-export interface PrometheusConfig {
-  /** Where /metrics is served; blocks naming the same address share one listener and registry. */
-  address: HttpAddress;
-}
 
 /** One option line; none of them changes the config. */
 function parsePrometheus(d: Directive): PrometheusConfig {
@@ -34,12 +30,12 @@ function parsePrometheus(d: Directive): PrometheusConfig {
 export const prometheusPlugin: PluginDefinition = {
   name: 'prometheus',
   setup(d, ctx) {
-    const plugin = new PrometheusPlugin(parsePrometheus(d), ctx.keys, () => ctx.bindAddresses, ctx.scrapeMetrics);
+    const plugin = new PrometheusPlugin(parsePrometheus(d), ctx.keys, () => ctx.bindAddresses, ctx.scrapeMetrics, ctx.metrics, ctx.httpLimits);
     ctx.onBuilt((plugins) => {
       plugin.blockPlugins = plugins;
     });
     ctx.observe(
-      metricsObserver({
+      metricsObserver(ctx.metrics, {
         keys: ctx.keys,
         bindAddresses: () => ctx.bindAddresses,
         onServed: (server, zone) => plugin.markEnabled(server, zone),

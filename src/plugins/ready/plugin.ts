@@ -2,15 +2,10 @@
 // plugin of the server blocks that enable ready reports ready, else 503 with their names.
 import type { Logger } from 'pino';
 import type { Plugin } from '../../chain/plugin.js';
-import { openRoute, type HttpAddress, type OpenRoute } from '../../pkg/http.js';
-import { inLameduck } from '../../chain/lameduck.js';
-import type { MonitorMode, ReadyConfig } from './setup.js';
-
-/**
- * Every `ready` in the process reports on the same list, as CoreDNS's: the plugins of each block
- * that enables ready, whichever address serves /ready.
- */
-const monitors = new Set<ReadyPlugin>();
+import type { SharedResource } from '../../chain/registry.js';
+import type { Lameduck } from '../../chain/lameduck.js';
+import { openRoute, type HttpAddress, type HttpLimits, type OpenRoute } from '../../pkg/http.js';
+import type { MonitorMode, ReadyConfig } from './config.js';
 
 interface ReadyReport {
   ready: boolean;
@@ -20,24 +15,44 @@ interface ReadyReport {
   reasons: Record<string, string>;
 }
 
-/** Asks every monitored plugin; plugins that said ready once are not asked again (until-ready). */
-export function readiness(): ReadyReport {
-  const names = new Set<string>();
-  const reasons: Record<string, string> = {};
-  for (const m of monitors) {
-    for (const p of m.blockPlugins) {
-      if (!p.ready || m.confirmed.has(p)) continue;
-      const r = p.ready();
-      if (r === true) {
-        if (m.mode === 'until-ready') m.confirmed.add(p);
-        continue;
-      }
-      names.add(p.name);
-      reasons[p.name] = r;
-    }
+/**
+ * Every `ready` of an App reports on the same list, as CoreDNS's does in its process: the plugins
+ * of each block that enables ready, whichever address serves /ready. Another App has its own.
+ */
+export class ReadyMonitors {
+  private readonly monitors = new Set<ReadyPlugin>();
+
+  add(p: ReadyPlugin): void {
+    this.monitors.add(p);
   }
-  const notReady = [...names].sort().join(',');
-  return { ready: names.size === 0, notReady, reasons };
+
+  delete(p: ReadyPlugin): void {
+    this.monitors.delete(p);
+  }
+
+  /** Asks every monitored plugin; plugins that said ready once are not asked again (until-ready). */
+  readiness(): ReadyReport {
+    const names = new Set<string>();
+    const reasons: Record<string, string> = {};
+    for (const m of this.monitors) {
+      for (const p of m.blockPlugins) {
+        if (!p.ready || m.confirmed.has(p)) continue;
+        const r = p.ready();
+        if (r === true) {
+          if (m.mode === 'until-ready') m.confirmed.add(p);
+          continue;
+        }
+        names.add(p.name);
+        reasons[p.name] = r;
+      }
+    }
+    const notReady = [...names].sort().join(',');
+    return { ready: names.size === 0, notReady, reasons };
+  }
+
+  close(): void {
+    this.monitors.clear();
+  }
 }
 
 export class ReadyPlugin implements Plugin {
@@ -50,6 +65,9 @@ export class ReadyPlugin implements Plugin {
   constructor(
     readonly cfg: ReadyConfig,
     private readonly log: Logger,
+    private readonly monitors: SharedResource<ReadyMonitors>,
+    private readonly lameduck: Lameduck,
+    private readonly httpLimits?: Readonly<HttpLimits>,
   ) {}
 
   get address(): HttpAddress {
@@ -61,29 +79,30 @@ export class ReadyPlugin implements Plugin {
   }
 
   async start(): Promise<void> {
-    monitors.add(this);
+    this.monitors.value.add(this);
     try {
       this.route = await openRoute(this.address, '/ready', (_req, res) => {
-        if (inLameduck() || !this.route) {
+        if (this.lameduck.active || !this.route) {
           res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end('Shutting down');
           return;
         }
-        const report = readiness();
+        const report = this.monitors.value.readiness();
         if (report.ready) {
           res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
           return;
         }
         this.log.info({ reasons: report.reasons }, `Plugins not ready: "${report.notReady}"`);
         res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end(report.notReady);
-      });
+      }, this.httpLimits);
     } catch (err) {
-      monitors.delete(this);
+      this.monitors.value.delete(this);
       throw err;
     }
   }
 
   async close(): Promise<void> {
-    monitors.delete(this);
+    this.monitors.value.delete(this);
+    this.monitors.release();
     const route = this.route;
     this.route = undefined;
     await route?.release();

@@ -3,19 +3,11 @@
 import type { PluginDefinition } from '../../chain/registry.js';
 import { excerpt, type Directive } from '../../chain/corefile.js';
 import { OptionReader } from '../../chain/option-reader.js';
-import { parseHttpAddress, type HttpAddress } from '../../pkg/http.js';
-import { ReadyPlugin } from './plugin.js';
+import { parseHttpAddress } from '../../pkg/http.js';
+import { ReadyMonitors, ReadyPlugin } from './plugin.js';
+import type { MonitorMode, ReadyConfig } from './config.js';
 
 const DEFAULT_READY_ADDRESS = ':8181';
-
-export type MonitorMode = 'until-ready' | 'continuously';
-
-export interface ReadyConfig {
-  /** Where /ready is served; blocks naming the same address share one listener. */
-  address: HttpAddress;
-  /** until-ready: a plugin that reported ready once is not asked again. */
-  mode: MonitorMode;
-}
 
 function parseReady(d: Directive): ReadyConfig {
   const r: OptionReader = OptionReader.of(d).arity(0, 1, 'ready [ADDRESS]', 'ready :8181');
@@ -33,7 +25,10 @@ function parseReady(d: Directive): ReadyConfig {
 export const readyPlugin: PluginDefinition = {
   name: 'ready',
   setup(d, ctx) {
-    const plugin = new ReadyPlugin(parseReady(d), ctx.log.child({ plugin: 'ready' }));
+    const cfg = parseReady(d);
+    // Every ready of the App, in any block and across reloads, reports on the same list.
+    const monitors = ctx.shared('ready:monitors', () => new ReadyMonitors());
+    const plugin = new ReadyPlugin(cfg, ctx.log.child({ plugin: 'ready' }), monitors, ctx.lameduck, ctx.httpLimits);
     // The block's plugins are known once all of them are set up.
     ctx.onBuilt((plugins) => {
       plugin.blockPlugins = plugins;

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readRegularFile } from '../../pkg/regular-file.js';
 import type { Plugin } from '../../chain/plugin.js';
-import { setReloadVersion } from '../../metrics/index.js';
+import type { AppMetrics } from '../../metrics/index.js';
 import type { ReloadConfig } from './config.js';
 
 function digest(file: string): string | undefined {
@@ -29,6 +29,7 @@ export class ReloadPlugin implements Plugin {
     /** The Corefile watched; without one (the built-in default) the plugin does nothing. */
     private readonly file: string | undefined,
     private readonly request: (reason: string) => void,
+    private readonly metrics: AppMetrics,
   ) {
     this.seen = file ? digest(file) : undefined;
   }
@@ -44,7 +45,7 @@ export class ReloadPlugin implements Plugin {
   start(): void {
     if (!this.file || this.timer) return;
     // As CoreDNS's reload setup at startup: the Corefile serving, by its SHA-512.
-    if (this.seen !== undefined) setReloadVersion(this.seen);
+    if (this.seen !== undefined) this.metrics.setReloadVersion(this.seen);
     const schedule = (): void => {
       // CoreDNS draws the jitter in [-JITTER/2, +JITTER/2).
       const wait = this.intervalMs + (this.jitterMs > 0 ? Math.round(Math.random() * this.jitterMs - this.jitterMs / 2) : 0);

@@ -25,6 +25,6 @@ export const reloadPlugin: PluginDefinition = {
   setup(d, ctx) {
     const cfg = parseReload(d);
     if (!ctx.corefile) ctx.log.warn('reload has no Corefile to watch (the built-in default is in use)');
-    return new ReloadPlugin(cfg, ctx.corefile, ctx.requestReload);
+    return new ReloadPlugin(cfg, ctx.corefile, ctx.requestReload, ctx.metrics);
   },
 };

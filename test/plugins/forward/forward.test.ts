@@ -9,7 +9,6 @@ import { ForwardPlugin } from '../../../src/plugins/forward/plugin.js';
 import { malformed } from '../../../src/plugins/forward/wire.js';
 import { parseForward, parseUpstream, resolvConfNameservers } from '../../../src/plugins/forward/setup.js';
 import { parseGoDuration } from '../../../src/pkg/duration.js';
-import { metrics } from '../../../src/metrics/index.js';
 import { parseCorefile, CorefileError } from '../../../src/chain/corefile.js';
 import { digQuery } from '../../helpers/clients.js';
 import { freePort, repoRoot, startServer, which, type RunningServer } from '../../helpers/server.js';
@@ -222,7 +221,7 @@ describe('forward failure handling (scripted upstreams, in process)', () => {
   it('every upstream down after health checks: one is tried at random and coredns_forward_healthcheck_broken_total counts it', async () => {
     const dead = await freePort();
     const a = await app(`. {\n  forward . 127.0.0.1:${dead} {\n    health_check 100ms\n  }\n}\n`);
-    const broken = async (): Promise<number> => (await metrics().forwardHealthcheckBroken.get()).values[0]?.value ?? 0;
+    const broken = async (): Promise<number> => (await a.metrics.m.forwardHealthcheckBroken.get()).values[0]?.value ?? 0;
     await ask(a, 'wake.test.', 'A', { protocol: 'udp' });
     const fwd = forwardOf(a);
     expect(await holdsWithin(() => fwd.upstreams[0]!.down(2), 3000)).toBe(true);

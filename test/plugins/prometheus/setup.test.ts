@@ -3,7 +3,7 @@
 // rejected one.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { PrometheusConfig } from '../../../src/plugins/prometheus/setup.js';
+import type { PrometheusConfig } from '../../../src/plugins/prometheus/config.js';
 
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: PrometheusConfig }>(body, 'prometheus')).cfg;
 const errorsOf = async (body: string) => (await setupBlock(body)).errors;

@@ -1,7 +1,7 @@
 // ready: /ready from the real server, and the readiness logic with a plugin that is not ready.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import pino from 'pino';
-import { buildApp } from '../../../src/app.js';
+import { App, buildApp } from '../../../src/app.js';
 import type { BlockContext } from '../../../src/chain/registry.js';
 import type { Directive } from '../../../src/chain/corefile.js';
 import { emptyResponse, type Plugin } from '../../../src/chain/plugin.js';
@@ -28,11 +28,14 @@ function fakePlugin(name: string, state: { ready: true | string }): Plugin {
   return { name, serve: () => emptyResponse(0), ready: () => state.ready };
 }
 
-/** Sets `ready` up in a hand-made block with the given other plugins, as the registry would. */
+/** The App whose blocks the hand-made ones below are: its shared resources and lameduck. */
+const owner = new App({}, pino({ level: 'silent' }));
+
+/** Sets `ready` up in a hand-made block of `owner` with the given other plugins, as the registry would. */
 function readyBlock(port: number, others: Plugin[], monitor?: string): Plugin {
   const d: Directive = { name: 'ready', args: [`127.0.0.1:${port}`], file: 'Corefile', line: 2, block: monitor ? [{ name: 'monitor', args: [monitor], file: 'Corefile', line: 3 }] : undefined };
   const hooks: ((plugins: readonly Plugin[]) => void)[] = [];
-  const ctx = { zones: ['example.test.'], keys: [], log: pino({ level: 'silent' }), bindAddresses: [], observe: () => undefined, onBuilt: (h: (plugins: readonly Plugin[]) => void) => void hooks.push(h) } as unknown as BlockContext;
+  const ctx = { zones: ['example.test.'], keys: [], log: pino({ level: 'silent' }), bindAddresses: [], observe: () => undefined, onBuilt: (h: (plugins: readonly Plugin[]) => void) => void hooks.push(h), shared: owner.share.bind(owner), lameduck: owner.lameduck } as unknown as BlockContext;
   const plugin = readyPlugin.setup(d, ctx)!;
   for (const h of hooks) h([plugin, ...others]);
   return plugin;

@@ -2,7 +2,7 @@
 // each accepted block gives, and the exact error (`line: reason`) of each rejected one.
 import { describe, it, expect } from 'vitest';
 import { setupBlock, setupPlugin } from '../../helpers/setup.js';
-import type { ReadyConfig } from '../../../src/plugins/ready/setup.js';
+import type { ReadyConfig } from '../../../src/plugins/ready/config.js';
 
 const cfgOf = async (body: string) => (await setupPlugin<{ cfg: ReadyConfig }>(body, 'ready')).cfg;
 const errorsOf = async (body: string) => (await setupBlock(body)).errors;
