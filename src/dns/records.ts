@@ -19,6 +19,23 @@ export function rr<T extends RecordType>(name: string, type: T, ttl: number, dat
   return { name, type, ttl, class: 'IN', data } as Rr;
 }
 
+// Copies of a record with one field changed. A spread of dns-packet's union loses which member
+// it is, so these retype it, in one place, instead of a cast at every copy.
+/** `r` with another TTL. */
+export function withTtl(r: Rr, ttl: number): Rr {
+  return { ...r, ttl } as Rr;
+}
+
+/** `r` with another owner name. */
+export function withName(r: Rr, name: string): Rr {
+  return { ...r, name } as Rr;
+}
+
+/** `r` with other data; the caller keeps it of the record's type (rewrite changes a name inside it). */
+export function withData(r: Rr, data: unknown): Rr {
+  return { ...r, data } as Rr;
+}
+
 /** A record's TTL; 0 when it has none (an OPT record, or one built without). */
 export function ttlOf(r: Rr): number {
   return ('ttl' in r ? r.ttl : undefined) ?? 0;

@@ -274,7 +274,7 @@ export function capRecords(res: DnsResponse, max: number): DnsResponse | undefin
 /** The authority section of an IXFR query (its SOA); undefined when it cannot be decoded. */
 function queryAuthority(msg: Buffer): Rr[] | undefined {
   try {
-    return (dnsPacket.decode(msg).authorities ?? []) as Rr[];
+    return dnsPacket.decode(msg).authorities ?? [];
   } catch {
     return undefined;
   }

@@ -4,7 +4,7 @@
 // plugin/cache/freq for prefetch).
 import { serverLabel, type AppMetrics } from '../../metrics/index.js';
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, withTtl, type Rr } from '../../dns/records.js';
 import { matchZone } from '../../pkg/names.js';
 import { typeCode } from '../../dns/query.js';
 import type { CacheConfig } from './config.js';
@@ -144,8 +144,8 @@ function clamp(ttl: number, min: number, max: number): number {
   return t;
 }
 
-function withTtl(rrs: readonly Rr[], ttl: number): Rr[] {
-  return rrs.filter((r) => r.type !== 'OPT').map((r) => ({ ...r, ttl }) as Rr);
+function allWithTtl(rrs: readonly Rr[], ttl: number): Rr[] {
+  return rrs.filter((r) => r.type !== 'OPT').map((r) => withTtl(r, ttl));
 }
 
 export class CachePlugin implements Plugin {
@@ -249,9 +249,9 @@ export class CachePlugin implements Plugin {
     // The capped TTL on every record, so the client never sees 1799 turn into 8 on the next query.
     return {
       ...res,
-      answer: withTtl(res.answer, duration),
-      authority: withTtl(res.authority, duration),
-      additional: withTtl(res.additional, duration),
+      answer: allWithTtl(res.answer, duration),
+      authority: allWithTtl(res.authority, duration),
+      additional: allWithTtl(res.additional, duration),
       // The next reply from the cache counts the TTL down: never reused by the server.
       cacheable: false,
     };
@@ -318,9 +318,9 @@ export class CachePlugin implements Plugin {
     return {
       rcode: item.rcode,
       aa: true,
-      answer: keep ? item.answer : withTtl(item.answer, ttl),
-      authority: keep ? item.authority : withTtl(item.authority, ttl),
-      additional: keep ? item.additional : withTtl(item.additional, ttl),
+      answer: keep ? item.answer : allWithTtl(item.answer, ttl),
+      authority: keep ? item.authority : allWithTtl(item.authority, ttl),
+      additional: keep ? item.additional : allWithTtl(item.additional, ttl),
       cacheable: false,
     };
   }

@@ -11,7 +11,7 @@
 //    at a target outside it or missing from it, keeping NOERROR;
 //  - a wildcard answers only below its closest encloser, and an empty non-terminal between it
 //    and the query name blocks it (CoreDNS's TestLookupWildcardRespectsCloserEmptyNonTerminal).
-import { rr, ttlOf, type Rr } from '../../dns/records.js';
+import { rr, ttlOf, withTtl, type Rr } from '../../dns/records.js';
 import { isSubdomain } from '../../pkg/names.js';
 import { ZoneFileError, type ZoneRecord } from '../../dns/zonefile.js';
 import { pushAll } from '../../pkg/arrays.js';
@@ -143,7 +143,7 @@ export class Zone {
     this.soa = soa.rr;
     const ttl = ttlOf(soa.rr);
     const minimum = (soa.rr as { data: { minimum: number } }).data.minimum;
-    this.negativeSoa = { ...soa.rr, ttl: Math.min(ttl, minimum) } as Rr;
+    this.negativeSoa = withTtl(soa.rr, Math.min(ttl, minimum));
     this.ns = this.nodes.get(origin)?.get('NS') ?? [];
     this.records = [records.find((r) => r.type === 'SOA')!, ...records.filter((r) => r.type !== 'SOA')];
   }

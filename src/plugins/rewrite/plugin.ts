@@ -2,7 +2,8 @@
 // the question name before the rest of the chain sees it; the response goes back to the client with
 // its own question (the server always echoes the question as asked) and record names mapped back.
 import type { DnsRequest, DnsResponse, Next, Plugin } from '../../chain/plugin.js';
-import { Rcode, type Rr } from '../../dns/records.js';
+import { Rcode, withData, withName, type Rr } from '../../dns/records.js';
+import { fqdn } from '../../pkg/names.js';
 import { applyRule, responseRules, type NameRule, type ResponseRule } from './rules.js';
 import { pushAll } from '../../pkg/arrays.js';
 
@@ -30,19 +31,14 @@ function withValue(rr: Rr, value: string): Rr {
   const data = (rr as { data?: unknown }).data;
   switch (rr.type) {
     case 'SRV':
-      return { ...rr, data: { ...(data as object), target: value } } as Rr;
+      return withData(rr, { ...(data as object), target: value });
     case 'MX':
-      return { ...rr, data: { ...(data as object), exchange: value } } as Rr;
+      return withData(rr, { ...(data as object), exchange: value });
     case 'SOA':
-      return { ...rr, data: { ...(data as object), mname: value } } as Rr;
+      return withData(rr, { ...(data as object), mname: value });
     default:
-      return { ...rr, data: value } as Rr;
+      return withData(rr, value);
   }
-}
-
-/** Names are matched lowercased and without the trailing-dot ambiguity: always fully qualified. */
-function fq(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`;
 }
 
 /** One record through every response rule, in the order the rules were applied (CoreDNS). */
@@ -50,13 +46,13 @@ function revertRecord(rr: Rr, rules: readonly ResponseRule[]): Rr {
   let out = rr;
   for (const rule of rules) {
     if (rule.field === 'name') {
-      const name = rule.rewrite(fq(out.name.toLowerCase()));
-      if (name !== fq(out.name.toLowerCase())) out = { ...out, name } as Rr;
+      const name = rule.rewrite(fqdn(out.name.toLowerCase()));
+      if (name !== fqdn(out.name.toLowerCase())) out = withName(out, name);
     } else {
       const value = nameInData(out);
       if (value === undefined || value === '') continue;
-      const next = rule.rewrite(fq(value.toLowerCase()));
-      if (next !== fq(value.toLowerCase())) out = withValue(out, next);
+      const next = rule.rewrite(fqdn(value.toLowerCase()));
+      if (next !== fqdn(value.toLowerCase())) out = withValue(out, next);
     }
   }
   return out;
