@@ -50,11 +50,21 @@ import { EmulationCache, rebind } from './emulate-cache.js';
  */
 export const RACY_WINDOW_NS = 2_000_000_000n;
 
-interface FileVersion {
+export interface FileVersion {
   readonly dev: bigint;
   readonly ino: bigint;
   readonly size: bigint;
   readonly mtimeNs: bigint;
+  /** A write that puts the modification time back (touch -d, a restore) still moves this. */
+  readonly ctimeNs: bigint;
+}
+
+/** A file as the last load read it: what a persisted image (feed-image.ts) checks on start. */
+export interface FileState {
+  readonly file: string;
+  readonly version: FileVersion | undefined;
+  /** sha1 of the text read (base64), while its version alone cannot vouch for it (RACY_WINDOW_NS). */
+  readonly hash: string | undefined;
 }
 
 /** What one phase of reading a file gave: its objects met in order, or deferred to after every file. */
@@ -124,19 +134,21 @@ export interface FeedTimings {
 class ReadEverything extends Error {}
 
 const sameVersion = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
-  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
+  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
-function versionOf(file: string): FileVersion | undefined {
+export function versionOf(file: string): FileVersion | undefined {
   try {
     const st = statSync(file, { bigint: true });
-    return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs };
+    return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
   } catch {
     return undefined;
   }
 }
 
-const hashText = (text: string): string => createHash('sha1').update(text).digest('base64');
+export const hashText = (text: string): string => createHash('sha1').update(text).digest('base64');
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
+/** The later of its two times: a version vouches for the text only once both are older than the window. */
+const changedNs = (v: FileVersion): bigint => (v.mtimeNs > v.ctimeNs ? v.mtimeNs : v.ctimeNs);
 
 function isCrdRaw(raw: RawObject): boolean {
   return isObj(raw.obj) && (raw.obj['kind'] ?? raw.listKind) === 'CustomResourceDefinition';
@@ -203,6 +215,11 @@ export class ManifestFeed {
     private readonly options: FeedOptions = {},
   ) {
     this.history = options.history?.previous;
+  }
+
+  /** Every file of the last load, in reading order (none before the first). */
+  fileStates(): FileState[] {
+    return [...this.files].map(([file, r]) => ({ file, version: r.version, hash: r.hash }));
   }
 
   /** Reads every file. Throws ManifestError as loadManifests does. */
@@ -304,7 +321,7 @@ export class ManifestFeed {
     const text = readManifestFile(file, [], this.options.cluster?.manifestLimits?.maxFileBytes);
     if (text === undefined || hashText(text) !== r.hash) return false;
     // The text is the one read, and a write from now on gets another time: no hash needed after.
-    if (r.version && nowNs() - r.version.mtimeNs >= RACY_WINDOW_NS) r.hash = undefined;
+    if (r.version && nowNs() - changedNs(r.version) >= RACY_WINDOW_NS) r.hash = undefined;
     return true;
   }
 
@@ -312,7 +329,7 @@ export class ManifestFeed {
     const { ctx } = pass;
     const main = newPhase(pass.intern);
     const crds: Obj[] = [];
-    const racy = version === undefined || nowNs() - version.mtimeNs < RACY_WINDOW_NS;
+    const racy = version === undefined || nowNs() - changedNs(version) < RACY_WINDOW_NS;
     let hash: string | undefined;
     let textLength: number | undefined;
     let deflated: Uint8Array | undefined;
