@@ -121,6 +121,26 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
     pump(id, view);
   };
 
+  /** One part to the serving thread; for the image, its bytes or the part itself, as View.record says. */
+  const post = (id: number, view: View, { part, transfer, raw }: Part): void => {
+    if (raw) {
+      // Its own buffer, moved: posting a view into the image's bytes would copy all of them
+      // (and Buffer#slice is such a view, not a copy).
+      const own = new Uint8Array(raw);
+      port.postMessage({ type: 'part', id, gen: view.gen, part: own, raw: true }, [own.buffer]);
+      return;
+    }
+    const record = view.record;
+    if (record) {
+      try {
+        record.parts.push(transfer && transfer.length > 0 ? { bytes: serialize(part) } : { ref: part });
+      } catch {
+        view.record = undefined; // not storable: no image of this load
+      }
+    }
+    port.postMessage({ type: 'part', id, gen: view.gen, part }, transfer ?? []);
+  };
+
   const pump = (id: number, view: View): void => {
     if (!view.parts) return;
     let next: IteratorResult<Part>;
@@ -133,22 +153,14 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
       return;
     }
     if (!next.done) {
-      const { part, transfer, raw } = next.value;
-      if (raw) {
-        // Its own buffer, moved: posting a view into the image's bytes would copy all of them.
-        const own = raw.slice();
-        port.postMessage({ type: 'part', id, gen: view.gen, part: own, raw: true }, [own.buffer]);
-        return;
+      try {
+        post(id, view, next.value);
+      } catch (err) {
+        // Never left unanswered: the serving thread would wait for this part for ever.
+        view.parts = undefined;
+        view.record = undefined;
+        port.postMessage({ type: 'view-failed', id, gen: view.gen, ...errorText(err) });
       }
-      const record = view.record;
-      if (record) {
-        try {
-          record.parts.push(transfer && transfer.length > 0 ? { bytes: serialize(part) } : { ref: part });
-        } catch {
-          view.record = undefined; // not storable: no image of this load
-        }
-      }
-      port.postMessage({ type: 'part', id, gen: view.gen, part }, transfer ?? []);
       return;
     }
     view.parts = undefined;

@@ -440,7 +440,18 @@ export class FeedThread {
           e.assembler = e.spec.assemble();
           e.assembling = m.gen;
         }
-        e.assembler.add(m.raw ? deserialize(m.part as Uint8Array) : m.part);
+        let part = m.part;
+        if (m.raw) {
+          try {
+            part = deserialize(m.part as Uint8Array);
+          } catch (err) {
+            e.assembler = undefined;
+            this.letGo();
+            this.viewFailed(e, err instanceof Error ? err : new Error(String(err)));
+            return;
+          }
+        }
+        e.assembler.add(part);
         this.askNext(e, m.gen);
         return;
       }
