@@ -17,15 +17,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BENCH, ROOT, HOST, option, freePort, startNode, serverReady, stop, stopChildrenOnSignals, treeRss, encodeQuery, median } from './lib.js';
+import { BENCH, ROOT, HOST, option, freePort, startNode, serverReady, stop, stopChildrenOnSignals, treeRss, encodeQuery, median, cpuTicks } from './lib.js';
 
 const SERVICES = option('--services', 10000, 1, 1000000);
 const ROUNDS = option('--rounds', 5, 1, 50);
 const argv = process.argv.slice(2);
 const treesArg = argv.includes('--trees') ? argv[argv.indexOf('--trees') + 1] : 'list,compact,workload';
 const TREES = treesArg.split(',');
-/** After ready: the image start's background load and the settling collection are done by then. */
-const SETTLE_WAIT_MS = 8000;
+/** After ready: RSS is read once the server has used under 5% of a CPU for a second (the image start's background load and the settling collection are over), or after this long. */
+const SETTLE_GIVE_UP_MS = 90_000;
 const FIRST_ANSWER_GIVE_UP_MS = 60_000;
 const SAMPLE = 40;
 const mib = (b) => (b / 1048576).toFixed(1);
@@ -73,6 +73,19 @@ function generate(tree, dir) {
   return names.map((n) => `${n}.svc.cluster.local`);
 }
 
+async function settled(pid) {
+  const hz = 100;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, 2000));
+  let last = cpuTicks(pid);
+  while (performance.now() - t0 < SETTLE_GIVE_UP_MS) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = cpuTicks(pid);
+    if ((now - last) / hz < 0.05) return;
+    last = now;
+  }
+}
+
 async function start(tree, dir, conf, mode, imageDir, name, sample) {
   const port = await freePort();
   const args = [path.join(ROOT, 'bin/clusterdns.js'), 'serve', '--conf', conf, '--manifests', dir, '--port', String(port)];
@@ -95,7 +108,7 @@ async function start(tree, dir, conf, mode, imageDir, name, sample) {
   }
   const server = await ready;
   const readyMs = server.readyAt - t0;
-  await new Promise((r) => setTimeout(r, SETTLE_WAIT_MS));
+  await settled(server.child.pid);
   const rss = treeRss(server.child.pid).now;
   const answers = [];
   for (const n of sample) answers.push((await ask(port, n, 1000))?.subarray(2).toString('hex') ?? 'none');

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { type FileState, hashText } from './feed.js';
+import { type FileState, hashText, RACY_WINDOW_NS, versionOf } from './feed.js';
 import type { FeedInit, FeedSummary } from './feed-protocol.js';
 export { DEFAULT_IMAGE_BUDGET_BYTES, defaultImageDir } from './feed-image-options.js';
 import { collectManifestFiles, readManifestFile } from './yaml-docs.js';
@@ -45,8 +45,13 @@ export interface ImageContent {
   readonly files: readonly ImageFile[];
 }
 
-/** file, dev, ino, size, mtimeNs, ctimeNs, sha1 of the text ('' none: the version vouches for it). */
-type ImageFile = readonly [string, bigint, bigint, bigint, bigint, bigint, string];
+/**
+ * A file the image was made from: path, dev, ino, size, mtimeNs, ctimeNs, the sha1 of its text,
+ * and whether its version alone vouches for the text (its times were clearly older than the
+ * image): else the text is hashed at start, as for a file whose version changed (a file touched
+ * but unchanged still matches).
+ */
+export type ImageFile = readonly [string, bigint, bigint, bigint, bigint, bigint, string, boolean];
 
 interface Meta {
   readonly identity: string;
@@ -107,19 +112,37 @@ const u32 = (n: number): Buffer => {
   return b;
 };
 
-/** Why a file read in the image no longer stands for the file on disk, or undefined when it does. */
+/** Why a file of the image no longer stands for the file on disk, or undefined when it does. */
 export function fileChanged(f: ImageFile, maxFileBytes: number | undefined): string | undefined {
-  const [file, dev, ino, size, mtimeNs, ctimeNs, hash] = f;
+  const [file, dev, ino, size, mtimeNs, ctimeNs, hash, vouched] = f;
   let st;
   try {
     st = statSync(file, { bigint: true });
   } catch {
     return `${file} is gone`;
   }
-  if (st.dev !== dev || st.ino !== ino || st.size !== size || st.mtimeNs !== mtimeNs || st.ctimeNs !== ctimeNs) return `${file} changed`;
-  if (hash === '') return undefined;
+  if (vouched && st.dev === dev && st.ino === ino && st.size === size && st.mtimeNs === mtimeNs && st.ctimeNs === ctimeNs) return undefined;
+  if (st.size !== size) return `${file} changed`;
   const text = readManifestFile(file, [], maxFileBytes);
-  return text !== undefined && hashText(text) === hash ? undefined : `${file} changed within its modification time`;
+  return text !== undefined && hashText(text) === hash ? undefined : `${file} changed`;
+}
+
+/**
+ * The image's record of a file a load read: its text hashed now, when the file is still the one
+ * read (the same version, and the text the load hashed when it was racy then). Undefined when
+ * it is not: the load is of a tree that changed since, and the next load (the watch's) writes.
+ */
+export function fileRecord(s: FileState, maxFileBytes: number | undefined, nowNs: bigint): ImageFile | undefined {
+  const v = s.version;
+  if (!v) return undefined;
+  const now = versionOf(s.file);
+  if (!now || now.dev !== v.dev || now.ino !== v.ino || now.size !== v.size || now.mtimeNs !== v.mtimeNs || now.ctimeNs !== v.ctimeNs) return undefined;
+  const text = readManifestFile(s.file, [], maxFileBytes);
+  if (text === undefined) return undefined;
+  const hash = hashText(text);
+  if (s.hash !== undefined && s.hash !== hash) return undefined;
+  const changed = v.mtimeNs > v.ctimeNs ? v.mtimeNs : v.ctimeNs;
+  return [s.file, v.dev, v.ino, v.size, v.mtimeNs, v.ctimeNs, hash, nowNs - changed >= RACY_WINDOW_NS];
 }
 
 export type ImageWarn = (detail: object, message: string) => void;
@@ -232,10 +255,12 @@ export class FeedImage {
    */
   write(states: readonly FileState[], summary: FeedSummary, views: readonly { key: string; parts: readonly Uint8Array[]; after?: { value: unknown } }[]): boolean {
     const files: ImageFile[] = [];
+    const maxFileBytes = this.init.cluster.manifestLimits?.maxFileBytes;
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
     for (const s of states) {
-      if (!s.version) return false; // a file that could not be stat'ed cannot be checked at start
-      const v = s.version;
-      files.push([s.file, v.dev, v.ino, v.size, v.mtimeNs, v.ctimeNs, s.hash ?? '']);
+      const f = fileRecord(s, maxFileBytes, nowNs);
+      if (!f) return false;
+      files.push(f);
     }
     const chunks: Uint8Array[] = [];
     let meta: Buffer;

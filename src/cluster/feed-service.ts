@@ -206,10 +206,12 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
 
   /** The first load, from the image when it stands for the files as they are and holds every view. */
   const fromImage = (req: number): boolean => {
+    const t0 = performance.now();
     const content = image?.read();
     if (!content) return false;
+    const checkMs = performance.now() - t0;
     for (const v of views.values()) if (!content.views.has(v.key)) return false;
-    const summary: FeedSummary = { ...content.summary, gen: ++gens, reread: 0, full: false, image: true, timings: { check: 0, read: 0, merge: 0, emulate: 0 } };
+    const summary: FeedSummary = { ...content.summary, gen: ++gens, reread: 0, full: false, image: true, timings: { check: checkMs, read: 0, merge: 0, emulate: 0 } };
     imaged = { summary, content };
     imageGen = summary.gen;
     port.postMessage({ type: 'loaded', req, summary });
