@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { type FileState, hashText, RACY_WINDOW_NS, versionOf } from './feed.js';
+import { changedNs, type FileState, hashText, RACY_WINDOW_NS, versionOf } from './feed.js';
 import type { FeedInit, FeedSummary } from './feed-protocol.js';
 export { DEFAULT_IMAGE_BUDGET_BYTES, defaultImageDir } from './feed-image-options.js';
 import { collectManifestFiles, readManifestFile } from './yaml-docs.js';
@@ -141,8 +141,7 @@ export function fileRecord(s: FileState, maxFileBytes: number | undefined, nowNs
   if (text === undefined) return undefined;
   const hash = hashText(text);
   if (s.hash !== undefined && s.hash !== hash) return undefined;
-  const changed = v.mtimeNs > v.ctimeNs ? v.mtimeNs : v.ctimeNs;
-  return [s.file, v.dev, v.ino, v.size, v.mtimeNs, v.ctimeNs, hash, nowNs - changed >= RACY_WINDOW_NS];
+  return [s.file, v.dev, v.ino, v.size, v.mtimeNs, v.ctimeNs, hash, nowNs - changedNs(v) >= RACY_WINDOW_NS];
 }
 
 export type ImageWarn = (detail: object, message: string) => void;

@@ -148,7 +148,10 @@ export function versionOf(file: string): FileVersion | undefined {
 export const hashText = (text: string): string => createHash('sha1').update(text).digest('base64');
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 /** The later of its two times: a version vouches for the text only once both are older than the window. */
-const changedNs = (v: FileVersion): bigint => (v.mtimeNs > v.ctimeNs ? v.mtimeNs : v.ctimeNs);
+export function changedNs(v: FileVersion): bigint {
+  if (v.mtimeNs > v.ctimeNs) return v.mtimeNs; // set ahead (touch -d): a time to come
+  return v.ctimeNs;
+}
 
 function isCrdRaw(raw: RawObject): boolean {
   return isObj(raw.obj) && (raw.obj['kind'] ?? raw.listKind) === 'CustomResourceDefinition';

@@ -4,7 +4,7 @@
 // image) is loaded from the files instead; the image directory's budget and the switch to
 // turn it off.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -82,6 +82,29 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
       expect(warnings(s)).toEqual([]);
     } finally {
       await s.stop();
+    }
+  }, 60_000);
+
+  it('after a start from the image, a change is loaded by file: the feed keeps its reads, restored in the background', async () => {
+    const images = path.join(dir, 'images-change');
+    await writeImage(images);
+    const s = await serve(images);
+    const file = path.join(manifests, 'zz-added.yaml');
+    try {
+      expect(fromImage(s)).toBe(true);
+      // Past the quiet time after which the loader thread loads the files the image stood for.
+      await sleep(3000);
+      writeFileSync(`${file}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n');
+      renameSync(`${file}.tmp`, file);
+      s.proc.kill('SIGHUP');
+      const second = await pollFor('the reload', () => loaded(s)[1], 20_000, 50);
+      expect([second['load'], second['reread'], second['full']]).toEqual([2, 1, false]);
+      const all = await axfr(s.port);
+      expect(all).toContain('added.default.svc.cluster.local. IN A 10.96.77.77');
+      expect(all.filter((l) => !l.startsWith('added.') && !l.startsWith('_http._tcp.added.'))).toEqual(reference);
+    } finally {
+      await s.stop();
+      rmSync(file, { force: true });
     }
   }, 60_000);
 
