@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { changedNs, type FileState, hashText, RACY_WINDOW_NS, versionOf } from './feed.js';
+import { changedNs, type FileState, hashText, RACY_WINDOW_NS, sameVersion, versionOf } from './feed.js';
 import type { FeedInit, FeedSummary } from './feed-protocol.js';
 export { DEFAULT_IMAGE_BUDGET_BYTES, defaultImageDir } from './feed-image-options.js';
 import { collectManifestFiles, readManifestFile } from './yaml-docs.js';
@@ -131,17 +131,20 @@ export function fileChanged(f: ImageFile, maxFileBytes: number | undefined): str
  * The image's record of a file a load read: its text hashed now, when the file is still the one
  * read (the same version, and the text the load hashed when it was racy then). Undefined when
  * it is not: the load is of a tree that changed since, and the next load (the watch's) writes.
+ * `previous`: the record the last image had, whose hash stands while the version vouches for it.
  */
-export function fileRecord(s: FileState, maxFileBytes: number | undefined, nowNs: bigint): ImageFile | undefined {
+export function fileRecord(s: FileState, maxFileBytes: number | undefined, nowNs: bigint, previous?: ImageFile): ImageFile | undefined {
   const v = s.version;
   if (!v) return undefined;
   const now = versionOf(s.file);
-  if (!now || now.dev !== v.dev || now.ino !== v.ino || now.size !== v.size || now.mtimeNs !== v.mtimeNs || now.ctimeNs !== v.ctimeNs) return undefined;
+  if (!now || !sameVersion(now, v)) return undefined;
+  const vouched = nowNs - changedNs(v) >= RACY_WINDOW_NS;
+  if (previous?.[7] && s.hash === undefined && sameVersion(v, { dev: previous[1], ino: previous[2], size: previous[3], mtimeNs: previous[4], ctimeNs: previous[5] })) return previous;
   const text = readManifestFile(s.file, [], maxFileBytes);
   if (text === undefined) return undefined;
   const hash = hashText(text);
   if (s.hash !== undefined && s.hash !== hash) return undefined;
-  return [s.file, v.dev, v.ino, v.size, v.mtimeNs, v.ctimeNs, hash, nowNs - changedNs(v) >= RACY_WINDOW_NS];
+  return [s.file, v.dev, v.ino, v.size, v.mtimeNs, v.ctimeNs, hash, vouched];
 }
 
 export type ImageWarn = (detail: object, message: string) => void;
@@ -155,6 +158,8 @@ export class FeedImage {
   readonly file: string;
   private readonly key: string;
   private writeWarned = false;
+  /** The files of the last image written or read: a file whose version vouches for its text is not read again. */
+  private records = new Map<string, ImageFile>();
 
   constructor(
     private readonly init: FeedInit,
@@ -229,6 +234,7 @@ export class FeedImage {
       } catch {
         // Eviction order only.
       }
+      this.records = new Map(meta.files.map((f) => [f[0], f]));
       return { summary: meta.summary, views, files: meta.files };
     } catch (err) {
       this.warn({ image: this.file, err }, 'manifest image unreadable, loading the manifests');
@@ -257,10 +263,11 @@ export class FeedImage {
     const maxFileBytes = this.init.cluster.manifestLimits?.maxFileBytes;
     const nowNs = BigInt(Date.now()) * 1_000_000n;
     for (const s of states) {
-      const f = fileRecord(s, maxFileBytes, nowNs);
+      const f = fileRecord(s, maxFileBytes, nowNs, this.records.get(s.file));
       if (!f) return false;
       files.push(f);
     }
+    this.records = new Map(files.map((f) => [f[0], f]));
     const chunks: Uint8Array[] = [];
     let meta: Buffer;
     try {

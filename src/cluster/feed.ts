@@ -133,7 +133,7 @@ export interface FeedTimings {
 /** A reason the kept reads cannot stand for a full load: the pass starts again reading everything. */
 class ReadEverything extends Error {}
 
-const sameVersion = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
+export const sameVersion = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
   a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
 export function versionOf(file: string): FileVersion | undefined {

@@ -148,12 +148,16 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
     }
   }, 120_000);
 
-  it('a truncated or corrupt image is ignored with one warning, and the files are loaded', async () => {
-    for (const damage of ['truncated', 'checksum mismatch'] as const) {
-      const images = path.join(dir, `images-${damage.replace(' ', '-')}`);
+  it('a truncated, corrupt or foreign-format image is ignored with one warning, and the files are loaded', async () => {
+    for (const damage of ['truncated', 'checksum mismatch', 'format 7, this clusterdns reads 1'] as const) {
+      const images = path.join(dir, `images-${damage.split(' ')[0]}`);
       const image = await writeImage(images);
       if (damage === 'truncated') truncateSync(image, statSync(image).size - 100);
-      else {
+      else if (damage.startsWith('format')) {
+        const bytes = readFileSync(image);
+        bytes.writeUInt32LE(7, 8);
+        writeFileSync(image, bytes);
+      } else {
         const bytes = readFileSync(image);
         bytes[bytes.length - 10]! ^= 0xff;
         writeFileSync(image, bytes);
