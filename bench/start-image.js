@@ -9,7 +9,9 @@
 // Each start is timed from spawn to the first answer of a name of the tree (asked every 10 ms)
 // and to the "clusterdns ready" line; RSS is read once the start has settled (the loader thread
 // loads the files in the background after an image start). The answers of a sample of names are
-// compared between the off and image starts. Medians over --rounds.
+// compared between every start. Then the first change after the start: a new Service's file and
+// SIGHUP, timed to its first answer (after an image start the loader thread must have restored
+// the feed's reads, so that this change reads one file). Medians over --rounds.
 // Usage: node bench/start-image.js [--services N] [--rounds N] [--trees list,compact,workload] [--no-pin]
 import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -28,6 +30,7 @@ const TREES = treesArg.split(',');
 const SETTLE_GIVE_UP_MS = 90_000;
 const FIRST_ANSWER_GIVE_UP_MS = 60_000;
 const SAMPLE = 40;
+const CHANGE_GIVE_UP_MS = 20_000;
 const mib = (b) => (b / 1048576).toFixed(1);
 
 /** The answer's bytes past the header's id, or null after timeoutMs. */
@@ -87,6 +90,7 @@ async function settled(pid) {
 }
 
 async function start(tree, dir, conf, mode, imageDir, name, sample) {
+  // dir: the manifests; imageDir: where the image is (mode image) or goes (cold).
   const port = await freePort();
   const args = [path.join(ROOT, 'bin/clusterdns.js'), 'serve', '--conf', conf, '--manifests', dir, '--port', String(port)];
   if (tree === 'workload') args.push('--pod-cidr', '10.128.0.0/9');
@@ -113,8 +117,29 @@ async function start(tree, dir, conf, mode, imageDir, name, sample) {
   const answers = [];
   for (const n of sample) answers.push((await ask(port, n, 1000))?.subarray(2).toString('hex') ?? 'none');
   const log = server.tail.join('\n');
+  // The image a cold start wrote, kept as it was before the change below rewrites it.
+  if (mode === 'cold') {
+    fs.rmSync(`${imageDir}.kept`, { recursive: true, force: true });
+    fs.cpSync(imageDir, `${imageDir}.kept`, { recursive: true });
+  }
+  // The first change after the start: a new Service's file and SIGHUP, to its first answer.
+  const added = path.join(dir, 'zz-added.yaml');
+  fs.writeFileSync(`${added}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: zz-added\n  namespace: default\nspec:\n  selector:\n    app: zz-added\n  ports:\n  - port: 80\n');
+  fs.renameSync(`${added}.tmp`, added);
+  const c0 = performance.now();
+  server.child.kill('SIGHUP');
+  let changeMs = Infinity;
+  while (performance.now() - c0 < CHANGE_GIVE_UP_MS) {
+    const r = await ask(port, 'zz-added.default.svc.cluster.local', 100);
+    if (r && (r[3] & 15) === 0 && r.readUInt16BE(6) > 0) {
+      changeMs = performance.now() - c0;
+      break;
+    }
+    await new Promise((r2) => setTimeout(r2, 10));
+  }
   await stop(server.child);
-  return { firstMs, readyMs, rss, answers, log };
+  fs.rmSync(added);
+  return { firstMs, readyMs, rss, answers, log, changeMs };
 }
 
 async function main() {
@@ -135,8 +160,11 @@ async function main() {
       for (let round = 0; round < ROUNDS; round++) {
         // Alternating, so that a slower stretch of the shared machine falls on every mode alike.
         for (const mode of round % 2 === 0 ? ['off', 'cold', 'image'] : ['cold', 'image', 'off']) {
-          if (mode === 'cold') fs.rmSync(imageDir, { recursive: true, force: true });
-          if (mode === 'image' && !fs.existsSync(imageDir)) throw new Error('no image written by the cold start');
+          fs.rmSync(imageDir, { recursive: true, force: true });
+          if (mode === 'image') {
+            if (!fs.existsSync(`${imageDir}.kept`)) throw new Error('no image written by the cold start');
+            fs.cpSync(`${imageDir}.kept`, imageDir, { recursive: true });
+          }
           const r = await start(tree, dir, conf, mode, imageDir, name, sample);
           if (mode === 'image' && !/"image":true/.test(r.log) && !r.log.includes('"reread":0')) {
             // Not from the image: say so rather than report a cold start as an image start.
@@ -147,13 +175,15 @@ async function main() {
           runs[mode].push(r);
         }
       }
-      const imageBytes = fs.readdirSync(imageDir).reduce((n, f) => n + fs.statSync(path.join(imageDir, f)).size, 0);
+      const kept = `${imageDir}.kept`;
+      const imageBytes = fs.readdirSync(kept).reduce((n, f) => n + fs.statSync(path.join(kept, f)).size, 0);
       const row = { tree, services: SERVICES, rounds: ROUNDS, imageMiB: mib(imageBytes) };
       for (const [mode, rs] of Object.entries(runs)) {
         row[mode] = {
           firstAnswerMs: Math.round(median(rs.map((r) => r.firstMs))),
           readyMs: Math.round(median(rs.map((r) => r.readyMs))),
           rssMiB: mib(median(rs.map((r) => r.rss))),
+          firstChangeMs: Math.round(median(rs.map((r) => r.changeMs))),
           firstAnswerAllMs: rs.map((r) => Math.round(r.firstMs)),
         };
       }

@@ -273,7 +273,18 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
     imaged = undefined;
     reclaim?.collect();
     loaded = { model: result.model, summary: { ...summarize(result, im.summary.gen), image: true } };
-    for (const [id, view] of views) if (view.gen !== im.summary.gen) build(id, view);
+    for (const [id, view] of views) {
+      if (view.gen !== im.summary.gen) build(id, view);
+      else {
+        // Built and dropped: a builder keeps what its next build reuses (the kubernetes view's
+        // slice image), so the first change after an image start costs what any change costs.
+        try {
+          for (const _ of view.builder(loaded, view.args).parts);
+        } catch {
+          // The next load builds it from scratch, and reports what fails then.
+        }
+      }
+    }
   };
 
   /** Once a load's views are all handed over: its image, unless one was written (or read) for it. */
