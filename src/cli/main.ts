@@ -47,6 +47,9 @@ export async function main(argv: string[]): Promise<void> {
     .option('--http-idle-timeout <duration>', 'health/ready/metrics: close a connection with no request after this long; headers must arrive within it (default 5s)')
     .option('--http-request-timeout <duration>', 'health/ready/metrics: a whole request must arrive within this long (default 10s)')
     .option('--strict', 'refuse to start (and to reload) when any manifest object has an error, instead of serving everything else')
+    .option('--manifest-image-dir <dir>', 'where the image of the last manifest load is kept, so that a start on unchanged files answers without parsing them (default $XDG_CACHE_HOME/clusterdns, else ~/.cache/clusterdns)')
+    .option('--manifest-image-bytes <size>', 'byte budget of the image directory; the least recently used images go past it (default 1GiB; 0 = off)')
+    .option('--no-manifest-image', 'neither read nor write a manifest image: every start parses the manifests')
     .action(async (opts: Parameters<typeof Serve>[0]) => {
       const { serve } = await import('./serve.js');
       await serve(opts);

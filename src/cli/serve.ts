@@ -12,6 +12,8 @@ import { announceReady, announceStopping, clusterMetrics, isWorker, joinMetricsA
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
 import { AppMetrics } from '../metrics/index.js';
 import { maxOf } from '../pkg/arrays.js';
+import path from 'node:path';
+import { DEFAULT_IMAGE_BUDGET_BYTES, defaultImageDir } from '../cluster/feed-image-options.js';
 
 export interface ServeFlags extends ClusterFlags, TransportFlags {
   port: string;
@@ -29,6 +31,10 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
   httpRequestTimeout?: string;
   /** Any manifest error stops the start or the reload (else the object alone is left out). */
   strict?: boolean;
+  /** --no-manifest-image: false. */
+  manifestImage?: boolean;
+  manifestImageDir?: string;
+  manifestImageBytes?: string;
 }
 
 /** Plugins of the running configuration not ready yet (the etcd plugin before its first full read), with why. */
@@ -123,6 +129,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const loadTimeoutMs = workerLoadTimeout(flags.workerLoadTimeout);
   // Checked before forking, so a bad flag stops the primary instead of every worker.
   const limits = httpLimits(flags);
+  // The manifest feed's persisted image (cluster/feed-image.ts): a start on unchanged files skips parsing them.
+  const imageBytes = parseBytes(flags.manifestImageBytes ?? String(DEFAULT_IMAGE_BUDGET_BYTES));
+  if (imageBytes === undefined) throw new Error(`--manifest-image-bytes ${flags.manifestImageBytes}: must be a byte count such as 1GiB, or 0 (off)`);
+  const image = flags.manifestImage === false || imageBytes === 0 ? {} : { image: { dir: path.resolve(flags.manifestImageDir ?? defaultImageDir()), budgetBytes: imageBytes } };
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   if (workers > 1 && !isWorker()) {
@@ -145,7 +155,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       manifests: flags.manifests,
       port,
       logger: log,
-      cluster: flags.strict ? { ...clusterOptions(flags), strict: true } : clusterOptions(flags),
+      cluster: { ...clusterOptions(flags), ...(flags.strict ? { strict: true } : {}), ...image },
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
       maxLookupDepth,

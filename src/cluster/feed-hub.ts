@@ -23,6 +23,7 @@ const LOADER_YOUNG_GENERATION_MB = 4;
 
 interface HubLog {
   info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
@@ -175,6 +176,10 @@ class Hub {
         this.drain();
         return;
       }
+      case 'warn':
+        // The image is the primary's: its warnings are logged once, here.
+        this.log.warn(m.detail, m.message);
+        return;
       default: {
         const v = this.views.get(m.id);
         if (v) this.sendTo(v.wid, { ...m, id: v.id });

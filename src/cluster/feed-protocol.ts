@@ -28,6 +28,8 @@ export interface FeedSummary {
   readonly reread: number;
   readonly full: boolean;
   readonly timings: FeedTimings;
+  /** Handed over from a persisted image (feed-image.ts): no file was read. */
+  readonly image?: boolean;
 }
 
 /** What a view builder is given: the model of the last load and its summary. */
@@ -71,7 +73,10 @@ export type FromFeed =
   /** A load done (the views follow); `req` absent: another reader's request (serve --workers). */
   | { readonly type: 'loaded'; readonly req?: number; readonly summary: FeedSummary }
   | { readonly type: 'failed'; readonly req?: number; readonly findings?: Finding[]; readonly message?: string; readonly stack?: string }
-  | { readonly type: 'part'; readonly id: number; readonly gen: number; readonly part: unknown }
+  /** `raw`: the part is v8-serialized bytes (from an image), deserialized by the taker. */
+  | { readonly type: 'part'; readonly id: number; readonly gen: number; readonly part: unknown; readonly raw?: boolean }
   | { readonly type: 'end'; readonly id: number; readonly gen: number }
   | { readonly type: 'after'; readonly id: number; readonly gen: number; readonly value: unknown }
-  | { readonly type: 'view-failed'; readonly id: number; readonly gen: number; readonly message: string; readonly stack?: string };
+  | { readonly type: 'view-failed'; readonly id: number; readonly gen: number; readonly message: string; readonly stack?: string }
+  /** Something the loader could not do that serving goes on without (the image: not read, not written). */
+  | { readonly type: 'warn'; readonly detail: object; readonly message: string };

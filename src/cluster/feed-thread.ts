@@ -6,6 +6,7 @@
 // many readers there are, and a change is loaded once for all of them.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { deserialize } from 'node:v8';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { FeedInit, FeedSummary, FromFeed, ToFeed, ViewBuilder } from './feed-protocol.js';
 import { type FeedPort, serveFeed } from './feed-service.js';
@@ -439,7 +440,18 @@ export class FeedThread {
           e.assembler = e.spec.assemble();
           e.assembling = m.gen;
         }
-        e.assembler.add(m.part);
+        let part = m.part;
+        if (m.raw) {
+          try {
+            part = deserialize(m.part as Uint8Array);
+          } catch (err) {
+            e.assembler = undefined;
+            this.letGo();
+            this.viewFailed(e, err instanceof Error ? err : new Error(String(err)));
+            return;
+          }
+        }
+        e.assembler.add(part);
         this.askNext(e, m.gen);
         return;
       }
@@ -476,6 +488,9 @@ export class FeedThread {
         for (const l of e.listeners) l.onAfter?.(m.value, e.value);
         return;
       }
+      case 'warn':
+        this.opts.log?.warn(m.detail, m.message);
+        return;
       case 'view-failed': {
         const e = this.byId.get(m.id);
         if (!e) return;

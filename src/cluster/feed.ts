@@ -41,11 +41,21 @@ import { EmulationCache, rebind } from './emulate/emulate-cache.js';
  */
 export const RACY_WINDOW_NS = 2_000_000_000n;
 
-interface FileVersion {
+export interface FileVersion {
   readonly dev: bigint;
   readonly ino: bigint;
   readonly size: bigint;
   readonly mtimeNs: bigint;
+  /** A write that puts the modification time back (touch -d, a restore) still moves this. */
+  readonly ctimeNs: bigint;
+}
+
+/** A file as the last load read it: what a persisted image (feed-image.ts) checks on start. */
+export interface FileState {
+  readonly file: string;
+  readonly version: FileVersion | undefined;
+  /** sha1 of the text read (base64), while its version alone cannot vouch for it (RACY_WINDOW_NS). */
+  readonly hash: string | undefined;
 }
 
 /** What one phase of reading a file gave: its objects met in order, or deferred to after every file. */
@@ -114,20 +124,25 @@ export interface FeedTimings {
 /** A reason the kept reads cannot stand for a full load: the pass starts again reading everything. */
 class ReadEverything extends Error {}
 
-const sameVersion = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
-  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
+export const sameVersion = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
+  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
-function versionOf(file: string): FileVersion | undefined {
+export function versionOf(file: string): FileVersion | undefined {
   try {
     const st = statSync(file, { bigint: true });
-    return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs };
+    return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
   } catch {
     return undefined;
   }
 }
 
-const hashText = (text: string): string => createHash('sha1').update(text).digest('base64');
+export const hashText = (text: string): string => createHash('sha1').update(text).digest('base64');
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
+/** The later of its two times: a version vouches for the text only once both are older than the window. */
+export function changedNs(v: FileVersion): bigint {
+  if (v.mtimeNs > v.ctimeNs) return v.mtimeNs; // set ahead (touch -d): a time to come
+  return v.ctimeNs;
+}
 
 function isCrdRaw(raw: RawObject): boolean {
   return isObj(raw.obj) && (raw.obj['kind'] ?? raw.listKind) === 'CustomResourceDefinition';
@@ -194,6 +209,11 @@ export class ManifestFeed {
     private readonly options: FeedOptions = {},
   ) {
     this.history = options.history?.previous;
+  }
+
+  /** Every file of the last load, in reading order (none before the first). */
+  fileStates(): FileState[] {
+    return [...this.files].map(([file, r]) => ({ file, version: r.version, hash: r.hash }));
   }
 
   /** Reads every file. Throws ManifestError as loadManifests does. */
@@ -295,7 +315,7 @@ export class ManifestFeed {
     const text = readManifestFile(file, [], this.options.cluster?.manifestLimits?.maxFileBytes);
     if (text === undefined || hashText(text) !== r.hash) return false;
     // The text is the one read, and a write from now on gets another time: no hash needed after.
-    if (r.version && nowNs() - r.version.mtimeNs >= RACY_WINDOW_NS) r.hash = undefined;
+    if (r.version && nowNs() - changedNs(r.version) >= RACY_WINDOW_NS) r.hash = undefined;
     return true;
   }
 
@@ -303,7 +323,7 @@ export class ManifestFeed {
     const { ctx } = pass;
     const main = newPhase(pass.intern);
     const crds: Obj[] = [];
-    const racy = version === undefined || nowNs() - version.mtimeNs < RACY_WINDOW_NS;
+    const racy = version === undefined || nowNs() - changedNs(version) < RACY_WINDOW_NS;
     let hash: string | undefined;
     let textLength: number | undefined;
     let deflated: Uint8Array | undefined;

@@ -224,6 +224,11 @@ export interface ClusterOptions {
   readonly maxCrdSchemaNodes?: number;
   /** Bounds on manifest files and objects (defaults in limits.ts: defaultManifestLimits). */
   readonly manifestLimits?: Partial<ManifestLimits>;
+  /**
+   * Where a served feed keeps an image of its last load, so that a start on unchanged files
+   * answers without parsing them (feed-image.ts); absent: no image is read or written.
+   */
+  readonly image?: { readonly dir: string; readonly budgetBytes: number };
 }
 
 /** kind-style default nodes: three nodes in three zones, dual-stack node addresses. */
