@@ -16,6 +16,8 @@ export default defineConfig({
     // two at once on 2 cores took the suite from 582 s to 384 s with every test passing.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
+    // No test server touches the user's cache directory (manifest images).
+    globalSetup: ['./test/helpers/global-cache.ts'],
     testTimeout: 30000,
     hookTimeout: 60000,
   },

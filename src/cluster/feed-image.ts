@@ -16,10 +16,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { changedNs, type FileState, hashText, RACY_WINDOW_NS, sameVersion, versionOf } from './feed.js';
+import { changedNs, type FileState, hashText, RACY_WINDOW_NS } from './feed.js';
 import type { FeedInit, FeedSummary } from './feed-protocol.js';
 export { DEFAULT_IMAGE_BUDGET_BYTES, defaultImageDir } from './feed-image-options.js';
-import { collectManifestFiles, readManifestFile } from './yaml-docs.js';
+import { collectManifestFiles, readManifestFile, sameVersion, versionOf } from './read/files.js';
 
 export const IMAGE_MAGIC = 'CDNSIMG\n';
 export const IMAGE_FORMAT = 1;

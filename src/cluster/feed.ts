@@ -19,11 +19,10 @@
 // the kept deflated texts (the history's own bytes, nothing more), reading a file again when the
 // budget now covers a text it skipped before.
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
 import { isObj, type Obj } from './admit/validate.js';
 import type { ClusterOptions, SourceRef } from './model/model.js';
 import type { Finding } from './model/finding.js';
-import { collectManifestFiles, readManifestFile } from './read/files.js';
+import { collectManifestFiles, type FileVersion, readManifestFile, sameVersion, versionOf } from './read/files.js';
 import type { RawObject } from './read/positions.js';
 import { readManifestObjects } from './read/yaml-docs.js';
 import { interner } from './admit/objects.js';
@@ -40,15 +39,6 @@ import { EmulationCache, rebind } from './emulate/emulate-cache.js';
  * compared at the next reload when size and time are the same.
  */
 export const RACY_WINDOW_NS = 2_000_000_000n;
-
-export interface FileVersion {
-  readonly dev: bigint;
-  readonly ino: bigint;
-  readonly size: bigint;
-  readonly mtimeNs: bigint;
-  /** A write that puts the modification time back (touch -d, a restore) still moves this. */
-  readonly ctimeNs: bigint;
-}
 
 /** A file as the last load read it: what a persisted image (feed-image.ts) checks on start. */
 export interface FileState {
@@ -123,18 +113,6 @@ export interface FeedTimings {
 
 /** A reason the kept reads cannot stand for a full load: the pass starts again reading everything. */
 class ReadEverything extends Error {}
-
-export const sameVersion = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
-  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-
-export function versionOf(file: string): FileVersion | undefined {
-  try {
-    const st = statSync(file, { bigint: true });
-    return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
-  } catch {
-    return undefined;
-  }
-}
 
 export const hashText = (text: string): string => createHash('sha1').update(text).digest('base64');
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;

@@ -1,7 +1,9 @@
 // Starts the real clusterdns process on a loopback port for tests, and stops it by PID.
 import { spawn, type ChildProcess, execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -89,14 +91,20 @@ export async function startServer(args: string[], opts: StartOptions = {}): Prom
   const port = opts.port ?? (await freePort());
   const argv = [process.execPath, launcher, 'serve', ...args, '--port', String(port)];
   const [command, ...rest] = [...(opts.wrapper ?? []), ...argv] as [string, ...string[]];
+  // A cache directory of its own (manifest images): a server never starts from an image another
+  // test's server left, unless the test passes a directory itself.
+  const cacheHome = opts.env?.XDG_CACHE_HOME ?? mkdtempSync(path.join(process.env.XDG_CACHE_HOME ?? tmpdir(), 'server-'));
   const proc = spawn(command, rest, {
     cwd: repoRoot,
-    env: { ...process.env, ...opts.env },
+    env: { ...process.env, XDG_CACHE_HOME: cacheHome, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
   const stderr: string[] = [];
-  const stop = (): Promise<void> => stopProcess(proc);
+  const stop = async (): Promise<void> => {
+    await stopProcess(proc);
+    if (cacheHome !== opts.env?.XDG_CACHE_HOME) rmSync(cacheHome, { recursive: true, force: true });
+  };
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop();

@@ -107,16 +107,19 @@ export interface FileVersion {
   readonly ino: bigint;
   readonly size: bigint;
   readonly mtimeNs: bigint;
+  /** A write that puts the modification time back (touch -d, a restore) still moves this. */
   readonly ctimeNs: bigint;
 }
 
+/** The file's version, as plain values (kept with a file's read for as long as the feed keeps it). */
 export function versionOf(file: string): FileVersion | undefined {
   try {
-    return statSync(file, { bigint: true });
+    const st = statSync(file, { bigint: true });
+    return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
   } catch {
     return undefined;
   }
 }
 
-export const sameVersion = (a: FileVersion, b: FileVersion): boolean =>
-  a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+export const sameVersion = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
+  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
