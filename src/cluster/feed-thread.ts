@@ -4,6 +4,29 @@
 // (what they need from the model, built in the loader thread) and are handed each new build of
 // it; readers that subscribe the same view share one build. The files are watched once, however
 // many readers there are, and a change is loaded once for all of them.
+//
+// How it runs:
+// - A load happens when refresh() finds the files' fingerprint (list, sizes, times, inodes)
+//   changed since the last one: at build (a Corefile reload with the files unchanged loads
+//   nothing and serves the views already built), on SIGHUP and on the feed's one watch (the
+//   smallest interval its readers ask for). Refreshes during a load share it when they see the
+//   same files, else one more follows it. A failed load is reported to every listener, which
+//   keeps serving its last view. Loads take the App's load permit (--workers).
+// - After each load every view is built in the loader thread and handed over a part at a time,
+//   each when the serving thread asks ('next'), so the serving thread indexes a little, answers
+//   queries, and asks again; the listener swaps the result in whole. Loads are numbered by the
+//   loader (FeedSummary.gen) and replies name the request they answer.
+// - Memory: the thread's young generation is capped (LOADER_YOUNG_GENERATION_MB); a reload that
+//   reads every file collects the thread's heap once a JSON List's text has gone, every 5000
+//   objects and after the read, since there the peak is the old and the new data (a first load
+//   does not, for its speed); once a load's views are handed over and the thread is quiet, one
+//   compacting collection settles it. The thread runs niced while it loads.
+// - The last load is kept as an image (feed-image.ts) keyed by the files' versions, so a start
+//   on unchanged files hands the views over without parsing, then loads in the background.
+// - With `serve --workers N` the primary runs the feeds (feed-hub.ts) and each worker's
+//   FeedThread sends these same messages over its IPC channel; where no compiled worker file
+//   exists (the TypeScript sources under vitest) the service runs on the serving thread over a
+//   MessageChannel: the same messages either way.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { deserialize } from 'node:v8';
