@@ -40,7 +40,10 @@ function generate(n) {
 const samples = generate(1);
 const reg = KindRegistry.create();
 const first = {};
-for (const [av, k] of [['v1', 'Service'], ['discovery.k8s.io/v1', 'EndpointSlice']]) {
+for (const [av, k] of [
+  ['v1', 'Service'],
+  ['discovery.k8s.io/v1', 'EndpointSlice'],
+]) {
   const sample = JSON.parse(samples[k][0]);
   const t = performance.now();
   const issues = reg.lookup(av, k).validate(sample);

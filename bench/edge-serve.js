@@ -44,8 +44,15 @@ async function main() {
     const namesFile = path.join(tmp, 'names.txt');
     fs.writeFileSync(namesFile, `${names.join('\n')}\n`);
     const corefile = path.join(tmp, 'Corefile');
-    fs.writeFileSync(corefile, `example.com {\n    bind 127.0.0.1\n    k8s_gateway {\n        resources HTTPRoute Ingress\n        manifests ${dir}\n        watch 500ms\n    }\n}\n`);
-    const server = await startNode('clusterdns', [path.join(ROOT, 'bin', 'clusterdns.js'), 'serve', '--conf', corefile, '--port', String(await freePort())], serverReady);
+    fs.writeFileSync(
+      corefile,
+      `example.com {\n    bind 127.0.0.1\n    k8s_gateway {\n        resources HTTPRoute Ingress\n        manifests ${dir}\n        watch 500ms\n    }\n}\n`,
+    );
+    const server = await startNode(
+      'clusterdns',
+      [path.join(ROOT, 'bin', 'clusterdns.js'), 'serve', '--conf', corefile, '--port', String(await freePort())],
+      serverReady,
+    );
     const first = await untilAnswered(server.port, 'h0.r0.example.com', server.startedAt);
     result.startToFirstAnswerMs = first;
     await new Promise((r) => setTimeout(r, 1000));
@@ -53,21 +60,29 @@ async function main() {
     console.log(`loaded: first answer after ${first} ms, RSS ${(result.rssAfterLoad / 1048576).toFixed(1)} MiB`);
 
     const appear = [];
-    const changes = CHANGES_AT.map((t, i) =>
-      new Promise((resolve) =>
-        setTimeout(async () => {
-          const host = `new${i}.example.com`;
-          const since = performance.now();
-          // Written beside, then renamed: the watch never sees half a file.
-          const file = path.join(dir, `new-${i}.yaml`);
-          fs.writeFileSync(`${file}.tmp`, `apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: new${i}\n  namespace: default\nspec:\n  ingressClassName: nginx\n  rules:\n    - host: ${host}\nstatus:\n  loadBalancer:\n    ingress:\n      - ip: 192.0.2.${i + 1}\n`);
-          fs.renameSync(`${file}.tmp`, file);
-          appear.push(await untilAnswered(server.port, host, since));
-          resolve();
-        }, t * 1000),
-      ),
+    const changes = CHANGES_AT.map(
+      (t, i) =>
+        new Promise((resolve) =>
+          setTimeout(async () => {
+            const host = `new${i}.example.com`;
+            const since = performance.now();
+            // Written beside, then renamed: the watch never sees half a file.
+            const file = path.join(dir, `new-${i}.yaml`);
+            fs.writeFileSync(
+              `${file}.tmp`,
+              `apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: new${i}\n  namespace: default\nspec:\n  ingressClassName: nginx\n  rules:\n    - host: ${host}\nstatus:\n  loadBalancer:\n    ingress:\n      - ip: 192.0.2.${i + 1}\n`,
+            );
+            fs.renameSync(`${file}.tmp`, file);
+            appear.push(await untilAnswered(server.port, host, since));
+            resolve();
+          }, t * 1000),
+        ),
     );
-    const paced = await runLoad(process.execPath, [path.join(BENCH, 'paced-client.js'), String(server.port), String(QPS), String(SECONDS), namesFile], SECONDS + 30);
+    const paced = await runLoad(
+      process.execPath,
+      [path.join(BENCH, 'paced-client.js'), String(server.port), String(QPS), String(SECONDS), namesFile],
+      SECONDS + 30,
+    );
     await Promise.all(changes);
     result.load = JSON.parse(paced.trim().split('\n').pop());
     result.newHostAnswersAfterMs = appear;

@@ -21,7 +21,16 @@ const oneRouteHosts = Number(args[2] ?? 65536);
 const { loadManifests } = await import(pathToFileURL(path.join(dist, 'cluster/load.js')).href);
 const hostsModule = await import(pathToFileURL(path.join(dist, 'plugins/k8s_gateway/hosts.js')).href);
 
-const cfg = { zones: ['example.com.'], resources: ['HTTPRoute'], ingressClasses: [], gatewayClasses: [], ttl: 60, apex: 'dns1.kube-system', secondary: '', watchMs: 0 };
+const cfg = {
+  zones: ['example.com.'],
+  resources: ['HTTPRoute'],
+  ingressClasses: [],
+  gatewayClasses: [],
+  ttl: 60,
+  apex: 'dns1.kube-system',
+  secondary: '',
+  watchMs: 0,
+};
 
 function run(label, n, h) {
   const dir = mkdtempSync(path.join(tmpdir(), 'edge-bench-'));

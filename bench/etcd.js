@@ -98,7 +98,10 @@ function query(sock, port, name) {
 }
 
 function dnsperf(port, file) {
-  const r = spawnSync('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', file, '-l', String(SECONDS), '-c', '2', '-T', '1', '-q', '150'], { encoding: 'utf8', timeout: (SECONDS + 20) * 1000 });
+  const r = spawnSync('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', file, '-l', String(SECONDS), '-c', '2', '-T', '1', '-q', '150'], {
+    encoding: 'utf8',
+    timeout: (SECONDS + 20) * 1000,
+  });
   const qps = /Queries per second:\s+([\d.]+)/.exec(r.stdout ?? '');
   const lost = /Queries lost:\s+(\d+)/.exec(r.stdout ?? '');
   return { qps: qps ? Number(qps[1]) : NaN, lost: lost ? Number(lost[1]) : NaN };
@@ -115,24 +118,78 @@ async function main() {
   const listing = execFileSync(process.execPath, [launcher, 'records', '--conf', corefile, '--manifests', manifests], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const lines = listing.split('\n').filter((l) => l && !l.startsWith(';') && !l.startsWith('$'));
   figures.records = lines.length;
-  const aNames = [...new Set(lines.map((l) => l.split(/\s+/)).filter((f) => f[3] === 'A').map((f) => f[0]))];
+  const aNames = [
+    ...new Set(
+      lines
+        .map((l) => l.split(/\s+/))
+        .filter((f) => f[3] === 'A')
+        .map((f) => f[0]),
+    ),
+  ];
 
   // etcd, one member.
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const dataDir = path.join(tmp, 'etcd');
-  await start('etcd', ['--data-dir', dataDir, '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-cluster', `default=http://127.0.0.1:${peerPort}`, '--logger', 'zap', '--log-level', 'info'], 'serving client traffic');
+  await start(
+    'etcd',
+    [
+      '--data-dir',
+      dataDir,
+      '--listen-client-urls',
+      url,
+      '--advertise-client-urls',
+      url,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-cluster',
+      `default=http://127.0.0.1:${peerPort}`,
+      '--logger',
+      'zap',
+      '--log-level',
+      'info',
+    ],
+    'serving client traffic',
+  );
 
   // sync: time, transactions, DB size.
   let t0 = performance.now();
-  const synced = spawnSync(process.execPath, [launcher, 'sync', '--etcd', url, '--conf', corefile, '--manifests', manifests], { encoding: 'utf8', timeout: 600_000, maxBuffer: 1 << 26 });
+  const synced = spawnSync(process.execPath, [launcher, 'sync', '--etcd', url, '--conf', corefile, '--manifests', manifests], {
+    encoding: 'utf8',
+    timeout: 600_000,
+    maxBuffer: 1 << 26,
+  });
   figures.syncSeconds = (performance.now() - t0) / 1000;
-  const result = JSON.parse(synced.stderr.trim().split('\n').filter((l) => l.includes('"sync: etcd')).pop());
-  Object.assign(figures, { syncKeys: result.records, syncTransactions: result.transactions, syncMode: result.mode, syncBuildSeconds: result.buildMs / 1000, syncEtcdSeconds: result.etcdMs / 1000 });
+  const result = JSON.parse(
+    synced.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('"sync: etcd'))
+      .pop(),
+  );
+  Object.assign(figures, {
+    syncKeys: result.records,
+    syncTransactions: result.transactions,
+    syncMode: result.mode,
+    syncBuildSeconds: result.buildMs / 1000,
+    syncEtcdSeconds: result.etcdMs / 1000,
+  });
   t0 = performance.now();
-  const again = spawnSync(process.execPath, [launcher, 'sync', '--etcd', url, '--conf', corefile, '--manifests', manifests], { encoding: 'utf8', timeout: 600_000, maxBuffer: 1 << 26 });
+  const again = spawnSync(process.execPath, [launcher, 'sync', '--etcd', url, '--conf', corefile, '--manifests', manifests], {
+    encoding: 'utf8',
+    timeout: 600_000,
+    maxBuffer: 1 << 26,
+  });
   figures.resyncSeconds = (performance.now() - t0) / 1000;
-  const second = JSON.parse(again.stderr.trim().split('\n').filter((l) => l.includes('"sync: etcd')).pop());
+  const second = JSON.parse(
+    again.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('"sync: etcd'))
+      .pop(),
+  );
   figures.resyncMode = second.mode;
   figures.resyncEtcdSeconds = second.etcdMs / 1000;
   const client = new Etcd3({ hosts: url });
@@ -147,7 +204,9 @@ async function main() {
   for (let i = 0; i < 3; i++) {
     const port = await freePort();
     t0 = performance.now();
-    replicas.push(await start(process.execPath, [launcher, 'serve', '--conf', replicaConf, '--port', String(port), '--log-level', 'warn'], i === 0 ? undefined : undefined));
+    replicas.push(
+      await start(process.execPath, [launcher, 'serve', '--conf', replicaConf, '--port', String(port), '--log-level', 'warn'], i === 0 ? undefined : undefined),
+    );
     // Ready: the first sync answered.
     const sock = createSocket('udp4');
     for (;;) {
@@ -168,7 +227,10 @@ async function main() {
   for (let i = 0; i < EDITS; i++) {
     const ip = `10.${200 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
     const t = performance.now();
-    await client.put(key).value(JSON.stringify({ host: ip })).exec();
+    await client
+      .put(key)
+      .value(JSON.stringify({ host: ip }))
+      .exec();
     await Promise.all(
       replicaPorts.map(async (port, j) => {
         while ((await query(socks[j], port, 'edit.bench.svc.cluster.local.')) !== ip) {
@@ -216,12 +278,18 @@ main()
     await stopAll();
     const r = (x, d = 1) => Number(x).toFixed(d);
     console.log(JSON.stringify(f));
-    console.log(`records synced: ${f.records} (${f.syncKeys} keys) in ${r(f.syncSeconds)} s (building the records ${r(f.syncBuildSeconds)} s, etcd read + writes ${r(f.syncEtcdSeconds)} s), ${f.syncTransactions} transactions (${f.syncMode})`);
+    console.log(
+      `records synced: ${f.records} (${f.syncKeys} keys) in ${r(f.syncSeconds)} s (building the records ${r(f.syncBuildSeconds)} s, etcd read + writes ${r(f.syncEtcdSeconds)} s), ${f.syncTransactions} transactions (${f.syncMode})`,
+    );
     console.log(`second run: ${r(f.resyncSeconds)} s, nothing written (${f.resyncMode}; etcd read and diff ${r(f.resyncEtcdSeconds)} s)`);
     console.log(`etcd DB size: ${r(f.etcdDbMiB)} MiB`);
     console.log(`replica RSS: ${f.replicaRssMiB.map((x) => r(x)).join(' / ')} MiB (first replica serving after ${r(f.replicaStartSeconds)} s)`);
-    console.log(`propagation of ${EDITS} edits to 3 replicas: p50 ${r(f.propagationMs.p50)} ms, p99 ${r(f.propagationMs.p99)} ms, max ${r(f.propagationMs.max)} ms`);
-    console.log(`qps, ${SECONDS} s dnsperf: mirror ${r(f.qpsMirror.qps, 0)} (lost ${f.qpsMirror.lost}), kubernetes ${r(f.qpsKubernetes.qps, 0)} (lost ${f.qpsKubernetes.lost}), ratio ${r(f.qpsRatio, 2)}`);
+    console.log(
+      `propagation of ${EDITS} edits to 3 replicas: p50 ${r(f.propagationMs.p50)} ms, p99 ${r(f.propagationMs.p99)} ms, max ${r(f.propagationMs.max)} ms`,
+    );
+    console.log(
+      `qps, ${SECONDS} s dnsperf: mirror ${r(f.qpsMirror.qps, 0)} (lost ${f.qpsMirror.lost}), kubernetes ${r(f.qpsKubernetes.qps, 0)} (lost ${f.qpsKubernetes.lost}), ratio ${r(f.qpsRatio, 2)}`,
+    );
   })
   .catch(async (err) => {
     await stopAll();

@@ -58,7 +58,10 @@ const clean = () => {
 clean();
 const serviceFile = (i) => {
   const file = path.join(dir, `zz-feed-bench-${i}.yaml`);
-  writeFileSync(file, `apiVersion: v1\nkind: Service\nmetadata:\n  name: feed-bench-${i}\n  namespace: default\nspec:\n  selector:\n    app: feed-bench-${i}\n  ports:\n  - port: 80\n`);
+  writeFileSync(
+    file,
+    `apiVersion: v1\nkind: Service\nmetadata:\n  name: feed-bench-${i}\n  namespace: default\nspec:\n  selector:\n    app: feed-bench-${i}\n  ports:\n  - port: 80\n`,
+  );
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x) => Math.round(x);
@@ -88,7 +91,9 @@ for (let i = 0; i < runs; i++) {
   if (a.services !== b.services || b.full || b.reread !== 1) throw new Error(`feed and full load differ: ${JSON.stringify({ a, b })}`);
   fulls.push(a.ms);
   feeds.push(b);
-  console.log(JSON.stringify({ run: i, fullMs: round(a.ms), feedMs: round(b.ms), split: Object.fromEntries(Object.entries(b.timings).map(([k, v]) => [k, round(v)])) }));
+  console.log(
+    JSON.stringify({ run: i, fullMs: round(a.ms), feedMs: round(b.ms), split: Object.fromEntries(Object.entries(b.timings).map(([k, v]) => [k, round(v)])) }),
+  );
 }
 // A workload lands: a Deployment whose pods the Service of the same run selects. Its namespace's
 // pods are derived again, every pod's address is probed again, and that Service gets its slice.
@@ -109,7 +114,12 @@ const idleMs = performance.now() - t;
 clean();
 
 const heap = (mode) =>
-  JSON.parse(execFileSync(process.execPath, ['--expose-gc', self, '--dist', dist, '--child', mode, dir], { encoding: 'utf8', timeout: 300_000 }).trim().split('\n').pop());
+  JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', self, '--dist', dist, '--child', mode, dir], { encoding: 'utf8', timeout: 300_000 })
+      .trim()
+      .split('\n')
+      .pop(),
+  );
 const heapFull = heap('full');
 const heapFeed = heap('feed');
 const split = (k) => round(median(feeds.map((f) => f.timings[k])));

@@ -34,11 +34,21 @@ const services = Number(servicesArg);
 const perService = Number(endpointsArg);
 const namespaces = Number(nsArg ?? Math.max(1, Math.round(services / 100)));
 
-const uid = (n) => `${(n * 2654435761 >>> 0).toString(16).padStart(8, '0')}-1f2e-4d3c-8b7a-${n.toString(16).padStart(12, '0')}`;
+const uid = (n) => `${((n * 2654435761) >>> 0).toString(16).padStart(8, '0')}-1f2e-4d3c-8b7a-${n.toString(16).padStart(12, '0')}`;
 const created = '2026-11-02T10:04:05Z';
-const managed = (manager, fields) => !withManaged ? undefined : [
-  { manager, operation: 'Update', apiVersion: 'v1', time: created, fieldsType: 'FieldsV1', fieldsV1: asKubectl && fields ? fields : { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:ports': {} } } },
-];
+const managed = (manager, fields) =>
+  !withManaged
+    ? undefined
+    : [
+        {
+          manager,
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: created,
+          fieldsType: 'FieldsV1',
+          fieldsV1: asKubectl && fields ? fields : { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:ports': {} } },
+        },
+      ];
 // What the API server records per field manager: `f:NAME` per field, `.` for the field itself,
 // `k:{...}` for a list item by its merge keys (JSON of them, keys sorted).
 const fieldSet = (obj) => {
@@ -54,13 +64,20 @@ const portFields = (ports, keys) => {
 // The last-applied-configuration annotation: the applied manifest as compact JSON with sorted keys
 // (Go's encoding of a map) and a final newline, which kubectl prints as a `|` block.
 const sortedJson = (v) =>
-  Array.isArray(v) ? `[${v.map(sortedJson).join(',')}]`
-    : typeof v === 'object' && v !== null ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(v[k])}`).join(',')}}`
+  Array.isArray(v)
+    ? `[${v.map(sortedJson).join(',')}]`
+    : typeof v === 'object' && v !== null
+      ? `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${sortedJson(v[k])}`)
+          .join(',')}}`
       : JSON.stringify(v);
-const lastApplied = (manifest) => !asKubectl ? undefined : { 'kubectl.kubernetes.io/last-applied-configuration': `${sortedJson(manifest)}\n` };
+const lastApplied = (manifest) => (!asKubectl ? undefined : { 'kubectl.kubernetes.io/last-applied-configuration': `${sortedJson(manifest)}\n` });
 const podFields = (ip) => ({
   'f:status': {
-    'f:conditions': { 'k:{"type":"Ready"}': { '.': {}, 'f:status': {}, 'f:type': {} } }, 'f:phase': {}, 'f:podIP': {},
+    'f:conditions': { 'k:{"type":"Ready"}': { '.': {}, 'f:status': {}, 'f:type': {} } },
+    'f:phase': {},
+    'f:podIP': {},
     'f:podIPs': { '.': {}, [`k:{"ip":"${ip}"}`]: { '.': {}, 'f:ip': {} } },
   },
 });
@@ -106,7 +123,8 @@ const sortKeys = (keys) => keys.sort((a, b) => (keyLess(a, b) ? -1 : keyLess(b, 
 // Strings go-yaml v2 would read back as another type (timestamps too) are double-quoted; those a
 // plain scalar cannot hold (indicators, ': ', ' #', edge spaces) are single-quoted; several lines
 // are a literal block.
-const NOT_STRING = /^(?:|~|null|Null|NULL|[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|<<|[-+]?(?:0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|[0-9][0-9_]*|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?)$/;
+const NOT_STRING =
+  /^(?:|~|null|Null|NULL|[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|<<|[-+]?(?:0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|[0-9][0-9_]*|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?)$/;
 const NOT_PLAIN = /^(?:[-?:](?:\s|$)|[,[\]{}#&*!|>'"%@`])|^(?:---|\.\.\.)|:(?:\s|$)|\s#|^\s|\s$|[^\x20-\x7e]/;
 const scalarYaml = (v) => {
   if (v === null) return 'null';
@@ -122,7 +140,10 @@ const yamlValue = (v, ind, inSeq) => {
     const chomp = !v.endsWith('\n') ? '-' : v.endsWith('\n\n') ? '+' : '';
     const body = v.endsWith('\n') ? v.slice(0, -1) : v;
     const pad = ' '.repeat(ind + 2);
-    return ` |${chomp}\n${body.split('\n').map((l) => (l === '' ? '' : pad + l)).join('\n')}\n`;
+    return ` |${chomp}\n${body
+      .split('\n')
+      .map((l) => (l === '' ? '' : pad + l))
+      .join('\n')}\n`;
   }
   if (Array.isArray(v)) return v.length === 0 ? ' []\n' : `\n${yamlSeq(v, ind)}`;
   if (isMapping(v)) {
@@ -134,7 +155,8 @@ const yamlValue = (v, ind, inSeq) => {
 };
 const yamlMap = (o, ind, keys = defined(o)) => keys.map((k) => `${' '.repeat(ind)}${scalarYaml(k)}:${yamlValue(o[k], ind, false)}`).join('');
 // Sequences sit at their key's column ("- " style); a mapping item starts on the dash's line.
-const yamlSeq = (a, ind) => a.map((e) => `${' '.repeat(ind)}-${Array.isArray(e) && e.length > 0 ? ` ${yamlSeq(e, ind + 2).slice(ind + 2)}` : yamlValue(e, ind, true)}`).join('');
+const yamlSeq = (a, ind) =>
+  a.map((e) => `${' '.repeat(ind)}-${Array.isArray(e) && e.length > 0 ? ` ${yamlSeq(e, ind + 2).slice(ind + 2)}` : yamlValue(e, ind, true)}`).join('');
 
 const fd = fs.openSync(out, 'w');
 // The JSON layouts: what opens the List, goes between items, closes it; how an item is written.
@@ -148,7 +170,12 @@ const layout = compact
         close: '\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n',
         item: (o) => PRETTY_ITEM + JSON.stringify(o, null, 4).replaceAll('\n', `\n${PRETTY_ITEM}`),
       }
-    : { open: '{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[\n', between: ',\n', close: '\n]}\n', item: (o) => JSON.stringify(o) };
+    : {
+        open: '{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[\n',
+        between: ',\n',
+        close: '\n]}\n',
+        item: (o) => JSON.stringify(o),
+      };
 fs.writeSync(fd, asYaml ? 'apiVersion: v1\nitems:\n' : layout.open);
 let first = true;
 const emit = (obj) => {
@@ -157,7 +184,20 @@ const emit = (obj) => {
 };
 for (let n = 0; n < namespaces; n++) {
   const annotations = lastApplied({ apiVersion: 'v1', kind: 'Namespace', metadata: { annotations: {}, name: `ns-${n}` } });
-  emit({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns-${n}`, uid: uid(1e7 + n), resourceVersion: String(100 + n), creationTimestamp: created, labels: { 'kubernetes.io/metadata.name': `ns-${n}` }, annotations }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+  emit({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: `ns-${n}`,
+      uid: uid(1e7 + n),
+      resourceVersion: String(100 + n),
+      creationTimestamp: created,
+      labels: { 'kubernetes.io/metadata.name': `ns-${n}` },
+      annotations,
+    },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  });
 }
 const hits = [];
 let ep = 1;
@@ -166,22 +206,42 @@ for (let s = 0; s < services; s++) {
   const name = `svc-${s}`;
   hits.push(`${name}.${ns}`);
   const labels = { app: name, 'app.kubernetes.io/managed-by': 'Helm' };
-  const ports = [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }, { name: 'metrics', port: 9090, protocol: 'TCP', targetPort: 9090 }];
-  const applied = lastApplied({ apiVersion: 'v1', kind: 'Service', metadata: { annotations: {}, labels, name, namespace: ns }, spec: { ports, selector: { app: name } } });
+  const ports = [
+    { name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 },
+    { name: 'metrics', port: 9090, protocol: 'TCP', targetPort: 9090 },
+  ];
+  const applied = lastApplied({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { annotations: {}, labels, name, namespace: ns },
+    spec: { ports, selector: { app: name } },
+  });
   const annotations = { 'meta.helm.sh/release-name': name, 'meta.helm.sh/release-namespace': ns, ...applied };
-  const fields = { 'f:metadata': { 'f:annotations': fieldSet(annotations), 'f:labels': fieldSet(labels) }, 'f:spec': { 'f:ports': portFields(ports, ['port', 'protocol']), 'f:selector': {} } };
+  const fields = {
+    'f:metadata': { 'f:annotations': fieldSet(annotations), 'f:labels': fieldSet(labels) },
+    'f:spec': { 'f:ports': portFields(ports, ['port', 'protocol']), 'f:selector': {} },
+  };
   emit({
     apiVersion: 'v1',
     kind: 'Service',
     metadata: {
-      name, namespace: ns, uid: uid(s), resourceVersion: String(1000 + s), creationTimestamp: created,
+      name,
+      namespace: ns,
+      uid: uid(s),
+      resourceVersion: String(1000 + s),
+      creationTimestamp: created,
       labels,
       annotations,
       managedFields: managed('helm', fields),
     },
     spec: {
-      clusterIP: svcIp(s + 16), clusterIPs: [svcIp(s + 16)], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack',
-      internalTrafficPolicy: 'Cluster', sessionAffinity: 'None', type: 'ClusterIP',
+      clusterIP: svcIp(s + 16),
+      clusterIPs: [svcIp(s + 16)],
+      ipFamilies: ['IPv4'],
+      ipFamilyPolicy: 'SingleStack',
+      internalTrafficPolicy: 'Cluster',
+      sessionAffinity: 'None',
+      type: 'ClusterIP',
       selector: { app: name },
       ports,
     },
@@ -199,23 +259,48 @@ for (let s = 0; s < services; s++) {
     });
     if (withPods) {
       emit({
-        apiVersion: 'v1', kind: 'Pod',
-        metadata: { name: podName, namespace: ns, uid: uid(5e6 + ep), resourceVersion: String(2e6 + ep), creationTimestamp: created, labels: { app: name, 'pod-template-hash': '7d9f8b6c5' }, managedFields: managed('kubelet', podFields(podIp(ep))) },
-        spec: { containers: [{ name: 'main', image: 'nginx:1.27', ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }] }], nodeName: `node-${ep % 200}`, dnsPolicy: 'ClusterFirst', restartPolicy: 'Always' },
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: podName,
+          namespace: ns,
+          uid: uid(5e6 + ep),
+          resourceVersion: String(2e6 + ep),
+          creationTimestamp: created,
+          labels: { app: name, 'pod-template-hash': '7d9f8b6c5' },
+          managedFields: managed('kubelet', podFields(podIp(ep))),
+        },
+        spec: {
+          containers: [{ name: 'main', image: 'nginx:1.27', ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }] }],
+          nodeName: `node-${ep % 200}`,
+          dnsPolicy: 'ClusterFirst',
+          restartPolicy: 'Always',
+        },
         status: { phase: 'Running', podIP: podIp(ep), podIPs: [{ ip: podIp(ep) }], conditions: [{ type: 'Ready', status: 'True' }] },
       });
     }
   }
   const sliceFields = {
-    'f:addressType': {}, 'f:endpoints': {},
-    'f:metadata': { 'f:annotations': { '.': {}, 'f:endpoints.kubernetes.io/last-change-trigger-time': {} }, 'f:generateName': {}, 'f:labels': { '.': {}, 'f:endpointslice.kubernetes.io/managed-by': {}, 'f:kubernetes.io/service-name': {} }, 'f:ownerReferences': { '.': {}, [`k:{"uid":"${uid(s)}"}`]: {} } },
+    'f:addressType': {},
+    'f:endpoints': {},
+    'f:metadata': {
+      'f:annotations': { '.': {}, 'f:endpoints.kubernetes.io/last-change-trigger-time': {} },
+      'f:generateName': {},
+      'f:labels': { '.': {}, 'f:endpointslice.kubernetes.io/managed-by': {}, 'f:kubernetes.io/service-name': {} },
+      'f:ownerReferences': { '.': {}, [`k:{"uid":"${uid(s)}"}`]: {} },
+    },
     'f:ports': {},
   };
   emit({
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
     metadata: {
-      name: `${name}-abcde`, namespace: ns, uid: uid(2e6 + s), resourceVersion: String(3e6 + s), creationTimestamp: created, generateName: `${name}-`,
+      name: `${name}-abcde`,
+      namespace: ns,
+      uid: uid(2e6 + s),
+      resourceVersion: String(3e6 + s),
+      creationTimestamp: created,
+      generateName: `${name}-`,
       labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' },
       annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': created },
       ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name, uid: uid(s), controller: true, blockOwnerDeletion: true }],
@@ -223,7 +308,10 @@ for (let s = 0; s < services; s++) {
     },
     addressType: 'IPv4',
     endpoints,
-    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }, { name: 'metrics', port: 9090, protocol: 'TCP' }],
+    ports: [
+      { name: 'http', port: 8080, protocol: 'TCP' },
+      { name: 'metrics', port: 9090, protocol: 'TCP' },
+    ],
   });
 }
 fs.writeSync(fd, asYaml ? 'kind: List\nmetadata:\n  resourceVersion: ""\n' : layout.close);

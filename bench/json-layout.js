@@ -71,7 +71,18 @@ function loadOnce(list) {
 async function serveOnce(tmp, list, name) {
   const corefile = path.join(tmp, 'Corefile');
   const port = await freePort();
-  const args = [path.join(root, 'bin', 'clusterdns.js'), 'serve', '--conf', corefile, '--manifests', list, '--port', String(port), '--max-manifest-file-bytes', String(MAX_FILE_BYTES)];
+  const args = [
+    path.join(root, 'bin', 'clusterdns.js'),
+    'serve',
+    '--conf',
+    corefile,
+    '--manifests',
+    list,
+    '--port',
+    String(port),
+    '--max-manifest-file-bytes',
+    String(MAX_FILE_BYTES),
+  ];
   const server = await startNode('clusterdns', args, serverReady);
   try {
     if (!(await firstAnswer(server.port, name))) throw new Error(`no answer for ${name}`);
@@ -90,11 +101,18 @@ async function main() {
     let names;
     for (const layout of layouts) {
       lists[layout] = path.join(tmp, `${layout}.json`);
-      const gen = JSON.parse(execFileSync(process.execPath, [path.join(BENCH, 'gen-list.js'), lists[layout], String(SERVICES), String(ENDPOINTS), `--${layout}`], { encoding: 'utf8' }));
+      const gen = JSON.parse(
+        execFileSync(process.execPath, [path.join(BENCH, 'gen-list.js'), lists[layout], String(SERVICES), String(ENDPOINTS), `--${layout}`], {
+          encoding: 'utf8',
+        }),
+      );
       console.log(`${layout}: ${(gen.bytes / 1048576).toFixed(1)} MiB`);
       names ??= JSON.parse(fs.readFileSync(`${lists[layout]}.names.json`, 'utf8'));
     }
-    fs.writeFileSync(path.join(tmp, 'Corefile'), 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
+    fs.writeFileSync(
+      path.join(tmp, 'Corefile'),
+      'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n',
+    );
     const name = `${names.hits[names.hits.length - 1]}.svc.cluster.local`;
     const samples = Object.fromEntries(layouts.map((l) => [l, { loadMs: [], serveMs: [], objects: 0 }]));
     for (let r = 0; r < RUNS; r++) {
@@ -126,7 +144,9 @@ async function main() {
       const x = result[layout];
       console.log(`${layout.padEnd(8)} load ${x.loadMs} ms (${x.usPerObject} µs/object)${SERVE ? `, start to first answer ${x.startToFirstAnswerMs} ms` : ''}`);
     }
-    console.log(`compact / pretty: load ${result.compactOverPretty.load}${SERVE ? `, start to first answer ${result.compactOverPretty.startToFirstAnswer}` : ''}`);
+    console.log(
+      `compact / pretty: load ${result.compactOverPretty.load}${SERVE ? `, start to first answer ${result.compactOverPretty.startToFirstAnswer}` : ''}`,
+    );
     console.log(JSON.stringify(result));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -259,7 +259,24 @@ export function udpAsk(port, name, timeoutMs = 1000) {
 }
 
 export function dnsperfArgs(port, seconds, queries) {
-  return ['-s', HOST, '-p', String(port), '-d', queries, '-l', String(seconds), '-c', String(DNSPERF.clients), '-T', String(DNSPERF.threads), '-Q', String(DNSPERF.qpsCap), '-q', String(DNSPERF.outstanding)];
+  return [
+    '-s',
+    HOST,
+    '-p',
+    String(port),
+    '-d',
+    queries,
+    '-l',
+    String(seconds),
+    '-c',
+    String(DNSPERF.clients),
+    '-T',
+    String(DNSPERF.threads),
+    '-Q',
+    String(DNSPERF.qpsCap),
+    '-q',
+    String(DNSPERF.outstanding),
+  ];
 }
 
 /** Runs a load generator pinned to the load CPU; resolves with its output. Bounded by hardSeconds. */
@@ -393,7 +410,13 @@ export function shuffle(xs, seed) {
 export function writeQueryFiles(dir, names) {
   const hits = names.hits;
   const hot = path.join(dir, 'hot.txt');
-  writeFileSync(hot, hits.slice(0, 40).map((h) => `${h}.svc.cluster.local A`).join('\n') + '\n');
+  writeFileSync(
+    hot,
+    hits
+      .slice(0, 40)
+      .map((h) => `${h}.svc.cluster.local A`)
+      .join('\n') + '\n',
+  );
   // A fifth A hits, a fifth AAAA (NODATA: the services are IPv4 only), three fifths the NXDOMAINs
   // a pod's ndots:5 search walk sends before the name itself.
   const fifth = Math.floor(MISS_NAMES / 5);

@@ -10,7 +10,16 @@ if (dir === '--empty') {
 const { loadManifests } = await import('../dist/cluster/load.js');
 const { KubernetesStore } = await import('../dist/plugins/kubernetes/store.js');
 const { parseKubernetes } = await import('../dist/plugins/kubernetes/config.js');
-const cfg = parseKubernetes({ name: 'kubernetes', args: ['cluster.local', 'in-addr.arpa', 'ip6.arpa'], file: 'bench', line: 1, block: [{ name: 'pods', args: ['verified'], file: 'bench', line: 2 }] }, ['cluster.local.', 'in-addr.arpa.', 'ip6.arpa.']);
+const cfg = parseKubernetes(
+  {
+    name: 'kubernetes',
+    args: ['cluster.local', 'in-addr.arpa', 'ip6.arpa'],
+    file: 'bench',
+    line: 1,
+    block: [{ name: 'pods', args: ['verified'], file: 'bench', line: 2 }],
+  },
+  ['cluster.local.', 'in-addr.arpa.', 'ip6.arpa.'],
+);
 const t0 = performance.now();
 // 100k pods need more than the default /16 pod CIDR, as a cluster that size would have.
 const { model } = loadManifests([dir], { podCIDRs: ['10.128.0.0/9', 'fd00:10:244::/56'] });

@@ -47,5 +47,17 @@ for (const input of inputs) {
     samples.push(JSON.parse(out.trim().split('\n').pop()));
   }
   const m = (k) => Math.round(median(samples.map((s) => s[k])));
-  console.log(JSON.stringify({ input, dist, runs, loadMs: m('loadMs'), maxRssMiB: m('maxRssMiB'), retainedMiB: m('retainedMiB'), objects: samples[0].objects, pods: samples[0].pods, slices: samples[0].slices }));
+  console.log(
+    JSON.stringify({
+      input,
+      dist,
+      runs,
+      loadMs: m('loadMs'),
+      maxRssMiB: m('maxRssMiB'),
+      retainedMiB: m('retainedMiB'),
+      objects: samples[0].objects,
+      pods: samples[0].pods,
+      slices: samples[0].slices,
+    }),
+  );
 }

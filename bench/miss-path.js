@@ -21,8 +21,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  BENCH, ROOT, HOST, option, freePort, encodeQuery, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, median, fmt,
-  clockTicks, stopChildrenOnSignals, writeQueryFiles,
+  BENCH,
+  ROOT,
+  HOST,
+  option,
+  freePort,
+  encodeQuery,
+  checkDnsperf,
+  startNode,
+  bareReady,
+  serverReady,
+  stop,
+  children,
+  measure,
+  median,
+  fmt,
+  clockTicks,
+  stopChildrenOnSignals,
+  writeQueryFiles,
 } from './lib.js';
 
 const ROUNDS = option('--rounds', 3, 1, 20);
@@ -53,7 +69,10 @@ function prepare() {
   const names = JSON.parse(fs.readFileSync(`${list}.names.json`, 'utf8'));
   const { hot, miss, lines } = writeQueryFiles(DIR, names);
   const corefile = path.join(DIR, 'Corefile');
-  fs.writeFileSync(corefile, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
+  fs.writeFileSync(
+    corefile,
+    'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n',
+  );
   return { list, corefile, hot, miss, lines, names };
 }
 
@@ -181,7 +200,9 @@ async function compare(files, servers) {
       }
     }
   }
-  console.log(`compared ${queries.length} queries (${queries.length - varied.length} names, ${varied.length} varied) over ${servers.length} servers: ${differ} differ, ${missing} without a reply`);
+  console.log(
+    `compared ${queries.length} queries (${queries.length - varied.length} names, ${varied.length} varied) over ${servers.length} servers: ${differ} differ, ${missing} without a reply`,
+  );
   return differ === 0 && missing === 0;
 }
 
@@ -189,7 +210,9 @@ async function main() {
   if (!COMPARE) checkDnsperf();
   const files = prepare();
   const clkTck = clockTicks();
-  const base = COMPARE ? null : await startNode('bare', [path.join(BENCH, 'bare-responder.js'), '--address', HOST, '--port', '0', ...(BARE_HOLD ? ['--hold'] : [])], bareReady);
+  const base = COMPARE
+    ? null
+    : await startNode('bare', [path.join(BENCH, 'bare-responder.js'), '--address', HOST, '--port', '0', ...(BARE_HOLD ? ['--hold'] : [])], bareReady);
   const servers = [];
   for (let i = 0; i < SERVERS.length; i++) servers.push(await startServer(SERVERS[i], i, files));
   try {
@@ -214,7 +237,9 @@ async function main() {
       console.log(line.join(' | '));
     }
     for (let i = 0; i < servers.length; i++) {
-      console.log(`[${i}] ${SERVERS[i]}: median ratio ${fmt(median(ratios[i]), 3)}, median ${fmt(median(cpu[i]), 1)} us CPU/query (${HOT ? 'hot' : 'miss, answer cache off'})`);
+      console.log(
+        `[${i}] ${SERVERS[i]}: median ratio ${fmt(median(ratios[i]), 3)}, median ${fmt(median(cpu[i]), 1)} us CPU/query (${HOT ? 'hot' : 'miss, answer cache off'})`,
+      );
     }
   } finally {
     for (const c of children) await stop(c);

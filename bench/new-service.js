@@ -16,7 +16,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BENCH, ROOT, option, freePort, startNode, serverReady, stop, runLoad, stopChildrenOnSignals, treeRss, udpAsk, writeQueryFiles, median } from './lib.js';
+import {
+  BENCH,
+  ROOT,
+  option,
+  freePort,
+  startNode,
+  serverReady,
+  stop,
+  runLoad,
+  stopChildrenOnSignals,
+  treeRss,
+  udpAsk,
+  writeQueryFiles,
+  median,
+} from './lib.js';
 
 const SERVICES = option('--services', 10000, 1, 1000000);
 const QPS = option('--qps', 2000, 1, 50000);
@@ -59,9 +73,26 @@ async function main() {
     const files = writeQueryFiles(tmp, names);
     const conf = path.join(tmp, 'Corefile');
     // watch: 500 ms polls in watch mode; in SIGHUP mode the watch is off, so only the signal loads.
-    fs.writeFileSync(conf, `cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes {\n        pods insecure\n        watch ${MODE === 'watch' ? '500ms' : '0s'}\n    }\n}\n`);
+    fs.writeFileSync(
+      conf,
+      `cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes {\n        pods insecure\n        watch ${MODE === 'watch' ? '500ms' : '0s'}\n    }\n}\n`,
+    );
     const port = await freePort();
-    server = await startNode('clusterdns', [path.join(ROOT, 'bin/clusterdns.js'), 'serve', '--conf', conf, '--manifests', dir, '--port', String(port), ...(TREE === 'workload' ? ['--pod-cidr', '10.128.0.0/9'] : [])], serverReady);
+    server = await startNode(
+      'clusterdns',
+      [
+        path.join(ROOT, 'bin/clusterdns.js'),
+        'serve',
+        '--conf',
+        conf,
+        '--manifests',
+        dir,
+        '--port',
+        String(port),
+        ...(TREE === 'workload' ? ['--pod-cidr', '10.128.0.0/9'] : []),
+      ],
+      serverReady,
+    );
     const startMs = server.readyAt - server.startedAt;
     const before = treeRss(server.child.pid);
     let peak = before.now;
@@ -79,7 +110,10 @@ async function main() {
           setTimeout(async () => {
             const name = `zz-new-${i}`;
             const file = path.join(dir, `${name}.yaml`);
-            fs.writeFileSync(`${file}.tmp`, `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  selector:\n    app: ${name}\n  ports:\n  - port: 80\n`);
+            fs.writeFileSync(
+              `${file}.tmp`,
+              `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  selector:\n    app: ${name}\n  ports:\n  - port: 80\n`,
+            );
             // Hidden and not *.yaml until renamed: the server never sees it half-written.
             fs.renameSync(`${file}.tmp`, file);
             const landed = performance.now();
@@ -101,13 +135,22 @@ async function main() {
           }, t * 1000),
         ),
     );
-    const paced = await runLoad(process.execPath, [path.join(BENCH, 'paced-client.js'), String(server.port), String(QPS), String(SECONDS), files.miss], SECONDS + 30);
+    const paced = await runLoad(
+      process.execPath,
+      [path.join(BENCH, 'paced-client.js'), String(server.port), String(QPS), String(SECONDS), files.miss],
+      SECONDS + 30,
+    );
     await Promise.all(adds);
     clearInterval(sampler);
     const load = JSON.parse(paced.trim().split('\n').pop());
     const result = {
-      tree: TREE, compact: COMPACT, mode: MODE, services: SERVICES, startMs: Math.round(startMs),
-      newServiceMs: latencies.map((x) => (Number.isFinite(x) ? Math.round(x) : 'none')), medianMs: Math.round(median(latencies)),
+      tree: TREE,
+      compact: COMPACT,
+      mode: MODE,
+      services: SERVICES,
+      startMs: Math.round(startMs),
+      newServiceMs: latencies.map((x) => (Number.isFinite(x) ? Math.round(x) : 'none')),
+      medianMs: Math.round(median(latencies)),
       load: { qps: QPS, sent: load.sent, lost: load.lost, p50ms: load.p50ms, p99ms: load.p99ms, maxms: load.maxms },
       rssMiB: { before: mib(before.now), peak: mib(peak) },
     };

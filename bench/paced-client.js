@@ -64,4 +64,15 @@ await new Promise((r) => setTimeout(r, 2000));
 sock.close();
 latencies.sort((a, b) => a - b);
 const pct = (p) => (latencies.length ? Number(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(3)) : null);
-console.log(JSON.stringify({ sent, answered, lost: sent - answered, p50ms: pct(50), p99ms: pct(99), p999ms: pct(99.9), maxms: latencies.length ? Number(latencies[latencies.length - 1].toFixed(3)) : null, seconds: Number(((performance.now() - start) / 1000 - 2).toFixed(1)) }));
+console.log(
+  JSON.stringify({
+    sent,
+    answered,
+    lost: sent - answered,
+    p50ms: pct(50),
+    p99ms: pct(99),
+    p999ms: pct(99.9),
+    maxms: latencies.length ? Number(latencies[latencies.length - 1].toFixed(3)) : null,
+    seconds: Number(((performance.now() - start) / 1000 - 2).toFixed(1)),
+  }),
+);

@@ -48,7 +48,17 @@ if (isMainThread) process.on('exit', () => require('node:fs').writeFileSync(proc
 function run(root, corefile, list, clkTck, hook, rssOut) {
   return new Promise((resolve, reject) => {
     fs.rmSync(rssOut, { force: true });
-    const args = ['--require', hook, path.join(root, 'bin', 'clusterdns.js'), 'records', '--conf', corefile, '--manifests', list, ...(JSON_OUTPUT ? ['--output', 'json'] : [])];
+    const args = [
+      '--require',
+      hook,
+      path.join(root, 'bin', 'clusterdns.js'),
+      'records',
+      '--conf',
+      corefile,
+      '--manifests',
+      list,
+      ...(JSON_OUTPUT ? ['--output', 'json'] : []),
+    ];
     const ticks = childTicks();
     const t0 = performance.now();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RECORDS_RSS_OUT: rssOut } });
@@ -87,7 +97,10 @@ async function main() {
       execFileSync(process.execPath, [path.join(BENCH, 'gen-list.js'), list, String(SERVICES), String(ENDPOINTS)], { stdio: ['ignore', 'ignore', 'inherit'] });
     }
     const corefile = path.join(tmp, 'Corefile');
-    fs.writeFileSync(corefile, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
+    fs.writeFileSync(
+      corefile,
+      'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n',
+    );
     const clkTck = clockTicks();
     const hook = path.join(tmp, 'rss-hook.cjs');
     fs.writeFileSync(hook, RSS_HOOK);
@@ -98,13 +111,26 @@ async function main() {
       for (const t of targets) {
         const r = await run(t.root, corefile, list, clkTck, hook, rssOut);
         runs.get(t.label).push(r);
-        console.log(`round ${round} ${t.label}: ${fmt(r.ms, 0)} ms wall, ${fmt(r.cpuMs, 0)} ms CPU, ${fmt(r.rssMb, 0)} MiB peak RSS, ${r.lines} lines, ${r.bytes} bytes`);
+        console.log(
+          `round ${round} ${t.label}: ${fmt(r.ms, 0)} ms wall, ${fmt(r.cpuMs, 0)} ms CPU, ${fmt(r.rssMb, 0)} MiB peak RSS, ${r.lines} lines, ${r.bytes} bytes`,
+        );
       }
     }
-    const summary = { input: { services: SERVICES, endpoints: SERVICES * ENDPOINTS, bytes: fs.statSync(list).size }, output: JSON_OUTPUT ? 'json' : 'text', machine: machine() };
+    const summary = {
+      input: { services: SERVICES, endpoints: SERVICES * ENDPOINTS, bytes: fs.statSync(list).size },
+      output: JSON_OUTPUT ? 'json' : 'text',
+      machine: machine(),
+    };
     for (const t of targets) {
       const rs = runs.get(t.label);
-      summary[t.label] = { msMedian: Math.round(median(rs.map((r) => r.ms))), cpuMsMedian: Math.round(median(rs.map((r) => r.cpuMs))), rssMbMedian: Math.round(median(rs.map((r) => r.rssMb))), lines: rs[0].lines, bytes: rs[0].bytes, sha256: rs[0].sha256 };
+      summary[t.label] = {
+        msMedian: Math.round(median(rs.map((r) => r.ms))),
+        cpuMsMedian: Math.round(median(rs.map((r) => r.cpuMs))),
+        rssMbMedian: Math.round(median(rs.map((r) => r.rssMb))),
+        lines: rs[0].lines,
+        bytes: rs[0].bytes,
+        sha256: rs[0].sha256,
+      };
       if (rs.some((r) => r.sha256 !== rs[0].sha256)) throw new Error(`${t.label}: the output differs between runs`);
     }
     if (BASE) {
@@ -115,7 +141,9 @@ async function main() {
         cpu: Number(fmt(median(runs.get('head').map((r, i) => r.cpuMs / runs.get('base')[i].cpuMs)), 3)),
         rss: Number(fmt(median(runs.get('head').map((r, i) => r.rssMb / runs.get('base')[i].rssMb)), 3)),
       };
-      console.log(`head/base: wall ${summary.ratio.wall}, CPU ${summary.ratio.cpu}, peak RSS ${summary.ratio.rss} (median of per-round ratios); outputs identical`);
+      console.log(
+        `head/base: wall ${summary.ratio.wall}, CPU ${summary.ratio.cpu}, peak RSS ${summary.ratio.rss} (median of per-round ratios); outputs identical`,
+      );
     }
     console.log(JSON.stringify(summary));
   } finally {

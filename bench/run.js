@@ -18,8 +18,27 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  BENCH, ROOT, HOST, PIN, DNSPERF, SERVER_CPU, LOAD_CPU as DNSPERF_CPU, option, checkDnsperf, startNode, bareReady, serverReady, stop, children,
-  measure as measureWith, dnsperfArgs, median, fmt, clockTicks, machine as machineFacts, stopChildrenOnSignals,
+  BENCH,
+  ROOT,
+  HOST,
+  PIN,
+  DNSPERF,
+  SERVER_CPU,
+  LOAD_CPU as DNSPERF_CPU,
+  option,
+  checkDnsperf,
+  startNode,
+  bareReady,
+  serverReady,
+  stop,
+  children,
+  measure as measureWith,
+  dnsperfArgs,
+  median,
+  fmt,
+  clockTicks,
+  machine as machineFacts,
+  stopChildrenOnSignals,
 } from './lib.js';
 
 const SECONDS = option('--seconds', 10, 1, 120);
@@ -161,7 +180,9 @@ async function main() {
     process.exit(1);
   }
   const clkTck = clockTicks();
-  const queries = readFileSync(QUERIES, 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#')).length;
+  const queries = readFileSync(QUERIES, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#')).length;
 
   let base;
   let server;

@@ -22,8 +22,28 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  BENCH, ROOT, HOST, PIN, option, freePort, checkDnsperf, startNode, bareReady, serverReady, stop, children, measure, runLoad,
-  median, fmt, clockTicks, machine, stopChildrenOnSignals, treeRss, udpAsk, writeQueryFiles,
+  BENCH,
+  ROOT,
+  HOST,
+  PIN,
+  option,
+  freePort,
+  checkDnsperf,
+  startNode,
+  bareReady,
+  serverReady,
+  stop,
+  children,
+  measure,
+  runLoad,
+  median,
+  fmt,
+  clockTicks,
+  machine,
+  stopChildrenOnSignals,
+  treeRss,
+  udpAsk,
+  writeQueryFiles,
 } from './lib.js';
 
 const SERVICES = option('--services', 10000, 1, 1000000);
@@ -51,7 +71,10 @@ async function main() {
     const files = writeQueryFiles(tmp, names);
     result.missDistinct = files.distinct;
     const corefile = path.join(tmp, 'Corefile');
-    fs.writeFileSync(corefile, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n');
+    fs.writeFileSync(
+      corefile,
+      'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        pods insecure\n    }\n}\n',
+    );
     // An empty Node process: the RSS floor every figure below includes.
     result.emptyNodeRss = Number(execFileSync(process.execPath, ['-e', 'console.log(process.resourceUsage().maxRSS * 1024)'], { encoding: 'utf8' }).trim());
 
@@ -73,13 +96,18 @@ async function main() {
     result.rssAfterLoad = loaded.now;
     console.log(`loaded: first answer after ${result.startToFirstAnswerMs} ms, RSS ${mib(loaded.now)} MiB (${JSON.stringify(first)})`);
 
-    for (const [label, queries] of [['hot', files.hot], ['miss', files.miss]]) {
+    for (const [label, queries] of [
+      ['hot', files.hot],
+      ['miss', files.miss],
+    ]) {
       const pairs = [];
       for (let round = 1; round <= ROUNDS; round++) {
         const b = await measure(base, SECONDS, queries, clkTck);
         const s = await measure(server, SECONDS, queries, clkTck);
         pairs.push({ base: b, server: s });
-        console.log(`${label} round ${round}: bare ${fmt(b.qps, 0)} qps, clusterdns ${fmt(s.qps, 0)} qps (${fmt(s.cpuUsPerQuery, 1)} us CPU/query, lost ${s.lost}, ${s.rcodes})`);
+        console.log(
+          `${label} round ${round}: bare ${fmt(b.qps, 0)} qps, clusterdns ${fmt(s.qps, 0)} qps (${fmt(s.cpuUsPerQuery, 1)} us CPU/query, lost ${s.lost}, ${s.rcodes})`,
+        );
       }
       result[label] = {
         ratio: median(pairs.map((p) => p.server.qps / p.base.qps)),
@@ -111,10 +139,20 @@ async function main() {
         /* exited */
       }
     }, 100);
-    const paced = await runLoad(process.execPath, [path.join(BENCH, 'paced-client.js'), String(server.port), String(RELOAD_QPS), String(RELOAD_SECONDS), files.miss], RELOAD_SECONDS + 30);
+    const paced = await runLoad(
+      process.execPath,
+      [path.join(BENCH, 'paced-client.js'), String(server.port), String(RELOAD_QPS), String(RELOAD_SECONDS), files.miss],
+      RELOAD_SECONDS + 30,
+    );
     clearInterval(sampler);
     timers.forEach(clearTimeout);
-    result.reload = { qps: RELOAD_QPS, reloads: RELOAD_AT.length, ...JSON.parse(paced.trim().split('\n').pop()), rssBefore: before.now, rssPeakDuring: peakDuringReload };
+    result.reload = {
+      qps: RELOAD_QPS,
+      reloads: RELOAD_AT.length,
+      ...JSON.parse(paced.trim().split('\n').pop()),
+      rssBefore: before.now,
+      rssPeakDuring: peakDuringReload,
+    };
     console.log(`reloads: ${JSON.stringify(result.reload)}`);
     result.peakRss = treeRss(server.child.pid).peak;
     result.peakRssPerProcess = treeRss(server.child.pid).each;
@@ -122,7 +160,14 @@ async function main() {
 
     // The miss path alone: the same names with the answer cache off, so every query walks
     // parse, route, lookup and encode (the 50k names above fit in the default 32 MiB cache).
-    const uncachedArgs = [...serverArgs.slice(0, serverArgs.indexOf('--port')), '--port', String(await freePort()), '--answer-cache-bytes', '0', ...(WORKERS > 1 ? ['--workers', String(WORKERS)] : [])];
+    const uncachedArgs = [
+      ...serverArgs.slice(0, serverArgs.indexOf('--port')),
+      '--port',
+      String(await freePort()),
+      '--answer-cache-bytes',
+      '0',
+      ...(WORKERS > 1 ? ['--workers', String(WORKERS)] : []),
+    ];
     const uncached = await startNode('clusterdns (no answer cache)', uncachedArgs, serverReady);
     await udpAsk(uncached.port, `${names.hits[0]}.svc.cluster.local`);
     const pairs = [];
@@ -130,7 +175,9 @@ async function main() {
       const b = await measure(base, SECONDS, files.miss, clkTck);
       const s = await measure(uncached, SECONDS, files.miss, clkTck);
       pairs.push({ base: b, server: s });
-      console.log(`uncached miss round ${round}: bare ${fmt(b.qps, 0)} qps, clusterdns ${fmt(s.qps, 0)} qps (${fmt(s.cpuUsPerQuery, 1)} us CPU/query, lost ${s.lost})`);
+      console.log(
+        `uncached miss round ${round}: bare ${fmt(b.qps, 0)} qps, clusterdns ${fmt(s.qps, 0)} qps (${fmt(s.cpuUsPerQuery, 1)} us CPU/query, lost ${s.lost})`,
+      );
     }
     result.uncached = {
       ratio: median(pairs.map((p) => p.server.qps / p.base.qps)),
@@ -143,8 +190,17 @@ async function main() {
 
     // `records` on the same input, bounded.
     const t0 = performance.now();
-    const rec = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'clusterdns.js'), 'records', '--conf', corefile, '--manifests', list], { encoding: 'utf8', timeout: 120000, maxBuffer: 1 << 30 });
-    result.records = { ms: Math.round(performance.now() - t0), status: rec.status, lines: rec.stdout ? rec.stdout.split('\n').length : 0, error: rec.status === 0 ? undefined : (rec.stderr || String(rec.error)).trim().split('\n').slice(-2).join(' ') };
+    const rec = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'clusterdns.js'), 'records', '--conf', corefile, '--manifests', list], {
+      encoding: 'utf8',
+      timeout: 120000,
+      maxBuffer: 1 << 30,
+    });
+    result.records = {
+      ms: Math.round(performance.now() - t0),
+      status: rec.status,
+      lines: rec.stdout ? rec.stdout.split('\n').length : 0,
+      error: rec.status === 0 ? undefined : (rec.stderr || String(rec.error)).trim().split('\n').slice(-2).join(' '),
+    };
     console.log(`records: ${JSON.stringify(result.records)}`);
   } finally {
     for (const c of children) await stop(c);

@@ -12,7 +12,13 @@ const sizes = [
   { services: 1000, pods: 10000 },
   { services: 10000, pods: 100000 },
 ];
-const run = (args) => JSON.parse(execFileSync(process.execPath, ['--max-old-space-size=8192', ...args], { encoding: 'utf8', maxBuffer: 1 << 24 }).trim().split('\n').pop());
+const run = (args) =>
+  JSON.parse(
+    execFileSync(process.execPath, ['--max-old-space-size=8192', ...args], { encoding: 'utf8', maxBuffer: 1 << 24 })
+      .trim()
+      .split('\n')
+      .pop(),
+  );
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-scale-'));
 const rows = [];
@@ -24,7 +30,13 @@ try {
     const bytes = fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
     const r = run([path.join(here, 'load-one.js'), dir]);
     const derivedObjects = r.services + r.pods + r.endpointSlices;
-    const row = { ...size, manifestBytes: bytes, ...r, emptyRss: empty.maxRssBytes, bytesPerObject: Math.round((r.maxRssBytes - empty.maxRssBytes) / derivedObjects) };
+    const row = {
+      ...size,
+      manifestBytes: bytes,
+      ...r,
+      emptyRss: empty.maxRssBytes,
+      bytesPerObject: Math.round((r.maxRssBytes - empty.maxRssBytes) / derivedObjects),
+    };
     rows.push(row);
     console.log(JSON.stringify(row));
   }
@@ -43,7 +55,10 @@ const section = [
   '',
   '| services | pods | manifest MiB | objects read | endpoint slices | load ms | store ms | peak RSS MiB | RSS bytes per service+pod+slice |',
   '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ...rows.map((r) => `| ${r.services} | ${r.pods} | ${mib(r.manifestBytes)} | ${r.objects} | ${r.endpointSlices} | ${r.loadMs} | ${r.storeMs} | ${mib(r.maxRssBytes)} | ${r.bytesPerObject} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.services} | ${r.pods} | ${mib(r.manifestBytes)} | ${r.objects} | ${r.endpointSlices} | ${r.loadMs} | ${r.storeMs} | ${mib(r.maxRssBytes)} | ${r.bytesPerObject} |`,
+  ),
   '<!-- scale:end -->',
   '',
 ].join('\n');

@@ -124,7 +124,10 @@ async function start(tree, dir, conf, mode, imageDir, name, sample) {
   }
   // The first change after the start: a new Service's file and SIGHUP, to its first answer.
   const added = path.join(dir, 'zz-added.yaml');
-  fs.writeFileSync(`${added}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: zz-added\n  namespace: default\nspec:\n  selector:\n    app: zz-added\n  ports:\n  - port: 80\n');
+  fs.writeFileSync(
+    `${added}.tmp`,
+    'apiVersion: v1\nkind: Service\nmetadata:\n  name: zz-added\n  namespace: default\nspec:\n  selector:\n    app: zz-added\n  ports:\n  - port: 80\n',
+  );
   fs.renameSync(`${added}.tmp`, added);
   const c0 = performance.now();
   server.child.kill('SIGHUP');
@@ -152,7 +155,10 @@ async function main() {
       const imageDir = path.join(tmp, tree, 'images');
       const names = generate(tree, dir);
       const conf = path.join(tmp, tree, 'Corefile');
-      fs.writeFileSync(conf, 'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes {\n        pods insecure\n        watch 0s\n    }\n}\n');
+      fs.writeFileSync(
+        conf,
+        'cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    kubernetes {\n        pods insecure\n        watch 0s\n    }\n}\n',
+      );
       const name = names[Math.floor(names.length / 2)];
       const sample = Array.from({ length: SAMPLE }, (_, i) => names[Math.floor((i * names.length) / SAMPLE)]);
       const runs = { off: [], cold: [], image: [] };

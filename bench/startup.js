@@ -59,7 +59,10 @@ function buildBase() {
 function timeCommand(bin, args, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/bin/sh', ['-c', '"$@" >/dev/null 2>&1; echo "exit $?"; times', 'sh', process.execPath, bin, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn('/bin/sh', ['-c', '"$@" >/dev/null 2>&1; echo "exit $?"; times', 'sh', process.execPath, bin, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (c) => (out += c));

@@ -73,14 +73,15 @@ function watcherOf(root, options) {
   w.start();
   return {
     w,
-    next: () => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no change within ${3 * INTERVAL + 2000} ms`)), 3 * INTERVAL + 2000);
-      notify = (t) => {
-        clearTimeout(timer);
-        notify = undefined;
-        resolve(t);
-      };
-    }),
+    next: () =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no change within ${3 * INTERVAL + 2000} ms`)), 3 * INTERVAL + 2000);
+        notify = (t) => {
+          clearTimeout(timer);
+          notify = undefined;
+          resolve(t);
+        };
+      }),
   };
 }
 
@@ -103,7 +104,15 @@ try {
     // One look of the tree: this key against the baseline's, alternately.
     const looks = { key: [], baseline: [] };
     for (let i = 0; i < 11; i++) {
-      for (const [name, f] of i % 2 ? [['key', fingerprint], ['baseline', listThenStat]] : [['baseline', listThenStat], ['key', fingerprint]]) {
+      for (const [name, f] of i % 2
+        ? [
+            ['key', fingerprint],
+            ['baseline', listThenStat],
+          ]
+        : [
+            ['baseline', listThenStat],
+            ['key', fingerprint],
+          ]) {
         looks[name].push(timed(() => f([modes.events.root])));
       }
     }
@@ -111,7 +120,10 @@ try {
     await new Promise((r) => setTimeout(r, 300));
     // A poll sample written right after the poll that applied the last one would always wait
     // about two intervals: each waits first a delay spread evenly over one interval.
-    const delays = shuffle(Array.from({ length: ROUNDS }, (_, i) => ((i + 0.5) * INTERVAL) / ROUNDS), 22 + tree.files);
+    const delays = shuffle(
+      Array.from({ length: ROUNDS }, (_, i) => ((i + 0.5) * INTERVAL) / ROUNDS),
+      22 + tree.files,
+    );
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? ['events', 'polling'] : ['polling', 'events'];
       for (const mode of order) {

@@ -15,10 +15,25 @@ const ROUNDS = 3;
 const HOST = '127.0.0.1';
 
 function start(workers) {
-  const child = spawn(process.execPath, [path.join(root, 'bin/clusterdns.js'), 'serve', '--conf', path.join(here, 'Corefile'), '--manifests', path.join(root, 'examples/manifests'), '--port', '0', '--workers', workers], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(root, 'bin/clusterdns.js'),
+      'serve',
+      '--conf',
+      path.join(here, 'Corefile'),
+      '--manifests',
+      path.join(root, 'examples/manifests'),
+      '--port',
+      '0',
+      '--workers',
+      workers,
+    ],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`--workers ${workers} not ready in 20 s`)), 20000);
     let buf = '';
@@ -56,7 +71,11 @@ function stop(child) {
 }
 
 function dnsperf(port) {
-  const r = spawnSync('dnsperf', ['-s', HOST, '-p', String(port), '-d', path.join(here, 'queries.txt'), '-l', String(SECONDS), '-c', '4', '-T', '2', '-q', '150', '-Q', '400000'], { encoding: 'utf8', timeout: (SECONDS + 15) * 1000 });
+  const r = spawnSync(
+    'dnsperf',
+    ['-s', HOST, '-p', String(port), '-d', path.join(here, 'queries.txt'), '-l', String(SECONDS), '-c', '4', '-T', '2', '-q', '150', '-Q', '400000'],
+    { encoding: 'utf8', timeout: (SECONDS + 15) * 1000 },
+  );
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(r.stdout ?? '')?.[1] ?? NaN);
   const lost = Number(/Queries lost:\s+(\d+)/.exec(r.stdout ?? '')?.[1] ?? NaN);
   return { qps, lost };

@@ -57,7 +57,14 @@ export class Cluster {
   ) {}
 
   static async load(opts: LoadClusterOptions): Promise<Cluster> {
-    const app = await buildApp({ conf: opts.conf, corefileText: opts.corefile, manifests: opts.manifests, cluster: opts.cluster, corefileLimits: opts.corefileLimits, logger: pino({ level: 'silent' }) });
+    const app = await buildApp({
+      conf: opts.conf,
+      corefileText: opts.corefile,
+      manifests: opts.manifests,
+      cluster: opts.cluster,
+      corefileLimits: opts.corefileLimits,
+      logger: pino({ level: 'silent' }),
+    });
     return new Cluster(app, clusterModel(app, opts.manifests, opts.cluster), opts);
   }
 
@@ -79,7 +86,9 @@ export class Cluster {
   async resolve(name: string, opts: ResolveOptions = {}): Promise<Trace> {
     const libc = opts.libc ?? 'glibc';
     const ctx = podDnsContext(this.model, { pod: opts.from, namespace: opts.namespace });
-    const text = opts.resolvConf ?? formatResolvConf(podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf }));
+    const text =
+      opts.resolvConf ??
+      formatResolvConf(podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf }));
     const pod = ctx.exists ? (ctx.pod as Pod) : undefined;
     const hostname = pod ? podGethostname(pod, ctx.clusterDomain) : undefined;
     const conf = { ...parseResolvConf(text, libc, hostname !== undefined ? { hostname } : {}), nameservers: [IN_PROCESS] };

@@ -3,7 +3,18 @@
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import pino, { type Logger } from 'pino';
-import { loadCorefileCollect, parseCorefileCollect, duplicateKeyErrors, corefileErrors, defaultCorefileLimits, enoughErrors, throwErrors, CorefileError, type CorefileLimits, type ServerBlock } from './chain/corefile.js';
+import {
+  loadCorefileCollect,
+  parseCorefileCollect,
+  duplicateKeyErrors,
+  corefileErrors,
+  defaultCorefileLimits,
+  enoughErrors,
+  throwErrors,
+  CorefileError,
+  type CorefileLimits,
+  type ServerBlock,
+} from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
 import { closeAll, Registry, type BlockContext, type RuntimeOptions, type SharedResource } from './chain/registry.js';
 import type { DnsRequest, Plugin } from './chain/plugin.js';
@@ -208,7 +219,13 @@ export class App {
       const server = this.cacheServerLabel(i);
       const stats = h.cacheStats();
       const retired = this.retiredCacheCounts.get(server);
-      return { server, entries: stats.entries, bytes: stats.bytes, hits: stats.hits + (retired?.hits ?? 0), evictions: stats.evictions + (retired?.evictions ?? 0) };
+      return {
+        server,
+        entries: stats.entries,
+        bytes: stats.bytes,
+        hits: stats.hits + (retired?.hits ?? 0),
+        evictions: stats.evictions + (retired?.evictions ?? 0),
+      };
     });
   }
 
@@ -253,7 +270,11 @@ export class App {
   }
 
   /** Runs one query through the full handler path (wire in, wire out) without sockets. */
-  async query(name: string, type: string, opts: { do?: boolean; udpSize?: number; protocol?: 'udp' | 'tcp'; listener?: number; client?: string } = {}): Promise<Packet> {
+  async query(
+    name: string,
+    type: string,
+    opts: { do?: boolean; udpSize?: number; protocol?: 'udp' | 'tcp'; listener?: number; client?: string } = {},
+  ): Promise<Packet> {
     const msg = dnsPacket.encode({
       id: 4242,
       type: 'query',
@@ -393,13 +414,28 @@ function lookupThrough(app: App): BlockContext['lookup'] {
     const key = `${qname}|${qtype}`;
     if (trail.includes(key) || trail.length > maxDepth) {
       const why = trail.includes(key) ? 'loop' : `depth over ${maxDepth}`;
-      loopLog({ chain: [...trail, key].map((k) => k.replace('|', ' ')).join(' -> '), limit: maxDepth }, `internal lookup ${why}: stopped with SERVFAIL for ${qname} ${qtype} (a CNAME/ExternalName chain through the server's own zones; fix the targets, or raise --max-lookup-depth)`);
+      loopLog(
+        { chain: [...trail, key].map((k) => k.replace('|', ' ')).join(' -> '), limit: maxDepth },
+        `internal lookup ${why}: stopped with SERVFAIL for ${qname} ${qtype} (a CNAME/ExternalName chain through the server's own zones; fix the targets, or raise --max-lookup-depth)`,
+      );
       return emptyResponse(Rcode.SERVFAIL);
     }
     const chain = app.route(qname);
     if (!chain) return emptyResponse(Rcode.REFUSED);
     const local = { address: '127.0.0.1', port: 0 };
-    const req: DnsRequest = { id: 0, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp', client: local, local, lookupTrail: from ? [...trail, key] : undefined };
+    const req: DnsRequest = {
+      id: 0,
+      name: qname,
+      qname,
+      qtype,
+      qclass: 'IN',
+      opcode: 'QUERY',
+      rd: true,
+      protocol: 'udp',
+      client: local,
+      local,
+      lookupTrail: from ? [...trail, key] : undefined,
+    };
     return chain.serve(req);
   };
 }
@@ -415,7 +451,9 @@ async function buildConfig(app: App): Promise<Config> {
   const limits = app.corefileLimits;
   const parsed = opts.conf
     ? loadCorefileCollect(opts.conf, { limits })
-    : parseCorefileCollect(opts.corefileText ?? defaultCorefile(opts.upstreamResolvConf), opts.corefileText ? 'Corefile' : '(built-in default Corefile)', { limits });
+    : parseCorefileCollect(opts.corefileText ?? defaultCorefile(opts.upstreamResolvConf), opts.corefileText ? 'Corefile' : '(built-in default Corefile)', {
+        limits,
+      });
   const blocks = parsed.blocks;
   const defaultPort = opts.port ?? 53;
   // Every error of the Corefile is reported in one run. An error from building a plugin on a line
@@ -423,7 +461,10 @@ async function buildConfig(app: App): Promise<Config> {
   const errors: CorefileError[] = [...parsed.errors];
   const parseLines = new Set(parsed.errors.map((e) => `${e.file}:${e.line}`));
   const addBuildErrors = (found: readonly CorefileError[]): void => {
-    pushAll(errors, found.filter((e) => !parseLines.has(`${e.file}:${e.line}`)));
+    pushAll(
+      errors,
+      found.filter((e) => !parseLines.has(`${e.file}:${e.line}`)),
+    );
   };
   addBuildErrors(duplicateKeyErrors(blocks, defaultPort));
   const runtime: RuntimeOptions = {
@@ -535,14 +576,25 @@ async function buildConfig(app: App): Promise<Config> {
  * by the blocks that name it). Every pair is a UDP and a TCP socket, so keys with many ports times
  * many bind addresses must not open thousands of them: past the limit, the error to report.
  */
-function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chain: Chain, bindAddresses: readonly string[], defaultPort: number, maxListeners: number): CorefileError | undefined {
+function addListenSpecs(
+  specs: Map<string, ListenSpec>,
+  block: ServerBlock,
+  chain: Chain,
+  bindAddresses: readonly string[],
+  defaultPort: number,
+  maxListeners: number,
+): CorefileError | undefined {
   const addresses = bindAddresses.length > 0 ? bindAddresses : ['::'];
   for (const key of block.keys) {
     const port = key.port ?? defaultPort;
     for (const address of addresses) {
       const id = `${address}|${port}`;
       if (!specs.has(id) && specs.size >= maxListeners) {
-        return new CorefileError(block.file, block.line, `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`);
+        return new CorefileError(
+          block.file,
+          block.line,
+          `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`,
+        );
       }
       const spec = specs.get(id) ?? { address, port, entries: [] };
       spec.entries.push({ zone: key.zone, chain });
@@ -553,8 +605,18 @@ function addListenSpecs(specs: Map<string, ListenSpec>, block: ServerBlock, chai
 }
 
 /** The packet handler of one listen spec, with the query log and the observers of its blocks. */
-function handlerFor(spec: ListenSpec, log: Logger, opts: AppOptions, observers: ReadonlyMap<Chain, readonly QueryObserver[]>, metrics: AppMetrics): QueryHandler {
-  const handler = new QueryHandler(new Router(spec.entries), log, { answerCacheBytes: opts.answerCacheBytes, maxAnswerRecords: opts.maxAnswerRecords, panics: metrics.m.panics });
+function handlerFor(
+  spec: ListenSpec,
+  log: Logger,
+  opts: AppOptions,
+  observers: ReadonlyMap<Chain, readonly QueryObserver[]>,
+  metrics: AppMetrics,
+): QueryHandler {
+  const handler = new QueryHandler(new Router(spec.entries), log, {
+    answerCacheBytes: opts.answerCacheBytes,
+    maxAnswerRecords: opts.maxAnswerRecords,
+    panics: metrics.m.panics,
+  });
   if (opts.logQueries) handler.observe(queryLogger(log));
   const seen = new Set<QueryObserver>();
   for (const { chain } of spec.entries) {

@@ -2,8 +2,14 @@ import { describe, it, expect } from 'vitest';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  parseCorefile, loadCorefile, checkDuplicateKeys, CorefileError, corefileErrors, excerpt,
-  type Directive, type ServerBlock,
+  parseCorefile,
+  loadCorefile,
+  checkDuplicateKeys,
+  CorefileError,
+  corefileErrors,
+  excerpt,
+  type Directive,
+  type ServerBlock,
 } from '../src/chain/corefile.js';
 
 const FIX = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'corefile');
@@ -12,8 +18,7 @@ const parse = (text: string, env: Record<string, string | undefined> = {}) => pa
 
 /** Directive tree without file/line, for compact expectations. */
 type Shape = { name: string; args: string[]; block?: Shape[] };
-const shape = (ds: Directive[]): Shape[] =>
-  ds.map((d) => (d.block ? { name: d.name, args: d.args, block: shape(d.block) } : { name: d.name, args: d.args }));
+const shape = (ds: Directive[]): Shape[] => ds.map((d) => (d.block ? { name: d.name, args: d.args, block: shape(d.block) } : { name: d.name, args: d.args }));
 const zones = (blocks: ServerBlock[]) => blocks.flatMap((b) => b.keys.map((k) => k.zone));
 
 function parseError(text: string, env: Record<string, string | undefined> = {}): CorefileError {
@@ -61,7 +66,9 @@ describe('kubeadm Corefile', () => {
       { name: 'health', args: [], block: [{ name: 'lameduck', args: ['5s'] }] },
       { name: 'ready', args: [] },
       {
-        name: 'kubernetes', args: ['cluster.local', 'in-addr.arpa', 'ip6.arpa'], block: [
+        name: 'kubernetes',
+        args: ['cluster.local', 'in-addr.arpa', 'ip6.arpa'],
+        block: [
           { name: 'pods', args: ['insecure'] },
           { name: 'fallthrough', args: ['in-addr.arpa', 'ip6.arpa'] },
           { name: 'ttl', args: ['30'] },
@@ -92,13 +99,20 @@ describe('server blocks and keys', () => {
       [{ raw: 'example.net:1053', zone: 'example.net.', port: 1053 }],
     ]);
     expect(blocks.map((b) => b.line)).toEqual([1, 5]);
-    expect(shape(blocks[1]!.directives)).toEqual([{ name: 'log', args: [] }, { name: 'errors', args: [] }]);
+    expect(shape(blocks[1]!.directives)).toEqual([
+      { name: 'log', args: [] },
+      { name: 'errors', args: [] },
+    ]);
   });
 
   it('accepts keys separated by spaces and/or commas, and a trailing comma continues the list', () => {
     const b = parse('cluster.local:53 example.org:53, Example.NET,a.test,\n  b.test {\n whoami\n}\n');
     expect(b[0]!.keys.map((k) => [k.zone, k.port])).toEqual([
-      ['cluster.local.', 53], ['example.org.', 53], ['example.net.', undefined], ['a.test.', undefined], ['b.test.', undefined],
+      ['cluster.local.', 53],
+      ['example.org.', 53],
+      ['example.net.', undefined],
+      ['a.test.', undefined],
+      ['b.test.', undefined],
     ]);
   });
 
@@ -128,7 +142,10 @@ describe('server blocks and keys', () => {
   it('allows a single brace-less server block, as Caddy does', () => {
     const b = parse('example.org\nwhoami\nlog\n');
     expect(b).toHaveLength(1);
-    expect(shape(b[0]!.directives)).toEqual([{ name: 'whoami', args: [] }, { name: 'log', args: [] }]);
+    expect(shape(b[0]!.directives)).toEqual([
+      { name: 'whoami', args: [] },
+      { name: 'log', args: [] },
+    ]);
   });
 
   it('nests blocks and ends a line at "}"', () => {
@@ -154,7 +171,7 @@ describe('reverse CIDR keys (CoreDNS plugin/normalize.go SplitHostPort + plugin/
     expect(keysOf('10.1.2.3/16')[0]!.zone).toBe('1.10.in-addr.arpa.');
   });
 
-  it('splits a shorter non-aligned IPv4 prefix into the next boundary\'s subnets', () => {
+  it("splits a shorter non-aligned IPv4 prefix into the next boundary's subnets", () => {
     expect(keysOf('10.0.0.0/15')).toEqual([
       { raw: '10.0.0.0/15', zone: '0.10.in-addr.arpa.', network: '10.0.0.0/15' },
       { raw: '10.0.0.0/15', zone: '1.10.in-addr.arpa.', network: '10.0.0.0/15' },
@@ -180,10 +197,8 @@ describe('reverse CIDR keys (CoreDNS plugin/normalize.go SplitHostPort + plugin/
   });
 
   it('splits non-nibble IPv6 prefixes (CoreDNS normalize_test.go cases)', () => {
-    expect(keysOf('2001:db8::/29').map((x) => x.zone)).toEqual(
-      ['8', '9', 'a', 'b', 'c', 'd', 'e', 'f'].map((n) => `${n}.b.d.0.1.0.0.2.ip6.arpa.`));
-    expect(keysOf('2001:db8::/30').map((x) => x.zone)).toEqual(
-      ['8', '9', 'a', 'b'].map((n) => `${n}.b.d.0.1.0.0.2.ip6.arpa.`));
+    expect(keysOf('2001:db8::/29').map((x) => x.zone)).toEqual(['8', '9', 'a', 'b', 'c', 'd', 'e', 'f'].map((n) => `${n}.b.d.0.1.0.0.2.ip6.arpa.`));
+    expect(keysOf('2001:db8::/30').map((x) => x.zone)).toEqual(['8', '9', 'a', 'b'].map((n) => `${n}.b.d.0.1.0.0.2.ip6.arpa.`));
     const k = keysOf('2001:db8::/115');
     expect(k.map((x) => x.zone)).toEqual(['0', '1'].map((n) => `${n}.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa.`));
     expect(k[0]!.network).toBe('2001:db8::/115');
@@ -241,9 +256,18 @@ describe('tokens', () => {
 describe('snippets and imports', () => {
   it('splices a snippet at top level, in a server block and in a directive block', () => {
     const text = [
-      '(common) {', '  errors', '  cache 30', '}',
-      '(opts) {', '  policy random', '}',
-      '(server) {', '  extra.test {', '    log', '  }', '}',
+      '(common) {',
+      '  errors',
+      '  cache 30',
+      '}',
+      '(opts) {',
+      '  policy random',
+      '}',
+      '(server) {',
+      '  extra.test {',
+      '    log',
+      '  }',
+      '}',
       'example.org {',
       '  import common',
       '  forward . 1.1.1.1 {',
@@ -274,7 +298,10 @@ describe('snippets and imports', () => {
     const file = path.join(FIX, 'Corefile');
     const blocks = loadCorefile(file, { env: {} });
     expect(zones(blocks)).toEqual(['a.example.', 'b.example.', 'cluster.local.']);
-    expect(shape(blocks[0]!.directives)).toEqual([{ name: 'errors', args: [] }, { name: 'cache', args: ['30'] }]);
+    expect(shape(blocks[0]!.directives)).toEqual([
+      { name: 'errors', args: [] },
+      { name: 'cache', args: ['30'] },
+    ]);
     expect(blocks[0]!.file).toBe(path.join(FIX, 'servers', 'a.conf'));
     expect(shape(blocks[2]!.directives)).toEqual([
       { name: 'errors', args: [] },
@@ -294,15 +321,21 @@ describe('snippets and imports', () => {
     const files: Record<string, string> = { [path.resolve('/cfg/extra.conf')]: 'log\nerrors\n' };
     const b = parseCorefile('. {\n import extra.conf\n}\n', '/cfg/Corefile', {
       env: {},
-      readFile: (p) => { const t = files[p]; if (t === undefined) throw new Error('ENOENT'); return t; },
+      readFile: (p) => {
+        const t = files[p];
+        if (t === undefined) throw new Error('ENOENT');
+        return t;
+      },
     });
-    expect(shape(b[0]!.directives)).toEqual([{ name: 'log', args: [] }, { name: 'errors', args: [] }]);
+    expect(shape(b[0]!.directives)).toEqual([
+      { name: 'log', args: [] },
+      { name: 'errors', args: [] },
+    ]);
   });
 
   it('warns, like CoreDNS, when a glob matches nothing', () => {
     const warnings: string[] = [];
-    const b = parseCorefile(
-      'import none/*.conf\n. {\n whoami\n}\n', path.join(FIX, 'emptyglob.Corefile'), { env: {}, onWarning: (w) => warnings.push(w) });
+    const b = parseCorefile('import none/*.conf\n. {\n whoami\n}\n', path.join(FIX, 'emptyglob.Corefile'), { env: {}, onWarning: (w) => warnings.push(w) });
     expect(zones(b)).toEqual(['.']);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/emptyglob\.Corefile:1: no files match/);
@@ -313,8 +346,18 @@ describe('errors carry file:line and say how to fix', () => {
   it.each([
     ['unbalanced: block never closed', '. {\n  log\n', 1, /never closed; add a matching '}'/],
     // The '}' lines up with '. {', so the block it was written for is that one: health's is open.
-    ['unbalanced: nested block never closed', '. {\n  health {\n    lameduck 5s\n}\n', 2, /never closed; add a matching '\}' \(the '\}' on line 4 lines up with the block of line 1/],
-    ['unbalanced: nested block never closed, more after it', 'a.org {\n  kubernetes {\n    manifests m\n  forward . 1.1.1.1\n}\nb.org {\n  log\n}\n', 2, /never closed/],
+    [
+      'unbalanced: nested block never closed',
+      '. {\n  health {\n    lameduck 5s\n}\n',
+      2,
+      /never closed; add a matching '\}' \(the '\}' on line 4 lines up with the block of line 1/,
+    ],
+    [
+      'unbalanced: nested block never closed, more after it',
+      'a.org {\n  kubernetes {\n    manifests m\n  forward . 1.1.1.1\n}\nb.org {\n  log\n}\n',
+      2,
+      /never closed/,
+    ],
     ['unbalanced: every nested block closed, the server block not', '. {\n  health {\n    lameduck 5s\n  }\n', 1, /never closed; add a matching '\}'$/],
     ['unbalanced: a server block left open before the next', 'a.org {\n  log\nb.org {\n  log\n}\n', 1, /never closed/],
     ['unbalanced: stray }', '. {\n}\n}\n', 3, /unexpected '}' with no matching '{'/],
@@ -334,7 +377,12 @@ describe('errors carry file:line and say how to fix', () => {
     ['quic transport', 'quic://. {\n}\n', 1, /transport quic:\/\/ .* not supported/],
     ['unknown scheme', 'udp://. {\n}\n', 1, /unknown scheme udp:\/\//],
     ['bad domain name', 'a..b {\n}\n', 1, /not a valid domain name/],
-    ['duplicate key across blocks', 'example.org:53 {\n}\n\nEXAMPLE.org.:53 {\n}\n', 4, /cannot serve dns:\/\/example\.org\.:53 - it is already defined by the server block at Corefile:1/],
+    [
+      'duplicate key across blocks',
+      'example.org:53 {\n}\n\nEXAMPLE.org.:53 {\n}\n',
+      4,
+      /cannot serve dns:\/\/example\.org\.:53 - it is already defined by the server block at Corefile:1/,
+    ],
     ['duplicate key within a block', 'example.org example.org {\n}\n', 1, /cannot serve dns:\/\/example\.org\. - it is already defined earlier in this block/],
     ['duplicate via CIDR split', '10.0.0.0/15 {\n}\n1.10.in-addr.arpa {\n}\n', 3, /cannot serve dns:\/\/1\.10\.in-addr\.arpa\./],
     ['unknown snippet / import target', '. {\n  import nosuch\n}\n', 2, /no snippet \(nosuch\) is defined above this line and no file .* exists/],
@@ -346,7 +394,12 @@ describe('errors carry file:line and say how to fix', () => {
     ['snippet without braces', '(s)\n', 1, /must be followed by '\{ \.\.\. \}'/],
     ['snippet never closed', '(s) {\n  log\n', 1, /never closed/],
     ['snippet importing itself', '(s) {\n  import s\n}\n. {\n  import s\n}\n', 2, /import cycle: snippet \(s\) imports snippet \(s\)/],
-    ['snippets importing each other', '(a) {\n  import b\n}\n(b) {\n  import a\n}\n. {\n  import a\n}\n', 5, /import cycle: snippet \(a\) imports snippet \(b\) imports snippet \(a\)/],
+    [
+      'snippets importing each other',
+      '(a) {\n  import b\n}\n(b) {\n  import a\n}\n. {\n  import a\n}\n',
+      5,
+      /import cycle: snippet \(a\) imports snippet \(b\) imports snippet \(a\)/,
+    ],
   ])('%s', (_name, text, line, msg) => {
     const e = parseError(text);
     expect(e.file).toBe('Corefile');
@@ -359,7 +412,9 @@ describe('errors carry file:line and say how to fix', () => {
     const e = (() => {
       try {
         parseCorefile('. {\n import bad.conf\n}\n', '/cfg/Corefile', { env: {}, readFile: () => 'log\nforward . {\n' });
-      } catch (err) { return err as CorefileError; }
+      } catch (err) {
+        return err as CorefileError;
+      }
       throw new Error('expected error');
     })();
     expect(e).toBeInstanceOf(CorefileError);
@@ -377,7 +432,9 @@ describe('errors carry file:line and say how to fix', () => {
       const err = e as CorefileError;
       expect(err.file).toBe(path.join(FIX, 'cycle', 'b.conf'));
       expect(err.line).toBe(1);
-      expect(err.reason).toContain(`import cycle: ${path.join(FIX, 'cycle', 'a.conf')} imports ${path.join(FIX, 'cycle', 'b.conf')} imports ${path.join(FIX, 'cycle', 'a.conf')}`);
+      expect(err.reason).toContain(
+        `import cycle: ${path.join(FIX, 'cycle', 'a.conf')} imports ${path.join(FIX, 'cycle', 'b.conf')} imports ${path.join(FIX, 'cycle', 'a.conf')}`,
+      );
     }
   });
 
@@ -388,7 +445,9 @@ describe('errors carry file:line and say how to fix', () => {
       throw new Error('expected error');
     } catch (e) {
       expect(e).toBeInstanceOf(CorefileError);
-      expect((e as CorefileError).message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: import nothere\\.conf: .*no file .*nothere\\.conf exists`));
+      expect((e as CorefileError).message).toMatch(
+        new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: import nothere\\.conf: .*no file .*nothere\\.conf exists`),
+      );
     }
   });
 

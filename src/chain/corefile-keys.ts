@@ -9,9 +9,9 @@ import { excerpt } from './excerpt.js';
 import { bigIntToBytes, ipToBigInt, parseCidr } from '../pkg/ip.js';
 
 export interface ServerKey {
-  raw: string;             // as written, e.g. 'dns://cluster.local:53' or '10.0.0.0/24'
-  zone: string;            // fully qualified, lowercased, trailing dot
-  port?: number;           // undefined when the key names no port (the CLI's --port default applies)
+  raw: string; // as written, e.g. 'dns://cluster.local:53' or '10.0.0.0/24'
+  zone: string; // fully qualified, lowercased, trailing dot
+  port?: number; // undefined when the key names no port (the CLI's --port default applies)
   /**
    * For reverse CIDR keys whose prefix is not on an octet (IPv4) or nibble (IPv6)
    * boundary: the network as written (host bits cleared), e.g. '10.0.0.0/25'.
@@ -34,7 +34,9 @@ export function parseServerKey(raw: string): ServerKey[] {
   if (scheme) {
     const name = scheme[1]!.toLowerCase();
     if (OTHER_TRANSPORTS.has(name)) {
-      throw new KeyError(`transport ${name}:// in key '${excerpt(raw)}' is not supported: clusterdns serves plain DNS over UDP/TCP only; use dns:// or no scheme`);
+      throw new KeyError(
+        `transport ${name}:// in key '${excerpt(raw)}' is not supported: clusterdns serves plain DNS over UDP/TCP only; use dns:// or no scheme`,
+      );
     }
     if (name !== 'dns') throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; use dns:// or no scheme`);
     s = s.slice(scheme[0].length);
@@ -72,8 +74,10 @@ function checkDomainName(raw: string, s: string): void {
   if (s === '.') return;
   const labels = (s.endsWith('.') ? s.slice(0, -1) : s).split('.');
   for (const label of labels) {
-    if (label === '') throw new KeyError(`zone in key '${excerpt(raw)}' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`);
-    if (label.length > 63) throw new KeyError(`zone in key '${excerpt(raw)}' is not a valid domain name: label '${excerpt(label, 20)}' is longer than 63 characters`);
+    if (label === '')
+      throw new KeyError(`zone in key '${excerpt(raw)}' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`);
+    if (label.length > 63)
+      throw new KeyError(`zone in key '${excerpt(raw)}' is not a valid domain name: label '${excerpt(label, 20)}' is longer than 63 characters`);
   }
 }
 
@@ -85,7 +89,8 @@ function reverseKeys(raw: string, cidr: string, port: number | undefined): Serve
     throw new KeyError(`invalid CIDR '${excerpt(cidr)}' in key '${excerpt(raw)}'`);
   }
   const net = parseGoCidr(cidr);
-  if (!net) throw new KeyError(`'${excerpt(cidr)}' in key '${excerpt(raw)}' is not a valid CIDR; write an address and prefix length such as 10.0.0.0/24 or fd00::/64`);
+  if (!net)
+    throw new KeyError(`'${excerpt(cidr)}' in key '${excerpt(raw)}' is not a valid CIDR; write an address and prefix length such as 10.0.0.0/24 or fd00::/64`);
 
   const { network: bytes, prefix: ones } = net;
   const bits = bytes.length * 8;

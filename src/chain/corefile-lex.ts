@@ -4,12 +4,12 @@ import { fileKind, readRegularText, UnreadableFile } from '../pkg/regular-file.j
 import { CorefileError, defaultCorefileLimits } from './corefile-types.js';
 
 export interface Token {
-  text: string;            // raw text, quotes removed, env NOT yet substituted
-  quoted: boolean;         // quoted tokens are never structural ("{" is just text)
+  text: string; // raw text, quotes removed, env NOT yet substituted
+  quoted: boolean; // quoted tokens are never structural ("{" is just text)
   file: string;
   line: number;
-  nl: boolean;             // first token on its line in its source file
-  indent: number;          // characters before the first token of its line (to place a missing '}')
+  nl: boolean; // first token on its line in its source file
+  indent: number; // characters before the first token of its line (to place a missing '}')
 }
 
 /**
@@ -47,8 +47,17 @@ export function lex(text: string, file: string): Token[] {
   const n = text.length;
   while (i < n) {
     const ch = text[i]!;
-    if (ch === '\n') { line++; nl = true; i++; lineStart = i; continue; }
-    if (/\s/.test(ch)) { i++; continue; }
+    if (ch === '\n') {
+      line++;
+      nl = true;
+      i++;
+      lineStart = i;
+      continue;
+    }
+    if (/\s/.test(ch)) {
+      i++;
+      continue;
+    }
     // Caddy starts a comment at any unquoted '#', even in the middle of a word.
     if (ch === '#') {
       while (i < n && text[i] !== '\n') i++;
@@ -69,12 +78,22 @@ export function lex(text: string, file: string): Token[] {
           // Caddy only unescapes \" and \<newline>; other pairs stay verbatim.
           if (next !== '"' && next !== '\n') val += '\\';
           val += next;
-          if (next === '\n') { line++; lineStart = i + 2; }
+          if (next === '\n') {
+            line++;
+            lineStart = i + 2;
+          }
           i += 2;
           continue;
         }
-        if (c === '"') { closed = true; i++; break; }
-        if (c === '\n') { line++; lineStart = i + 1; }
+        if (c === '"') {
+          closed = true;
+          i++;
+          break;
+        }
+        if (c === '\n') {
+          line++;
+          lineStart = i + 1;
+        }
         val += c;
         i++;
       }

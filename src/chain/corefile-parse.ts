@@ -11,8 +11,8 @@ import { lex, readCorefileText, type Token } from './corefile-lex.js';
 interface Frame {
   toks: readonly Token[];
   pos: number;
-  chain: string[];         // import chain that produced these tokens, for cycle detection
-  imported: boolean;       // the first token takes the place of `import`, so it starts a line
+  chain: string[]; // import chain that produced these tokens, for cycle detection
+  imported: boolean; // the first token takes the place of `import`, so it starts a line
 }
 
 /** A limit was reached: stop parsing, since going on would only read more of the same. */
@@ -39,7 +39,11 @@ export class Parser {
   /** Every '{' matched so far with its '}', in the order they closed (see leftOpen). */
   private readonly closed: { open: Token; close: Token }[] = [];
 
-  constructor(file: string, private readonly opts: ParseOptions, private readonly limits: CorefileLimits) {
+  constructor(
+    file: string,
+    private readonly opts: ParseOptions,
+    private readonly limits: CorefileLimits,
+  ) {
     this.env = opts.env ?? process.env;
     this.files = [file];
   }
@@ -53,7 +57,10 @@ export class Parser {
   private push(toks: readonly Token[], chain: string[], imported: boolean, at: Token | undefined): void {
     this.tokenCount += toks.length;
     if (this.tokenCount > this.limits.maxTokens) {
-      this.fatal(at ?? toks[0]!, `more than ${this.limits.maxTokens} tokens after expanding imports (--max-corefile-tokens); check for snippets imported many times`);
+      this.fatal(
+        at ?? toks[0]!,
+        `more than ${this.limits.maxTokens} tokens after expanding imports (--max-corefile-tokens); check for snippets imported many times`,
+      );
     }
     if (toks.length > 0) this.frames.push({ toks, pos: 0, chain, imported });
   }
@@ -91,7 +98,9 @@ export class Parser {
 
   // ---- errors
 
-  private err(t: Token, reason: string): CorefileError { return new CorefileError(t.file, t.line, reason); }
+  private err(t: Token, reason: string): CorefileError {
+    return new CorefileError(t.file, t.line, reason);
+  }
   private report(t: Token, reason: string): void {
     this.errors.push(this.err(t, reason));
     // Past the cap, stop: sortErrors says where reading stopped.
@@ -122,16 +131,25 @@ export class Parser {
   }
 
   /** True for tokens of a file other than the Corefile itself (an imported file). */
-  private imported(t: Token): boolean { return t.file !== this.files[0]; }
+  private imported(t: Token): boolean {
+    return t.file !== this.files[0];
+  }
 
-  private is(t: Token | undefined, brace: '{' | '}'): boolean { return !!t && !t.quoted && t.text === brace; }
-  private isImport(t: Token): boolean { return !t.quoted && t.text === 'import'; }
+  private is(t: Token | undefined, brace: '{' | '}'): boolean {
+    return !!t && !t.quoted && t.text === brace;
+  }
+  private isImport(t: Token): boolean {
+    return !t.quoted && t.text === 'import';
+  }
 
   parseAll(): void {
     for (let t = this.peek(); t; t = this.peek()) {
       if (this.is(t, '}')) this.fatal(t, "unexpected '}' with no matching '{'");
       if (this.is(t, '{')) this.fatal(t, "unexpected '{': a block must follow server block keys, e.g. 'example.org {'");
-      if (this.isImport(t)) { this.expandImport(); continue; }
+      if (this.isImport(t)) {
+        this.expandImport();
+        continue;
+      }
       const block = this.serverBlock();
       if (block) this.blocks.push(block);
     }
@@ -164,9 +182,12 @@ export class Parser {
       if (stray) {
         // Names no token: this is what a file that is not a Corefile (an `import /etc/passwd`)
         // runs into, and its lines must not end up in a log.
-        this.fatal(first, 'missing server block body: the keys on this line are not followed by \'{\', '
-          + `so everything after them is read as their plugins, but the line ${stray.file}:${stray.line} looks like another server block; `
-          + "put '{' after the keys and a matching '}' after their plugins");
+        this.fatal(
+          first,
+          "missing server block body: the keys on this line are not followed by '{', " +
+            `so everything after them is read as their plugins, but the line ${stray.file}:${stray.line} looks like another server block; ` +
+            "put '{' after the keys and a matching '}' after their plugins",
+        );
       }
     }
 
@@ -176,7 +197,10 @@ export class Parser {
         const parsed = parseServerKey(k.text);
         this.zoneCount += parsed.length;
         if (this.zoneCount > this.limits.maxZones) {
-          this.fatal(k, `more than ${this.limits.maxZones} server block zones (--max-corefile-zones); a CIDR key off an octet boundary counts every zone it is split into`);
+          this.fatal(
+            k,
+            `more than ${this.limits.maxZones} server block zones (--max-corefile-zones); a CIDR key off an octet boundary counts every zone it is split into`,
+          );
         }
         for (const key of parsed) keys.push(key);
       } catch (e) {
@@ -264,8 +288,11 @@ export class Parser {
         if (open) {
           const left = this.leftOpen(open);
           if (left) {
-            this.fatal(left.open, "unbalanced braces: the '{' on this line is never closed; add a matching '}' "
-              + `(the '}' on line ${left.close.line} lines up with the block of line ${open.line}: that is the one it was written to close)`);
+            this.fatal(
+              left.open,
+              "unbalanced braces: the '{' on this line is never closed; add a matching '}' " +
+                `(the '}' on line ${left.close.line} lines up with the block of line ${open.line}: that is the one it was written to close)`,
+            );
           }
           this.fatal(open, "unbalanced braces: the '{' on this line is never closed; add a matching '}'");
         }
@@ -278,7 +305,10 @@ export class Parser {
         return out;
       }
       if (this.is(t, '{')) this.fatal(t, "unexpected '{': a block must open on the same line as its directive, e.g. 'health {'");
-      if (this.isImport(t)) { this.expandImport(); continue; }
+      if (this.isImport(t)) {
+        this.expandImport();
+        continue;
+      }
 
       const d: Directive = { name: this.word(t), args: [], file: t.file, line: t.line };
       if (this.limits.maxZones !== defaultCorefileLimits.maxZones) d.maxZones = this.limits.maxZones;
@@ -339,7 +369,13 @@ export class Parser {
       return;
     }
     if (chain.length > this.limits.maxImportDepth) {
-      this.report(imp, `imports nest more than ${this.limits.maxImportDepth} deep (--max-corefile-import-depth): ${chain.map(describe).map((d) => excerpt(d, 80)).join(' imports ')}`);
+      this.report(
+        imp,
+        `imports nest more than ${this.limits.maxImportDepth} deep (--max-corefile-import-depth): ${chain
+          .map(describe)
+          .map((d) => excerpt(d, 80))
+          .join(' imports ')}`,
+      );
       return;
     }
 
@@ -424,21 +460,34 @@ export class Parser {
       this.report(imp, `import pattern '${excerpt(pattern)}': wildcards are only supported in the file name, not in directories`);
       return [];
     }
-    const re = new RegExp(`^${base.replace(/[.+^${}()|\\]/g, '\\$&').replace('*', '[^/]*').replace('?', '[^/]')}$`);
+    const re = new RegExp(
+      `^${base
+        .replace(/[.+^${}()|\\]/g, '\\$&')
+        .replace('*', '[^/]*')
+        .replace('?', '[^/]')}$`,
+    );
     let names: string[];
     try {
       names = (this.opts.readDir ?? ((d: string) => fs.readdirSync(d)))(dir);
     } catch {
       names = [];
     }
-    const matches = names.filter((nm) => re.test(nm)).sort().map((nm) => nodePath.join(dir, nm));
+    const matches = names
+      .filter((nm) => re.test(nm))
+      .sort()
+      .map((nm) => nodePath.join(dir, nm));
     if (matches.length === 0) this.opts.onWarning?.(`${imp.file}:${imp.line}: no files match import pattern ${excerpt(pattern)}`);
     return matches;
   }
 
   private exists(path: string): boolean {
     if (!this.opts.readFile) return fs.existsSync(path);
-    try { this.opts.readFile(path); return true; } catch { return false; }
+    try {
+      this.opts.readFile(path);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private read(imp: Token, path: string): string | undefined {

@@ -4,22 +4,31 @@ import { excerptLongWords } from './excerpt.js';
 import type { ServerKey } from './corefile-keys.js';
 
 export interface Directive {
-  name: string;            // first token of the line, e.g. 'kubernetes'
-  args: string[];          // remaining tokens on that line (quotes removed, env substituted)
-  block?: Directive[];     // nested `{ ... }` block, one Directive per line
-  file: string;            // file the token came from (the imported file for imported lines)
-  line: number;            // 1-based line of `name`
-  imported?: boolean;      // the line came from an imported file (its text is not echoed in errors)
+  name: string; // first token of the line, e.g. 'kubernetes'
+  args: string[]; // remaining tokens on that line (quotes removed, env substituted)
+  block?: Directive[]; // nested `{ ... }` block, one Directive per line
+  file: string; // file the token came from (the imported file for imported lines)
+  line: number; // 1-based line of `name`
+  imported?: boolean; // the line came from an imported file (its text is not echoed in errors)
   /** Zones one line's zone arguments may expand to, set only when the parse's maxZones is not the default. */
   maxZones?: number;
 }
 
-export interface ServerBlock { keys: ServerKey[]; directives: Directive[]; file: string; line: number }
+export interface ServerBlock {
+  keys: ServerKey[];
+  directives: Directive[];
+  file: string;
+  line: number;
+}
 
 export class CorefileError extends Error {
   readonly reason: string;
 
-  constructor(readonly file: string, readonly line: number, reason: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    reason: string,
+  ) {
     // The safety net behind the excerpts at each echo site: no word of a message is huge.
     reason = excerptLongWords(reason);
     super(`${file}:${line}: ${reason}`);
@@ -68,8 +77,7 @@ export function sortErrors(errors: readonly CorefileError[], fileOrder: readonly
   out.sort((a, b) => rank.get(a.file)! - rank.get(b.file)! || a.line - b.line);
   if (out.length <= max) return out;
   const last = out[max - 1]!;
-  return [...out.slice(0, max), new CorefileError(last.file, last.line,
-    `stopped after ${max} errors (--max-corefile-errors); fix these and run again`)];
+  return [...out.slice(0, max), new CorefileError(last.file, last.line, `stopped after ${max} errors (--max-corefile-errors); fix these and run again`)];
 }
 
 /** True once `errors` holds as many errors as are reported: time to stop looking for more. */

@@ -86,8 +86,9 @@ export function duplicateKeyErrors(blocks: readonly ServerBlock[], defaultPort?:
       const first = seen.get(id);
       if (first) {
         const where = first === b ? 'earlier in this block' : `by the server block at ${first.file}:${first.line}`;
-        errors.push(new CorefileError(b.file, b.line,
-          `cannot serve ${excerpt(id, 80)} - it is already defined ${where}; remove one of the keys or give it another port`));
+        errors.push(
+          new CorefileError(b.file, b.line, `cannot serve ${excerpt(id, 80)} - it is already defined ${where}; remove one of the keys or give it another port`),
+        );
         continue;
       }
       seen.set(id, b);

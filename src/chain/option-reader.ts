@@ -101,7 +101,8 @@ export class OptionReader {
 
   /** A line that takes no arguments. */
   noArgs(): this {
-    if (this.args.length > 0) throw new CorefileError(this.line.file, this.line.line, `${this.where} takes no arguments, got "${excerpt(this.args.join(' '))}"`);
+    if (this.args.length > 0)
+      throw new CorefileError(this.line.file, this.line.line, `${this.where} takes no arguments, got "${excerpt(this.args.join(' '))}"`);
     return this;
   }
 
@@ -141,7 +142,12 @@ export class OptionReader {
     if (ms === 0 && limits.zero) return 0;
     if (ms === 0 && limits.positive) this.fail(`${named}"${excerpt(v)}" must be more than 0; write e.g. ${examples}`);
     const min = limits.min ?? 0;
-    if (ms < min) this.fail(min === 0 ? `${named}"${excerpt(v)}" must not be negative` : `${named}"${excerpt(v)}" must be ${limits.zero ? '0 or ' : ''}at least ${goDurationString(min)}`);
+    if (ms < min)
+      this.fail(
+        min === 0
+          ? `${named}"${excerpt(v)}" must not be negative`
+          : `${named}"${excerpt(v)}" must be ${limits.zero ? '0 or ' : ''}at least ${goDurationString(min)}`,
+      );
     if (limits.max !== undefined && ms > limits.max) this.fail(`${named}"${excerpt(v)}" must be at most ${goDurationString(limits.max)}`);
     return ms;
   }

@@ -134,7 +134,14 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   // manifests have errors; Corefile errors found above are found again there, with the plugins'.
   if (!manifestErrors) {
     try {
-      const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, logger: log, cluster: options, oneShot: true, corefileLimits: corefileLimits(flags) });
+      const app = await buildApp({
+        conf: flags.conf,
+        manifests: flags.manifests,
+        logger: log,
+        cluster: options,
+        oneShot: true,
+        corefileLimits: corefileLimits(flags),
+      });
       await app.close();
     } catch (e) {
       const errors = corefileErrors(e);

@@ -44,8 +44,8 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'route-parent-missing': "A route's parent Gateway is missing",
   'route-parent-rejects': "A route's parent Gateway does not accept it",
   'route-no-parent': 'A route names no parent Gateway',
-  'ingress-no-controller': "An Ingress whose class has no controller",
-  'gateway-class-missing': "A Gateway whose GatewayClass is missing",
+  'ingress-no-controller': 'An Ingress whose class has no controller',
+  'gateway-class-missing': 'A Gateway whose GatewayClass is missing',
   'loadbalancer-pool-exhausted': 'The LoadBalancer address pool has no free address',
 };
 

@@ -37,17 +37,33 @@ export async function main(argv: string[]): Promise<void> {
     .option('--log-level <level>', 'trace, debug, info, warn, error or fatal', 'info')
     .option('--log-queries', 'log every query received (name, type, client, rcode sent), to trace what clients ask')
     .option('--workers <n>', 'worker processes sharing the ports (a number or auto = one per core); default 1')
-    .option('--worker-loads <n>', 'with --workers: workers that may load manifests at once (at start and on reloads); each load peaks at several times the data it builds (default 1)')
-    .option('--worker-load-timeout <duration>', 'with --workers: a load permit not given back within this long (a frozen worker) is taken back, so other workers can load (default 2m)')
+    .option(
+      '--worker-loads <n>',
+      'with --workers: workers that may load manifests at once (at start and on reloads); each load peaks at several times the data it builds (default 1)',
+    )
+    .option(
+      '--worker-load-timeout <duration>',
+      'with --workers: a load permit not given back within this long (a frozen worker) is taken back, so other workers can load (default 2m)',
+    )
     .option('--upstream-resolv-conf <file>', 'the resolv.conf the built-in default Corefile forwards to (default /etc/resolv.conf)')
     .option('--max-lookup-depth <n>', 'internal lookups (ExternalName targets through the server) one query may nest', String(DEFAULT_MAX_LOOKUP_DEPTH))
     .option('--answer-cache-bytes <size>', 'bytes of encoded answers each listener keeps (e.g. 33554432, 32MiB, 0 = off)', '32MiB')
-    .option('--max-answer-records <n>', 'records one answer may carry; past it the answer keeps the first ones and has TC set (zone transfers are not capped)', String(DEFAULT_MAX_ANSWER_RECORDS))
+    .option(
+      '--max-answer-records <n>',
+      'records one answer may carry; past it the answer keeps the first ones and has TC set (zone transfers are not capped)',
+      String(DEFAULT_MAX_ANSWER_RECORDS),
+    )
     .option('--http-max-connections <n>', 'connections per health/ready/metrics listener; beyond it the oldest idle one is closed (default 128)')
-    .option('--http-idle-timeout <duration>', 'health/ready/metrics: close a connection with no request after this long; headers must arrive within it (default 5s)')
+    .option(
+      '--http-idle-timeout <duration>',
+      'health/ready/metrics: close a connection with no request after this long; headers must arrive within it (default 5s)',
+    )
     .option('--http-request-timeout <duration>', 'health/ready/metrics: a whole request must arrive within this long (default 10s)')
     .option('--strict', 'refuse to start (and to reload) when any manifest object has an error, instead of serving everything else')
-    .option('--manifest-image-dir <dir>', 'where the image of the last manifest load is kept, so that a start on unchanged files answers without parsing them (default $XDG_CACHE_HOME/clusterdns, else ~/.cache/clusterdns)')
+    .option(
+      '--manifest-image-dir <dir>',
+      'where the image of the last manifest load is kept, so that a start on unchanged files answers without parsing them (default $XDG_CACHE_HOME/clusterdns, else ~/.cache/clusterdns)',
+    )
     .option('--manifest-image-bytes <size>', 'byte budget of the image directory; the least recently used images go past it (default 1GiB; 0 = off)')
     .option('--no-manifest-image', 'neither read nor write a manifest image: every start parses the manifests')
     .action(async (opts: Parameters<typeof Serve>[0]) => {
@@ -86,9 +102,11 @@ export async function main(argv: string[]): Promise<void> {
     process.exit(err.exitCode === 0 ? 0 : EXIT_USAGE);
   });
 
-  addClusterFlags(program.command('sync').description('write every record the cluster serves into etcd (CoreDNS SkyDNS schema), for replicas running the etcd plugin'))
+  addClusterFlags(
+    program.command('sync').description('write every record the cluster serves into etcd (CoreDNS SkyDNS schema), for replicas running the etcd plugin'),
+  )
     .option('--etcd <url>', 'etcd client URL; repeat for more members (or separate with commas)', (v: string, p: string[] | undefined) => [...(p ?? []), v])
-    .option('--prefix <path>', 'etcd key prefix, as the etcd plugin\'s path', '/skydns')
+    .option('--prefix <path>', "etcd key prefix, as the etcd plugin's path", '/skydns')
     .option('--owner <id>', 'owner written into every value; keys of other owners are never changed', 'clusterdns-sync')
     .option('--watch', 'keep running and sync again whenever the manifests change')
     .option('--interval <ms>', 'how often --watch looks at the manifests', '1000')

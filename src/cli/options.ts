@@ -45,28 +45,52 @@ export function addClusterFlags(cmd: Command): Command {
   return cmd
     .option('-c, --conf <file>', 'Corefile (CoreDNS syntax); default: the built-in kubeadm-style Corefile')
     .option('-m, --manifests <path>', 'manifest file or directory (recursive); repeat for more', collect)
-    .option('--service-cidr <cidr>', 'service CIDR for cluster IPs the manifests leave out; repeat for dual-stack (default 10.96.0.0/12 and fd00:10:96::/112)', collect)
+    .option(
+      '--service-cidr <cidr>',
+      'service CIDR for cluster IPs the manifests leave out; repeat for dual-stack (default 10.96.0.0/12 and fd00:10:96::/112)',
+      collect,
+    )
     .option('--pod-cidr <cidr>', 'pod CIDR for derived pods; repeat for dual-stack (default 10.244.0.0/16 and fd00:10:244::/56)', collect)
     .option('-n, --namespace <ns>', 'namespace of objects that name none, as kubectl apply -n (default "default")')
-    .option('--loadbalancer-cidr <cidr>', 'LoadBalancer address pool for Services, Gateways and ingress controllers without status; repeat for dual-stack (default 172.18.255.0/24 and fc00:f853:ccd:e793:ffff::/112)', collect)
+    .option(
+      '--loadbalancer-cidr <cidr>',
+      'LoadBalancer address pool for Services, Gateways and ingress controllers without status; repeat for dual-stack (default 172.18.255.0/24 and fc00:f853:ccd:e793:ffff::/112)',
+      collect,
+    )
     .option('--service-node-port-range <range>', 'node port range LOW-HIGH for NodePort/LoadBalancer Services (default 30000-32767)')
     .option('--max-manifest-file-bytes <n>', `largest manifest file read (default ${defaultManifestLimits.maxFileBytes})`, count(1))
-    .option('--max-manifest-object-bytes <n>', `largest manifest object, with YAML aliases expanded (default ${defaultManifestLimits.maxObjectBytes})`, count(1))
+    .option(
+      '--max-manifest-object-bytes <n>',
+      `largest manifest object, with YAML aliases expanded (default ${defaultManifestLimits.maxObjectBytes})`,
+      count(1),
+    )
     .option('--max-yaml-aliases <n>', `YAML alias expansions allowed per anchor (default ${defaultManifestLimits.maxAliases})`, count(0))
     .option(
       '--manifest-history-bytes <n>',
       `manifest text a server keeps from each load, so that an object whose new version is rejected keeps its previous version served (default ${DEFAULT_HISTORY_BYTES}; 0 keeps none)`,
       count(0),
     )
-    .option('--max-crd-schema-nodes <n>', 'largest openAPIV3Schema of a manifest CRD applied to its objects, in schema nodes; a larger one leaves its kind unchecked (default 20000)', count(1))
+    .option(
+      '--max-crd-schema-nodes <n>',
+      'largest openAPIV3Schema of a manifest CRD applied to its objects, in schema nodes; a larger one leaves its kind unchecked (default 20000)',
+      count(1),
+    )
     .option('--max-corefile-bytes <n>', `largest Corefile or imported file read (default ${defaultCorefileLimits.maxBytes})`, count(1))
     .option('--max-corefile-imports <n>', `snippet imports, and files imported, allowed per Corefile (default ${defaultCorefileLimits.maxImports})`, count(1))
     .option('--max-corefile-import-depth <n>', `deepest nesting of imports (default ${defaultCorefileLimits.maxImportDepth})`, count(1))
     .option('--max-corefile-tokens <n>', `most tokens in a Corefile once imports are expanded (default ${defaultCorefileLimits.maxTokens})`, count(1))
     .option('--max-corefile-errors <n>', `most Corefile errors reported in one run (default ${defaultCorefileLimits.maxErrors})`, count(1))
     .option('--max-corefile-nesting <n>', `deepest nesting of { } blocks in a Corefile (default ${defaultCorefileLimits.maxNesting})`, count(1))
-    .option('--max-corefile-zones <n>', `most zones of all server block keys, and of one directive's zone arguments (default ${defaultCorefileLimits.maxZones})`, count(1))
-    .option('--max-corefile-listeners <n>', `most listen address and port pairs of all server blocks (default ${defaultCorefileLimits.maxListeners})`, count(1));
+    .option(
+      '--max-corefile-zones <n>',
+      `most zones of all server block keys, and of one directive's zone arguments (default ${defaultCorefileLimits.maxZones})`,
+      count(1),
+    )
+    .option(
+      '--max-corefile-listeners <n>',
+      `most listen address and port pairs of all server blocks (default ${defaultCorefileLimits.maxListeners})`,
+      count(1),
+    );
 }
 
 /** The --max-corefile-* flags, for the App (AppOptions.corefileLimits) or a parse (ParseOptions.limits). */

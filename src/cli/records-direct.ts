@@ -131,7 +131,14 @@ export function decodedRecord(r: Rr): Answer {
   const name = decodedName(r.name);
   if (r.type === 'SRV') {
     const d = data as SrvData;
-    return { name, type: 'SRV', ttl, class: 'IN', flush: false, data: { priority: d.priority ?? 0, weight: d.weight ?? 0, port: d.port ?? 0, target: decodedName(d.target) } };
+    return {
+      name,
+      type: 'SRV',
+      ttl,
+      class: 'IN',
+      flush: false,
+      data: { priority: d.priority ?? 0, weight: d.weight ?? 0, port: d.port ?? 0, target: decodedName(d.target) },
+    };
   }
   if (r.type === 'A') return { name, type: 'A', ttl, class: 'IN', flush: false, data: data as string };
   return { name, type: r.type as 'PTR', ttl, class: 'IN', flush: false, data: decodedName(data as string) };

@@ -87,7 +87,12 @@ function readRecord(buf: Buffer, offset: number, next: { bytes: number }): Answe
   if (type === SRV) {
     if (rdata + 8 > buf.length) throw new Unusual();
     const len = buf.readUInt16BE(rdata);
-    const data = { priority: buf.readUInt16BE(rdata + 2), weight: buf.readUInt16BE(rdata + 4), port: buf.readUInt16BE(rdata + 6), target: readName(buf, rdata + 8).name };
+    const data = {
+      priority: buf.readUInt16BE(rdata + 2),
+      weight: buf.readUInt16BE(rdata + 4),
+      port: buf.readUInt16BE(rdata + 6),
+      target: readName(buf, rdata + 8).name,
+    };
     next.bytes = owner.bytes + 8 + len + 2;
     return { name: owner.name, type: 'SRV', ttl, class: 'IN', flush, data };
   }

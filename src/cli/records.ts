@@ -60,7 +60,8 @@ export async function records(flags: RecordsFlags, out: NodeJS.WritableStream = 
     addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
   });
   await app.close();
-  if (only && !byZone.has(only)) throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
+  if (only && !byZone.has(only))
+    throw new Error(`no zone ${only} is served by a kubernetes or file plugin in this configuration; zones: ${[...byZone.keys()].join(' ') || 'none'}`);
   // Cluster zones first, reverse zones after them; each in canonical order.
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
   // A 100k-endpoint cluster has hundreds of thousands of records: lines are joined into large
@@ -231,7 +232,8 @@ async function collectServed<Z>(app: App, only: string | undefined, sink: Record
 /** isSubdomain(fqdn(owner), zone), without making the fully qualified name of every owner. */
 function inZone(owner: string, zone: string): boolean {
   const n = owner.length;
-  if (n === 0 || owner.charCodeAt(n - 1) === 46 || zone === '.' || zone.length < 2 || zone.charCodeAt(zone.length - 1) !== 46) return isSubdomain(fqdn(owner), zone);
+  if (n === 0 || owner.charCodeAt(n - 1) === 46 || zone === '.' || zone.length < 2 || zone.charCodeAt(zone.length - 1) !== 46)
+    return isSubdomain(fqdn(owner), zone);
   // owner + '.' ends with zone: owner ends with zone but its dot, at a label boundary.
   const body = zone.length - 1;
   if (n < body) return false;

@@ -67,12 +67,15 @@ export async function resolvConfCommand(
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
 ): Promise<void> {
-  const app = flags.conf && !flags.manifests ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true }) : undefined;
+  const app =
+    flags.conf && !flags.manifests
+      ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true })
+      : undefined;
   try {
     const model = loadModel(flags, app);
     const ctx = podContext(flags, model);
     if (flags.hosts) {
-      if (!ctx.exists) throw new Error('--hosts needs --pod NS/NAME: the file holds the pod\'s own IPs');
+      if (!ctx.exists) throw new Error("--hosts needs --pod NS/NAME: the file holds the pod's own IPs");
       out.write(podHostsFile(ctx.pod, ctx.clusterDomain));
       return;
     }
@@ -92,7 +95,15 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
     .map((l) => l.replace(/#.*/, '').trim())
     .filter((l) => l !== '');
   if (flags.server || flags.useNameservers) throw new Error('--audit runs in process against --conf/--manifests; drop --server/--use-nameservers');
-  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true });
+  const app = await buildApp({
+    conf: flags.conf,
+    manifests: flags.manifests,
+    port: 53,
+    logger: pino({ level: 'silent' }),
+    cluster: clusterOptions(flags),
+    corefileLimits: corefileLimits(flags),
+    oneShot: true,
+  });
   try {
     const header: string[] = [];
     let text: string;
@@ -106,8 +117,16 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
       const model = loadModel(flags, app);
       const ctx = podContext(flags, model);
       text = formatResolvConf(podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf }));
-      header.push(`audit of ${names.length} names from ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`}:`);
-      pushAll(header, text.trimEnd().split('\n').map((l) => `  ${l}`));
+      header.push(
+        `audit of ${names.length} names from ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`}:`,
+      );
+      pushAll(
+        header,
+        text
+          .trimEnd()
+          .split('\n')
+          .map((l) => `  ${l}`),
+      );
       if (ctx.exists) {
         const p = ctx.pod as Pod;
         hosts = parseHosts(podHostsFile(p, ctx.clusterDomain));
@@ -116,7 +135,14 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
       }
     }
     if (flags.hosts) hosts = parseHosts(readFileSync(flags.hosts, 'utf8'));
-    const rows = await audit({ names, resolvConf: text, send: inProcessSend(app, clientIp), ...(hosts ? { hosts } : {}), ...(hostname !== undefined ? { hostname } : {}), ...(flags.type ? { type: flags.type } : {}) });
+    const rows = await audit({
+      names,
+      resolvConf: text,
+      send: inProcessSend(app, clientIp),
+      ...(hosts ? { hosts } : {}),
+      ...(hostname !== undefined ? { hostname } : {}),
+      ...(flags.type ? { type: flags.type } : {}),
+    });
     out.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatAudit(rows, header));
     return rows;
   } finally {
@@ -135,7 +161,9 @@ function checkQueryType(type: string | undefined): string | undefined {
   if (type === undefined) return undefined;
   const t = type.toUpperCase();
   if (dnsTypes.toType(t) === 0 || NOT_QUERY_TYPES.has(t)) {
-    throw new Error(`--type "${type}" is not a DNS query type; use A, AAAA (getaddrinfo for one family) or a record type such as SRV, TXT, PTR, MX, CNAME, NS, SOA, CAA`);
+    throw new Error(
+      `--type "${type}" is not a DNS query type; use A, AAAA (getaddrinfo for one family) or a record type such as SRV, TXT, PTR, MX, CNAME, NS, SOA, CAA`,
+    );
   }
   return t;
 }
@@ -146,7 +174,12 @@ export function resolveExitCode(trace: Trace): number {
 }
 
 /** `clusterdns resolve`: returns the trace (also printed). */
-export async function resolveCommand(name: string, flags: ResolveFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<Trace> {
+export async function resolveCommand(
+  name: string,
+  flags: ResolveFlags,
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<Trace> {
   flags = { ...flags, type: checkQueryType(flags.type) };
   const libc = (flags.libc ?? 'glibc') as Libc;
   if (!LIBCS.includes(libc)) throw new Error(`--libc "${flags.libc}" is not one of ${LIBCS.join(', ')}`);
@@ -155,7 +188,15 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
   const inProcess = !flags.server && !flags.useNameservers;
   const needModel = !flags.resolvConf || inProcess;
   const app = inProcess
-    ? await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: pino({ level: 'silent' }), cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true })
+    ? await buildApp({
+        conf: flags.conf,
+        manifests: flags.manifests,
+        port: 53,
+        logger: pino({ level: 'silent' }),
+        cluster: clusterOptions(flags),
+        corefileLimits: corefileLimits(flags),
+        oneShot: true,
+      })
     : flags.conf && !flags.manifests && needModel
       ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true })
       : undefined;
@@ -174,8 +215,16 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
       const dns = podDNS(ctx.pod, { clusterDNS: ctx.clusterDNS, clusterDomain: ctx.clusterDomain, hostResolvConf: ctx.hostResolvConf });
       for (const w of dns.warnings) err.write(`warning: ${w}\n`);
       text = formatResolvConf(dns);
-      header.push(`resolv.conf of ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`} (kubelet, dnsPolicy ${dns.effectivePolicy}):`);
-      pushAll(header, text.trimEnd().split('\n').map((l) => `  ${l}`));
+      header.push(
+        `resolv.conf of ${ctx.exists ? `pod ${ctx.pod.namespace}/${ctx.pod.name}` : `a new pod in namespace ${ctx.pod.namespace}`} (kubelet, dnsPolicy ${dns.effectivePolicy}):`,
+      );
+      pushAll(
+        header,
+        text
+          .trimEnd()
+          .split('\n')
+          .map((l) => `  ${l}`),
+      );
       if (ctx.exists) {
         hosts = parseHosts(podHostsFile(ctx.pod, ctx.clusterDomain));
         const p = ctx.pod as Pod;
@@ -186,7 +235,10 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
     if (flags.hosts) hosts = parseHosts(readFileSync(flags.hosts, 'utf8'));
     let conf = parseResolvConf(text, libc, hostname !== undefined ? { hostname } : {});
     header.push(`parsed: ${describeResolvConf(conf)}`);
-    pushAll(header, conf.notes.map((n) => `note: ${n}`));
+    pushAll(
+      header,
+      conf.notes.map((n) => `note: ${n}`),
+    );
     let send: SendFn;
     if (inProcess) {
       conf = { ...conf, nameservers: [IN_PROCESS] };
@@ -202,12 +254,25 @@ export async function resolveCommand(name: string, flags: ResolveFlags, out: Nod
       } else header.push(`queries go to the nameservers, port 53`);
       send = networkSend(net);
     }
-    const trace = await resolveStub(name, { libc, conf, send, ipv6: flags.ipv6 !== false, ...(flags.type ? { type: flags.type } : {}), ...(hosts ? { hosts } : {}) });
+    const trace = await resolveStub(name, {
+      libc,
+      conf,
+      send,
+      ipv6: flags.ipv6 !== false,
+      ...(flags.type ? { type: flags.type } : {}),
+      ...(hosts ? { hosts } : {}),
+    });
     // With autopath in the chain, the pod's lookup is shortened on the server: show by how much
     // by asking again from an address that is no pod (autopath then stays out of the way).
     const autopath = inProcess && clientIp !== undefined && app!.chains.some((c) => c.plugins.some((p) => p.name === 'autopath'));
     if (autopath) {
-      const without = await resolveStub(name, { libc, conf, send: inProcessSend(app!, '192.0.2.255'), ...(flags.type ? { type: flags.type } : {}), ...(hosts ? { hosts } : {}) });
+      const without = await resolveStub(name, {
+        libc,
+        conf,
+        send: inProcessSend(app!, '192.0.2.255'),
+        ...(flags.type ? { type: flags.type } : {}),
+        ...(hosts ? { hosts } : {}),
+      });
       trace.withoutAutopath = { queries: without.queries.length, roundTrips: without.roundTrips };
       if (!flags.json) header.push(`autopath: ${trace.queries.length} queries from this pod; ${without.queries.length} without autopath`);
     }

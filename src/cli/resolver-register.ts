@@ -15,7 +15,7 @@ export function addResolverCommands(program: Command): void {
   addClusterFlags(
     program
       .command('resolv-conf')
-      .description("print the /etc/resolv.conf kubelet writes for a pod (or with --hosts its /etc/hosts); -n NS without --pod: a new pod in NS"),
+      .description('print the /etc/resolv.conf kubelet writes for a pod (or with --hosts its /etc/hosts); -n NS without --pod: a new pod in NS'),
   )
     .option('--pod <ns/name>', 'the pod (NAMESPACE/NAME, or NAME or pod/NAME in --namespace); pods derived from workloads included')
     .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
@@ -29,7 +29,9 @@ export function addResolverCommands(program: Command): void {
   addClusterFlags(
     program
       .command('resolve')
-      .description("emulate a pod's stub resolver (glibc, musl or Go): the queries it sends for NAME, in order, their answers and the result; exits 2 when the lookup fails, as getent does")
+      .description(
+        "emulate a pod's stub resolver (glibc, musl or Go): the queries it sends for NAME, in order, their answers and the result; exits 2 when the lookup fails, as getent does",
+      )
       .argument('<name>', 'the name the application looks up'),
   )
     .option('-t, --type <type>', 'res_search for this type (A and AAAA: getaddrinfo AF_INET / AF_INET6); default: getaddrinfo AF_UNSPEC (A and AAAA)')
@@ -42,7 +44,10 @@ export function addResolverCommands(program: Command): void {
     .option('--server <host:port>', 'send every query to this server (UDP, TCP when truncated)')
     .option('--use-nameservers', "send to the resolv.conf's nameservers on port 53 with the libc's order, retry and failover")
     .option('--hosts <file>', 'hosts file consulted first where the libc would (default with --pod: its kubelet /etc/hosts)')
-    .option('--hostname <name>', "gethostname() for glibc's and Go's default search domain when the file sets none (default with --pod: the pod's, the node's for hostNetwork pods)")
+    .option(
+      '--hostname <name>',
+      "gethostname() for glibc's and Go's default search domain when the file sets none (default with --pod: the pod's, the node's for hostNetwork pods)",
+    )
     .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
     .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)
     .option('--host-resolv-conf <file>', "the node's resolv.conf (kubelet --resolv-conf); default: a built-in `nameserver 10.0.0.2`")

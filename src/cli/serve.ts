@@ -8,7 +8,20 @@ import { ManifestError } from '../cluster/model/finding.js';
 import { transportOptions, type TransportFlags } from './transport-flags.js';
 import type { HttpLimits } from '../pkg/http.js';
 import { parseGoDuration } from '../pkg/duration.js';
-import { announceReady, announceStopping, clusterMetrics, isWorker, joinMetricsAggregation, reportStartFailure, runPrimary, workerCount, workerId, workerLoadPermitGate, workerLoads, workerLoadTimeout } from '../server/workers.js';
+import {
+  announceReady,
+  announceStopping,
+  clusterMetrics,
+  isWorker,
+  joinMetricsAggregation,
+  reportStartFailure,
+  runPrimary,
+  workerCount,
+  workerId,
+  workerLoadPermitGate,
+  workerLoads,
+  workerLoadTimeout,
+} from '../server/workers.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/handler.js';
 import { AppMetrics } from '../metrics/index.js';
 import { maxOf } from '../pkg/arrays.js';
@@ -68,7 +81,12 @@ async function untilReady(app: App, log: Logger, stopping: () => boolean): Promi
     if (stopping()) return false;
     const text = JSON.stringify(reasons);
     if (text !== said || Date.now() - saidAt >= READY_REPEAT_MS) {
-      log.warn({ notReady: reasons }, `clusterdns listening; not ready yet: ${Object.entries(reasons).map(([name, why]) => `${name}: ${why}`).join('; ')}`);
+      log.warn(
+        { notReady: reasons },
+        `clusterdns listening; not ready yet: ${Object.entries(reasons)
+          .map(([name, why]) => `${name}: ${why}`)
+          .join('; ')}`,
+      );
       said = text;
       saidAt = Date.now();
     }
@@ -118,11 +136,14 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const processLog = createLogger(flags.logLevel);
   // Checked before workers start, so a bad value fails once instead of in every worker.
   const maxLookupDepth = Number(flags.maxLookupDepth ?? DEFAULT_MAX_LOOKUP_DEPTH);
-  if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100) throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
+  if (!Number.isInteger(maxLookupDepth) || maxLookupDepth < 0 || maxLookupDepth > 100)
+    throw new Error(`--max-lookup-depth ${flags.maxLookupDepth}: must be a whole number from 0 to 100`);
   const answerCacheBytes = parseBytes(flags.answerCacheBytes ?? '32MiB');
-  if (answerCacheBytes === undefined) throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
+  if (answerCacheBytes === undefined)
+    throw new Error(`--answer-cache-bytes ${flags.answerCacheBytes}: must be a byte count such as 33554432, 64MiB or 0 (off)`);
   const maxAnswerRecords = Number(flags.maxAnswerRecords ?? DEFAULT_MAX_ANSWER_RECORDS);
-  if (!Number.isInteger(maxAnswerRecords) || maxAnswerRecords < 1 || maxAnswerRecords > 65535) throw new Error(`--max-answer-records ${flags.maxAnswerRecords}: must be a whole number from 1 to 65535`);
+  if (!Number.isInteger(maxAnswerRecords) || maxAnswerRecords < 1 || maxAnswerRecords > 65535)
+    throw new Error(`--max-answer-records ${flags.maxAnswerRecords}: must be a whole number from 1 to 65535`);
   const tcp = transportOptions(flags);
   const workers = workerCount(flags.workers);
   const loads = workerLoads(flags.workerLoads);
@@ -132,7 +153,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
   // The manifest feed's persisted image (cluster/feed-image.ts): a start on unchanged files skips parsing them.
   const imageBytes = parseBytes(flags.manifestImageBytes ?? String(DEFAULT_IMAGE_BUDGET_BYTES));
   if (imageBytes === undefined) throw new Error(`--manifest-image-bytes ${flags.manifestImageBytes}: must be a byte count such as 1GiB, or 0 (off)`);
-  const image = flags.manifestImage === false || imageBytes === 0 ? {} : { image: { dir: path.resolve(flags.manifestImageDir ?? defaultImageDir()), budgetBytes: imageBytes } };
+  const image =
+    flags.manifestImage === false || imageBytes === 0
+      ? {}
+      : { image: { dir: path.resolve(flags.manifestImageDir ?? defaultImageDir()), budgetBytes: imageBytes } };
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${flags.port}: must be a number from 0 to 65535`);
   if (workers > 1 && !isWorker()) {

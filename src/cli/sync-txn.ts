@@ -104,7 +104,9 @@ export async function syncValues(
   for (const [key, cur] of current) if (cur.owned && !desired.has(key)) ops.push({ kind: 'delete', key });
   const puts = ops.filter((o) => o.kind === 'put').length;
   if (desired.size === 0 && ops.length > 0 && !limits.allowEmpty) {
-    throw new Error(`sync: the configuration serves no records, so this would delete all ${ops.length} keys owned by "${owner}" under ${prefix}; check --conf and --manifests, or pass --allow-empty to really empty it`);
+    throw new Error(
+      `sync: the configuration serves no records, so this would delete all ${ops.length} keys owned by "${owner}" under ${prefix}; check --conf and --manifests, or pass --allow-empty to really empty it`,
+    );
   }
   const result: SyncResult = { puts, deletes: ops.length - puts, conflicts, transactions: 0, mode: 'none', revision: readRevision, records: desired.size };
   if (ops.length === 0) return result;
@@ -141,9 +143,16 @@ export async function syncValues(
     const clauses = batches[i]!.map(clause);
     clauses.push(clause(writer));
     if (first || last) clauses.push(clause(marker(last ? 'done' : 'writing')));
-    const res = await client.if(markerKey, 'Mod', '==', expectMarker).and(writerKey, 'Mod', '==', expectWriter).then(...clauses).commit();
+    const res = await client
+      .if(markerKey, 'Mod', '==', expectMarker)
+      .and(writerKey, 'Mod', '==', expectWriter)
+      .then(...clauses)
+      .commit();
     if (!res.succeeded) {
-      const other = await client.get(writerKey).string().catch(() => null);
+      const other = await client
+        .get(writerKey)
+        .string()
+        .catch(() => null);
       throw new ConcurrentWriterError(
         `sync: another writer changed ${prefix} while this sync ran (${writerKey} is now ${other ?? 'gone'}; this run expected revision ${expectWriter}), ` +
           `so this run stopped after ${i} of ${batches.length} transactions and left the change set to it; run sync again once it is done (sync --watch retries by itself)`,

@@ -75,10 +75,15 @@ interface Built {
 export async function sync(flags: SyncFlags): Promise<void> {
   const log = createLogger(flags.logLevel, 2);
   // Every argument is checked before anything is written.
-  if (!flags.etcd || flags.etcd.length === 0) throw new Error('sync needs --etcd URL (repeat it, or separate URLs with commas), e.g. --etcd http://127.0.0.1:2379');
+  if (!flags.etcd || flags.etcd.length === 0)
+    throw new Error('sync needs --etcd URL (repeat it, or separate URLs with commas), e.g. --etcd http://127.0.0.1:2379');
   const endpoints = flags.etcd.flatMap((e) => e.split(',')).filter(Boolean);
   // Each transaction carries the writer key and the marker besides the data.
-  const limits: SyncLimits = { maxTxnOps: parseLimit('--max-txn-ops', flags.maxTxnOps, 3, MAX_TXN_OPS), maxTxnBytes: parseLimit('--max-txn-bytes', flags.maxTxnBytes, 1024), allowEmpty: flags.allowEmpty };
+  const limits: SyncLimits = {
+    maxTxnOps: parseLimit('--max-txn-ops', flags.maxTxnOps, 3, MAX_TXN_OPS),
+    maxTxnBytes: parseLimit('--max-txn-bytes', flags.maxTxnBytes, 1024),
+    allowEmpty: flags.allowEmpty,
+  };
   const interval = parseLimit('--interval', flags.interval, 100);
   const retryMax = parseLimit('--retry-max', flags.retryMax, RETRY_INITIAL_MS);
   const etcdTimeout = parseLimit('--etcd-timeout', flags.etcdTimeout, 100);
@@ -88,7 +93,14 @@ export async function sync(flags: SyncFlags): Promise<void> {
 
   // One App for the whole run, never listening: under --watch a change is a reload of it, so its
   // manifest feed reads again only the files that changed.
-  const app = await buildApp({ conf: flags.conf, manifests: flags.manifests, port: 53, logger: log, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags) });
+  const app = await buildApp({
+    conf: flags.conf,
+    manifests: flags.manifests,
+    port: 53,
+    logger: log,
+    cluster: clusterOptions(flags),
+    corefileLimits: corefileLimits(flags),
+  });
   let builds = 0;
   const build = async (): Promise<Built> => {
     const started = Date.now();
@@ -106,7 +118,12 @@ export async function sync(flags: SyncFlags): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`sync: etcd (${endpoints.join(', ')}) did not finish reading and writing within ${etcdTimeout} ms; is it running and reachable? (--etcd-timeout sets the limit)`)),
+        () =>
+          reject(
+            new Error(
+              `sync: etcd (${endpoints.join(', ')}) did not finish reading and writing within ${etcdTimeout} ms; is it running and reachable? (--etcd-timeout sets the limit)`,
+            ),
+          ),
         etcdTimeout,
       );
     });
@@ -118,7 +135,10 @@ export async function sync(flags: SyncFlags): Promise<void> {
     }
     // buildMs: loading the cluster and asking it every record; etcdMs: reading etcd and writing the difference.
     const etcdMs = Date.now() - started;
-    log.info({ ...r, zones: [...built.byZone.keys()], ms: built.ms + etcdMs, buildMs: built.ms, etcdMs }, r.mode === 'none' ? 'sync: etcd already up to date' : 'sync: etcd updated');
+    log.info(
+      { ...r, zones: [...built.byZone.keys()], ms: built.ms + etcdMs, buildMs: built.ms, etcdMs },
+      r.mode === 'none' ? 'sync: etcd already up to date' : 'sync: etcd updated',
+    );
     return r;
   };
 

@@ -19,8 +19,14 @@ const d = defaultTcpOptions;
 export function addTransportFlags(cmd: Command): Command {
   return cmd
     .option('--tcp-idle-timeout <duration>', `close a TCP connection idle this long (default ${d.idleTimeoutMs / 1000}s)`)
-    .option('--tcp-message-timeout <duration>', `close a TCP connection whose message is not complete this long after its first byte (default ${d.messageTimeoutMs / 1000}s)`)
-    .option('--tcp-write-timeout <duration>', `close a TCP connection whose client reads none of its pending replies for this long (default ${d.writeTimeoutMs / 1000}s)`)
+    .option(
+      '--tcp-message-timeout <duration>',
+      `close a TCP connection whose message is not complete this long after its first byte (default ${d.messageTimeoutMs / 1000}s)`,
+    )
+    .option(
+      '--tcp-write-timeout <duration>',
+      `close a TCP connection whose client reads none of its pending replies for this long (default ${d.writeTimeoutMs / 1000}s)`,
+    )
     .option('--tcp-max-connections <n>', `TCP connections per listener; at the cap an idle one makes room (default ${d.maxConnections})`)
     .option('--tcp-max-connections-per-client <n>', `TCP connections per client address (default ${d.maxConnectionsPerClient})`)
     .option('--tcp-max-unsent <bytes>', `unsent reply bytes before a TCP connection stops being read (default ${d.maxUnsentBytes / 1024 / 1024}MiB)`)

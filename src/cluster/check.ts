@@ -111,7 +111,12 @@ function serviceShapeWarnings(s: Service, warn: Warn): void {
     if (unnamed.length > 0 && s.ports.length === 1 && s.headless) {
       const p = unnamed[0]!;
       const srv = `_<name>._${p.protocol.toLowerCase()}.${s.name}.${s.namespace}.svc`;
-      warn(s.source, 'unnamed-port', `${svcName(s)}: its port ${p.port}/${p.protocol} has no name, so there is no SRV record ${srv} for it; give the port a name`, object);
+      warn(
+        s.source,
+        'unnamed-port',
+        `${svcName(s)}: its port ${p.port}/${p.protocol} has no name, so there is no SRV record ${srv} for it; give the port a name`,
+        object,
+      );
     }
   }
 }
@@ -147,10 +152,14 @@ function selectorWarnings(s: Service, index: PodIndex, warn: Warn, fieldLine: Fi
     const declared = new Set(lacking.flatMap(named));
     const near = closest(p.targetPort, declared);
     const add = `add a container port named "${p.targetPort}" with protocol ${p.protocol}`;
-    const fix = near !== undefined
-      ? `did you mean "${near}"? The pods declare a container port named "${near}"; use that name, or ${add}`
-      : `${add}, or use the port number`;
-    const some = `${lacking.length} of ${pods.length} selected pods (${lacking.slice(0, 3).map((x) => x.name).join(', ')}${lacking.length > 3 ? ', ...' : ''})`;
+    const fix =
+      near !== undefined
+        ? `did you mean "${near}"? The pods declare a container port named "${near}"; use that name, or ${add}`
+        : `${add}, or use the port number`;
+    const some = `${lacking.length} of ${pods.length} selected pods (${lacking
+      .slice(0, 3)
+      .map((x) => x.name)
+      .join(', ')}${lacking.length > 3 ? ', ...' : ''})`;
     const srv = p.name !== '' ? ` and SRV _${p.name}._${p.protocol.toLowerCase()}.${s.name}.${s.namespace}.svc lacks them` : '';
     warn(
       s.source,
@@ -193,9 +202,8 @@ function longPodNameWarnings(pods: readonly Pod[], warn: Warn): void {
     if (e) e.pods.push(p.name);
     else {
       // A derived pod's finding is about its workload, which the pod's owner names.
-      const object = p.derived && p.owner
-        ? { kind: p.owner.kind, namespace: p.namespace, name: p.owner.name }
-        : { kind: 'Pod', namespace: p.namespace, name: p.name };
+      const object =
+        p.derived && p.owner ? { kind: p.owner.kind, namespace: p.namespace, name: p.owner.name } : { kind: 'Pod', namespace: p.namespace, name: p.name };
       long.set(k, { src: p.source, pods: [p.name], object });
     }
   }
@@ -203,7 +211,10 @@ function longPodNameWarnings(pods: readonly Pod[], warn: Warn): void {
     warn(
       src,
       'name-too-long',
-      `pod name${pods.length > 1 ? 's' : ''} ${pods.slice(0, 3).map((n) => `"${n}"`).join(', ')}${pods.length > 3 ? ', ...' : ''} ` +
+      `pod name${pods.length > 1 ? 's' : ''} ${pods
+        .slice(0, 3)
+        .map((n) => `"${n}"`)
+        .join(', ')}${pods.length > 3 ? ', ...' : ''} ` +
         `${pods.length > 1 ? 'are' : 'is'} longer than 63 characters (or not a DNS label), so it cannot be a DNS label: the pod's hostname ` +
         'is truncated and endpoint names fall back to the dashed IP; shorten the workload or pod name',
       object,
@@ -257,7 +268,16 @@ export function checkModel(model: ClusterModel, fieldLine: FieldLine = (src) => 
 export function checkManifests(paths: string[], options?: Partial<ClusterOptions>): { model?: ClusterModel; findings: ModelFinding[] } {
   try {
     const { model, findings } = loadManifests(paths, options);
-    return { model, findings: sortFindings<ModelFinding>([...findings, ...checkModel(model, fieldLineReader((file) => readManifestFile(file, [])))]) };
+    return {
+      model,
+      findings: sortFindings<ModelFinding>([
+        ...findings,
+        ...checkModel(
+          model,
+          fieldLineReader((file) => readManifestFile(file, [])),
+        ),
+      ]),
+    };
   } catch (e) {
     if (e instanceof ManifestError) return { findings: [...e.findings] };
     throw e;

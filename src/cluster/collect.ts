@@ -2,17 +2,7 @@
 // namespace) and admitted as the API server admits it (schema, known kinds, one object per key),
 // then read by its kind's reader (admit/). load.ts reads every object so and plays the control
 // plane over them; feed.ts does the same a file at a time.
-import type {
-  ClusterNode,
-  ClusterOptions,
-  EndpointSlice,
-  NamespaceObject,
-  ObjectMeta,
-  Pod,
-  RejectedObject,
-  ServiceImport,
-  SourceRef,
-} from './model/model.js';
+import type { ClusterNode, ClusterOptions, EndpointSlice, NamespaceObject, ObjectMeta, Pod, RejectedObject, ServiceImport, SourceRef } from './model/model.js';
 import type { WorkloadDraft, WorkloadKind } from './admit/workloads.js';
 import { toWorkload } from './admit/workloads.js';
 import type { EndpointsDraft } from './admit/endpoints.js';
@@ -111,7 +101,8 @@ export function readHeader(raw: RawObject, opts: ClusterOptions, findings: Findi
   const kindText = kind === undefined ? 'object' : kind.length > 100 ? `${kind.slice(0, 100)}...` : kind; // messages echo excerpts only
   const check = new Checker(findings, source, `${kindText}${nameHint}`, raw.positions);
   if (kind === undefined) check.error('kind is missing; add e.g. "kind: Service"', 'kind');
-  if (apiVersion === undefined) check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`, 'apiVersion');
+  if (apiVersion === undefined)
+    check.error(`apiVersion is missing; add e.g. "apiVersion: ${kind && KNOWN_KINDS[kind]?.[0] ? `${KNOWN_KINDS[kind]![0]}/v1` : 'v1'}"`, 'apiVersion');
   if (kind === undefined || apiVersion === undefined) {
     if (nameHint === '') check.error('metadata.name is missing; every object needs a name');
     return undefined;
@@ -244,7 +235,11 @@ export function readObject(c: Collected, h: Header, seen: Map<string, SourceRef>
   const key = objectKey(group, kind, meta.namespace, meta.name);
   const prev = seen.get(key);
   if (prev) {
-    check.error(`is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`, undefined, 'duplicate-object');
+    check.error(
+      `is declared twice, here and at ${prev.file}:${prev.line}; remove one of them (objects are identified by kind, namespace and name)`,
+      undefined,
+      'duplicate-object',
+    );
   }
   if (!lookup.known) {
     check.error(lookup.message, 'kind', 'unknown-kind');

@@ -11,7 +11,20 @@
 // directory is the user's own cache, but a torn write or a disk error must not reach
 // v8.deserialize.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, utimesSync, writeSync, fstatSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeSync,
+  fstatSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
@@ -139,7 +152,12 @@ export function fileRecord(s: FileState, maxFileBytes: number | undefined, nowNs
   const now = versionOf(s.file);
   if (!now || !sameVersion(now, v)) return undefined;
   const vouched = nowNs - changedNs(v) >= RACY_WINDOW_NS;
-  if (previous?.[7] && s.hash === undefined && sameVersion(v, { dev: previous[1], ino: previous[2], size: previous[3], mtimeNs: previous[4], ctimeNs: previous[5] })) return previous;
+  if (
+    previous?.[7] &&
+    s.hash === undefined &&
+    sameVersion(v, { dev: previous[1], ino: previous[2], size: previous[3], mtimeNs: previous[4], ctimeNs: previous[5] })
+  )
+    return previous;
   const text = readManifestFile(s.file, [], maxFileBytes);
   if (text === undefined) return undefined;
   const hash = hashText(text);
@@ -258,7 +276,11 @@ export class FeedImage {
    * Writes the image of a load (temp file, then rename) and evicts the oldest images past the
    * budget. False when it was not written (a file without a version, an unwritable directory).
    */
-  write(states: readonly FileState[], summary: FeedSummary, views: readonly { key: string; parts: readonly Uint8Array[]; after?: { value: unknown } }[]): boolean {
+  write(
+    states: readonly FileState[],
+    summary: FeedSummary,
+    views: readonly { key: string; parts: readonly Uint8Array[]; after?: { value: unknown } }[],
+  ): boolean {
     const files: ImageFile[] = [];
     const maxFileBytes = this.init.cluster.manifestLimits?.maxFileBytes;
     const nowNs = BigInt(Date.now()) * 1_000_000n;
@@ -271,7 +293,13 @@ export class FeedImage {
     const chunks: Uint8Array[] = [];
     let meta: Buffer;
     try {
-      const m: Meta = { identity: buildIdentity(), key: this.key, files, summary, views: views.map((v) => ({ key: v.key, parts: v.parts.length, ...(v.after ? { after: v.after } : {}) })) };
+      const m: Meta = {
+        identity: buildIdentity(),
+        key: this.key,
+        files,
+        summary,
+        views: views.map((v) => ({ key: v.key, parts: v.parts.length, ...(v.after ? { after: v.after } : {}) })),
+      };
       meta = serialize(m);
     } catch (err) {
       this.warnWrite({ err }, 'manifest image not written: its data cannot be stored');
@@ -309,7 +337,10 @@ export class FeedImage {
       renameSync(tmp, this.file);
     } catch (err) {
       this.remove(tmp);
-      this.warnWrite({ dir: this.opts.dir, err: err instanceof Error ? err.message : String(err) }, 'manifest image not written; serving goes on, the next start loads the manifests');
+      this.warnWrite(
+        { dir: this.opts.dir, err: err instanceof Error ? err.message : String(err) },
+        'manifest image not written; serving goes on, the next start loads the manifests',
+      );
       return false;
     }
     this.evict();

@@ -77,7 +77,9 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
         }
       : {}),
   });
-  const image = init.cluster.image ? new FeedImage(init, init.cluster.image, (detail, message) => port.postMessage({ type: 'warn', detail, message })) : undefined;
+  const image = init.cluster.image
+    ? new FeedImage(init, init.cluster.image, (detail, message) => port.postMessage({ type: 'warn', detail, message }))
+    : undefined;
   const views = new Map<number, View>();
   let loaded: { model: ClusterModel; summary: FeedSummary } | undefined;
   /**
@@ -171,16 +173,17 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
     view.after = undefined;
     const gen = view.gen;
     // Queued behind whatever arrived meanwhile: a newer load makes this count moot.
-    if (after) enqueue(() => {
-      if (views.get(id) !== view || view.gen !== gen || currentGen() !== gen) return;
-      try {
-        const value = after();
-        if (view.record?.gen === gen) view.record.after = { value };
-        port.postMessage({ type: 'after', id, gen, value });
-      } catch {
-        // Only a gauge depends on it; the view itself was handed over.
-      }
-    });
+    if (after)
+      enqueue(() => {
+        if (views.get(id) !== view || view.gen !== gen || currentGen() !== gen) return;
+        try {
+          const value = after();
+          if (view.record?.gen === gen) view.record.after = { value };
+          port.postMessage({ type: 'after', id, gen, value });
+        } catch {
+          // Only a gauge depends on it; the view itself was handed over.
+        }
+      });
   };
 
   const load = (req: number, reclaimNow: boolean): void => {
@@ -212,7 +215,14 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
     if (!content) return false;
     const checkMs = performance.now() - t0;
     for (const v of views.values()) if (!content.views.has(v.key)) return false;
-    const summary: FeedSummary = { ...content.summary, gen: ++gens, reread: 0, full: false, image: true, timings: { check: checkMs, read: 0, merge: 0, emulate: 0 } };
+    const summary: FeedSummary = {
+      ...content.summary,
+      gen: ++gens,
+      reread: 0,
+      full: false,
+      image: true,
+      timings: { check: checkMs, read: 0, merge: 0, emulate: 0 },
+    };
     imaged = { summary, content };
     imageGen = summary.gen;
     port.postMessage({ type: 'loaded', req, summary });
@@ -363,7 +373,15 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
             port.postMessage({ type: 'view-failed', id: m.id, gen: currentGen() ?? 0, ...errorText(err) });
             return;
           }
-          const view: View = { builder, args: m.args, key: `${m.module}\0${JSON.stringify(m.args)}`, gen: 0, parts: undefined, after: undefined, record: undefined };
+          const view: View = {
+            builder,
+            args: m.args,
+            key: `${m.module}\0${JSON.stringify(m.args)}`,
+            gen: 0,
+            parts: undefined,
+            after: undefined,
+            record: undefined,
+          };
           views.set(m.id, view);
           build(m.id, view);
         });

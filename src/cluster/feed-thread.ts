@@ -145,7 +145,12 @@ export type ShareResource = <T extends { close(): void }>(key: string, create: (
  * same options (kubernetes, k8s_gateway, the blocks of a Corefile and of its reloads) gets the same
  * one, with one loader thread and one watch.
  */
-export function sharedFeed(share: ShareResource, paths: readonly string[], cluster: FeedInit['cluster'], opts: FeedOptions): { readonly value: FeedThread; release(): void } {
+export function sharedFeed(
+  share: ShareResource,
+  paths: readonly string[],
+  cluster: FeedInit['cluster'],
+  opts: FeedOptions,
+): { readonly value: FeedThread; release(): void } {
   const init: FeedInit = { paths: [...paths], cluster };
   return share(`manifest-feed\0${feedKey(init)}`, () => new FeedThread(init, opts));
 }
@@ -187,7 +192,19 @@ export class FeedThread {
     const key = `${spec.module}\0${JSON.stringify(spec.args)}`;
     let e = this.entries.get(key);
     if (!e) {
-      e = { id: this.nextId++, key, spec: spec as ViewSpec<unknown>, listeners: new Set(), assembler: undefined, assembling: 0, value: undefined, after: undefined, gen: 0, summary: undefined, waiters: [] };
+      e = {
+        id: this.nextId++,
+        key,
+        spec: spec as ViewSpec<unknown>,
+        listeners: new Set(),
+        assembler: undefined,
+        assembling: 0,
+        value: undefined,
+        after: undefined,
+        gen: 0,
+        summary: undefined,
+        waiters: [],
+      };
       this.entries.set(key, e);
       this.byId.set(e.id, e);
       this.send({ type: 'view', id: e.id, module: spec.module, args: spec.args });
@@ -238,12 +255,10 @@ export class FeedThread {
         this.hold();
         this.send({ type: 'load', req, reclaim });
       });
-    const done = (this.opts.permit ? this.opts.permit('manifests', run) : run()).then(
-      (summary) => {
-        if (!this.last || this.last.summary.gen <= summary.gen) this.last = { summary, key };
-        return summary;
-      },
-    );
+    const done = (this.opts.permit ? this.opts.permit('manifests', run) : run()).then((summary) => {
+      if (!this.last || this.last.summary.gen <= summary.gen) this.last = { summary, key };
+      return summary;
+    });
     const running = { key, done };
     this.running = running;
     const clear = (): void => {
@@ -429,7 +444,8 @@ export class FeedThread {
         if (this.opts.log && m.summary.gen > this.logged) {
           this.logged = m.summary.gen;
           logFindings(this.opts.log, m.summary.findings, {}, m.summary.rejected);
-          if (Object.keys(m.summary.ignoredKinds).length > 0) this.opts.log.debug({ ignoredKinds: m.summary.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
+          if (Object.keys(m.summary.ignoredKinds).length > 0)
+            this.opts.log.debug({ ignoredKinds: m.summary.ignoredKinds }, 'manifest kinds without DNS meaning, ignored');
         }
         this.summaries.set(m.summary.gen, m.summary);
         // Views still being handed over may be of the load before; older ones are moot.

@@ -32,7 +32,6 @@ import { type Collected, kindKnownNow, newCollected, objectKey, readHeader, read
 
 export { ManifestError } from './model/finding.js';
 
-
 /** "ns/name" patterns with '*' (any characters) and '?' (one); a pattern without '/' matches the name in any namespace. */
 function notReadyMatcher(patterns: readonly string[]): (p: Pod) => boolean {
   if (patterns.length === 0) return () => false;
@@ -69,7 +68,12 @@ export const LATER_SERVICE_FIELDS: FieldTree = fieldTree(['spec.clusterIPs', 'sp
 /** One manifest file's objects, read when the reader reaches the file. */
 interface ObjectSource {
   readonly file: string;
-  read(findings: Finding[], limits: Partial<ManifestLimits> | undefined, onTextGone?: (bytes: number) => void, onText?: (text: string) => void): Iterable<RawObject>;
+  read(
+    findings: Finding[],
+    limits: Partial<ManifestLimits> | undefined,
+    onTextGone?: (bytes: number) => void,
+    onText?: (text: string) => void,
+  ): Iterable<RawObject>;
 }
 
 /**
@@ -122,7 +126,6 @@ function readObjects(
   for (const raw of deferred) readOne(raw);
   return { c, seen, unreadable };
 }
-
 
 /** Findings by file and line, in the order found within a line. */
 function sortFindings(findings: readonly Finding[]): Finding[] {
@@ -199,7 +202,8 @@ export function emulate(
   cache?: EmulationCache,
 ): LoadResult {
   const { opts, cidrs, fam, writer, registry } = ctx;
-  if (historyRequest?.previous && writer) restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings, registry);
+  if (historyRequest?.previous && writer)
+    restorePrevious(c, seen, unreadable, new HistoryReader(historyRequest.previous), writer, opts, fam, findings, registry);
   const { serviceDrafts, endpointsDrafts, slices, edge } = c;
 
   const services = admittedServices(serviceDrafts, cidrs, opts, findings, c, cache?.allocation);
@@ -320,13 +324,15 @@ function admittedServices(
  */
 export function buildModel(docs: { file: string; text: string }[], options?: Partial<ClusterOptions>, history?: HistoryRequest): LoadResult {
   return build(
-    docs.map(({ file, text }): ObjectSource => ({
-      file,
-      read: (findings, limits, _onTextGone, onText) => {
-        onText?.(text);
-        return parseManifestText(file, text, findings, limits);
-      },
-    })),
+    docs.map(
+      ({ file, text }): ObjectSource => ({
+        file,
+        read: (findings, limits, _onTextGone, onText) => {
+          onText?.(text);
+          return parseManifestText(file, text, findings, limits);
+        },
+      }),
+    ),
     options,
     [],
     undefined,
@@ -403,7 +409,12 @@ function restorePrevious(
     const carried = prev.carriedObject(key);
     const raw = carried ? { file: carried.file, line: carried.line, obj: carried.obj } : oldObjects(r.file).get(key);
     if (raw) {
-      restore(key, raw, r, `the version the previous load admitted (${raw.file}:${raw.line} then) keeps being served, as the API server keeps the old object when an apply fails; fix the errors to apply this one`);
+      restore(
+        key,
+        raw,
+        r,
+        `the version the previous load admitted (${raw.file}:${raw.line} then) keeps being served, as the API server keeps the old object when an apply fails; fix the errors to apply this one`,
+      );
     } else if (prev.wasSkipped(r.file)) {
       findings.push({
         ...r,
@@ -416,7 +427,12 @@ function restorePrevious(
   for (const file of unreadable) {
     for (const [key, raw] of oldObjects(file)) {
       if (seen.has(key) || rejectedKeys.has(key)) continue;
-      restore(key, raw, { file, line: raw.line }, `a document of ${file} cannot be read now, so this object keeps its previous version (line ${raw.line} then), as a failed apply leaves the cluster as it was; fix the file's errors`);
+      restore(
+        key,
+        raw,
+        { file, line: raw.line },
+        `a document of ${file} cannot be read now, so this object keeps its previous version (line ${raw.line} then), as a failed apply leaves the cluster as it was; fix the file's errors`,
+      );
     }
   }
 }

@@ -326,7 +326,6 @@ export class WireWriter {
     this.buf[this.pos++] = 0;
   }
 
-
   writeIPv4(s: string): void {
     this.ensure(4);
     let part = 0;

@@ -58,12 +58,30 @@ export function encodeResponse(q: ParsedQuery, res: DnsResponse, limit: number, 
   const flags = headerFlags(q, res.rcode, res.aa, res);
   // The OPT record optRecord makes, as the fast path takes it: extended rcode, version 0, DO.
   const optTtl = (((res.rcode >> 4) & 0xff) << 24) | (q.edns?.do ? 0x8000 : 0);
-  const simple = encoder.encodeSimple(q.id, flags, q.name, q.qtype, q.qclass, res.answer, res.authority, res.additional, q.edns ? OUR_UDP_SIZE : 0, optTtl, limit);
+  const simple = encoder.encodeSimple(
+    q.id,
+    flags,
+    q.name,
+    q.qtype,
+    q.qclass,
+    res.answer,
+    res.authority,
+    res.additional,
+    q.edns ? OUR_UDP_SIZE : 0,
+    optTtl,
+    limit,
+  );
   return simple ?? encodeGeneral(q, res, limit, flags, encoder);
 }
 
 /** encodeResponse without its fast path (encodeSimple), which must write the same bytes: for tests. */
-export function encodeGeneral(q: ParsedQuery, res: DnsResponse, limit: number, flags = headerFlags(q, res.rcode, res.aa, res), encoder: Encoder = sharedEncoder): Buffer {
+export function encodeGeneral(
+  q: ParsedQuery,
+  res: DnsResponse,
+  limit: number,
+  flags = headerFlags(q, res.rcode, res.aa, res),
+  encoder: Encoder = sharedEncoder,
+): Buffer {
   packet.id = q.id;
   packet.flags = flags;
   oneQuestion.name = q.name;

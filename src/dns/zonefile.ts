@@ -59,11 +59,64 @@ const SUPPORTED_TYPES = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 
 const SUPPORTED = new Set<string>(SUPPORTED_TYPES);
 /** Types that exist but are not supported here, so the error can say which it is. */
 const KNOWN_UNSUPPORTED = new Set([
-  'HINFO', 'MINFO', 'RP', 'AFSDB', 'SIG', 'KEY', 'LOC', 'NAPTR', 'KX', 'CERT', 'DS', 'SSHFP', 'IPSECKEY',
-  'RRSIG', 'NSEC', 'DNSKEY', 'DHCID', 'NSEC3', 'NSEC3PARAM', 'TLSA', 'SMIMEA', 'HIP', 'CDS', 'CDNSKEY',
-  'OPENPGPKEY', 'CSYNC', 'ZONEMD', 'SVCB', 'HTTPS', 'SPF', 'URI', 'WKS', 'MB', 'MG', 'MR', 'NULL', 'X25',
-  'ISDN', 'RT', 'NSAP', 'PX', 'GPOS', 'A6', 'APL', 'EUI48', 'EUI64', 'L32', 'L64', 'LP', 'NID', 'TKEY',
-  'TSIG', 'MD', 'MF', 'AXFR', 'IXFR', 'ANY', 'OPT',
+  'HINFO',
+  'MINFO',
+  'RP',
+  'AFSDB',
+  'SIG',
+  'KEY',
+  'LOC',
+  'NAPTR',
+  'KX',
+  'CERT',
+  'DS',
+  'SSHFP',
+  'IPSECKEY',
+  'RRSIG',
+  'NSEC',
+  'DNSKEY',
+  'DHCID',
+  'NSEC3',
+  'NSEC3PARAM',
+  'TLSA',
+  'SMIMEA',
+  'HIP',
+  'CDS',
+  'CDNSKEY',
+  'OPENPGPKEY',
+  'CSYNC',
+  'ZONEMD',
+  'SVCB',
+  'HTTPS',
+  'SPF',
+  'URI',
+  'WKS',
+  'MB',
+  'MG',
+  'MR',
+  'NULL',
+  'X25',
+  'ISDN',
+  'RT',
+  'NSAP',
+  'PX',
+  'GPOS',
+  'A6',
+  'APL',
+  'EUI48',
+  'EUI64',
+  'L32',
+  'L64',
+  'LP',
+  'NID',
+  'TKEY',
+  'TSIG',
+  'MD',
+  'MF',
+  'AXFR',
+  'IXFR',
+  'ANY',
+  'OPT',
 ]);
 const OTHER_CLASSES = new Set(['CH', 'CS', 'HS', 'NONE', 'ANY']);
 const MAX_TTL = 0x7fffffff;
@@ -422,7 +475,8 @@ function record(e: Entry, file: string, state: State, ctx: Ctx, fail: (reason: s
   if (ttl === undefined) {
     if (state.defaultTtl !== undefined) ttl = state.defaultTtl;
     else if (state.lastTtl !== undefined) ttl = state.lastTtl;
-    else if (type === 'SOA') ttl = (data as { minimum: number }).minimum; // BIND: "using SOA MINTTL"
+    else if (type === 'SOA')
+      ttl = (data as { minimum: number }).minimum; // BIND: "using SOA MINTTL"
     else fail('no TTL on this record and no $TTL or earlier TTL to default to; add $TTL at the top');
   }
   if (state.defaultTtl === undefined) state.lastTtl = ttl;

@@ -219,7 +219,10 @@ export class AppMetrics {
     type Field = 'entries' | 'bytes' | 'hits' | 'evictions';
     const gauge = (name: string, help: string, field: Field): void => {
       new Gauge({
-        name, help, labelNames, registers,
+        name,
+        help,
+        labelNames,
+        registers,
         collect() {
           this.reset();
           for (const r of source()) this.set({ server: r.server }, r[field]);
@@ -228,7 +231,10 @@ export class AppMetrics {
     };
     const counter = (name: string, help: string, field: Field): void => {
       new Counter({
-        name, help, labelNames, registers,
+        name,
+        help,
+        labelNames,
+        registers,
         collect() {
           this.reset();
           for (const r of source()) this.inc({ server: r.server }, r[field]);
@@ -262,43 +268,89 @@ function createMetrics(registry: Registry): Metrics {
   const registers = [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
     new Counter<L>({ name, help, labelNames, registers });
-  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> =>
-    new Gauge<L>({ name, help, labelNames, registers });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> => new Gauge<L>({ name, help, labelNames, registers });
   const histogram = <L extends string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []): Histogram<L> =>
     new Histogram<L>({ name, help, buckets, labelNames, registers });
 
   const all: Metrics = {
-    requests: counter('coredns_dns_requests_total', 'Counter of DNS requests made per zone, protocol and family.', ['server', 'zone', 'view', 'proto', 'family', 'type']),
-    requestDuration: histogram('coredns_dns_request_duration_seconds', 'Histogram of the time (in seconds) each request took per zone.', TIME_BUCKETS, ['server', 'zone', 'view']),
-    requestSize: histogram('coredns_dns_request_size_bytes', 'Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol.', SIZE_BUCKETS, ['server', 'zone', 'view', 'proto']),
+    requests: counter('coredns_dns_requests_total', 'Counter of DNS requests made per zone, protocol and family.', [
+      'server',
+      'zone',
+      'view',
+      'proto',
+      'family',
+      'type',
+    ]),
+    requestDuration: histogram('coredns_dns_request_duration_seconds', 'Histogram of the time (in seconds) each request took per zone.', TIME_BUCKETS, [
+      'server',
+      'zone',
+      'view',
+    ]),
+    requestSize: histogram('coredns_dns_request_size_bytes', 'Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol.', SIZE_BUCKETS, [
+      'server',
+      'zone',
+      'view',
+      'proto',
+    ]),
     doRequests: counter('coredns_dns_do_requests_total', 'Counter of DNS requests with DO bit set per zone.', ['server', 'zone', 'view']),
     responseSize: histogram('coredns_dns_response_size_bytes', 'Size of the returned response in bytes.', SIZE_BUCKETS, ['server', 'zone', 'view', 'proto']),
     responses: counter('coredns_dns_responses_total', 'Counter of response status codes.', ['server', 'zone', 'view', 'rcode', 'plugin']),
     panics: counter('coredns_panics_total', 'A metrics that counts the number of panics.'),
-    pluginEnabled: gauge('coredns_plugin_enabled', 'A metric that indicates whether a plugin is enabled on per server and zone basis.', ['server', 'zone', 'view', 'name']),
-    buildInfo: gauge('coredns_build_info', "A metric with a constant '1' value labeled by version, revision, and goversion from which CoreDNS was built.", ['version', 'revision', 'goversion']),
+    pluginEnabled: gauge('coredns_plugin_enabled', 'A metric that indicates whether a plugin is enabled on per server and zone basis.', [
+      'server',
+      'zone',
+      'view',
+      'name',
+    ]),
+    buildInfo: gauge('coredns_build_info', "A metric with a constant '1' value labeled by version, revision, and goversion from which CoreDNS was built.", [
+      'version',
+      'revision',
+      'goversion',
+    ]),
 
     healthDuration: histogram('coredns_health_request_duration_seconds', 'Histogram of the time (in seconds) each request took.', SLIM_TIME_BUCKETS),
     healthFailures: counter('coredns_health_request_failures_total', 'The number of times the health check failed.'),
 
     reloadFailed: counter('coredns_reload_failed_total', 'Counter of the number of failed reload attempts.'),
-    reloadVersionInfo: gauge('coredns_reload_version_info', 'A metric with a constant \'1\' value labeled by hash, and value which type of hash generated.', ['hash', 'value']),
+    reloadVersionInfo: gauge('coredns_reload_version_info', "A metric with a constant '1' value labeled by hash, and value which type of hash generated.", [
+      'hash',
+      'value',
+    ]),
 
     cacheEntries: gauge('coredns_cache_entries', 'The number of elements in the cache.', ['server', 'type', 'zones', 'view']),
     cacheRequests: counter('coredns_cache_requests_total', 'The count of cache requests.', ['server', 'zones', 'view']),
     cacheHits: counter('coredns_cache_hits_total', 'The count of cache hits.', ['server', 'type', 'zones', 'view']),
-    cacheMisses: counter('coredns_cache_misses_total', 'The count of cache misses. Deprecated, derive misses from cache hits/requests counters.', ['server', 'zones', 'view']),
+    cacheMisses: counter('coredns_cache_misses_total', 'The count of cache misses. Deprecated, derive misses from cache hits/requests counters.', [
+      'server',
+      'zones',
+      'view',
+    ]),
     cachePrefetches: counter('coredns_cache_prefetch_total', 'The number of times the cache has prefetched a cached item.', ['server', 'zones', 'view']),
     cacheDrops: counter('coredns_cache_drops_total', 'The number responses that are not cached, because the reply is malformed.', ['server', 'zones', 'view']),
     cacheServedStale: counter('coredns_cache_served_stale_total', 'The number of requests served from stale cache entries.', ['server', 'zones', 'view']),
     cacheEvictions: counter('coredns_cache_evictions_total', 'The count of cache evictions.', ['server', 'type', 'zones', 'view']),
 
-    proxyRequestDuration: histogram('coredns_proxy_request_duration_seconds', 'Histogram of the time each request took.', TIME_BUCKETS, ['proxy_name', 'to', 'rcode']),
+    proxyRequestDuration: histogram('coredns_proxy_request_duration_seconds', 'Histogram of the time each request took.', TIME_BUCKETS, [
+      'proxy_name',
+      'to',
+      'rcode',
+    ]),
     proxyHealthcheckFailures: counter('coredns_proxy_healthcheck_failures_total', 'Counter of the number of failed healthchecks.', ['proxy_name', 'to']),
-    proxyConnCacheHits: counter('coredns_proxy_conn_cache_hits_total', 'Counter of connection cache hits per upstream and protocol.', ['proxy_name', 'to', 'proto']),
-    proxyConnCacheMisses: counter('coredns_proxy_conn_cache_misses_total', 'Counter of connection cache misses per upstream and protocol.', ['proxy_name', 'to', 'proto']),
+    proxyConnCacheHits: counter('coredns_proxy_conn_cache_hits_total', 'Counter of connection cache hits per upstream and protocol.', [
+      'proxy_name',
+      'to',
+      'proto',
+    ]),
+    proxyConnCacheMisses: counter('coredns_proxy_conn_cache_misses_total', 'Counter of connection cache misses per upstream and protocol.', [
+      'proxy_name',
+      'to',
+      'proto',
+    ]),
     forwardHealthcheckBroken: counter('coredns_forward_healthcheck_broken_total', 'Counter of the number of complete failures of the healthchecks.'),
-    forwardMaxConcurrentRejects: counter('coredns_forward_max_concurrent_rejects_total', 'Counter of the number of queries rejected because the concurrent queries were at maximum.'),
+    forwardMaxConcurrentRejects: counter(
+      'coredns_forward_max_concurrent_rejects_total',
+      'Counter of the number of queries rejected because the concurrent queries were at maximum.',
+    ),
     forwardRequests: counter('coredns_forward_requests_total', 'Counter of requests made per upstream.', ['to']),
     forwardResponses: counter('coredns_forward_responses_total', 'Counter of responses received per upstream.', ['rcode', 'to']),
     forwardRequestDuration: histogram('coredns_forward_request_duration_seconds', 'Histogram of the time each request took.', TIME_BUCKETS, ['to', 'rcode']),
@@ -306,7 +358,10 @@ function createMetrics(registry: Registry): Metrics {
 
     objectsLoaded: gauge('clusterdns_objects_loaded', 'Manifest objects read by the last successful load, per plugin and zones.', ['plugin', 'zones']),
     recordsLoaded: gauge('clusterdns_records_loaded', 'Records served from the last successful load, per plugin and zones.', ['plugin', 'zones']),
-    lastLoadTimestamp: gauge('clusterdns_last_load_timestamp_seconds', 'Unix time of the last successful manifest or zone load, per plugin and zones.', ['plugin', 'zones']),
+    lastLoadTimestamp: gauge('clusterdns_last_load_timestamp_seconds', 'Unix time of the last successful manifest or zone load, per plugin and zones.', [
+      'plugin',
+      'zones',
+    ]),
     loadErrors: counter('clusterdns_load_errors_total', 'Manifest and zone loads that failed (the last good data keeps serving).', ['plugin', 'zones']),
     rejectedObjects: gauge(
       'clusterdns_manifest_rejected_objects',

@@ -2,7 +2,7 @@
 // Corefile and in its log lines. One parser for every plugin, so `.5s`, `+2s` and `1µs` mean the
 // same everywhere.
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** The largest Go duration (int64 nanoseconds), in milliseconds; Go rejects anything longer. */
 const MAX_MS = Number(2n ** 63n - 1n) / 1e6;

@@ -129,7 +129,12 @@ function createEndpoint(addr: HttpAddress, key: string, limits: Readonly<HttpLim
   const listening = new Promise<number>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       endpoints.delete(key);
-      const why = err.code === 'EADDRINUSE' ? 'the address is already in use' : err.code === 'EACCES' ? 'permission denied (ports below 1024 need privileges)' : err.message;
+      const why =
+        err.code === 'EADDRINUSE'
+          ? 'the address is already in use'
+          : err.code === 'EACCES'
+            ? 'permission denied (ports below 1024 need privileges)'
+            : err.message;
       reject(new Error(`cannot listen for HTTP on ${addr.text}: ${why}`));
     });
     server.listen({ host: listenHost(addr.host), port: addr.port }, () => {
@@ -174,7 +179,12 @@ export interface OpenRoute {
  * `limits` (the opener's App's, from serve's --http-* flags) apply when this opens the listener;
  * one already open for the address keeps those it was opened with.
  */
-export async function openRoute(addr: HttpAddress, path: string, handler: RouteHandler, limits: Readonly<HttpLimits> = DEFAULT_HTTP_LIMITS): Promise<OpenRoute> {
+export async function openRoute(
+  addr: HttpAddress,
+  path: string,
+  handler: RouteHandler,
+  limits: Readonly<HttpLimits> = DEFAULT_HTTP_LIMITS,
+): Promise<OpenRoute> {
   const key = `${listenHost(addr.host) ?? ''}|${addr.port}`;
   let ep = endpoints.get(key);
   if (!ep || addr.port === 0) {

@@ -155,7 +155,10 @@ export function formatIp(ip: ParsedIp | Uint8Array): string {
   const bestStart = run >> 4;
   const bestLen = run & 15;
   const left = groups.slice(0, bestStart).map(hex).join(':');
-  const right = groups.slice(bestStart + bestLen).map(hex).join(':');
+  const right = groups
+    .slice(bestStart + bestLen)
+    .map(hex)
+    .join(':');
   return `${left}::${right}`;
 }
 

@@ -123,7 +123,11 @@ function parseGlibc(text: string, opts: ParseOptions): ResolvConf {
       return;
     }
     if (glibcMatch(line, 'nameserver')) {
-      const tok = line.slice(10).replace(/^[ \t]+/, '').split(/[ \t\n]/)[0] ?? '';
+      const tok =
+        line
+          .slice(10)
+          .replace(/^[ \t]+/, '')
+          .split(/[ \t\n]/)[0] ?? '';
       if (!ipLiteral(tok)) {
         notes.push(`line ${ln}: nameserver "${tok}" is not an IP address; ignored`);
         return;

@@ -26,7 +26,11 @@ export interface AuditInput {
 
 const withNdots = (text: string, ndots: number): string => {
   const lines = text.split('\n').filter((l) => l.trim() !== '' && !/^options\s/.test(l));
-  const options = /^options\s+(.*)$/m.exec(text)?.[1]?.split(/\s+/).filter((o) => !o.startsWith('ndots:')) ?? [];
+  const options =
+    /^options\s+(.*)$/m
+      .exec(text)?.[1]
+      ?.split(/\s+/)
+      .filter((o) => !o.startsWith('ndots:')) ?? [];
   return [...lines, `options ${['ndots:' + ndots, ...options].join(' ')}`, ''].join('\n');
 };
 
@@ -36,7 +40,13 @@ export async function audit(input: AuditInput): Promise<AuditRow[]> {
     const traces = {} as Record<Libc, Trace>;
     for (const libc of LIBCS) {
       const conf = parseResolvConf(input.resolvConf, libc, input.hostname !== undefined ? { hostname: input.hostname } : {});
-      traces[libc] = await resolveStub(name, { libc, conf, send: input.send, ...(input.type ? { type: input.type } : {}), ...(input.hosts ? { hosts: input.hosts } : {}) });
+      traces[libc] = await resolveStub(name, {
+        libc,
+        conf,
+        send: input.send,
+        ...(input.type ? { type: input.type } : {}),
+        ...(input.hosts ? { hosts: input.hosts } : {}),
+      });
     }
     // The candidate that gave the final answer, for a lookup that succeeded.
     const answered = LIBCS.filter((l) => traces[l].result.status === 'ok')
@@ -45,7 +55,12 @@ export async function audit(input: AuditInput): Promise<AuditRow[]> {
     const fixes: string[] = [];
     const most = maxOf(LIBCS.map((l) => traces[l].queries.length));
     if (answered && !name.endsWith('.') && most > 2) {
-      const fq = await resolveStub(answered, { libc: 'glibc', conf: parseResolvConf(input.resolvConf, 'glibc'), send: input.send, ...(input.type ? { type: input.type } : {}) });
+      const fq = await resolveStub(answered, {
+        libc: 'glibc',
+        conf: parseResolvConf(input.resolvConf, 'glibc'),
+        send: input.send,
+        ...(input.type ? { type: input.type } : {}),
+      });
       fixes.push(`use the fully qualified name ${answered} (trailing dot): ${fq.queries.length} queries`);
     }
     if (!name.endsWith('.') && most > 2) {
@@ -63,9 +78,13 @@ export async function audit(input: AuditInput): Promise<AuditRow[]> {
     const failing = LIBCS.filter((l) => traces[l].result.status !== 'ok');
     if (failing.length === LIBCS.length) {
       const statuses = [...new Set(LIBCS.map((l) => traces[l].result.status))].join('/');
-      fixes.push(`fails with every resolver (${statuses}); ${statuses.includes('REFUSED') ? 'names outside the cluster zones need a forward plugin in the Corefile' : 'check the name with `clusterdns records`'}`);
+      fixes.push(
+        `fails with every resolver (${statuses}); ${statuses.includes('REFUSED') ? 'names outside the cluster zones need a forward plugin in the Corefile' : 'check the name with `clusterdns records`'}`,
+      );
     } else if (failing.length > 0) {
-      fixes.push(`resolves with ${LIBCS.filter((l) => !failing.includes(l)).join(', ')} but not with ${failing.join(', ')}: see \`clusterdns resolve ${name} --libc ${failing[0]}\``);
+      fixes.push(
+        `resolves with ${LIBCS.filter((l) => !failing.includes(l)).join(', ')} but not with ${failing.join(', ')}: see \`clusterdns resolve ${name} --libc ${failing[0]}\``,
+      );
     }
     rows.push({ name, traces, ...(answered ? { answeredAs: answered } : {}), fixes });
   }
@@ -74,13 +93,18 @@ export async function audit(input: AuditInput): Promise<AuditRow[]> {
 
 export function formatAudit(rows: AuditRow[], header: string[]): string {
   const out = [...header, ''];
-  const width = maxOf(rows.map((r) => r.name.length), 4);
+  const width = maxOf(
+    rows.map((r) => r.name.length),
+    4,
+  );
   out.push(`${'name'.padEnd(width)}  ${LIBCS.map((l) => l.padStart(5)).join(' ')}  result`);
   let total = 0;
   for (const r of rows) {
     const counts = LIBCS.map((l) => String(r.traces[l].queries.length).padStart(5)).join(' ');
     total += r.traces.glibc.queries.length;
-    const results = [...new Set(LIBCS.map((l) => `${r.traces[l].result.status}${r.traces[l].result.answers.length ? ' ' + r.traces[l].result.answers.join(',') : ''}`))];
+    const results = [
+      ...new Set(LIBCS.map((l) => `${r.traces[l].result.status}${r.traces[l].result.answers.length ? ' ' + r.traces[l].result.answers.join(',') : ''}`)),
+    ];
     out.push(`${r.name.padEnd(width)}  ${counts}  ${results.length === 1 ? results[0] : LIBCS.map((l) => `${l}: ${r.traces[l].result.status}`).join('; ')}`);
     for (const f of r.fixes) out.push(`${' '.repeat(width)}    fix: ${f}`);
   }

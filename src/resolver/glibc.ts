@@ -170,7 +170,12 @@ export class GlibcResolver {
         return { status, answers: [], error: gai ? 'EAI_AGAIN' : herrno, source: 'dns' };
       }
       case 'NO_RECOVERY':
-        return { status: q && q.bufferRcode === undefined && !q.timedOut ? 'BADNAME' : 'REFUSED', answers: [], error: gai ? 'EAI_FAIL' : herrno, source: 'dns' };
+        return {
+          status: q && q.bufferRcode === undefined && !q.timedOut ? 'BADNAME' : 'REFUSED',
+          answers: [],
+          error: gai ? 'EAI_FAIL' : herrno,
+          source: 'dns',
+        };
     }
   }
 }

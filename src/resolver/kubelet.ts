@@ -63,7 +63,11 @@ export function parseHostResolvConf(text: string): { servers: string[]; searches
     const f = trimmed.split(/\s+/).filter((x) => x !== '');
     if (f.length === 0) continue;
     if (f[0] === 'nameserver' && f.length >= 2) servers.push(f[1]!);
-    if (f[0] === 'search') searches = f.slice(1).filter((s) => s !== '.').map((s) => (s.endsWith('.') ? s.slice(0, -1) : s));
+    if (f[0] === 'search')
+      searches = f
+        .slice(1)
+        .filter((s) => s !== '.')
+        .map((s) => (s.endsWith('.') ? s.slice(0, -1) : s));
     if (f[0] === 'options') options = appendOptions(options, f.slice(1));
     // `domain` lines are ignored by kubelet.
   }

@@ -54,4 +54,3 @@ export function podDnsContext(model: ClusterModel | undefined, opts: PodContextO
   const hostResolvConf = opts.hostResolvConf ?? DEFAULT_HOST_RESOLV_CONF;
   return { pod, exists, clusterDNS, clusterDomain, hostResolvConf };
 }
-

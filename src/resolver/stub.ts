@@ -52,27 +52,47 @@ export async function resolveStub(name: string, opts: StubOptions): Promise<Trac
     const fam = isIP(name.split('%')[0]!);
     if (fam !== 0) {
       const fits = mode.family === 'UNSPEC' || (mode.family === 'INET' ? fam === 4 : fam === 6);
-      return trace(fits ? { status: 'ok', answers: [name], source: 'numeric' } : { status: 'NXDOMAIN', answers: [], error: 'EAI_ADDRFAMILY', source: 'numeric' });
+      return trace(
+        fits ? { status: 'ok', answers: [name], source: 'numeric' } : { status: 'NXDOMAIN', answers: [], error: 'EAI_ADDRFAMILY', source: 'numeric' },
+      );
     }
     if (opts.hosts && opts.hosts.length > 0) {
       const found = lookupHosts(opts.hosts, name, opts.libc, mode.family);
       if (found.length > 0) return trace({ status: 'ok', answers: found, source: 'hosts' });
     }
   }
-  const resolver = opts.libc === 'glibc' ? new GlibcResolver(opts.conf, ex, opts.ipv6 ?? true) : opts.libc === 'musl' ? new MuslResolver(opts.conf, ex) : new GoResolver(opts.conf, ex);
+  const resolver =
+    opts.libc === 'glibc'
+      ? new GlibcResolver(opts.conf, ex, opts.ipv6 ?? true)
+      : opts.libc === 'musl'
+        ? new MuslResolver(opts.conf, ex)
+        : new GoResolver(opts.conf, ex);
   return trace(await resolver.lookup(name, mode));
 }
 
 /** The trace as text: the configuration, each query, the result, the counts. */
 export function formatTrace(t: Trace, header: string[] = []): string {
   const lines = [...header];
-  lines.push(`${t.libc} ${t.mode === 'getaddrinfo' ? `getaddrinfo(${t.type === 'A+AAAA' ? 'AF_UNSPEC' : t.type === 'A' ? 'AF_INET' : 'AF_INET6'})` : `res_search(${t.type})`} ${t.name}`);
-  const w = maxOf(t.queries.map((q) => q.name.length), 4);
-  const tw = maxOf(t.queries.map((q) => q.type.length), 4);
-  const sw = maxOf(t.queries.map((q) => q.server.length), 6);
+  lines.push(
+    `${t.libc} ${t.mode === 'getaddrinfo' ? `getaddrinfo(${t.type === 'A+AAAA' ? 'AF_UNSPEC' : t.type === 'A' ? 'AF_INET' : 'AF_INET6'})` : `res_search(${t.type})`} ${t.name}`,
+  );
+  const w = maxOf(
+    t.queries.map((q) => q.name.length),
+    4,
+  );
+  const tw = maxOf(
+    t.queries.map((q) => q.type.length),
+    4,
+  );
+  const sw = maxOf(
+    t.queries.map((q) => q.server.length),
+    6,
+  );
   t.queries.forEach((q, i) => {
     const ans = q.answers.length > 0 ? `  ${q.answers.join(', ')}` : '';
-    lines.push(`  ${String(i + 1).padStart(2)}. ${q.name.padEnd(w)}  ${q.type.padEnd(tw)}  -> ${q.server.padEnd(sw)}  ${q.rcode}${q.malformed ? ` (malformed packet ${q.wire ?? ''})` : ''}${ans}`);
+    lines.push(
+      `  ${String(i + 1).padStart(2)}. ${q.name.padEnd(w)}  ${q.type.padEnd(tw)}  -> ${q.server.padEnd(sw)}  ${q.rcode}${q.malformed ? ` (malformed packet ${q.wire ?? ''})` : ''}${ans}`,
+    );
   });
   if (t.queries.length === 0) lines.push('  (no queries sent)');
   const r = t.result;

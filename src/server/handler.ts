@@ -258,7 +258,6 @@ export class QueryHandler {
   }
 }
 
-
 /**
  * `res` with at most `max` records, kept in section order (answer, then authority, then
  * additional) as the encoder keeps what fits; undefined when it has no more than `max`.

@@ -25,13 +25,7 @@ function bindError(err: NodeJS.ErrnoException, address: string, port: number, pr
   return new Error(`cannot listen on ${where}: ${err.message}`);
 }
 
-export async function listen(
-  address: string,
-  port: number,
-  target: () => PacketHandler,
-  log: Logger,
-  tcpOptions: Partial<TcpOptions> = {},
-): Promise<Listener> {
+export async function listen(address: string, port: number, target: () => PacketHandler, log: Logger, tcpOptions: Partial<TcpOptions> = {}): Promise<Listener> {
   const handler = new Gate(target);
   let udp!: UdpListener;
   let tcp!: net.Server;

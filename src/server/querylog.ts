@@ -15,7 +15,19 @@ export function queryLogger(log: Logger): QueryObserver {
       return;
     }
     log.info(
-      { query: { id: q.id, name: q.name, type: typeName(q.qtype), class: className(q.qclass), proto: protocol, remote: client.address, port: client.port, edns: q.edns !== undefined, rcode } },
+      {
+        query: {
+          id: q.id,
+          name: q.name,
+          type: typeName(q.qtype),
+          class: className(q.qclass),
+          proto: protocol,
+          remote: client.address,
+          port: client.port,
+          edns: q.edns !== undefined,
+          rcode,
+        },
+      },
       'query',
     );
   };

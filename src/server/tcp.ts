@@ -94,13 +94,7 @@ class Connections {
   }
 }
 
-export async function listenTcp(
-  address: string,
-  port: number,
-  handler: PacketHandler,
-  log: Logger,
-  opts: TcpOptions = defaultTcpOptions,
-): Promise<net.Server> {
+export async function listenTcp(address: string, port: number, handler: PacketHandler, log: Logger, opts: TcpOptions = defaultTcpOptions): Promise<net.Server> {
   const local = { address, port };
   const conns = new Connections(opts, log);
   const server = net.createServer({ noDelay: true }, (socket) => {
@@ -259,16 +253,19 @@ class Connection {
   private armWriteTimer(): void {
     if (this.writeTimer) return;
     const left = this.flushedAt + this.opts.writeTimeoutMs - Date.now();
-    this.writeTimer = setTimeout(() => {
-      this.writeTimer = undefined;
-      if (this.closed || !this.overOutput()) return;
-      if (Date.now() - this.flushedAt >= this.opts.writeTimeoutMs) {
-        this.log.debug({ client: this.address, unsent: this.unsent }, 'TCP client does not read its replies; closing');
-        this.close();
-        return;
-      }
-      this.armWriteTimer();
-    }, Math.max(1, left));
+    this.writeTimer = setTimeout(
+      () => {
+        this.writeTimer = undefined;
+        if (this.closed || !this.overOutput()) return;
+        if (Date.now() - this.flushedAt >= this.opts.writeTimeoutMs) {
+          this.log.debug({ client: this.address, unsent: this.unsent }, 'TCP client does not read its replies; closing');
+          this.close();
+          return;
+        }
+        this.armWriteTimer();
+      },
+      Math.max(1, left),
+    );
   }
 
   private dispatch(msg: Buffer): void {

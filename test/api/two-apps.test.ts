@@ -41,7 +41,8 @@ async function requestsCounted(metricsPort: number, dnsPort: number): Promise<nu
 }
 
 // The `server` label of the dns metrics is the key's port: each App gets a free port, not port 0.
-const corefile = (port: number, metricsPort: number, extra = ''): string => `cluster.local:${port} {\n  bind 127.0.0.1\n  prometheus 127.0.0.1:${metricsPort}\n${extra}  kubernetes\n}\n`;
+const corefile = (port: number, metricsPort: number, extra = ''): string =>
+  `cluster.local:${port} {\n  bind 127.0.0.1\n  prometheus 127.0.0.1:${metricsPort}\n${extra}  kubernetes\n}\n`;
 
 describe('two library Clusters in one process', () => {
   it('keep their own Corefile limits and count their own queries', async () => {
@@ -82,10 +83,16 @@ describe('two Apps in one process', () => {
     expect(lenient.corefileLimits.maxListeners).toBe(256);
   });
 
-  it('each has its own HTTP limits: a connection cap on one leaves the other\'s listeners alone', async () => {
+  it("each has its own HTTP limits: a connection cap on one leaves the other's listeners alone", async () => {
     const [ra, rb] = [await freePort(), await freePort()];
     const cap = 2;
-    const a = await started(buildApp({ corefileText: corefile(await freePort(), await freePort(), `  ready 127.0.0.1:${ra}\n`), manifests: MANIFESTS, httpLimits: { maxConnections: cap } }));
+    const a = await started(
+      buildApp({
+        corefileText: corefile(await freePort(), await freePort(), `  ready 127.0.0.1:${ra}\n`),
+        manifests: MANIFESTS,
+        httpLimits: { maxConnections: cap },
+      }),
+    );
     const b = await started(buildApp({ corefileText: corefile(await freePort(), await freePort(), `  ready 127.0.0.1:${rb}\n`), manifests: MANIFESTS }));
     expect([a.app.httpLimits.maxConnections, b.app.httpLimits.maxConnections]).toEqual([cap, 128]);
     const sockets: net.Socket[] = [];
@@ -136,7 +143,12 @@ describe('two Apps in one process', () => {
 
   it('one App in lameduck leaves the other ready, and both still answer', async () => {
     const [ma, mb, ha, ra, rb] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
-    const a = await started(buildApp({ corefileText: corefile(await freePort(), ma, `  health 127.0.0.1:${ha} {\n    lameduck 2s\n  }\n  ready 127.0.0.1:${ra}\n`), manifests: MANIFESTS }));
+    const a = await started(
+      buildApp({
+        corefileText: corefile(await freePort(), ma, `  health 127.0.0.1:${ha} {\n    lameduck 2s\n  }\n  ready 127.0.0.1:${ra}\n`),
+        manifests: MANIFESTS,
+      }),
+    );
     const b = await started(buildApp({ corefileText: corefile(await freePort(), mb, `  ready 127.0.0.1:${rb}\n`), manifests: MANIFESTS }));
     const ready = async (port: number): Promise<[number, string]> => {
       const res = await fetch(`http://127.0.0.1:${port}/ready`);
@@ -176,7 +188,10 @@ describe('two Apps in one process', () => {
       },
     });
     let heldDone = false;
-    void held.then(() => (heldDone = true), () => (heldDone = true));
+    void held.then(
+      () => (heldDone = true),
+      () => (heldDone = true),
+    );
     await waitUntil('the held App asking for a permit', () => asked.length > 0, 10_000);
     const free = await started(buildApp({ corefileText: 'cluster.local:0 {\n  bind 127.0.0.1\n  kubernetes\n}\n', manifests: MANIFESTS }));
     expect(await resolverOn(free.port).resolve4('kubernetes.default.svc.cluster.local')).toEqual(['10.96.0.1']);

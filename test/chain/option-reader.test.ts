@@ -45,12 +45,15 @@ describe('OptionReader: values read', () => {
 
   it('block: a line no option takes goes to `other` when it takes it', () => {
     const inline: string[] = [];
-    reader('demo {\n  10.0.0.1 a.example\n}').block({ ttl: () => undefined }, {
-      other: (o) => {
-        inline.push(o.name);
-        return true;
+    reader('demo {\n  10.0.0.1 a.example\n}').block(
+      { ttl: () => undefined },
+      {
+        other: (o) => {
+          inline.push(o.name);
+          return true;
+        },
       },
-    });
+    );
     expect(inline).toEqual(['10.0.0.1']);
   });
 });
@@ -60,10 +63,18 @@ const LONG = 'x'.repeat(300);
 describe('OptionReader: one wording per mistake', () => {
   it.each([
     // arity (CoreDNS's ArgErr), with the usage as the fix
-    ['demo', (r: OptionReader) => r.arity(1, 3, 'demo A [B] [C]'), 'Corefile:2: demo: wrong number of arguments: 0 given, 1 to 3 expected; usage `demo A [B] [C]`'],
+    [
+      'demo',
+      (r: OptionReader) => r.arity(1, 3, 'demo A [B] [C]'),
+      'Corefile:2: demo: wrong number of arguments: 0 given, 1 to 3 expected; usage `demo A [B] [C]`',
+    ],
     ['demo 1 2', (r: OptionReader) => r.arity(1, 1, 'demo A'), 'Corefile:2: demo: wrong number of arguments: 2 given, 1 expected; usage `demo A`'],
     ['demo 1 2', (r: OptionReader) => r.arity(0, 1, 'demo [A]'), 'Corefile:2: demo: wrong number of arguments: 2 given, at most 1 expected; usage `demo [A]`'],
-    ['demo', (r: OptionReader) => r.arity(2, Infinity, 'demo A B...'), 'Corefile:2: demo: wrong number of arguments: 0 given, at least 2 expected; usage `demo A B...`'],
+    [
+      'demo',
+      (r: OptionReader) => r.arity(2, Infinity, 'demo A B...'),
+      'Corefile:2: demo: wrong number of arguments: 0 given, at least 2 expected; usage `demo A B...`',
+    ],
     ['demo x', (r: OptionReader) => r.noArgs(), 'Corefile:2: demo takes no arguments, got "x"'],
     ['demo {\n  x\n}', (r: OptionReader) => r.noBlock(), 'Corefile:2: demo takes no option block'],
     // integers and TTLs
@@ -79,7 +90,11 @@ describe('OptionReader: one wording per mistake', () => {
     ['demo 500ms', (r: OptionReader) => r.duration(0, 'jitter', { min: 1000, zero: true }), 'Corefile:2: demo: jitter "500ms" must be 0 or at least 1s'],
     ['demo 6m', (r: OptionReader) => r.duration(0, 'ttl', { max: 300_000 }), 'Corefile:2: demo: ttl "6m" must be at most 5m0s'],
     // choices and zones
-    ['demo verfy', (r: OptionReader) => r.choice(0, 'mode', ['immediate', 'verify']), 'Corefile:2: demo: mode "verfy" is not one of immediate or verify (did you mean verify?)'],
+    [
+      'demo verfy',
+      (r: OptionReader) => r.choice(0, 'mode', ['immediate', 'verify']),
+      'Corefile:2: demo: mode "verfy" is not one of immediate or verify (did you mean verify?)',
+    ],
     ['demo a..b', (r: OptionReader) => r.zones(0, []), /^Corefile:2: demo: bad zone "a\.\.b": /],
     // values echoed are cut and escaped
     [`demo ${LONG}`, (r: OptionReader) => r.int(0, 'COUNT'), `Corefile:2: demo: COUNT "${'x'.repeat(40)}..." is not an integer`],
@@ -104,6 +119,8 @@ describe('OptionReader: one wording per mistake', () => {
   });
 
   it('block: with one option, the message says so', () => {
-    expect(errors('demo {\n  monitro x\n}', (r) => r.block({ monitor: () => undefined }))).toEqual(['Corefile:3: unknown demo option "monitro"; the only option is monitor']);
+    expect(errors('demo {\n  monitro x\n}', (r) => r.block({ monitor: () => undefined }))).toEqual([
+      'Corefile:3: unknown demo option "monitro"; the only option is monitor',
+    ]);
   });
 });

@@ -135,7 +135,8 @@ describe('clusterdns check', () => {
   });
 
   it("reads a Corefile's relative `manifests` paths from the Corefile's directory, and prints paths relative to the current one (absolute outside it)", () => {
-    const svc = 'apiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: default }\n' + 'spec: { clusterIP: 10.96.0.50, ports: [{ name: http, port: 80 }] }\n';
+    const svc =
+      'apiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: default }\n' + 'spec: { clusterIP: 10.96.0.50, ports: [{ name: http, port: 80 }] }\n';
     const corefile = 'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n    }\n}\n';
     withFiles({ 'manifests/svc.yaml': svc, Corefile: corefile }, (dir) => {
       const r = check('--conf', path.join(dir, 'Corefile'));

@@ -13,7 +13,10 @@ const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
 function samples(): { setup: string[]; args: string[]; output: string }[] {
   const out: { setup: string[]; args: string[]; output: string }[] = [];
   for (const m of readme.matchAll(/```\n((?:\$ [^\n]*\n)+)([\s\S]*?)```/g)) {
-    const commands = m[1]!.trimEnd().split('\n').map((l) => l.slice(2));
+    const commands = m[1]!
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.slice(2));
     const last = commands[commands.length - 1]!;
     if (!last.startsWith('npx clusterdns ')) continue;
     out.push({ setup: commands.slice(0, -1), args: last.slice('npx clusterdns '.length).split(/\s+/), output: m[2]! });

@@ -18,9 +18,23 @@ import { isClusterDataProvider } from '../../src/chain/cluster-data.js';
 import { isRecordLister } from '../../src/chain/plugin.js';
 
 const NAMES = [
-  'web.example.', 'Web.EXAMPLE.', 'a.b.c.example.', 'example.', '.', 'x.example', '_http._tcp.web.example.',
-  'a\\.b.example.', '\\000.example.', 'é.example.', 'a..example.', 'a b.example.', `${'l'.repeat(63)}.example.`,
-  `${'l'.repeat(64)}.example.`, `${'abcdefghi.'.repeat(24)}example.`, `${'abcdefghi.'.repeat(25)}example.`, '1.0.0.10.in-addr.arpa.',
+  'web.example.',
+  'Web.EXAMPLE.',
+  'a.b.c.example.',
+  'example.',
+  '.',
+  'x.example',
+  '_http._tcp.web.example.',
+  'a\\.b.example.',
+  '\\000.example.',
+  'é.example.',
+  'a..example.',
+  'a b.example.',
+  `${'l'.repeat(63)}.example.`,
+  `${'l'.repeat(64)}.example.`,
+  `${'abcdefghi.'.repeat(24)}example.`,
+  `${'abcdefghi.'.repeat(25)}example.`,
+  '1.0.0.10.in-addr.arpa.',
 ];
 const IPS: unknown[] = ['10.0.0.1', '0.0.0.0', '255.255.255.255', '010.0.0.1', '10.0.0.256', '1.2.3', '1.2.3.4.5', '1..2.3', 'x', 7, '00.1.2.3', '1.2.3.0009'];
 const U16S: unknown[] = [undefined, 0, 1, 80, 65535, 65536, -1, 1.5, Number.NaN, '5'];
@@ -54,7 +68,15 @@ function record(rand: () => number, authority: boolean): Rr {
       data = { priority: pick(rand, U16S), weight: pick(rand, U16S), port: pick(rand, U16S), target: pick(rand, NAMES) };
       break;
     case 'SOA':
-      data = { mname: pick(rand, NAMES), rname: pick(rand, NAMES), serial: pick(rand, TTLS), refresh: 7200, retry: 1800, expire: 86400, minimum: pick(rand, TTLS) };
+      data = {
+        mname: pick(rand, NAMES),
+        rname: pick(rand, NAMES),
+        serial: pick(rand, TTLS),
+        refresh: 7200,
+        retry: 1800,
+        expire: 86400,
+        minimum: pick(rand, TTLS),
+      };
       break;
     case 'MX':
       data = { preference: 10, exchange: pick(rand, NAMES) };
@@ -76,9 +98,23 @@ function response(rand: () => number, big: boolean): DnsResponse {
   const answer = Array.from({ length: big ? 1500 + count(1500) : count(5) }, () => record(rand, false));
   if (big) {
     // Large but otherwise plain: only the size can stop the direct reading.
-    for (const rr of answer) Object.assign(rr, { name: 'web.example.', type: 'SRV', class: 'IN', ttl: 5, flush: false, data: { priority: 0, weight: 1, port: 80, target: `${'t'.repeat(20)}-${Math.floor(rand() * 1e6)}.example.` } });
+    for (const rr of answer)
+      Object.assign(rr, {
+        name: 'web.example.',
+        type: 'SRV',
+        class: 'IN',
+        ttl: 5,
+        flush: false,
+        data: { priority: 0, weight: 1, port: 80, target: `${'t'.repeat(20)}-${Math.floor(rand() * 1e6)}.example.` },
+      });
   }
-  const res: DnsResponse = { rcode: rand() < 0.8 ? 0 : 3, aa: true, answer, authority: Array.from({ length: count(2) }, () => record(rand, true)), additional: Array.from({ length: count(3) }, () => record(rand, false)) };
+  const res: DnsResponse = {
+    rcode: rand() < 0.8 ? 0 : 3,
+    aa: true,
+    answer,
+    authority: Array.from({ length: count(2) }, () => record(rand, true)),
+    additional: Array.from({ length: count(3) }, () => record(rand, false)),
+  };
   if (rand() < 0.03) res.more = [[record(rand, false)]];
   return res;
 }
@@ -96,7 +132,10 @@ describe('records direct reading', () => {
       },
     };
     const chain = new Chain(['example.', 'in-addr.arpa.'], [plugin]);
-    const entries = [{ zone: 'example.', chain }, { zone: 'in-addr.arpa.', chain }];
+    const entries = [
+      { zone: 'example.', chain },
+      { zone: 'in-addr.arpa.', chain },
+    ];
     let vouched = 0;
     let declined = 0;
     for (const max of [8, 4096]) {
@@ -141,7 +180,11 @@ describe('records direct reading', () => {
         let vouched = 0;
         for (const listener of app.listenerZones().keys()) {
           for (const plugin of app.chains.flatMap((c) => c.plugins)) {
-            const listed = isClusterDataProvider(plugin) ? plugin.clusterQuestions() : isRecordLister(plugin) && plugin.listQuestions ? plugin.listQuestions() : [];
+            const listed = isClusterDataProvider(plugin)
+              ? plugin.clusterQuestions()
+              : isRecordLister(plugin) && plugin.listQuestions
+                ? plugin.listQuestions()
+                : [];
             for (const { name, type } of listed) {
               const direct = await reader.sections(name, type, listener);
               if (direct === undefined) continue;
@@ -163,6 +206,7 @@ describe('records direct reading', () => {
     expect(plainNameWire('web.example.')).toBe(13);
     expect(plainNameWire('web.example')).toBe(13);
     expect(plainNameWire('.')).toBe(1);
-    for (const odd of ['a..b.', '.a.', 'a\\.b.', 'é.', 'a b.', `${'x'.repeat(64)}.`, `${'abcdefghi.'.repeat(26)}`, 7, undefined]) expect(plainNameWire(odd), String(odd)).toBe(-1);
+    for (const odd of ['a..b.', '.a.', 'a\\.b.', 'é.', 'a b.', `${'x'.repeat(64)}.`, `${'abcdefghi.'.repeat(26)}`, 7, undefined])
+      expect(plainNameWire(odd), String(odd)).toBe(-1);
   });
 });

@@ -21,7 +21,10 @@ function randomNames(seed: number, alphabet: string[], count: number): string[] 
   const rand = prng(seed);
   return Array.from({ length: count }, () => {
     const n = 1 + Math.floor(rand() * 4);
-    const name = Array.from({ length: n }, () => Array.from({ length: Math.floor(rand() * 3) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('') || 'a').join('.');
+    const name = Array.from(
+      { length: n },
+      () => Array.from({ length: Math.floor(rand() * 3) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('') || 'a',
+    ).join('.');
     return rand() < 0.8 ? `${name}.` : name;
   });
 }
@@ -33,7 +36,12 @@ describe('canonicalKeys', () => {
     // The plain form, not canonicalKey's: the shortcut was taken.
     expect(keys).not.toEqual(names.map((n) => canonicalKey(n)));
     const byKeys = sortBy(names, keys);
-    expect(byKeys.map((n) => canonicalKey(n))).toEqual(sortBy(names, names.map((n) => canonicalKey(n))).map((n) => canonicalKey(n)));
+    expect(byKeys.map((n) => canonicalKey(n))).toEqual(
+      sortBy(
+        names,
+        names.map((n) => canonicalKey(n)),
+      ).map((n) => canonicalKey(n)),
+    );
     expect(byKeys.map((n) => canonicalKey(n))).toEqual([...names].sort(canonicalCompare).map((n) => canonicalKey(n)));
   });
 
@@ -48,13 +56,34 @@ describe('canonicalKeys', () => {
 describe('records question messages', () => {
   it('are byte for byte what dnsPacket.encode gives for App.query', () => {
     const names = [
-      '.', '..', 'a', 'a.', '.a', '.a.', 'a..b.', 'svc-0.ns-0.svc.cluster.local.', '_http._tcp.web.apps.svc.cluster.local.',
-      '1.0.128.10.in-addr.arpa.', `${'x'.repeat(70)}.y.`, 'A-B.Cluster.Local.', 'a\\.b.c.', '\u0000a.', 'a\nb.', 'é.a.', '',
+      '.',
+      '..',
+      'a',
+      'a.',
+      '.a',
+      '.a.',
+      'a..b.',
+      'svc-0.ns-0.svc.cluster.local.',
+      '_http._tcp.web.apps.svc.cluster.local.',
+      '1.0.128.10.in-addr.arpa.',
+      `${'x'.repeat(70)}.y.`,
+      'A-B.Cluster.Local.',
+      'a\\.b.c.',
+      '\u0000a.',
+      'a\nb.',
+      'é.a.',
+      '',
       ...randomNames(3, ['a', '-', '.', '\\', 'Q', '9'], 200),
     ];
     for (const name of names) {
       for (const type of ['A', 'AAAA', 'SRV', 'PTR', 'TXT', 'SOA', 'NS', 'CNAME']) {
-        const expected = dnsPacket.encode({ id: 4242, type: 'query', flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: type as 'A', class: 'IN' }], additionals: [] });
+        const expected = dnsPacket.encode({
+          id: 4242,
+          type: 'query',
+          flags: dnsPacket.RECURSION_DESIRED,
+          questions: [{ name, type: type as 'A', class: 'IN' }],
+          additionals: [],
+        });
         expect(queryMessage(name, type).toString('hex'), `${JSON.stringify(name)} ${type}`).toBe(expected.toString('hex'));
       }
     }
@@ -69,14 +98,27 @@ describe('records reply sections', () => {
   };
 
   it('are what dnsPacket.decode gives for every question records asks of the examples', async () => {
-    const app = await buildApp({ conf: 'examples/Corefile', manifests: ['examples/manifests'], port: 0, logger: pino({ level: 'silent' }), oneShot: true, answerCacheBytes: 0 });
+    const app = await buildApp({
+      conf: 'examples/Corefile',
+      manifests: ['examples/manifests'],
+      port: 0,
+      logger: pino({ level: 'silent' }),
+      oneShot: true,
+      answerCacheBytes: 0,
+    });
     try {
       let asked = 0;
       for (const plugin of app.chains.flatMap((c) => c.plugins)) {
         if (!isClusterDataProvider(plugin)) continue;
         for (const { name, type } of plugin.clusterQuestions()) {
           for (const dnssec of [false, true]) {
-            const msg = dnsPacket.encode({ id: 1, type: 'query', flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: type as 'A', class: 'IN' }], additionals: dnssec ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: dnsPacket.DNSSEC_OK } as never] : [] });
+            const msg = dnsPacket.encode({
+              id: 1,
+              type: 'query',
+              flags: dnsPacket.RECURSION_DESIRED,
+              questions: [{ name, type: type as 'A', class: 'IN' }],
+              additionals: dnssec ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: dnsPacket.DNSSEC_OK } as never] : [],
+            });
             const reply = await app.queryWire(msg, { protocol: 'tcp' });
             same(reply!);
             asked++;

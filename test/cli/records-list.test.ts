@@ -39,7 +39,18 @@ function pick<T>(rand: () => number, list: readonly T[]): T {
   return list[Math.floor(rand() * list.length)]!;
 }
 
-const PLAIN = ['web.example', 'Web.Example', 'a.web.example', 'b.web.example', 'example', 'x-1.example', '_http._tcp.web.example', 'z.example', 'Z.example', 'a.example'];
+const PLAIN = [
+  'web.example',
+  'Web.Example',
+  'a.web.example',
+  'b.web.example',
+  'example',
+  'x-1.example',
+  '_http._tcp.web.example',
+  'z.example',
+  'Z.example',
+  'a.example',
+];
 const ODD = ['a\\.b.example', 'é.example', '\u212a.example', 'k.example', 'a\\066.example', 'ab.example', ''];
 
 describe('ZoneListing', () => {

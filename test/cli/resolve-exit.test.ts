@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { launcher, repoRoot } from '../helpers/server.js';
 
 const run = (...args: string[]): { code: number | null; out: string; err: string } => {
-  const r = spawnSync(process.execPath, [launcher, 'resolve', ...args, '--conf', 'examples/Corefile', '--manifests', 'examples/manifests'], { cwd: repoRoot, encoding: 'utf8', timeout: 30000 });
+  const r = spawnSync(process.execPath, [launcher, 'resolve', ...args, '--conf', 'examples/Corefile', '--manifests', 'examples/manifests'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 30000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 

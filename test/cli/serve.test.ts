@@ -39,7 +39,15 @@ describe('clusterdns serve', () => {
 
   it('refuses an unknown plugin with the Corefile line', async () => {
     const port = await freePort();
-    const r = await run(['serve', '--conf', path.join(fixtures, 'unknown-plugin.Corefile'), '--manifests', path.join(repoRoot, 'examples/manifests'), '--port', String(port)]);
+    const r = await run([
+      'serve',
+      '--conf',
+      path.join(fixtures, 'unknown-plugin.Corefile'),
+      '--manifests',
+      path.join(repoRoot, 'examples/manifests'),
+      '--port',
+      String(port),
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('unknown-plugin.Corefile:4');
     expect(r.stderr).toContain('frobnicate');
@@ -50,10 +58,20 @@ describe('clusterdns serve', () => {
     const blocker = createSocket('udp4');
     await new Promise<void>((resolve) => blocker.bind(port, '127.0.0.1', resolve));
     try {
-      const r = await run(['serve', '--conf', path.join(repoRoot, 'examples/Corefile'), '--manifests', path.join(repoRoot, 'examples/manifests'), '--port', String(port)]);
+      const r = await run([
+        'serve',
+        '--conf',
+        path.join(repoRoot, 'examples/Corefile'),
+        '--manifests',
+        path.join(repoRoot, 'examples/manifests'),
+        '--port',
+        String(port),
+      ]);
       expect(r.code).not.toBe(0);
       // One clear line naming address:port and the fix; no logged error with a stack before it.
-      expect(r.stderr).toBe(`clusterdns: cannot listen on 127.0.0.1:${port} (UDP): the port is already in use by another process; stop it or choose another --port\n`);
+      expect(r.stderr).toBe(
+        `clusterdns: cannot listen on 127.0.0.1:${port} (UDP): the port is already in use by another process; stop it or choose another --port\n`,
+      );
       expect(r.stdout).not.toMatch(/stack|"level":50/);
     } finally {
       blocker.close();
@@ -61,7 +79,15 @@ describe('clusterdns serve', () => {
   });
 
   it.skipIf(process.getuid?.() === 0)('says how to fix a privileged port (skipped as root, where binding port 53 works)', async () => {
-    const r = await run(['serve', '--conf', path.join(repoRoot, 'examples/Corefile'), '--manifests', path.join(repoRoot, 'examples/manifests'), '--port', '53']);
+    const r = await run([
+      'serve',
+      '--conf',
+      path.join(repoRoot, 'examples/Corefile'),
+      '--manifests',
+      path.join(repoRoot, 'examples/manifests'),
+      '--port',
+      '53',
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/privileges/);
     expect(r.stderr).toMatch(/--port 1053/);

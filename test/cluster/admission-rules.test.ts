@@ -12,7 +12,10 @@ describe('admission table', () => {
     for (const c of rejectCases) {
       const lines = readFileSync(c.file, 'utf8').split('\n');
       expect(lines[c.line - 1], c.file).toContain('# <- rejected');
-      expect(lines.filter((l) => l.includes('# <- rejected')), c.file).toHaveLength(1);
+      expect(
+        lines.filter((l) => l.includes('# <- rejected')),
+        c.file,
+      ).toHaveLength(1);
       expect(c.cites, c.file).not.toBe('');
     }
   });

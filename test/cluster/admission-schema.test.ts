@@ -56,8 +56,15 @@ describe('kind lookup', () => {
     expect(known(reg, 'v1', 'Service')).toMatchObject({ group: '', version: 'v1', kind: 'Service', namespaced: true, source: 'builtin' });
     expect(known(reg, 'apps/v1', 'Deployment')).toMatchObject({ group: 'apps', version: 'v1', namespaced: true, source: 'builtin' });
     expect(known(reg, 'discovery.k8s.io/v1', 'EndpointSlice').namespaced).toBe(true);
-    for (const [av, k] of [['v1', 'Namespace'], ['v1', 'Node'], ['rbac.authorization.k8s.io/v1', 'ClusterRole'], ['networking.k8s.io/v1', 'IngressClass'],
-      ['apiextensions.k8s.io/v1', 'CustomResourceDefinition'], ['storage.k8s.io/v1', 'StorageClass'], ['networking.k8s.io/v1', 'ServiceCIDR']] as const) {
+    for (const [av, k] of [
+      ['v1', 'Namespace'],
+      ['v1', 'Node'],
+      ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
+      ['networking.k8s.io/v1', 'IngressClass'],
+      ['apiextensions.k8s.io/v1', 'CustomResourceDefinition'],
+      ['storage.k8s.io/v1', 'StorageClass'],
+      ['networking.k8s.io/v1', 'ServiceCIDR'],
+    ] as const) {
       expect(known(reg, av, k).namespaced, `${av} ${k}`).toBe(false);
     }
     expect(known(reg, 'v1', 'Service').validate).toBeTypeOf('function');
@@ -114,8 +121,16 @@ describe('the kinds the packages ship', () => {
   it('are read from their model files: kinds, not lists or parts of kinds', () => {
     const all = packageKinds().map((k) => `${k.apiVersion} ${k.kind}`);
     expect(all.length).toBeGreaterThan(140);
-    for (const k of ['v1 Service', 'v1 Namespace', 'discovery.k8s.io/v1 EndpointSlice', 'apps/v1 Deployment', 'networking.k8s.io/v1 Ingress',
-      'gateway.networking.k8s.io/v1 TLSRoute', 'gateway.networking.k8s.io/v1alpha2 TLSRoute', 'gateway.networking.k8s.io/v1alpha2 UDPRoute']) {
+    for (const k of [
+      'v1 Service',
+      'v1 Namespace',
+      'discovery.k8s.io/v1 EndpointSlice',
+      'apps/v1 Deployment',
+      'networking.k8s.io/v1 Ingress',
+      'gateway.networking.k8s.io/v1 TLSRoute',
+      'gateway.networking.k8s.io/v1alpha2 TLSRoute',
+      'gateway.networking.k8s.io/v1alpha2 UDPRoute',
+    ]) {
       expect(all).toContain(k);
     }
     expect(all.filter((k) => k.endsWith('List') || k.endsWith(' ServiceSpec') || k.endsWith(' ObjectMeta'))).toEqual([]);
@@ -388,15 +403,19 @@ describe('CustomResourceDefinitions in the manifests', () => {
         group: 'cert-manager.io',
         names: { kind: 'Certificate', plural: 'certificates' },
         scope: 'Namespaced',
-        versions: [{
-          name: 'v1', served: true, storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', required: ['secretName'], properties: { secretName: { type: 'string' } } } },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', required: ['secretName'], properties: { secretName: { type: 'string' } } } },
+              },
             },
           },
-        }],
+        ],
       },
     });
     expect(issues).toEqual([]);
@@ -486,26 +505,46 @@ describe('fields the packaged validators never read', () => {
         group: 'example.com',
         names: { kind: 'Widget', plural: 'widgets' },
         scope: 'Namespaced',
-        versions: [{
-          name: 'v1', served: true, storage: true,
-          additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size', description: 'the size' }],
-          schema: { openAPIV3Schema: {
-            type: 'object', description: 'A widget.', externalDocs: { description: 'docs', url: 'https://example.com' },
-            properties: { spec: { type: 'object', description: 'Spec.', 'x-kubernetes-preserve-unknown-fields': true,
-              'x-kubernetes-validations': [{ rule: 'self.size > 0', message: 'positive' }],
-              properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
-                list: {
-                  type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
-                  items: { type: 'object', 'x-kubernetes-map-type': 'atomic' },
-                } } } },
-          } },
-        }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size', description: 'the size' }],
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                description: 'A widget.',
+                externalDocs: { description: 'docs', url: 'https://example.com' },
+                properties: {
+                  spec: {
+                    type: 'object',
+                    description: 'Spec.',
+                    'x-kubernetes-preserve-unknown-fields': true,
+                    'x-kubernetes-validations': [{ rule: 'self.size > 0', message: 'positive' }],
+                    properties: {
+                      port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+                      list: {
+                        type: 'array',
+                        'x-kubernetes-list-type': 'map',
+                        'x-kubernetes-list-map-keys': ['name'],
+                        items: { type: 'object', 'x-kubernetes-map-type': 'atomic' },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
       },
     };
     expect(validate(reg, crd)).toEqual([]);
     expect(validate(reg, { ...crd, spec: { ...crd.spec, descripton: 'x' } }).map((i) => i.path)).toEqual(['spec.descripton']);
     const gc = {
-      apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'gc' },
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'GatewayClass',
+      metadata: { name: 'gc' },
       spec: { controllerName: 'example.com/gw', description: 'the class' },
     };
     expect(validate(reg, gc)).toEqual([]);

@@ -80,8 +80,11 @@ describe('serve --strict', () => {
     try {
       writeFileSync(path.join(dir, 'shop.yaml'), svc('bad', '10.96.3.3', ', protocol: tcp'));
       const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-        execFile(process.execPath, [launcher, 'serve', '--strict', '-m', dir, '--port', '0', '-c', 'examples/Corefile'], { timeout: 20000, cwd: path.join(launcher, '../..') }, (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, text: stdout + stderr }),
+        execFile(
+          process.execPath,
+          [launcher, 'serve', '--strict', '-m', dir, '--port', '0', '-c', 'examples/Corefile'],
+          { timeout: 20000, cwd: path.join(launcher, '../..') },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, text: stdout + stderr }),
         );
       });
       expect(out.code).toBe(1);
@@ -98,7 +101,7 @@ describe('admission history across loads (in process)', () => {
     buildModel([{ file: 'shop.yaml', text }], undefined, { ...(previous ? { previous } : {}), ...(budgetBytes !== undefined ? { budgetBytes } : {}) });
   const ipOf = (m: ReturnType<typeof load>['model'], name: string): string | undefined => m.services.find((s) => s.name === name)?.clusterIPs[0];
 
-  it('carries a rejected object\'s admitted version through later loads until a valid one comes', () => {
+  it("carries a rejected object's admitted version through later loads until a valid one comes", () => {
     const first = load(svc('web', '10.96.1.1'));
     expect(ipOf(first.model, 'web')).toBe('10.96.1.1');
     const second = load(svc('web', '10.96.1.2', ', protocol: tcp'), first.history);

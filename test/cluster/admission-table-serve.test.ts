@@ -35,7 +35,10 @@ describeNeeding(['dig'], 'the admission table served from one directory (dig)', 
     const logged = server.logs.filter((l) => l.includes('"level":50') && l.includes('not served:'));
     for (const c of rejectCases) {
       const file = path.join(repoRoot, c.file);
-      expect(logged.some((l) => l.includes(`"file":"${file}","line":${c.line},`)), `${c.file}:${c.line}`).toBe(true);
+      expect(
+        logged.some((l) => l.includes(`"file":"${file}","line":${c.line},`)),
+        `${c.file}:${c.line}`,
+      ).toBe(true);
     }
   });
 });

@@ -8,12 +8,17 @@ const FIXTURES = 'test/fixtures/manifests';
 
 /** The model checks of one file's text, findings about a field placed at the field's line. */
 function check(text: string, options?: Parameters<typeof buildModel>[1]): Finding[] {
-  return checkModel(buildModel([{ file: 'c.yaml', text }], options).model, fieldLineReader((f) => (f === 'c.yaml' ? text : undefined)));
+  return checkModel(
+    buildModel([{ file: 'c.yaml', text }], options).model,
+    fieldLineReader((f) => (f === 'c.yaml' ? text : undefined)),
+  );
 }
 const codes = (f: Finding[]): (string | undefined)[] => f.map((x) => x.code);
 /** The errors loading one file's text found (objects the API server would reject, left out). */
 const loadErrors = (text: string): string[] =>
-  buildModel([{ file: 'c.yaml', text }]).findings.filter((f) => f.severity === 'error').map((f) => `${f.file}:${f.line}: ${f.message}`);
+  buildModel([{ file: 'c.yaml', text }])
+    .findings.filter((f) => f.severity === 'error')
+    .map((f) => `${f.file}:${f.line}: ${f.message}`);
 
 const workload = `apiVersion: apps/v1
 kind: Deployment
@@ -47,12 +52,23 @@ spec:
         line: 14, // spec.selector, not the Service's first line
         severity: 'warning',
         code: 'selector-no-pods',
-        message: expect.stringMatching(/Service "default\/typo": selector app=apii matches no pods in namespace "default".*cluster IP resolves but connections to it fail.*make the selector match/),
+        message: expect.stringMatching(
+          /Service "default\/typo": selector app=apii matches no pods in namespace "default".*cluster IP resolves but connections to it fail.*make the selector match/,
+        ),
         object: { kind: 'Service', namespace: 'default', name: 'typo' },
       },
     ]);
     // Without a way to read the field's line, the Service's own line.
-    expect(checkModel(buildModel([{ file: 'c.yaml', text: `${workload}---\napiVersion: v1\nkind: Service\nmetadata: {name: typo}\nspec: {selector: {app: apii}, ports: [{port: 80}]}\n` }]).model)[0]).toMatchObject({ line: 10 });
+    expect(
+      checkModel(
+        buildModel([
+          {
+            file: 'c.yaml',
+            text: `${workload}---\napiVersion: v1\nkind: Service\nmetadata: {name: typo}\nspec: {selector: {app: apii}, ports: [{port: 80}]}\n`,
+          },
+        ]).model,
+      )[0],
+    ).toMatchObject({ line: 10 });
   });
 
   it('warns about a named targetPort no container declares', () => {
@@ -70,7 +86,9 @@ spec:
     expect(codes(f)).toEqual(['target-port-undeclared', 'target-port-undeclared']);
     expect(f.map((x) => x.line)).toEqual([17, 18]); // each port's line
     expect(f[0]).toMatchObject({ file: 'c.yaml', severity: 'warning' });
-    expect(f[0]!.message).toMatch(/targetPort "grpc" \(port "grpc"\) is not declared by any container of the selected pods.*SRV _grpc\._tcp\.api\.default\.svc.*add a container port named "grpc" with protocol TCP/);
+    expect(f[0]!.message).toMatch(
+      /targetPort "grpc" \(port "grpc"\) is not declared by any container of the selected pods.*SRV _grpc\._tcp\.api\.default\.svc.*add a container port named "grpc" with protocol TCP/,
+    );
     expect(f[1]!.message).toMatch(/targetPort "http" \(port "udp"\).*protocol UDP/);
   });
 
@@ -91,7 +109,9 @@ spec:
       [18, 'target-port-undeclared'],
       [19, 'target-port-undeclared'],
     ]);
-    expect(f[0]!.message).toMatch(/targetPort "htpp" .*; did you mean "http"\? The pods declare a container port named "http"; use that name, or add a container port named "htpp"/);
+    expect(f[0]!.message).toMatch(
+      /targetPort "htpp" .*; did you mean "http"\? The pods declare a container port named "http"; use that name, or add a container port named "htpp"/,
+    );
     expect(f[1]!.message).not.toMatch(/did you mean/);
   });
 

@@ -49,7 +49,11 @@ describeNeeding(['dig'], 'derived cluster state through the real server (dig)', 
     expect(ask('_http._tcp.api.store.svc.cluster.local', 'SRV')).toEqual(['0 100 80 api.store.svc.cluster.local.']);
     expect(ask('_grpc._tcp.api.store.svc.cluster.local', 'SRV')).toEqual(['0 100 9000 api.store.svc.cluster.local.']);
     // Each pod is an endpoint named by its dashed IP; its SRV carries the container ports.
-    const endpointNames = execFileSync(process.execPath, ['bin/clusterdns.js', 'records', '--conf', 'examples/Corefile', ...manifests.flatMap((m) => ['--manifests', m])], { encoding: 'utf8' })
+    const endpointNames = execFileSync(
+      process.execPath,
+      ['bin/clusterdns.js', 'records', '--conf', 'examples/Corefile', ...manifests.flatMap((m) => ['--manifests', m])],
+      { encoding: 'utf8' },
+    )
       .split('\n')
       .filter((l) => /^10-244-\d+-\d+\.api\.store\.svc\.cluster\.local\.\t/.test(l))
       .map((l) => l.split('\t')[0]!);
@@ -85,7 +89,14 @@ describeNeeding(['dig'], 'derived cluster state through the real server (dig)', 
 
   it('serves the same IPs on every start (deterministic allocation)', async () => {
     const before = ask('api.store.svc.cluster.local').concat(ask('nginx.default.svc.cluster.local'));
-    const again = await startServer(['--conf', 'examples/Corefile', ...manifests.slice().reverse().flatMap((m) => ['--manifests', m])]);
+    const again = await startServer([
+      '--conf',
+      'examples/Corefile',
+      ...manifests
+        .slice()
+        .reverse()
+        .flatMap((m) => ['--manifests', m]),
+    ]);
     try {
       const after = execFileSync(dig!, ['@127.0.0.1', '-p', String(again.port), '+short', 'api.store.svc.cluster.local'], { encoding: 'utf8' })
         .concat(execFileSync(dig!, ['@127.0.0.1', '-p', String(again.port), '+short', 'nginx.default.svc.cluster.local'], { encoding: 'utf8' }))

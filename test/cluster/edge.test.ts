@@ -36,7 +36,11 @@ ${ports}
 
 describe('node ports', () => {
   it('nodePort 0 and an absent nodePort are allocated in the range; ClusterIP Services get none', () => {
-    const { model } = buildModel(doc(svc('a', 'NodePort', '    - port: 80\n      name: a\n      nodePort: 0\n    - port: 81\n      name: b\n') + svc('b', 'ClusterIP', '    - port: 80\n')));
+    const { model } = buildModel(
+      doc(
+        svc('a', 'NodePort', '    - port: 80\n      name: a\n      nodePort: 0\n    - port: 81\n      name: b\n') + svc('b', 'ClusterIP', '    - port: 80\n'),
+      ),
+    );
     const a = model.services.find((s) => s.name === 'a')!;
     for (const p of a.ports) {
       expect(p.nodePort).toBeGreaterThanOrEqual(30000);
@@ -49,24 +53,49 @@ describe('node ports', () => {
   it('allocation does not depend on file order and follows --service-node-port-range', () => {
     const one = svc('a', 'NodePort', '    - port: 80\n');
     const two = svc('b', 'LoadBalancer', '    - port: 80\n');
-    const x = buildModel([{ file: '1.yaml', text: one }, { file: '2.yaml', text: two }]).model.services.map((s) => `${s.name}:${s.ports[0]!.nodePort}`).sort();
-    const y = buildModel([{ file: '1.yaml', text: two }, { file: '2.yaml', text: one }]).model.services.map((s) => `${s.name}:${s.ports[0]!.nodePort}`).sort();
+    const x = buildModel([
+      { file: '1.yaml', text: one },
+      { file: '2.yaml', text: two },
+    ])
+      .model.services.map((s) => `${s.name}:${s.ports[0]!.nodePort}`)
+      .sort();
+    const y = buildModel([
+      { file: '1.yaml', text: two },
+      { file: '2.yaml', text: one },
+    ])
+      .model.services.map((s) => `${s.name}:${s.ports[0]!.nodePort}`)
+      .sort();
     expect(x).toEqual(y);
     const ranged = buildModel(doc(one), { nodePortRange: '31000-31001' }).model.services[0]!.ports[0]!.nodePort!;
     expect([31000, 31001]).toContain(ranged);
   });
 
   it.each([
-    ['out of range', svc('a', 'NodePort', '    - port: 80\n      nodePort: 8080\n'), /nodePort 8080: is not in the valid node port range 30000-32767: the API server rejects it.*--service-node-port-range 8080-32767/],
+    [
+      'out of range',
+      svc('a', 'NodePort', '    - port: 80\n      nodePort: 8080\n'),
+      /nodePort 8080: is not in the valid node port range 30000-32767: the API server rejects it.*--service-node-port-range 8080-32767/,
+    ],
     ['on a ClusterIP Service', svc('a', 'ClusterIP', '    - port: 80\n      nodePort: 30080\n'), /nodePort 30080: may not be used when type is ClusterIP/],
-    ['used by two Services', svc('a', 'NodePort', '    - port: 80\n      nodePort: 30080\n') + svc('b', 'NodePort', '    - port: 81\n      nodePort: 30080\n'), /Service "default\/b": spec.ports\[0\].nodePort 30080: is already allocated to Service "default\/a" \(m.yaml:2\)/],
-    ['used twice for one protocol in a Service', svc('a', 'NodePort', '    - port: 80\n      name: a\n      nodePort: 30080\n    - port: 81\n      name: b\n      nodePort: 30080\n'), /used twice in this Service for TCP/],
+    [
+      'used by two Services',
+      svc('a', 'NodePort', '    - port: 80\n      nodePort: 30080\n') + svc('b', 'NodePort', '    - port: 81\n      nodePort: 30080\n'),
+      /Service "default\/b": spec.ports\[0\].nodePort 30080: is already allocated to Service "default\/a" \(m.yaml:2\)/,
+    ],
+    [
+      'used twice for one protocol in a Service',
+      svc('a', 'NodePort', '    - port: 80\n      name: a\n      nodePort: 30080\n    - port: 81\n      name: b\n      nodePort: 30080\n'),
+      /used twice in this Service for TCP/,
+    ],
   ])('a nodePort %s is an error naming file and line', (_what, text, re) => {
     const f = failing(text);
-    expect(f.some((x) => x.severity === 'error' && x.file === 'm.yaml' && x.line > 0 && re.test(x.message)), JSON.stringify(f)).toBe(true);
+    expect(
+      f.some((x) => x.severity === 'error' && x.file === 'm.yaml' && x.line > 0 && re.test(x.message)),
+      JSON.stringify(f),
+    ).toBe(true);
   });
 
-  it('the error names the nodePort field\'s line', () => {
+  it("the error names the nodePort field's line", () => {
     const text = svc('a', 'NodePort', '    - port: 80\n      nodePort: 8080\n');
     const line = text.split('\n').findIndex((l) => l.includes('nodePort: 8080')) + 1;
     expect(failing(text).find((f) => /nodePort 8080/.test(f.message))!.line).toBe(line);
@@ -77,7 +106,14 @@ describe('node ports', () => {
     const { model, findings } = buildModel(doc(text));
     expect(model.services[0]!.ports[0]!.nodePort).toBe(8080);
     const line = text.split('\n').findIndex((l) => l.includes('nodePort: 8080')) + 1;
-    expect(findings).toEqual([expect.objectContaining({ line, severity: 'warning', code: 'node-port-out-of-range', message: expect.stringMatching(/server-set metadata.*--service-node-port-range 8080-32767/) })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        line,
+        severity: 'warning',
+        code: 'node-port-out-of-range',
+        message: expect.stringMatching(/server-set metadata.*--service-node-port-range 8080-32767/),
+      }),
+    ]);
   });
 
   it('a LoadBalancer Service with allocateLoadBalancerNodePorts: false gets none', () => {
@@ -86,7 +122,15 @@ describe('node ports', () => {
   });
 
   it('one nodePort for TCP and UDP in the same Service is accepted (DNS on 53)', () => {
-    const { model } = buildModel(doc(svc('dns', 'NodePort', '    - port: 53\n      name: udp\n      nodePort: 30053\n      protocol: UDP\n    - port: 53\n      name: tcp\n      nodePort: 30053\n')));
+    const { model } = buildModel(
+      doc(
+        svc(
+          'dns',
+          'NodePort',
+          '    - port: 53\n      name: udp\n      nodePort: 30053\n      protocol: UDP\n    - port: 53\n      name: tcp\n      nodePort: 30053\n',
+        ),
+      ),
+    );
     expect(model.services[0]!.ports.map((p) => p.nodePort)).toEqual([30053, 30053]);
   });
 });
@@ -122,7 +166,9 @@ describe('the LoadBalancer pool', () => {
   });
 
   it('an invalid --loadbalancer-cidr is an error', () => {
-    expect(failing(svc('a', 'LoadBalancer', '    - port: 80\n'), { loadBalancerCIDRs: ['nope'] }).some((f) => /load balancer CIDR "nope"/.test(f.message))).toBe(true);
+    expect(
+      failing(svc('a', 'LoadBalancer', '    - port: 80\n'), { loadBalancerCIDRs: ['nope'] }).some((f) => /load balancer CIDR "nope"/.test(f.message)),
+    ).toBe(true);
   });
 });
 
@@ -214,7 +260,11 @@ describe('ingress controllers and Gateway attachment', () => {
   it('route hostnames are the intersection with the listener hostname, and only on accepting listeners', async () => {
     const { loadManifests } = await import('../../src/cluster/load.js');
     const { model, findings } = loadManifests([fixture]);
-    expect(model.edge!.routeHosts.map((h) => `${h.route.name}:${h.host}@${h.gateway.name}`).sort()).toEqual(['grpc:grpc.example.com@web', 'pooled-route:pooled.example.com@pooled', 'shop:shop.example.com@web']);
+    expect(model.edge!.routeHosts.map((h) => `${h.route.name}:${h.host}@${h.gateway.name}`).sort()).toEqual([
+      'grpc:grpc.example.com@web',
+      'pooled-route:pooled.example.com@pooled',
+      'shop:shop.example.com@web',
+    ]);
     expect(findings.filter((f) => f.code?.startsWith('route-')).map((f) => `${path.basename(f.file)}:${f.line}:${f.code}`)).toEqual([
       'example-com.yaml:63:route-parent-rejects',
       'example-com.yaml:76:route-parent-missing',
@@ -300,7 +350,9 @@ spec:
     const { findings, model } = buildModel(doc(ing('a', 'www.example.com', 'missing') + ing('b', 'www.example.com', 'missing')));
     const missing = findings.filter((f) => f.code === 'ingress-class-missing');
     expect(missing.map((f) => f.severity)).toEqual(['info', 'info']);
-    expect(missing[0]!.message).toMatch(/^Ingress "default\/a": IngressClass "missing" is not in the manifests \(its controller's chart installs it\); the LoadBalancer pool address 172\.18\.255\.\d+ stands in for its controller's$/);
+    expect(missing[0]!.message).toMatch(
+      /^Ingress "default\/a": IngressClass "missing" is not in the manifests \(its controller's chart installs it\); the LoadBalancer pool address 172\.18\.255\.\d+ stands in for its controller's$/,
+    );
     const dup = findings.find((f) => f.code === 'host-claimed-twice')!;
     expect(dup.message).toMatch(/Ingress "default\/b": host "www.example.com" is also claimed by Ingress "default\/a" \(m.yaml:2\)/);
     // Both still get one shared address (the pool stands in for the missing controller).
@@ -310,15 +362,22 @@ spec:
   it('`clusterdns check` prints the edge warnings and lists skipped kinds once each (per file)', () => {
     let out = '';
     try {
-      out = execFileSync(process.execPath, [launcher, 'check', '-m', fixture, '-c', path.join(repoRoot, 'test/fixtures/edge/gateway/Corefile')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      out = execFileSync(process.execPath, [launcher, 'check', '-m', fixture, '-c', path.join(repoRoot, 'test/fixtures/edge/gateway/Corefile')], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
     } catch (e) {
       out = (e as { stdout: string }).stdout;
     }
     expect(out).toMatch(/articles\.yaml:4: warning: .*extensions\/v1beta1 Deployment.* \[deprecated-api-version\]/);
     expect(out).toMatch(/example-com\.yaml:76: warning: .* \[route-parent-missing\]/);
     expect(out).toMatch(/HTTPRoute "apps\/shop": host "shop\.example\.com" is also claimed by Ingress "apps\/dup" .* \[host-claimed-twice\]/);
-    expect(out).toMatch(/ingress-nginx\.yaml:20: info: Service "ingress-nginx\/ingress-nginx-controller": status\.loadBalancer 172\.18\.255\.\d+ \(LoadBalancer pool\) \[status-filled\]/);
-    expect(out).toMatch(/articles\.yaml:36: info: Ingress "default\/ingress-tomcat" \(www\.ttomcat\.com\): status\.loadBalancer 172\.18\.255\.\d+ \(ingress controller\) \[status-filled\]/);
+    expect(out).toMatch(
+      /ingress-nginx\.yaml:20: info: Service "ingress-nginx\/ingress-nginx-controller": status\.loadBalancer 172\.18\.255\.\d+ \(LoadBalancer pool\) \[status-filled\]/,
+    );
+    expect(out).toMatch(
+      /articles\.yaml:36: info: Ingress "default\/ingress-tomcat" \(www\.ttomcat\.com\): status\.loadBalancer 172\.18\.255\.\d+ \(ingress controller\) \[status-filled\]/,
+    );
     const skip = path.join(repoRoot, 'test/fixtures/edge/skipped.yaml');
     const skipped = execFileSync(process.execPath, [launcher, 'check', '-m', skip], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     // Paths relative to the current directory; the line when the loader names one.
@@ -421,7 +480,7 @@ spec:
       /is not a wildcard DNS-1123 subdomain/,
     ],
     [
-      'two listeners of one name (the Gateway CRD\'s CEL rule)',
+      "two listeners of one name (the Gateway CRD's CEL rule)",
       'apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec:\n  gatewayClassName: eg\n  listeners:\n' +
         '    - {name: web, port: 80, protocol: HTTP}\n    - {name: web, port: 8080, protocol: HTTP}\n',
       /spec\.listeners\[1\]\.name "web" is also spec\.listeners\[0\]'s; the Gateway CRD requires listener names unique/,
@@ -473,7 +532,10 @@ spec:
     ],
   ])('an error, as the API server refuses it: %s', (_what, text, re) => {
     const errors = findingsOf(text).filter((f) => f.severity === 'error');
-    expect(errors.some((f) => re.test(f.message)), JSON.stringify(errors)).toBe(true);
+    expect(
+      errors.some((f) => re.test(f.message)),
+      JSON.stringify(errors),
+    ).toBe(true);
   });
 
   it.each<[string, string, string, RegExp]>([
@@ -597,7 +659,7 @@ status:
     expect(findings.filter((f) => f.code === 'ingress-class-missing').map((f) => [f.line, f.severity])).toEqual([[lineOf(text, 'name: fresh') - 2, 'info']]);
   });
 
-  it('a Gateway with a written status (the CRD\'s Pending conditions, or addresses: []) has no address; status: {} is filled', () => {
+  it("a Gateway with a written status (the CRD's Pending conditions, or addresses: []) has no address; status: {} is filled", () => {
     const pendingConditions =
       'status:\n  conditions:\n' +
       '    - {type: Programmed, status: Unknown, reason: Pending, message: Waiting for controller, lastTransitionTime: "1970-01-01T00:00:00Z"}\n';

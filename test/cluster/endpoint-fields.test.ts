@@ -32,8 +32,12 @@ describe('endpoint fields', () => {
     const items = [
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'n' }, spec: { ports: [{ port: 80 }] } },
       {
-        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 's-1', namespace: 'n', labels: { 'kubernetes.io/service-name': 's' } },
-        addressType: 'IPv4', ports: [{ port: 80 }], endpoints,
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 's-1', namespace: 'n', labels: { 'kubernetes.io/service-name': 's' } },
+        addressType: 'IPv4',
+        ports: [{ port: 80 }],
+        endpoints,
       },
     ];
     const { model } = buildModel([{ file: 'l.json', text: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) }]);

@@ -50,7 +50,12 @@ const crd = (): Obj => ({
     ],
   },
 });
-const widget = (name: string, ns: string, size: unknown): Obj => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: ns }, spec: { size } });
+const widget = (name: string, ns: string, size: unknown): Obj => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: ns },
+  spec: { size },
+});
 const ingress = (name: string, ns: string, host: string, svc: string): Obj => ({
   apiVersion: 'networking.k8s.io/v1',
   kind: 'Ingress',
@@ -98,7 +103,10 @@ const node = (name: string, ip: string, zone: string): Obj => ({
   status: { addresses: [{ type: 'InternalIP', address: ip }] },
 });
 /** A pod that declares its address (from the small pod CIDR: the probing must step past it). */
-const declaredPod = (name: string, ns: string, app: string, ip: string): Obj => ({ ...pod(name, ns, app), status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } });
+const declaredPod = (name: string, ns: string, app: string, ip: string): Obj => ({
+  ...pod(name, ns, app),
+  status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] },
+});
 /**
  * An EndpointSlice of another Service, named as the endpoints controller names the first slice
  * of Service "web" in "a": that slice must take the next name (and the kept one not stand).
@@ -161,7 +169,11 @@ function serialise(load: () => LoadResult): string {
     if (e instanceof ManifestError) return `ManifestError ${JSON.stringify(e.findings)}`;
     throw e;
   }
-  const history = r.history && { files: r.history.files.map((f) => [f.path, Buffer.from(f.deflated).toString('base64')]), carried: r.history.carried, skipped: r.history.skipped };
+  const history = r.history && {
+    files: r.history.files.map((f) => [f.path, Buffer.from(f.deflated).toString('base64')]),
+    carried: r.history.carried,
+    skipped: r.history.skipped,
+  };
   return JSON.stringify({ history, model: r.model, findings: r.findings }, (_k, v: unknown) => {
     if (v instanceof Map) return { map: [...v.entries()] };
     if (v instanceof Set) return { set: [...v].sort() };
@@ -565,7 +577,13 @@ describe('ManifestFeed reads only what changed', () => {
     // Pods of b probe past addresses a0's pods hold in a small pod CIDR ("a0/" sorts first);
     // with a0 gone, b's unchanged pods get other addresses, though nothing of b was read again.
     const dir = path.join(root, 'gone');
-    const t: Tree = { files: new Map([['a0.yaml', [deployment('x', 'a0', 'x', 3)]], ['b.yaml', [deployment('web', 'b', 'web', 3)]]]), broken: new Set() };
+    const t: Tree = {
+      files: new Map([
+        ['a0.yaml', [deployment('x', 'a0', 'x', 3)]],
+        ['b.yaml', [deployment('web', 'b', 'web', 3)]],
+      ]),
+      broken: new Set(),
+    };
     mkdirSync(dir, { recursive: true });
     for (const f of t.files.keys()) write(dir, t, f);
     const cluster = { podCIDRs: ['10.244.0.0/29'] };

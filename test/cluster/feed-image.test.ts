@@ -4,7 +4,20 @@
 // image) is loaded from the files instead; the image directory's budget and the switch to
 // turn it off.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -18,15 +31,32 @@ const dig = which('dig');
 
 function axfr(port: number): Promise<string[]> {
   return new Promise((resolve, reject) =>
-    execFile(dig!, ['@127.0.0.1', '-p', String(port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'cluster.local'], { timeout: 15_000 }, (err, stdout) => {
-      if (err && !stdout) return reject(err);
-      // The SOA's serial is the time of the load: every other field of every record must match.
-      resolve(stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';')).map((l) => l.split(/\s+/).filter((_, i) => i !== 1).join(' ').replace(/^(\S+ IN SOA \S+ \S+) \d+/, '$1 SERIAL')));
-    }),
+    execFile(
+      dig!,
+      ['@127.0.0.1', '-p', String(port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'cluster.local'],
+      { timeout: 15_000 },
+      (err, stdout) => {
+        if (err && !stdout) return reject(err);
+        // The SOA's serial is the time of the load: every other field of every record must match.
+        resolve(
+          stdout
+            .split('\n')
+            .filter((l) => l.trim() !== '' && !l.startsWith(';'))
+            .map((l) =>
+              l
+                .split(/\s+/)
+                .filter((_, i) => i !== 1)
+                .join(' ')
+                .replace(/^(\S+ IN SOA \S+ \S+) \d+/, '$1 SERIAL'),
+            ),
+        );
+      },
+    ),
   );
 }
 
-const loaded = (s: RunningServer): Record<string, unknown>[] => s.logs.filter((l) => l.includes('"msg":"kubernetes data loaded"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+const loaded = (s: RunningServer): Record<string, unknown>[] =>
+  s.logs.filter((l) => l.includes('"msg":"kubernetes data loaded"')).map((l) => JSON.parse(l) as Record<string, unknown>);
 const warnings = (s: RunningServer): string[] => s.logs.filter((l) => l.includes('"level":40') && l.includes('manifest image'));
 /** The first load of a start that came from the image: no file read. */
 const fromImage = (s: RunningServer): boolean => {
@@ -44,7 +74,10 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
     manifests = path.join(dir, 'manifests');
     cpSync(path.join(repoRoot, 'examples/manifests'), manifests, { recursive: true });
     conf = path.join(dir, 'Corefile');
-    writeFileSync(conf, 'cluster.local in-addr.arpa {\n    bind 127.0.0.1\n    transfer cluster.local {\n        to *\n    }\n    kubernetes cluster.local in-addr.arpa {\n        pods insecure\n        watch 0s\n    }\n}\n');
+    writeFileSync(
+      conf,
+      'cluster.local in-addr.arpa {\n    bind 127.0.0.1\n    transfer cluster.local {\n        to *\n    }\n    kubernetes cluster.local in-addr.arpa {\n        pods insecure\n        watch 0s\n    }\n}\n',
+    );
     // The answers of a load of the files, no image involved.
     const s = await startServer(['--conf', conf, '--manifests', manifests, '--no-manifest-image']);
     try {
@@ -58,7 +91,8 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const serve = (images: string, ...more: string[]): Promise<RunningServer> => startServer(['--conf', conf, '--manifests', manifests, '--manifest-image-dir', images, ...more], { timeoutMs: 30_000 });
+  const serve = (images: string, ...more: string[]): Promise<RunningServer> =>
+    startServer(['--conf', conf, '--manifests', manifests, '--manifest-image-dir', images, ...more], { timeoutMs: 30_000 });
   const imageFiles = (images: string): string[] => (existsSync(images) ? readdirSync(images).filter((f) => f.endsWith('.img')) : []);
   /** Serves until the image is written (once the loader thread is quiet after the load), then stops. */
   const writeImage = async (images: string): Promise<string> => {
@@ -94,7 +128,10 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
       expect(fromImage(s)).toBe(true);
       // Past the quiet time after which the loader thread loads the files the image stood for.
       await sleep(3000);
-      writeFileSync(`${file}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n');
+      writeFileSync(
+        `${file}.tmp`,
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n',
+      );
       renameSync(`${file}.tmp`, file);
       s.proc.kill('SIGHUP');
       const second = await pollFor('the reload', () => loaded(s)[1], 20_000, 50);

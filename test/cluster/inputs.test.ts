@@ -71,7 +71,8 @@ items:
     expect(model.services.find((s) => s.name === 'derived')!.labels).toEqual({ team: 'a', extra: 'yes' });
     expect(model.services.find((s) => s.name === 'derived')!.ports).toEqual([{ name: 'http', protocol: 'TCP', port: 80 }]);
     expect(model.services.find((s) => s.name === 'derived')!.source.line).toBe(11);
-    const across = 'apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: &l {x: y}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: b, labels: *l}\n';
+    const across =
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: &l {x: y}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: b, labels: *l}\n';
     const acrossLoad = buildModel([{ file: 'x.yaml', text: across }]);
     expect(acrossLoad.findings.filter((f) => f.severity === 'error').map((f) => `${f.file}:${f.line}: ${f.message}`)).toEqual([
       expect.stringMatching(/^x\.yaml:7: YAML syntax error at line 7.*unknown alias "\*l"/),
@@ -88,7 +89,8 @@ items:
     expect(model.pods).toHaveLength(2);
     expect(model.workloads![0]!.source.line).toBe(2);
     // Errors in a CRLF file are reported at the right line too.
-    const bad = 'apiVersion: v1\r\nkind: Service\r\nmetadata: {name: ok}\r\nspec: {ports: [{port: 80}]}\r\n---\r\napiVersion: v1\r\nkind: Service\r\nmetadata: {name: Bad_Name}\r\nspec: {ports: [{port: 80}]}\r\n';
+    const bad =
+      'apiVersion: v1\r\nkind: Service\r\nmetadata: {name: ok}\r\nspec: {ports: [{port: 80}]}\r\n---\r\napiVersion: v1\r\nkind: Service\r\nmetadata: {name: Bad_Name}\r\nspec: {ports: [{port: 80}]}\r\n';
     expect(buildModel([{ file: 'b.yaml', text: bad }]).findings.map((f) => [f.line, f.severity])).toEqual([[8, 'error']]); // the metadata line
     // A syntax error after a CRLF '---' is located as well.
     const broken = 'apiVersion: v1\r\nkind: Namespace\r\nmetadata: {name: ok}\r\n---\r\napiVersion: v1\r\nkind: Service\r\nmetadata: {name: [x}\r\n';

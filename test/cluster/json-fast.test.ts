@@ -11,7 +11,7 @@ const list = {
   kind: 'List',
   items: [
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'a "quoted" \\ name', namespace: 'x' }, spec: { ports: [{ port: 80 }], clusterIP: '10.96.0.20' } },
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x', labels: { 'items': '[not the list]' } } },
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x', labels: { items: '[not the list]' } } },
     { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 's', namespace: 'x' }, endpoints: [{ addresses: ['10.0.0.1'] }], ports: [] },
   ],
 };
@@ -71,7 +71,8 @@ describe('JSON fast path', () => {
 
 describe('JSON fast path: broken items', () => {
   it('reports an item that is not JSON at its own line and keeps the others', () => {
-    const text = '{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}},\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "b",}},\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}}\n  ]\n}\n';
+    const text =
+      '{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}},\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "b",}},\n    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}}\n  ]\n}\n';
     const { objs, findings } = objects('l.json', text);
     expect(objs.map((o) => (o as { metadata: { name: string } }).metadata.name)).toEqual(['a', 'c']);
     expect(findings).toHaveLength(1);

@@ -121,7 +121,11 @@ describe('broken items', () => {
   it('are each placed at their own line and column, in every layout', () => {
     const names = Array.from({ length: 12 }, (_, i) => `s${i}`);
     const many = { apiVersion: 'v1', kind: 'List', items: names.map((n) => svc(n, { ports: [{ port: 80 }] })) };
-    for (const text0 of [JSON.stringify(many), JSON.stringify(many, null, 2), `{"kind":"List","apiVersion":"v1","items":[\n${many.items.map((i) => JSON.stringify(i)).join(',\n')}]}`]) {
+    for (const text0 of [
+      JSON.stringify(many),
+      JSON.stringify(many, null, 2),
+      `{"kind":"List","apiVersion":"v1","items":[\n${many.items.map((i) => JSON.stringify(i)).join(',\n')}]}`,
+    ]) {
       // Every third item gets an extra comma after its name.
       const text = text0.replace(/("name": ?"s(\d+)",)/g, (m, _, i) => (Number(i) % 3 === 0 ? `${m},` : m));
       const commas = [...text.matchAll(/,,/g)].map((m) => m.index + 1);
@@ -144,9 +148,17 @@ describe('line counting', () => {
   });
 
   it('places the fields of an object written on a few long lines', () => {
-    const obj = { metadata: { name: 'x', labels: { a: 'b'.repeat(3000) } }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80, nodePort: 30000 }, { port: 81 }] } };
+    const obj = {
+      metadata: { name: 'x', labels: { a: 'b'.repeat(3000) } },
+      spec: { clusterIP: '10.96.0.1', ports: [{ port: 80, nodePort: 30000 }, { port: 81 }] },
+    };
     const tree = fieldTree(['spec.clusterIP', 'spec.ports[].nodePort', 'metadata.name']);
-    for (const text of [JSON.stringify(obj), JSON.stringify(obj).replace('"spec"', '\n"spec"'), `\n${JSON.stringify(obj)}`, JSON.stringify(obj).replaceAll(',', ',\n')]) {
+    for (const text of [
+      JSON.stringify(obj),
+      JSON.stringify(obj).replace('"spec"', '\n"spec"'),
+      `\n${JSON.stringify(obj)}`,
+      JSON.stringify(obj).replaceAll(',', ',\n'),
+    ]) {
       const at = (needle: string, from = 0): number => lineAt(text, text.indexOf(needle, from)) + 6;
       const got = jsonFieldLines(text, 0, text.length, 7, tree)!;
       expect(Object.fromEntries(got)).toEqual({

@@ -22,7 +22,12 @@ const slice = (name: string, ips: string[]) => ({
   metadata: { name, namespace: 'n', labels: { 'kubernetes.io/service-name': name.split('-')[0] } },
   addressType: 'IPv4',
   ports: [{ port: 80 }],
-  endpoints: ips.map((ip, i) => ({ addresses: [ip], conditions: { ready: i % 2 === 0 }, nodeName: 'kind-worker', targetRef: { kind: 'Pod', name: `${name}-${i}` } })),
+  endpoints: ips.map((ip, i) => ({
+    addresses: [ip],
+    conditions: { ready: i % 2 === 0 },
+    nodeName: 'kind-worker',
+    targetRef: { kind: 'Pod', name: `${name}-${i}` },
+  })),
 });
 
 /** A List of `n` Services and slices, pretty-printed, with a duplicate key, a broken item and a null one. */

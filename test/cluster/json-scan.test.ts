@@ -113,7 +113,12 @@ describe('scanJson', () => {
         for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) {
           const at = Math.floor(rnd() * text.length);
           const r = rnd();
-          text = r < 0.4 ? text.slice(0, at) + text.slice(at + 1) : r < 0.7 ? text.slice(0, at) + text[at] + text.slice(at) : text.slice(0, at) + pick(['}', ']', '"', '\v', '\\', ',']) + text.slice(at + 1);
+          text =
+            r < 0.4
+              ? text.slice(0, at) + text.slice(at + 1)
+              : r < 0.7
+                ? text.slice(0, at) + text[at] + text.slice(at)
+                : text.slice(0, at) + pick(['}', ']', '"', '\v', '\\', ',']) + text.slice(at + 1);
         }
       }
       same(text);

@@ -221,7 +221,8 @@ items:
   });
 
   it('reads values as Kubernetes does for the fields that matter', () => {
-    const text = service('quoted', 'default', '  clusterIP: "None"\n') + '\n---\n' + service('plain', 'default', '  clusterIP: None\n  publishNotReadyAddresses: true\n');
+    const text =
+      service('quoted', 'default', '  clusterIP: "None"\n') + '\n---\n' + service('plain', 'default', '  clusterIP: None\n  publishNotReadyAddresses: true\n');
     const { model } = buildModel([{ file: 'x.yaml', text }]);
     expect(svc(model, 'default', 'quoted').headless).toBe(true);
     expect(svc(model, 'default', 'plain')).toMatchObject({ headless: true, clusterIPs: ['None'], publishNotReadyAddresses: true });
@@ -314,7 +315,9 @@ endpoints:
         line: 2,
         severity: 'error',
         code: 'unknown-kind',
-        message: expect.stringContaining('did you mean EndpointSlice in discovery.k8s.io/v1? (discovery.k8s.io/v1beta1 EndpointSlice was removed in Kubernetes 1.25)'),
+        message: expect.stringContaining(
+          'did you mean EndpointSlice in discovery.k8s.io/v1? (discovery.k8s.io/v1beta1 EndpointSlice was removed in Kubernetes 1.25)',
+        ),
       }),
     ]);
     expect(model.endpointSlices.map((x) => x.name)).toEqual(['new']);
@@ -409,7 +412,10 @@ metadata: {name: ext-abc, namespace: ns, labels: {kubernetes.io/service-name: ex
 addressType: IPv4
 endpoints: [{addresses: [10.1.1.1]}]
 `;
-    for (const order of [[extService, endpoints, slice], [slice, endpoints, extService]]) {
+    for (const order of [
+      [extService, endpoints, slice],
+      [slice, endpoints, extService],
+    ]) {
       const { model } = buildModel(order.map((text, i) => ({ file: `f${i}.yaml`, text })));
       expect(model.endpointSlices.map((s) => [s.name, s.mirrored])).toEqual([['ext-abc', false]]);
     }
@@ -461,7 +467,9 @@ describe('cluster IP allocation', () => {
   it('fills a small CIDR without collisions, keeps .1 for kubernetes, then reports it full', () => {
     const opts = { serviceCIDRs: ['10.0.0.0/29'] }; // usable .1-.6, .1 reserved
     const five = ['a', 'b', 'c', 'd', 'e'].map((n) => ({ file: `${n}.yaml`, text: service(n) }));
-    const ips = Object.values(ipsOf(buildModel(five, opts).model)).flat().sort();
+    const ips = Object.values(ipsOf(buildModel(five, opts).model))
+      .flat()
+      .sort();
     expect(ips).toEqual(['10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5', '10.0.0.6']);
     const six = failing([...five, { file: 'f.yaml', text: service('f') }], opts);
     expect(six).toHaveLength(1);
@@ -470,7 +478,10 @@ describe('cluster IP allocation', () => {
   });
 
   it('gives the kubernetes Service the first address when it declares none', () => {
-    const { model } = buildModel([{ file: 'k.yaml', text: service('kubernetes') }, { file: 'z.yaml', text: service('zzz') }]);
+    const { model } = buildModel([
+      { file: 'k.yaml', text: service('kubernetes') },
+      { file: 'z.yaml', text: service('zzz') },
+    ]);
     expect(svc(model, 'default', 'kubernetes').clusterIPs).toEqual(['10.96.0.1']);
     expect(svc(model, 'default', 'zzz').clusterIPs[0]).not.toBe('10.96.0.1');
   });
@@ -492,7 +503,10 @@ describe('cluster IP allocation', () => {
     expect(f[0]).toMatchObject({ file: 'x.yaml', line: 9, severity: 'error', code: 'cluster-ip-out-of-range' }); // the spec.clusterIP line
     expect(f[0]!.message).toMatch(/172\.16\.0\.10 is not in the valid range \(10\.96\.0\.0\/12\).*such as 172\.16\.0\.0\/16/);
     // Server-set metadata (a dump): a real API server allocated it, so it stands, with a warning.
-    const dumped = service('far', 'default', '  clusterIP: 172.16.0.10\n').replace('  namespace: default\n', '  namespace: default\n  uid: 0d1c2b3a-0000-4000-8000-000000000001\n');
+    const dumped = service('far', 'default', '  clusterIP: 172.16.0.10\n').replace(
+      '  namespace: default\n',
+      '  namespace: default\n  uid: 0d1c2b3a-0000-4000-8000-000000000001\n',
+    );
     const { model, findings } = buildModel([{ file: 'x.yaml', text: dumped }]);
     expect(svc(model, 'default', 'far').clusterIPs).toEqual(['172.16.0.10']);
     expect(findings).toEqual([expect.objectContaining({ file: 'x.yaml', line: 10, severity: 'warning', code: 'cluster-ip-out-of-range' })]);
@@ -525,9 +539,7 @@ describe('dual-stack', () => {
   });
 
   it('follows ipFamilies order', () => {
-    const { model } = buildModel([
-      { file: 'x.yaml', text: service('d', 'default', '  ipFamilyPolicy: RequireDualStack\n  ipFamilies: [IPv6, IPv4]\n') },
-    ]);
+    const { model } = buildModel([{ file: 'x.yaml', text: service('d', 'default', '  ipFamilyPolicy: RequireDualStack\n  ipFamilies: [IPv6, IPv4]\n') }]);
     const d = svc(model, 'default', 'd');
     expect(d.ipFamilies).toEqual(['IPv6', 'IPv4']);
     expect(d.clusterIPs[0]).toMatch(/^fd00:10:96::/);
@@ -562,7 +574,14 @@ describe('dual-stack', () => {
 
   it('rejects clusterIPs that disagree with ipFamilies or policy', () => {
     const f = failing([
-      { file: 'a.yaml', text: service('a', 'default', '  ipFamilyPolicy: PreferDualStack\n  ipFamilies: [IPv6, IPv4]\n  clusterIP: 10.96.1.1\n  clusterIPs: [10.96.1.1, "fd00:10:96::1"]\n') },
+      {
+        file: 'a.yaml',
+        text: service(
+          'a',
+          'default',
+          '  ipFamilyPolicy: PreferDualStack\n  ipFamilies: [IPv6, IPv4]\n  clusterIP: 10.96.1.1\n  clusterIPs: [10.96.1.1, "fd00:10:96::1"]\n',
+        ),
+      },
       { file: 'b.yaml', text: service('b', 'default', '  ipFamilyPolicy: SingleStack\n  clusterIP: 10.96.1.2\n  clusterIPs: [10.96.1.2, "fd00:10:96::2"]\n') },
       { file: 'c.yaml', text: service('c', 'default', '  ipFamilyPolicy: PreferDualStack\n  clusterIP: 10.96.1.3\n  clusterIPs: [10.96.1.3, 10.96.1.4]\n') },
       { file: 'd.yaml', text: service('d', 'default', '  clusterIP: 10.96.1.5\n  clusterIPs: [10.96.1.6]\n') },
@@ -593,7 +612,7 @@ describe('validation errors', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ManifestError);
-    expect((err as ManifestError).message.split("\n")).toHaveLength(ERRORS_IN_FIXTURE);
+    expect((err as ManifestError).message.split('\n')).toHaveLength(ERRORS_IN_FIXTURE);
     expect((err as ManifestError).message).toContain(`${join(FIXTURES, 'errors/broken.yaml')}:12: YAML syntax error at line 12`);
 
     // YAML syntax error, with the YAML line; the other documents of the file still load.
@@ -605,7 +624,9 @@ describe('validation errors', () => {
     // Duplicates name both locations; a cluster IP claimed twice names the first owner.
     // Every finding about a field is at the field's line; the others at the object's first line.
     expect(at(f, 'dup-b.yaml', 2)).toEqual([expect.stringMatching(/Service "apps\/twin": is declared twice, here and at .*dup-a\.yaml:1/)]);
-    expect(at(f, 'dup-b.yaml', 16)).toEqual([expect.stringMatching(/"apps\/thief": cluster IP 10\.96\.7\.7 is already used by Service "apps\/twin" \(.*dup-a\.yaml:1\)/)]);
+    expect(at(f, 'dup-b.yaml', 16)).toEqual([
+      expect.stringMatching(/"apps\/thief": cluster IP 10\.96\.7\.7 is already used by Service "apps\/twin" \(.*dup-a\.yaml:1\)/),
+    ]);
 
     expect(at(f, 'many.yaml', 1)).toEqual([expect.stringMatching(/"no-kind": kind is missing/)]);
     expect(at(f, 'many.yaml', 5)).toEqual([expect.stringMatching(/"no-api-version": apiVersion is missing/)]);
@@ -623,7 +644,9 @@ describe('validation errors', () => {
     expect(at(f, 'many.yaml', 75)).toEqual([expect.stringMatching(/spec\.containers is missing/)]);
     expect(at(f, 'many.yaml', 51)).toEqual([expect.stringMatching(/spec\.ports\[0\]\.port 0 is not a valid port number/)]);
     expect(at(f, 'many.yaml', 53)).toEqual([expect.stringMatching(/spec\.ports\[1\]\.port 70000 is not a valid port number/)]);
-    expect(at(f, 'many.yaml', 56)).toEqual([expect.stringMatching(/"default\/bad-port": spec\.ports\[2\]\.protocol must be one of "SCTP", "TCP", "UDP", got "tcp"/)]);
+    expect(at(f, 'many.yaml', 56)).toEqual([
+      expect.stringMatching(/"default\/bad-port": spec\.ports\[2\]\.protocol must be one of "SCTP", "TCP", "UDP", got "tcp"/),
+    ]);
     expect(at(f, 'many.yaml', 63)).toEqual([expect.stringMatching(/type ExternalName needs spec\.externalName/)]);
     expect(at(f, 'many.yaml', 72)).toEqual([expect.stringMatching(/endpoints\[0\]\.addresses\[0\] "10\.0\.0\.256" is not a valid IP address/)]);
     expect(at(f, 'many.yaml', 73)).toEqual([expect.stringMatching(/endpoints\[1\]\.addresses\[0\] "fd00::1" is not an IPv4 address/)]);
@@ -673,7 +696,9 @@ describe('validation errors', () => {
   });
 
   it('rejects a missing port number and a quoted one', () => {
-    const f = failing([{ file: 'x.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: {name: p}\nspec:\n  ports:\n  - name: a\n  - port: "80"\n    name: b\n' }]);
+    const f = failing([
+      { file: 'x.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: {name: p}\nspec:\n  ports:\n  - name: a\n  - port: "80"\n    name: b\n' },
+    ]);
     expect(f.map((x) => x.message)).toEqual([
       expect.stringMatching(/missing required field "port" in spec\.ports\[0\]/), // the Service schema
       expect.stringMatching(/spec\.ports\[1\]\.port must be an integer, got "80"; write it without quotes/),

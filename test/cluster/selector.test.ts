@@ -58,11 +58,36 @@ function fromManifest(value: unknown): LabelSelector {
 }
 
 describe('the readers build the same selector', () => {
-  const labelSets: Labels[] = [{}, { app: 'web' }, { app: 'web', env: 'prod' }, { app: 'web', env: 'dev' }, { app: 'api', env: 'prod', canary: 'x' }, { env: 'prod', canary: '' }];
+  const labelSets: Labels[] = [
+    {},
+    { app: 'web' },
+    { app: 'web', env: 'prod' },
+    { app: 'web', env: 'dev' },
+    { app: 'api', env: 'prod', canary: 'x' },
+    { env: 'prod', canary: '' },
+  ];
   it.each<[string, unknown, string]>([
     ['equality', { matchLabels: { app: 'web' } }, 'app=web'],
-    ['set and absence', { matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'stage'] }, { key: 'canary', operator: 'DoesNotExist' }] }, 'env in (prod,stage),!canary'],
-    ['inequality and existence', { matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['dev'] }, { key: 'app', operator: 'Exists' }] }, 'env notin (dev),app'],
+    [
+      'set and absence',
+      {
+        matchExpressions: [
+          { key: 'env', operator: 'In', values: ['prod', 'stage'] },
+          { key: 'canary', operator: 'DoesNotExist' },
+        ],
+      },
+      'env in (prod,stage),!canary',
+    ],
+    [
+      'inequality and existence',
+      {
+        matchExpressions: [
+          { key: 'env', operator: 'NotIn', values: ['dev'] },
+          { key: 'app', operator: 'Exists' },
+        ],
+      },
+      'env notin (dev),app',
+    ],
   ])('%s', (_name, manifest, text) => {
     const a = fromManifest(manifest);
     const b = parseSelector(text);

@@ -26,7 +26,10 @@ function inotifyWatches(): number {
       continue; // the directory's own descriptor, closed by now
     }
     if (link !== 'anon_inode:inotify') continue;
-    n += fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length;
+    n += fs
+      .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('inotify wd:')).length;
   }
   return n;
 }

@@ -51,50 +51,77 @@ describe('fingerprint', () => {
     /** A link that leads somewhere (a dangling one is passed over by both). */
     const links = (): boolean => entries().some((e) => fs.lstatSync(e).isSymbolicLink() && fs.existsSync(e));
     const edits: Array<[string, () => void]> = [
-      ['write', () => {
-        const p = path.join(pick(dirs()), pick(names));
-        if (free(p) || fs.lstatSync(p).isFile()) fs.writeFileSync(p, `x: ${rnd()}\n`);
-      }],
-      ['append', () => {
-        const f = pick(entries().filter((e) => fs.lstatSync(e).isFile()));
-        if (f) fs.appendFileSync(f, 'y: 2\n');
-      }],
-      ['touch', () => {
-        const f = pick(entries());
-        clock += 10;
-        if (f && fs.existsSync(f)) fs.utimesSync(f, clock, clock);
-      }],
-      ['remove', () => {
-        const e = pick(entries());
-        if (e) fs.rmSync(e, { recursive: true, force: true });
-      }],
-      ['mkdir', () => (fs.mkdirSync(path.join(pick(dirs()), pick(['sub', 'team', '.git', 'x.yaml'])), { recursive: true }))],
-      ['rename', () => {
-        const e = pick(entries());
-        try {
-          if (e) fs.renameSync(e, path.join(pick(dirs()), pick(names)));
-        } catch {
-          // into itself, or a file over a directory: refused, nothing changed
-        }
-      }],
-      ['link outside', () => {
-        const p = path.join(pick(dirs()), pick(names));
-        if (free(p)) fs.symlinkSync(path.join(outside, 'target.yaml'), p);
-      }],
-      ['link dir', () => {
-        const p = path.join(pick(dirs()), pick(['linked', 'loop']));
-        if (free(p)) fs.symlinkSync(pick([outside, tree]), p);
-      }],
-      ['dangling', () => {
-        const p = path.join(pick(dirs()), pick(names));
-        if (free(p)) fs.symlinkSync(path.join(root, 'nowhere.yaml'), p);
-      }],
-      ['edit outside', () => (fs.writeFileSync(path.join(outside, 'target.yaml'), `a: ${rnd()}\n`))],
-      ['named path', () => {
-        const p = paths[1]!;
-        if (fs.existsSync(p)) fs.rmSync(p);
-        else fs.writeFileSync(p, 'kind: List\n');
-      }],
+      [
+        'write',
+        () => {
+          const p = path.join(pick(dirs()), pick(names));
+          if (free(p) || fs.lstatSync(p).isFile()) fs.writeFileSync(p, `x: ${rnd()}\n`);
+        },
+      ],
+      [
+        'append',
+        () => {
+          const f = pick(entries().filter((e) => fs.lstatSync(e).isFile()));
+          if (f) fs.appendFileSync(f, 'y: 2\n');
+        },
+      ],
+      [
+        'touch',
+        () => {
+          const f = pick(entries());
+          clock += 10;
+          if (f && fs.existsSync(f)) fs.utimesSync(f, clock, clock);
+        },
+      ],
+      [
+        'remove',
+        () => {
+          const e = pick(entries());
+          if (e) fs.rmSync(e, { recursive: true, force: true });
+        },
+      ],
+      ['mkdir', () => fs.mkdirSync(path.join(pick(dirs()), pick(['sub', 'team', '.git', 'x.yaml'])), { recursive: true })],
+      [
+        'rename',
+        () => {
+          const e = pick(entries());
+          try {
+            if (e) fs.renameSync(e, path.join(pick(dirs()), pick(names)));
+          } catch {
+            // into itself, or a file over a directory: refused, nothing changed
+          }
+        },
+      ],
+      [
+        'link outside',
+        () => {
+          const p = path.join(pick(dirs()), pick(names));
+          if (free(p)) fs.symlinkSync(path.join(outside, 'target.yaml'), p);
+        },
+      ],
+      [
+        'link dir',
+        () => {
+          const p = path.join(pick(dirs()), pick(['linked', 'loop']));
+          if (free(p)) fs.symlinkSync(pick([outside, tree]), p);
+        },
+      ],
+      [
+        'dangling',
+        () => {
+          const p = path.join(pick(dirs()), pick(names));
+          if (free(p)) fs.symlinkSync(path.join(root, 'nowhere.yaml'), p);
+        },
+      ],
+      ['edit outside', () => fs.writeFileSync(path.join(outside, 'target.yaml'), `a: ${rnd()}\n`)],
+      [
+        'named path',
+        () => {
+          const p = paths[1]!;
+          if (fs.existsSync(p)) fs.rmSync(p);
+          else fs.writeFileSync(p, 'kind: List\n');
+        },
+      ],
     ];
     const linking = new Set(['link outside', 'link dir']);
     let key = fingerprint(paths);

@@ -198,7 +198,9 @@ describe('PodIndex.forServices', () => {
       );
     }
     // A Service selecting a StatefulSet pod by its own label, which only such a selector indexes.
-    docs.push(`apiVersion: v1\nkind: Service\nmetadata:\n  name: one\n  namespace: ns1\nspec:\n  selector:\n    statefulset.kubernetes.io/pod-name: w3-1\n  ports:\n  - port: 80\n`);
+    docs.push(
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: one\n  namespace: ns1\nspec:\n  selector:\n    statefulset.kubernetes.io/pod-name: w3-1\n  ports:\n  - port: 80\n`,
+    );
     const { model } = buildModel([{ file: 'c.yaml', text: docs.join('---\n') }]);
     const full = new PodIndex(model.pods);
     const lean = PodIndex.forServices(model.pods, model.services);

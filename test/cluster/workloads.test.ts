@@ -154,9 +154,7 @@ describe('StatefulSet with a headless Service (rendered Helm chart)', () => {
       'service.kubernetes.io/headless': '',
     });
     expect(s.ports).toEqual([{ name: 'http', protocol: 'TCP', port: 8080 }]);
-    expect(s.endpoints.map((e) => [e.hostname, e.targetRefName, e.ready, e.addresses])).toEqual(
-      model.pods.map((p) => [p.name, p.name, true, [p.podIP]]),
-    );
+    expect(s.endpoints.map((e) => [e.hostname, e.targetRefName, e.ready, e.addresses])).toEqual(model.pods.map((p) => [p.name, p.name, true, [p.podIP]]));
     for (const e of s.endpoints) expect(e.zone).toMatch(/^zone-[abc]$/);
     expect(model.controllerServices).toEqual(new Set(['default/nginx']));
   });
@@ -233,7 +231,7 @@ spec: {containers: [{name: c, image: i, ports: [{name: http, containerPort: 7000
     expect(rest.endpoints).toHaveLength(3);
   });
 
-  it('dual-stack Services get one slice per family with the pods\' IPs of that family', () => {
+  it("dual-stack Services get one slice per family with the pods' IPs of that family", () => {
     const dual = svc.replace('spec:\n', 'spec:\n  ipFamilyPolicy: RequireDualStack\n');
     const m = buildModel([docs[0]!, { file: 'svc.yaml', text: dual }]).model;
     const slices = slicesOf(m, 'shop', 'front');
@@ -259,7 +257,10 @@ spec: {containers: [{name: c, image: i, ports: [{name: http, containerPort: 7000
   });
 
   it('replicas: 0 gives no pods and no endpoints', () => {
-    const m = buildModel([{ file: 'deploy.yaml', text: deployment('front', '  replicas: 0\n') }, { file: 'svc.yaml', text: svc }]).model;
+    const m = buildModel([
+      { file: 'deploy.yaml', text: deployment('front', '  replicas: 0\n') },
+      { file: 'svc.yaml', text: svc },
+    ]).model;
     expect(m.pods).toEqual([]);
     expect(slicesOf(m, 'shop', 'front')).toEqual([]);
     expect(m.controllerServices).toEqual(new Set(['shop/front']));
@@ -395,7 +396,11 @@ spec:
     const fresh = buildModel([{ file: 's.yaml', text: sts('') }]);
     expect(podNames(fresh.model)).toEqual([]); // rejected: not served
     expect(fresh.findings).toEqual([
-      expect.objectContaining({ line: 3, severity: 'error', message: expect.stringMatching(/^StatefulSet "default\/db\.v1": name "db\.v1" is not a valid DNS-1123 label/) }),
+      expect.objectContaining({
+        line: 3,
+        severity: 'error',
+        message: expect.stringMatching(/^StatefulSet "default\/db\.v1": name "db\.v1" is not a valid DNS-1123 label/),
+      }),
     ]);
     const { model, findings } = buildModel([{ file: 's.yaml', text: sts(', uid: 5e0c3f1a-0000-4000-8000-000000000002') }]);
     expect(podNames(model)).toEqual(['db.v1-0']);
@@ -416,7 +421,7 @@ spec:
     expect(model.pods.map((p) => p.podIPs)).toEqual([['10.244.1.7'], ['10.244.2.9'], ['10.244.1.20']]);
   });
 
-  it('uses the dump\'s Nodes for zones and its pods\' readiness', () => {
+  it("uses the dump's Nodes for zones and its pods' readiness", () => {
     expect(model.nodes?.map((n) => [n.name, n.zone, n.addresses])).toEqual([
       ['worker-a', 'eu-west-1a', ['192.168.0.11']],
       ['worker-b', 'eu-west-1b', ['192.168.0.12']],
@@ -434,7 +439,7 @@ spec:
     expect(db.ports).toEqual([{ name: 'pg', protocol: 'TCP', port: 5432 }]);
   });
 
-  it('derives pods for a Deployment whose ReplicaSet\'s pods are owned but not in the dump', () => {
+  it("derives pods for a Deployment whose ReplicaSet's pods are owned but not in the dump", () => {
     const text = `${deployment('front', '  replicas: 2\n')}---
 apiVersion: v1
 kind: Pod
@@ -549,7 +554,10 @@ describe('explicit endpoints win', () => {
 
   it('ignores ExternalName Services and Services without selector', () => {
     const text = `apiVersion: v1\nkind: Service\nmetadata: {name: ext, namespace: shop}\nspec: {type: ExternalName, externalName: x.example.com, selector: {app: front}}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: nosel, namespace: shop}\nspec: {ports: [{port: 80}]}\n`;
-    const m = buildModel([{ file: 'd.yaml', text: deployment('front', '') }, { file: 's.yaml', text }]).model;
+    const m = buildModel([
+      { file: 'd.yaml', text: deployment('front', '') },
+      { file: 's.yaml', text },
+    ]).model;
     expect(m.endpointSlices).toEqual([]);
   });
 });
@@ -562,7 +570,10 @@ describe('allocation stability', () => {
       file: 'c.yaml',
       text: `apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: gamma, namespace: shop}\nspec:\n  replicas: 2\n  serviceName: gamma\n  selector: {matchLabels: {app: gamma}}\n  template: {metadata: {labels: {app: gamma}}, spec: {containers: [{name: c, image: i}]}}\n`,
     },
-    { file: 'd.yaml', text: `apiVersion: v1\nkind: Service\nmetadata: {name: alpha, namespace: shop}\nspec:\n  selector: {app: alpha}\n  ports: [{name: http, port: 80, targetPort: http}]\n` },
+    {
+      file: 'd.yaml',
+      text: `apiVersion: v1\nkind: Service\nmetadata: {name: alpha, namespace: shop}\nspec:\n  selector: {app: alpha}\n  ports: [{name: http, port: 80, targetPort: http}]\n`,
+    },
   ];
   const snapshot = (m: ClusterModel): Record<string, unknown> => ({
     pods: m.pods.map((p) => [p.namespace, p.name, p.podIPs, p.nodeName]),
@@ -572,11 +583,21 @@ describe('allocation stability', () => {
 
   it('is independent of file order', () => {
     const ref = snapshot(buildModel(docs).model);
-    const perms = [[3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]];
+    const perms = [
+      [3, 2, 1, 0],
+      [1, 3, 0, 2],
+      [2, 0, 3, 1],
+    ];
     for (const perm of perms) expect(snapshot(buildModel(perm.map((i) => docs[i]!)).model)).toEqual(ref);
     // And of document order inside one file.
     const one = { file: 'all.yaml', text: docs.map((d) => d.text).join('---\n') };
-    const rev = { file: 'all.yaml', text: [...docs].reverse().map((d) => d.text).join('---\n') };
+    const rev = {
+      file: 'all.yaml',
+      text: [...docs]
+        .reverse()
+        .map((d) => d.text)
+        .join('---\n'),
+    };
     expect(snapshot(buildModel([one]).model)).toEqual(snapshot(buildModel([rev]).model));
     expect(snapshot(buildModel([one]).model)).toEqual(ref);
   });

@@ -86,7 +86,11 @@ function agrees(text: string): number {
     const docs = [...composer.compose(new Parser(lc.addNewLine).parse(text.slice(start, end)))];
     return docs.some((d) => d.errors.length > 0) || lc.lineStarts.length !== text.slice(start, end).split('\n').length;
   });
-  if (!whole) expect(parts.flatMap((p) => packageAll(text.slice(p.segment.start, p.segment.end), p.segment.start, p.segment.line)), text).toEqual(packageAll(text));
+  if (!whole)
+    expect(
+      parts.flatMap((p) => packageAll(text.slice(p.segment.start, p.segment.end), p.segment.start, p.segment.line)),
+      text,
+    ).toEqual(packageAll(text));
   let read = 0;
   for (const f of parts) {
     if (!f.fast) continue;
@@ -119,8 +123,7 @@ function paths(v: unknown, prefix = '', out: string[] = []): string[] {
   };
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) add(`${prefix}[${i}]`, v[i]);
-  }
-  else if (typeof v === 'object' && v !== null) for (const [k, e] of Object.entries(v)) add(prefix === '' ? k : `${prefix}.${k}`, e);
+  } else if (typeof v === 'object' && v !== null) for (const [k, e] of Object.entries(v)) add(prefix === '' ? k : `${prefix}.${k}`, e);
   return out;
 }
 
@@ -139,7 +142,10 @@ function loaded(read: (findings: Finding[]) => Iterable<RawObject>): unknown {
 
 /** parseManifestText (fast documents and the package per document) gives what the package gives for the whole file. */
 function loadsAsPackage(text: string): void {
-  expect(loaded((f) => parseManifestText('a.yaml', text, f)), text).toEqual(loaded((f) => parseWithPackage('a.yaml', text, f)));
+  expect(
+    loaded((f) => parseManifestText('a.yaml', text, f)),
+    text,
+  ).toEqual(loaded((f) => parseWithPackage('a.yaml', text, f)));
 }
 
 describe('fast YAML reader', () => {
@@ -165,7 +171,7 @@ describe('fast YAML reader', () => {
     '# head\n\na: 1\n---\nb: 2\n\n# tail\n---\n# only a comment\n',
     '---\nkind: List\nitems:\n- kind: Service\n  metadata:\n    name: a\n-   kind: Pod\n    x: []\n- null\n- ~\n',
     'ports:\n- name: http\n  port: 80\n  targetPort: web\nselector:\n    app: x\n',
-    'a: "q: #x"\nb: \'it\'\'s\'\nc: ""\nd: \'\'\ne: {}\nf: []\n',
+    "a: \"q: #x\"\nb: 'it''s'\nc: \"\"\nd: ''\ne: {}\nf: []\n",
     'n: -0\nm: +5\no: 007\np: 123456789012345\nt: True\nf: FALSE\nz: ~\nw: NULL\ns: yes\nv: 1.2.3\n',
     'image: nginx:1.27\nurl: http://x/#frag\nneg: -x\ndash: ---\nsp: a  b   \nk: a, b ]\n',
     'constructor: 1\ntoString: x\nhasOwnProperty: y\n',
@@ -260,7 +266,10 @@ describe('fast YAML reader', () => {
     // still load.
     const broken = 'a: 1\n---\nb: [1,\n---\nc: 2\n';
     const findings: Finding[] = [];
-    expect([...parseManifestText('a.yaml', broken, findings)].map((o) => [o.line, o.obj])).toEqual([[1, { a: 1 }], [5, { c: 2 }]]);
+    expect([...parseManifestText('a.yaml', broken, findings)].map((o) => [o.line, o.obj])).toEqual([
+      [1, { a: 1 }],
+      [5, { c: 2 }],
+    ]);
     expect(findings.map((f) => [f.line, f.column])).toEqual([[3, 4]]);
     loadsAsPackage(broken);
   });
@@ -277,13 +286,76 @@ describe('fast YAML reader', () => {
   it('agrees with the package on seeded random documents', () => {
     const rnd = prng(12345);
     const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
-    const plainKeys = ['a', 'b', 'name', 'port', 'kind', 'items', 'x.y/z', 'k-1', 'K_2', 'f:app', '.', 'k:{"port":80,"protocol":"TCP"}', 'v:"x"', '"q k"', "'s''k'", 'a::'];
+    const plainKeys = [
+      'a',
+      'b',
+      'name',
+      'port',
+      'kind',
+      'items',
+      'x.y/z',
+      'k-1',
+      'K_2',
+      'f:app',
+      '.',
+      'k:{"port":80,"protocol":"TCP"}',
+      'v:"x"',
+      '"q k"',
+      "'s''k'",
+      'a::',
+    ];
     const oddKeys = ['true', 'null', '1', '__proto__', 'on', '<<', '"q"', '0x1F', '1e3', 'Null', 'a b', 'a:b', '-a', '.x', 'constructor'];
     const plainValues = ['v', '1', 'hello', 'x:y', '-3', '', 'true', '"q"', "'s'", '{}', '[]', 'a b', 'List'];
     const oddValues = [
-      '~', 'Null', 'TRUE', 'yes', '007', '-0', '+5', '1.5', '0x1F', '0o7', '.inf', '-', '-x', '- x', 'a: b', 'a #b', 'a#b', 'x:', ':x',
-      '"a: b"', "'it''s'", "'a'b'", '"a\\"b"', '{a: 1}', '[1]', '&a x', '*a', '!t x', '|', '>', '@x', '%x', '`x', '---', '...',
-      '12345678901234567', '123456789012345', '1e5', 'a ]', '?x', '"x" #c', "'''", 'a\tb', 'é', '.5', '5.', '-1', '--', 'a :b',
+      '~',
+      'Null',
+      'TRUE',
+      'yes',
+      '007',
+      '-0',
+      '+5',
+      '1.5',
+      '0x1F',
+      '0o7',
+      '.inf',
+      '-',
+      '-x',
+      '- x',
+      'a: b',
+      'a #b',
+      'a#b',
+      'x:',
+      ':x',
+      '"a: b"',
+      "'it''s'",
+      "'a'b'",
+      '"a\\"b"',
+      '{a: 1}',
+      '[1]',
+      '&a x',
+      '*a',
+      '!t x',
+      '|',
+      '>',
+      '@x',
+      '%x',
+      '`x',
+      '---',
+      '...',
+      '12345678901234567',
+      '123456789012345',
+      '1e5',
+      'a ]',
+      '?x',
+      '"x" #c',
+      "'''",
+      'a\tb',
+      'é',
+      '.5',
+      '5.',
+      '-1',
+      '--',
+      'a :b',
     ];
     const key = (): string => (rnd() < 0.98 ? pick(plainKeys) + (rnd() < 0.7 ? String(Math.floor(rnd() * 1000)) : '') : pick(oddKeys));
     const value = (odd: number): string => (rnd() < odd ? pick(oddValues) : pick(plainValues));

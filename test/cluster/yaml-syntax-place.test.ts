@@ -13,12 +13,22 @@ function syntaxErrors(file: string, text: string): Pick<Finding, 'line' | 'colum
 describe('YAML syntax error places', () => {
   const svc = 'apiVersion: v1\nkind: Service\n';
   it.each([
-    ['an unclosed double quote, at the quote', `${svc}metadata:\n  name: "web\n  namespace: x\n`, 4, 9,
-      /Missing closing "quote \(the quoted value that starts here is never closed\)/],
+    [
+      'an unclosed double quote, at the quote',
+      `${svc}metadata:\n  name: "web\n  namespace: x\n`,
+      4,
+      9,
+      /Missing closing "quote \(the quoted value that starts here is never closed\)/,
+    ],
     ["an unclosed single quote, at the quote (a '' inside is no quote)", `${svc}metadata:\n  name: 'it''s\n`, 4, 9, /Missing closing 'quote/],
     ['an escaped quote is not the opening one', 'a: b\nc: "x \\" y\n', 2, 4, /Missing closing "quote/],
-    ['an unclosed flow sequence, at the [', `${svc}metadata: {name: web}\nspec:\n  ports: [{port: 80}\n`, 5, 10,
-      /Flow sequence .*end with a \] \(the \[ here is never closed\)/],
+    [
+      'an unclosed flow sequence, at the [',
+      `${svc}metadata: {name: web}\nspec:\n  ports: [{port: 80}\n`,
+      5,
+      10,
+      /Flow sequence .*end with a \] \(the \[ here is never closed\)/,
+    ],
     ['a tab as indentation', `${svc}metadata:\n  name: web\n\tnamespace: x\n`, 5, 1, /Tabs are not allowed as indentation/],
     ['in a later document', `${svc}metadata: {name: a}\n---\n${svc}metadata:\n  name: x: y\n`, 8, 9, /Nested mappings/],
   ])('%s', (_what, text, line, column, reason) => {

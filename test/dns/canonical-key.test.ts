@@ -6,12 +6,27 @@ import { prng } from '../server/raw.js';
 
 describe('canonicalKey', () => {
   it('orders names as canonicalCompare does (RFC 4034 6.1 example and random names)', () => {
-    const rfc = ['example.', 'a.example.', 'yljkjljk.a.example.', 'Z.a.example.', 'zABC.a.EXAMPLE.', 'z.example.', '\\001.z.example.', '*.z.example.', '\\200.z.example.'];
+    const rfc = [
+      'example.',
+      'a.example.',
+      'yljkjljk.a.example.',
+      'Z.a.example.',
+      'zABC.a.EXAMPLE.',
+      'z.example.',
+      '\\001.z.example.',
+      '*.z.example.',
+      '\\200.z.example.',
+    ];
     const rand = prng(7);
     const alphabet = ['a', 'b', 'A', '-', '0', '\\.', '\\000', '\\255', 'z'];
     const random = Array.from({ length: 400 }, () => {
       const n = 1 + Math.floor(rand() * 4);
-      return Array.from({ length: n }, () => Array.from({ length: Math.floor(rand() * 3) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('') || 'a').join('.') + '.';
+      return (
+        Array.from(
+          { length: n },
+          () => Array.from({ length: Math.floor(rand() * 3) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('') || 'a',
+        ).join('.') + '.'
+      );
     });
     for (const names of [rfc, random]) {
       const byCompare = [...names].sort(canonicalCompare);

@@ -98,7 +98,13 @@ const srvPacket: Packet = resp(
   })),
   {
     additionals: [
-      ...['0', '1', '2'].map((i) => ({ name: `10-0-0-${i}.api.prod.svc.cluster.local.`, type: 'A' as const, class: 'IN' as const, ttl: 5, data: `10.0.0.${i}` })),
+      ...['0', '1', '2'].map((i) => ({
+        name: `10-0-0-${i}.api.prod.svc.cluster.local.`,
+        type: 'A' as const,
+        class: 'IN' as const,
+        ttl: 5,
+        data: `10.0.0.${i}`,
+      })),
       opt(0x8000),
     ],
   },
@@ -106,70 +112,146 @@ const srvPacket: Packet = resp(
 
 const table: Array<[string, Packet]> = [
   ['A with OPT', resp([{ name: 'web.default.svc.cluster.local.', type: 'A', ttl: 5, data: '10.96.0.10' }], { additionals: [opt(0)] })],
-  ['AAAA forms', resp(['::', '::1', '2001:db8::1', 'fd00:10:96::a', '1:2:3:4:5:6:7:8', '::ffff:10.1.2.3', 'FE80::ABCD:0:0:1'].map((a) => ({ name: 'v6.example.com.', type: 'AAAA' as const, ttl: 30, data: a })))],
-  ['CNAME chain, mixed case', resp([
-    { name: 'WwW.ExAmple.com.', type: 'CNAME', ttl: 60, data: 'Web.ExAmple.com.' },
-    { name: 'Web.ExAmple.com.', type: 'CNAME', ttl: 60, data: 'web.example.com.' },
-    { name: 'web.example.com.', type: 'A', ttl: 60, data: '192.0.2.1' },
-  ])],
-  ['NS and PTR', resp([
-    { name: 'cluster.local.', type: 'NS', ttl: 5, data: 'ns.dns.cluster.local.' },
-    { name: '10.0.96.10.in-addr.arpa.', type: 'PTR', ttl: 5, data: 'kube-dns.kube-system.svc.cluster.local.' },
-  ])],
-  ['MX', resp([
-    { name: 'example.com', type: 'MX', ttl: 300, data: { preference: 10, exchange: 'mail.example.com' } },
-    { name: 'example.com', type: 'MX', ttl: 300, data: { exchange: 'MAIL2.example.com' } },
-  ])],
+  [
+    'AAAA forms',
+    resp(
+      ['::', '::1', '2001:db8::1', 'fd00:10:96::a', '1:2:3:4:5:6:7:8', '::ffff:10.1.2.3', 'FE80::ABCD:0:0:1'].map((a) => ({
+        name: 'v6.example.com.',
+        type: 'AAAA' as const,
+        ttl: 30,
+        data: a,
+      })),
+    ),
+  ],
+  [
+    'CNAME chain, mixed case',
+    resp([
+      { name: 'WwW.ExAmple.com.', type: 'CNAME', ttl: 60, data: 'Web.ExAmple.com.' },
+      { name: 'Web.ExAmple.com.', type: 'CNAME', ttl: 60, data: 'web.example.com.' },
+      { name: 'web.example.com.', type: 'A', ttl: 60, data: '192.0.2.1' },
+    ]),
+  ],
+  [
+    'NS and PTR',
+    resp([
+      { name: 'cluster.local.', type: 'NS', ttl: 5, data: 'ns.dns.cluster.local.' },
+      { name: '10.0.96.10.in-addr.arpa.', type: 'PTR', ttl: 5, data: 'kube-dns.kube-system.svc.cluster.local.' },
+    ]),
+  ],
+  [
+    'MX',
+    resp([
+      { name: 'example.com', type: 'MX', ttl: 300, data: { preference: 10, exchange: 'mail.example.com' } },
+      { name: 'example.com', type: 'MX', ttl: 300, data: { exchange: 'MAIL2.example.com' } },
+    ]),
+  ],
   ['SOA in authority (NXDOMAIN)', { ...resp([]), flags: 0x0400 | 3, questions: [{ name: 'Nope.Cluster.Local.', type: 'A', class: 'IN' }], authorities: [soa] }],
   ['SOA with escaped rname', resp([{ name: 'example.com.', type: 'SOA', ttl: 5, data: { mname: 'ns1.example.com.', rname: 'john\\.doe.example.com.' } }])],
   ['SRV with glue', srvPacket],
-  ['TXT shapes', resp([
-    { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: '1.1.0' },
-    { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: ['a', Buffer.from([0, 1, 2]), ''] },
-    { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: Buffer.from('buf') },
-    { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: 'x'.repeat(255) },
-    { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: 'héllo wörld' },
-  ])],
-  ['CAA', resp([
-    { name: 'example.com.', type: 'CAA', ttl: 5, data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } },
-    { name: 'example.com.', type: 'CAA', ttl: 5, data: { issuerCritical: true, tag: 'iodef', value: 'mailto:sec@example.com' } },
-  ])],
-  ['OPT with DO, extended rcode (BADVERS) and options', { ...resp([]), flags: 0, additionals: [opt(0x8000, 1, [{ code: 10, data: Buffer.from('0123456789abcdef', 'hex') }, { code: 'CLIENT_SUBNET', family: 1, sourcePrefixLength: 24, scopePrefixLength: 0, ip: '192.0.2.0' }, { code: 'TCP_KEEPALIVE', timeout: 100 }, { code: 'PADDING', length: 7 }])] }],
+  [
+    'TXT shapes',
+    resp([
+      { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: '1.1.0' },
+      { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: ['a', Buffer.from([0, 1, 2]), ''] },
+      { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: Buffer.from('buf') },
+      { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: 'x'.repeat(255) },
+      { name: 'dns-version.cluster.local.', type: 'TXT', ttl: 28800, data: 'héllo wörld' },
+    ]),
+  ],
+  [
+    'CAA',
+    resp([
+      { name: 'example.com.', type: 'CAA', ttl: 5, data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } },
+      { name: 'example.com.', type: 'CAA', ttl: 5, data: { issuerCritical: true, tag: 'iodef', value: 'mailto:sec@example.com' } },
+    ]),
+  ],
+  [
+    'OPT with DO, extended rcode (BADVERS) and options',
+    {
+      ...resp([]),
+      flags: 0,
+      additionals: [
+        opt(0x8000, 1, [
+          { code: 10, data: Buffer.from('0123456789abcdef', 'hex') },
+          { code: 'CLIENT_SUBNET', family: 1, sourcePrefixLength: 24, scopePrefixLength: 0, ip: '192.0.2.0' },
+          { code: 'TCP_KEEPALIVE', timeout: 100 },
+          { code: 'PADDING', length: 7 },
+        ]),
+      ],
+    },
+  ],
   ['100 A records, same owner, with OPT', resp(hundredA, { additionals: [opt(0x8000)] })],
-  ['root names', { ...resp([]), questions: [{ name: '.', type: 'NS', class: 'IN' }], answers: [
-    { name: '.', type: 'NS', ttl: 518400, data: 'a.root-servers.net.' },
-    { name: '', type: 'NS', ttl: 518400, data: 'B.root-servers.net.' },
-  ], authorities: [{ name: '.', type: 'SOA', ttl: 86400, data: { mname: '.', rname: '.', serial: 1 } }] }],
-  ['suffixes shared with different case', resp([
-    { name: 'svc.ns.SVC.cluster.local.', type: 'CNAME', ttl: 5, data: 'Svc.NS.svc.cluster.local.' },
-    { name: 'Svc.NS.svc.cluster.local.', type: 'CNAME', ttl: 5, data: 'svc.ns.svc.CLUSTER.LOCAL.' },
-    { name: 'svc.ns.svc.CLUSTER.LOCAL.', type: 'A', ttl: 5, data: '10.0.0.1' },
-    { name: 'SVC.NS.SVC.CLUSTER.LOCAL.', type: 'A', ttl: 5, data: '10.0.0.2' },
-  ])],
-  ['DNAME and fallback types', resp([
-    { name: 'old.example.com.', type: 'DNAME', ttl: 5, data: 'new.example.com.' },
-    { name: 'example.com.', type: 'HINFO', ttl: 5, data: { cpu: 'x86', os: 'linux' } },
-    { name: 'example.com.', type: 'NAPTR', ttl: 5, data: { order: 1, preference: 2, flags: 'S', services: 'SIP+D2U', regexp: '', replacement: '_sip._udp.example.com' } },
-    { name: 'example.com.', type: 'DS', ttl: 5, data: { keyTag: 1, algorithm: 8, digestType: 2, digest: Buffer.alloc(32, 7) } },
-    { name: 'example.com.', type: 'SSHFP', ttl: 5, data: { algorithm: 1, hash: 1, fingerprint: 'a'.repeat(40) } },
-    { name: 'example.com.', type: 'TLSA', ttl: 5, data: { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.alloc(32, 9) } },
-    { name: 'example.com.', type: 'RP', ttl: 5, data: { mbox: 'admin.example.com', txt: 'txt.example.com' } },
-    { name: 'example.com.', type: 'NSEC', ttl: 5, data: { nextDomain: 'a.example.com', rrtypes: ['A', 'TXT', 'RRSIG'] } },
-    { name: 'example.com.', type: 'NULL', ttl: 5, data: Buffer.from('nothing') },
-    { name: 'example.com.', type: 'UNKNOWN_65280', ttl: 5, data: Buffer.from([1, 2, 3]) } as unknown as Answer,
-    { name: 'example.com.', type: 'RRSIG', ttl: 5, data: { typeCovered: 'A', algorithm: 8, labels: 2, originalTTL: 5, expiration: 2, inception: 1, keyTag: 3, signersName: 'example.com', signature: Buffer.alloc(16, 1) } },
-    { name: 'example.com.', type: 'DNSKEY', ttl: 5, data: { flags: 257, algorithm: 8, key: Buffer.alloc(20, 3) } },
-  ])],
-  ['class, flush, lowercase type, query type', {
-    id: 65535,
-    type: 'query',
-    flags: 0xffff,
-    questions: [{ name: 'example.com', type: 'ANY', class: 'CH' } as unknown as Question],
-    answers: [
-      { name: 'example.com', type: 'a', class: 'HS', ttl: 0xffffffff, flush: true, data: '1.2.3.4' } as unknown as Answer,
-      { name: 'example.com', type: 'txt', class: 'ANY', data: 'x' } as unknown as Answer,
-    ],
-  }],
+  [
+    'root names',
+    {
+      ...resp([]),
+      questions: [{ name: '.', type: 'NS', class: 'IN' }],
+      answers: [
+        { name: '.', type: 'NS', ttl: 518400, data: 'a.root-servers.net.' },
+        { name: '', type: 'NS', ttl: 518400, data: 'B.root-servers.net.' },
+      ],
+      authorities: [{ name: '.', type: 'SOA', ttl: 86400, data: { mname: '.', rname: '.', serial: 1 } }],
+    },
+  ],
+  [
+    'suffixes shared with different case',
+    resp([
+      { name: 'svc.ns.SVC.cluster.local.', type: 'CNAME', ttl: 5, data: 'Svc.NS.svc.cluster.local.' },
+      { name: 'Svc.NS.svc.cluster.local.', type: 'CNAME', ttl: 5, data: 'svc.ns.svc.CLUSTER.LOCAL.' },
+      { name: 'svc.ns.svc.CLUSTER.LOCAL.', type: 'A', ttl: 5, data: '10.0.0.1' },
+      { name: 'SVC.NS.SVC.CLUSTER.LOCAL.', type: 'A', ttl: 5, data: '10.0.0.2' },
+    ]),
+  ],
+  [
+    'DNAME and fallback types',
+    resp([
+      { name: 'old.example.com.', type: 'DNAME', ttl: 5, data: 'new.example.com.' },
+      { name: 'example.com.', type: 'HINFO', ttl: 5, data: { cpu: 'x86', os: 'linux' } },
+      {
+        name: 'example.com.',
+        type: 'NAPTR',
+        ttl: 5,
+        data: { order: 1, preference: 2, flags: 'S', services: 'SIP+D2U', regexp: '', replacement: '_sip._udp.example.com' },
+      },
+      { name: 'example.com.', type: 'DS', ttl: 5, data: { keyTag: 1, algorithm: 8, digestType: 2, digest: Buffer.alloc(32, 7) } },
+      { name: 'example.com.', type: 'SSHFP', ttl: 5, data: { algorithm: 1, hash: 1, fingerprint: 'a'.repeat(40) } },
+      { name: 'example.com.', type: 'TLSA', ttl: 5, data: { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.alloc(32, 9) } },
+      { name: 'example.com.', type: 'RP', ttl: 5, data: { mbox: 'admin.example.com', txt: 'txt.example.com' } },
+      { name: 'example.com.', type: 'NSEC', ttl: 5, data: { nextDomain: 'a.example.com', rrtypes: ['A', 'TXT', 'RRSIG'] } },
+      { name: 'example.com.', type: 'NULL', ttl: 5, data: Buffer.from('nothing') },
+      { name: 'example.com.', type: 'UNKNOWN_65280', ttl: 5, data: Buffer.from([1, 2, 3]) } as unknown as Answer,
+      {
+        name: 'example.com.',
+        type: 'RRSIG',
+        ttl: 5,
+        data: {
+          typeCovered: 'A',
+          algorithm: 8,
+          labels: 2,
+          originalTTL: 5,
+          expiration: 2,
+          inception: 1,
+          keyTag: 3,
+          signersName: 'example.com',
+          signature: Buffer.alloc(16, 1),
+        },
+      },
+      { name: 'example.com.', type: 'DNSKEY', ttl: 5, data: { flags: 257, algorithm: 8, key: Buffer.alloc(20, 3) } },
+    ]),
+  ],
+  [
+    'class, flush, lowercase type, query type',
+    {
+      id: 65535,
+      type: 'query',
+      flags: 0xffff,
+      questions: [{ name: 'example.com', type: 'ANY', class: 'CH' } as unknown as Question],
+      answers: [
+        { name: 'example.com', type: 'a', class: 'HS', ttl: 0xffffffff, flush: true, data: '1.2.3.4' } as unknown as Answer,
+        { name: 'example.com', type: 'txt', class: 'ANY', data: 'x' } as unknown as Answer,
+      ],
+    },
+  ],
 ];
 
 describe('encodePacket matches dns-packet semantics', () => {
@@ -256,7 +338,7 @@ describe('compression', () => {
     }
   });
 
-  it('enters the first name\'s suffixes once another name needs them', () => {
+  it("enters the first name's suffixes once another name needs them", () => {
     const q = 'Host.Example.com.';
     const p = resp([
       { name: q, type: 'A', ttl: 1, data: '1.1.1.1' }, // pointer to the question
@@ -318,7 +400,10 @@ describe('names', () => {
   });
 
   it('rejects bad names with a clear message', () => {
-    const bad = (name: string): (() => Buffer) => () => encodePacket({ id: 1, type: 'response', questions: [{ name, type: 'A', class: 'IN' }] });
+    const bad =
+      (name: string): (() => Buffer) =>
+      () =>
+        encodePacket({ id: 1, type: 'response', questions: [{ name, type: 'A', class: 'IN' }] });
     expect(bad('x'.repeat(64) + '.com.')).toThrow(/label longer than 63 octets/);
     expect(bad('x'.repeat(63) + '.com.')).not.toThrow();
     const long = Array.from({ length: 4 }, () => 'x'.repeat(63)).join('.'); // 4*64 + 1 = 257 octets
@@ -365,9 +450,26 @@ describe('names', () => {
 describe('randomized round trip', () => {
   it('500 packets decode the same as dns-packet and keep every spelling', () => {
     const rnd = prng(20240601);
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
     const int = (n: number): number => Math.floor(rnd() * n);
-    const labels = ['web', 'api', 'default', 'kube-system', 'svc', 'pod', 'cluster', 'local', 'example', 'com', '_http', '_tcp', 'a', 'b1', 'x-y-z', '10-0-0-1'];
+    const labels = [
+      'web',
+      'api',
+      'default',
+      'kube-system',
+      'svc',
+      'pod',
+      'cluster',
+      'local',
+      'example',
+      'com',
+      '_http',
+      '_tcp',
+      'a',
+      'b1',
+      'x-y-z',
+      '10-0-0-1',
+    ];
     const mixCase = (s: string): string => (rnd() < 0.3 ? [...s].map((c) => (rnd() < 0.5 ? c.toUpperCase() : c)).join('') : s);
     const zones = ['cluster.local', 'Cluster.Local', 'example.com', 'svc.cluster.local', 'in-addr.arpa'];
     const name = (): string => {
@@ -388,17 +490,33 @@ describe('randomized round trip', () => {
       const owner = name();
       const ttl = int(100000);
       switch (int(11)) {
-        case 0: return { name: owner, type: 'A', ttl, data: ipv4() };
-        case 1: return { name: owner, type: 'AAAA', ttl, data: ipv6() };
-        case 2: return { name: owner, type: 'CNAME', ttl, data: name() };
-        case 3: return { name: owner, type: 'NS', ttl, data: name() };
-        case 4: return { name: owner, type: 'PTR', ttl, data: name() };
-        case 5: return { name: owner, type: 'MX', ttl, data: { preference: int(65536), exchange: name() } };
-        case 6: return { name: owner, type: 'SRV', ttl, data: { priority: int(65536), weight: int(65536), port: int(65536), target: name() } };
-        case 7: return { name: owner, type: 'SOA', ttl, data: { mname: name(), rname: name(), serial: int(2 ** 32), refresh: int(2 ** 31), retry: int(9999), expire: int(99999), minimum: int(999) } };
-        case 8: return { name: owner, type: 'TXT', ttl, data: Array.from({ length: 1 + int(3) }, () => 'q'.repeat(int(256))) };
-        case 9: return { name: owner, type: 'DNAME', ttl, data: name() };
-        default: return { name: owner, type: 'CAA', ttl, data: { flags: 0, tag: 'issue', value: name() } };
+        case 0:
+          return { name: owner, type: 'A', ttl, data: ipv4() };
+        case 1:
+          return { name: owner, type: 'AAAA', ttl, data: ipv6() };
+        case 2:
+          return { name: owner, type: 'CNAME', ttl, data: name() };
+        case 3:
+          return { name: owner, type: 'NS', ttl, data: name() };
+        case 4:
+          return { name: owner, type: 'PTR', ttl, data: name() };
+        case 5:
+          return { name: owner, type: 'MX', ttl, data: { preference: int(65536), exchange: name() } };
+        case 6:
+          return { name: owner, type: 'SRV', ttl, data: { priority: int(65536), weight: int(65536), port: int(65536), target: name() } };
+        case 7:
+          return {
+            name: owner,
+            type: 'SOA',
+            ttl,
+            data: { mname: name(), rname: name(), serial: int(2 ** 32), refresh: int(2 ** 31), retry: int(9999), expire: int(99999), minimum: int(999) },
+          };
+        case 8:
+          return { name: owner, type: 'TXT', ttl, data: Array.from({ length: 1 + int(3) }, () => 'q'.repeat(int(256))) };
+        case 9:
+          return { name: owner, type: 'DNAME', ttl, data: name() };
+        default:
+          return { name: owner, type: 'CAA', ttl, data: { flags: 0, tag: 'issue', value: name() } };
       }
     };
     let shorter = 0;
@@ -451,8 +569,24 @@ describe.runIf(await hasDig())('dig reads our replies', () => {
     await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
     const port = (sock.address() as AddressInfo).port;
     try {
-      const { stdout } = await execFileP('dig', ['+norec', '+tries=1', '+time=3', '+nocookie', '+noall', '+answer', '+additional', '-p', String(port), '@127.0.0.1', '_HTTP._tcp.Api.prod.svc.cluster.local', 'SRV']);
-      const lines = stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+      const { stdout } = await execFileP('dig', [
+        '+norec',
+        '+tries=1',
+        '+time=3',
+        '+nocookie',
+        '+noall',
+        '+answer',
+        '+additional',
+        '-p',
+        String(port),
+        '@127.0.0.1',
+        '_HTTP._tcp.Api.prod.svc.cluster.local',
+        'SRV',
+      ]);
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/));
       const srv = lines.filter((l) => l[3] === 'SRV');
       const a = lines.filter((l) => l[3] === 'A');
       expect(srv).toHaveLength(3);
@@ -532,7 +666,7 @@ describe('fitting a message into a size limit (miekg/dns Msg.Truncate, what Core
 describe('the fast path of common replies (encodeSimple) writes what the general writer writes', () => {
   it('5000 random address, NODATA and NXDOMAIN replies: same bytes or the same error, and most go fast', () => {
     const rnd = prng(20251203);
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
     const int = (n: number): number => Math.floor(rnd() * n);
     // Labels that collide with the SOA's names above the zone (ns, dns, hostmaster) in any case.
     const labels = ['web', 'ns', 'dns', 'hostmaster', 'Dns', 'NS', 'svc', 'default', 'a', 'x'.repeat(63), 'cluster', 'local', 'ns1'];
@@ -567,7 +701,12 @@ describe('the fast path of common replies (encodeSimple) writes what the general
     };
     const address = (owner: string): Answer => {
       const v6 = rnd() < 0.3;
-      const data = rnd() < 0.03 ? pick(['10.0.0', '1::2::3', 'x']) : v6 ? pick(['fd00::1', '2001:db8:0:0:1::ff', '::ffff:10.0.0.1']) : `10.${int(256)}.${int(256)}.${int(256)}`;
+      const data =
+        rnd() < 0.03
+          ? pick(['10.0.0', '1::2::3', 'x'])
+          : v6
+            ? pick(['fd00::1', '2001:db8:0:0:1::ff', '::ffff:10.0.0.1'])
+            : `10.${int(256)}.${int(256)}.${int(256)}`;
       return { name: rnd() < 0.95 ? owner : owner.toUpperCase(), type: v6 ? 'AAAA' : 'A', ttl: ttl(), data } as Answer;
     };
     let fast = 0;
@@ -575,7 +714,18 @@ describe('the fast path of common replies (encodeSimple) writes what the general
       const zone = pick(zones);
       const name = qname(zone);
       const edns = rnd() < 0.5 ? { udpSize: pick([512, 1232, 4096]), version: 0, do: rnd() < 0.5 } : undefined;
-      const q: ParsedQuery = { id: int(65536), flags: 0x0100 * int(2), opcode: 0, rd: false, name, qtype: pick([1, 28, 16, 33, 255, 65280, 64]), qclass: rnd() < 0.97 ? 1 : 3, questionEnd: 0, edns, signed: false };
+      const q: ParsedQuery = {
+        id: int(65536),
+        flags: 0x0100 * int(2),
+        opcode: 0,
+        rd: false,
+        name,
+        qtype: pick([1, 28, 16, 33, 255, 65280, 64]),
+        qclass: rnd() < 0.97 ? 1 : 3,
+        questionEnd: 0,
+        edns,
+        signed: false,
+      };
       const kind = int(3);
       const res: DnsResponse = {
         rcode: kind === 0 ? 0 : pick([0, 3, 16]),
@@ -600,7 +750,7 @@ describe('the fast path of common replies (encodeSimple) writes what the general
       if (general instanceof Error) expect(ours).toEqual(general);
       else expect((ours as Buffer).toString('hex'), `${name} ${JSON.stringify(res)}`).toBe(general.toString('hex'));
       const optTtl = (((res.rcode >> 4) & 0xff) << 24) | (edns?.do ? 0x8000 : 0);
-      const flags = 0x0400 * Number(res.aa) | (q.flags & 0x0100) | (res.rcode & 0xf);
+      const flags = (0x0400 * Number(res.aa)) | (q.flags & 0x0100) | (res.rcode & 0xf);
       if (encodeSimple(q.id, flags, q.name, q.qtype, q.qclass, res.answer, res.authority, res.additional, edns ? 1232 : 0, optTtl, limit)) fast++;
     }
     // The fast path must actually run for the plain cases, not only fall back.
@@ -609,12 +759,27 @@ describe('the fast path of common replies (encodeSimple) writes what the general
 
   it('points the SOA names at the question, and writes them out where the question ends in their label', () => {
     const q = (name: string): ParsedQuery => ({ id: 7, flags: 0x0100, opcode: 0, rd: true, name, qtype: 1, qclass: 1, questionEnd: 0, signed: false });
-    const soa = { name: 'cluster.local.', type: 'SOA', class: 'IN', ttl: 5, data: { mname: 'ns.dns.cluster.local.', rname: 'hostmaster.cluster.local.', serial: 1, refresh: 7200, retry: 1800, expire: 86400, minimum: 5 } } as Answer;
+    const soa = {
+      name: 'cluster.local.',
+      type: 'SOA',
+      class: 'IN',
+      ttl: 5,
+      data: { mname: 'ns.dns.cluster.local.', rname: 'hostmaster.cluster.local.', serial: 1, refresh: 7200, retry: 1800, expire: 86400, minimum: 5 },
+    } as Answer;
     const nx: DnsResponse = { rcode: 3, aa: true, answer: [], authority: [soa], additional: [] };
-    for (const name of ['web.default.svc.cluster.local.', 'cluster.local.', 'x.dns.cluster.local.', 'ns.dns.cluster.local.', 'hostmaster.cluster.local.', 'a.DNS.cluster.local.']) {
+    for (const name of [
+      'web.default.svc.cluster.local.',
+      'cluster.local.',
+      'x.dns.cluster.local.',
+      'ns.dns.cluster.local.',
+      'hostmaster.cluster.local.',
+      'a.DNS.cluster.local.',
+    ]) {
       const out = encodeResponse(q(name), nx, 512);
       expect(out.toString('hex'), name).toBe(encodeGeneral(q(name), nx, 512).toString('hex'));
-      expect(dnsPacket.decode(out).authorities).toMatchObject([{ name: 'cluster.local', data: { mname: 'ns.dns.cluster.local', rname: 'hostmaster.cluster.local' } }]);
+      expect(dnsPacket.decode(out).authorities).toMatchObject([
+        { name: 'cluster.local', data: { mname: 'ns.dns.cluster.local', rname: 'hostmaster.cluster.local' } },
+      ]);
     }
     // The ordinary case: owner, mname's and rname's zone are one pointer each to the question's zone.
     const out = encodeResponse(q('web.default.svc.cluster.local.'), nx, 512);

@@ -22,7 +22,13 @@ const ROWS: Row<RecordType>[] = [
   row({ type: 'CNAME', name: 'www.example.', ttl: 0, data: 'web.example.', decoded: 'web.example' }),
   row({ type: 'PTR', name: '10.0.96.10.in-addr.arpa.', ttl: 5, data: 'web.default.svc.cluster.local.', decoded: 'web.default.svc.cluster.local' }),
   row({ type: 'NS', name: 'example.', ttl: 60, data: 'ns1.example.', decoded: 'ns1.example' }),
-  row({ type: 'SRV', name: '_http._tcp.web.example.', ttl: 5, data: { priority: 0, weight: 100, port: 80, target: 'web.example.' }, decoded: { priority: 0, weight: 100, port: 80, target: 'web.example' } }),
+  row({
+    type: 'SRV',
+    name: '_http._tcp.web.example.',
+    ttl: 5,
+    data: { priority: 0, weight: 100, port: 80, target: 'web.example.' },
+    decoded: { priority: 0, weight: 100, port: 80, target: 'web.example' },
+  }),
   row({ type: 'MX', name: 'example.', ttl: 300, data: { preference: 10, exchange: 'mail.example.' }, decoded: { preference: 10, exchange: 'mail.example' } }),
   row({ type: 'TXT', name: 'txt.example.', ttl: 5, data: ['one', 'two'], decoded: [Buffer.from('one'), Buffer.from('two')] }),
   row({ type: 'TXT', name: 'txt.example.', ttl: 5, data: [Buffer.from([0, 0xff])], decoded: [Buffer.from([0, 0xff])] }),
@@ -66,9 +72,21 @@ describe('optRr', () => {
   ];
   it.each(rows)('size %i, DO %s, extended rcode %i', (size, dnssecOk, ext) => {
     const opt = optRr(size, dnssecOk, ext);
-    for (const wire of [encodePacket({ id: 1, type: 'query', flags: 0, questions: [], additionals: [opt] }), dnsPacket.encode({ id: 1, type: 'query', flags: 0, questions: [], additionals: [opt] })]) {
+    for (const wire of [
+      encodePacket({ id: 1, type: 'query', flags: 0, questions: [], additionals: [opt] }),
+      dnsPacket.encode({ id: 1, type: 'query', flags: 0, questions: [], additionals: [opt] }),
+    ]) {
       const [back] = dnsPacket.decode(wire).additionals ?? [];
-      expect(back).toMatchObject({ type: 'OPT', name: '.', udpPayloadSize: size, extendedRcode: ext, ednsVersion: 0, flags: dnssecOk ? 0x8000 : 0, flag_do: dnssecOk, options: [] });
+      expect(back).toMatchObject({
+        type: 'OPT',
+        name: '.',
+        udpPayloadSize: size,
+        extendedRcode: ext,
+        ednsVersion: 0,
+        flags: dnssecOk ? 0x8000 : 0,
+        flag_do: dnssecOk,
+        options: [],
+      });
     }
   });
 });

@@ -77,7 +77,10 @@ export function reverseName(ip: string): string {
     const h = head === '' ? [] : head.split(':');
     const t = tail === '' ? [] : tail.split(':');
     const groups = full.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
-    const nibbles = groups.map((g) => g.padStart(4, '0')).join('').split('');
+    const nibbles = groups
+      .map((g) => g.padStart(4, '0'))
+      .join('')
+      .split('');
     return `${nibbles.reverse().join('.')}.ip6.arpa.`;
   }
   return `${ip.split('.').reverse().join('.')}.in-addr.arpa.`;
@@ -143,8 +146,7 @@ export function packetToObserved(p: Packet): Observed {
   const flags = FLAG_BITS.filter(([, bit]) => (flagsNum & bit) !== 0).map(([n]) => n);
   if ((p as { type?: string }).type === 'response' && !flags.includes('qr')) flags.unshift('qr');
   const rcode = (p as { rcode?: string }).rcode ?? 'NOERROR';
-  const lines = (rrs: readonly Answer[] | undefined): string[] =>
-    (rrs ?? []).filter((rr) => rr.type !== 'OPT').map((rr) => normalizeLine(rrToLine(rr)));
+  const lines = (rrs: readonly Answer[] | undefined): string[] => (rrs ?? []).filter((rr) => rr.type !== 'OPT').map((rr) => normalizeLine(rrToLine(rr)));
   return {
     rcode,
     flags,

@@ -43,20 +43,33 @@ export interface EtcdCluster {
 
 function launch(m: EtcdMember, initialCluster: string, state: 'new' | 'existing', extra: string[]): ChildProcess {
   const args = [
-    '--name', m.name,
-    '--data-dir', m.dataDir,
-    '--listen-client-urls', m.clientUrl,
-    '--advertise-client-urls', m.clientUrl,
-    '--listen-peer-urls', m.peerUrl,
-    '--initial-advertise-peer-urls', m.peerUrl,
-    '--initial-cluster', initialCluster,
-    '--initial-cluster-state', state,
-    '--initial-cluster-token', 'clusterdns-test',
+    '--name',
+    m.name,
+    '--data-dir',
+    m.dataDir,
+    '--listen-client-urls',
+    m.clientUrl,
+    '--advertise-client-urls',
+    m.clientUrl,
+    '--listen-peer-urls',
+    m.peerUrl,
+    '--initial-advertise-peer-urls',
+    m.peerUrl,
+    '--initial-cluster',
+    initialCluster,
+    '--initial-cluster-state',
+    state,
+    '--initial-cluster-token',
+    'clusterdns-test',
     // Fast elections on loopback keep the failover tests short.
-    '--heartbeat-interval', '50',
-    '--election-timeout', '500',
-    '--logger', 'zap',
-    '--log-level', 'warn',
+    '--heartbeat-interval',
+    '50',
+    '--election-timeout',
+    '500',
+    '--logger',
+    'zap',
+    '--log-level',
+    'warn',
     ...extra,
   ];
   const proc = spawn(etcdBinary!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -124,7 +137,13 @@ export async function startEtcd(size = 1, extra: string[] = [], tls?: EtcdTls): 
   for (let i = 0; i < size; i++) {
     const c = await freePort();
     const p = await freePort();
-    members.push({ name: `m${i}`, clientUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${c}`, peerUrl: `http://127.0.0.1:${p}`, dataDir: path.join(dir, `m${i}`), log: [] });
+    members.push({
+      name: `m${i}`,
+      clientUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${c}`,
+      peerUrl: `http://127.0.0.1:${p}`,
+      dataDir: path.join(dir, `m${i}`),
+      log: [],
+    });
   }
   const initial = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
   for (const m of members) m.proc = launch(m, initial, 'new', extra);

@@ -71,10 +71,7 @@ export async function bindUdpTcp(
       throw err;
     }
     const close = async (): Promise<void> => {
-      await Promise.all([
-        new Promise<void>((r) => udp.close(() => r())),
-        new Promise<void>((r) => tcp.close(() => r())),
-      ]);
+      await Promise.all([new Promise<void>((r) => udp.close(() => r())), new Promise<void>((r) => tcp.close(() => r()))]);
     };
     return { port, udp, tcp, close };
   }

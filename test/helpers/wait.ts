@@ -79,7 +79,12 @@ export async function retryFor<T>(what: What, f: () => T | Promise<T>, timeoutMs
  * Waits until `count` entries of `lines` (a log a running server appends to) from index `from` on
  * satisfy `match`; returns them. `match` is a substring, a pattern or a predicate.
  */
-export async function waitForLines<L>(lines: readonly L[], match: string | RegExp | ((line: L) => boolean), what: What, opts: { count?: number; from?: number; timeoutMs?: number; everyMs?: number } = {}): Promise<L[]> {
+export async function waitForLines<L>(
+  lines: readonly L[],
+  match: string | RegExp | ((line: L) => boolean),
+  what: What,
+  opts: { count?: number; from?: number; timeoutMs?: number; everyMs?: number } = {},
+): Promise<L[]> {
   const { count = 1, from = 0, timeoutMs = 5000, everyMs = 25 } = opts;
   const test = typeof match === 'function' ? match : (l: L) => (typeof match === 'string' ? String(l).includes(match) : match.test(String(l)));
   return pollFor(

@@ -19,9 +19,19 @@ afterAll(() => {
 });
 
 /** Runs a one-shot command; the timeout kills it (by its own PID) when it hangs. */
-function run(args: string[], timeout = 8000, env: NodeJS.ProcessEnv = {}): { code: number | null; out: string; err: string; ms: number; signal: NodeJS.Signals | null } {
+function run(
+  args: string[],
+  timeout = 8000,
+  env: NodeJS.ProcessEnv = {},
+): { code: number | null; out: string; err: string; ms: number; signal: NodeJS.Signals | null } {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [launcher, ...args], { cwd: repoRoot, encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, [launcher, ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...env },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr, ms: Date.now() - t0, signal: r.signal };
 }
 
@@ -184,7 +194,10 @@ describe('item 3: errors echo at most a short excerpt', () => {
 
   it('import /etc/passwd outside a block does not echo its lines either', () => {
     const conf = write('passwd-top.Corefile', 'import /etc/passwd\n');
-    const lines = fs.readFileSync('/etc/passwd', 'utf8').split('\n').filter((l) => l.includes(':'));
+    const lines = fs
+      .readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(':'));
     const r = run(['check', '--conf', conf]);
     expect(r.code).toBe(1);
     for (const l of lines.slice(0, 3)) expect(r.out).not.toContain(l.split(':').slice(0, 2).join(':'));
@@ -214,24 +227,30 @@ describe('item 3: errors echo at most a short excerpt', () => {
 
 describe('item 4: every mistake of a Corefile in one run, in line order', () => {
   it('reports errors across directives and server blocks, sorted by line', () => {
-    const conf = write('many.Corefile', [
-      '. {',                           // 1
-      '  loop extra',                  // 2: loop takes no arguments
-      '  errors bogus',                // 3: bad errors argument
-      '  frobnicate',                  // 4: unknown plugin
-      '  log {',                       // 5
-      '    nosuchoption',              // 6: unknown log option
-      '  }',                           // 7
-      '}',                             // 8
-      'example.org:99999 {',           // 9: bad port
-      '  cache abc -1',                // 10
-      '}',                             // 11
-      'example.net {',                 // 12
-      '  reload 1ms',                  // 13: too short
-      '}',                             // 14
-    ].join('\n') + '\n');
+    const conf = write(
+      'many.Corefile',
+      [
+        '. {', // 1
+        '  loop extra', // 2: loop takes no arguments
+        '  errors bogus', // 3: bad errors argument
+        '  frobnicate', // 4: unknown plugin
+        '  log {', // 5
+        '    nosuchoption', // 6: unknown log option
+        '  }', // 7
+        '}', // 8
+        'example.org:99999 {', // 9: bad port
+        '  cache abc -1', // 10
+        '}', // 11
+        'example.net {', // 12
+        '  reload 1ms', // 13: too short
+        '}', // 14
+      ].join('\n') + '\n',
+    );
     const r = run(['check', '--conf', conf]);
-    const lines = r.out.split('\n').filter((l) => l.includes(': error: ')).map((l) => Number(l.slice(conf.length + 1).split(':')[0]));
+    const lines = r.out
+      .split('\n')
+      .filter((l) => l.includes(': error: '))
+      .map((l) => Number(l.slice(conf.length + 1).split(':')[0]));
     expect(lines).toEqual([2, 3, 4, 6, 9, 13]);
     expect(r.out).toContain('6 error(s)');
   });
@@ -271,7 +290,9 @@ describe('item 5: one-shot commands do not warn about reload', () => {
   });
 
   it('check with the built-in Corefile prints no reload warning either', () => {
-    const r = run(['check', '--manifests', 'examples/manifests', '--log-level', 'info'], 20000, { CLUSTERDNS_UPSTREAM_RESOLV_CONF: 'test/fixtures/no-upstream.resolv.conf' });
+    const r = run(['check', '--manifests', 'examples/manifests', '--log-level', 'info'], 20000, {
+      CLUSTERDNS_UPSTREAM_RESOLV_CONF: 'test/fixtures/no-upstream.resolv.conf',
+    });
     expect(r.err + r.out).not.toContain('reload has no Corefile to watch');
   });
 

@@ -28,7 +28,9 @@ spec:
 it('matches a manifest CRD pattern in linear time', () => {
   const value = `${'a'.repeat(5000)}b`;
   const t0 = performance.now();
-  const { findings } = buildModel([{ file: 'w.yaml', text: `${crd}---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {name: ${value}}\n` }]);
+  const { findings } = buildModel([
+    { file: 'w.yaml', text: `${crd}---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {name: ${value}}\n` },
+  ]);
   expect(performance.now() - t0).toBeLessThan(5000);
   expect(findings.filter((f) => f.severity === 'error').map((f) => f.code)).toEqual(['schema-pattern']);
 });

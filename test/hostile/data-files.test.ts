@@ -31,7 +31,11 @@ describe('data files a Corefile names (#9.14)', () => {
     const started = Date.now();
     let out = '';
     try {
-      execFileSync(process.execPath, [launcher, 'serve', '--conf', path.join(dir, 'Corefile.zone')], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync(process.execPath, [launcher, 'serve', '--conf', path.join(dir, 'Corefile.zone')], {
+        encoding: 'utf8',
+        timeout: 10_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (err) {
       out = String((err as { stderr?: string }).stderr);
     }
@@ -44,7 +48,10 @@ describe('data files a Corefile names (#9.14)', () => {
     let server: RunningServer;
     const corefile = (): string => path.join(dir, 'Corefile.hosts');
     beforeAll(async () => {
-      writeFileSync(corefile(), `example.org {\n    bind 127.0.0.1\n    reload 2s 1s\n    hosts ${path.join(dir, 'hosts.fifo')} {\n        10.0.0.1 a.example.org\n        reload 1s\n    }\n}\n`);
+      writeFileSync(
+        corefile(),
+        `example.org {\n    bind 127.0.0.1\n    reload 2s 1s\n    hosts ${path.join(dir, 'hosts.fifo')} {\n        10.0.0.1 a.example.org\n        reload 1s\n    }\n}\n`,
+      );
       server = await startServer(['--conf', corefile()]);
     }, 20_000);
     afterAll(async () => server?.stop());

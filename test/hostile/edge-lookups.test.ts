@@ -42,7 +42,11 @@ describe('k8s_external chases each load balancer host name once per answer', () 
       manifests,
       [
         service('wide', PORTS, ['elb-1.lb.test']),
-        service('many', 2, Array.from({ length: HOSTNAMES }, (_, i) => `elb-${i}.many.lb.test`)),
+        service(
+          'many',
+          2,
+          Array.from({ length: HOSTNAMES }, (_, i) => `elb-${i}.many.lb.test`),
+        ),
       ].join('---\n'),
     );
     const corefile = path.join(dir, 'Corefile');

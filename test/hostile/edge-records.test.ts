@@ -45,11 +45,7 @@ describeNeeding(['dig'], 'k8s_gateway answers for a name with 70,000 targets', (
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'List',
-        items: [
-          dnsEndpoint('huge', 'huge.example.com', TARGETS),
-          dnsEndpoint('small', 'small.example.com', 2),
-          dnsEndpoint('capped', 'huge.example.net', 50),
-        ],
+        items: [dnsEndpoint('huge', 'huge.example.com', TARGETS), dnsEndpoint('small', 'small.example.com', 2), dnsEndpoint('capped', 'huge.example.net', 50)],
       }),
     );
     metricsPort = await freePort();

@@ -59,7 +59,11 @@ describeNeeding(['etcd', 'dig'], 'etcd queries over hostile data', () => {
       const question = q.questions![0]!;
       upstreamAsked.push(`${question.name.toLowerCase()} ${question.type}`);
       const answers = question.type === 'A' ? [{ name: question.name, type: 'A' as const, ttl: 60, data: '192.0.2.1' }] : [];
-      upstream.udp.send(dnsPacket.encode({ id: q.id, type: 'response', flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: q.questions, answers }), rinfo.port, rinfo.address);
+      upstream.udp.send(
+        dnsPacket.encode({ id: q.id, type: 'response', flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: q.questions, answers }),
+        rinfo.port,
+        rinfo.address,
+      );
     });
     const wide: [string, unknown][] = [];
     // 3 names of 1,400 addresses each, each reached by 16 CNAMEs: 67k records along all paths,
@@ -74,7 +78,10 @@ describeNeeding(['etcd', 'dig'], 'etcd queries over hostile data', () => {
       ...fanOut('tight.test.'),
       [namePath('ok.tight.test.', 'skydns'), { host: '10.1.0.2' }],
       // Outside targets: one name in three spellings, and three distinct names.
-      ...['OUT.example.org', 'out.example.org', 'Out.Example.Org'].map((h, i): [string, unknown] => [`${namePath('same.fan.test.', 'skydns')}/${i}`, { host: h }]),
+      ...['OUT.example.org', 'out.example.org', 'Out.Example.Org'].map((h, i): [string, unknown] => [
+        `${namePath('same.fan.test.', 'skydns')}/${i}`,
+        { host: h },
+      ]),
       ...['o1', 'o2', 'o3'].map((h): [string, unknown] => [`${namePath('many.tight.test.', 'skydns')}/${h}`, { host: `${h}.example.org` }]),
       ...wide,
       // A host that is no domain name, next to a good one; an SRV target made from a bad key.
@@ -153,7 +160,7 @@ describeNeeding(['etcd', 'dig'], 'etcd queries over hostile data', () => {
     expect((await digQuery(dig!, server.port, 'ok.fan.test.', 'A', false)).rcode).toBe('NOERROR');
   });
 
-  it('asks the server once per distinct outside name, and at most query_budget\'s second number', async () => {
+  it("asks the server once per distinct outside name, and at most query_budget's second number", async () => {
     upstreamAsked.length = 0;
     const r = await digQuery(dig!, server.port, 'same.fan.test.', 'A', false);
     expect(r.rcode).toBe('NOERROR');

@@ -43,7 +43,10 @@ describeNeeding(['etcd'], 'a hung etcd member, one of three (issue 21 item 9)', 
     for (let i = 0; i < KEYS; i += 100) {
       const ops = [];
       for (let j = i; j < i + 100; j++) ops.push(put(`k${j}.hung.test.`, `10.8.${j >> 8}.${j & 255}`));
-      await client.if(namePath('k0.hung.test.', 'skydns'), 'Mod', '>', -1).then(...ops).commit();
+      await client
+        .if(namePath('k0.hung.test.', 'skydns'), 'Mod', '>', -1)
+        .then(...ops)
+        .commit();
     }
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-hung-'));
     // The frozen member is listed first: the watch starts there.

@@ -37,15 +37,27 @@ describeNeeding(['etcd'], 'large etcd values (issue 21 item 10)', () => {
     // 16 values a transaction stay under etcd's 1.5 MiB request limit.
     for (let i = 0; i < KEYS; i += 16) {
       const ops = [];
-      for (let j = i; j < Math.min(i + 16, KEYS); j++) ops.push(c.put(namePath(`k${j}.large.test.`, 'skydns')).value(JSON.stringify({ host: `10.9.${j >> 8}.${j & 255}`, text })));
-      await c.if(namePath('k0.large.test.', 'skydns'), 'Mod', '>', -1).then(...ops).commit();
+      for (let j = i; j < Math.min(i + 16, KEYS); j++)
+        ops.push(c.put(namePath(`k${j}.large.test.`, 'skydns')).value(JSON.stringify({ host: `10.9.${j >> 8}.${j & 255}`, text })));
+      await c
+        .if(namePath('k0.large.test.', 'skydns'), 'Mod', '>', -1)
+        .then(...ops)
+        .commit();
     }
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-large-'));
     const metricsPort = await freePort();
-    fs.writeFileSync(path.join(dir, 'Corefile'), `large.test {\n    bind 127.0.0.1\n    prometheus 127.0.0.1:${metricsPort}\n    etcd {\n        endpoint ${etcd.endpoints[0]}\n    }\n}\n`);
+    fs.writeFileSync(
+      path.join(dir, 'Corefile'),
+      `large.test {\n    bind 127.0.0.1\n    prometheus 127.0.0.1:${metricsPort}\n    etcd {\n        endpoint ${etcd.endpoints[0]}\n    }\n}\n`,
+    );
     server = await startServer(['--conf', path.join(dir, 'Corefile')]);
     const srv = server;
-    await waitUntil('the replica to sync', async () => (await dnsQuery(srv.port, `k${KEYS - 1}.large.test.`, 'A', 1000).catch(() => undefined))?.rcode === 'NOERROR', 20_000, 200);
+    await waitUntil(
+      'the replica to sync',
+      async () => (await dnsQuery(srv.port, `k${KEYS - 1}.large.test.`, 'A', 1000).catch(() => undefined))?.rcode === 'NOERROR',
+      20_000,
+      200,
+    );
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toContain(`clusterdns_etcd_keys{zones="large.test."} ${KEYS}`);
     expect(await firstA(srv.port, 'k0.large.test.')).toBe('10.9.0.0');

@@ -35,14 +35,27 @@ describeNeeding(['etcd'], 'many leased etcd keys (issue 21 item 16)', () => {
     const c = client;
     for (let i = 0; i < KEYS; i += 500) {
       const ids = await Promise.all(Array.from({ length: Math.min(500, KEYS - i) }, () => c.leaseClient.leaseGrant({ TTL: 3600, ID: 0 }).then((r) => r.ID)));
-      const ops = ids.map((id, j) => c.put(namePath(`k${i + j}.leases.test.`, 'skydns')).value(`{"host":"10.12.${(i + j) >> 8}.${(i + j) & 255}"}`).lease(id));
-      await c.if('/skydns/none', 'Mod', '>', -1).then(...ops).commit();
+      const ops = ids.map((id, j) =>
+        c
+          .put(namePath(`k${i + j}.leases.test.`, 'skydns'))
+          .value(`{"host":"10.12.${(i + j) >> 8}.${(i + j) & 255}"}`)
+          .lease(id),
+      );
+      await c
+        .if('/skydns/none', 'Mod', '>', -1)
+        .then(...ops)
+        .commit();
     }
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-leases-'));
     fs.writeFileSync(path.join(dir, 'Corefile'), `leases.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${etcd.endpoints[0]}\n    }\n}\n`);
     server = await startServer(['--conf', path.join(dir, 'Corefile')], { timeoutMs: 20_000 });
     const srv = server;
-    await waitUntil('the replica to sync', async () => (await dnsQuery(srv.port, `k${KEYS - 1}.leases.test.`, 'A', 1000).catch(() => undefined))?.rcode === 'NOERROR', 30_000, 200);
+    await waitUntil(
+      'the replica to sync',
+      async () => (await dnsQuery(srv.port, `k${KEYS - 1}.leases.test.`, 'A', 1000).catch(() => undefined))?.rcode === 'NOERROR',
+      30_000,
+      200,
+    );
     // The lease's granted TTL (3600 s, clamped to max-lease-ttl 24 h) is known for the last key too.
     const last = await dnsQuery(srv.port, `k${KEYS - 1}.leases.test.`, 'A');
     expect(last.answers[0]!.ttl).toBe(3600);

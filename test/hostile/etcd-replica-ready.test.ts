@@ -29,7 +29,10 @@ describeNeeding(['etcd'], 'readiness of an etcd replica (issue 21 item 3)', () =
     await etcd.kill(0);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-ready-'));
     const readyPort = await freePort();
-    fs.writeFileSync(path.join(dir, 'Corefile'), `ready.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort}\n    etcd {\n        endpoint ${endpoint}\n    }\n}\n`);
+    fs.writeFileSync(
+      path.join(dir, 'Corefile'),
+      `ready.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort}\n    etcd {\n        endpoint ${endpoint}\n    }\n}\n`,
+    );
     server = await startServer(['--conf', path.join(dir, 'Corefile')], { until: 'listening' });
     const srv = server;
     // It serves (SERVFAIL for the zone) but does not say it is ready: the line says why instead.

@@ -44,7 +44,8 @@ describeNeeding(['etcd'], 'the etcd SOA serial across replicas (issue 21 item 22
       fs.writeFileSync(f, `serial.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${endpoint}\n    }\n}\n`);
       return f;
     };
-    const serial = async (port: number): Promise<number> => Number(((await dnsQuery(port, 'serial.test.', 'SOA')).answers[0]!.data as { serial: number }).serial);
+    const serial = async (port: number): Promise<number> =>
+      Number(((await dnsQuery(port, 'serial.test.', 'SOA')).answers[0]!.data as { serial: number }).serial);
     const a = await startServer(['--conf', corefile('A', viaProxy)]);
     servers.push(a);
     await waitUntil('A synced', async () => (await serial(a.port)) === top, 10_000);

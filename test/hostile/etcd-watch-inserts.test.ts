@@ -33,7 +33,12 @@ describeNeeding(['etcd'], 'watch inserts into a large mirror (issue 21 item 14)'
     const c = client;
     const rand = prng(21);
     // Random names, so inserts land all over the index rather than at its end.
-    const name = (): string => `/skydns/test/ins/${Math.floor(rand() * 0xffffffff).toString(16).padStart(8, '0')}${Math.floor(rand() * 0xffffffff).toString(16).padStart(8, '0')}`;
+    const name = (): string =>
+      `/skydns/test/ins/${Math.floor(rand() * 0xffffffff)
+        .toString(16)
+        .padStart(8, '0')}${Math.floor(rand() * 0xffffffff)
+        .toString(16)
+        .padStart(8, '0')}`;
     const write = async (n: number, perTxn: number): Promise<string[]> => {
       const keys: string[] = [];
       const txns: Promise<unknown>[] = [];
@@ -44,7 +49,12 @@ describeNeeding(['etcd'], 'watch inserts into a large mirror (issue 21 item 14)'
           keys.push(k);
           ops.push(c.put(k).value('{"host":"10.11.0.1"}'));
         }
-        txns.push(c.if('/skydns/none', 'Mod', '>', -1).then(...ops).commit());
+        txns.push(
+          c
+            .if('/skydns/none', 'Mod', '>', -1)
+            .then(...ops)
+            .commit(),
+        );
         if (txns.length >= 4) await Promise.all(txns.splice(0));
       }
       await Promise.all(txns);

@@ -34,13 +34,20 @@ describeNeeding(['etcd'], 'etcd watch resume after a restart during a catch-up (
   it('after the restart the replica serves every key written while it was cut off', async () => {
     etcd = await startEtcd(1);
     client = etcd.client();
-    const put = (i: number): Promise<unknown> => client!.put(namePath(`k${i}.resume.test.`, 'skydns')).value(JSON.stringify({ host: `10.7.${i >> 8}.${i & 255}` })).exec();
+    const put = (i: number): Promise<unknown> =>
+      client!
+        .put(namePath(`k${i}.resume.test.`, 'skydns'))
+        .value(JSON.stringify({ host: `10.7.${i >> 8}.${i & 255}` }))
+        .exec();
     await put(0);
     proxy = new EtcdProxy(Number(new URL(etcd.endpoints[0]!).port));
     const url = await proxy.listen();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-resume-'));
     const metricsPort = await freePort();
-    fs.writeFileSync(path.join(dir, 'Corefile'), `resume.test {\n    bind 127.0.0.1\n    prometheus 127.0.0.1:${metricsPort}\n    etcd {\n        endpoint ${url}\n    }\n}\n`);
+    fs.writeFileSync(
+      path.join(dir, 'Corefile'),
+      `resume.test {\n    bind 127.0.0.1\n    prometheus 127.0.0.1:${metricsPort}\n    etcd {\n        endpoint ${url}\n    }\n}\n`,
+    );
     server = await startServer(['--conf', path.join(dir, 'Corefile')]);
     const srv = server;
     await waitUntil('the first read', async () => (await firstA(srv.port, 'k0.resume.test.')) === '10.7.0.0', 10_000);

@@ -33,7 +33,13 @@ async function expectAddress(target: Target, name: string, ip: string): Promise<
   }
 }
 
-function serverTarget(server: RunningServer, names: readonly string[], stillServing: (t: Target) => Promise<void>, marker: string, watchPid = true): FuzzTarget {
+function serverTarget(
+  server: RunningServer,
+  names: readonly string[],
+  stillServing: (t: Target) => Promise<void>,
+  marker: string,
+  watchPid = true,
+): FuzzTarget {
   const target = { host: '127.0.0.1', port: server.port };
   return {
     target,
@@ -60,25 +66,50 @@ const testTimeout = fuzzSeconds > 0 ? share * 1000 + 60_000 : 60_000;
 describeNeeding([], 'fuzzing k8s_gateway and k8s_external', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer(['--conf', path.join(repoRoot, 'test/fixtures/fuzz/edge/Corefile'), '--manifests', path.join(repoRoot, 'test/fixtures/edge/gateway/manifests')]);
+    server = await startServer([
+      '--conf',
+      path.join(repoRoot, 'test/fixtures/fuzz/edge/Corefile'),
+      '--manifests',
+      path.join(repoRoot, 'test/fixtures/edge/gateway/manifests'),
+    ]);
   }, 30_000);
   afterAll(async () => server?.stop());
 
-  it('UDP and TCP: every reply well formed, no reply to QR=1, no SERVFAIL, api.example.com still answers, RSS and fds bounded', async () => {
-    const names = [
-      'api.example.com', 'api2.example.com', 'shop.example.com', 'pooled.example.com', 'x.wild.example.com', 'exact.wild.example.com',
-      'grpc.example.com', 'txt.example.com', 'rec.example.com', 'rec6.example.com', 'dns1.kube-system.example.com', 'example.com',
-      'sneaky.example.com', 'nope.example.com', 'api.apps.example.org', 'web.apps.example.org', 'dns1.kube-system.example.org', 'example.org',
-      'kubernetes.default.svc.cluster.local', 'api.apps.svc.cluster.local',
-    ];
-    const t = serverTarget(server, names, (target) => expectAddress(target, 'api.example.com', '203.0.113.10'), 'fuzz-marker.example.com');
-    // k8s_external's apex test compares the name as spelled (CoreDNS external.go `state.Name() ==
-    // zone`): the apex in other letter case reaches External() with no labels below the zone,
-    // which answers SERVFAIL in CoreDNS too (kubernetes/external.go, `last < 0`).
-    t.servfailAllowed = (name) => name.toLowerCase() === 'example.org.' && name !== 'example.org.';
-    await t.stillServing();
-    await fuzzBoth(t, 0xed6e0000);
-  }, testTimeout);
+  it(
+    'UDP and TCP: every reply well formed, no reply to QR=1, no SERVFAIL, api.example.com still answers, RSS and fds bounded',
+    async () => {
+      const names = [
+        'api.example.com',
+        'api2.example.com',
+        'shop.example.com',
+        'pooled.example.com',
+        'x.wild.example.com',
+        'exact.wild.example.com',
+        'grpc.example.com',
+        'txt.example.com',
+        'rec.example.com',
+        'rec6.example.com',
+        'dns1.kube-system.example.com',
+        'example.com',
+        'sneaky.example.com',
+        'nope.example.com',
+        'api.apps.example.org',
+        'web.apps.example.org',
+        'dns1.kube-system.example.org',
+        'example.org',
+        'kubernetes.default.svc.cluster.local',
+        'api.apps.svc.cluster.local',
+      ];
+      const t = serverTarget(server, names, (target) => expectAddress(target, 'api.example.com', '203.0.113.10'), 'fuzz-marker.example.com');
+      // k8s_external's apex test compares the name as spelled (CoreDNS external.go `state.Name() ==
+      // zone`): the apex in other letter case reaches External() with no labels below the zone,
+      // which answers SERVFAIL in CoreDNS too (kubernetes/external.go, `last < 0`).
+      t.servfailAllowed = (name) => name.toLowerCase() === 'example.org.' && name !== 'example.org.';
+      await t.stillServing();
+      await fuzzBoth(t, 0xed6e0000);
+    },
+    testTimeout,
+  );
 });
 
 describeNeeding(['etcd'], 'fuzzing the etcd plugin on a real etcd', () => {
@@ -87,7 +118,10 @@ describeNeeding(['etcd'], 'fuzzing the etcd plugin on a real etcd', () => {
   let server: RunningServer;
   let dir: string;
   const put = (name: string, value: Record<string, unknown> | string): Promise<unknown> =>
-    client.put(namePath(name, 'skydns')).value(typeof value === 'string' ? value : JSON.stringify(value)).exec();
+    client
+      .put(namePath(name, 'skydns'))
+      .value(typeof value === 'string' ? value : JSON.stringify(value))
+      .exec();
 
   beforeAll(async () => {
     etcd = await startEtcd(1);
@@ -114,7 +148,10 @@ describeNeeding(['etcd'], 'fuzzing the etcd plugin on a real etcd', () => {
     await put('bad2.fuzz.test.', { host: 10 });
     await put('bad3.fuzz.test.', { host: 'a..b' });
     dir = mkdtempSync(path.join(tmpdir(), 'clusterdns-fuzz-etcd-'));
-    writeFileSync(path.join(dir, 'Corefile'), `fuzz.test {\n    bind 127.0.0.1\n    etcd {\n        path /skydns\n        endpoint ${etcd.endpoints.join(' ')}\n    }\n}\n`);
+    writeFileSync(
+      path.join(dir, 'Corefile'),
+      `fuzz.test {\n    bind 127.0.0.1\n    etcd {\n        path /skydns\n        endpoint ${etcd.endpoints.join(' ')}\n    }\n}\n`,
+    );
     server = await startServer(['--conf', path.join(dir, 'Corefile')]);
   }, 60_000);
   afterAll(async () => {
@@ -124,30 +161,58 @@ describeNeeding(['etcd'], 'fuzzing the etcd plugin on a real etcd', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('UDP and TCP: every reply well formed, no reply to QR=1, no SERVFAIL, www.fuzz.test still answers, RSS and fds bounded', async () => {
-    const names = [
-      'www.fuzz.test', 'srv.fuzz.test', '_http._tcp.srv.fuzz.test', 'six.fuzz.test', 'txt.fuzz.test', 'mail.fuzz.test', 'c1.fuzz.test', 'c2.fuzz.test',
-      'loop1.fuzz.test', 'out.fuzz.test', 'l0.fuzz.test', 'l1.fuzz.test', 'e0.l0.fuzz.test', 'bad1.fuzz.test', 'bad2.fuzz.test', 'bad3.fuzz.test',
-      'fuzz.test', '*.fuzz.test', 'any.fuzz.test', 'nope.fuzz.test',
-    ];
-    const t = serverTarget(server, names, (target) => expectAddress(target, 'www.fuzz.test', '10.0.0.1'), 'fuzz-marker.fuzz.test');
-    await t.stillServing();
-    await fuzzBoth(t, 0xe7cd0000);
-  }, testTimeout);
+  it(
+    'UDP and TCP: every reply well formed, no reply to QR=1, no SERVFAIL, www.fuzz.test still answers, RSS and fds bounded',
+    async () => {
+      const names = [
+        'www.fuzz.test',
+        'srv.fuzz.test',
+        '_http._tcp.srv.fuzz.test',
+        'six.fuzz.test',
+        'txt.fuzz.test',
+        'mail.fuzz.test',
+        'c1.fuzz.test',
+        'c2.fuzz.test',
+        'loop1.fuzz.test',
+        'out.fuzz.test',
+        'l0.fuzz.test',
+        'l1.fuzz.test',
+        'e0.l0.fuzz.test',
+        'bad1.fuzz.test',
+        'bad2.fuzz.test',
+        'bad3.fuzz.test',
+        'fuzz.test',
+        '*.fuzz.test',
+        'any.fuzz.test',
+        'nope.fuzz.test',
+      ];
+      const t = serverTarget(server, names, (target) => expectAddress(target, 'www.fuzz.test', '10.0.0.1'), 'fuzz-marker.fuzz.test');
+      await t.stillServing();
+      await fuzzBoth(t, 0xe7cd0000);
+    },
+    testTimeout,
+  );
 });
 
 describeNeeding([], 'fuzzing serve --workers 2', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer(['--conf', path.join(repoRoot, 'test/fixtures/fuzz/Corefile'), '--manifests', path.join(repoRoot, 'test/fixtures/protocol/manifests'), '--workers', '2'], { timeoutMs: 30_000 });
+    server = await startServer(
+      ['--conf', path.join(repoRoot, 'test/fixtures/fuzz/Corefile'), '--manifests', path.join(repoRoot, 'test/fixtures/protocol/manifests'), '--workers', '2'],
+      { timeoutMs: 30_000 },
+    );
   }, 40_000);
   afterAll(async () => server?.stop());
 
-  it('UDP and TCP through shared sockets: every reply well formed, no reply to QR=1, the primary alive, a known name still answers', async () => {
-    // The primary only supervises: its RSS is not the workers', so only liveness and answers are checked.
-    const t = serverTarget(server, KNOWN_NAMES, (target) => expectStillServing(target), `fuzz-marker.default.svc.${fixture.zone}`, false);
-    t.servfailAllowed = (name) => /(^|\.)(in-addr|ip6)\.arpa\.$/i.test(name);
-    await t.stillServing();
-    await fuzzBoth(t, 0x3a7c0000);
-  }, testTimeout);
+  it(
+    'UDP and TCP through shared sockets: every reply well formed, no reply to QR=1, the primary alive, a known name still answers',
+    async () => {
+      // The primary only supervises: its RSS is not the workers', so only liveness and answers are checked.
+      const t = serverTarget(server, KNOWN_NAMES, (target) => expectStillServing(target), `fuzz-marker.default.svc.${fixture.zone}`, false);
+      t.servfailAllowed = (name) => /(^|\.)(in-addr|ip6)\.arpa\.$/i.test(name);
+      await t.stillServing();
+      await fuzzBoth(t, 0x3a7c0000);
+    },
+    testTimeout,
+  );
 });

@@ -21,7 +21,12 @@ let checkpoint: Checkpoint;
 const REVERSE_NAME = /(^|\.)(in-addr|ip6)\.arpa\.$/i;
 
 beforeAll(async () => {
-  server = await startServer(['--conf', path.join(repoRoot, 'test/fixtures/fuzz/Corefile'), '--manifests', path.join(repoRoot, 'test/fixtures/protocol/manifests')]);
+  server = await startServer([
+    '--conf',
+    path.join(repoRoot, 'test/fixtures/fuzz/Corefile'),
+    '--manifests',
+    path.join(repoRoot, 'test/fixtures/protocol/manifests'),
+  ]);
   const target = { host: '127.0.0.1', port: server.port };
   t = {
     target,
@@ -48,18 +53,26 @@ afterAll(async () => {
 });
 
 describe(`structure-aware fuzzing (${timed ? `${fuzzSeconds} s, npm run fuzz` : 'fixed count'})`, () => {
-  it('UDP: every reply well formed, no reply to QR=1, a known name still answers, RSS and fds bounded', async () => {
-    const { sent, rcodes, withAnswers } = await fuzzUdp(t, checkpoint, 0x5eed0000, FIXED_UDP_BATCHES, fuzzSeconds * (2 / 3));
-    expect(sent).toBeGreaterThanOrEqual(BATCH);
-    console.log(`UDP fuzz: ${sent} messages, replies by rcode ${JSON.stringify(Object.fromEntries(rcodes))}, ${withAnswers} with answers`);
-    // The generator must reach the backends, not only the parser's error paths.
-    expect(withAnswers, `replies by rcode: ${JSON.stringify([...rcodes])}`).toBeGreaterThan(sent / 50);
-    expect(rcodes.get(0) ?? 0).toBeGreaterThan(0);
-    expect(rcodes.get(3) ?? 0, 'some NXDOMAIN').toBeGreaterThan(0);
-    expect(rcodes.get(1) ?? 0, 'some FORMERR').toBeGreaterThan(0);
-  }, timed ? fuzzSeconds * 1000 + 60_000 : 60_000);
+  it(
+    'UDP: every reply well formed, no reply to QR=1, a known name still answers, RSS and fds bounded',
+    async () => {
+      const { sent, rcodes, withAnswers } = await fuzzUdp(t, checkpoint, 0x5eed0000, FIXED_UDP_BATCHES, fuzzSeconds * (2 / 3));
+      expect(sent).toBeGreaterThanOrEqual(BATCH);
+      console.log(`UDP fuzz: ${sent} messages, replies by rcode ${JSON.stringify(Object.fromEntries(rcodes))}, ${withAnswers} with answers`);
+      // The generator must reach the backends, not only the parser's error paths.
+      expect(withAnswers, `replies by rcode: ${JSON.stringify([...rcodes])}`).toBeGreaterThan(sent / 50);
+      expect(rcodes.get(0) ?? 0).toBeGreaterThan(0);
+      expect(rcodes.get(3) ?? 0, 'some NXDOMAIN').toBeGreaterThan(0);
+      expect(rcodes.get(1) ?? 0, 'some FORMERR').toBeGreaterThan(0);
+    },
+    timed ? fuzzSeconds * 1000 + 60_000 : 60_000,
+  );
 
-  it('TCP: every reply well formed, a known name still answers, RSS and fds bounded', async () => {
-    await fuzzTcp(t, checkpoint, 0x7c900000, FIXED_TCP_BATCHES, fuzzSeconds * (1 / 3));
-  }, timed ? fuzzSeconds * 1000 + 60_000 : 60_000);
+  it(
+    'TCP: every reply well formed, a known name still answers, RSS and fds bounded',
+    async () => {
+      await fuzzTcp(t, checkpoint, 0x7c900000, FIXED_TCP_BATCHES, fuzzSeconds * (1 / 3));
+    },
+    timed ? fuzzSeconds * 1000 + 60_000 : 60_000,
+  );
 });

@@ -40,7 +40,10 @@ export class FuzzGen {
   private valid = false;
 
   /** `names`: the names a target holds, so valid queries reach its backends (default: the kubernetes fixture's). */
-  constructor(seed: number, private readonly names: readonly string[] = KNOWN_NAMES) {
+  constructor(
+    seed: number,
+    private readonly names: readonly string[] = KNOWN_NAMES,
+  ) {
     this.rand = prng(seed);
   }
 
@@ -140,7 +143,14 @@ export class FuzzGen {
     const n = this.int(4);
     if (this.valid) {
       // Options a server must ignore or accept: padding, an unknown code, a well-formed cookie.
-      for (let i = 0; i < n; i++) out.push(this.pick([{ code: 12, data: Buffer.alloc(this.int(64)) }, { code: 65001, data: this.bytes(this.int(16)) }, { code: 10, data: this.bytes(8) }]));
+      for (let i = 0; i < n; i++)
+        out.push(
+          this.pick([
+            { code: 12, data: Buffer.alloc(this.int(64)) },
+            { code: 65001, data: this.bytes(this.int(16)) },
+            { code: 10, data: this.bytes(8) },
+          ]),
+        );
       return out;
     }
     for (let i = 0; i < n; i++) {
@@ -172,7 +182,13 @@ export class FuzzGen {
 
   private record(): Buffer {
     const type = this.pick([T.A, T.AAAA, T.SOA, T.TSIG, T.OPT, T.CNAME, this.int(65536)]);
-    return encodeRr(this.chance(0.5) ? Buffer.from([0xc0, 12]) : this.name(), type, this.chance(0.8) ? C.IN : this.int(65536), this.int(2 ** 32), this.bytes(this.int(64)));
+    return encodeRr(
+      this.chance(0.5) ? Buffer.from([0xc0, 12]) : this.name(),
+      type,
+      this.chance(0.8) ? C.IN : this.int(65536),
+      this.int(2 ** 32),
+      this.bytes(this.int(64)),
+    );
   }
 
   next(): FuzzCase {

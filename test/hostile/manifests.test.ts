@@ -258,7 +258,8 @@ describe('special files and file size (#9.14)', () => {
 
 describe('duplicate keys and echoed input (#9.18)', () => {
   it('warns about duplicate keys in JSON with the line, and still errors on them in YAML', () => {
-    const json = '{\n  "apiVersion": "v1",\n  "kind": "Service",\n  "metadata": {\n    "name": "a",\n    "name": "b"\n  },\n  "spec": {"ports": [{"port": 80}]}\n}\n';
+    const json =
+      '{\n  "apiVersion": "v1",\n  "kind": "Service",\n  "metadata": {\n    "name": "a",\n    "name": "b"\n  },\n  "spec": {"ports": [{"port": 80}]}\n}\n';
     const { model, findings } = buildModel([{ file: 'd.json', text: json }]);
     expect(model.services.map((s) => s.name)).toEqual(['b']); // last wins, as in every JSON reader
     expect(findings).toEqual([

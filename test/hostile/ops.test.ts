@@ -65,7 +65,7 @@ describe('--workers: shutdown and supervision', () => {
   }, 20000);
 
   for (const lameduck of [1, 11]) {
-    it(`(#9.9) with lameduck ${lameduck}s, SIGTERM keeps /health up for the lameduck, then every process is gone within 1 s${lameduck > 10 ? ' (a lameduck past the primary\'s 10 s kill timer is not cut short)' : ''}`, async () => {
+    it(`(#9.9) with lameduck ${lameduck}s, SIGTERM keeps /health up for the lameduck, then every process is gone within 1 s${lameduck > 10 ? " (a lameduck past the primary's 10 s kill timer is not cut short)" : ''}`, async () => {
       const health = await freePort();
       const server = await startServer(['--manifests', 'examples/manifests', '--workers', '2', '--conf', 'test/fixtures/ops/workers-lameduck.Corefile'], {
         env: { HEALTH_PORT: String(health), LAMEDUCK: `${lameduck}s` },
@@ -94,7 +94,10 @@ describe('--workers: shutdown and supervision', () => {
     // Workers that served and then keep dying (killed here, as the OOM killer would): past 5
     // restarts in a minute the primary stops and exits non-zero. (A worker that cannot start at
     // all ends the start at once: workers-start.test.ts.)
-    const server = await startServer(['--conf', path.join(repoRoot, 'test/fixtures/fuzz/Corefile'), '--manifests', path.join(repoRoot, 'test/fixtures/protocol/manifests'), '--workers', '2'], { timeoutMs: 30_000 });
+    const server = await startServer(
+      ['--conf', path.join(repoRoot, 'test/fixtures/fuzz/Corefile'), '--manifests', path.join(repoRoot, 'test/fixtures/protocol/manifests'), '--workers', '2'],
+      { timeoutMs: 30_000 },
+    );
     const primary = server.proc;
     const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
     let gone = false;
@@ -180,16 +183,18 @@ describe('HTTP endpoints under idle connections (#9.11)', () => {
       // 400 connections that send nothing, opened 50 at a time; more than the process has fds.
       for (let batch = 0; batch < 8; batch++) {
         await Promise.all(
-          Array.from({ length: 50 }, () =>
-            new Promise<void>((resolve) => {
-              const s = net.connect(health, '127.0.0.1');
-              idle.push(s);
-              s.on('error', () => undefined);
-              s.once('close', () => closed.add(s));
-              s.once('connect', () => resolve());
-              s.once('close', () => resolve());
-              setTimeout(resolve, 2000).unref();
-            }),
+          Array.from(
+            { length: 50 },
+            () =>
+              new Promise<void>((resolve) => {
+                const s = net.connect(health, '127.0.0.1');
+                idle.push(s);
+                s.on('error', () => undefined);
+                s.once('close', () => closed.add(s));
+                s.once('connect', () => resolve());
+                s.once('close', () => resolve());
+                setTimeout(resolve, 2000).unref();
+              }),
           ),
         );
       }

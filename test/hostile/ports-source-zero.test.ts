@@ -50,7 +50,10 @@ describe.skipIf(skipOrFailInCI(needs, 'UDP source port 0'))('UDP queries from so
     const control = buildQuery({ name: 'ns1.z.test', type: T.A });
     send(listener.address().port, 1, control);
     await holdsWithin(() => replies.some((r) => idOf(r) === idOf(control)), 3000, 20);
-    expect(replies.some((r) => idOf(r) === idOf(control)), 'reply to a raw query from a real port').toBe(true);
+    expect(
+      replies.some((r) => idOf(r) === idOf(control)),
+      'reply to a raw query from a real port',
+    ).toBe(true);
 
     const logsBefore = server.logs.length;
     send(0, 500, buildQuery({ name: 'ns1.z.test', type: T.A }));
@@ -58,7 +61,10 @@ describe.skipIf(skipOrFailInCI(needs, 'UDP source port 0'))('UDP queries from so
     const marker = buildQuery({ name: 'ns1.z.test', type: T.A });
     send(listener.address().port, 1, marker);
     await holdsWithin(() => replies.some((r) => idOf(r) === idOf(marker)), 5000, 20);
-    expect(replies.some((r) => idOf(r) === idOf(marker)), 'reply to the marker').toBe(true);
+    expect(
+      replies.some((r) => idOf(r) === idOf(marker)),
+      'reply to the marker',
+    ).toBe(true);
     await quietFor(300, 'log lines already written to reach this process');
     const logged = server.logs.slice(logsBefore);
     expect(logged.length, logged.slice(0, 3).join('\n')).toBe(0);

@@ -104,7 +104,8 @@ describe('HTTP listeners of health, ready and prometheus (#21.5)', () => {
 describeNeeding(['unshare', 'ip'], 'the built-in Corefile in a network namespace of its own (#21.5)', () => {
   const env = { CLUSTERDNS_UPSTREAM_RESOLV_CONF: path.join(repoRoot, 'test/fixtures/no-upstream.resolv.conf') };
   // Holds :8080 until the server (its parent once sh has exec'd it) is gone, so it never outlives the test.
-  const HOLDER = 'const parent = process.ppid; require("net").createServer().listen(8080, () => require("fs").writeFileSync(process.argv[1], "x")); setInterval(() => process.ppid !== parent && process.exit(0), 100)';
+  const HOLDER =
+    'const parent = process.ppid; require("net").createServer().listen(8080, () => require("fs").writeFileSync(process.argv[1], "x")); setInterval(() => process.ppid !== parent && process.exit(0), 100)';
   /** `unshare -rn` with loopback up, and optionally :8080 held first, as on a laptop running something else there. */
   const inNetns = (hold8080: boolean): string[] => {
     const flag = path.join(dir, `held-${Date.now()}`);
@@ -118,7 +119,10 @@ describeNeeding(['unshare', 'ip'], 'the built-in Corefile in a network namespace
     const r = await runToExit(inNetns(false), 10_000, env, '"clusterdns ready"');
     const ready = r.stdout.findIndex((l) => l.includes('"clusterdns ready"'));
     expect(ready, r.stdout.join('\n') + r.stderr).toBeGreaterThan(0);
-    const opened = r.stdout.slice(0, ready).map((l) => JSON.parse(l) as { msg: string; plugin?: string; address?: string }).filter((l) => l.msg === 'listening on HTTP');
+    const opened = r.stdout
+      .slice(0, ready)
+      .map((l) => JSON.parse(l) as { msg: string; plugin?: string; address?: string })
+      .filter((l) => l.msg === 'listening on HTTP');
     expect(opened.map((l) => `${l.plugin} ${l.address}`).sort()).toEqual(['health :8080', 'prometheus :9153', 'ready :8181']);
   }, 15_000);
 

@@ -105,7 +105,8 @@ describe('#9.17 malformed upstream records', () => {
       if (name.includes('aaaa')) return [encodeRr(PTR_TO_QUESTION, T.AAAA, 1, 60, Buffer.from([10, 0, 0, 1]))];
       // Well formed on the wire, but a 63-octet label of 0xff bytes: the decoder reads each as
       // U+FFFD, three octets in UTF-8, so the answer can no longer be encoded.
-      if (name.includes('binary')) return [encodeRr(PTR_TO_QUESTION, T.CNAME, 1, 60, Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0xff), Buffer.from([0])]))];
+      if (name.includes('binary'))
+        return [encodeRr(PTR_TO_QUESTION, T.CNAME, 1, 60, Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0xff), Buffer.from([0])]))];
       return [encodeRr(PTR_TO_QUESTION, T.A, 1, 60, Buffer.from([192, 0, 2, 7]))];
     }).start();
     const dir = tmpDir('clusterdns-qp-');
@@ -235,10 +236,16 @@ describe('#9.7 ExternalName loops across server blocks', () => {
     const app = await buildApp({ conf: path.join(dir, 'Corefile'), port: 0, maxLookupDepth: 2 });
     const reply = await app.query('h0.x.svc.cluster.local', 'A');
     expect(reply.answers?.map((a) => a.name)).toEqual(['h0.x.svc.cluster.local', 'h1.x.svc.other.local', 'h2.x.svc.cluster.local']);
-    const run = spawnSync(process.execPath, [launcher, 'serve', '--conf', path.join(dir, 'Corefile'), '--port', '0', '--max-lookup-depth', 'lots'], { encoding: 'utf8', timeout: 10_000 });
+    const run = spawnSync(process.execPath, [launcher, 'serve', '--conf', path.join(dir, 'Corefile'), '--port', '0', '--max-lookup-depth', 'lots'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     expect(run.status).not.toBe(0);
     expect(run.stderr + run.stdout).toContain('--max-lookup-depth lots: must be a whole number');
-    const run2 = spawnSync(process.execPath, [launcher, 'serve', '--conf', path.join(dir, 'Corefile'), '--port', '0', '--answer-cache-bytes', 'much'], { encoding: 'utf8', timeout: 10_000 });
+    const run2 = spawnSync(process.execPath, [launcher, 'serve', '--conf', path.join(dir, 'Corefile'), '--port', '0', '--answer-cache-bytes', 'much'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     expect(run2.status).not.toBe(0);
     expect(run2.stderr + run2.stdout).toContain('--answer-cache-bytes much: must be a byte count');
   });
@@ -304,9 +311,15 @@ describe('#9.12 letter-case variants of a large answer', () => {
     const slices = [0, 1, 2].map(
       (s) =>
         `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: huge-${s}\n  namespace: x\n  labels:\n    kubernetes.io/service-name: huge\naddressType: IPv4\nendpoints:\n` +
-        Array.from({ length: 1000 }, (_, i) => `  - addresses: ["10.${100 + s}.${Math.floor(i / 250)}.${(i % 250) + 1}"]\n    conditions:\n      ready: true\n`).join(''),
+        Array.from(
+          { length: 1000 },
+          (_, i) => `  - addresses: ["10.${100 + s}.${Math.floor(i / 250)}.${(i % 250) + 1}"]\n    conditions:\n      ready: true\n`,
+        ).join(''),
     );
-    fs.writeFileSync(path.join(dir, 'huge.yaml'), ['apiVersion: v1\nkind: Service\nmetadata:\n  name: huge\n  namespace: x\nspec:\n  clusterIP: None\n', ...slices].join('---\n'));
+    fs.writeFileSync(
+      path.join(dir, 'huge.yaml'),
+      ['apiVersion: v1\nkind: Service\nmetadata:\n  name: huge\n  namespace: x\nspec:\n  clusterIP: None\n', ...slices].join('---\n'),
+    );
     fs.writeFileSync(path.join(dir, 'Corefile'), `cluster.local {\n  kubernetes cluster.local {\n    manifests ${dir}\n  }\n}\n`);
     server = await startServer(['--conf', path.join(dir, 'Corefile')], { timeoutMs: 30_000 });
   }, 40_000);
@@ -322,7 +335,7 @@ describe('#9.12 letter-case variants of a large answer', () => {
     expect(first.length).toBeGreaterThan(45_000);
     const before = rssKb();
     let seed = 12345;
-    const rand = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (let i = 0; i < 2000; i++) {
       const spelled = [...name].map((c) => (rand() < 0.5 ? c.toUpperCase() : c)).join('');
       const reply = await tcpQuery(buildQuery({ name: spelled, type: T.A }), { port: server.port }, 5000);

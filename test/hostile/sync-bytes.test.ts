@@ -28,7 +28,10 @@ describeNeeding(['etcd'], 'sync of TXT data that is not ASCII, on a real etcd', 
   let corefile: string;
   const sync = async (): Promise<{ code: number; stderr: string }> => {
     try {
-      const r = await run(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--conf', corefile, '--max-txn-bytes', String(MAX_TXN_BYTES)], { cwd: repoRoot, timeout: 30_000 });
+      const r = await run(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--conf', corefile, '--max-txn-bytes', String(MAX_TXN_BYTES)], {
+        cwd: repoRoot,
+        timeout: 30_000,
+      });
       return { code: 0, stderr: r.stderr };
     } catch (err) {
       const e = err as { code?: number; stderr?: string };
@@ -44,7 +47,8 @@ describeNeeding(['etcd'], 'sync of TXT data that is not ASCII, on a real etcd', 
     etcd = await startEtcd(1, ['--max-request-bytes', String(MAX_REQUEST_BYTES)]);
     client = etcd.client();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-sync-bytes-'));
-    const soa = (origin: string): string => `$ORIGIN ${origin}\n@ 3600 IN SOA ns.example.org. admin.example.org. 1 7200 3600 1209600 3600\n@ 3600 IN NS ns.example.org.\n`;
+    const soa = (origin: string): string =>
+      `$ORIGIN ${origin}\n@ 3600 IN SOA ns.example.org. admin.example.org. 1 7200 3600 1209600 3600\n@ 3600 IN NS ns.example.org.\n`;
     const txt: string[] = [];
     for (let i = 0; i < TXT_RECORDS; i++) txt.push(`t${i} 3600 IN TXT "${'é'.repeat(127)}"`);
     fs.writeFileSync(
@@ -54,7 +58,10 @@ describeNeeding(['etcd'], 'sync of TXT data that is not ASCII, on a real etcd', 
     // Two PTRs at one name: SkyDNS keeps one (at the exact key); the other is named in the warning.
     fs.writeFileSync(path.join(dir, 'db.rev'), `${soa('2.0.192.in-addr.arpa.')}1 3600 IN PTR one.example.org.\n1 3600 IN PTR two.example.org.\n`);
     corefile = path.join(dir, 'Corefile');
-    fs.writeFileSync(corefile, `example.org {\n    file ${path.join(dir, 'db.example.org')}\n}\n2.0.192.in-addr.arpa {\n    file ${path.join(dir, 'db.rev')}\n}\n`);
+    fs.writeFileSync(
+      corefile,
+      `example.org {\n    file ${path.join(dir, 'db.example.org')}\n}\n2.0.192.in-addr.arpa {\n    file ${path.join(dir, 'db.rev')}\n}\n`,
+    );
   }, 30_000);
 
   afterAll(async () => {
@@ -63,13 +70,15 @@ describeNeeding(['etcd'], 'sync of TXT data that is not ASCII, on a real etcd', 
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('fits every transaction under etcd\'s limit in bytes, and carries TXT bytes escaped', async () => {
+  it("fits every transaction under etcd's limit in bytes, and carries TXT bytes escaped", async () => {
     const first = await sync();
     expect(first.code, first.stderr.slice(-1500)).toBe(0);
     const updated = logLine(first.stderr, 'sync: etcd updated')!;
     expect(updated.transactions as number).toBeGreaterThan(1);
     const all = await client.getAll().prefix('/skydns/org/example/').strings();
-    const texts = Object.values(all).map((v) => (JSON.parse(v) as { text?: string }).text).filter((t): t is string => t !== undefined);
+    const texts = Object.values(all)
+      .map((v) => (JSON.parse(v) as { text?: string }).text)
+      .filter((t): t is string => t !== undefined);
     expect(texts).toHaveLength(TXT_RECORDS + 1);
     // A byte that is not UTF-8 stays that byte; quote and backslash escaped as miekg/dns writes them.
     expect(texts).toContain('\\255a\\000q\\"b\\\\');
@@ -84,7 +93,7 @@ describeNeeding(['etcd'], 'sync of TXT data that is not ASCII, on a real etcd', 
     expect(String(dropped.msg)).toMatch(/1\.2\.0\.192\.in-addr\.arpa\. PTR (one|two)\.example\.org/);
   }, 40_000);
 
-  it('a run with nothing to write logs etcd\'s revision', async () => {
+  it("a run with nothing to write logs etcd's revision", async () => {
     const rev = Number((await client.get('/').exec()).header.revision);
     const again = await sync();
     expect(again.code, again.stderr.slice(-1500)).toBe(0);

@@ -45,8 +45,11 @@ describeNeeding(['etcd'], 'sync against a hung etcd', () => {
       const started = Date.now();
       const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
         // The outer timeout only bounds the test: the run must end by itself well before it.
-        const proc = execFile(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--manifests', dir, '--etcd-timeout', '1500'], { cwd: repoRoot, timeout: 15_000 }, (err, _out, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
+        const proc = execFile(
+          process.execPath,
+          [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--manifests', dir, '--etcd-timeout', '1500'],
+          { cwd: repoRoot, timeout: 15_000 },
+          (err, _out, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
         );
         void proc;
       });
@@ -60,10 +63,14 @@ describeNeeding(['etcd'], 'sync against a hung etcd', () => {
   }, 30_000);
 
   it('--watch retries past a hang and writes the edit made during it', async () => {
-    watcher = spawn(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--manifests', dir, '--watch', '--interval', '200', '--etcd-timeout', '1500', '--retry-max', '500'], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    watcher = spawn(
+      process.execPath,
+      [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--manifests', dir, '--watch', '--interval', '200', '--etcd-timeout', '1500', '--retry-max', '500'],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     const lines: string[] = [];
     onLines(watcher.stderr!, (l) => lines.push(l));
     await waitUntil('the first sync', () => holds('10.96.0.80'), 15_000);

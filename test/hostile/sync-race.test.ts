@@ -19,7 +19,9 @@ const FOREIGN_KEYS = 4000;
 function services(prefix: string, net: string): string {
   const docs: string[] = [];
   for (let i = 0; i < SERVICES; i++) {
-    docs.push(`apiVersion: v1\nkind: Service\nmetadata:\n  name: ${prefix}-${i}\n  namespace: default\nspec:\n  clusterIP: ${net}.${1 + Math.floor(i / 250)}.${1 + (i % 250)}\n  ports:\n  - name: http\n    port: 80\n`);
+    docs.push(
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${prefix}-${i}\n  namespace: default\nspec:\n  clusterIP: ${net}.${1 + Math.floor(i / 250)}.${1 + (i % 250)}\n  ports:\n  - name: http\n    port: 80\n`,
+    );
   }
   return docs.join('---\n');
 }
@@ -35,7 +37,10 @@ describeNeeding(['etcd'], 'two syncs at once against a real etcd', () => {
   let dir: string;
   const pids: ReturnType<typeof spawn>[] = [];
   const run = (manifests: string, extra: string[] = []): { done: Promise<Run> } => {
-    const proc = spawn(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--manifests', manifests, ...extra], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--manifests', manifests, ...extra], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     pids.push(proc);
     let stderr = '';
     proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
@@ -44,7 +49,11 @@ describeNeeding(['etcd'], 'two syncs at once against a real etcd', () => {
   /** Record keys under `prefix` written by the default owner, without the prefix (the marker's too). */
   const owned = async (prefix: string): Promise<Set<string>> => {
     const all = await client.getAll().prefix(prefix).strings();
-    return new Set(Object.entries(all).filter(([k, v]) => v.includes('"owner":"clusterdns-sync"') && !k.includes('/.clusterdns/')).map(([k]) => k.slice(prefix.length)));
+    return new Set(
+      Object.entries(all)
+        .filter(([k, v]) => v.includes('"owner":"clusterdns-sync"') && !k.includes('/.clusterdns/'))
+        .map(([k]) => k.slice(prefix.length)),
+    );
   };
 
   beforeAll(async () => {
@@ -59,7 +68,10 @@ describeNeeding(['etcd'], 'two syncs at once against a real etcd', () => {
     for (let i = 0; i < FOREIGN_KEYS; i += 100) {
       const puts = [];
       for (let j = i; j < i + 100; j++) puts.push(client.put(`/skydns/local/cluster/svc/other/f${j}`).value(filler));
-      await client.if('/none', 'Mod', '==', 0).then(...puts).commit();
+      await client
+        .if('/none', 'Mod', '==', 0)
+        .then(...puts)
+        .commit();
     }
   }, 30_000);
 
@@ -83,7 +95,9 @@ describeNeeding(['etcd'], 'two syncs at once against a real etcd', () => {
     const fromA = [...final].filter((k) => k.includes('/a-') || k.startsWith('arpa/in-addr/10/96/')).length;
     const fromB = [...final].filter((k) => k.includes('/b-') || k.startsWith('arpa/in-addr/10/100/')).length;
     const records = (r: Run): number => Number((/"records":(\d+)/.exec(r.stderr.split('\n').find((l) => l.includes('sync: etcd updated')) ?? '') ?? [])[1]);
-    console.log(`A exit ${String(ra.code)}, B exit ${String(rb.code)}; etcd holds ${fromA} of A's keys and ${fromB} of B's (${final.size} in all); marker ${String(marker.state)}`);
+    console.log(
+      `A exit ${String(ra.code)}, B exit ${String(rb.code)}; etcd holds ${fromA} of A's keys and ${fromB} of B's (${final.size} in all); marker ${String(marker.state)}`,
+    );
     // They overlapped: one of them lost, and said why.
     const losers = [ra, rb].filter((r) => r.code !== 0);
     expect(losers.length, `${ra.stderr.slice(-600)}\n${rb.stderr.slice(-600)}`).toBe(1);

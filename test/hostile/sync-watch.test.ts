@@ -29,7 +29,10 @@ describeNeeding(['etcd'], 'sync --watch against a real etcd that goes away', () 
     return Object.values(all).some((v) => v.includes(`"${ip}"`));
   };
   const startSync = (args: string[]): { proc: ChildProcess; lines: string[] } => {
-    const proc = spawn(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--watch', '--interval', '200', ...args], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--watch', '--interval', '200', ...args], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     procs.push(proc);
     const lines: string[] = [];
     onLines(proc.stderr!, (l) => lines.push(l));
@@ -122,7 +125,10 @@ describeNeeding(['etcd'], 'sync --watch against a real etcd that goes away', () 
     fs.writeFileSync(path.join(sub, 'web.yaml'), service('10.96.0.70'));
     const run = (args: string[]): Promise<{ code: number | null; stderr: string }> =>
       new Promise((resolve) => {
-        const proc = spawn(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--manifests', sub, ...args], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+        const proc = spawn(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--manifests', sub, ...args], {
+          cwd: repoRoot,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         procs.push(proc);
         let stderr = '';
         proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));

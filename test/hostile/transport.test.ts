@@ -149,7 +149,9 @@ describe('a TCP client that pipelines queries and never reads the replies (#9.2)
     await writer;
     peak = Math.max(peak, rssMiB(pid));
     const closed = await closedWithin(c, 5000);
-    console.log(`never-reading client: ${sent} queries written, RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB, worst UDP ${udpWorst} ms, UDP missed ${udpMissed}`);
+    console.log(
+      `never-reading client: ${sent} queries written, RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB, worst UDP ${udpWorst} ms, UDP missed ${udpMissed}`,
+    );
     expect(udpMissed, 'UDP queries unanswered within 1 s during the flood').toBe(0);
     expect(udpWorst).toBeLessThan(1000);
     expect(peak - before, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`).toBeLessThan(60);
@@ -275,7 +277,7 @@ describe('slowloris: connections that trickle bytes (#9.3)', () => {
     expect(after, `closed after ${after} ms`).toBeLessThan(2500);
   }, 15_000);
 
-  it('caps connections per client address: the client\'s idle ones make room, other clients are untouched', async () => {
+  it("caps connections per client address: the client's idle ones make room, other clients are untouched", async () => {
     const server = await start(['--tcp-max-connections-per-client', '4', '--tcp-max-connections', '50']);
     const other = await open(server.port, '127.0.0.3');
     other.sock.write(Buffer.from([0])); // a slow connection of another client
@@ -292,7 +294,7 @@ describe('slowloris: connections that trickle bytes (#9.3)', () => {
     expect(open2, 'connections from 127.0.0.2 still open').toBe(4);
     // The oldest went first, the newest stayed.
     expect(mine.slice(-4).every((c) => !c.closedAt)).toBe(true);
-    expect(other.closedAt, 'another client\'s connection was closed').toBe(0);
+    expect(other.closedAt, "another client's connection was closed").toBe(0);
     // The capped client still gets answers (one of its slow connections makes room).
     expect((await tcpAsk(server.port, '127.0.0.2')).rcode).toBe(Rcode.NOERROR);
   }, 15_000);
@@ -379,7 +381,12 @@ describe('truncation keeps the records that fit (#9.4, #11.18)', () => {
     }
     const items = [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'proto' } },
-      { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'proto' }, spec: { clusterIP: 'None', ports: [{ name: 'http', protocol: 'TCP', port: 80 }] } },
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name, namespace: 'proto' },
+        spec: { clusterIP: 'None', ports: [{ name: 'http', protocol: 'TCP', port: 80 }] },
+      },
       ...slices,
     ];
     writeFileSync(path.join(dir, 'svc.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
@@ -408,7 +415,9 @@ describe('truncation keeps the records that fit (#9.4, #11.18)', () => {
     expect(h.ancount, 'every SRV record is kept').toBe(17);
     const recs = rawRecords(reply);
     expect(recs.filter((r) => r.section === 'answer').map((r) => r.rdata.toString('hex'))).toEqual(
-      rawRecords(full).filter((r) => r.section === 'answer').map((r) => r.rdata.toString('hex')),
+      rawRecords(full)
+        .filter((r) => r.section === 'answer')
+        .map((r) => r.rdata.toString('hex')),
     );
     // Glue records fill what is left (16 octets each), and the OPT record is last.
     const extra = recs.filter((r) => r.section === 'additional');

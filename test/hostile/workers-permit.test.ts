@@ -21,7 +21,9 @@ const SERVICES = 1000;
 function writeManifests(extra: number): void {
   const docs: string[] = [];
   for (let i = 0; i < SERVICES + extra; i++) {
-    docs.push(`apiVersion: v1\nkind: Service\nmetadata:\n  name: s${i}\n  namespace: default\nspec:\n  clusterIP: 10.96.${1 + Math.floor(i / 250)}.${1 + (i % 250)}\n  ports:\n  - port: 80\n`);
+    docs.push(
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: s${i}\n  namespace: default\nspec:\n  clusterIP: 10.96.${1 + Math.floor(i / 250)}.${1 + (i % 250)}\n  ports:\n  - port: 80\n`,
+    );
   }
   writeFileSync(path.join(dir, 'manifests', 'svc.yaml'), docs.join('---\n'));
 }
@@ -55,7 +57,10 @@ describe('serve --workers 2: a frozen worker holding the load permit (#21.21)', 
     writeManifests(0);
     const conf = path.join(dir, 'Corefile');
     writeFileSync(conf, 'cluster.local {\n    bind 127.0.0.1\n    kubernetes\n}\n');
-    const s = await startServer(['--conf', conf, '--manifests', path.join(dir, 'manifests'), '--workers', '2', '--log-level', 'debug', '--worker-load-timeout', '2s'], { timeoutMs: 20_000 });
+    const s = await startServer(
+      ['--conf', conf, '--manifests', path.join(dir, 'manifests'), '--workers', '2', '--log-level', 'debug', '--worker-load-timeout', '2s'],
+      { timeoutMs: 20_000 },
+    );
     server = s;
     await waitUntil('both workers ready', () => s.logs.some((l) => l.includes('"all workers ready"')), 20_000);
 
@@ -66,12 +71,23 @@ describe('serve --workers 2: a frozen worker holding the load permit (#21.21)', 
       writeManifests(round);
       process.kill(s.proc.pid!, 'SIGHUP');
       let grant: Line | undefined;
-      await waitUntil('a load permit granted after SIGHUP', () => (grant = s.logs.slice(mark).map(parse).find((l) => l.msg === 'load permit granted')) !== undefined, 10_000);
+      await waitUntil(
+        'a load permit granted after SIGHUP',
+        () =>
+          (grant = s.logs
+            .slice(mark)
+            .map(parse)
+            .find((l) => l.msg === 'load permit granted')) !== undefined,
+        10_000,
+      );
       process.kill(grant!.pid!, 'SIGSTOP');
       frozen = grant!.pid!;
       // Frozen mid-load unless it gave the permit back before the signal landed.
       await quietFor(200, 'a "permit given back" line written before the SIGSTOP to reach this process');
-      const gaveBack = s.logs.slice(mark).map(parse).some((l) => l.msg === 'load permit given back' && l.worker === grant!.worker);
+      const gaveBack = s.logs
+        .slice(mark)
+        .map(parse)
+        .some((l) => l.msg === 'load permit given back' && l.worker === grant!.worker);
       if (!gaveBack) {
         holder = grant;
         break;
@@ -89,11 +105,20 @@ describe('serve --workers 2: a frozen worker holding the load permit (#21.21)', 
       () => s.logs.slice(mark).some((l) => l.includes('"configuration reloaded"') && parse(l).worker !== holder!.worker),
       15_000,
     );
-    const reclaimed = s.logs.slice(mark).map(parse).filter((l) => l.level === 40 && l.msg.includes('--worker-load-timeout'));
+    const reclaimed = s.logs
+      .slice(mark)
+      .map(parse)
+      .filter((l) => l.level === 40 && l.msg.includes('--worker-load-timeout'));
     // Every permit taken back was the frozen worker's (a second ask of its own, granted while it
     // was still frozen, is taken back the same way).
     expect(reclaimed.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(reclaimed.map((l) => l.worker)), s.logs.slice(mark).filter((l) => /permit|reloaded/.test(l)).join('\n')).toEqual(new Set([holder!.worker]));
+    expect(
+      new Set(reclaimed.map((l) => l.worker)),
+      s.logs
+        .slice(mark)
+        .filter((l) => /permit|reloaded/.test(l))
+        .join('\n'),
+    ).toEqual(new Set([holder!.worker]));
     expect(reclaimed[0]!.pid).toBe(holder!.pid);
 
     // Thawed, the frozen worker finishes its own reload; its late give-back is harmless.

@@ -44,7 +44,10 @@ describe('serve --workers with a permanent start error (#21.4)', () => {
     const port = await freePort();
     const held = await holdPort(port);
     try {
-      const proc = spawn(process.execPath, [launcher, 'serve', '--conf', conf, '--port', String(port), '--workers', '4'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, [launcher, 'serve', '--conf', conf, '--port', String(port), '--workers', '4'], {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const stdout: string[] = [];
       let stderr = '';
       onLines(proc.stdout, (l) => stdout.push(l));
@@ -64,7 +67,10 @@ describe('serve --workers with a permanent start error (#21.4)', () => {
       expect(errorLines[0]).toMatch(/already in use.*(--port|Corefile)/);
       expect(exit).not.toBe(0);
       expect(exit).not.toBe('timeout');
-      expect(stdout.filter((l) => l.includes('worker died')), stdout.join('\n')).toEqual([]);
+      expect(
+        stdout.filter((l) => l.includes('worker died')),
+        stdout.join('\n'),
+      ).toEqual([]);
       expect(stdout.filter((l) => l.includes('"zone loaded"'))).toHaveLength(1);
       expect(Date.now() - started).toBeLessThan(15_000);
     } finally {
@@ -82,7 +88,10 @@ describe('serve --workers with a permanent start error (#21.4)', () => {
       const workerLines = s.logs.filter((l) => /"msg":"(zone loaded|listening on UDP and TCP|clusterdns ready)"/.test(l));
       expect(workerLines).toHaveLength(6);
       const ids = workerLines.map((l) => (JSON.parse(l) as { worker?: unknown }).worker);
-      expect(ids.every((id) => typeof id === 'number'), workerLines.join('\n')).toBe(true);
+      expect(
+        ids.every((id) => typeof id === 'number'),
+        workerLines.join('\n'),
+      ).toBe(true);
       expect(new Set(ids).size).toBe(2);
     } finally {
       await s.stop();

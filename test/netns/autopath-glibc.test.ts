@@ -102,15 +102,27 @@ describe.skipIf(why !== undefined)('autopath with glibc from a pod IP (network n
     ['web-0.nginx.apps.svc.cluster.local', 2, 2],
     ['kubernetes.default', 4, 2],
     ['nginx', 2, 2],
-  ])('%s: %i queries without autopath, %i with it, same addresses', async (name, without, withAp) => {
-    const plain = await lookup(false, name);
-    const auto = await lookup(true, name);
-    const addresses = (out: string): string[] => [...new Set(out.split('\n').filter((l) => /STREAM/.test(l)).map((l) => l.split(/\s+/)[0]!))].sort();
-    expect(addresses(plain.output).length).toBeGreaterThan(0);
-    expect(addresses(auto.output)).toEqual(addresses(plain.output));
-    for (const q of [...plain.queries, ...auto.queries]) expect(q.remote.replace(/^::ffff:/, '')).toBe(POD_IP);
-    expect(plain.queries.map((q) => `${q.name} ${q.type}`)).toHaveLength(without);
-    expect(auto.queries.map((q) => `${q.name} ${q.type}`)).toHaveLength(withAp);
-    console.log(`autopath saving for ${name} from ${POD_IP} (glibc getent ahosts): ${without} -> ${withAp} queries`);
-  }, 60000);
+  ])(
+    '%s: %i queries without autopath, %i with it, same addresses',
+    async (name, without, withAp) => {
+      const plain = await lookup(false, name);
+      const auto = await lookup(true, name);
+      const addresses = (out: string): string[] =>
+        [
+          ...new Set(
+            out
+              .split('\n')
+              .filter((l) => /STREAM/.test(l))
+              .map((l) => l.split(/\s+/)[0]!),
+          ),
+        ].sort();
+      expect(addresses(plain.output).length).toBeGreaterThan(0);
+      expect(addresses(auto.output)).toEqual(addresses(plain.output));
+      for (const q of [...plain.queries, ...auto.queries]) expect(q.remote.replace(/^::ffff:/, '')).toBe(POD_IP);
+      expect(plain.queries.map((q) => `${q.name} ${q.type}`)).toHaveLength(without);
+      expect(auto.queries.map((q) => `${q.name} ${q.type}`)).toHaveLength(withAp);
+      console.log(`autopath saving for ${name} from ${POD_IP} (glibc getent ahosts): ${without} -> ${withAp} queries`);
+    },
+    60000,
+  );
 });

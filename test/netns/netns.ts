@@ -42,7 +42,10 @@ export function createPair(serverIp: string, podIp: string): NetnsPair {
     // appears a moment after the link comes up would make that depend on timing.
     ip('-n', server, '-6', 'addr', 'add', 'fd00:cd::1/64', 'dev', `vs${tag}`, 'nodad');
     ip('-n', pod, '-6', 'addr', 'add', 'fd00:cd::2/64', 'dev', `vp${tag}`, 'nodad');
-    for (const [ns, dev] of [[server, `vs${tag}`], [pod, `vp${tag}`]] as const) {
+    for (const [ns, dev] of [
+      [server, `vs${tag}`],
+      [pod, `vp${tag}`],
+    ] as const) {
       ip('-n', ns, 'link', 'set', 'lo', 'up');
       ip('-n', ns, 'link', 'set', dev, 'up');
     }

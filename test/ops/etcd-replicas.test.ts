@@ -43,8 +43,13 @@ describeNeeding(['etcd', 'dig'], 'three replicas on a three-member etcd', () => 
     client = etcd.client();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-replicas-'));
     const corefile = path.join(dir, 'Corefile');
-    fs.writeFileSync(corefile, `cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${etcd.endpoints.join(' ')}\n    }\n}\n`);
-    const synced = await run(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints.join(','), '--conf', conf, '--manifests', manifests], { cwd: repoRoot });
+    fs.writeFileSync(
+      corefile,
+      `cluster.local in-addr.arpa ip6.arpa {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${etcd.endpoints.join(' ')}\n    }\n}\n`,
+    );
+    const synced = await run(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints.join(','), '--conf', conf, '--manifests', manifests], {
+      cwd: repoRoot,
+    });
     expect(synced.stderr).toContain('sync: etcd updated');
     for (let i = 0; i < 3; i++) replicas.push(await startServer(['--conf', corefile]));
     const listing = await run(process.execPath, [launcher, 'records', '--conf', conf, '--manifests', manifests], { cwd: repoRoot });
@@ -77,7 +82,9 @@ describeNeeding(['etcd', 'dig'], 'three replicas on a three-member etcd', () => 
     expect(new Set(serials).size).toBe(1);
     expect(serials[0]).toBeGreaterThan(0);
     // The records are the ones the kubernetes plugin serves.
-    expect((await digQuery(dig!, replicas[0]!.port, 'db.apps.svc.cluster.local.', 'A', false)).answer).toEqual(['db.apps.svc.cluster.local. 30 IN A 10.104.218.126']);
+    expect((await digQuery(dig!, replicas[0]!.port, 'db.apps.svc.cluster.local.', 'A', false)).answer).toEqual([
+      'db.apps.svc.cluster.local. 30 IN A 10.104.218.126',
+    ]);
   });
 
   it('an edit reaches every replica; p99 of 40 edits under 1 s', async () => {
@@ -85,11 +92,19 @@ describeNeeding(['etcd', 'dig'], 'three replicas on a three-member etcd', () => 
     for (let i = 0; i < 40; i++) {
       const ip = `10.77.0.${i + 1}`;
       const t0 = performance.now();
-      await client.put(namePath('edit.apps.svc.cluster.local.', 'skydns')).value(JSON.stringify({ host: ip })).exec();
+      await client
+        .put(namePath('edit.apps.svc.cluster.local.', 'skydns'))
+        .value(JSON.stringify({ host: ip }))
+        .exec();
       await Promise.all(
         replicas.map(async (r) => {
           // Within 3 s of the write's start; asked every 2 ms, as the latency is what is measured.
-          await waitUntil(`replica on ${r.port} to see ${ip}`, async () => (await firstA(r.port, 'edit.apps.svc.cluster.local.')) === ip, Math.max(0, 3000 - (performance.now() - t0)), 2);
+          await waitUntil(
+            `replica on ${r.port} to see ${ip}`,
+            async () => (await firstA(r.port, 'edit.apps.svc.cluster.local.')) === ip,
+            Math.max(0, 3000 - (performance.now() - t0)),
+            2,
+          );
           latencies.push(performance.now() - t0);
         }),
       );
@@ -106,27 +121,45 @@ describeNeeding(['etcd', 'dig'], 'three replicas on a three-member etcd', () => 
   it('one member down: writes and answers go on; all down: replicas answer from the mirror; back: they catch up without a restart', async () => {
     // Kill the member the first client URL names (every replica's watch may be on it).
     await etcd.kill(0);
-    await client.put(namePath('failover.apps.svc.cluster.local.', 'skydns')).value(JSON.stringify({ host: '10.78.0.1' })).exec();
+    await client
+      .put(namePath('failover.apps.svc.cluster.local.', 'skydns'))
+      .value(JSON.stringify({ host: '10.78.0.1' }))
+      .exec();
     for (const r of replicas) {
-      await waitUntil(`replica on ${r.port} to see a write made with one member down`, async () => (await firstA(r.port, 'failover.apps.svc.cluster.local.')) === '10.78.0.1', 8000, 20);
+      await waitUntil(
+        `replica on ${r.port} to see a write made with one member down`,
+        async () => (await firstA(r.port, 'failover.apps.svc.cluster.local.')) === '10.78.0.1',
+        8000,
+        20,
+      );
     }
     await etcd.kill(1);
     await etcd.kill(2);
     for (const r of replicas) {
       const o = await digQuery(dig!, r.port, 'db.apps.svc.cluster.local.', 'A', false);
       expect(o.answer).toEqual(['db.apps.svc.cluster.local. 30 IN A 10.104.218.126']);
-      expect((await digQuery(dig!, r.port, 'failover.apps.svc.cluster.local.', 'A', false)).answer).toEqual(['failover.apps.svc.cluster.local. 300 IN A 10.78.0.1']);
+      expect((await digQuery(dig!, r.port, 'failover.apps.svc.cluster.local.', 'A', false)).answer).toEqual([
+        'failover.apps.svc.cluster.local. 300 IN A 10.78.0.1',
+      ]);
     }
     await Promise.all([etcd.restart(0), etcd.restart(1), etcd.restart(2)]);
     const t0 = Date.now();
     const fresh = etcd.client();
     try {
-      await fresh.put(namePath('back.apps.svc.cluster.local.', 'skydns')).value(JSON.stringify({ host: '10.79.0.1' })).exec();
+      await fresh
+        .put(namePath('back.apps.svc.cluster.local.', 'skydns'))
+        .value(JSON.stringify({ host: '10.79.0.1' }))
+        .exec();
     } finally {
       fresh.close();
     }
     for (const r of replicas) {
-      await waitUntil(`replica on ${r.port} to catch up after etcd came back`, async () => (await firstA(r.port, 'back.apps.svc.cluster.local.')) === '10.79.0.1', 10_000, 50);
+      await waitUntil(
+        `replica on ${r.port} to catch up after etcd came back`,
+        async () => (await firstA(r.port, 'back.apps.svc.cluster.local.')) === '10.79.0.1',
+        10_000,
+        50,
+      );
       expect(r.proc.exitCode).toBeNull();
     }
     console.log(`replicas caught up ${Date.now() - t0} ms after the write that followed etcd's return`);

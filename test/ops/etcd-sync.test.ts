@@ -33,7 +33,13 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
     run(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--conf', conf, '--manifests', manifests, ...extra], { cwd: repoRoot });
   const revision = async (): Promise<number> => Number((await client.get('/').exec()).header.revision);
   const lastResult = (stderr: string): Record<string, unknown> =>
-    JSON.parse(stderr.trim().split('\n').filter((l) => l.includes('"sync: etcd')).pop()!) as Record<string, unknown>;
+    JSON.parse(
+      stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('"sync: etcd'))
+        .pop()!,
+    ) as Record<string, unknown>;
 
   beforeAll(async () => {
     etcd = await startEtcd(1);
@@ -55,8 +61,14 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
 
   it('writes the cluster once; a second run changes nothing; other writers keep their keys', async () => {
     // Another writer's keys: an external-dns record in the cluster zone, and one at a key sync wants.
-    await client.put(namePath('0badcafe.extdns.apps.svc.cluster.local.', 'skydns')).value(JSON.stringify({ host: '10.9.9.9', targetstrip: 1, owner: 'default' })).exec();
-    await client.put(namePath('126.218.104.10.in-addr.arpa.', 'skydns')).value(JSON.stringify({ host: 'mine.example.org', owner: 'someone-else' })).exec();
+    await client
+      .put(namePath('0badcafe.extdns.apps.svc.cluster.local.', 'skydns'))
+      .value(JSON.stringify({ host: '10.9.9.9', targetstrip: 1, owner: 'default' }))
+      .exec();
+    await client
+      .put(namePath('126.218.104.10.in-addr.arpa.', 'skydns'))
+      .value(JSON.stringify({ host: 'mine.example.org', owner: 'someone-else' }))
+      .exec();
     const first = await sync();
     const r1 = lastResult(first.stderr);
     expect(r1.mode).toBe('single');
@@ -67,8 +79,12 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
     const second = await sync();
     expect(lastResult(second.stderr)).toMatchObject({ mode: 'none', puts: 0, deletes: 0 });
     expect(await revision()).toBe(before);
-    expect((await digQuery(dig!, replica.port, 'extdns.apps.svc.cluster.local.', 'A', false)).answer).toEqual(['extdns.apps.svc.cluster.local. 300 IN A 10.9.9.9']);
-    expect((await digQuery(dig!, replica.port, '126.218.104.10.in-addr.arpa.', 'PTR', false)).answer).toEqual(['126.218.104.10.in-addr.arpa. 300 IN PTR mine.example.org.']);
+    expect((await digQuery(dig!, replica.port, 'extdns.apps.svc.cluster.local.', 'A', false)).answer).toEqual([
+      'extdns.apps.svc.cluster.local. 300 IN A 10.9.9.9',
+    ]);
+    expect((await digQuery(dig!, replica.port, '126.218.104.10.in-addr.arpa.', 'PTR', false)).answer).toEqual([
+      '126.218.104.10.in-addr.arpa. 300 IN PTR mine.example.org.',
+    ]);
   });
 
   it('deletes the records of objects that disappeared, and only its own', async () => {
@@ -80,8 +96,12 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
       expect(r.deletes).toBeGreaterThan(0);
       expect(r.puts).toBe(0);
       await waitFor('legacy gone', async () => (await digQuery(dig!, replica.port, 'legacy.apps.svc.cluster.local.', 'A', false)).rcode === 'NXDOMAIN');
-      expect((await digQuery(dig!, replica.port, 'db.apps.svc.cluster.local.', 'A', false)).answer).toEqual(['db.apps.svc.cluster.local. 30 IN A 10.104.218.126']);
-      expect((await digQuery(dig!, replica.port, 'extdns.apps.svc.cluster.local.', 'A', false)).answer).toEqual(['extdns.apps.svc.cluster.local. 300 IN A 10.9.9.9']);
+      expect((await digQuery(dig!, replica.port, 'db.apps.svc.cluster.local.', 'A', false)).answer).toEqual([
+        'db.apps.svc.cluster.local. 30 IN A 10.104.218.126',
+      ]);
+      expect((await digQuery(dig!, replica.port, 'extdns.apps.svc.cluster.local.', 'A', false)).answer).toEqual([
+        'extdns.apps.svc.cluster.local. 300 IN A 10.9.9.9',
+      ]);
     } finally {
       fs.writeFileSync(legacy, saved);
     }
@@ -123,7 +143,20 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
     // examples' written cluster IPs stay in 10.96.0.0/12 and fd00:10:96::/112 (listed after the
     // new range, which allocation tries first): outside every range they would be rejected.
     const r = lastResult(
-      (await sync('--service-cidr', '10.100.0.0/16', '--service-cidr', '10.96.0.0/12', '--service-cidr', 'fd00:10:96::/112', '--pod-cidr', '10.250.0.0/16', '--max-txn-ops', '3')).stderr,
+      (
+        await sync(
+          '--service-cidr',
+          '10.100.0.0/16',
+          '--service-cidr',
+          '10.96.0.0/12',
+          '--service-cidr',
+          'fd00:10:96::/112',
+          '--pod-cidr',
+          '10.250.0.0/16',
+          '--max-txn-ops',
+          '3',
+        )
+      ).stderr,
     );
     const fresh = await Promise.all(names.map((n) => dnsQuery(replica.port, n, 'A').then((p) => String(p.answers.find((a) => a.type === 'A')?.data))));
     await waitFor('the new addresses', async () => (await firstA(replica.port, names[0]!)) !== old[0]);
@@ -132,7 +165,9 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
     await watcher.cancel();
     expect(r.mode).toBe('marked');
     expect(r.transactions as number).toBeGreaterThan(10);
-    console.log(`change set: ${String(r.puts)} puts, ${String(r.deletes)} deletes in ${String(r.transactions)} transactions; replica observations: ${seen.length} (+${straddled} across the switch)`);
+    console.log(
+      `change set: ${String(r.puts)} puts, ${String(r.deletes)} deletes in ${String(r.transactions)} transactions; replica observations: ${seen.length} (+${straddled} across the switch)`,
+    );
     expect(revisions.size).toBeGreaterThan(10);
     const now = await Promise.all(names.map((n) => firstA(replica.port, n)));
     expect(now[0]).not.toBe(old[0]);
@@ -155,10 +190,14 @@ describeNeeding(['etcd', 'dig'], 'clusterdns sync on a real etcd', () => {
   it('--watch follows manifest edits', async () => {
     // Back to the default CIDRs first, so the edit below is the only change.
     await sync();
-    const proc = spawn(process.execPath, [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--conf', conf, '--manifests', manifests, '--watch', '--interval', '200'], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      [launcher, 'sync', '--etcd', etcd.endpoints[0]!, '--conf', conf, '--manifests', manifests, '--watch', '--interval', '200'],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
     try {

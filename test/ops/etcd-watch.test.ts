@@ -63,7 +63,10 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
     proxy.cut();
     await put('c.watch.test.', '10.6.0.3');
     await client.delete().key(namePath('a.watch.test.', 'skydns')).exec();
-    const res = await client.put(namePath('d.watch.test.', 'skydns')).value(JSON.stringify({ host: '10.6.0.4' })).exec();
+    const res = await client
+      .put(namePath('d.watch.test.', 'skydns'))
+      .value(JSON.stringify({ host: '10.6.0.4' }))
+      .exec();
     await client.kv.compact({ revision: res.header.revision, physical: true });
     proxy.restore();
     await waitFor('the state after compaction', async () => (await firstA(server.port, 'd.watch.test.')) === '10.6.0.4');
@@ -121,7 +124,10 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
     const marker = '/skydns/.clusterdns/txn';
     await client
       .if(marker, 'Mod', '>', -1)
-      .then(client.put(marker).value(JSON.stringify({ state: 'writing', owner: 'test', at: Date.now() })), client.put(namePath('mid.watch.test.', 'skydns')).value(JSON.stringify({ host: '10.6.1.1' })))
+      .then(
+        client.put(marker).value(JSON.stringify({ state: 'writing', owner: 'test', at: Date.now() })),
+        client.put(namePath('mid.watch.test.', 'skydns')).value(JSON.stringify({ host: '10.6.1.1' })),
+      )
       .commit();
     const late = path.join(dir, 'Late.Corefile');
     fs.writeFileSync(late, `watch.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${etcd.endpoints[0]}\n        changeset_timeout 5s\n    }\n}\n`);
@@ -136,7 +142,10 @@ describeNeeding(['etcd', 'dig'], 'the etcd mirror across lost watches, compactio
       expect(second.logs.some((l) => l.includes('a change set was not finished in time'))).toBe(true);
       // The first replica (60 s) still holds it back, until the marker says done.
       expect((await digQuery(dig!, server.port, 'mid.watch.test.', 'A', false)).rcode).toBe('NXDOMAIN');
-      await client.put(marker).value(JSON.stringify({ state: 'done', owner: 'test' })).exec();
+      await client
+        .put(marker)
+        .value(JSON.stringify({ state: 'done', owner: 'test' }))
+        .exec();
       await waitFor('the completed change set', async () => (await firstA(server.port, 'mid.watch.test.')) === '10.6.1.1');
     } finally {
       await second.stop();

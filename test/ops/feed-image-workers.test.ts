@@ -15,7 +15,10 @@ describe('serve --workers 2: the primary writes and reads the manifest image', (
   let dir: string;
   const images = (): string => path.join(dir, 'images');
   const start = async (): Promise<RunningServer> => {
-    const s = await startServer(['--conf', path.join(dir, 'Corefile'), '--manifests', path.join(dir, 'manifests'), '--workers', '2', '--manifest-image-dir', images()], { timeoutMs: 30_000 });
+    const s = await startServer(
+      ['--conf', path.join(dir, 'Corefile'), '--manifests', path.join(dir, 'manifests'), '--workers', '2', '--manifest-image-dir', images()],
+      { timeoutMs: 30_000 },
+    );
     await waitUntil('both workers ready', () => s.logs.filter((l) => l.includes('"clusterdns ready"')).length >= 2, 20_000, 50);
     return s;
   };

@@ -9,7 +9,8 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 import { dnsQuery } from '../cli/udp-query.js';
 import { waitUntil } from '../helpers/wait.js';
 
-const service = (ip: string): string => `apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  clusterIP: ${ip}\n  ports: [{name: http, port: 80}]\n`;
+const service = (ip: string): string =>
+  `apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  clusterIP: ${ip}\n  ports: [{name: http, port: 80}]\n`;
 
 describe('reload with unchanged manifests', () => {
   let dir: string;
@@ -19,7 +20,10 @@ describe('reload with unchanged manifests', () => {
     fs.mkdirSync(path.join(dir, 'manifests'));
     fs.writeFileSync(path.join(dir, 'manifests/web.yaml'), service('10.96.1.1'));
     // watch 0: only the SIGHUPs below load anything.
-    fs.writeFileSync(path.join(dir, 'Corefile'), 'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n        watch 0\n    }\n}\n');
+    fs.writeFileSync(
+      path.join(dir, 'Corefile'),
+      'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n        watch 0\n    }\n}\n',
+    );
     server = await startServer(['--conf', path.join(dir, 'Corefile')]);
   }, 30000);
   afterAll(async () => {
@@ -33,7 +37,12 @@ describe('reload with unchanged manifests', () => {
   };
   const count = (text: string): number => server.logs.filter((l) => l.includes(text)).length;
   const reloaded = (n: number): Promise<void> =>
-    waitUntil(() => `reload ${n} to be logged; server output:\n${server.logs.slice(-12).join('\n')}\n${server.stderr.join('')}`, () => count('configuration reloaded') === n, 5000, 50);
+    waitUntil(
+      () => `reload ${n} to be logged; server output:\n${server.logs.slice(-12).join('\n')}\n${server.stderr.join('')}`,
+      () => count('configuration reloaded') === n,
+      5000,
+      50,
+    );
 
   it('serves the data already loaded when nothing changed', async () => {
     expect(count('"kubernetes data loaded"')).toBe(1);
@@ -55,7 +64,10 @@ describe('reload with unchanged manifests', () => {
   });
 
   it('loads again when the kubernetes block changed, though the files did not', async () => {
-    fs.writeFileSync(path.join(dir, 'Corefile'), 'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n        watch 0\n        ttl 7\n    }\n}\n');
+    fs.writeFileSync(
+      path.join(dir, 'Corefile'),
+      'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n        watch 0\n        ttl 7\n    }\n}\n',
+    );
     server.proc.kill('SIGHUP');
     await reloaded(3);
     expect(count('configuration reloaded')).toBe(3);

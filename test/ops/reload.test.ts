@@ -25,7 +25,10 @@ describe('manifest reload', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-reload-'));
     fs.mkdirSync(path.join(dir, 'manifests'));
     fs.writeFileSync(path.join(dir, 'manifests/web.yaml'), service('10.96.1.1'));
-    fs.writeFileSync(path.join(dir, 'Corefile'), 'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n        watch 200ms\n    }\n}\n');
+    fs.writeFileSync(
+      path.join(dir, 'Corefile'),
+      'cluster.local {\n    bind 127.0.0.1\n    kubernetes {\n        manifests manifests\n        watch 200ms\n    }\n}\n',
+    );
     server = await startServer(['--conf', path.join(dir, 'Corefile')]);
   }, 30000);
   afterAll(async () => {

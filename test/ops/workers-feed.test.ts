@@ -36,21 +36,28 @@ describe('serve --workers 2: one manifest load for both workers', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('both workers serve the primary\'s one load; a change and SIGHUP reach both from one more load', async () => {
+  it("both workers serve the primary's one load; a change and SIGHUP reach both from one more load", async () => {
     expect(json(server.logs, 'manifest feed started in the primary, shared by the workers')).toHaveLength(1);
     const first = json(server.logs, 'kubernetes data loaded');
     expect(first.map((l) => l['load'])).toEqual([1, 1]);
     expect(new Set(first.map((l) => l['worker'])).size).toBe(2);
 
     const file = path.join(dir, 'manifests', 'zz-added.yaml');
-    writeFileSync(`${file}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n');
+    writeFileSync(
+      `${file}.tmp`,
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n',
+    );
     renameSync(`${file}.tmp`, file);
     const before = server.logs.length;
     server.proc.kill('SIGHUP');
-    const loaded = await pollFor('both workers to reload', () => {
-      const l = json(server.logs.slice(before), 'kubernetes data loaded');
-      return l.length >= 2 ? l : undefined;
-    }, 20_000);
+    const loaded = await pollFor(
+      'both workers to reload',
+      () => {
+        const l = json(server.logs.slice(before), 'kubernetes data loaded');
+        return l.length >= 2 ? l : undefined;
+      },
+      20_000,
+    );
     // One load, the second, of one file: both workers' new plugins serve it.
     expect(loaded.map((l) => [l['load'], l['reread'], l['full']])).toEqual([
       [2, 1, false],

@@ -63,7 +63,8 @@ describe('serve --workers 2', () => {
       expect(r.answers?.map((a) => a.data)).toEqual(['10.96.0.1']);
     }
     // The query log lines arrive through the primary's stdout shortly after the answers.
-    const workers = (): Set<number | undefined> => new Set(server.logs.filter((l) => l.includes('"msg":"query"')).map((l) => (JSON.parse(l) as { worker?: number }).worker));
+    const workers = (): Set<number | undefined> =>
+      new Set(server.logs.filter((l) => l.includes('"msg":"query"')).map((l) => (JSON.parse(l) as { worker?: number }).worker));
     await waitUntil('query logs from both workers', () => workers().size >= 2, 2000).catch(() => undefined);
     expect(workers().size).toBe(2);
   });

@@ -75,13 +75,21 @@ describe('reverse names', () => {
   });
 
   it('builds ip6.arpa nibble names', () => {
-    expect(ipToReverseName('fd00:10:96::100')).toBe(
-      '0.0.1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.6.9.0.0.0.1.0.0.0.0.d.f.ip6.arpa.',
-    );
+    expect(ipToReverseName('fd00:10:96::100')).toBe('0.0.1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.6.9.0.0.0.1.0.0.0.0.d.f.ip6.arpa.');
   });
 
   it('round trips IPv4 and IPv6', () => {
-    for (const ip of ['10.96.0.10', '0.0.0.0', '255.255.255.255', '192.168.10.5', 'fd00:10:96::100', '::1', '2001:db8::', '::ffff:10.0.0.1', '2001:db8:1:2:3:4:5:6']) {
+    for (const ip of [
+      '10.96.0.10',
+      '0.0.0.0',
+      '255.255.255.255',
+      '192.168.10.5',
+      'fd00:10:96::100',
+      '::1',
+      '2001:db8::',
+      '::ffff:10.0.0.1',
+      '2001:db8:1:2:3:4:5:6',
+    ]) {
       const name = ipToReverseName(ip);
       expect(reverseNameToIp(name), name).toBe(ip);
       expect(reverseNameToIp(name.toUpperCase().slice(0, -1)), 'case-insensitive, no trailing dot').toBe(ip);

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { escapeLabel, fqdn, isReverse, isSubdomain, labelsBelow, matchZone, NameSyntaxError, presentationLabels, type NameProblem } from '../../src/pkg/names.js';
+import {
+  escapeLabel,
+  fqdn,
+  isReverse,
+  isSubdomain,
+  labelsBelow,
+  matchZone,
+  NameSyntaxError,
+  presentationLabels,
+  type NameProblem,
+} from '../../src/pkg/names.js';
 import { parseName } from '../../src/dns/encode.js';
 import { parseDomainName } from '../../src/dns/zonefile.js';
 import { parseQuery, isProblem } from '../../src/dns/query.js';
@@ -30,7 +40,11 @@ describe('escapeLabel (miekg/dns presentation form)', () => {
     const parsed = parseQuery(q);
     if (isProblem(parsed)) throw new Error('query did not parse');
     expect(parsed.name).toBe('A\\.\\032\\\\\\195.');
-    const zone = parseZoneFile({ origin: 'example.', file: 'z', text: '$ORIGIN example.\n@ 60 IN SOA ns. h. 1 2 3 4 5\nA\\.\\032\\\\\\195 60 IN A 10.0.0.1\n' });
+    const zone = parseZoneFile({
+      origin: 'example.',
+      file: 'z',
+      text: '$ORIGIN example.\n@ 60 IN SOA ns. h. 1 2 3 4 5\nA\\.\\032\\\\\\195 60 IN A 10.0.0.1\n',
+    });
     expect(zone.records.map((r) => r.rr.name)).toContain('a\\.\\032\\\\\\195.example.');
   });
 });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { clientFamily, clientIp, doBit, requestSize } from '../../src/chain/request.js';
 import { addressFamily, plainAddress } from '../../src/pkg/ip.js';
 
-const req = (address: string, protocol: 'udp' | 'tcp' = 'udp', edns?: { udpSize: number; do: boolean }) => ({ client: { address, port: 53 }, protocol, ...(edns ? { edns } : {}) });
+const req = (address: string, protocol: 'udp' | 'tcp' = 'udp', edns?: { udpSize: number; do: boolean }) => ({
+  client: { address, port: 53 },
+  protocol,
+  ...(edns ? { edns } : {}),
+});
 
 // CoreDNS request.Request: IP, Family, Do, Size.
 describe('request helpers', () => {

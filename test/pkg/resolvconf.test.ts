@@ -45,7 +45,16 @@ describe('glibc 2.36 (resolv/res_init.c)', () => {
   });
   it('flags (prefix matches, as res_setoptions)', () => {
     const c = g('options rotate edns0 single-request-reopen no-tld-query use-vc trust-ad no-aaaa\n');
-    expect(c).toMatchObject({ rotate: true, edns0: true, singleRequestReopen: true, singleRequest: false, noTldQuery: true, useVc: true, trustAd: true, noAaaa: true });
+    expect(c).toMatchObject({
+      rotate: true,
+      edns0: true,
+      singleRequestReopen: true,
+      singleRequest: false,
+      noTldQuery: true,
+      useVc: true,
+      trustAd: true,
+      noAaaa: true,
+    });
     expect(g('options single-request\n')).toMatchObject({ singleRequest: true, singleRequestReopen: false });
     expect(g('options no_tld_query\n').noTldQuery).toBe(true);
   });
@@ -70,7 +79,13 @@ describe('musl 1.2.3 (src/network/resolvconf.c)', () => {
     expect(m('options timeout:99 attempts:20\n')).toMatchObject({ timeout: 60, attempts: 10 });
   });
   it('no other option is understood', () => {
-    expect(m('options rotate single-request no-aaaa use-vc edns0\n')).toMatchObject({ rotate: false, singleRequest: false, noAaaa: false, useVc: false, edns0: false });
+    expect(m('options rotate single-request no-aaaa use-vc edns0\n')).toMatchObject({
+      rotate: false,
+      singleRequest: false,
+      noAaaa: false,
+      useVc: false,
+      edns0: false,
+    });
   });
   it('domain/search: rest of the line verbatim, last wins, every token counts', () => {
     expect(m('search a b\ndomain c d\n').search).toEqual(['c', 'd']);

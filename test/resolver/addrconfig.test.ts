@@ -6,7 +6,9 @@ import type { SendFn } from '../../src/resolver/types.js';
 
 const conf = parseResolvConf('search ns.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n', 'glibc');
 const send: SendFn = async (name, type) =>
-  name === 'db.svc.cluster.local.' && type === 'A' ? { rcode: 'NOERROR', answers: ['A 10.96.5.5'] } : { rcode: name === 'db.svc.cluster.local.' ? 'NOERROR' : 'NXDOMAIN', answers: [] };
+  name === 'db.svc.cluster.local.' && type === 'A'
+    ? { rcode: 'NOERROR', answers: ['A 10.96.5.5'] }
+    : { rcode: name === 'db.svc.cluster.local.' ? 'NOERROR' : 'NXDOMAIN', answers: [] };
 
 describe('glibc AI_ADDRCONFIG', () => {
   it('sends A and AAAA per candidate when the host has IPv6 (the default)', async () => {
@@ -26,7 +28,12 @@ describe('glibc AI_ADDRCONFIG', () => {
   });
 
   it('does not change musl or Go, which do not filter by the host addresses here', async () => {
-    const t = await resolveStub('db', { libc: 'musl', conf: parseResolvConf('search ns.svc.cluster.local svc.cluster.local\noptions ndots:5\n', 'musl'), send, ipv6: false });
+    const t = await resolveStub('db', {
+      libc: 'musl',
+      conf: parseResolvConf('search ns.svc.cluster.local svc.cluster.local\noptions ndots:5\n', 'musl'),
+      send,
+      ipv6: false,
+    });
     expect(t.queries.some((q) => q.type === 'AAAA')).toBe(true);
   });
 });

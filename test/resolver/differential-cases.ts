@@ -55,9 +55,7 @@ export const variants: Variant[] = [
   },
   {
     file: 'ndots0.conf',
-    rows: [
-      { name: 'web', what: 'ndots 0: as is first (REFUSED), then the search list' },
-    ],
+    rows: [{ name: 'web', what: 'ndots 0: as is first (REFUSED), then the search list' }],
   },
   {
     file: 'domain-then-search.conf',
@@ -75,9 +73,7 @@ export const variants: Variant[] = [
   },
   {
     file: 'nodata-servfail.conf',
-    rows: [
-      { name: 'a', what: 'NODATA, SERVFAIL, then the answer at position 3', extra: ['glibc-v4'] },
-    ],
+    rows: [{ name: 'a', what: 'NODATA, SERVFAIL, then the answer at position 3', extra: ['glibc-v4'] }],
   },
   {
     file: 'servfail-nodata.conf',

@@ -40,7 +40,20 @@ export function predictionArgs(client: ClientKind): { libc: 'glibc' | 'musl' | '
  */
 export async function predict(name: string, client: ClientKind, resolvConf: string, conf: string, manifests: string): Promise<Prediction> {
   const { libc, type } = predictionArgs(client);
-  const argv = ['resolve', name, ...(type ? ['--type', type] : []), '--resolv-conf', resolvConf, '--libc', libc, '--conf', conf, '--manifests', manifests, '--json'];
+  const argv = [
+    'resolve',
+    name,
+    ...(type ? ['--type', type] : []),
+    '--resolv-conf',
+    resolvConf,
+    '--libc',
+    libc,
+    '--conf',
+    conf,
+    '--manifests',
+    manifests,
+    '--json',
+  ];
   let stdout = '';
   let stderr = '';
   const collect = (append: (s: string) => void): Writable =>
@@ -52,12 +65,21 @@ export async function predict(name: string, client: ClientKind, resolvConf: stri
     });
   try {
     const flags = { libc, ...(type ? { type } : {}), resolvConf, conf, manifests: [manifests], json: true };
-    await resolveCommand(name, flags, collect((s) => (stdout += s)), collect((s) => (stderr += s)));
+    await resolveCommand(
+      name,
+      flags,
+      collect((s) => (stdout += s)),
+      collect((s) => (stderr += s)),
+    );
     const json = JSON.parse(stdout) as ResolveJson;
     if (!Array.isArray(json.queries) || !json.result) throw new Error('no "queries" array or "result" object');
     return { ok: true, json, argv };
   } catch (err) {
-    return { ok: false, argv, error: `clusterdns ${argv.join(' ')} gave no usable JSON (${(err as Error).message})\n${stdout.slice(0, 2000)}${stderr.slice(0, 2000)}` };
+    return {
+      ok: false,
+      argv,
+      error: `clusterdns ${argv.join(' ')} gave no usable JSON (${(err as Error).message})\n${stdout.slice(0, 2000)}${stderr.slice(0, 2000)}`,
+    };
   }
 }
 
@@ -159,13 +181,21 @@ export function clientOutcome(client: ClientKind, run: ClientRun): Outcome {
     // getent ahosts: `ADDR STREAM canonname`, `ADDR DGRAM`, `ADDR RAW` per address; exit 2 when
     // getaddrinfo failed (getent does not say with which EAI code).
     if (run.code === 0) {
-      const addrs = out.split('\n').map((l) => canonicalAddress(l.split(/\s+/)[0] ?? '')).filter((a): a is string => !!a);
+      const addrs = out
+        .split('\n')
+        .map((l) => canonicalAddress(l.split(/\s+/)[0] ?? ''))
+        .filter((a): a is string => !!a);
       return { found: addrs.length > 0, addresses: sortedUnique(addrs), detail: 'getent exit 0' };
     }
     return { found: false, addresses: [], detail: `getent exit ${run.code ?? run.signal}` };
   }
   if (out.startsWith('OK')) {
-    const addrs = out.slice(2).trim().split(/\s+/).filter(Boolean).map((a) => canonicalAddress(a) ?? `?${a}`);
+    const addrs = out
+      .slice(2)
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((a) => canonicalAddress(a) ?? `?${a}`);
     return { found: addrs.length > 0, addresses: sortedUnique(addrs), detail: 'OK' };
   }
   if (out.startsWith('ERR')) {

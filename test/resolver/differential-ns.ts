@@ -42,10 +42,23 @@ export function unavailable(): string | undefined {
   }
   if (missing.length) return `missing: ${missing.join('; ')}`;
   try {
-    execFileSync('unshare', ['--mount', '--net', '--propagation', 'private', '--', 'sh', '-c', 'ip link set lo up && ip addr add 192.0.2.53/32 dev lo && ip addr add 2001:db8::53/128 dev lo nodad && mount --bind /etc/hosts /etc/hosts'], {
-      stdio: 'pipe',
-      timeout: 10000,
-    });
+    execFileSync(
+      'unshare',
+      [
+        '--mount',
+        '--net',
+        '--propagation',
+        'private',
+        '--',
+        'sh',
+        '-c',
+        'ip link set lo up && ip addr add 192.0.2.53/32 dev lo && ip addr add 2001:db8::53/128 dev lo nodad && mount --bind /etc/hosts /etc/hosts',
+      ],
+      {
+        stdio: 'pipe',
+        timeout: 10000,
+      },
+    );
   } catch (err) {
     const e = err as { stderr?: Buffer; message: string };
     return `cannot create a private mount + network namespace (unshare --mount --net, ip link/addr on lo with IPv4 and IPv6, mount --bind): ${(e.stderr?.toString() || e.message).trim().split('\n')[0]}`;
@@ -67,7 +80,11 @@ export interface Programs {
 export function buildPrograms(timeoutMs = 120000): Promise<Programs> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-resolver-diff-'));
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', [path.join(programs, 'build.sh'), dir], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
+    const child = spawn('sh', [path.join(programs, 'build.sh'), dir], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HOME: dir },
+    });
     let output = '';
     child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (output += c.toString()));

@@ -26,16 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cases, variants, type Case, type ClientKind } from './differential-cases.js';
-import {
-  clientOutcome,
-  comparable,
-  formatCaptured,
-  formatPredicted,
-  pool,
-  predict,
-  predictedOutcome,
-  type Prediction,
-} from './differential-compare.js';
+import { clientOutcome, comparable, formatCaptured, formatPredicted, pool, predict, predictedOutcome, type Prediction } from './differential-compare.js';
 import { buildPrograms, corefile, fixtures, manifests, Namespace, unavailable, type ClientRun, type Programs } from './differential-ns.js';
 
 const inCI = process.env.CI === 'true';
@@ -144,7 +135,10 @@ describe('resolver emulation vs real glibc, musl and Go (differential)', () => {
       if (!run) throw new Error('the client did not run');
       if (run instanceof Error) throw run;
       if (!pred) throw new Error('no prediction');
-      const conf = fs.readFileSync(resolvPath(c.file), 'utf8').replace(/^#.*\n/gm, '').trimEnd();
+      const conf = fs
+        .readFileSync(resolvPath(c.file), 'utf8')
+        .replace(/^#.*\n/gm, '')
+        .trimEnd();
       const head =
         `resolv.conf ${c.file} (comments removed):\n${conf.replace(/^/gm, '    ')}\n` +
         `name: ${JSON.stringify(c.name)}   client: ${c.client}   (${c.what})\n` +

@@ -63,8 +63,12 @@ describe('resolve: the search domain from the host name', () => {
   });
 
   it("gethostname() of a pod: the node's, the FQDN with setHostnameAsFQDN, else the short name", () => {
-    expect(podGethostname({ namespace: 'ci', name: 'agent', hostNetwork: true, nodeName: 'build-1.corp.example.com' }, 'cluster.local')).toBe('build-1.corp.example.com');
-    expect(podGethostname({ namespace: 'ci', name: 'web', hostname: 'web', subdomain: 'www', setHostnameAsFQDN: true }, 'cluster.local')).toBe('web.www.ci.svc.cluster.local');
+    expect(podGethostname({ namespace: 'ci', name: 'agent', hostNetwork: true, nodeName: 'build-1.corp.example.com' }, 'cluster.local')).toBe(
+      'build-1.corp.example.com',
+    );
+    expect(podGethostname({ namespace: 'ci', name: 'web', hostname: 'web', subdomain: 'www', setHostnameAsFQDN: true }, 'cluster.local')).toBe(
+      'web.www.ci.svc.cluster.local',
+    );
     expect(podGethostname({ namespace: 'ci', name: 'web', hostname: 'web', subdomain: 'www' }, 'cluster.local')).toBe('web');
   });
 
@@ -85,13 +89,33 @@ describe('resolve: the search domain from the host name', () => {
     ].join('');
     const out = execFileSync(
       'unshare',
-      ['--uts', '--mount', '--net', '--propagation', 'private', '--', 'sh', '-c',
+      [
+        '--uts',
+        '--mount',
+        '--net',
+        '--propagation',
+        'private',
+        '--',
+        'sh',
+        '-c',
         // A non-loopback address: glibc's AI_ADDRCONFIG sends nothing on a loopback-only host.
         'hostname build-1.corp.example.com && ip link set lo up && ip addr add 192.0.2.53/32 dev lo && mount --bind "$1" /etc/resolv.conf && mkfifo "$4/up" "$4/stop" && { "$2" -e "$3" <"$4/stop" 3>"$4/up" & } && exec 4>"$4/stop" && read _ <"$4/up" && { getent ahostsv4 build || true; }; exec 4>&-; wait',
-        'sh', rc, process.execPath, listener, fifos],
+        'sh',
+        rc,
+        process.execPath,
+        listener,
+        fifos,
+      ],
       { timeout: 20000, encoding: 'utf8' },
     );
-    const real = [...new Set(out.split('\n').filter((l) => l.startsWith('Q ')).map((l) => l.slice(2)))];
+    const real = [
+      ...new Set(
+        out
+          .split('\n')
+          .filter((l) => l.startsWith('Q '))
+          .map((l) => l.slice(2)),
+      ),
+    ];
     expect(real).toEqual(['build.corp.example.com.', 'build.']);
     expect(await queries('build', { resolvConf: rc, hostname: 'build-1.corp.example.com', libc: 'glibc' })).toEqual(real);
   });

@@ -4,8 +4,13 @@ import { formatResolvConf, parseHostResolvConf, podDNS, podHostsFile, type PodDN
 import { lookupHosts, parseHosts } from '../../src/resolver/hosts.js';
 
 const pod = (p: Partial<PodDNSInput> = {}): PodDNSInput => ({ namespace: 'apps', name: 'web-0', ...p });
-const opts = { clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', hostResolvConf: 'nameserver 10.0.0.2\nsearch corp.example.com.\noptions timeout:2\n' };
-const rc = (p: PodDNSInput, o: Omit<Partial<typeof opts>, 'hostResolvConf'> & { hostResolvConf?: string | null } = {}) => formatResolvConf(podDNS(p, { ...opts, ...o }));
+const opts = {
+  clusterDNS: ['10.96.0.10'],
+  clusterDomain: 'cluster.local',
+  hostResolvConf: 'nameserver 10.0.0.2\nsearch corp.example.com.\noptions timeout:2\n',
+};
+const rc = (p: PodDNSInput, o: Omit<Partial<typeof opts>, 'hostResolvConf'> & { hostResolvConf?: string | null } = {}) =>
+  formatResolvConf(podDNS(p, { ...opts, ...o }));
 
 describe('kubelet resolv.conf', () => {
   it('ClusterFirst (default): cluster DNS only, cluster search then host search, ndots:5 only', () => {
@@ -28,18 +33,38 @@ describe('kubelet resolv.conf', () => {
     expect(rc(pod({ dnsPolicy: 'Default' }), { hostResolvConf: null })).toBe('search .\nnameserver 127.0.0.1\n');
   });
   it('None: only dnsConfig', () => {
-    expect(rc(pod({ dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'], searches: ['my.example'], options: [{ name: 'ndots', value: '2' }, { name: 'edns0' }] } }))).toBe(
-      'search my.example\nnameserver 1.1.1.1\noptions ndots:2 edns0\n',
-    );
+    expect(
+      rc(
+        pod({
+          dnsPolicy: 'None',
+          dnsConfig: { nameservers: ['1.1.1.1'], searches: ['my.example'], options: [{ name: 'ndots', value: '2' }, { name: 'edns0' }] },
+        }),
+      ),
+    ).toBe('search my.example\nnameserver 1.1.1.1\noptions ndots:2 edns0\n');
   });
   it('dnsConfig merges: appended, de-duplicated, pod options win', () => {
-    const d = podDNS(pod({ dnsConfig: { nameservers: ['10.96.0.10', '8.8.8.8'], searches: ['svc.cluster.local', 'extra.example'], options: [{ name: 'ndots', value: '2' }, { name: 'single-request' }] } }), opts);
+    const d = podDNS(
+      pod({
+        dnsConfig: {
+          nameservers: ['10.96.0.10', '8.8.8.8'],
+          searches: ['svc.cluster.local', 'extra.example'],
+          options: [{ name: 'ndots', value: '2' }, { name: 'single-request' }],
+        },
+      }),
+      opts,
+    );
     expect(d.servers).toEqual(['10.96.0.10', '8.8.8.8']);
     expect(d.searches).toEqual(['apps.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example.com', 'extra.example']);
     expect(d.options).toEqual(['ndots:2', 'single-request']);
   });
   it('limits: 3 nameservers, 32 search paths, 253-char entries, 2048-char line', () => {
-    const d = podDNS(pod({ dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1', '2.2.2.2', '3.3.3.3', '4.4.4.4'], searches: Array.from({ length: 40 }, (_, i) => `s${i}.example`) } }), opts);
+    const d = podDNS(
+      pod({
+        dnsPolicy: 'None',
+        dnsConfig: { nameservers: ['1.1.1.1', '2.2.2.2', '3.3.3.3', '4.4.4.4'], searches: Array.from({ length: 40 }, (_, i) => `s${i}.example`) },
+      }),
+      opts,
+    );
     expect(d.servers).toEqual(['1.1.1.1', '2.2.2.2', '3.3.3.3']);
     expect(d.searches).toHaveLength(32);
     expect(d.warnings.length).toBe(2);
@@ -51,7 +76,11 @@ describe('kubelet resolv.conf', () => {
     expect(s).toEqual(big.slice(0, 8));
   });
   it('host file: last search wins, trailing dot trimmed, lone . dropped, domain ignored, options merged by name', () => {
-    expect(parseHostResolvConf('domain x\nsearch a.\nsearch b. . c\n#search z\nnameserver 1.1.1.1\nnameserver 2.2.2.2\noptions ndots:2 timeout:1\noptions ndots:3\n')).toEqual({
+    expect(
+      parseHostResolvConf(
+        'domain x\nsearch a.\nsearch b. . c\n#search z\nnameserver 1.1.1.1\nnameserver 2.2.2.2\noptions ndots:2 timeout:1\noptions ndots:3\n',
+      ),
+    ).toEqual({
       servers: ['1.1.1.1', '2.2.2.2'],
       searches: ['b', 'c'],
       options: ['ndots:3', 'timeout:1'],
@@ -60,16 +89,27 @@ describe('kubelet resolv.conf', () => {
 });
 
 describe('kubelet /etc/hosts', () => {
-  const head = '# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n';
+  const head =
+    '# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n';
   it('pod IPs with hostname.subdomain.ns.svc.domain, then hostAliases', () => {
-    const text = podHostsFile(pod({ hostname: 'web-0', subdomain: 'nginx', podIPs: ['10.244.1.10', 'fd00:10:244::a'], hostAliases: [{ ip: '10.1.2.3', hostnames: ['foo.local', 'bar.local'] }] }), 'cluster.local');
+    const text = podHostsFile(
+      pod({
+        hostname: 'web-0',
+        subdomain: 'nginx',
+        podIPs: ['10.244.1.10', 'fd00:10:244::a'],
+        hostAliases: [{ ip: '10.1.2.3', hostnames: ['foo.local', 'bar.local'] }],
+      }),
+      'cluster.local',
+    );
     expect(text).toBe(
       `${head}10.244.1.10\tweb-0.nginx.apps.svc.cluster.local\tweb-0\nfd00:10:244::a\tweb-0.nginx.apps.svc.cluster.local\tweb-0\n\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n`,
     );
   });
   it('no subdomain: IP and pod name; hostNetwork: the node file under its own header', () => {
     expect(podHostsFile(pod({ name: 'api-7d9f', podIPs: ['10.244.0.9'] }), 'cluster.local')).toBe(`${head}10.244.0.9\tapi-7d9f\n`);
-    expect(podHostsFile(pod({ hostNetwork: true }), 'cluster.local', '127.0.0.1\tlocalhost\n')).toBe('# Kubernetes-managed hosts file (host network).\n127.0.0.1\tlocalhost\n');
+    expect(podHostsFile(pod({ hostNetwork: true }), 'cluster.local', '127.0.0.1\tlocalhost\n')).toBe(
+      '# Kubernetes-managed hosts file (host network).\n127.0.0.1\tlocalhost\n',
+    );
   });
 });
 

@@ -24,12 +24,26 @@ describe('musl 1.2.3: the query for a `.` search entry', () => {
     // Captured from musl 1.2.3 (Debian's musl-tools) asking `web` with `search . b.example`.
     expect(noId(muslQuery('web..', 'A')!.toString('hex'))).toBe('01000001000000000000' + '03776562' + '2e' + '0001000100');
     // A well-formed name is the ordinary encoding.
-    expect(noId(muslQuery('web.b.example.', 'AAAA')!.toString('hex'))).toBe('01000001000000000000' + '03776562' + '0162' + '076578616d706c65' + '00' + '001c0001');
+    expect(noId(muslQuery('web.b.example.', 'AAAA')!.toString('hex'))).toBe(
+      '01000001000000000000' + '03776562' + '0162' + '076578616d706c65' + '00' + '001c0001',
+    );
   });
 
   it('resolve sends those bytes and reports what the server answered (FORMERR, ignored by musl)', async () => {
     const sink = { write: () => true } as unknown as NodeJS.WritableStream;
-    const trace = await resolveCommand('web', { resolvConf, libc: 'musl', type: 'A', conf: path.join(repoRoot, 'test/fixtures/resolver/Corefile'), manifests: [path.join(repoRoot, 'test/fixtures/resolver/manifests')], json: true }, sink, sink);
+    const trace = await resolveCommand(
+      'web',
+      {
+        resolvConf,
+        libc: 'musl',
+        type: 'A',
+        conf: path.join(repoRoot, 'test/fixtures/resolver/Corefile'),
+        manifests: [path.join(repoRoot, 'test/fixtures/resolver/manifests')],
+        json: true,
+      },
+      sink,
+      sink,
+    );
     const first = trace.queries[0]!;
     expect(first.name).toBe('web..');
     expect(first.malformed).toBe(true);
@@ -47,11 +61,27 @@ describe('musl 1.2.3: the query for a `.` search entry', () => {
     // In a private network and mount namespace: a listener on 127.0.0.1:53 prints what it gets.
     // It says on a FIFO when it listens (the client starts then) and stops when its stdin,
     // another FIFO the shell holds open until the client is done, ends.
-    const listener = "const s=require('dgram').createSocket('udp4');s.on('message',(m)=>console.log(m.toString('hex')));s.bind(53,'127.0.0.1',()=>require('fs').writeSync(3,'up\\n'));process.stdin.on('end',()=>s.close()).resume();";
+    const listener =
+      "const s=require('dgram').createSocket('udp4');s.on('message',(m)=>console.log(m.toString('hex')));s.bind(53,'127.0.0.1',()=>require('fs').writeSync(3,'up\\n'));process.stdin.on('end',()=>s.close()).resume();";
     const fifos = mkdtempSync(path.join(dir, 'fifo-'));
     const out = execFileSync(
       'unshare',
-      ['--mount', '--net', '--propagation', 'private', '--', 'sh', '-c', `ip link set lo up && mount --bind "$1" /etc/resolv.conf && mkfifo "$5/up" "$5/stop" && { "$2" -e "$3" <"$5/stop" 3>"$5/up" & } && exec 4>"$5/stop" && read _ <"$5/up" && "$4" -4 web; exec 4>&-; wait`, 'sh', resolvConf, process.execPath, listener, prog, fifos],
+      [
+        '--mount',
+        '--net',
+        '--propagation',
+        'private',
+        '--',
+        'sh',
+        '-c',
+        `ip link set lo up && mount --bind "$1" /etc/resolv.conf && mkfifo "$5/up" "$5/stop" && { "$2" -e "$3" <"$5/stop" 3>"$5/up" & } && exec 4>"$5/stop" && read _ <"$5/up" && "$4" -4 web; exec 4>&-; wait`,
+        'sh',
+        resolvConf,
+        process.execPath,
+        listener,
+        prog,
+        fifos,
+      ],
       { timeout: 20000, encoding: 'utf8' },
     );
     const packets = out.split('\n').filter((l) => /^[0-9a-f]{20,}$/.test(l));

@@ -33,7 +33,13 @@ function fake(table: Record<string, Spec>): SendFn {
 const SEARCH = 'search a.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\n';
 
 async function run(libc: Libc, name: string, conf: string, table: Record<string, Spec> = {}, type?: string, hosts?: string): Promise<Trace> {
-  return resolveStub(name, { libc, conf: parseResolvConf(conf, libc), send: fake(table), ...(type ? { type } : {}), ...(hosts ? { hosts: parseHosts(hosts) } : {}) });
+  return resolveStub(name, {
+    libc,
+    conf: parseResolvConf(conf, libc),
+    send: fake(table),
+    ...(type ? { type } : {}),
+    ...(hosts ? { hosts: parseHosts(hosts) } : {}),
+  });
 }
 const qs = (t: Trace): string[] => t.queries.map((q) => `${q.name} ${q.type}`);
 const names = (t: Trace): string[] => [...new Set(t.queries.map((q) => q.name))];
@@ -106,7 +112,13 @@ describe('answers and failures in the middle', () => {
     expect(qs(m)).toEqual([...round, ...round]);
     expect(m.result).toMatchObject({ status: 'SERVFAIL', error: 'EAI_AGAIN' });
     const go = await run('go', 'db', conf, table);
-    expect(qs(go)).toEqual(['db.a.svc.cluster.local. A', 'db.a.svc.cluster.local. A', 'db.a.svc.cluster.local. AAAA', 'db.a.svc.cluster.local. AAAA', ...pair('db.svc.cluster.local.')]);
+    expect(qs(go)).toEqual([
+      'db.a.svc.cluster.local. A',
+      'db.a.svc.cluster.local. A',
+      'db.a.svc.cluster.local. AAAA',
+      'db.a.svc.cluster.local. AAAA',
+      ...pair('db.svc.cluster.local.'),
+    ]);
     expect(go.result.status).toBe('ok');
   });
   it('REFUSED at position 2: glibc ends the search and tries the name as is; musl waits it out; Go goes on', async () => {
@@ -157,7 +169,11 @@ describe('options and resolv.conf quirks in the walk', () => {
     expect(qs(t)).toEqual(['web.a.svc.cluster.local. A', 'web.svc.cluster.local. A']);
   });
   it('no-tld-query: glibc skips the final bare query for a dot-less name', async () => {
-    expect(names(await run('glibc', 'web', `${SEARCH}options no-tld-query\n`))).toEqual(['web.a.svc.cluster.local.', 'web.svc.cluster.local.', 'web.cluster.local.']);
+    expect(names(await run('glibc', 'web', `${SEARCH}options no-tld-query\n`))).toEqual([
+      'web.a.svc.cluster.local.',
+      'web.svc.cluster.local.',
+      'web.cluster.local.',
+    ]);
   });
   it('a `.` search entry', async () => {
     const conf = 'search a.example . b.example\n';
@@ -187,7 +203,12 @@ describe('options and resolv.conf quirks in the walk', () => {
     const conf = 'nameserver ns1\nnameserver ns2\nsearch a.example\noptions ndots:1\n'.replace(/ns1/, '10.0.0.1').replace(/ns2/, '10.0.0.2');
     const table: Record<string, Spec> = { 'web.a.example.@10.0.0.1': 'SERVFAIL', 'web.a.example.@10.0.0.2': 'ADDR' };
     const g = await run('glibc', 'web', conf, table);
-    expect(g.queries.map((q) => `${q.type}@${q.server}:${q.rcode}`)).toEqual(['A@10.0.0.1:SERVFAIL', 'AAAA@10.0.0.1:SERVFAIL', 'A@10.0.0.2:NOERROR', 'AAAA@10.0.0.2:NOERROR']);
+    expect(g.queries.map((q) => `${q.type}@${q.server}:${q.rcode}`)).toEqual([
+      'A@10.0.0.1:SERVFAIL',
+      'AAAA@10.0.0.1:SERVFAIL',
+      'A@10.0.0.2:NOERROR',
+      'AAAA@10.0.0.2:NOERROR',
+    ]);
     const m = await run('musl', 'web', conf, table);
     expect(m.queries.slice(0, 4).map((q) => `${q.type}@${q.server}`)).toEqual(['A@10.0.0.1', 'A@10.0.0.2', 'AAAA@10.0.0.1', 'AAAA@10.0.0.2']);
     expect(m.result.status).toBe('ok');

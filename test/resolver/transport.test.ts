@@ -18,7 +18,10 @@ function reply(msg: Buffer, truncated: boolean): Buffer {
     type: 'response',
     flags: dnsPacket.AUTHORITATIVE_ANSWER | (truncated && name === 'big.test' ? dnsPacket.TRUNCATED_RESPONSE : 0) | (found ? 0 : 3),
     questions: q.questions,
-    answers: found && type === 'A' && !(truncated && name === 'big.test') ? [{ name, type: 'A', class: 'IN', ttl: 30, data: name === 'big.test' ? '10.0.0.9' : '10.0.0.1' }] : [],
+    answers:
+      found && type === 'A' && !(truncated && name === 'big.test')
+        ? [{ name, type: 'A', class: 'IN', ttl: 30, data: name === 'big.test' ? '10.0.0.9' : '10.0.0.1' }]
+        : [],
   });
 }
 

@@ -227,7 +227,12 @@ describe('case-insensitive answer cache: byte for byte what a fresh answer would
     // lower first, then a spelling whose every suffix is mixed in both cases (so the two
     // replies compared by the check are alike), then lower again: the CNAME data
     // nginx.default.svc.cluster.local compresses against a lowercase question only.
-    const spellings = ['alias.default.svc.cluster.local', 'aLiAs.dEfAuLt.sVc.cLuStEr.lOcAl', 'alias.default.svc.cluster.local', 'ALIAS.default.svc.cluster.local'];
+    const spellings = [
+      'alias.default.svc.cluster.local',
+      'aLiAs.dEfAuLt.sVc.cLuStEr.lOcAl',
+      'alias.default.svc.cluster.local',
+      'ALIAS.default.svc.cluster.local',
+    ];
     for (const [i, name] of spellings.entries()) {
       const msg = buildQuery({ name, type: T.A, id: 3000 + i });
       expect((await ask(cached, msg, false)).toString('hex'), name).toBe((await ask(fresh, msg, false)).toString('hex'));

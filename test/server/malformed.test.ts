@@ -91,10 +91,7 @@ describe('a full header, then a malformed question: FORMERR, header only', () =>
     ['name not terminated (runs past the end)', Buffer.concat([hdr(), Buffer.from([5, 0x61, 0x62, 0x63, 0x64, 0x65])])],
     ['name but no type and class', Buffer.concat([hdr(), encodeName(fixture.nginx)])],
     ['name and only half the type/class', Buffer.concat([hdr(), encodeName(fixture.nginx), Buffer.from([0, 1])])],
-    [
-      'QDCOUNT 2 (two valid questions)',
-      Buffer.concat([hdr({ qdcount: 2 }), encodeQuestion(fixture.nginx, T.A), encodeQuestion(fixture.nginx, T.AAAA)]),
-    ],
+    ['QDCOUNT 2 (two valid questions)', Buffer.concat([hdr({ qdcount: 2 }), encodeQuestion(fixture.nginx, T.A), encodeQuestion(fixture.nginx, T.AAAA)])],
     ['QDCOUNT 2 with one question present', Buffer.concat([hdr({ qdcount: 2 }), encodeQuestion(fixture.nginx, T.A)])],
   ];
   it.each(cases)('%s', async (_label, msg) => {
@@ -224,7 +221,12 @@ describe('OPT format errors (RFC 6891 section 7): FORMERR with an OPT record', (
   }
 
   it('two OPT records', async () => {
-    const msg = Buffer.concat([hdr({ id: 0x0a0a, arcount: 2 }), encodeQuestion(fixture.nginx, T.A), encodeOpt({ udpSize: 1232 }), encodeOpt({ udpSize: 4096 })]);
+    const msg = Buffer.concat([
+      hdr({ id: 0x0a0a, arcount: 2 }),
+      encodeQuestion(fixture.nginx, T.A),
+      encodeOpt({ udpSize: 1232 }),
+      encodeOpt({ udpSize: 4096 }),
+    ]);
     expectFormerrWithOpt(await udpExchange(msg, target, 2000), 0x0a0a);
     await expectStillServing(target);
   });

@@ -2,21 +2,7 @@
 // queries per connection, bad lengths, many connections. Timeouts are in tcp-timeouts.test.ts.
 import { describe, it, expect } from 'vitest';
 import { serverForSuite } from '../helpers/suite.js';
-import {
-  buildQuery,
-  C,
-  decode,
-  expectStillServing,
-  fixture,
-  frame,
-  idOf,
-  parseHeader,
-  questions,
-  Rcode,
-  serverArgs,
-  T,
-  tcpQuery,
-} from './raw.js';
+import { buildQuery, C, decode, expectStillServing, fixture, frame, idOf, parseHeader, questions, Rcode, serverArgs, T, tcpQuery } from './raw.js';
 import { pace, quietFor } from '../helpers/wait.js';
 
 // The server must survive everything in this file.

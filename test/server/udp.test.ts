@@ -42,7 +42,7 @@ describe('UDP: a normal query', () => {
     expect(d.answers![0]).toMatchObject({ type: 'A', class: 'IN', ttl: 5, data: fixture.nginxIp });
   });
 
-  it('echoes the question with the query\'s letter case (0x20)', async () => {
+  it("echoes the question with the query's letter case (0x20)", async () => {
     const name = 'NgInX.default.svc.CLUSTER.local';
     const q = buildQuery({ name, type: T.A });
     const reply = await udpQuery(q, target);
@@ -58,7 +58,7 @@ describe('UDP: a normal query', () => {
     expect(d.answers![0]).toMatchObject({ type: 'A', data: fixture.nginxIp });
   });
 
-  it('spells the answer owner as the question was spelled (README.md, Protocol behaviour: answers echo the question\'s case)', async () => {
+  it("spells the answer owner as the question was spelled (README.md, Protocol behaviour: answers echo the question's case)", async () => {
     const name = 'NgInX.default.svc.CLUSTER.local';
     const reply = await udpQuery(buildQuery({ name, type: T.A }), target);
     const d = decode(reply);
@@ -91,7 +91,7 @@ describe('UDP: a normal query', () => {
     expect(h.arcount).toBe(0);
   });
 
-  it('keeps positive answers minimal: SRV additional holds only the targets\' addresses', async () => {
+  it("keeps positive answers minimal: SRV additional holds only the targets' addresses", async () => {
     const name = `_http._tcp.${fixture.nginx}`;
     const reply = await udpQuery(buildQuery({ name, type: T.SRV, edns: { udpSize: 1232 } }), target);
     const h = parseHeader(reply);
@@ -131,7 +131,7 @@ describe('UDP: EDNS0 (RFC 6891)', () => {
     }
   });
 
-  it('copies the DO bit into the reply\'s OPT (RFC 3225)', async () => {
+  it("copies the DO bit into the reply's OPT (RFC 3225)", async () => {
     for (const doBit of [true, false]) {
       const reply = await udpQuery(buildQuery({ name: fixture.nginx, type: T.A, edns: { udpSize: 1232, do: doBit } }), target);
       const opts = optRecords(reply);
@@ -249,7 +249,7 @@ describe('UDP: payload size and truncation', () => {
     }
   });
 
-  it('uses the client\'s EDNS size up to 1232: an answer between 512 and 1232 bytes fits exactly, one byte less truncates', async () => {
+  it("uses the client's EDNS size up to 1232: an answer between 512 and 1232 bytes fits exactly, one byte less truncates", async () => {
     // The full reply's size, whatever the server's name compression: the same query over TCP.
     const full = await tcpQuery(buildQuery({ name: fixture.window, type: T.A, edns: { udpSize: 1232 } }), target);
     expect(parseHeader(full).ancount).toBe(fixture.windowCount);

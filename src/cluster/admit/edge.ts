@@ -216,17 +216,18 @@ export class EdgeReader {
       if (ipText) {
         const ip = canonicalIp(ipText);
         if (ip) out.push({ ip });
-        else check.warn(
-          `${at}.ip ${jsonExcerpt(ipText)} is not an IP address, so this status entry is skipped; ` +
-            `write e.g. ip: 203.0.113.10`,
-          `${at}.ip`, 'status-value-skipped',
-        );
+        else
+          check.warn(
+            `${at}.ip ${jsonExcerpt(ipText)} is not an IP address, so this status entry is skipped; ` + `write e.g. ip: 203.0.113.10`,
+            `${at}.ip`,
+            'status-value-skipped',
+          );
       } else if (hostname) {
         if (parseIp(hostname) || !isDns1123Subdomain(lower(hostname))) {
           check.warn(
-            `${at}.hostname ${jsonExcerpt(hostname)} is not a DNS name, so this status entry is skipped; ` +
-              `write e.g. hostname: lb.example.com`,
-            `${at}.hostname`, 'status-value-skipped',
+            `${at}.hostname ${jsonExcerpt(hostname)} is not a DNS name, so this status entry is skipped; ` + `write e.g. hostname: lb.example.com`,
+            `${at}.hostname`,
+            'status-value-skipped',
           );
         } else out.push({ hostname: lower(hostname) });
       } else check.warn(`${at} has neither ip nor hostname and is ignored`, at);
@@ -253,18 +254,22 @@ export class EdgeReader {
     const annKey = ['metallb.io/loadBalancerIPs', 'metallb.universe.tf/loadBalancerIPs'].find((k) => meta.annotations[k] !== undefined);
     const ann = annKey ? meta.annotations[annKey] : undefined;
     if (ann) {
-      for (const part of ann.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const part of ann
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const ip = canonicalIp(part);
         if (ip) requested.push(ip);
         else refused ??= `MetalLB refuses its annotation ${annKey}: ${jsonExcerpt(part)} is not an IP address`;
       }
       // Annotations are free text to the API server; MetalLB's controller (getDesiredLbIPs in
       // controller/service.go) fails the whole allocation on one bad address, so none is given.
-      if (refused) check.warn(
-        `${refused}, so the Service gets no LoadBalancer address (it stays pending); ` +
-          `list addresses separated by commas`,
-        'metadata.annotations', 'loadbalancer-refused',
-      );
+      if (refused)
+        check.warn(
+          `${refused}, so the Service gets no LoadBalancer address (it stays pending); ` + `list addresses separated by commas`,
+          'metadata.annotations',
+          'loadbalancer-refused',
+        );
     }
     this.rawServices.set(`${meta.namespace}/${meta.name}`, { addresses, written, requested, ...(refused ? { refused } : {}) });
   }
@@ -316,11 +321,8 @@ export class EdgeReader {
         return;
       }
       const name = check.str(l, 'name', `${path}.name`) ?? '';
-      if (name === '') check.error(
-        `${path}.name is missing (the Gateway CRD requires it); ` +
-          `every listener needs a name (routes attach to it with sectionName)`,
-        path,
-      );
+      if (name === '')
+        check.error(`${path}.name is missing (the Gateway CRD requires it); ` + `every listener needs a name (routes attach to it with sectionName)`, path);
       // The listeners' CEL rules (GatewaySpec.Listeners in gateway_types.go): names unique, and
       // port, protocol and hostname unique together.
       const twin = seen.get(name);
@@ -349,8 +351,7 @@ export class EdgeReader {
       const same = combos.get(combo);
       if (same !== undefined) {
         check.error(
-          `${path} has the port, protocol and hostname of spec.listeners[${same}]; ` +
-            `the Gateway CRD requires that combination unique for each listener`,
+          `${path} has the port, protocol and hostname of spec.listeners[${same}]; ` + `the Gateway CRD requires that combination unique for each listener`,
           path,
         );
       } else combos.set(combo, i);
@@ -360,11 +361,11 @@ export class EdgeReader {
       let from: ListenerInfo['from'] = 'Same';
       // RouteNamespaces.from: +kubebuilder:validation:Enum=All;Selector;Same.
       if (fromText === 'Same' || fromText === 'All' || fromText === 'Selector') from = fromText;
-      else check.error(
-        `${path}.allowedRoutes.namespaces.from ${jsonExcerpt(fromText)} is not one the Gateway CRD allows; use Same, ` +
-          `All or Selector`,
-        `${path}.allowedRoutes.namespaces.from`,
-      );
+      else
+        check.error(
+          `${path}.allowedRoutes.namespaces.from ${jsonExcerpt(fromText)} is not one the Gateway CRD allows; use Same, ` + `All or Selector`,
+          `${path}.allowedRoutes.namespaces.from`,
+        );
       const selector = from === 'Selector' ? readLabelSelector(nsObj, 'selector', `${path}.allowedRoutes.namespaces.selector`, check) : undefined;
       if (from === 'Selector' && !selector) {
         // "Selector must be specified when From is set to Selector" is documentation, not a
@@ -372,7 +373,8 @@ export class EdgeReader {
         check.warn(
           `${path}.allowedRoutes.namespaces.selector is missing while from is Selector, ` +
             `so this listener admits no route; add a selector or use from: Same or All`,
-          `${path}.allowedRoutes.namespaces`, 'listener-no-selector',
+          `${path}.allowedRoutes.namespaces`,
+          'listener-no-selector',
         );
         from = 'None';
       }
@@ -403,9 +405,9 @@ export class EdgeReader {
         // the controller reports Programmed False (AddressNotUsable), giving no address.
         refused ??= `spec.addresses[${i}].value ${jsonExcerpt(value)} is not an IP address`;
         check.warn(
-          `${refused}, so the Gateway controller would assign no address (Programmed: False, AddressNotUsable); ` +
-            `write an IP or leave spec.addresses out`,
-          `spec.addresses[${i}].value`, 'gateway-address-unusable',
+          `${refused}, so the Gateway controller would assign no address (Programmed: False, AddressNotUsable); ` + `write an IP or leave spec.addresses out`,
+          `spec.addresses[${i}].value`,
+          'gateway-address-unusable',
         );
       }
     });
@@ -419,19 +421,21 @@ export class EdgeReader {
       if (!value) return;
       if (type === 'Hostname') {
         if (gatewayHostname(value)) status.push({ hostname: lower(value) });
-        else check.warn(
-          `status.addresses[${i}].value ${jsonExcerpt(value)} is not a host name, ` +
-            `so this status entry is skipped`,
-          `status.addresses[${i}].value`, 'status-value-skipped',
-        );
+        else
+          check.warn(
+            `status.addresses[${i}].value ${jsonExcerpt(value)} is not a host name, ` + `so this status entry is skipped`,
+            `status.addresses[${i}].value`,
+            'status-value-skipped',
+          );
       } else {
         const ip = canonicalIp(value);
         if (ip) status.push({ ip });
-        else check.warn(
-          `status.addresses[${i}].value ${jsonExcerpt(value)} is not an IP address, so this status entry is skipped; ` +
-            `write e.g. value: 203.0.113.10`,
-          `status.addresses[${i}].value`, 'status-value-skipped',
-        );
+        else
+          check.warn(
+            `status.addresses[${i}].value ${jsonExcerpt(value)} is not an IP address, so this status entry is skipped; ` + `write e.g. value: 203.0.113.10`,
+            `status.addresses[${i}].value`,
+            'status-value-skipped',
+          );
       }
     });
     if (check.errors > 0) return;
@@ -546,7 +550,8 @@ export class EdgeReader {
           check.warn(
             `${at} ${jsonExcerpt(t)} is not an IP address, ` +
               `so this ${recordType} target is skipped (k8s_gateway answers only addresses); write an IPv${recordType === 'A' ? 4 : 6} address`,
-            at, 'dnsendpoint-target-skipped',
+            at,
+            'dnsendpoint-target-skipped',
           );
           return;
         }
@@ -556,7 +561,8 @@ export class EdgeReader {
           check.warn(
             `${at} ${jsonExcerpt(t)} is an IPv${ip.family} address in an ${recordType} endpoint; ` +
               `k8s_gateway answers it as ${own}, an external-dns provider would refuse it: move it to an ${own} endpoint`,
-            at, 'dnsendpoint-target-family',
+            at,
+            'dnsendpoint-target-family',
           );
         }
         kept.push(canonicalIp(t)!);

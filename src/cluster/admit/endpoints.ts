@@ -56,13 +56,21 @@ export function readEndpointPorts(parent: Obj, check: Checker, path: string, rul
     const name = check.str(p, 'name', `${pp}.name`) ?? '';
     if (rules !== 'none') {
       if (name !== '' && !isDns1123Label(name)) {
-        check.error(`${pp}.name ${jsonExcerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`, `${pp}.name`, 'invalid-port-name');
+        check.error(
+          `${pp}.name ${jsonExcerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`,
+          `${pp}.name`,
+          'invalid-port-name',
+        );
       } else if (rules === 'endpoints' && name === '' && raw.length > 1) {
         check.error(`${pp}.name is missing; a subset with more than one port must name every port (validateEndpointPort)`, pp, 'unnamed-port');
       }
       const prev = names?.get(name);
       if (prev !== undefined) {
-        check.error(`${pp}.name ${jsonExcerpt(name)} is also the name of ${path}[${prev}]; port names must be unique in a slice (validatePorts), rename one`, check.written(`${pp}.name`, pp), 'duplicate-port-name');
+        check.error(
+          `${pp}.name ${jsonExcerpt(name)} is also the name of ${path}[${prev}]; port names must be unique in a slice (validatePorts), rename one`,
+          check.written(`${pp}.name`, pp),
+          'duplicate-port-name',
+        );
       } else names?.set(name, i);
     }
     const protocol = check.protocol(p, 'protocol', `${pp}.protocol`);
@@ -134,7 +142,11 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
   // anyway (the parsed address bytes, the node name) and allocate nothing per endpoint.
   const rawEndpoints = check.arr(o, 'endpoints', 'endpoints');
   if (rawEndpoints.length > SLICE_MAX_ENDPOINTS) {
-    check.error(`endpoints lists ${rawEndpoints.length} endpoints; an EndpointSlice holds at most ${SLICE_MAX_ENDPOINTS} (validateEndpoints), split it`, 'endpoints', 'too-many-endpoints');
+    check.error(
+      `endpoints lists ${rawEndpoints.length} endpoints; an EndpointSlice holds at most ${SLICE_MAX_ENDPOINTS} (validateEndpoints), split it`,
+      'endpoints',
+      'too-many-endpoints',
+    );
   }
   // The last node name found valid: a slice's endpoints mostly share a few nodes.
   let validNode: string | undefined;
@@ -149,7 +161,11 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     // validateEndpoints: at least 1 address, at most 100.
     if (rawAddrs.length === 0) check.error(`endpoints[${i}].addresses is empty; list the endpoint's address`, `endpoints[${i}]`, 'addresses-required');
     else if (rawAddrs.length > SLICE_MAX_ADDRESSES) {
-      check.error(`endpoints[${i}].addresses lists ${rawAddrs.length} addresses; an endpoint has at most ${SLICE_MAX_ADDRESSES} (validateEndpoints)`, `endpoints[${i}].addresses`, 'too-many-addresses');
+      check.error(
+        `endpoints[${i}].addresses lists ${rawAddrs.length} addresses; an endpoint has at most ${SLICE_MAX_ADDRESSES} (validateEndpoints)`,
+        `endpoints[${i}].addresses`,
+        'too-many-addresses',
+      );
     }
     rawAddrs.forEach((a, j) => {
       if (addressType === 'FQDN') {
@@ -158,7 +174,11 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
         const name = typeof a === 'string' && a.endsWith('.') ? a.slice(0, -1) : a;
         if (typeof name !== 'string' || !isDns1123Subdomain(name) || !name.includes('.') || longLabel(name)) {
           const ap = `endpoints[${i}].addresses[${j}]`;
-          check.error(`${ap} ${jsonExcerpt(a)} is not a fully qualified DNS name; use a lower-case name of at least two labels such as db.example.com`, ap, 'invalid-address');
+          check.error(
+            `${ap} ${jsonExcerpt(a)} is not a fully qualified DNS name; use a lower-case name of at least two labels such as db.example.com`,
+            ap,
+            'invalid-address',
+          );
         } else addresses.push(a as string);
         return;
       }
@@ -172,7 +192,11 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
       // text, which formatIp builds from pieces: the model keeps one flat string per address.
       if ((ip.includes(':') ? 'IPv6' : 'IPv4') !== addressType) {
         const ap = `endpoints[${i}].addresses[${j}]`;
-        check.error(`${ap} ${jsonExcerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`, ap, 'invalid-address');
+        check.error(
+          `${ap} ${jsonExcerpt(a)} is not an ${addressType} address but the slice has addressType ${addressType}; put it in a slice of the right addressType`,
+          ap,
+          'invalid-address',
+        );
         return;
       }
       // validateEndpoints: ValidateEndpointIP (once ValidateNonSpecialIP).
@@ -198,12 +222,19 @@ export function toEndpointSlice(o: Obj, meta: ObjectMeta, check: Checker, apiVer
     if (typeof nn === 'string' && nn !== validNode) {
       // validateEndpoints: ValidateNodeName (a DNS-1123 subdomain).
       if (isDns1123Subdomain(nn)) validNode = nn;
-      else check.error(`endpoints[${i}].nodeName ${jsonExcerpt(nn)} is not a valid node name (DNS-1123 subdomain); use the Node's name`, `endpoints[${i}].nodeName`, 'invalid-node-name');
+      else
+        check.error(
+          `endpoints[${i}].nodeName ${jsonExcerpt(nn)} is not a valid node name (DNS-1123 subdomain); use the Node's name`,
+          `endpoints[${i}].nodeName`,
+          'invalid-node-name',
+        );
     }
     const t = e['targetRef'];
     const ref = t === undefined || t === null ? {} : targetRef(e, check, `endpoints[${i}]`);
     const kind = ref.targetRefKind && intern(ref.targetRefKind);
-    endpoints.push(endpointOf(tight(addresses), ready, hostname, ref.targetRefName, kind, zone ? intern(zone) : undefined, nodeName ? intern(nodeName) : undefined));
+    endpoints.push(
+      endpointOf(tight(addresses), ready, hostname, ref.targetRefName, kind, zone ? intern(zone) : undefined, nodeName ? intern(nodeName) : undefined),
+    );
   });
   const serviceName = meta.labels['kubernetes.io/service-name'] ?? meta.labels['multicluster.kubernetes.io/service-name'];
   if (serviceName === undefined) {
@@ -234,7 +265,9 @@ function endpointOf(
   nodeName: string | undefined,
 ): Endpoint {
   if (ready !== undefined && hostname === undefined && targetRefName !== undefined && targetRefKind !== undefined && nodeName !== undefined) {
-    return zone !== undefined ? { addresses, ready, targetRefName, targetRefKind, zone, nodeName } : { addresses, ready, targetRefName, targetRefKind, nodeName };
+    return zone !== undefined
+      ? { addresses, ready, targetRefName, targetRefKind, zone, nodeName }
+      : { addresses, ready, targetRefName, targetRefKind, nodeName };
   }
   return {
     addresses,
@@ -275,7 +308,11 @@ export function toEndpoints(o: Obj, meta: ObjectMeta, check: Checker): Endpoints
         const hostname = hostnameOf(a, check, `${ap}.hostname`);
         const nodeName = check.str(a, 'nodeName', `${ap}.nodeName`);
         if (nodeName !== undefined && nodeName !== '' && !isDns1123Subdomain(nodeName)) {
-          check.error(`${ap}.nodeName ${jsonExcerpt(nodeName)} is not a valid node name (DNS-1123 subdomain); use the Node's name`, `${ap}.nodeName`, 'invalid-node-name');
+          check.error(
+            `${ap}.nodeName ${jsonExcerpt(nodeName)} is not a valid node name (DNS-1123 subdomain); use the Node's name`,
+            `${ap}.nodeName`,
+            'invalid-node-name',
+          );
         }
         out.push({ ip, ...(hostname ? { hostname } : {}), ...(nodeName ? { nodeName } : {}), ...targetRef(a, check, ap) });
       });

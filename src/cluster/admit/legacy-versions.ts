@@ -79,7 +79,10 @@ export function normalizeApiVersion(kind: string, apiVersion: string, o: Obj, ch
     }
     extra = ' and write backends as service: {name, port: {number}}';
   }
-  check.warn(`apiVersion ${apiVersion} ${kind} was removed in Kubernetes ${m.removedIn}, so a current cluster rejects this manifest; it is read as ${m.to}. Change apiVersion to ${m.to}${extra}`, 'apiVersion');
+  check.warn(
+    `apiVersion ${apiVersion} ${kind} was removed in Kubernetes ${m.removedIn}, so a current cluster rejects this manifest; it is read as ${m.to}. Change apiVersion to ${m.to}${extra}`,
+    'apiVersion',
+  );
   const f = check.findings[check.findings.length - 1];
   if (f) check.findings[check.findings.length - 1] = { ...f, code: 'deprecated-api-version' };
   return m.to;

@@ -39,10 +39,18 @@ export function readMeta(
       'invalid-name',
     );
   } else if (nameRule === 'subdomain' && !isDns1123Subdomain(name)) {
-    check.error(`name ${jsonExcerpt(name)} is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`, 'metadata.name', 'invalid-name');
+    check.error(
+      `name ${jsonExcerpt(name)} is not a valid DNS-1123 subdomain; use lower-case letters, digits, '-' and '.', at most 253 characters`,
+      'metadata.name',
+      'invalid-name',
+    );
   }
   if (namespaced && nsWritten !== undefined && nsWritten !== '' && !isDns1123Label(nsWritten)) {
-    check.error(`metadata.namespace ${jsonExcerpt(nsWritten)} is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`, 'metadata.namespace', 'invalid-namespace');
+    check.error(
+      `metadata.namespace ${jsonExcerpt(nsWritten)} is not a valid namespace name (DNS-1123 label: lower-case letters, digits and '-', at most 63)`,
+      'metadata.namespace',
+      'invalid-namespace',
+    );
   }
   return {
     name,
@@ -58,7 +66,6 @@ export function toNamespace(meta: ObjectMeta): NamespaceObject {
   // The API server labels every namespace with its own name (Kubernetes >= 1.21).
   return { name: meta.name, labels: { ...meta.labels, 'kubernetes.io/metadata.name': meta.name }, source: meta.source };
 }
-
 
 /**
  * An array with no room to spare. One grown by push keeps room for at least 17 elements: 128

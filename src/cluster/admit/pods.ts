@@ -20,7 +20,11 @@ export function readContainerPorts(spec: Obj, check: Checker, path: string): Con
     const containers = check.arr(spec, key, `${path}.${key}`);
     // ValidatePodSpec (validateContainers): a pod has at least one container.
     if (key === 'containers' && containers.length === 0) {
-      check.error(`${path}.containers is missing; a pod needs at least one container, e.g. containers: [{name: app, image: nginx}]`, check.written(`${path}.containers`, path), 'containers-required');
+      check.error(
+        `${path}.containers is missing; a pod needs at least one container, e.g. containers: [{name: app, image: nginx}]`,
+        check.written(`${path}.containers`, path),
+        'containers-required',
+      );
     }
     containers.forEach((c, i) => {
       if (!isObj(c)) return;
@@ -47,9 +51,17 @@ export function readContainerPorts(spec: Obj, check: Checker, path: string): Con
           // validateContainerPorts: IsValidPortName, and no name twice in a container.
           const why = portNameProblem(name);
           if (why !== undefined) {
-            check.error(`${pp}.name ${jsonExcerpt(name)} is not a valid port name: it ${why}; use at most 15 lower-case letters, digits and '-', such as "http"`, `${pp}.name`, 'invalid-port-name');
+            check.error(
+              `${pp}.name ${jsonExcerpt(name)} is not a valid port name: it ${why}; use at most 15 lower-case letters, digits and '-', such as "http"`,
+              `${pp}.name`,
+              'invalid-port-name',
+            );
           } else if (names?.has(name)) {
-            check.error(`${pp}.name ${jsonExcerpt(name)} is also the name of ports[${names.get(name)}] of this container; port names must be unique, rename one`, `${pp}.name`, 'duplicate-port-name');
+            check.error(
+              `${pp}.name ${jsonExcerpt(name)} is also the name of ports[${names.get(name)}] of this container; port names must be unique, rename one`,
+              `${pp}.name`,
+              'duplicate-port-name',
+            );
           } else names?.set(name, j);
         }
         out.push({ name, protocol: check.protocol(p, 'protocol', `${pp}.protocol`), containerPort });
@@ -63,9 +75,7 @@ export function readContainerPorts(spec: Obj, check: Checker, path: string): Con
 export function readOwner(o: Obj): { kind: string; name: string } | undefined {
   const md = o['metadata'];
   if (!isObj(md) || !Array.isArray(md['ownerReferences'])) return undefined;
-  const refs = (md['ownerReferences'] as unknown[]).filter(
-    (r): r is Obj => isObj(r) && typeof r['kind'] === 'string' && typeof r['name'] === 'string',
-  );
+  const refs = (md['ownerReferences'] as unknown[]).filter((r): r is Obj => isObj(r) && typeof r['kind'] === 'string' && typeof r['name'] === 'string');
   const ref = refs.find((r) => r['controller'] === true) ?? refs[0];
   return ref ? { kind: ref['kind'] as string, name: ref['name'] as string } : undefined;
 }
@@ -116,8 +126,18 @@ export function toPod(o: Obj, meta: ObjectMeta, check: Checker): Pod {
   const hostname = check.str(spec, 'hostname', 'spec.hostname');
   const subdomain = check.str(spec, 'subdomain', 'spec.subdomain');
   // ValidatePodSpec: hostname and subdomain are DNS-1123 labels (ValidateDNS1123Label).
-  if (hostname && !isDns1123Label(hostname)) check.error(`spec.hostname ${jsonExcerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, 'spec.hostname', 'invalid-hostname');
-  if (subdomain && !isDns1123Label(subdomain)) check.error(`spec.subdomain ${jsonExcerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, 'spec.subdomain', 'invalid-subdomain');
+  if (hostname && !isDns1123Label(hostname))
+    check.error(
+      `spec.hostname ${jsonExcerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`,
+      'spec.hostname',
+      'invalid-hostname',
+    );
+  if (subdomain && !isDns1123Label(subdomain))
+    check.error(
+      `spec.subdomain ${jsonExcerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`,
+      'spec.subdomain',
+      'invalid-subdomain',
+    );
   const nodeName = check.str(spec, 'nodeName', 'spec.nodeName');
   const owner = readOwner(o);
   return {
@@ -150,13 +170,22 @@ const SEARCH_DOMAIN = /^_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]
 /** validatePodDNSConfig: nameservers are IPs (at most 3), search paths DNS-1123 subdomains (at most 32, 2048 characters). */
 function checkDnsConfig(dc: { nameservers: readonly string[]; searches: readonly string[] }, check: Checker, path: string): void {
   if (dc.nameservers.length > MAX_DNS_NAMESERVERS) {
-    check.error(`${path}.nameservers lists ${dc.nameservers.length} servers; at most ${MAX_DNS_NAMESERVERS} are allowed, remove some`, `${path}.nameservers`, 'dns-config-limits');
+    check.error(
+      `${path}.nameservers lists ${dc.nameservers.length} servers; at most ${MAX_DNS_NAMESERVERS} are allowed, remove some`,
+      `${path}.nameservers`,
+      'dns-config-limits',
+    );
   }
   dc.nameservers.forEach((n, i) => {
-    if (parseIp(n) === undefined) check.error(`${path}.nameservers[${i}] ${jsonExcerpt(n)} is not an IP address; write the server's IP`, `${path}.nameservers[${i}]`, 'dns-config-limits');
+    if (parseIp(n) === undefined)
+      check.error(`${path}.nameservers[${i}] ${jsonExcerpt(n)} is not an IP address; write the server's IP`, `${path}.nameservers[${i}]`, 'dns-config-limits');
   });
   if (dc.searches.length > MAX_DNS_SEARCH_PATHS) {
-    check.error(`${path}.searches lists ${dc.searches.length} domains; at most ${MAX_DNS_SEARCH_PATHS} are allowed, remove some`, `${path}.searches`, 'dns-config-limits');
+    check.error(
+      `${path}.searches lists ${dc.searches.length} domains; at most ${MAX_DNS_SEARCH_PATHS} are allowed, remove some`,
+      `${path}.searches`,
+      'dns-config-limits',
+    );
   }
   let chars = dc.searches.length > 0 ? dc.searches.length - 1 : 0;
   dc.searches.forEach((d, i) => {
@@ -165,11 +194,19 @@ function checkDnsConfig(dc: { nameservers: readonly string[]; searches: readonly
     // is allowed, one trailing dot is trimmed, and labels may hold '_' (IsDNS1123SubdomainWithUnderscore).
     const bare = d.endsWith('.') ? d.slice(0, -1) : d;
     if (d !== '.' && !(bare.length <= 253 && SEARCH_DOMAIN.test(bare))) {
-      check.error(`${path}.searches[${i}] ${jsonExcerpt(d)} is not a valid search domain; use a lower-case domain such as svc.cluster.local`, `${path}.searches[${i}]`, 'dns-config-limits');
+      check.error(
+        `${path}.searches[${i}] ${jsonExcerpt(d)} is not a valid search domain; use a lower-case domain such as svc.cluster.local`,
+        `${path}.searches[${i}]`,
+        'dns-config-limits',
+      );
     }
   });
   if (chars > MAX_DNS_SEARCH_CHARS) {
-    check.error(`${path}.searches is ${chars} characters long (joined by spaces); at most ${MAX_DNS_SEARCH_CHARS} are allowed, shorten it`, `${path}.searches`, 'dns-config-limits');
+    check.error(
+      `${path}.searches is ${chars} characters long (joined by spaces); at most ${MAX_DNS_SEARCH_CHARS} are allowed, shorten it`,
+      `${path}.searches`,
+      'dns-config-limits',
+    );
   }
 }
 
@@ -228,7 +265,11 @@ export function readPodDNS(spec: Obj, check: Checker, path: string): Pick<Pod, '
     // validateHostAliases: each hostname a DNS-1123 subdomain.
     hostnames.forEach((h, j) => {
       if (!isDns1123Subdomain(h)) {
-        check.error(`${path}.hostAliases[${i}].hostnames[${j}] ${jsonExcerpt(h)} is not a valid DNS-1123 subdomain; use a lower-case host name`, `${path}.hostAliases[${i}].hostnames[${j}]`, 'invalid-host-alias');
+        check.error(
+          `${path}.hostAliases[${i}].hostnames[${j}] ${jsonExcerpt(h)} is not a valid DNS-1123 subdomain; use a lower-case host name`,
+          `${path}.hostAliases[${i}].hostnames[${j}]`,
+          'invalid-host-alias',
+        );
       }
     });
     if (ip !== undefined) aliases.push({ ip, hostnames });

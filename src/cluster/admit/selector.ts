@@ -52,7 +52,12 @@ export function readLabelSelector(parent: Obj, key: string, path: string, check:
       if (kp !== undefined) check.error(`${ep}.key ${jsonExcerpt(k)} ${kp}; use [prefix/]name such as app`, `${ep}.key`, 'invalid-label-key');
       values.forEach((x, j) => {
         const vp = labelValueProblem(x);
-        if (vp !== undefined) check.error(`${ep}.values[${j}] ${jsonExcerpt(x)} ${vp}; use at most 63 letters, digits, '-', '_' and '.'`, `${ep}.values[${j}]`, 'invalid-label-value');
+        if (vp !== undefined)
+          check.error(
+            `${ep}.values[${j}] ${jsonExcerpt(x)} ${vp}; use at most 63 letters, digits, '-', '_' and '.'`,
+            `${ep}.values[${j}]`,
+            'invalid-label-value',
+          );
       });
     }
     matchExpressions.push({ key: k, operator: op, values });

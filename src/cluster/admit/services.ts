@@ -2,16 +2,7 @@
 // defaults and validation; cluster IPs are allocated later (emulate/allocate.ts).
 import type { ObjectMeta, ServiceImport, ServicePort, ServiceType } from '../model/model.js';
 import { parseIp } from '../../pkg/ip.js';
-import {
-  type Checker,
-  hasServerSetMeta,
-  isDns1123Label,
-  isDns1123Subdomain,
-  isObj,
-  type Obj,
-  portNameProblem,
-  specialIpProblem,
-} from './validate.js';
+import { type Checker, hasServerSetMeta, isDns1123Label, isDns1123Subdomain, isObj, type Obj, portNameProblem, specialIpProblem } from './validate.js';
 import { jsonExcerpt } from '../model/finding.js';
 import { tight } from './objects.js';
 import { readEndpointPorts } from './endpoints.js';
@@ -78,15 +69,27 @@ function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
     const name = check.str(p, 'name', `${path}.name`) ?? '';
     if (name === '') {
       if (requireName) {
-        check.error(`${path}.name is missing; a Service with more than one port must name every port (validateServicePort), e.g. name: http`, path, 'unnamed-port');
+        check.error(
+          `${path}.name is missing; a Service with more than one port must name every port (validateServicePort), e.g. name: http`,
+          path,
+          'unnamed-port',
+        );
       }
     } else if (!isDns1123Label(name)) {
       // validateServicePort: ValidateDNS1123Label (so "HTTP" is rejected).
-      check.error(`${path}.name ${jsonExcerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`, `${path}.name`, 'invalid-port-name');
+      check.error(
+        `${path}.name ${jsonExcerpt(name)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-', such as "http"`,
+        `${path}.name`,
+        'invalid-port-name',
+      );
     } else {
       const prev = names.get(name);
       if (prev !== undefined) {
-        check.error(`${path}.name ${jsonExcerpt(name)} is also the name of spec.ports[${prev}]; port names must be unique (validateServicePort), rename one`, `${path}.name`, 'duplicate-port-name');
+        check.error(
+          `${path}.name ${jsonExcerpt(name)} is also the name of spec.ports[${prev}]; port names must be unique (validateServicePort), rename one`,
+          `${path}.name`,
+          'duplicate-port-name',
+        );
       } else names.set(name, i);
     }
     const protocol = check.protocol(p, 'protocol', `${path}.protocol`);
@@ -99,7 +102,11 @@ function readServicePorts(spec: Obj, check: Checker): ServicePort[] {
     const key = `${port}/${protocol}`;
     const prevKey = portKeys.get(key);
     if (prevKey !== undefined) {
-      check.error(`${path} repeats port ${key} of spec.ports[${prevKey}]; each port and protocol may appear once (ValidateService), remove or change one`, path, 'duplicate-port');
+      check.error(
+        `${path} repeats port ${key} of spec.ports[${prevKey}]; each port and protocol may appear once (ValidateService), remove or change one`,
+        path,
+        'duplicate-port',
+      );
     } else portKeys.set(key, i);
     let targetPort: number | string | undefined;
     const tp = p['targetPort'];
@@ -158,14 +165,25 @@ function writtenClusterIPs(clusterIP: string | undefined, rawIPs: readonly unkno
   if (written.length > 0 && (clusterIP === undefined || clusterIP === '')) {
     // validateServiceClusterIPsRelatedFields: on create the API server copies spec.clusterIP into
     // an empty spec.clusterIPs (NormalizeClusterIPs), never the other way round.
-    check.error('spec.clusterIPs must be empty when spec.clusterIP is not set; set spec.clusterIP to spec.clusterIPs[0] as well', 'spec.clusterIPs', 'cluster-ips-without-cluster-ip');
+    check.error(
+      'spec.clusterIPs must be empty when spec.clusterIP is not set; set spec.clusterIP to spec.clusterIPs[0] as well',
+      'spec.clusterIPs',
+      'cluster-ips-without-cluster-ip',
+    );
   }
   if (written.length > 2) {
-    check.error(`spec.clusterIPs holds ${written.length} addresses; it may hold at most 2, one per IP family (validateServiceClusterIPsRelatedFields)`, 'spec.clusterIPs', 'too-many-cluster-ips');
+    check.error(
+      `spec.clusterIPs holds ${written.length} addresses; it may hold at most 2, one per IP family (validateServiceClusterIPsRelatedFields)`,
+      'spec.clusterIPs',
+      'too-many-cluster-ips',
+    );
   }
   if (written.length === 0 && clusterIP !== undefined && clusterIP !== '') written.push(clusterIP);
   else if (written.length > 0 && clusterIP !== undefined && clusterIP !== '' && clusterIP !== written[0]) {
-    check.error(`spec.clusterIP ${jsonExcerpt(clusterIP)} must equal spec.clusterIPs[0] ${jsonExcerpt(written[0])}; make them agree or drop spec.clusterIP`, 'spec.clusterIP');
+    check.error(
+      `spec.clusterIP ${jsonExcerpt(clusterIP)} must equal spec.clusterIPs[0] ${jsonExcerpt(written[0])}; make them agree or drop spec.clusterIP`,
+      'spec.clusterIP',
+    );
   }
   return written;
 }
@@ -206,7 +224,10 @@ function serviceFamilies(
   if (policy === undefined || !['SingleStack', 'PreferDualStack', 'RequireDualStack'].includes(policy)) {
     policy = 'SingleStack';
     if (policyText === undefined && (declaredFamilies.length > 1 || writtenFamilies.length > 1)) {
-      check.warn('two IP families but no spec.ipFamilyPolicy; treated as PreferDualStack (set spec.ipFamilyPolicy: PreferDualStack or RequireDualStack)', 'spec');
+      check.warn(
+        'two IP families but no spec.ipFamilyPolicy; treated as PreferDualStack (set spec.ipFamilyPolicy: PreferDualStack or RequireDualStack)',
+        'spec',
+      );
       policy = 'PreferDualStack';
     }
   }
@@ -222,9 +243,17 @@ function serviceFamilies(
     // initIPFamilyFields (pkg/registry/core/service/storage/alloc.go): SingleStack with two
     // cluster IPs or two IP families is rejected.
     if (declaredIPs.length > 1) {
-      check.error('ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack', 'spec.clusterIPs', 'single-stack-two-families');
+      check.error(
+        'ipFamilyPolicy SingleStack allows one cluster IP; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack',
+        'spec.clusterIPs',
+        'single-stack-two-families',
+      );
     } else if (policyText === 'SingleStack' && writtenFamilies.length > 1) {
-      check.error('ipFamilyPolicy SingleStack allows one IP family but spec.ipFamilies lists two; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack', 'spec.ipFamilyPolicy', 'single-stack-two-families');
+      check.error(
+        'ipFamilyPolicy SingleStack allows one IP family but spec.ipFamilies lists two; set spec.ipFamilyPolicy to PreferDualStack or RequireDualStack',
+        'spec.ipFamilyPolicy',
+        'single-stack-two-families',
+      );
     }
   } else {
     const second = declaredFamilies[1] ?? writtenFamilies[1] ?? otherFamily(primary);
@@ -253,7 +282,8 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
     if (ip === undefined) return;
     // ValidateService: external IPs go through ValidateEndpointIP (once ValidateNonSpecialIP).
     const why = specialIpProblem(parseIp(ip)!.bytes);
-    if (why !== undefined) check.error(`spec.externalIPs[${i}] ${ip} ${why}; use an address the nodes receive traffic on`, `spec.externalIPs[${i}]`, 'special-ip');
+    if (why !== undefined)
+      check.error(`spec.externalIPs[${i}] ${ip} ${why}; use an address the nodes receive traffic on`, `spec.externalIPs[${i}]`, 'special-ip');
     else externalIPs.push(ip);
   });
   const headlessWritten = spec['clusterIP'] === 'None' || (Array.isArray(spec['clusterIPs']) && spec['clusterIPs'][0] === 'None');
@@ -286,7 +316,11 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
     // dot, a DNS-1123 subdomain; cluster IPs, ipFamilies and ipFamilyPolicy are forbidden on
     // create (spec.clusterIP is copied to spec.clusterIPs first, so it is forbidden too).
     if (externalName === undefined || externalName === '' || externalName === '.') {
-      check.error('type ExternalName needs spec.externalName; set it to a DNS name such as my.database.example.com', check.written('spec.externalName', 'spec.type'), 'external-name-required');
+      check.error(
+        'type ExternalName needs spec.externalName; set it to a DNS name such as my.database.example.com',
+        check.written('spec.externalName', 'spec.type'),
+        'external-name-required',
+      );
     } else if (!isDns1123Subdomain(externalName.endsWith('.') ? externalName.slice(0, -1) : externalName)) {
       check.error(
         `spec.externalName ${jsonExcerpt(externalName)} is not a valid DNS-1123 subdomain; use a lower-case DNS name such as my.database.example.com`,
@@ -295,10 +329,18 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
       );
     }
     if ((clusterIP !== undefined && clusterIP !== '') || rawIPs.length > 0) {
-      check.error('spec.clusterIP/clusterIPs may not be set for an ExternalName Service (the API server rejects it); remove them', check.written('spec.clusterIP', 'spec.clusterIPs'), 'external-name-cluster-ip');
+      check.error(
+        'spec.clusterIP/clusterIPs may not be set for an ExternalName Service (the API server rejects it); remove them',
+        check.written('spec.clusterIP', 'spec.clusterIPs'),
+        'external-name-cluster-ip',
+      );
     }
     if (writtenFamilies.length > 0 || policyText !== undefined) {
-      check.error('spec.ipFamilies and spec.ipFamilyPolicy may not be set for an ExternalName Service; remove them', check.written('spec.ipFamilies', 'spec.ipFamilyPolicy'), 'external-name-families');
+      check.error(
+        'spec.ipFamilies and spec.ipFamilyPolicy may not be set for an ExternalName Service; remove them',
+        check.written('spec.ipFamilies', 'spec.ipFamilyPolicy'),
+        'external-name-families',
+      );
     }
     return { ...base, headless: false, ...(externalName ? { externalName } : {}), declaredIPs: [], families: [] };
   }
@@ -309,7 +351,11 @@ export function toService(o: Obj, meta: ObjectMeta, check: Checker, fam: FamilyI
     if (written.length > 1) check.error('a headless Service must have spec.clusterIPs ["None"] only', 'spec.clusterIPs');
     // ValidateService: clusterIP 'None' "may not be set to 'None' for NodePort/LoadBalancer services".
     if (type !== 'ClusterIP') {
-      check.error(`clusterIP "None" (headless) is only valid for type ClusterIP, not ${type}; drop clusterIP or use type ClusterIP`, check.written('spec.clusterIP', 'spec.clusterIPs'), 'headless-type');
+      check.error(
+        `clusterIP "None" (headless) is only valid for type ClusterIP, not ${type}; drop clusterIP or use type ClusterIP`,
+        check.written('spec.clusterIP', 'spec.clusterIPs'),
+        'headless-type',
+      );
     }
     const primary = writtenFamilies[0] ?? fam.primary;
     const families: Family[] = [primary];

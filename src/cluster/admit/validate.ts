@@ -179,7 +179,13 @@ export class Checker {
 
   private push(severity: Finding['severity'], message: string, path: string | undefined, code: string | undefined): void {
     if (severity === 'error') this.reported++;
-    this.findings.push({ file: this.source.file, line: this.lineOf(path), severity, message: `${this.what}: ${message}`, ...(code !== undefined ? { code } : {}) });
+    this.findings.push({
+      file: this.source.file,
+      line: this.lineOf(path),
+      severity,
+      message: `${this.what}: ${message}`,
+      ...(code !== undefined ? { code } : {}),
+    });
   }
 
   /** A mapping field; absent/null gives {}. */
@@ -295,7 +301,11 @@ export class Checker {
       for (const k in out) bytes += Buffer.byteLength(k) + Buffer.byteLength(out[k]!);
     }
     if (bytes > ANNOTATIONS_MAX_BYTES) {
-      this.error(`${path} hold ${bytes} bytes, more than the 262144 (256 KiB) the API server admits; move large data to a ConfigMap`, path, 'annotations-too-large');
+      this.error(
+        `${path} hold ${bytes} bytes, more than the 262144 (256 KiB) the API server admits; move large data to a ConfigMap`,
+        path,
+        'annotations-too-large',
+      );
     }
     return out;
   }

@@ -62,10 +62,18 @@ function readTemplate(t: Obj, check: Checker, path: string): PodTemplate {
   const subdomain = check.str(spec, 'subdomain', `${path}.spec.subdomain`);
   // ValidatePodSpec: hostname and subdomain are DNS-1123 labels.
   if (hostname && !isDns1123Label(hostname)) {
-    check.error(`${path}.spec.hostname ${jsonExcerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, `${path}.spec.hostname`, 'invalid-hostname');
+    check.error(
+      `${path}.spec.hostname ${jsonExcerpt(hostname)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`,
+      `${path}.spec.hostname`,
+      'invalid-hostname',
+    );
   }
   if (subdomain && !isDns1123Label(subdomain)) {
-    check.error(`${path}.spec.subdomain ${jsonExcerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`, `${path}.spec.subdomain`, 'invalid-subdomain');
+    check.error(
+      `${path}.spec.subdomain ${jsonExcerpt(subdomain)} is not a valid DNS-1123 label; use at most 63 lower-case letters, digits and '-'`,
+      `${path}.spec.subdomain`,
+      'invalid-subdomain',
+    );
   }
   const nodeName = check.str(spec, 'nodeName', `${path}.spec.nodeName`);
   return {
@@ -86,9 +94,7 @@ function readTemplate(t: Obj, check: Checker, path: string): PodTemplate {
 function jobFinished(o: Obj): boolean {
   const status = o['status'];
   if (!isObj(status) || !Array.isArray(status['conditions'])) return false;
-  return status['conditions'].some(
-    (c) => isObj(c) && (c['type'] === 'Complete' || c['type'] === 'Failed') && c['status'] === 'True',
-  );
+  return status['conditions'].some((c) => isObj(c) && (c['type'] === 'Complete' || c['type'] === 'Failed') && c['status'] === 'True');
 }
 
 /** A CronJob's name leaves room for the 11 characters of its Jobs' suffix (ValidateCronJobCreate). */
@@ -106,7 +112,11 @@ function checkRestartPolicy(template: unknown, path: string, job: boolean, check
   // Only a finding asks where: the field lines cost a parse of the object's document.
   const where = (): string => check.written(`${path}.spec.restartPolicy`, `${path}.spec`, path, 'spec');
   if (job && policy !== 'OnFailure' && policy !== 'Never') {
-    check.error(`${path}.spec.restartPolicy ${rp === undefined ? 'is unset (so Always)' : jsonExcerpt(rp)}; a Job's pods need restartPolicy OnFailure or Never, set one`, where(), 'restart-policy');
+    check.error(
+      `${path}.spec.restartPolicy ${rp === undefined ? 'is unset (so Always)' : jsonExcerpt(rp)}; a Job's pods need restartPolicy OnFailure or Never, set one`,
+      where(),
+      'restart-policy',
+    );
   } else if (!job && policy !== 'Always') {
     check.error(`${path}.spec.restartPolicy ${jsonExcerpt(rp)} is not allowed here; a controller's pods restart Always, remove it`, where(), 'restart-policy');
   }
@@ -119,7 +129,11 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
   if (kind === 'CronJob') {
     // ValidateCronJobCreate: the name is at most 52 characters.
     if (meta.name.length > CRONJOB_NAME_MAX) {
-      check.error(`name ${jsonExcerpt(meta.name)} is ${meta.name.length} characters; a CronJob's name may have at most ${CRONJOB_NAME_MAX}, shorten it`, 'metadata.name', 'invalid-name');
+      check.error(
+        `name ${jsonExcerpt(meta.name)} is ${meta.name.length} characters; a CronJob's name may have at most ${CRONJOB_NAME_MAX}, shorten it`,
+        'metadata.name',
+        'invalid-name',
+      );
     }
     const jt = spec['jobTemplate'];
     const jspec = isObj(jt) ? jt['spec'] : undefined;
@@ -130,9 +144,17 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
   // already reported a name that is not even a subdomain. ValidateStatefulSetUpdate does not check
   // the name again, so one from a cluster (server-set metadata) may be an older subdomain name.
   if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name) && hasServerSetMeta(o)) {
-    check.warn(`name ${jsonExcerpt(meta.name)} is not a DNS-1123 label, which a new StatefulSet needs; this one was read from a cluster, so it is kept`, 'metadata.name', 'invalid-name');
+    check.warn(
+      `name ${jsonExcerpt(meta.name)} is not a DNS-1123 label, which a new StatefulSet needs; this one was read from a cluster, so it is kept`,
+      'metadata.name',
+      'invalid-name',
+    );
   } else if (kind === 'StatefulSet' && isDns1123Subdomain(meta.name) && !isDns1123Label(meta.name)) {
-    check.error(`name ${jsonExcerpt(meta.name)} is not a valid DNS-1123 label (a StatefulSet's name is its pods' hostname prefix); use at most 63 lower-case letters, digits and '-'`, 'metadata.name', 'invalid-name');
+    check.error(
+      `name ${jsonExcerpt(meta.name)} is not a valid DNS-1123 label (a StatefulSet's name is its pods' hostname prefix); use at most 63 lower-case letters, digits and '-'`,
+      'metadata.name',
+      'invalid-name',
+    );
   }
 
   let runnable = true;
@@ -187,7 +209,11 @@ export function toWorkload(o: Obj, meta: ObjectMeta, check: Checker, kind: Workl
         // ValidateStatefulSetSpec does not check serviceName, but it becomes every pod's
         // spec.subdomain, which ValidatePodSpec requires to be a DNS-1123 label: the pods fail.
         if (!isDns1123Label(sn)) {
-          check.warn(`spec.serviceName ${jsonExcerpt(sn)} is not a valid DNS-1123 label, so the API server rejects every pod (it is their subdomain) and it runs none; use the headless Service's name`, 'spec.serviceName', 'invalid-service-name');
+          check.warn(
+            `spec.serviceName ${jsonExcerpt(sn)} is not a valid DNS-1123 label, so the API server rejects every pod (it is their subdomain) and it runs none; use the headless Service's name`,
+            'spec.serviceName',
+            'invalid-service-name',
+          );
           runnable = false;
         }
       }

@@ -179,7 +179,12 @@ function fittingCidr(ip: string, configured: Cidr | undefined): string {
 }
 
 /** Takes every declared cluster IP out of its range; a second claim on one IP is an error. Returns IP -> owner. */
-function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[], ranges: readonly Range[], memo: AllocationMemo | undefined): Map<string, ServiceDraft> {
+function reserveDeclared(
+  drafts: readonly ServiceDraft[],
+  cidrs: readonly Cidr[],
+  ranges: readonly Range[],
+  memo: AllocationMemo | undefined,
+): Map<string, ServiceDraft> {
   const cidrsKey = memo ? cidrs.map((c) => c.text).join(',') : '';
   /** rangeFor of a draft's i-th declared IP, from the memo when the draft was met with these CIDRs. */
   const where = (d: ServiceDraft, i: number, ip: string): { r: Range; off: number } | undefined => {
@@ -197,9 +202,7 @@ function reserveDeclared(drafts: readonly ServiceDraft[], cidrs: readonly Cidr[]
     return k < 0 ? undefined : { r: ranges[k]!, off: dm.declared.at[i * 2 + 1]! };
   };
   // Source order, so "first" in messages means the earlier file/line.
-  const bySource = [...drafts].sort(
-    (a, b) => cmp(a.meta.source.file, b.meta.source.file) || a.meta.source.line - b.meta.source.line,
-  );
+  const bySource = [...drafts].sort((a, b) => cmp(a.meta.source.file, b.meta.source.file) || a.meta.source.line - b.meta.source.line);
   const owner = new Map<string, ServiceDraft>();
   for (const d of bySource) {
     for (let i = 0; i < d.declaredIPs.length; i++) {

@@ -138,14 +138,21 @@ export class EdgeCollector extends EdgeReader {
         const note = (severity: Finding['severity'], code: string, message: string): void =>
           void findings.push({ ...ing.meta.source, severity, code, message: `${where}: ${message}` });
         if (className === undefined) {
-          note('warning', 'ingress-no-controller', 'has no ingress class (spec.ingressClassName) and no IngressClass is marked default, ' +
-            `so no controller would serve it; set spec.ingressClassName (${poolText})`);
+          note(
+            'warning',
+            'ingress-no-controller',
+            'has no ingress class (spec.ingressClassName) and no IngressClass is marked default, ' +
+              `so no controller would serve it; set spec.ingressClassName (${poolText})`,
+          );
         } else if (!cls) {
           // Normal for an application's chart: the controller's own chart installs the class.
           note('info', 'ingress-class-missing', `IngressClass "${className}" is not in the manifests (its controller's chart installs it); ${poolText}`);
         } else if (!cls.controller) {
-          note('warning', 'ingress-no-controller', `its IngressClass "${className}" names no controller (spec.controller), ` +
-            `so no ingress controller would give it an address; ${poolText}`);
+          note(
+            'warning',
+            'ingress-no-controller',
+            `its IngressClass "${className}" names no controller (spec.controller), ` + `so no ingress controller would give it an address; ${poolText}`,
+          );
         }
       }
       ingresses.push({ ...ing.meta, ...(className !== undefined ? { className } : {}), hosts: ing.hosts, status });
@@ -175,7 +182,8 @@ export class EdgeCollector extends EdgeReader {
       }
       if (g.className !== '' && !gwClasses.some((c) => c.name === g.className) && status.origin !== 'manifest' && status.origin !== 'pending') {
         // As for IngressClass: the Gateway controller's chart installs the class.
-        const message = `Gateway "${g.meta.namespace}/${g.meta.name}": GatewayClass "${g.className}" is not in the manifests ` +
+        const message =
+          `Gateway "${g.meta.namespace}/${g.meta.name}": GatewayClass "${g.className}" is not in the manifests ` +
           `(its controller's chart installs it); ${standIn(status, 'its spec.addresses are used')}`;
         findings.push({ ...g.meta.source, severity: 'info', code: 'gateway-class-missing', message });
       }
@@ -184,7 +192,6 @@ export class EdgeCollector extends EdgeReader {
     return gateways;
   }
 }
-
 
 /**
  * Each Service's LoadBalancer status: written (status.loadBalancer written without ingress is a
@@ -281,7 +288,10 @@ function controllerService(c: IngressClassInfo, services: readonly Service[], st
   if (appName) {
     const inst = c.labels['app.kubernetes.io/instance'];
     const hit = lbs.find(
-      (s) => s.labels['app.kubernetes.io/name'] === appName && (inst === undefined || s.labels['app.kubernetes.io/instance'] === inst) && (s.labels['app.kubernetes.io/component'] ?? 'controller') === 'controller',
+      (s) =>
+        s.labels['app.kubernetes.io/name'] === appName &&
+        (inst === undefined || s.labels['app.kubernetes.io/instance'] === inst) &&
+        (s.labels['app.kubernetes.io/component'] ?? 'controller') === 'controller',
     );
     if (hit) return pick(hit);
   }
@@ -296,7 +306,12 @@ function controllerService(c: IngressClassInfo, services: readonly Service[], st
  * served are the intersection of listener and route hostnames (a route without hostnames gets
  * the listener's; neither means any host, which DNS cannot enumerate).
  */
-function attachRoutes(routes: readonly RouteInfo[], gateways: readonly GatewayInfo[], namespaces: ReadonlyMap<string, NamespaceObject>, findings: Finding[]): RouteHost[] {
+function attachRoutes(
+  routes: readonly RouteInfo[],
+  gateways: readonly GatewayInfo[],
+  namespaces: ReadonlyMap<string, NamespaceObject>,
+  findings: Finding[],
+): RouteHost[] {
   const out: RouteHost[] = [];
   const gwByKey = new Map(gateways.map((g) => [`${g.namespace}/${g.name}`, g]));
   // (host, gateway) pairs already served for the route in hand: a per-route set keeps the
@@ -306,7 +321,8 @@ function attachRoutes(routes: readonly RouteInfo[], gateways: readonly GatewayIn
     served.clear();
     const where = `${route.kind} "${route.namespace}/${route.name}"`;
     const warn = (code: string, message: string): void => void findings.push({ ...route.source, severity: 'warning', code, message: `${where}: ${message}` });
-    if (route.parentRefs.length === 0) warn('route-no-parent', 'has no spec.parentRefs, so it is attached to no Gateway and serves nothing; add a parentRef naming your Gateway');
+    if (route.parentRefs.length === 0)
+      warn('route-no-parent', 'has no spec.parentRefs, so it is attached to no Gateway and serves nothing; add a parentRef naming your Gateway');
     for (const ref of route.parentRefs) {
       if (ref.group !== GATEWAY_GROUP || ref.kind !== 'Gateway') continue;
       const gw = gwByKey.get(`${ref.namespace}/${ref.name}`);
@@ -314,15 +330,23 @@ function attachRoutes(routes: readonly RouteInfo[], gateways: readonly GatewayIn
         warn('route-parent-missing', `parentRef Gateway "${ref.namespace}/${ref.name}" is not in the manifests; its hostnames resolve to nothing`);
         continue;
       }
-      const candidates = gw.listeners.filter((l) => (ref.sectionName === undefined || l.name === ref.sectionName) && (ref.port === undefined || l.port === ref.port));
+      const candidates = gw.listeners.filter(
+        (l) => (ref.sectionName === undefined || l.name === ref.sectionName) && (ref.port === undefined || l.port === ref.port),
+      );
       if (candidates.length === 0) {
-        warn('route-parent-rejects', `Gateway "${gw.namespace}/${gw.name}" has no listener${ref.sectionName ? ` named "${ref.sectionName}"` : ''}${ref.port ? ` on port ${ref.port}` : ''}; fix sectionName/port`);
+        warn(
+          'route-parent-rejects',
+          `Gateway "${gw.namespace}/${gw.name}" has no listener${ref.sectionName ? ` named "${ref.sectionName}"` : ''}${ref.port ? ` on port ${ref.port}` : ''}; fix sectionName/port`,
+        );
         continue;
       }
       let accepted = 0;
       const nsLabels = namespaces.get(route.namespace)?.labels ?? { 'kubernetes.io/metadata.name': route.namespace };
       for (const l of candidates) {
-        const nsOk = l.from === 'All' || (l.from === 'Same' && route.namespace === gw.namespace) || (l.from === 'Selector' && l.selector !== undefined && matchesSelector(l.selector, nsLabels));
+        const nsOk =
+          l.from === 'All' ||
+          (l.from === 'Same' && route.namespace === gw.namespace) ||
+          (l.from === 'Selector' && l.selector !== undefined && matchesSelector(l.selector, nsLabels));
         const kindOk = (l.kinds ?? defaultKinds(l.protocol)).includes(route.kind);
         if (!nsOk || !kindOk) continue;
         const hosts = route.hostnames.length > 0 ? route.hostnames : l.hostname ? [l.hostname] : [];
@@ -360,7 +384,12 @@ function warnDuplicateHosts(ingresses: readonly IngressInfo[], routeHosts: reado
       return;
     }
     if (prev.what === what) return;
-    findings.push({ ...source, severity: 'warning', code: 'host-claimed-twice', message: `${what}: host "${host}" is also claimed by ${prev.what} (${prev.source.file}:${prev.source.line}); DNS answers with the addresses of both, the controllers will route only one` });
+    findings.push({
+      ...source,
+      severity: 'warning',
+      code: 'host-claimed-twice',
+      message: `${what}: host "${host}" is also claimed by ${prev.what} (${prev.source.file}:${prev.source.line}); DNS answers with the addresses of both, the controllers will route only one`,
+    });
   };
   for (const i of ingresses) for (const h of i.hosts) claim(h, `Ingress "${i.namespace}/${i.name}"`, i.source);
   for (const r of routeHosts) claim(r.host, `${r.route.kind} "${r.route.namespace}/${r.route.name}"`, r.route.source);

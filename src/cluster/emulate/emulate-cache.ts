@@ -273,7 +273,8 @@ export class EmulationCache {
         }
         const ips = first === undefined ? undefined : second === undefined ? [first] : [first, second];
         const last = finals[i];
-        if (last !== undefined) finals[i] = modelPod(last, false, ips); // its readiness is the last one's
+        if (last !== undefined)
+          finals[i] = modelPod(last, false, ips); // its readiness is the last one's
         else {
           const p = fresh![i]!;
           const notReady = isNotReady(p);
@@ -372,7 +373,14 @@ function modelPod(p: Pod, notReady: boolean, ips: string[] | undefined): Pod {
   return m;
 }
 
-function newUnit(ws: readonly WorkloadDraft[], manifest: readonly Pod[], infos: WorkloadInfo[], warnings: Finding[], derived: readonly Pod[], ranges: ReturnType<typeof makeRange>[]): Unit {
+function newUnit(
+  ws: readonly WorkloadDraft[],
+  manifest: readonly Pod[],
+  infos: WorkloadInfo[],
+  warnings: Finding[],
+  derived: readonly Pod[],
+  ranges: ReturnType<typeof makeRange>[],
+): Unit {
   const pods = [...manifest, ...derived].sort((a, b) => cmp(a.name, b.name));
   const declared: number[] = [];
   for (const p of manifest) declaredOffsets(p, ranges, (r, off) => declared.push(ranges.indexOf(r), off));

@@ -29,7 +29,12 @@ export class LoadBalancerPool {
     for (const t of texts) {
       const c = parseCidr(t);
       if (!c) {
-        findings.push({ file: '<options>', line: 0, severity: 'error', message: `load balancer CIDR "${t}" is not a valid CIDR such as 172.18.255.0/24 (--loadbalancer-cidr)` });
+        findings.push({
+          file: '<options>',
+          line: 0,
+          severity: 'error',
+          message: `load balancer CIDR "${t}" is not a valid CIDR such as 172.18.255.0/24 (--loadbalancer-cidr)`,
+        });
         continue;
       }
       let size = cidrSize(c);
@@ -37,7 +42,12 @@ export class LoadBalancerPool {
       size -= 1n; // network
       if (size > MAX_POOL) size = MAX_POOL;
       if (size < 1n) {
-        findings.push({ file: '<options>', line: 0, severity: 'error', message: `load balancer CIDR "${t}" has no usable address; use a prefix of /30 or shorter (IPv6 /126)` });
+        findings.push({
+          file: '<options>',
+          line: 0,
+          severity: 'error',
+          message: `load balancer CIDR "${t}" has no usable address; use a prefix of /30 or shorter (IPv6 /126)`,
+        });
         continue;
       }
       this.pools.push({ cidr: c, base: ipToBigInt(c.network) + 1n, used: new FreeOffsets(Number(size)) });

@@ -36,11 +36,7 @@ function toEndpoint(a: EndpointsAddress, ready: boolean): Endpoint {
  * @param explicitServices "namespace/service" keys claimed by explicit EndpointSlices.
  * @param services "namespace/name" keys of existing Services.
  */
-export function mirrorEndpoints(
-  endpoints: readonly EndpointsDraft[],
-  explicitServices: ReadonlySet<string>,
-  services: ReadonlySet<string>,
-): EndpointSlice[] {
+export function mirrorEndpoints(endpoints: readonly EndpointsDraft[], explicitServices: ReadonlySet<string>, services: ReadonlySet<string>): EndpointSlice[] {
   const out: EndpointSlice[] = [];
   for (const ep of endpoints) {
     const key = `${ep.meta.namespace}/${ep.meta.name}`;

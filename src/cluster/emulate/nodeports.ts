@@ -35,12 +35,19 @@ export function assignNodePorts(
 ): Service[] {
   const range = parsePortRange(rangeText ?? DEFAULT_NODE_PORT_RANGE);
   if (!range) {
-    findings.push({ file: '<options>', line: 0, severity: 'error', message: `node port range "${rangeText}" is not valid; write LOW-HIGH such as 30000-32767 (--service-node-port-range)` });
+    findings.push({
+      file: '<options>',
+      line: 0,
+      severity: 'error',
+      message: `node port range "${rangeText}" is not valid; write LOW-HIGH such as 30000-32767 (--service-node-port-range)`,
+    });
     return [...services];
   }
   const owner = new Map<number, Service>();
   // Only Services that write a node port have anything to check (most have none).
-  const bySource = services.filter((s) => s.ports.some((p) => p.nodePort !== undefined)).sort((a, b) => (a.source.file < b.source.file ? -1 : a.source.file > b.source.file ? 1 : a.source.line - b.source.line));
+  const bySource = services
+    .filter((s) => s.ports.some((p) => p.nodePort !== undefined))
+    .sort((a, b) => (a.source.file < b.source.file ? -1 : a.source.file > b.source.file ? 1 : a.source.line - b.source.line));
   for (const svc of bySource) {
     const where = `Service "${svc.namespace}/${svc.name}"`;
     const seenHere = new Map<number, string>();
@@ -52,7 +59,14 @@ export function assignNodePorts(
       const err = (message: string, code?: string): void => {
         const path = `spec.ports[${i}].nodePort`;
         if (checker) checker.error(`${path} ${p.nodePort}: ${message}`, path, code);
-        else findings.push({ file: svc.source.file, line: lineOf(svc, path), severity: 'error', message: `${where}: ${path} ${p.nodePort}: ${message}`, ...(code !== undefined ? { code } : {}) });
+        else
+          findings.push({
+            file: svc.source.file,
+            line: lineOf(svc, path),
+            severity: 'error',
+            message: `${where}: ${path} ${p.nodePort}: ${message}`,
+            ...(code !== undefined ? { code } : {}),
+          });
       };
       if (!hasNodePorts(svc)) {
         // ValidateService: "may not be used when `type` is 'ClusterIP'".
@@ -67,11 +81,21 @@ export function assignNodePorts(
           const path = `spec.ports[${i}].nodePort`;
           const message = `${path} ${p.nodePort}: is outside the node port range ${range.lo}-${range.hi}, but the object was read from a cluster (it has server-set metadata), so it is kept; configure --service-node-port-range ${lo}-${hi}`;
           if (checker) checker.warn(message, path, 'node-port-out-of-range');
-          else findings.push({ file: svc.source.file, line: lineOf(svc, path), severity: 'warning', code: 'node-port-out-of-range', message: `${where}: ${message}` });
+          else
+            findings.push({
+              file: svc.source.file,
+              line: lineOf(svc, path),
+              severity: 'warning',
+              code: 'node-port-out-of-range',
+              message: `${where}: ${message}`,
+            });
         } else {
           // The node port allocator (pkg/registry/core/service/portallocator) rejects a port
           // outside the range: "provided port is not in the valid range".
-          err(`is not in the valid node port range ${range.lo}-${range.hi}: the API server rejects it; pick a port in the range, omit it to have one allocated, or configure --service-node-port-range ${lo}-${hi}`, 'node-port-out-of-range');
+          err(
+            `is not in the valid node port range ${range.lo}-${range.hi}: the API server rejects it; pick a port in the range, omit it to have one allocated, or configure --service-node-port-range ${lo}-${hi}`,
+            'node-port-out-of-range',
+          );
           return;
         }
       }
@@ -85,7 +109,9 @@ export function assignNodePorts(
       seenHere.set(p.nodePort, p.protocol);
       const prev = owner.get(p.nodePort);
       if (prev) {
-        err(`is already allocated to Service "${prev.namespace}/${prev.name}" (${prev.source.file}:${prev.source.line}); node ports are unique across the cluster, pick another or omit it`);
+        err(
+          `is already allocated to Service "${prev.namespace}/${prev.name}" (${prev.source.file}:${prev.source.line}); node ports are unique across the cluster, pick another or omit it`,
+        );
         return;
       }
       owner.set(p.nodePort, svc);
@@ -105,7 +131,11 @@ export function assignNodePorts(
         free.take(off);
         return { ...p, nodePort: range.lo + off };
       }
-      findings.push({ ...svc.source, severity: 'error', message: `Service "${svc.namespace}/${svc.name}": no node port left in ${range.lo}-${range.hi} for spec.ports[${i}]; widen --service-node-port-range` });
+      findings.push({
+        ...svc.source,
+        severity: 'error',
+        message: `Service "${svc.namespace}/${svc.name}": no node port left in ${range.lo}-${range.hi} for spec.ports[${i}]; widen --service-node-port-range`,
+      });
       return p;
     });
     return { ...svc, ports };

@@ -231,7 +231,13 @@ export function inKeyOrder(pods: Pod[]): Pod[] {
  * read or derived), so they get their addresses in place instead of as copies; the keys end in
  * the same order either way (podIPs where it was, podIP added last).
  */
-export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes: ReadonlyMap<string, ClusterNode>, findings: Finding[], ownsPods = false): Pod[] {
+export function assignPodIPs(
+  pods: readonly Pod[],
+  cidrs: readonly Cidr[],
+  nodes: ReadonlyMap<string, ClusterNode>,
+  findings: Finding[],
+  ownsPods = false,
+): Pod[] {
   if (cidrs.length > 2 || (cidrs.length === 2 && cidrs[0]!.family === cidrs[1]!.family)) {
     throw new RangeError('assignPodIPs takes at most one pod CIDR per family (parsePodCidrs gives no more)');
   }
@@ -290,7 +296,12 @@ export function assignPodIPs(pods: readonly Pod[], cidrs: readonly Cidr[], nodes
     give(p, first === undefined ? [] : second === undefined ? [first] : [first, second]);
   }
   if (full) {
-    findings.push({ file: '<options>', line: 0, severity: 'error', message: `a pod CIDR (${cidrs.map((c) => c.text).join(', ')}) is full; configure a larger pod CIDR` });
+    findings.push({
+      file: '<options>',
+      line: 0,
+      severity: 'error',
+      message: `a pod CIDR (${cidrs.map((c) => c.text).join(', ')}) is full; configure a larger pod CIDR`,
+    });
   }
   if (ownsPods) return pods.slice();
   return pods.map((p) => {

@@ -313,7 +313,9 @@ function statefulSetPods(f: PodFactory): Pod[] {
     const ordinal = w.ordinalStart + i;
     const name = `${w.meta.name}-${ordinal}`;
     if (taken.has(name)) {
-      w.check.warn(`pod "${ns}/${name}" already exists in the manifests without belonging to this StatefulSet, so that ordinal is not created; rename one of them`);
+      w.check.warn(
+        `pod "${ns}/${name}" already exists in the manifests without belonging to this StatefulSet, so that ordinal is not created; rename one of them`,
+      );
       continue;
     }
     taken.add(name);
@@ -410,7 +412,9 @@ export function deriveWorkloadPods(
           break;
       }
       if (w.kind !== 'DaemonSet' && candidates.length === 0 && tpl.nodeName === undefined && derived.length > 0) {
-        w.check.warn('no node matches spec.template.spec.nodeSelector, so its pods stay Pending without an IP and get no endpoints; fix the nodeSelector or the configured nodes');
+        w.check.warn(
+          'no node matches spec.template.spec.nodeSelector, so its pods stay Pending without an IP and get no endpoints; fix the nodeSelector or the configured nodes',
+        );
       }
     }
     for (const p of derived) out.push(p); // not push(...derived): a 100k-replica workload overflows the stack

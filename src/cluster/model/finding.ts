@@ -65,7 +65,7 @@ export function jsonExcerpt(v: unknown, max = 60): string {
       return add('}');
     }
     if (typeof x === 'string') return add(JSON.stringify(x.length > max ? x.slice(0, max + 1) : x));
-    return add(x === undefined ? 'undefined' : JSON.stringify(x) ?? String(x));
+    return add(x === undefined ? 'undefined' : (JSON.stringify(x) ?? String(x)));
   };
   return walk(v) ? out : `${out.slice(0, max)}...`;
 }

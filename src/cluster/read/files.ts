@@ -65,7 +65,12 @@ export function collectManifestFiles(paths: readonly string[], findings: Finding
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : (e as Error).message;
-      findings.push({ file: p, line: 0, severity: 'error', message: `manifest path ${why}; check the --manifests flag or the kubernetes block's manifests option` });
+      findings.push({
+        file: p,
+        line: 0,
+        severity: 'error',
+        message: `manifest path ${why}; check the --manifests flag or the kubernetes block's manifests option`,
+      });
       continue;
     }
     if (st.isDirectory()) walk(p, identity(st));

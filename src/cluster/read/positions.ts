@@ -119,7 +119,11 @@ export interface RawObject {
 }
 
 /** Walks a document's AST: the lines of the fields of one object root, and JSON duplicate keys. */
-export function indexNode(root: YamlNode, lineAt: (offset: number) => number, onDuplicate?: (key: string, line: number, first: number) => void): Map<string, number> {
+export function indexNode(
+  root: YamlNode,
+  lineAt: (offset: number) => number,
+  onDuplicate?: (key: string, line: number, first: number) => void,
+): Map<string, number> {
   const lines = new Map<string, number>();
   const visit = (node: unknown, path: string): void => {
     if (yaml().isMap(node)) {
@@ -163,7 +167,13 @@ export function mapValue(node: unknown, key: string): unknown {
 function fieldLines({ text, start, end, firstLine, json, item }: LineSource): Map<string, number> {
   const lc = new (yaml().LineCounter)();
   // Parsed from a copy: the keys of the index would be views into the text otherwise.
-  const doc = yaml().parseAllDocuments(ownCopy(text.slice(start, end)), { lineCounter: lc, version: '1.2', merge: !json, uniqueKeys: false, keepSourceTokens: false });
+  const doc = yaml().parseAllDocuments(ownCopy(text.slice(start, end)), {
+    lineCounter: lc,
+    version: '1.2',
+    merge: !json,
+    uniqueKeys: false,
+    keepSourceTokens: false,
+  });
   const first = Array.isArray(doc) ? doc[0] : undefined;
   let node: unknown = first?.contents;
   if (item !== undefined) {

@@ -36,12 +36,7 @@ interface DocReader {
  * line and the others still load). Each document's AST is dropped once its value is built; an
  * object finds the lines of its fields through `positions`, on demand.
  */
-export function parseManifestText(
-  file: string,
-  text: string,
-  findings: Finding[],
-  limits: Partial<ManifestLimits> = {},
-): Iterable<RawObject> {
+export function parseManifestText(file: string, text: string, findings: Finding[], limits: Partial<ManifestLimits> = {}): Iterable<RawObject> {
   const all = { ...defaultManifestLimits, ...limits };
   const json = JSON_FILE.test(file);
   if (json) {
@@ -75,15 +70,7 @@ export function parseWithPackage(file: string, text: string, findings: Finding[]
  * the package missed a line break in it (it does in some broken documents), as every line after
  * that is one off in the whole file.
  */
-function readWithPackage(
-  file: string,
-  text: string,
-  json: boolean,
-  segment: Segment,
-  findings: Finding[],
-  limits: ManifestLimits,
-  out: RawObject[],
-): boolean {
+function readWithPackage(file: string, text: string, json: boolean, segment: Segment, findings: Finding[], limits: ManifestLimits, out: RawObject[]): boolean {
   const part = segment.start === 0 && segment.end === text.length ? text : text.slice(segment.start, segment.end);
   const lc = new (yaml().LineCounter)();
   const before = segment.line - 1;
@@ -125,9 +112,7 @@ function readDocument(r: DocReader, doc: Document.Parsed, out: RawObject[]): voi
   for (const w of doc.warnings) r.err(r.lineAt(w.pos[0]), `YAML: ${w.message.split('\n')[0]!.slice(0, 200)}`, 'warning');
   if (r.json) {
     // Every JSON reader keeps the last of duplicate keys; YAML forbids them, JSON only warns.
-    indexNode(root, r.lineAt, (key, line, first) =>
-      r.err(line, `duplicate key ${jsonExcerpt(key)} (first at line ${first}); ${DUPLICATE_FIX}`, 'warning'),
-    );
+    indexNode(root, r.lineAt, (key, line, first) => r.err(line, `duplicate key ${jsonExcerpt(key)} (first at line ${first}); ${DUPLICATE_FIX}`, 'warning'));
   }
   if (!isRecord(value)) {
     const what = Array.isArray(value) ? 'a sequence' : 'a scalar';
@@ -178,7 +163,12 @@ function pushObjects(
     });
     return;
   }
-  out.push({ file: r.file, line: at.rootLine, obj: value, positions: new Positions(at.rootLine, { text: r.text, start: at.start, end: at.end, firstLine: at.line, json: r.json }) });
+  out.push({
+    file: r.file,
+    line: at.rootLine,
+    obj: value,
+    positions: new Positions(at.rootLine, { text: r.text, start: at.start, end: at.end, firstLine: at.line, json: r.json }),
+  });
 }
 
 /**
@@ -217,7 +207,10 @@ function readFastYaml(file: string, text: string, findings: Finding[], limits: M
  * where the text runs out, often many lines below the typo.
  */
 function reportSyntaxError(r: DocReader, e: { pos: [number, number]; message: string }): void {
-  const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').slice(0, 200);
+  const first = e.message
+    .split('\n')[0]!
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .slice(0, 200);
   const opener = unclosedOpener(r.text, e.pos[0], first);
   const at = opener?.at ?? e.pos[0];
   // Read from a line's start, so the column is the file's; the line is counted from where it starts.
@@ -328,7 +321,10 @@ function parseJsonFast(
   for (let c = text.charCodeAt(0); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = text.charCodeAt(++root));
   const offsets = [root, ...scan.duplicates.map((d) => d.first), ...scan.duplicates.map((d) => d.at), ...scan.itemStarts];
   const order = offsets.map((o, i) => [o, i] as const).sort((a, b) => a[0] - b[0]);
-  const sortedLines = linesOf(text, order.map((x) => x[0]));
+  const sortedLines = linesOf(
+    text,
+    order.map((x) => x[0]),
+  );
   const lineOf: number[] = [];
   order.forEach(([, i], k) => {
     lineOf[i] = sortedLines[k]!;
@@ -348,10 +344,17 @@ function parseJsonFast(
   for (const f of duplicates) findings.push(f);
   if (!isList) {
     if (text.length > maxObjectBytes) {
-      findings.push({ file, line: rootLine, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
+      findings.push({
+        file,
+        line: rootLine,
+        severity: 'error',
+        message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes`,
+      });
       return [];
     }
-    return [{ file, line: rootLine, obj: wrapper, positions: new Positions(rootLine, { text, start: root, end: text.length, firstLine: rootLine, json: true }) }];
+    return [
+      { file, line: rootLine, obj: wrapper, positions: new Positions(rootLine, { text, start: root, end: text.length, firstLine: rootLine, json: true }) },
+    ];
   }
   return jsonListItems(list, () => [text, 0], findings);
 }
@@ -409,7 +412,12 @@ function jsonListItems(list: JsonList, textOf: (start: number, end: number) => [
     for (let j = 0; j < starts.length; j++) {
       const line = lines[j]!;
       if (ends[j]! - starts[j]! > maxObjectBytes) {
-        findings.push({ file, line, severity: 'error', message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes` });
+        findings.push({
+          file,
+          line,
+          severity: 'error',
+          message: `this document is larger than ${maxObjectBytes} bytes once its aliases are expanded; shrink it or raise --max-manifest-object-bytes`,
+        });
         continue;
       }
       const [text, base] = textOf(starts[j]!, ends[j]!);
@@ -426,7 +434,8 @@ function jsonListItems(list: JsonList, textOf: (start: number, end: number) => [
         const lineStart = lineStartOf(text, start, base);
         const itemColumn = lineStart > 0 || base === 0 ? start - lineStart + 1 : undefined;
         for (const f of local) findings.push(inFile(f, file, line, itemColumn));
-        if (!local.some((f) => f.severity === 'error')) findings.push({ file, line, severity: 'error', message: 'this List item is not valid JSON; fix its syntax' });
+        if (!local.some((f) => f.severity === 'error'))
+          findings.push({ file, line, severity: 'error', message: 'this List item is not valid JSON; fix its syntax' });
         continue;
       }
       if (item === null || item === undefined) continue;
@@ -508,7 +517,12 @@ function* itemsFromFile(
       findings,
     );
     if (!sameVersion(fstatSync(fd, { bigint: true }), version)) {
-      findings.push({ file, line: 0, severity: 'error', message: 'changed while it was being read, so what was read may mix two versions of it; load it again' });
+      findings.push({
+        file,
+        line: 0,
+        severity: 'error',
+        message: 'changed while it was being read, so what was read may mix two versions of it; load it again',
+      });
     }
   } finally {
     closeSync(fd);

@@ -146,7 +146,8 @@ class Reader {
       for (;;) {
         q = text.indexOf(c === 0x22 ? '"' : "'", q + 1);
         if (q < 0 || q >= end) throw NOT_SIMPLE;
-        if (c === 0x27 && text.charCodeAt(q + 1) === 0x27) q++; // '' is a quote
+        if (c === 0x27 && text.charCodeAt(q + 1) === 0x27)
+          q++; // '' is a quote
         else break;
       }
       if (text.charCodeAt(q + 1) !== COLON || (q + 2 !== end && text.charCodeAt(q + 2) !== SPACE)) return undefined;

@@ -14,12 +14,13 @@ import { AutopathPlugin } from './plugin.js';
 type AutopathConfig = {
   /** Zones whose queries autopath completes, lowercased and fully qualified. */
   zones: string[];
-} & (
+} & AutopathSource;
+
+type AutopathSource =
   /** `@PLUGIN`: the plugin (a SearchPathProvider) that knows each client's search path. */
   | { plugin: string }
   /** RESOLV-CONF: one search path for every client, fully qualified, ending with '' (the bare name). */
-  | { search: string[] }
-);
+  | { search: string[] };
 
 function parseAutopath(d: Directive, blockZones: readonly string[]): AutopathConfig {
   const r: OptionReader = OptionReader.of(d).arity(1, Infinity, 'autopath [ZONES...] RESOLV-CONF|@PLUGIN', 'autopath @kubernetes').noBlock();
@@ -52,7 +53,8 @@ export const autopathPlugin: PluginDefinition = {
     const cfg = parseAutopath(d, ctx.zones);
     // CoreDNS accepts such a zone (OriginsFromArgsOrServerBlock); no query for it reaches this block.
     for (const z of cfg.zones) {
-      if (!ctx.zones.some((b) => isSubdomain(z, b))) ctx.log.warn({ file: d.file, line: d.line }, `autopath zone ${z} is not inside the server block's zones, so autopath never sees its queries`);
+      if (!ctx.zones.some((b) => isSubdomain(z, b)))
+        ctx.log.warn({ file: d.file, line: d.line }, `autopath zone ${z} is not inside the server block's zones, so autopath never sees its queries`);
     }
     if ('search' in cfg) {
       const search = cfg.search;

@@ -41,7 +41,10 @@ function parseBind(directives: readonly Directive[]): BindConfig {
         for (const a of listIP(o.arity(1, Infinity, 'except ADDRESS|INTERFACE...'))) except.add(a);
       },
     });
-    pushAll(all, addresses.filter((a) => !except.has(a)));
+    pushAll(
+      all,
+      addresses.filter((a) => !except.has(a)),
+    );
   }
   const addresses = [...new Set(all)];
   if (addresses.length === 0) OptionReader.of(directives[directives.length - 1]!).fail('every address is excluded by except; nothing to listen on');

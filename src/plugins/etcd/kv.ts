@@ -200,5 +200,8 @@ function firstLine(s: string): string {
 }
 
 function stripCode(s: string): string {
-  return s.replace(/^\d+ [A-Z_]+: /, '').split(/\s*Resolution note:/)[0]!.trim();
+  return s
+    .replace(/^\d+ [A-Z_]+: /, '')
+    .split(/\s*Resolution note:/)[0]!
+    .trim();
 }

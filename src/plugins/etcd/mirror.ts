@@ -8,7 +8,17 @@
 // applies them all at once when it says "done", so queries see the old or the new data, never
 // a mix.
 import type { Etcd3 } from 'etcd3';
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_KEEPALIVE_MS, describeEtcdError, isBrokenCircuit, listPrefix, newClient, prefixEnd, type ClientOptions, type RawKv } from './kv.js';
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_KEEPALIVE_MS,
+  describeEtcdError,
+  isBrokenCircuit,
+  listPrefix,
+  newClient,
+  prefixEnd,
+  type ClientOptions,
+  type RawKv,
+} from './kv.js';
 import { PrefixWatch } from './watch.js';
 import { SortedKeys } from './sorted-keys.js';
 import type { Logger } from 'pino';
@@ -79,7 +89,13 @@ function mirrorMetrics(registry: Registry): MirrorMetrics {
   // With --workers, the primary merges the workers' metrics by these aggregators: the revision
   // of the laggiest worker, the worst lag, connected only when every worker is.
   return {
-    revision: new Gauge({ name: 'clusterdns_etcd_revision', help: 'The SOA serial of the etcd zones: the highest revision at which the replica saw the path change.', labelNames: ['zones'], registers, aggregator: 'min' }),
+    revision: new Gauge({
+      name: 'clusterdns_etcd_revision',
+      help: 'The SOA serial of the etcd zones: the highest revision at which the replica saw the path change.',
+      labelNames: ['zones'],
+      registers,
+      aggregator: 'min',
+    }),
     lag: new Gauge({
       name: 'clusterdns_etcd_lag_seconds',
       help: 'Seconds since etcd was last heard on the watch, while it is down or a progress request is unanswered (0 while connected and answering).',
@@ -87,12 +103,34 @@ function mirrorMetrics(registry: Registry): MirrorMetrics {
       registers,
       aggregator: 'max',
     }),
-    connected: new Gauge({ name: 'clusterdns_etcd_watch_connected', help: '1 from etcd confirming the watch until it fails (an error, an unanswered progress request), else 0.', labelNames: ['zones'], registers, aggregator: 'min' }),
+    connected: new Gauge({
+      name: 'clusterdns_etcd_watch_connected',
+      help: '1 from etcd confirming the watch until it fails (an error, an unanswered progress request), else 0.',
+      labelNames: ['zones'],
+      registers,
+      aggregator: 'min',
+    }),
     keys: new Gauge({ name: 'clusterdns_etcd_keys', help: 'Records held in the mirror.', labelNames: ['zones'], registers, aggregator: 'max' }),
-    badValues: new Gauge({ name: 'clusterdns_etcd_bad_values', help: 'Keys whose value is skipped because it is not a valid SkyDNS record.', labelNames: ['zones'], registers, aggregator: 'max' }),
+    badValues: new Gauge({
+      name: 'clusterdns_etcd_bad_values',
+      help: 'Keys whose value is skipped because it is not a valid SkyDNS record.',
+      labelNames: ['zones'],
+      registers,
+      aggregator: 'max',
+    }),
     events: new Counter({ name: 'clusterdns_etcd_events_total', help: 'etcd watch events applied to the mirror.', labelNames: ['zones'], registers }),
-    relists: new Counter({ name: 'clusterdns_etcd_relists_total', help: 'Full reads of the etcd path (startup, after compaction).', labelNames: ['zones'], registers }),
-    truncated: new Counter({ name: 'clusterdns_etcd_lookups_truncated_total', help: 'Lookups that matched more records than lookup_limit and used the first ones.', labelNames: ['zones'], registers }),
+    relists: new Counter({
+      name: 'clusterdns_etcd_relists_total',
+      help: 'Full reads of the etcd path (startup, after compaction).',
+      labelNames: ['zones'],
+      registers,
+    }),
+    truncated: new Counter({
+      name: 'clusterdns_etcd_lookups_truncated_total',
+      help: 'Lookups that matched more records than lookup_limit and used the first ones.',
+      labelNames: ['zones'],
+      registers,
+    }),
   };
 }
 
@@ -222,7 +260,10 @@ export class EtcdMirror {
           ({ kvs } = await listPrefix(client, prefix, before, listOpts));
           rev = before;
         } catch (err) {
-          this.log.warn({ err: describeEtcdError(err, this.opts.endpoints) }, 'etcd: a change set is being written and the revision before it is compacted; serving what is there now');
+          this.log.warn(
+            { err: describeEtcdError(err, this.opts.endpoints) },
+            'etcd: a change set is being written and the revision before it is compacted; serving what is there now',
+          );
         }
       }
       await this.fetchLeases(client, kvs);
@@ -243,7 +284,10 @@ export class EtcdMirror {
       // The circuit breaker's refusal says nothing new: keep the cause that opened it.
       if (!isBrokenCircuit(err) || !this.lastError) this.lastError = describeEtcdError(err, this.opts.endpoints);
       if (attempt === 0 || attempt % 10 === 0) {
-        this.log.warn({ err: this.lastError, endpoints: this.opts.endpoints, retryMs: delay }, this.synced ? 'cannot read etcd; still serving the last mirror' : 'cannot read etcd; not ready until the first read succeeds');
+        this.log.warn(
+          { err: this.lastError, endpoints: this.opts.endpoints, retryMs: delay },
+          this.synced ? 'cannot read etcd; still serving the last mirror' : 'cannot read etcd; not ready until the first read succeeds',
+        );
       }
       this.retryTimer = setTimeout(() => void this.relist(attempt + 1), delay);
       this.retryTimer.unref();
@@ -258,7 +302,15 @@ export class EtcdMirror {
 
   private clientOptions(endpoints: string[]): ClientOptions {
     const o = this.opts;
-    return { endpoints, username: o.username, password: o.password, tls: o.tls, callTimeoutMs: o.callTimeoutMs, keepaliveMs: o.keepaliveMs, maxReceiveBytes: o.maxReceiveBytes };
+    return {
+      endpoints,
+      username: o.username,
+      password: o.password,
+      tls: o.tls,
+      callTimeoutMs: o.callTimeoutMs,
+      keepaliveMs: o.keepaliveMs,
+      maxReceiveBytes: o.maxReceiveBytes,
+    };
   }
 
   private connect(): Promise<Etcd3> {
@@ -290,7 +342,10 @@ export class EtcdMirror {
         if (this.watch !== w) return;
         this.currentAt = Date.now();
         void this.serialize(async () => {
-          await this.fetchLeases(client, events.filter((k) => !k.del));
+          await this.fetchLeases(
+            client,
+            events.filter((k) => !k.del),
+          );
           this.applyEvents(events);
         });
       },
@@ -301,7 +356,10 @@ export class EtcdMirror {
         if (this.watch !== w) return;
         this.watch = undefined;
         w.close();
-        this.log.warn({ resumeRevision: w.resumeRevision, compactRevision: compact, revision: this.revision }, 'etcd watch cancelled; reading the whole path again (etcd compacted past its resume revision)');
+        this.log.warn(
+          { resumeRevision: w.resumeRevision, compactRevision: compact, revision: this.revision },
+          'etcd watch cancelled; reading the whole path again (etcd compacted past its resume revision)',
+        );
         this.setConnected(false);
         void this.relist();
       },
@@ -316,7 +374,10 @@ export class EtcdMirror {
           // Once per outage, also when the watch fails before etcd first confirmed it.
           if (!this.lossLogged) {
             this.lossLogged = true;
-            this.log.warn({ err: reason, revision: this.revision, resumeRevision: w.resumeRevision }, 'etcd watch lost; serving the mirror and resuming on the next endpoint from the last event');
+            this.log.warn(
+              { err: reason, revision: this.revision, resumeRevision: w.resumeRevision },
+              'etcd watch lost; serving the mirror and resuming on the next endpoint from the last event',
+            );
           }
         }
         this.setConnected(on);
@@ -507,10 +568,18 @@ export class EtcdMirror {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.lagTimer) clearInterval(this.lagTimer);
     this.stopWatch();
-    for (const c of this.watchClients.values()) void c.then((x) => x.close(), () => undefined);
+    for (const c of this.watchClients.values())
+      void c.then(
+        (x) => x.close(),
+        () => undefined,
+      );
     // A client still being made is closed once it is there.
     if (this.client) this.client.close();
-    else void this.clientReady?.then((c) => c.close(), () => undefined);
+    else
+      void this.clientReady?.then(
+        (c) => c.close(),
+        () => undefined,
+      );
   }
 }
 
@@ -537,7 +606,20 @@ class MirrorSlot {
  * it on close; another App reading the same etcd has its own.
  */
 export function acquireMirror(shared: BlockContext['shared'], opts: MirrorOptions, onChange: () => void): { mirror: EtcdMirror; release: () => Promise<void> } {
-  const id = JSON.stringify([opts.prefix, opts.endpoints, opts.username, opts.password, opts.tls?.ca?.toString('base64'), opts.tls?.cert?.toString('base64'), opts.tls?.key?.toString('base64'), opts.callTimeoutMs, opts.keepaliveMs, opts.pageBytes, opts.maxReceiveBytes, opts.leaseConcurrency]);
+  const id = JSON.stringify([
+    opts.prefix,
+    opts.endpoints,
+    opts.username,
+    opts.password,
+    opts.tls?.ca?.toString('base64'),
+    opts.tls?.cert?.toString('base64'),
+    opts.tls?.key?.toString('base64'),
+    opts.callTimeoutMs,
+    opts.keepaliveMs,
+    opts.pageBytes,
+    opts.maxReceiveBytes,
+    opts.leaseConcurrency,
+  ]);
   const held = shared(`etcd-mirror:${id}`, () => new MirrorSlot(new EtcdMirror(opts)));
   const mirror = held.value.mirror;
   mirror.listeners.add(onChange);

@@ -55,7 +55,8 @@ export function parseService(value: string): Service | string {
   }
   const svc = emptyService();
   if (raw === null) return svc;
-  if (typeof raw !== 'object' || Array.isArray(raw)) return `a JSON ${Array.isArray(raw) ? 'array' : typeof raw}, not an object; write a JSON object such as {"host":"10.0.0.1"}`;
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    return `a JSON ${Array.isArray(raw) ? 'array' : typeof raw}, not an object; write a JSON object such as {"host":"10.0.0.1"}`;
   for (const [name, v] of Object.entries(raw as Record<string, unknown>)) {
     const field = name.toLowerCase() as keyof Service;
     const kind = FIELDS[field];
@@ -75,14 +76,16 @@ export function parseService(value: string): Service | string {
         (svc[field] as number) = v;
         break;
       case 'uint32':
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff) return `field "${name}" must be an integer from 0 to 4294967295, not ${JSON.stringify(v)}`;
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff)
+          return `field "${name}" must be an integer from 0 to 4294967295, not ${JSON.stringify(v)}`;
         (svc[field] as number) = v;
         break;
     }
   }
   if (svc.host !== '' && isIP(svc.host) === 0) {
     const problem = nameProblem(svc.host);
-    if (problem) return `field "host" is neither an IP address nor a domain name (${JSON.stringify(svc.host)}: ${problem}); write an address such as 10.0.0.1 or a name such as svc.example.org`;
+    if (problem)
+      return `field "host" is neither an IP address nor a domain name (${JSON.stringify(svc.host)}: ${problem}); write an address such as 10.0.0.1 or a name such as svc.example.org`;
   }
   return svc;
 }

@@ -163,7 +163,8 @@ export class EtcdPlugin implements Plugin {
         case 'CNAME': {
           const r = this.services(state, true, q);
           if (r === NX) nx = true;
-          else if (r.length > 0 && hostType(r[0]!).type !== 'A' && hostType(r[0]!).type !== 'AAAA') records = [rr(state.name, 'CNAME', r[0]!.ttl, fqdnOf(r[0]!.host))];
+          else if (r.length > 0 && hostType(r[0]!).type !== 'A' && hostType(r[0]!).type !== 'AAAA')
+            records = [rr(state.name, 'CNAME', r[0]!.ttl, fqdnOf(r[0]!.host))];
           break;
         }
         case 'PTR': {
@@ -405,7 +406,10 @@ export class EtcdPlugin implements Plugin {
   private carriable(target: string, key: string): boolean {
     const problem = nameProblem(target);
     if (problem === undefined) return true;
-    this.badTarget.warn({ key, target }, `etcd: skipping ${key}: its key makes the name ${JSON.stringify(target)} (${problem}); rename the key so that every segment is a DNS label of 1 to 63 octets`);
+    this.badTarget.warn(
+      { key, target },
+      `etcd: skipping ${key}: its key makes the name ${JSON.stringify(target)} (${problem}); rename the key so that every segment is a DNS label of 1 to 63 octets`,
+    );
     return false;
   }
 
@@ -434,7 +438,11 @@ export class EtcdPlugin implements Plugin {
       if (type === 'CNAME' || type === 'TXT') {
         let target = fqdnOf(s.host);
         if (s.targetstrip > 0) target = targetStrip(target, s.targetstrip);
-        records.push(mx ? rr(state.name, 'MX', s.ttl, { preference: s.priority & 0xffff, exchange: target }) : rr(state.name, 'SRV', s.ttl, { priority: s.priority & 0xffff, weight, port: s.port & 0xffff, target }));
+        records.push(
+          mx
+            ? rr(state.name, 'MX', s.ttl, { preference: s.priority & 0xffff, exchange: target })
+            : rr(state.name, 'SRV', s.ttl, { priority: s.priority & 0xffff, weight, port: s.port & 0xffff, target }),
+        );
         if (lookedUp.has(target)) continue;
         lookedUp.add(target);
         const lower = target.toLowerCase();
@@ -457,7 +465,11 @@ export class EtcdPlugin implements Plugin {
       const recKey = `${target}|${port}`;
       if (!dup.has(recKey)) {
         dup.add(recKey);
-        records.push(mx ? rr(state.name, 'MX', s.ttl, { preference: s.priority & 0xffff, exchange: target }) : rr(state.name, 'SRV', s.ttl, { priority: s.priority & 0xffff, weight, port: s.port & 0xffff, target }));
+        records.push(
+          mx
+            ? rr(state.name, 'MX', s.ttl, { preference: s.priority & 0xffff, exchange: target })
+            : rr(state.name, 'SRV', s.ttl, { priority: s.priority & 0xffff, weight, port: s.port & 0xffff, target }),
+        );
       }
       const addrKey = `${target}|${s.host}`;
       if (!dup.has(addrKey)) {
@@ -495,7 +507,8 @@ export class EtcdPlugin implements Plugin {
     const known = ext.known.get(k);
     if (known !== undefined) return known ?? undefined;
     if (!ext.missing.has(k)) {
-      if (ext.known.size + ext.missing.size >= ext.cap) throw new BudgetExceeded(`needs more than ${ext.cap} names outside the zones (query_budget's second number)`);
+      if (ext.known.size + ext.missing.size >= ext.cap)
+        throw new BudgetExceeded(`needs more than ${ext.cap} names outside the zones (query_budget's second number)`);
       ext.missing.set(k, name);
     }
     return undefined;
@@ -553,4 +566,3 @@ function recordKey(r: Rr): string {
 function join(label: string, zone: string): string {
   return zone === '.' ? `${label}.` : `${label}.${zone}`;
 }
-

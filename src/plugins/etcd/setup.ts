@@ -85,7 +85,8 @@ export function parseEtcd(d: Directive, blockZones: readonly string[]): EtcdConf
   const r: OptionReader = OptionReader.of(d);
   const zones = r.zones(0, blockZones);
   for (const z of zones) {
-    if (!blockZones.some((b) => isSubdomain(z, b))) r.fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
+    if (!blockZones.some((b) => isSubdomain(z, b)))
+      r.fail(`zone ${z} is not inside the server block's zones (${blockZones.join(' ')}); queries for it would never reach the plugin`);
   }
   const cfg: EtcdConfig = {
     zones,

@@ -215,7 +215,8 @@ export class PrefixWatch {
     if (this.closed || !this.stream) return;
     const now = Date.now();
     if (!this.created) {
-      if (now - this.openedAt > this.o.callTimeoutMs) this.fail(this.generation, `${this.endpoint()} did not start the watch within ${this.o.callTimeoutMs} ms`);
+      if (now - this.openedAt > this.o.callTimeoutMs)
+        this.fail(this.generation, `${this.endpoint()} did not start the watch within ${this.o.callTimeoutMs} ms`);
       return;
     }
     if (this.probeSentAt > 0) {

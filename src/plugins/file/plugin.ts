@@ -160,7 +160,10 @@ export class FilePlugin implements Transferer, RecordLister {
           const key = `missing:${f}`;
           if (this.failedText !== key) {
             this.failedText = key;
-            this.deps.log.error({ plugin: 'file', file: f, zones: this.origins }, `cannot read ${f}: ${(err as Error).message}; still serving the previous version`);
+            this.deps.log.error(
+              { plugin: 'file', file: f, zones: this.origins },
+              `cannot read ${f}: ${(err as Error).message}; still serving the previous version`,
+            );
           }
           return false;
         }

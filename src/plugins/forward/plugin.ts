@@ -94,7 +94,8 @@ export class ForwardPlugin implements Plugin {
     if (this.cfg.next.length === 0 && !this.cfg.nextOnNodata) return answered;
     // `next` / `next_on_nodata`: such an upstream answer goes to the next plugin (CoreDNS forward.go).
     return answered.then((res) =>
-      this.cfg.next.includes(res.rcode) || (this.cfg.nextOnNodata && res.rcode === Rcode.NOERROR && res.answer.length === 0) ? next(req) : res);
+      this.cfg.next.includes(res.rcode) || (this.cfg.nextOnNodata && res.rcode === Rcode.NOERROR && res.answer.length === 0) ? next(req) : res,
+    );
   }
 
   /** FROM matches and the name is not under an `except` name (FROM itself always forwards). */
@@ -169,7 +170,9 @@ export class ForwardPlugin implements Plugin {
       return res;
     }
     if (lastReply) return lastReply;
-    throw new ForwardError(lastErr ? `forward: no upstream answered ${req.name} ${req.qtype}: ${lastErr.message}` : `forward: no healthy upstreams for ${req.name} ${req.qtype}`);
+    throw new ForwardError(
+      lastErr ? `forward: no upstream answered ${req.name} ${req.qtype}: ${lastErr.message}` : `forward: no healthy upstreams for ${req.name} ${req.qtype}`,
+    );
   }
 
   /**
@@ -241,9 +244,7 @@ export function buildQuery(req: DnsRequest, id: number): Buffer {
     type: 'query',
     flags: req.rd ? 0x0100 : 0,
     questions: [{ name: req.name, type: req.qtype, class: req.qclass } as NonNullable<Packet['questions']>[number]],
-    additionals: req.edns
-      ? [optRr(Math.max(512, req.edns.udpSize), req.edns.do)]
-      : [],
+    additionals: req.edns ? [optRr(Math.max(512, req.edns.udpSize), req.edns.do)] : [],
   });
 }
 

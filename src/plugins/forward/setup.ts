@@ -17,7 +17,6 @@ import type { ForwardConfig, Policy, UpstreamAddress } from './config.js';
 /** CoreDNS's limit on upstreams per forward. */
 const MAX_UPSTREAMS = 15;
 
-
 function zoneOf(text: string, r: OptionReader, what: string): string[] {
   try {
     return parseServerKey(text).map((k) => k.zone);

@@ -12,7 +12,10 @@ import { FrameReader, frame } from '../../pkg/tcp-frames.js';
 import type { UpstreamAddress } from './config.js';
 
 export class ExchangeError extends Error {
-  constructor(readonly upstream: string, message: string) {
+  constructor(
+    readonly upstream: string,
+    message: string,
+  ) {
     super(`${upstream}: ${message}`);
     this.name = 'ExchangeError';
   }
@@ -195,7 +198,12 @@ export class Upstream {
       questions: [{ name: this.health.domain, type: 'NS', class: 'IN' }],
     });
     try {
-      await this.exchange(this.health.tcp ? 'tcp' : 'udp', msg, (reply) => (reply.length >= 12 && reply.readUInt16BE(0) === id ? true : undefined), this.health.timeoutMs);
+      await this.exchange(
+        this.health.tcp ? 'tcp' : 'udp',
+        msg,
+        (reply) => (reply.length >= 12 && reply.readUInt16BE(0) === id ? true : undefined),
+        this.health.timeoutMs,
+      );
       return true;
     } catch {
       return false;

@@ -42,10 +42,15 @@ export class HealthPlugin implements Plugin {
   }
 
   async start(): Promise<void> {
-    this.route = await openRoute(this.address, '/health', (_req, res) => {
-      // As CoreDNS: healthy for as long as the process serves HTTP, lameduck included.
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
-    }, this.httpLimits);
+    this.route = await openRoute(
+      this.address,
+      '/health',
+      (_req, res) => {
+        // As CoreDNS: healthy for as long as the process serves HTTP, lameduck included.
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
+      },
+      this.httpLimits,
+    );
     const url = localUrl(this.address, this.route.port, '/health');
     this.timer = setInterval(() => void this.selfCheck(url), CHECK_INTERVAL_MS);
     this.timer.unref();

@@ -44,7 +44,10 @@ export function parseHosts(text: string, origins: readonly string[], autoReverse
   let entries = 0;
   for (const raw of text.split('\n')) {
     const hash = raw.indexOf('#');
-    const fields = (hash >= 0 ? raw.slice(0, hash) : raw).trim().split(/\s+/).filter((f) => f !== '');
+    const fields = (hash >= 0 ? raw.slice(0, hash) : raw)
+      .trim()
+      .split(/\s+/)
+      .filter((f) => f !== '');
     if (fields.length < 2) continue;
     const literal = fields[0]!.replace(/%.*$/, ''); // an IPv6 zone is discarded
     const ip = canonicalIp(literal);

@@ -49,7 +49,12 @@ function noLookups(xs: readonly (Rr | Promise<Rr[]>)[]): xs is Rr[] {
 }
 
 function join(...parts: string[]): string {
-  return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
+  return (
+    parts
+      .map((p) => p.replace(/\.$/, ''))
+      .filter((p) => p !== '')
+      .join('.') + '.'
+  );
 }
 
 /** An endpoint of a headless Service in a zone transfer, with the port's name and protocol. */
@@ -194,9 +199,7 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
     if (labels.length !== 2 || labels[0] !== 'ns1') return nx;
     const want = req.qtype === 'A' ? 'A' : req.qtype === 'AAAA' ? 'AAAA' : '';
     const answer = this.addressRecords(src, req.qname).filter((r) => r.type === want);
-    return answer.length > 0
-      ? { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional: [], cacheable: true }
-      : { ...nx, rcode: Rcode.NOERROR };
+    return answer.length > 0 ? { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional: [], cacheable: true } : { ...nx, rcode: Rcode.NOERROR };
   }
 
   /** Kubernetes.External: the items a name stands for, and the rcode to use when there are none. */
@@ -290,7 +293,13 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         if (named.has(s.host)) continue;
         named.add(s.host);
         out.push(rr(qname, 'CNAME', s.ttl, join(s.host)));
-        if (named.size <= this.maxLookups) out.push(src.lookup(join(s.host), family === 4 ? 'A' : 'AAAA').then((r) => r.answer, () => []));
+        if (named.size <= this.maxLookups)
+          out.push(
+            src.lookup(join(s.host), family === 4 ? 'A' : 'AAAA').then(
+              (r) => r.answer,
+              () => [],
+            ),
+          );
         continue;
       }
       if (ip.family !== family || seen.has(s.host)) continue;
@@ -323,8 +332,18 @@ export class K8sExternalPlugin implements Transferer, RecordLister {
         // Each distinct target is looked up once (A and AAAA), at most `maxLookups` of them.
         if (chased < this.maxLookups && once(`${target}|0|${target}`)) {
           chased++;
-          extra.push(src.lookup(target, 'A').then((r) => r.answer, () => []));
-          extra.push(src.lookup(target, 'AAAA').then((r) => r.answer, () => []));
+          extra.push(
+            src.lookup(target, 'A').then(
+              (r) => r.answer,
+              () => [],
+            ),
+          );
+          extra.push(
+            src.lookup(target, 'AAAA').then(
+              (r) => r.answer,
+              () => [],
+            ),
+          );
         }
         continue;
       }

@@ -18,7 +18,12 @@ const TTL_SOA = 60;
 const SERIAL = 12345;
 
 function join(...parts: string[]): string {
-  return parts.map((p) => p.replace(/\.$/, '')).filter((p) => p !== '').join('.') + '.';
+  return (
+    parts
+      .map((p) => p.replace(/\.$/, ''))
+      .filter((p) => p !== '')
+      .join('.') + '.'
+  );
 }
 
 const stripDot = (s: string): string => (s.length > 1 ? s.replace(/\.$/, '') : s);
@@ -247,8 +252,6 @@ export class K8sGatewayPlugin implements RecordLister {
     if (base.split('.').length !== 2 || base !== this.cfg.apex) return nx;
     // The apex has IPv4 addresses only (SelfAddress).
     const answer = req.qtype === 'A' ? await this.selfAddress(zone, false, req.name) : [];
-    return answer.length > 0
-      ? { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional: [], cacheable: true }
-      : { ...nx, rcode: Rcode.NOERROR };
+    return answer.length > 0 ? { rcode: Rcode.NOERROR, aa: true, answer, authority: [], additional: [], cacheable: true } : { ...nx, rcode: Rcode.NOERROR };
   }
 }

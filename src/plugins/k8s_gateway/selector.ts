@@ -135,10 +135,11 @@ export function parseLabelSelector(text: string): ParsedSelector {
       if (values.length === 0) throw new Error(`"${k} ${after.text} ()": the set of values must not be empty`);
       req = { key, op: after.text, values: [...new Set(values)].sort() };
     } else throw new Error(`expected an operator (=, ==, !=, in, notin, >, <) or "," after "${k}", found ${show(after)}`);
-    if (req.op !== '>' && req.op !== '<') for (const v of req.values) {
-      const vb = valueProblem(v);
-      if (vb) throw new Error(vb);
-    }
+    if (req.op !== '>' && req.op !== '<')
+      for (const v of req.values) {
+        const vb = valueProblem(v);
+        if (vb) throw new Error(vb);
+      }
     reqs.push(req);
     const sep = next();
     if (sep.kind === 'end') break;

@@ -89,7 +89,9 @@ function parseK8sGateway(d: Directive, blockZones: readonly string[]): K8sGatewa
       cfg.maxRecords = o.arity(1, 1, 'maxRecords COUNT', `maxRecords ${DEFAULT_MAX_RECORDS}`).int(0, 'COUNT', { min: 1, max: 65535 });
     },
     maxHostnameLookups: (o) => {
-      cfg.maxHostnameLookups = o.arity(1, 1, 'maxHostnameLookups COUNT', `maxHostnameLookups ${DEFAULT_MAX_HOSTNAME_LOOKUPS}`).int(0, 'COUNT', { min: 1, max: 1000 });
+      cfg.maxHostnameLookups = o
+        .arity(1, 1, 'maxHostnameLookups COUNT', `maxHostnameLookups ${DEFAULT_MAX_HOSTNAME_LOOKUPS}`)
+        .int(0, 'COUNT', { min: 1, max: 1000 });
     },
   });
   return cfg;
@@ -212,4 +214,3 @@ class GatewayLoading {
     );
   }
 }
-

@@ -98,7 +98,13 @@ class Loading {
     // Built before this plugin joined (a Corefile reload, the files as they were).
     this.serving = now.value;
     this.plugin.setStore(now.value.store);
-    this.m.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: now.summary.objectCount, records: now.after as number | undefined, rejected: now.summary.rejected });
+    this.m.recordLoad({
+      plugin: 'kubernetes',
+      zones: this.cfg.zones,
+      objects: now.summary.objectCount,
+      records: now.after as number | undefined,
+      rejected: now.summary.rejected,
+    });
     ctx.log.info(
       { plugin: 'kubernetes', zones: this.cfg.zones, services: now.value.store.services.size },
       'kubernetes configuration and manifests unchanged: serving the data already loaded',
@@ -117,20 +123,33 @@ class Loading {
     this.m?.recordLoad({ plugin: 'kubernetes', zones: this.cfg.zones, objects: summary.objectCount, rejected: summary.rejected });
     const t = summary.timings;
     const read = {
-      load: summary.gen, reread: summary.reread, full: summary.full, thread: this.feed.threaded ? 'worker' : 'main',
+      load: summary.gen,
+      reread: summary.reread,
+      full: summary.full,
+      thread: this.feed.threaded ? 'worker' : 'main',
       loadMs: { check: Math.round(t.check), read: Math.round(t.read), merge: Math.round(t.merge), emulate: Math.round(t.emulate) },
     };
     if (first) {
       ctx.log.info(
         {
-          plugin: 'kubernetes', zones: this.cfg.zones, manifests: paths, objects: summary.objectCount, services: store.services.size,
-          namespaces: store.namespaces.size, pods: summary.pods, endpointSlices: summary.endpointSlices, ...read,
+          plugin: 'kubernetes',
+          zones: this.cfg.zones,
+          manifests: paths,
+          objects: summary.objectCount,
+          services: store.services.size,
+          namespaces: store.namespaces.size,
+          pods: summary.pods,
+          endpointSlices: summary.endpointSlices,
+          ...read,
         },
         'kubernetes data loaded',
       );
     } else {
       ctx.invalidate();
-      ctx.log.info({ plugin: 'kubernetes', objects: summary.objectCount, services: store.services.size, ...read }, 'manifests changed: kubernetes data reloaded');
+      ctx.log.info(
+        { plugin: 'kubernetes', objects: summary.objectCount, services: store.services.size, ...read },
+        'manifests changed: kubernetes data reloaded',
+      );
     }
     if (this.feed.threaded || !this.exportsMetrics()) return;
     // No loader thread to count on: count here, after the store is in.

@@ -22,9 +22,7 @@ function isLinkLocal6(a: string): boolean {
  */
 export function serverAddresses(bound: readonly string[], interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): string[] {
   const all = bound.length === 0 || bound.some(isUnspecified);
-  const candidates = all
-    ? Object.values(interfaces).flatMap((list) => (list ?? []).map((i) => i.address.split('%')[0]!))
-    : bound.map((a) => a.split('%')[0]!);
+  const candidates = all ? Object.values(interfaces).flatMap((list) => (list ?? []).map((i) => i.address.split('%')[0]!)) : bound.map((a) => a.split('%')[0]!);
   const routable = candidates.filter((a) => !isLoopbackOrUnspecified(a) && !isLinkLocal6(a));
   if (routable.length > 0) return [...new Set(routable)];
   const loopback = bound.filter((a) => !isUnspecified(a) && isLoopbackOrUnspecified(a));

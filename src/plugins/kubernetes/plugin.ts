@@ -19,7 +19,6 @@ import { transferZone } from './xfr.js';
 /** Version of the Kubernetes DNS specification served at dns-version.<zone>. */
 export const DNS_SCHEMA_VERSION = '1.1.0';
 
-
 export interface KubernetesDeps {
   /** Resolves a name through the whole server (ExternalName targets outside the zones). */
   lookup(name: string, qtype: string, from?: DnsRequest): Promise<DnsResponse>;
@@ -177,7 +176,14 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     return found === NX ? this.respond(req, next, state, NX, undefined, true) : this.respond(req, next, state, found.records, found.extra, true);
   }
 
-  private respond(req: DnsRequest, next: Next, state: State, records: Rr[] | typeof NX, extra: Rr[] | undefined, cacheable: boolean): MaybePromise<DnsResponse> {
+  private respond(
+    req: DnsRequest,
+    next: Next,
+    state: State,
+    records: Rr[] | typeof NX,
+    extra: Rr[] | undefined,
+    cacheable: boolean,
+  ): MaybePromise<DnsResponse> {
     if (records === NX) {
       if (fallsThrough(this.cfg.fallthrough, req.qname)) return next(req);
       return { rcode: Rcode.NXDOMAIN, aa: true, answer: [], authority: [this.soa(state)], additional: [], cacheable: true };
@@ -202,7 +208,9 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
       if (ptr === NX || ptr.length > 0) return ptr === NX ? NX : { records: ptr, extra: none };
     }
     // Only dns-version.<zone> has TXT, and no other record: ask it first.
-    const txt = this.mapItems({ ...state, qtype: 'TXT' }, (items) => items.filter((i) => i.text !== undefined).map((i) => rr(state.name, 'TXT', i.ttl, [i.text!])));
+    const txt = this.mapItems({ ...state, qtype: 'TXT' }, (items) =>
+      items.filter((i) => i.text !== undefined).map((i) => rr(state.name, 'TXT', i.ttl, [i.text!])),
+    );
     if (txt !== NX && txt.length > 0) return { records: txt, extra: none };
     const cname = this.mapItems({ ...state, qtype: 'CNAME' }, (items) => {
       const first = items[0];
@@ -308,7 +316,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     if (this.cfg.pods === 'disabled') return NX;
     const podName = r.service;
     if (podName === '') return [];
-    const ip = (podName.split('-').length - 1 === 3 && !podName.includes('--')) ? podName.replaceAll('-', '.') : podName.replaceAll('-', ':');
+    const ip = podName.split('-').length - 1 === 3 && !podName.includes('--') ? podName.replaceAll('-', '.') : podName.replaceAll('-', ':');
     const relative = `${podName}.${r.namespace}.pod`;
     if (this.cfg.pods === 'insecure') {
       const parsed = canonicalIp(ip);
@@ -348,7 +356,12 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     return items.length > 0 ? items : NX;
   }
 
-  private endpointItems(r: RecordRequest, slices: readonly ReadySlice[], base: string, want: (ep: { name: string; zone?: string }, slice: ReadySlice) => boolean): Item[] {
+  private endpointItems(
+    r: RecordRequest,
+    slices: readonly ReadySlice[],
+    base: string,
+    want: (ep: { name: string; zone?: string }, slice: ReadySlice) => boolean,
+  ): Item[] {
     const items: Item[] = [];
     for (const slice of slices) {
       for (const ep of slice.addresses) {
@@ -380,9 +393,7 @@ export class KubernetesPlugin implements SearchPathProvider, Transferer, Cluster
     const base = `${si.name}.${si.namespace}.svc`;
     if (si.type === 'Headless' || r.endpoint !== '') {
       const slices = this.store.importSlicesOf(si.namespace, si.name);
-      const items = this.endpointItems(r, slices, base, (ep, slice) =>
-        r.endpoint === '' || (eq(r.endpoint, ep.name) && eq(r.cluster, slice.cluster ?? '')),
-      );
+      const items = this.endpointItems(r, slices, base, (ep, slice) => r.endpoint === '' || (eq(r.endpoint, ep.name) && eq(r.cluster, slice.cluster ?? '')));
       return items.length > 0 ? items : NX;
     }
     const items: Item[] = [];

@@ -24,7 +24,14 @@ function parseTerm(term: string): SelectorRequirement {
   let m = /^([A-Za-z0-9._/-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (m) {
     const [, key, op, list] = m as unknown as [string, string, string, string];
-    const values = [...new Set(list.split(',').map((v) => v.trim()).filter((v) => v !== ''))];
+    const values = [
+      ...new Set(
+        list
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => v !== ''),
+      ),
+    ];
     return { key, operator: op === 'in' ? 'In' : 'NotIn', values };
   }
   m = /^([A-Za-z0-9._/-]+)\s*(==|=|!=)\s*([A-Za-z0-9._-]*)$/.exec(term);

@@ -436,7 +436,8 @@ export class SliceView {
     if (!list) {
       const im = this.image;
       const out: EndpointPort[] = [];
-      for (let p = start; p < start + count; p++) out.push({ name: this.str(im.portName[p]!), protocol: this.str(im.portProtocol[p]!), port: im.portNumber[p]! });
+      for (let p = start; p < start + count; p++)
+        out.push({ name: this.str(im.portName[p]!), protocol: this.str(im.portProtocol[p]!), port: im.portNumber[p]! });
       list = out;
       this.portLists.set(id, list);
     }

@@ -272,7 +272,12 @@ export function storeImage(
   };
   const image = reuse ?? slices.finish();
   const serviceImage = encodeServices(services);
-  return { parts: { ...served, serial: servedSerial(served, image, serviceImage) }, image, services: serviceImage, cache: { slices: model.endpointSlices, image } };
+  return {
+    parts: { ...served, serial: servedSerial(served, image, serviceImage) },
+    image,
+    services: serviceImage,
+    cache: { slices: model.endpointSlices, image },
+  };
 }
 
 /** A slice image and the slices it was built from, for the next build of the same view. */

@@ -11,8 +11,22 @@ export const COMBINED_LOG_FORMAT = `${COMMON_LOG_FORMAT} "{>opcode}"`;
 const EMPTY = '-';
 
 const LABELS = new Set([
-  '{type}', '{name}', '{class}', '{proto}', '{size}', '{remote}', '{port}', '{local}',
-  '{>id}', '{>opcode}', '{>do}', '{>bufsize}', '{rcode}', '{rsize}', '{duration}', '{>rflags}',
+  '{type}',
+  '{name}',
+  '{class}',
+  '{proto}',
+  '{size}',
+  '{remote}',
+  '{port}',
+  '{local}',
+  '{>id}',
+  '{>opcode}',
+  '{>do}',
+  '{>bufsize}',
+  '{rcode}',
+  '{rsize}',
+  '{duration}',
+  '{>rflags}',
 ]);
 
 type Node = { kind: 'literal'; text: string } | { kind: 'label'; label: string } | { kind: 'metadata'; label: string };

@@ -54,8 +54,7 @@ export function metricsObserver(metrics: AppMetrics, block: BlockView): QueryObs
   const view = '';
 
   /** True when this block serves `zone` on the port the packet came in on. */
-  const owns = (zone: string, port: number): boolean =>
-    block.keys.some((k) => k.zone === zone && (k.port === undefined || k.port === port));
+  const owns = (zone: string, port: number): boolean => block.keys.some((k) => k.zone === zone && (k.port === undefined || k.port === port));
 
   return (e) => {
     if (!e.reply || counted.has(e)) return;

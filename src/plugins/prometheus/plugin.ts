@@ -46,11 +46,16 @@ export class PrometheusPlugin implements Plugin {
     this.metrics.collectProcessMetrics();
     // Every metric is on the first scrape, at zero until counted.
     void this.metrics.m;
-    this.route = await openRoute(this.address, '/metrics', async (_req, res) => {
-      // With --workers, any worker may get the scrape: it answers with every worker's metrics.
-      const body = await this.scrape();
-      res.writeHead(200, { 'content-type': body.contentType }).end(body.text);
-    }, this.httpLimits);
+    this.route = await openRoute(
+      this.address,
+      '/metrics',
+      async (_req, res) => {
+        // With --workers, any worker may get the scrape: it answers with every worker's metrics.
+        const body = await this.scrape();
+        res.writeHead(200, { 'content-type': body.contentType }).end(body.text);
+      },
+      this.httpLimits,
+    );
     // Keys without a port use the server's default port, which is learnt from the first query.
     const binds = this.bindAddresses();
     for (const key of this.keys) {

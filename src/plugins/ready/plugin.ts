@@ -81,19 +81,24 @@ export class ReadyPlugin implements Plugin {
   async start(): Promise<void> {
     this.monitors.value.add(this);
     try {
-      this.route = await openRoute(this.address, '/ready', (_req, res) => {
-        if (this.lameduck.active || !this.route) {
-          res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end('Shutting down');
-          return;
-        }
-        const report = this.monitors.value.readiness();
-        if (report.ready) {
-          res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
-          return;
-        }
-        this.log.info({ reasons: report.reasons }, `Plugins not ready: "${report.notReady}"`);
-        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end(report.notReady);
-      }, this.httpLimits);
+      this.route = await openRoute(
+        this.address,
+        '/ready',
+        (_req, res) => {
+          if (this.lameduck.active || !this.route) {
+            res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end('Shutting down');
+            return;
+          }
+          const report = this.monitors.value.readiness();
+          if (report.ready) {
+            res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('OK');
+            return;
+          }
+          this.log.info({ reasons: report.reasons }, `Plugins not ready: "${report.notReady}"`);
+          res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end(report.notReady);
+        },
+        this.httpLimits,
+      );
     } catch (err) {
       this.monitors.value.delete(this);
       throw err;

@@ -62,7 +62,10 @@ function revertRecord(rr: Rr, rules: readonly ResponseRule[]): Rr {
 function validName(name: string): boolean {
   if (name === '.') return true;
   if (!name.endsWith('.') || name.length > 254) return false;
-  return name.slice(0, -1).split('.').every((l) => l.length > 0 && l.length <= 63);
+  return name
+    .slice(0, -1)
+    .split('.')
+    .every((l) => l.length > 0 && l.length <= 63);
 }
 
 export class RewritePlugin implements Plugin {

@@ -77,7 +77,8 @@ function compile(pattern: string): CorefileRegex {
 function checkGroups(re: CorefileRegex, to: string, from: string): void {
   let used = 0;
   for (let i = 0; i <= 100; i++) if (to.includes(`{${i}}`)) used++;
-  if (used > re.groupCount) throw new RuleError(`the rewrite regex pattern (${to}) uses more subexpressions than its corresponding matching regex pattern (${from})`);
+  if (used > re.groupCount)
+    throw new RuleError(`the rewrite regex pattern (${to}) uses more subexpressions than its corresponding matching regex pattern (${from})`);
 }
 
 function parseAnswers(match: string, args: readonly string[]): { auto: boolean; rules: ResponseRule[] } {

@@ -2,10 +2,7 @@
 // them, with the address test plugin.ts runs against a `to` network.
 import { cidrContains as inCidr, type Cidr } from '../../pkg/ip.js';
 
-export type TransferTarget =
-  | { kind: 'any' }
-  | { kind: 'ip'; ip: string }
-  | { kind: 'cidr'; cidr: Cidr };
+export type TransferTarget = { kind: 'any' } | { kind: 'ip'; ip: string } | { kind: 'cidr'; cidr: Cidr };
 
 export interface TransferStanza {
   /** Lowercased, fully qualified. */

@@ -69,7 +69,9 @@ describe('autopath @kubernetes', () => {
 
 describe('autopath setup', () => {
   it('needs a source', async () => {
-    await expect(buildApp({ corefileText: 'cluster.local {\n  autopath\n  kubernetes {\n    manifests examples/manifests\n  }\n}\n' })).rejects.toThrow(/Corefile:2: autopath: wrong number of arguments: 0 given, at least 1 expected; usage `autopath \[ZONES...\] RESOLV-CONF\|@PLUGIN`/);
+    await expect(buildApp({ corefileText: 'cluster.local {\n  autopath\n  kubernetes {\n    manifests examples/manifests\n  }\n}\n' })).rejects.toThrow(
+      /Corefile:2: autopath: wrong number of arguments: 0 given, at least 1 expected; usage `autopath \[ZONES...\] RESOLV-CONF\|@PLUGIN`/,
+    );
   });
 
   it('walks a resolv.conf search list', async () => {

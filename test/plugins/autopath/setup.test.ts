@@ -33,7 +33,10 @@ describe('autopath setup (CoreDNS setup_test.go)', () => {
   });
 
   it.each([
-    ['autopath', ['2: autopath: wrong number of arguments: 0 given, at least 1 expected; usage `autopath [ZONES...] RESOLV-CONF|@PLUGIN`, e.g. `autopath @kubernetes`']],
+    [
+      'autopath',
+      ['2: autopath: wrong number of arguments: 0 given, at least 1 expected; usage `autopath [ZONES...] RESOLV-CONF|@PLUGIN`, e.g. `autopath @kubernetes`'],
+    ],
     ['autopath @kubernetes {\n  x\n}', ['2: autopath takes no option block']],
   ])('rejects %j, word for word', async (body, errors) => {
     expect((await setupBlock(body)).errors).toEqual(errors);

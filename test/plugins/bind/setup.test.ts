@@ -8,7 +8,11 @@ import { setupBlock } from '../../helpers/setup.js';
 
 async function listenHosts(body: string): Promise<string[] | string> {
   let hosts: string[] = [];
-  const r = await setupBlock(body, { inspect: (app: App) => { hosts = [...new Set([...app.listenerZones().keys()].map((i) => (app as unknown as { specs: { address: string }[] }).specs[i]!.address))]; } });
+  const r = await setupBlock(body, {
+    inspect: (app: App) => {
+      hosts = [...new Set([...app.listenerZones().keys()].map((i) => (app as unknown as { specs: { address: string }[] }).specs[i]!.address))];
+    },
+  });
   return r.errors.length > 0 ? r.errors.join('\n') : hosts;
 }
 

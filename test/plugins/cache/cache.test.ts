@@ -22,7 +22,17 @@ function upstream(): TestDns {
   return new TestDns(({ name, type }) => {
     if (type === 'NS') return { answers: [] };
     if (name.toLowerCase().startsWith('nx')) {
-      return { rcode: 3, authorities: [{ name: 'cache.test', type: 'SOA', ttl: 60, data: { mname: 'ns.cache.test', rname: 'h.cache.test', serial: 1, refresh: 7200, retry: 1800, expire: 86400, minimum: 60 } }] };
+      return {
+        rcode: 3,
+        authorities: [
+          {
+            name: 'cache.test',
+            type: 'SOA',
+            ttl: 60,
+            data: { mname: 'ns.cache.test', rname: 'h.cache.test', serial: 1, refresh: 7200, retry: 1800, expire: 86400, minimum: 60 },
+          },
+        ],
+      };
     }
     return { answers: [{ name, type: 'A', ttl: 300, data: '192.0.2.44' }] };
   });
@@ -47,7 +57,16 @@ describe('cache setup (CoreDNS setup.go)', () => {
   const parse = (text: string) => parseCache(parseCorefile(text, 'Corefile')[0]!.directives[0]!, ['example.org.']);
   it('defaults', () => {
     expect(parse('example.org {\n cache\n}\n')).toMatchObject({
-      zones: ['example.org.'], successCap: 9984, successMaxTtl: 3600, successMinTtl: 5, denialCap: 9984, denialMaxTtl: 1800, denialMinTtl: 5, servfailTtl: 5, prefetch: 0, staleUpToMs: 0,
+      zones: ['example.org.'],
+      successCap: 9984,
+      successMaxTtl: 3600,
+      successMinTtl: 5,
+      denialCap: 9984,
+      denialMaxTtl: 1800,
+      denialMinTtl: 5,
+      servfailTtl: 5,
+      prefetch: 0,
+      staleUpToMs: 0,
     });
   });
   it('TTL, zones and every option', () => {
@@ -66,9 +85,22 @@ describe('cache setup (CoreDNS setup.go)', () => {
 }
 `),
     ).toMatchObject({
-      zones: ['a.example.org.', 'b.example.org.'], successCap: 2048, successMaxTtl: 60, successMinTtl: 1, denialCap: 1024, denialMaxTtl: 10, denialMinTtl: 0,
-      prefetch: 3, prefetchWindowMs: 30_000, prefetchPercentage: 20, staleUpToMs: 7_200_000, verifyStale: true, servfailTtl: 10,
-      disableSuccess: ['c.example.org.'], disableDenial: ['.'], keepTtl: true,
+      zones: ['a.example.org.', 'b.example.org.'],
+      successCap: 2048,
+      successMaxTtl: 60,
+      successMinTtl: 1,
+      denialCap: 1024,
+      denialMaxTtl: 10,
+      denialMinTtl: 0,
+      prefetch: 3,
+      prefetchWindowMs: 30_000,
+      prefetchPercentage: 20,
+      staleUpToMs: 7_200_000,
+      verifyStale: true,
+      servfailTtl: 10,
+      disableSuccess: ['c.example.org.'],
+      disableDenial: ['.'],
+      keepTtl: true,
     });
   });
   it.each([

@@ -24,8 +24,15 @@ describe('cache setup (CoreDNS TestSetup)', () => {
     ['cache {\n  prefetch 10\n}', DEF, DEF, 1800, 5, 3600, 5, 10],
   ])('accepts %j', async (body, ncap, pcap, nttl, minnttl, pttl, minpttl, prefetch) => {
     const c = await cfgOf(body);
-    expect([c.denialCap, c.successCap, c.denialMaxTtl, c.denialMinTtl, c.successMaxTtl, c.successMinTtl, c.prefetch])
-      .toEqual([ncap, pcap, nttl, minnttl, pttl, minpttl, prefetch]);
+    expect([c.denialCap, c.successCap, c.denialMaxTtl, c.denialMinTtl, c.successMaxTtl, c.successMinTtl, c.prefetch]).toEqual([
+      ncap,
+      pcap,
+      nttl,
+      minnttl,
+      pttl,
+      minpttl,
+      prefetch,
+    ]);
   });
 
   it.each([
@@ -69,7 +76,12 @@ describe('cache serve_stale, servfail, disable (CoreDNS tests)', () => {
     expect(await rejected(`cache {\n  ${opt}\n}`)).toMatch(reason);
   });
 
-  it.each([['servfail 1s', 1], ['servfail 5m', 300], ['servfail 0s', 0], ['servfail 0', 0]])('accepts %j', async (opt, ttl) => {
+  it.each([
+    ['servfail 1s', 1],
+    ['servfail 5m', 300],
+    ['servfail 0s', 0],
+    ['servfail 0', 0],
+  ])('accepts %j', async (opt, ttl) => {
     expect((await cfgOf(`cache {\n  ${opt}\n}`)).servfailTtl).toBe(ttl);
   });
 
@@ -116,13 +128,13 @@ describe('cache setup errors, word for word', () => {
     ['cache {\n  disable\n}', '3: cache disable: wrong number of arguments: 0 given, at least 1 expected; usage `disable success|denial [ZONES...]`'],
     ['cache {\n  keepttl 10\n}', '3: cache keepttl takes no arguments, got "10"'],
     ['cache 0', '2: cache: TTL must be at least 1: 0'],
-    ['cache {\n  servfail 301s\n}', '3: cache servfail: DURATION "301s" must be at most 5m: caching SERVFAIL responses over 5 minutes is not permitted (RFC 2308)'],
+    [
+      'cache {\n  servfail 301s\n}',
+      '3: cache servfail: DURATION "301s" must be at most 5m: caching SERVFAIL responses over 5 minutes is not permitted (RFC 2308)',
+    ],
     ['cache {\n  serve_stale 1m later\n}', '3: cache serve_stale: refresh mode "later" is not one of immediate or verify'],
     ['cache {\n  prefetch 1 soon\n}', '3: cache prefetch: DURATION "soon" is not a duration; write e.g. 30s, 1m or 10m'],
-    [
-      'cache {\n  fetch 1\n}',
-      '3: unknown cache option "fetch"; valid options: success, denial, prefetch, serve_stale, servfail, disable, keepttl',
-    ],
+    ['cache {\n  fetch 1\n}', '3: unknown cache option "fetch"; valid options: success, denial, prefetch, serve_stale, servfail, disable, keepttl'],
   ])('rejects %j', async (body, error) => {
     expect((await setupBlock(body)).errors).toEqual([error]);
   });

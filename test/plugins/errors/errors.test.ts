@@ -71,17 +71,28 @@ describe('errors', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     onTestFinished(() => void vi.useRealTimers());
     const { logger, lines } = capture();
-    const errors = new ErrorsPlugin([{ periodMs: 150, pattern: /i\/o timeout$/, source: '.* i/o timeout$', level: 'warn' }], logger.child({ plugin: 'errors' }));
+    const errors = new ErrorsPlugin(
+      [{ periodMs: 150, pattern: /i\/o timeout$/, source: '.* i/o timeout$', level: 'warn' }],
+      logger.child({ plugin: 'errors' }),
+    );
     const h = handlerWith(errors, logger);
     for (let i = 0; i < 3; i++) expect(await ask(h, `a${i}.example.test`)).toBe('SERVFAIL');
     await ask(h, 'sync.example.test'); // does not match: logged at once
     expect(lines().map((l) => l.msg)).toEqual(['2 sync.example.test. A: plugin/failing: disk on fire']);
     await vi.advanceTimersByTimeAsync(300);
-    expect(lines().slice(1).map((l) => [l.level, l.msg])).toEqual([[40, "3 errors like '.* i/o timeout$' occurred in last 150ms"]]);
+    expect(
+      lines()
+        .slice(1)
+        .map((l) => [l.level, l.msg]),
+    ).toEqual([[40, "3 errors like '.* i/o timeout$' occurred in last 150ms"]]);
     // close() flushes what is pending.
     await ask(h, 'a9.example.test');
     errors.close();
-    expect(lines().slice(2).map((l) => l.msg)).toEqual(["1 errors like '.* i/o timeout$' occurred in last 150ms"]);
+    expect(
+      lines()
+        .slice(2)
+        .map((l) => l.msg),
+    ).toEqual(["1 errors like '.* i/o timeout$' occurred in last 150ms"]);
   });
 
   it('show_first logs the first error of a period in full at the pattern level, then the count of the rest', async () => {
@@ -89,18 +100,29 @@ describe('errors', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     onTestFinished(() => void vi.useRealTimers());
     const { logger, lines } = capture();
-    const errors = new ErrorsPlugin([{ periodMs: 150, pattern: /i\/o timeout$/, source: '.* i/o timeout$', level: 'warn', showFirst: true }], logger.child({ plugin: 'errors' }));
+    const errors = new ErrorsPlugin(
+      [{ periodMs: 150, pattern: /i\/o timeout$/, source: '.* i/o timeout$', level: 'warn', showFirst: true }],
+      logger.child({ plugin: 'errors' }),
+    );
     const h = handlerWith(errors, logger);
     await ask(h, 'a0.example.test');
     expect(lines().map((l) => [l.level, l.msg])).toEqual([[40, '2 a0.example.test. A: plugin/failing: read udp 10.0.0.1:53: i/o timeout']]);
     await ask(h, 'a1.example.test');
     await ask(h, 'a2.example.test');
     await vi.advanceTimersByTimeAsync(300);
-    expect(lines().slice(1).map((l) => [l.level, l.msg])).toEqual([[40, "3 errors like '.* i/o timeout$' occurred in last 150ms"]]);
+    expect(
+      lines()
+        .slice(1)
+        .map((l) => [l.level, l.msg]),
+    ).toEqual([[40, "3 errors like '.* i/o timeout$' occurred in last 150ms"]]);
     // A period with only the first error logs no summary (CoreDNS: cnt > 1 || !showFirst).
     await ask(h, 'a3.example.test');
     await vi.advanceTimersByTimeAsync(300);
-    expect(lines().slice(2).map((l) => l.msg)).toEqual(['2 a3.example.test. A: plugin/failing: read udp 10.0.0.1:53: i/o timeout']);
+    expect(
+      lines()
+        .slice(2)
+        .map((l) => l.msg),
+    ).toEqual(['2 a3.example.test. A: plugin/failing: read udp 10.0.0.1:53: i/o timeout']);
     errors.close();
   });
 
@@ -117,14 +139,25 @@ describe('errors', () => {
 
   it('setup: consolidate options and arguments', async () => {
     const corefile = (body: string) => `example.test {\n  ${body}\n}\n`;
-    const app = await buildApp({ corefileText: corefile('errors stdout {\n    consolidate 5m ".* i/o timeout$" warning\n    consolidate 30s "^Failed to .+"\n  }') });
+    const app = await buildApp({
+      corefileText: corefile('errors stdout {\n    consolidate 5m ".* i/o timeout$" warning\n    consolidate 30s "^Failed to .+"\n  }'),
+    });
     const p = app.chains[0]!.plugins.find((x) => x.name === 'errors') as unknown as { patterns: { periodMs: number; level: string }[] };
-    expect(p.patterns.map((x) => [x.periodMs, x.level])).toEqual([[300000, 'warn'], [30000, 'error']]);
+    expect(p.patterns.map((x) => [x.periodMs, x.level])).toEqual([
+      [300000, 'warn'],
+      [30000, 'error'],
+    ]);
     await app.close();
     await expect(buildApp({ corefileText: corefile('errors /var/log/x') })).rejects.toThrow(/Corefile:2: errors: invalid log file/);
-    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m\n  }') })).rejects.toThrow(/Corefile:3: errors consolidate: wrong number of arguments: 1 given, 2 to 4 expected; usage `consolidate DURATION REGEXP \[LEVEL\]/);
-    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m "(" warn\n  }') })).rejects.toThrow(/Corefile:3: errors consolidate: bad regular expression/);
-    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m "x" loud\n  }') })).rejects.toThrow(/Corefile:3: errors consolidate: unknown option in consolidate: "loud"/);
+    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m\n  }') })).rejects.toThrow(
+      /Corefile:3: errors consolidate: wrong number of arguments: 1 given, 2 to 4 expected; usage `consolidate DURATION REGEXP \[LEVEL\]/,
+    );
+    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m "(" warn\n  }') })).rejects.toThrow(
+      /Corefile:3: errors consolidate: bad regular expression/,
+    );
+    await expect(buildApp({ corefileText: corefile('errors {\n    consolidate 5m "x" loud\n  }') })).rejects.toThrow(
+      /Corefile:3: errors consolidate: unknown option in consolidate: "loud"/,
+    );
     await expect(buildApp({ corefileText: corefile('errors {\n    stacktrace x\n  }') })).rejects.toThrow(/Corefile:3: errors stacktrace takes no arguments/);
   });
 

@@ -31,7 +31,8 @@ const accepted: [string, ReturnType<typeof consolidate>[], boolean][] = [
 ];
 
 const INVALID_FILE = 'errors are logged to standard output: write `errors` or `errors stdout`';
-const ARGS = (n: number) => `errors consolidate: wrong number of arguments: ${n} given, 2 to 4 expected; usage \`consolidate DURATION REGEXP [LEVEL] [show_first]\`, e.g. \`consolidate 5m ".* i/o timeout$" warning\``;
+const ARGS = (n: number) =>
+  `errors consolidate: wrong number of arguments: ${n} given, 2 to 4 expected; usage \`consolidate DURATION REGEXP [LEVEL] [show_first]\`, e.g. \`consolidate 5m ".* i/o timeout$" warning\``;
 const UNKNOWN = (arg: string) => `errors consolidate: unknown option in consolidate: "${arg}" (log levels: warning, error, info, debug; then show_first)`;
 
 const rejected: [string, string[]][] = [
@@ -57,11 +58,10 @@ const rejected: [string, string[]][] = [
   // Only CoreDNS's level names: `warn` is not one.
   ['errors {\n  consolidate 1m .* warn\n}', [`3: ${UNKNOWN('warn')}`]],
   // Every bad option line is reported in one run.
-  ['errors {\n  nosuch\n  stacktrace x\n  consolidate 1m\n}', [
-    '3: unknown errors option "nosuch"; valid options: stacktrace, consolidate',
-    '4: errors stacktrace takes no arguments, got "x"',
-    `5: ${ARGS(1)}`,
-  ]],
+  [
+    'errors {\n  nosuch\n  stacktrace x\n  consolidate 1m\n}',
+    ['3: unknown errors option "nosuch"; valid options: stacktrace, consolidate', '4: errors stacktrace takes no arguments, got "x"', `5: ${ARGS(1)}`],
+  ],
 ];
 
 describe('errors setup (CoreDNS setup_test.go)', () => {

@@ -33,7 +33,23 @@ describeNeeding(['etcd', 'dig', 'openssl', 'etcdctl'], 'etcd credentials and TLS
     ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=clusterdns test CA', '-keyout', f('ca.key'), '-out', f('ca.pem'));
     fs.writeFileSync(f('ext.cnf'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n');
     ssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', f('node.key'), '-out', f('node.csr'));
-    ssl('x509', '-req', '-in', f('node.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', f('ext.cnf'), '-out', f('node.pem'));
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      f('node.csr'),
+      '-CA',
+      f('ca.pem'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      f('ext.cnf'),
+      '-out',
+      f('node.pem'),
+    );
     pki = { ca: f('ca.pem'), cert: f('node.pem'), key: f('node.key') };
 
     plain = await startEtcd(1);
@@ -48,7 +64,11 @@ describeNeeding(['etcd', 'dig', 'openssl', 'etcdctl'], 'etcd credentials and TLS
 
     // TLS with client certificates required; the member's client URL is https.
     secure = await startEtcd(1, ['--cert-file', pki.cert, '--key-file', pki.key, '--trusted-ca-file', pki.ca, '--client-cert-auth'], pki);
-    execFileSync(etcdctl!, ['--endpoints', secure.endpoints[0]!, '--cacert', pki.ca, '--cert', pki.cert, '--key', pki.key, 'put', '/skydns/test/tls/a', '{"host":"10.8.1.1"}'], { env: { ...process.env, ETCDCTL_API: '3' } });
+    execFileSync(
+      etcdctl!,
+      ['--endpoints', secure.endpoints[0]!, '--cacert', pki.ca, '--cert', pki.cert, '--key', pki.key, 'put', '/skydns/test/tls/a', '{"host":"10.8.1.1"}'],
+      { env: { ...process.env, ETCDCTL_API: '3' } },
+    );
   }, 40_000);
 
   afterAll(async () => {
@@ -60,7 +80,10 @@ describeNeeding(['etcd', 'dig', 'openssl', 'etcdctl'], 'etcd credentials and TLS
   it('credentials: a read-only etcd user is enough; without it the replica is not ready', async () => {
     const conf = path.join(dir, 'Auth.Corefile');
     const readyPort = await freePort();
-    fs.writeFileSync(conf, `auth.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort}\n    etcd {\n        endpoint ${plain.endpoints[0]}\n        credentials dns dnspw\n    }\n}\n`);
+    fs.writeFileSync(
+      conf,
+      `auth.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort}\n    etcd {\n        endpoint ${plain.endpoints[0]}\n        credentials dns dnspw\n    }\n}\n`,
+    );
     const server = await startServer(['--conf', conf]);
     try {
       expect((await digQuery(dig!, server.port, 'a.auth.test.', 'A', false)).answer).toEqual(['a.auth.test. 300 IN A 10.8.0.1']);
@@ -70,7 +93,10 @@ describeNeeding(['etcd', 'dig', 'openssl', 'etcdctl'], 'etcd credentials and TLS
     }
     const noauth = path.join(dir, 'NoAuth.Corefile');
     const readyPort2 = await freePort();
-    fs.writeFileSync(noauth, `auth.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort2}\n    etcd {\n        endpoint ${plain.endpoints[0]}\n    }\n}\n`);
+    fs.writeFileSync(
+      noauth,
+      `auth.test {\n    bind 127.0.0.1\n    ready 127.0.0.1:${readyPort2}\n    etcd {\n        endpoint ${plain.endpoints[0]}\n    }\n}\n`,
+    );
     const denied = await startServer(['--conf', noauth], { until: 'listening' });
     try {
       expect((await digQuery(dig!, denied.port, 'a.auth.test.', 'A', false)).rcode).toBe('SERVFAIL');
@@ -83,7 +109,10 @@ describeNeeding(['etcd', 'dig', 'openssl', 'etcdctl'], 'etcd credentials and TLS
 
   it('tls CERT KEY CACERT: client certificates to an https etcd', async () => {
     const conf = path.join(dir, 'Tls.Corefile');
-    fs.writeFileSync(conf, `tls.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${secure.endpoints[0]}\n        tls ${pki.cert} ${pki.key} ${pki.ca}\n    }\n}\n`);
+    fs.writeFileSync(
+      conf,
+      `tls.test {\n    bind 127.0.0.1\n    etcd {\n        endpoint ${secure.endpoints[0]}\n        tls ${pki.cert} ${pki.key} ${pki.ca}\n    }\n}\n`,
+    );
     const server = await startServer(['--conf', conf]);
     try {
       expect((await digQuery(dig!, server.port, 'a.tls.test.', 'A', false)).answer).toEqual(['a.tls.test. 300 IN A 10.8.1.1']);

@@ -88,12 +88,20 @@ const cases: Case[] = [
     additional: ['a.server1.prod.region1.skydns.test. 300 IN A 10.0.0.1'],
   },
   { q: 'b.server6.prod.region1.skydns.test. AAAA', rcode: 'NOERROR', answer: ['b.server6.prod.region1.skydns.test. 300 IN AAAA ::1'] },
-  { q: 'server1.prod.region1.skydns.test. A', rcode: 'NOERROR', answer: ['server1.prod.region1.skydns.test. 300 IN A 10.0.0.1', 'server1.prod.region1.skydns.test. 300 IN A 10.0.0.2'] },
+  {
+    q: 'server1.prod.region1.skydns.test. A',
+    rcode: 'NOERROR',
+    answer: ['server1.prod.region1.skydns.test. 300 IN A 10.0.0.1', 'server1.prod.region1.skydns.test. 300 IN A 10.0.0.2'],
+  },
   { q: 'priority.skydns.test. SRV', rcode: 'NOERROR', answer: ['priority.skydns.test. 300 IN SRV 333 100 8080 priority.server1.'] },
   {
     q: 'sub.region1.skydns.test. SRV',
     rcode: 'NOERROR',
-    answer: ['sub.region1.skydns.test. 300 IN SRV 10 33 0 sub.server1.', 'sub.region1.skydns.test. 300 IN SRV 10 33 80 sub.server2.', 'sub.region1.skydns.test. 300 IN SRV 10 33 8080 c.sub.region1.skydns.test.'],
+    answer: [
+      'sub.region1.skydns.test. 300 IN SRV 10 33 0 sub.server1.',
+      'sub.region1.skydns.test. 300 IN SRV 10 33 80 sub.server2.',
+      'sub.region1.skydns.test. 300 IN SRV 10 33 8080 c.sub.region1.skydns.test.',
+    ],
     additional: ['c.sub.region1.skydns.test. 300 IN A 10.0.0.1'],
   },
   {
@@ -103,7 +111,11 @@ const cases: Case[] = [
     additional: ['targetstrip.skydns.test. 300 IN A 10.0.0.1'],
   },
   { q: 'cname.prod.region1.skydns.test. A', rcode: 'NOERROR', authority: [SOA] },
-  { q: 'txt.server1.prod.region1.skydns.test. TXT', rcode: 'NOERROR', answer: ['txt.server1.prod.region1.skydns.test. 300 IN TXT "moretext"', 'txt.server1.prod.region1.skydns.test. 300 IN TXT "sometext"'] },
+  {
+    q: 'txt.server1.prod.region1.skydns.test. TXT',
+    rcode: 'NOERROR',
+    answer: ['txt.server1.prod.region1.skydns.test. 300 IN TXT "moretext"', 'txt.server1.prod.region1.skydns.test. 300 IN TXT "sometext"'],
+  },
   {
     q: 'prod.*.skydns.test. SRV',
     rcode: 'NOERROR',
@@ -113,7 +125,11 @@ const cases: Case[] = [
       'prod.*.skydns.test. 300 IN SRV 10 25 8080 b.server1.prod.region1.skydns.test.',
       'prod.*.skydns.test. 300 IN SRV 10 25 8080 b.server6.prod.region1.skydns.test.',
     ],
-    additional: ['a.server1.prod.region1.skydns.test. 300 IN A 10.0.0.1', 'b.server1.prod.region1.skydns.test. 300 IN A 10.0.0.2', 'b.server6.prod.region1.skydns.test. 300 IN AAAA ::1'],
+    additional: [
+      'a.server1.prod.region1.skydns.test. 300 IN A 10.0.0.1',
+      'b.server1.prod.region1.skydns.test. 300 IN A 10.0.0.2',
+      'b.server6.prod.region1.skydns.test. 300 IN AAAA ::1',
+    ],
   },
   {
     q: 'prod.any.skydns.test. SRV',
@@ -124,12 +140,21 @@ const cases: Case[] = [
       'prod.any.skydns.test. 300 IN SRV 10 25 8080 b.server1.prod.region1.skydns.test.',
       'prod.any.skydns.test. 300 IN SRV 10 25 8080 b.server6.prod.region1.skydns.test.',
     ],
-    additional: ['a.server1.prod.region1.skydns.test. 300 IN A 10.0.0.1', 'b.server1.prod.region1.skydns.test. 300 IN A 10.0.0.2', 'b.server6.prod.region1.skydns.test. 300 IN AAAA ::1'],
+    additional: [
+      'a.server1.prod.region1.skydns.test. 300 IN A 10.0.0.1',
+      'b.server1.prod.region1.skydns.test. 300 IN A 10.0.0.2',
+      'b.server6.prod.region1.skydns.test. 300 IN AAAA ::1',
+    ],
   },
   { q: 'a.cname.skydns.test. A', rcode: 'NOERROR', authority: [SOA], why: 'CNAME loop' },
   // CoreDNS's unit test runs without a server, so its upstream lookup fails and the row is NODATA;
   // a running CoreDNS asks itself, gets an empty answer, and keeps the CNAME (backend_lookup.go TXT).
-  { q: 'a.server1.dev.region1.skydns.test. TXT', rcode: 'NOERROR', answer: ['a.server1.dev.region1.skydns.test. 300 IN CNAME dev.server1.'], why: 'outside CNAME kept' },
+  {
+    q: 'a.server1.dev.region1.skydns.test. TXT',
+    rcode: 'NOERROR',
+    answer: ['a.server1.dev.region1.skydns.test. 300 IN CNAME dev.server1.'],
+    why: 'outside CNAME kept',
+  },
   { q: 'a.server1.dev.region1.skydns.test. HINFO', rcode: 'NOERROR', authority: [SOA], why: 'NODATA' },
   { q: 'a.server1.nonexistent.region1.skydns.test. HINFO', rcode: 'NXDOMAIN', authority: [SOA] },
   { q: 'skydns.test. SOA', rcode: 'NOERROR', answer: [SOA] },
@@ -137,15 +162,29 @@ const cases: Case[] = [
     q: 'skydns.test. NS',
     rcode: 'NOERROR',
     answer: ['skydns.test. 300 IN NS a.ns.dns.skydns.test.', 'skydns.test. 300 IN NS b.ns.dns.skydns.test.', 'skydns.test. 300 IN NS c.ns.dns.skydns.test.'],
-    additional: ['a.ns.dns.skydns.test. 300 IN A 10.0.0.2', 'b.ns.dns.skydns.test. 300 IN A 10.0.0.3', 'c.ns.dns.skydns.test. 300 IN A 10.0.0.4', 'c.ns.dns.skydns.test. 300 IN A 10.0.0.5'],
+    additional: [
+      'a.ns.dns.skydns.test. 300 IN A 10.0.0.2',
+      'b.ns.dns.skydns.test. 300 IN A 10.0.0.3',
+      'c.ns.dns.skydns.test. 300 IN A 10.0.0.4',
+      'c.ns.dns.skydns.test. 300 IN A 10.0.0.5',
+    ],
   },
   { q: 'a.skydns.test. NS', rcode: 'NXDOMAIN', authority: [SOA] },
   {
     q: 'ns.dns.skydns.test. A',
     rcode: 'NOERROR',
-    answer: ['ns.dns.skydns.test. 300 IN A 10.0.0.2', 'ns.dns.skydns.test. 300 IN A 10.0.0.3', 'ns.dns.skydns.test. 300 IN A 10.0.0.4', 'ns.dns.skydns.test. 300 IN A 10.0.0.5'],
+    answer: [
+      'ns.dns.skydns.test. 300 IN A 10.0.0.2',
+      'ns.dns.skydns.test. 300 IN A 10.0.0.3',
+      'ns.dns.skydns.test. 300 IN A 10.0.0.4',
+      'ns.dns.skydns.test. 300 IN A 10.0.0.5',
+    ],
   },
-  { q: 'skydns_extra.test. SOA', rcode: 'NOERROR', answer: ['skydns_extra.test. 30 IN SOA ns.dns.skydns_extra.test. hostmaster.skydns_extra.test. * 7200 1800 86400 30'] },
+  {
+    q: 'skydns_extra.test. SOA',
+    rcode: 'NOERROR',
+    answer: ['skydns_extra.test. 30 IN SOA ns.dns.skydns_extra.test. hostmaster.skydns_extra.test. * 7200 1800 86400 30'],
+  },
   { q: 'skydns_zonea.test. A', rcode: 'NOERROR', answer: ['skydns_zonea.test. 300 IN A 10.0.0.2', 'skydns_zonea.test. 300 IN A 10.0.0.3'] },
   { q: 'skydns_zoneb.test. A', rcode: 'NOERROR', answer: ['skydns_zoneb.test. 300 IN A 10.0.0.4'] },
   { q: 'skydns_zonec.test. A', rcode: 'NOERROR', answer: ['skydns_zonec.test. 300 IN A 10.0.0.4', 'skydns_zonec.test. 300 IN A 10.0.0.5'] },
@@ -176,13 +215,20 @@ const cases: Case[] = [
   { q: 'a2.txt.skydns.test. TXT', rcode: 'NOERROR', answer: ['a2.txt.skydns.test. 300 IN TXT "abc abc"'] },
   { q: 'large400.skydns.test. TXT', rcode: 'NOERROR', answer: [`large400.skydns.test. 300 IN TXT "${'0'.repeat(255)}" "${'0'.repeat(145)}"`] },
   { q: 'multiport.http.skydns.test. A', rcode: 'NOERROR', answer: ['multiport.http.skydns.test. 300 IN A 10.11.11.10'], why: 'one address under two ports' },
-  { q: 'ext.skydns.test. A', rcode: 'NOERROR', answer: ['ext.skydns.test. 300 IN CNAME out.example.org.', 'out.example.org. 3600 IN A 192.0.2.7'], why: 'CNAME out of the zone, resolved by the server' },
+  {
+    q: 'ext.skydns.test. A',
+    rcode: 'NOERROR',
+    answer: ['ext.skydns.test. 300 IN CNAME out.example.org.', 'out.example.org. 3600 IN A 192.0.2.7'],
+    why: 'CNAME out of the zone, resolved by the server',
+  },
 ];
 
 function put(client: Etcd3, name: string, value: Record<string, unknown> | string): Promise<unknown> {
-  return client.put(namePath(name, 'skydns')).value(typeof value === 'string' ? value : JSON.stringify(value)).exec();
+  return client
+    .put(namePath(name, 'skydns'))
+    .value(typeof value === 'string' ? value : JSON.stringify(value))
+    .exec();
 }
-
 
 describeNeeding(['etcd', 'dig'], 'etcd plugin on a real etcd (dig)', () => {
   let etcd: EtcdCluster;
@@ -205,10 +251,19 @@ describeNeeding(['etcd', 'dig'], 'etcd plugin on a real etcd (dig)', () => {
     // 20 s: under min-lease-ttl (30 s), so the answer shows the clamp, and long enough to outlive
     // a slow setup on a loaded machine (5 s expired before the query there).
     const short = client.lease(20, { autoKeepAlive: false });
-    await short.put(namePath('short.lease.skydns.test.', 'skydns')).value(JSON.stringify({ host: '10.2.0.1' })).exec();
+    await short
+      .put(namePath('short.lease.skydns.test.', 'skydns'))
+      .value(JSON.stringify({ host: '10.2.0.1' }))
+      .exec();
     const long = client.lease(7200, { autoKeepAlive: false });
-    await long.put(namePath('long.lease.skydns.test.', 'skydns')).value(JSON.stringify({ host: '10.2.0.2', ttl: 9000 })).exec();
-    await long.put(namePath('small.lease.skydns.test.', 'skydns')).value(JSON.stringify({ host: '10.2.0.3', ttl: 40 })).exec();
+    await long
+      .put(namePath('long.lease.skydns.test.', 'skydns'))
+      .value(JSON.stringify({ host: '10.2.0.2', ttl: 9000 }))
+      .exec();
+    await long
+      .put(namePath('small.lease.skydns.test.', 'skydns'))
+      .value(JSON.stringify({ host: '10.2.0.3', ttl: 40 }))
+      .exec();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterdns-etcd-plugin-'));
     fs.writeFileSync(
       path.join(dir, 'Corefile'),
@@ -289,13 +344,22 @@ example.org {
     expect(a.answer.sort()).toEqual(['web.ext.skydns.test. 60 IN A 10.3.0.1', 'web.ext.skydns.test. 60 IN A 10.3.0.2']);
     const srv = await digQuery(dig!, server.port, 'web.ext.skydns.test.', 'SRV', false);
     expect(srv.answer.sort()).toEqual(['web.ext.skydns.test. 60 IN SRV 10 50 0 web.ext.skydns.test.']);
-    expect((await digQuery(dig!, server.port, 'web.ext.skydns.test.', 'TXT', false)).answer).toEqual(['web.ext.skydns.test. 60 IN TXT "heritage=external-dns,external-dns/owner=default"']);
+    expect((await digQuery(dig!, server.port, 'web.ext.skydns.test.', 'TXT', false)).answer).toEqual([
+      'web.ext.skydns.test. 60 IN TXT "heritage=external-dns,external-dns/owner=default"',
+    ]);
     const cname = await digQuery(dig!, server.port, 'alias.ext.skydns.test.', 'A', false);
-    expect(cname.answer.sort()).toEqual(['alias.ext.skydns.test. 60 IN CNAME web.ext.skydns.test.', 'web.ext.skydns.test. 60 IN A 10.3.0.1', 'web.ext.skydns.test. 60 IN A 10.3.0.2']);
+    expect(cname.answer.sort()).toEqual([
+      'alias.ext.skydns.test. 60 IN CNAME web.ext.skydns.test.',
+      'web.ext.skydns.test. 60 IN A 10.3.0.1',
+      'web.ext.skydns.test. 60 IN A 10.3.0.2',
+    ]);
   });
 
   it('follows edits through the watch, and the SOA serial is the etcd revision', async () => {
-    const res = await client.put(namePath('live.skydns.test.', 'skydns')).value(JSON.stringify({ host: '10.4.0.1' })).exec();
+    const res = await client
+      .put(namePath('live.skydns.test.', 'skydns'))
+      .value(JSON.stringify({ host: '10.4.0.1' }))
+      .exec();
     const rev = Number(res.header.revision);
     const seen = await pollFor('the edit', async () => {
       const o = await digQuery(dig!, server.port, 'live.skydns.test.', 'A', false);

@@ -22,12 +22,23 @@ const dig = which('dig');
 function parse(text: string): ReturnType<typeof parseEtcd> {
   const blocks = parseCorefile(text, 'Corefile');
   const b = blocks[0]!;
-  return parseEtcd(b.directives.find((d) => d.name === 'etcd')!, b.keys.map((k) => k.zone));
+  return parseEtcd(
+    b.directives.find((d) => d.name === 'etcd')!,
+    b.keys.map((k) => k.zone),
+  );
 }
 
 describe('etcd Corefile syntax', () => {
   it('defaults as CoreDNS: path skydns, localhost:2379, lease TTLs 30 s to 24 h, the block zones', () => {
-    expect(parse('skydns.local {\n  etcd\n}\n')).toEqual({ zones: ['skydns.local.'], path: 'skydns', endpoints: ['http://localhost:2379'], minLeaseTtl: 30, maxLeaseTtl: 86400, changesetTimeoutMs: 60_000, lookupLimit: 4096 });
+    expect(parse('skydns.local {\n  etcd\n}\n')).toEqual({
+      zones: ['skydns.local.'],
+      path: 'skydns',
+      endpoints: ['http://localhost:2379'],
+      minLeaseTtl: 30,
+      maxLeaseTtl: 86400,
+      changesetTimeoutMs: 60_000,
+      lookupLimit: 4096,
+    });
   });
 
   it('reads every option', () => {
@@ -60,7 +71,7 @@ describe('etcd Corefile syntax', () => {
     ['etcd {\n    bogus 1\n  }', 'Corefile:3: unknown etcd option "bogus"'],
     ['etcd {\n    changeset_timeout 0\n  }', 'Corefile:3: etcd changeset_timeout: "0" must be more than 0'],
     ['etcd {\n    lookup_limit 0\n  }', 'Corefile:3: etcd lookup_limit: N must be at least 1: 0'],
-    ['etcd other.zone', 'Corefile:2: etcd: zone other.zone. is not inside the server block\'s zones'],
+    ['etcd other.zone', "Corefile:2: etcd: zone other.zone. is not inside the server block's zones"],
   ];
   for (const [snippet, error] of rejected) {
     it(`rejects: ${snippet.replace(/\s+/g, ' ')}`, () => {
@@ -84,23 +95,38 @@ describe('etcd setup errors, word for word', () => {
   const rows: [string, string][] = [
     ['etcd {\n    path a b\n  }', 'Corefile:3: etcd path: wrong number of arguments: 2 given, 1 expected; usage `path PATH`, e.g. `path /skydns`'],
     ['etcd {\n    path /\n  }', 'Corefile:3: etcd path: must name a key prefix such as /skydns, not the root'],
-    ['etcd {\n    endpoint\n  }', 'Corefile:3: etcd endpoint: wrong number of arguments: 0 given, at least 1 expected; usage `endpoint URL...`, e.g. `endpoint http://127.0.0.1:2379`'],
+    [
+      'etcd {\n    endpoint\n  }',
+      'Corefile:3: etcd endpoint: wrong number of arguments: 0 given, at least 1 expected; usage `endpoint URL...`, e.g. `endpoint http://127.0.0.1:2379`',
+    ],
     [
       'etcd {\n    endpoint http://127.0.0.1:2379 ftp://x\n  }',
       'Corefile:3: etcd endpoint: "ftp://x" is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:2379',
     ],
-    ['etcd {\n    credentials root\n  }', 'Corefile:3: etcd credentials: wrong number of arguments: 1 given, 2 expected; usage `credentials USERNAME PASSWORD`'],
+    [
+      'etcd {\n    credentials root\n  }',
+      'Corefile:3: etcd credentials: wrong number of arguments: 1 given, 2 expected; usage `credentials USERNAME PASSWORD`',
+    ],
     ['etcd {\n    tls a b c d\n  }', 'Corefile:3: etcd tls: wrong number of arguments: 4 given, at most 3 expected; usage `tls [CERT KEY] [CACERT]`'],
     ['etcd {\n    tls /nonexistent/ca.pem\n  }', 'Corefile:3: etcd tls: file /nonexistent/ca.pem does not exist'],
     [`etcd {\n    tls ${ca}\n  }`, 'Corefile:2: etcd: tls is set but an endpoint is http://; use https:// endpoints with tls'],
-    ['etcd {\n    min-lease-ttl\n  }', 'Corefile:3: etcd min-lease-ttl: wrong number of arguments: 0 given, 1 expected; usage `min-lease-ttl TTL`, e.g. `min-lease-ttl 30s`'],
-    ['etcd {\n    max-lease-ttl 1h 2h\n  }', 'Corefile:3: etcd max-lease-ttl: wrong number of arguments: 2 given, 1 expected; usage `max-lease-ttl TTL`, e.g. `max-lease-ttl 30s`'],
+    [
+      'etcd {\n    min-lease-ttl\n  }',
+      'Corefile:3: etcd min-lease-ttl: wrong number of arguments: 0 given, 1 expected; usage `min-lease-ttl TTL`, e.g. `min-lease-ttl 30s`',
+    ],
+    [
+      'etcd {\n    max-lease-ttl 1h 2h\n  }',
+      'Corefile:3: etcd max-lease-ttl: wrong number of arguments: 2 given, 1 expected; usage `max-lease-ttl TTL`, e.g. `max-lease-ttl 30s`',
+    ],
     ['etcd {\n    min-lease-ttl soon\n  }', 'Corefile:3: etcd min-lease-ttl: "soon" is not a TTL; write e.g. 30, 30s, 5m, 1h or 2h30m'],
     ['etcd {\n    max-lease-ttl -5s\n  }', 'Corefile:3: etcd max-lease-ttl: "-5s" must not be negative'],
     ['etcd {\n    max-lease-ttl 5000000000\n  }', 'Corefile:3: etcd max-lease-ttl: "5000000000" is too large: the maximum is 4294967295 seconds'],
     ['etcd {\n    min-lease-ttl 25h\n  }', 'Corefile:2: etcd: min-lease-ttl (90000s) is above max-lease-ttl (86400s)'],
     ['etcd {\n    lookup_limit many\n  }', 'Corefile:3: etcd lookup_limit: N "many" is not an integer'],
-    ['etcd {\n    changeset_timeout\n  }', 'Corefile:3: etcd changeset_timeout: wrong number of arguments: 0 given, 1 expected; usage `changeset_timeout DURATION`, e.g. `changeset_timeout 60s`'],
+    [
+      'etcd {\n    changeset_timeout\n  }',
+      'Corefile:3: etcd changeset_timeout: wrong number of arguments: 0 given, 1 expected; usage `changeset_timeout DURATION`, e.g. `changeset_timeout 60s`',
+    ],
     [
       'etcd {\n    bogus 1\n  }',
       'Corefile:3: unknown etcd option "bogus"; valid options: path, endpoint, credentials, tls, min-lease-ttl, max-lease-ttl, ' +
@@ -125,7 +151,8 @@ describe('etcd setup errors, word for word', () => {
 
 describe('SkyDNS paths and values (CoreDNS msg tests)', () => {
   it('maps names to keys and back', () => {
-    for (const p of ['mydns', 'skydns', '/skydns', '/skydns/']) expect(namePath('service.staging.skydns.local.', p)).toBe(`/${p.replace(/\//g, '')}/local/skydns/staging/service`);
+    for (const p of ['mydns', 'skydns', '/skydns', '/skydns/'])
+      expect(namePath('service.staging.skydns.local.', p)).toBe(`/${p.replace(/\//g, '')}/local/skydns/staging/service`);
     expect(keyDomain('/skydns/local/cluster/staging/service/')).toBe('service.staging.cluster.local.');
     expect(keyDomain('/skydns/local/cluster/staging/service')).toBe('service.staging.cluster.local.');
     expect(pathWithWildcard('prod.*.skydns.test.', 'skydns')).toEqual({ path: '/skydns/test/skydns', star: true });
@@ -178,15 +205,46 @@ describeNeeding(['etcd', 'dig'], 'etcd unreachable at startup', () => {
       const waiting = server.logs.find((l) => l.includes('clusterdns listening; not ready yet'));
       expect(waiting).toContain(`etcd at ${url}`);
       expect(waiting).not.toMatch(/UNAVAILABLE|Resolution note/);
-      etcd = spawn(etcdBinary!, ['--data-dir', path.join(dir, 'data'), '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-cluster', `default=http://127.0.0.1:${peerPort}`, '--log-level', 'error', '--logger', 'zap'], { stdio: 'ignore' });
+      etcd = spawn(
+        etcdBinary!,
+        [
+          '--data-dir',
+          path.join(dir, 'data'),
+          '--listen-client-urls',
+          url,
+          '--advertise-client-urls',
+          url,
+          '--listen-peer-urls',
+          `http://127.0.0.1:${peerPort}`,
+          '--initial-advertise-peer-urls',
+          `http://127.0.0.1:${peerPort}`,
+          '--initial-cluster',
+          `default=http://127.0.0.1:${peerPort}`,
+          '--log-level',
+          'error',
+          '--logger',
+          'zap',
+        ],
+        { stdio: 'ignore' },
+      );
       const client = new Etcd3({ hosts: url });
       let rev = 0;
       try {
-        rev = await retryFor('etcd to take a write', async () => Number((await client.put('/skydns/test/skydns/a').value('{"host":"10.5.0.1"}').exec()).header.revision), 15_000, 100);
+        rev = await retryFor(
+          'etcd to take a write',
+          async () => Number((await client.put('/skydns/test/skydns/a').value('{"host":"10.5.0.1"}').exec()).header.revision),
+          15_000,
+          100,
+        );
       } finally {
         client.close();
       }
-      await waitUntil('an answer after etcd came up', async () => (await digQuery(dig!, server.port, 'a.skydns.test.', 'A', false)).answer[0] === 'a.skydns.test. 300 IN A 10.5.0.1', 10_000, 100);
+      await waitUntil(
+        'an answer after etcd came up',
+        async () => (await digQuery(dig!, server.port, 'a.skydns.test.', 'A', false)).answer[0] === 'a.skydns.test. 300 IN A 10.5.0.1',
+        10_000,
+        100,
+      );
       const ready = await fetch(`http://127.0.0.1:${readyPort}/ready`);
       expect(ready.status).toBe(200);
       await waitUntil('the ready line once etcd was read', () => server.logs.some((l) => l.includes('"clusterdns ready"')), 5000);

@@ -38,13 +38,19 @@ const cases: Case[] = [
   // ---- apex: SOA, NS (glue for in-zone targets), other types
   { q: 'example.org. SOA', rcode: 'NOERROR', answer: [SOA], authority: NS, why: 'lookup.go: SOA answer, NS authority' },
   {
-    q: 'example.org. NS', rcode: 'NOERROR', answer: NS, why: 'apex NS: addresses of in-zone targets in additional',
+    q: 'example.org. NS',
+    rcode: 'NOERROR',
+    answer: NS,
+    why: 'apex NS: addresses of in-zone targets in additional',
     additional: ['ns1.example.org. 300 IN A 192.0.2.53', 'ns1.example.org. 300 IN AAAA 2001:db8::53', 'ns2.example.org. 3600 IN A 192.0.2.54'],
   },
   { q: 'example.org. A', rcode: 'NOERROR', answer: ['example.org. 3600 IN A 192.0.2.1'], authority: NS },
   { q: 'example.org. AAAA', rcode: 'NOERROR', answer: ['example.org. 3600 IN AAAA 2001:db8::1'], authority: NS, why: 'written long, served canonical' },
   {
-    q: 'example.org. MX', rcode: 'NOERROR', authority: NS, why: 'additional A/AAAA only for the in-zone exchange',
+    q: 'example.org. MX',
+    rcode: 'NOERROR',
+    authority: NS,
+    why: 'additional A/AAAA only for the in-zone exchange',
     answer: ['example.org. 3600 IN MX 10 mail.example.org.', 'example.org. 3600 IN MX 20 mail.partner.test.'],
     additional: ['mail.example.org. 600 IN A 192.0.2.25', 'mail.example.org. 600 IN AAAA 2001:db8::25'],
   },
@@ -60,37 +66,97 @@ const cases: Case[] = [
   { q: 'a.b.nothere.example.org. TXT', ...NXDOMAIN },
   { q: 'ent.example.org. A', ...NODATA, why: 'empty non-terminal (ent_test.go): NOERROR, not NXDOMAIN' },
   { q: 'deep.ent.example.org. A', rcode: 'NOERROR', answer: ['deep.ent.example.org. 3600 IN A 192.0.2.101'], authority: NS },
-  { q: 'long.example.org. TXT', rcode: 'NOERROR', answer: ['long.example.org. 3600 IN TXT "first part of a record written " "across several lines"'], authority: NS, why: 'two strings, parentheses across lines' },
+  {
+    q: 'long.example.org. TXT',
+    rcode: 'NOERROR',
+    answer: ['long.example.org. 3600 IN TXT "first part of a record written " "across several lines"'],
+    authority: NS,
+    why: 'two strings, parentheses across lines',
+  },
   { q: 'ptr.example.org. PTR', rcode: 'NOERROR', answer: ['ptr.example.org. 3600 IN PTR web.example.org.'], authority: NS },
 
   // ---- CNAME chains
   { q: 'www.example.org. A', rcode: 'NOERROR', answer: ['www.example.org. 3600 IN CNAME web.example.org.', ...WEB], authority: NS },
   {
-    q: 'alias.example.org. A', rcode: 'NOERROR', authority: NS, why: 'two links followed inside the zone',
+    q: 'alias.example.org. A',
+    rcode: 'NOERROR',
+    authority: NS,
+    why: 'two links followed inside the zone',
     answer: ['alias.example.org. 3600 IN CNAME www.example.org.', 'www.example.org. 3600 IN CNAME web.example.org.', ...WEB],
   },
-  { q: 'alias.example.org. CNAME', rcode: 'NOERROR', answer: ['alias.example.org. 3600 IN CNAME www.example.org.'], authority: NS, why: 'qtype CNAME: no chasing' },
-  { q: 'www.example.org. MX', rcode: 'NOERROR', answer: ['www.example.org. 3600 IN CNAME web.example.org.'], authority: NS, why: 'target has no MX: the CNAME alone' },
-  { q: 'outside.example.org. A', rcode: 'NOERROR', answer: ['outside.example.org. 3600 IN CNAME target.partner.test.'], authority: NS, why: 'chain leaves the zone: stops there' },
   {
-    q: 'loop1.example.org. A', rcode: 'NOERROR', authority: NS, why: 'a CNAME loop ends when it comes back',
+    q: 'alias.example.org. CNAME',
+    rcode: 'NOERROR',
+    answer: ['alias.example.org. 3600 IN CNAME www.example.org.'],
+    authority: NS,
+    why: 'qtype CNAME: no chasing',
+  },
+  {
+    q: 'www.example.org. MX',
+    rcode: 'NOERROR',
+    answer: ['www.example.org. 3600 IN CNAME web.example.org.'],
+    authority: NS,
+    why: 'target has no MX: the CNAME alone',
+  },
+  {
+    q: 'outside.example.org. A',
+    rcode: 'NOERROR',
+    answer: ['outside.example.org. 3600 IN CNAME target.partner.test.'],
+    authority: NS,
+    why: 'chain leaves the zone: stops there',
+  },
+  {
+    q: 'loop1.example.org. A',
+    rcode: 'NOERROR',
+    authority: NS,
+    why: 'a CNAME loop ends when it comes back',
     answer: ['loop1.example.org. 3600 IN CNAME loop2.example.org.', 'loop2.example.org. 3600 IN CNAME loop1.example.org.'],
   },
 
   // ---- SRV with additional addresses
-  { q: '_http._tcp.example.org. SRV', rcode: 'NOERROR', answer: ['_http._tcp.example.org. 3600 IN SRV 0 5 80 web.example.org.'], authority: NS, additional: WEB },
-  { q: '_ldap._tcp.example.org. SRV', rcode: 'NOERROR', answer: ['_ldap._tcp.example.org. 3600 IN SRV 10 0 389 ldap.partner.test.'], authority: NS, why: 'target outside the zone: no additional' },
+  {
+    q: '_http._tcp.example.org. SRV',
+    rcode: 'NOERROR',
+    answer: ['_http._tcp.example.org. 3600 IN SRV 0 5 80 web.example.org.'],
+    authority: NS,
+    additional: WEB,
+  },
+  {
+    q: '_ldap._tcp.example.org. SRV',
+    rcode: 'NOERROR',
+    answer: ['_ldap._tcp.example.org. 3600 IN SRV 10 0 389 ldap.partner.test.'],
+    authority: NS,
+    why: 'target outside the zone: no additional',
+  },
   { q: '_tcp.example.org. SRV', ...NODATA, why: '_tcp is an empty non-terminal' },
 
   // ---- wildcards (RFC 4592)
-  { q: 'foo.wild.example.org. A', rcode: 'NOERROR', answer: ['foo.wild.example.org. 3600 IN A 192.0.2.99'], authority: NS, why: 'owner synthesised as the query name' },
-  { q: 'a.b.wild.example.org. TXT', rcode: 'NOERROR', answer: ['a.b.wild.example.org. 3600 IN TXT "from the wildcard"'], authority: NS, why: 'a wildcard covers several labels' },
+  {
+    q: 'foo.wild.example.org. A',
+    rcode: 'NOERROR',
+    answer: ['foo.wild.example.org. 3600 IN A 192.0.2.99'],
+    authority: NS,
+    why: 'owner synthesised as the query name',
+  },
+  {
+    q: 'a.b.wild.example.org. TXT',
+    rcode: 'NOERROR',
+    answer: ['a.b.wild.example.org. 3600 IN TXT "from the wildcard"'],
+    authority: NS,
+    why: 'a wildcard covers several labels',
+  },
   { q: 'foo.wild.example.org. MX', ...NODATA, why: 'wildcard NODATA' },
   { q: 'wild.example.org. A', ...NODATA, why: 'the wildcard parent is an empty non-terminal, not covered by *' },
   { q: 'exists.wild.example.org. TXT', ...NODATA, why: 'the name exists: no wildcard (RFC 4592 2.2)' },
   { q: 'x.exists.wild.example.org. A', ...NXDOMAIN, why: 'closest encloser exists.wild has no * child' },
   { q: '*.wild.example.org. A', rcode: 'NOERROR', answer: ['*.wild.example.org. 3600 IN A 192.0.2.99'], authority: NS, why: 'asking for the wildcard itself' },
-  { q: 'foo.cname-wild.example.org. A', rcode: 'NOERROR', answer: ['foo.cname-wild.example.org. 3600 IN CNAME web.example.org.', ...WEB], authority: NS, why: 'wildcard CNAME, chased' },
+  {
+    q: 'foo.cname-wild.example.org. A',
+    rcode: 'NOERROR',
+    answer: ['foo.cname-wild.example.org. 3600 IN CNAME web.example.org.', ...WEB],
+    authority: NS,
+    why: 'wildcard CNAME, chased',
+  },
 
   // ---- delegation: referral with glue, AA clear
   { q: 'sub.example.org. NS', ...REFERRAL, why: 'NS at the cut is a referral too (delegation_test.go)' },
@@ -101,7 +167,10 @@ const cases: Case[] = [
 
   // ---- DNAME (RFC 6672)
   {
-    q: 'www.dept.example.org. A', rcode: 'NOERROR', authority: NS, why: 'DNAME, synthesised CNAME, then the chain inside the zone',
+    q: 'www.dept.example.org. A',
+    rcode: 'NOERROR',
+    authority: NS,
+    why: 'DNAME, synthesised CNAME, then the chain inside the zone',
     answer: [
       'dept.example.org. 3600 IN DNAME example.org.',
       'www.dept.example.org. 3600 IN CNAME www.example.org.',
@@ -112,7 +181,10 @@ const cases: Case[] = [
   { q: 'dept.example.org. DNAME', rcode: 'NOERROR', answer: ['dept.example.org. 3600 IN DNAME example.org.'], authority: NS },
   { q: 'dept.example.org. A', ...NODATA, why: 'the DNAME owner itself is not redirected' },
   {
-    q: 'foo.partner.example.org. A', rcode: 'NOERROR', authority: NS, why: 'DNAME target outside the zone: stop after the CNAME',
+    q: 'foo.partner.example.org. A',
+    rcode: 'NOERROR',
+    authority: NS,
+    why: 'DNAME target outside the zone: stop after the CNAME',
     answer: ['partner.example.org. 3600 IN DNAME partner.test.', 'foo.partner.example.org. 3600 IN CNAME foo.partner.test.'],
   },
 
@@ -123,7 +195,9 @@ const cases: Case[] = [
 
   // ---- answers echo the question's spelling for the query name and its ancestors
   {
-    q: 'WwW.ExAmPlE.oRg. A', rcode: 'NOERROR', why: 'owner as asked (0x20); chain targets as stored',
+    q: 'WwW.ExAmPlE.oRg. A',
+    rcode: 'NOERROR',
+    why: 'owner as asked (0x20); chain targets as stored',
     answer: ['WwW.ExAmPlE.oRg. 3600 IN CNAME web.example.org.', ...WEB],
     authority: NS.map((l) => l.replace(/^example\.org\./, 'ExAmPlE.oRg.')),
   },
@@ -137,10 +211,24 @@ const cases: Case[] = [
   { q: 'web.example.org. ANY', rcode: 'NOERROR', answer: WEB, authority: NS },
   { q: 'mail.example.org. ANY', rcode: 'NOERROR', answer: ['mail.example.org. 600 IN A 192.0.2.25'], authority: NS, why: 'A before AAAA' },
   {
-    q: 'txt.example.org. ANY', rcode: 'NOERROR', authority: NS, why: 'the whole TXT RRset',
-    answer: ['txt.example.org. 3600 IN TXT "two strings" "in one record"', 'txt.example.org. 3600 IN TXT "quote \\" backslash \\\\ semicolon ; decimal ABC"', 'txt.example.org. 3600 IN TXT "unquoted-word"'],
+    q: 'txt.example.org. ANY',
+    rcode: 'NOERROR',
+    authority: NS,
+    why: 'the whole TXT RRset',
+    answer: [
+      'txt.example.org. 3600 IN TXT "two strings" "in one record"',
+      'txt.example.org. 3600 IN TXT "quote \\" backslash \\\\ semicolon ; decimal ABC"',
+      'txt.example.org. 3600 IN TXT "unquoted-word"',
+    ],
   },
-  { q: '_http._tcp.example.org. ANY', rcode: 'NOERROR', answer: ['_http._tcp.example.org. 3600 IN SRV 0 5 80 web.example.org.'], authority: NS, additional: WEB, why: 'SRV with its additional addresses' },
+  {
+    q: '_http._tcp.example.org. ANY',
+    rcode: 'NOERROR',
+    answer: ['_http._tcp.example.org. 3600 IN SRV 0 5 80 web.example.org.'],
+    authority: NS,
+    additional: WEB,
+    why: 'SRV with its additional addresses',
+  },
   { q: 'foo.wild.example.org. ANY', rcode: 'NOERROR', answer: ['foo.wild.example.org. 3600 IN A 192.0.2.99'], authority: NS, why: 'from the wildcard' },
   { q: 'ent.example.org. ANY', ...NODATA, why: 'an empty non-terminal has no RRset' },
   { q: 'nothere.example.org. ANY', ...NXDOMAIN },
@@ -178,7 +266,7 @@ describe('file plugin: in process only', () => {
 
   it('TXT escapes and several strings reach the wire byte for byte', async () => {
     const p = await ask(app, 'txt.example.org.', 'TXT');
-    const txt = (p.answers ?? []).map((a) => ((a as { data: Buffer[] }).data).map((b) => b.toString('latin1')));
+    const txt = (p.answers ?? []).map((a) => (a as { data: Buffer[] }).data.map((b) => b.toString('latin1')));
     expect(txt).toEqual(expect.arrayContaining([['two strings', 'in one record'], ['quote " backslash \\ semicolon ; decimal ABC'], ['unquoted-word']]));
     expect(txt).toHaveLength(3);
   });
@@ -189,7 +277,9 @@ describe('file plugin: in process only', () => {
     const local = { address: '127.0.0.1', port: 53 };
     const res = await plugin.serve(
       { id: 1, name, qname: name.toLowerCase(), qtype: 'TXT', qclass: 'IN', opcode: 'QUERY', rd: false, protocol: 'udp', client: local, local },
-      () => { throw new Error('no next'); },
+      () => {
+        throw new Error('no next');
+      },
     );
     expect(res.rcode).toBe(0);
     expect(res.answer.map((a) => recordText(a))).toEqual(['Has\\.Dot.example.org.\t3600\tIN\tTXT\t"a label with a dot in it"']);
@@ -215,18 +305,35 @@ describe('file plugin: in process only', () => {
 // ---- the chain: kubernetes before file, fallthrough --------------------------------------------
 
 const chainCases: Case[] = [
-  { q: 'svc1.testns.svc.cluster.local. A', rcode: 'NOERROR', answer: ['svc1.testns.svc.cluster.local. 5 IN A 10.0.0.1'], why: 'kubernetes runs first and answers' },
   {
-    q: 'static.cluster.local. A', rcode: 'NOERROR', why: 'kubernetes NXDOMAIN falls through to file',
+    q: 'svc1.testns.svc.cluster.local. A',
+    rcode: 'NOERROR',
+    answer: ['svc1.testns.svc.cluster.local. 5 IN A 10.0.0.1'],
+    why: 'kubernetes runs first and answers',
+  },
+  {
+    q: 'static.cluster.local. A',
+    rcode: 'NOERROR',
+    why: 'kubernetes NXDOMAIN falls through to file',
     answer: ['static.cluster.local. 60 IN A 192.0.2.77'],
     authority: ['cluster.local. 60 IN NS ns.file.cluster.local.'],
   },
-  { q: 'nothing.cluster.local. A', rcode: 'NXDOMAIN', authority: ['cluster.local. 30 IN SOA ns.file.cluster.local. hostmaster.cluster.local. 7 7200 1800 86400 30'], why: 'both miss: file answers NXDOMAIN with its SOA' },
+  {
+    q: 'nothing.cluster.local. A',
+    rcode: 'NXDOMAIN',
+    authority: ['cluster.local. 30 IN SOA ns.file.cluster.local. hostmaster.cluster.local. 7 7200 1800 86400 30'],
+    why: 'both miss: file answers NXDOMAIN with its SOA',
+  },
   { q: 'nothere.example.org. A', rcode: 'SERVFAIL', aa: false, why: 'file fallthrough with nothing after it: SERVFAIL (NextOrFailure)' },
   { q: 'web.example.org. AAAA', ...NODATA, why: 'NODATA does not fall through' },
   { q: 'ent.example.org. A', ...NODATA, why: 'an empty non-terminal does not fall through' },
   { q: 'x.other.example.net. A', rcode: 'SERVFAIL', aa: false, why: 'inside the fallthrough zone' },
-  { q: 'x.example.net. A', rcode: 'NXDOMAIN', authority: ['example.net. 30 IN SOA ns.example.net. hostmaster.example.net. 1 7200 1800 86400 30'], why: 'outside the fallthrough zone' },
+  {
+    q: 'x.example.net. A',
+    rcode: 'NXDOMAIN',
+    authority: ['example.net. 30 IN SOA ns.example.net. hostmaster.example.net. 1 7200 1800 86400 30'],
+    why: 'outside the fallthrough zone',
+  },
   { q: 'www.example.net. A', rcode: 'NOERROR', answer: ['www.example.net. 60 IN A 192.0.2.80'], authority: ['example.net. 60 IN NS ns.example.net.'] },
 ];
 

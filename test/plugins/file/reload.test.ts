@@ -44,12 +44,36 @@ const answers = async (app: App, name: string, type = 'A'): Promise<string[]> =>
 
 describe('file: Corefile errors name the Corefile line', () => {
   const rows: { why: string; conf: string; error: RegExp }[] = [
-    { why: 'no DBFILE', conf: 'example.org {\n  file\n}', error: /^Corefile:2: file: wrong number of arguments: 0 given, at least 1 expected; usage `file DBFILE \[ZONES...\]`/ },
-    { why: 'unknown option', conf: `example.org {\n  file ${exampleZone} {\n    nope 1\n  }\n}`, error: /^Corefile:3: unknown file option "nope"; valid options: reload, fallthrough, upstream/ },
-    { why: 'bad reload duration', conf: `example.org {\n  file ${exampleZone} {\n    reload 10\n  }\n}`, error: /^Corefile:3: file reload: "10" is not a duration/ },
-    { why: 'missing zone file', conf: 'example.org {\n  file /nonexistent/db.example.org\n}', error: /^Corefile:2: file: \/nonexistent\/db\.example\.org: cannot read the zone file/ },
-    { why: 'a zone file error stops the load with the zone file line', conf: `example.org {\n  file ${path.join(fixtures, 'broken-include.zone')}\n}`, error: /broken\.inc:3: A: "192\.0\.2\.300" is not an IPv4 address$/ },
-    { why: 'the file loaded for an origin it does not fit', conf: `example.net {\n  file ${exampleZone}\n}`, error: /example\.org\.zone:7: example\.org\. is outside the zone example\.net\.; write it relative, or fix \$ORIGIN$/ },
+    {
+      why: 'no DBFILE',
+      conf: 'example.org {\n  file\n}',
+      error: /^Corefile:2: file: wrong number of arguments: 0 given, at least 1 expected; usage `file DBFILE \[ZONES...\]`/,
+    },
+    {
+      why: 'unknown option',
+      conf: `example.org {\n  file ${exampleZone} {\n    nope 1\n  }\n}`,
+      error: /^Corefile:3: unknown file option "nope"; valid options: reload, fallthrough, upstream/,
+    },
+    {
+      why: 'bad reload duration',
+      conf: `example.org {\n  file ${exampleZone} {\n    reload 10\n  }\n}`,
+      error: /^Corefile:3: file reload: "10" is not a duration/,
+    },
+    {
+      why: 'missing zone file',
+      conf: 'example.org {\n  file /nonexistent/db.example.org\n}',
+      error: /^Corefile:2: file: \/nonexistent\/db\.example\.org: cannot read the zone file/,
+    },
+    {
+      why: 'a zone file error stops the load with the zone file line',
+      conf: `example.org {\n  file ${path.join(fixtures, 'broken-include.zone')}\n}`,
+      error: /broken\.inc:3: A: "192\.0\.2\.300" is not an IPv4 address$/,
+    },
+    {
+      why: 'the file loaded for an origin it does not fit',
+      conf: `example.net {\n  file ${exampleZone}\n}`,
+      error: /example\.org\.zone:7: example\.org\. is outside the zone example\.net\.; write it relative, or fix \$ORIGIN$/,
+    },
   ];
   for (const r of rows) {
     it(r.why, async () => {

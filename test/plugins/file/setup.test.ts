@@ -39,7 +39,12 @@ describe('file setup (CoreDNS TestFileParse)', () => {
 
   it('loads a zone outside the server block as CoreDNS does, with a warning', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
     const app = await buildApp({ corefileText: `example.org {\n  file ${db} example.net\n}\n`, logger: pino({ level: 'warn' }, sink), oneShot: true });
     await app.close();
     expect(lines.join('')).toContain("file zone example.net. is not inside the server block's zones (example.org.)");
@@ -52,7 +57,10 @@ describe('file setup errors, word for word', () => {
     ['file', '2: file: wrong number of arguments: 0 given, at least 1 expected; usage `file DBFILE [ZONES...]`, e.g. `file db.example.org example.org`'],
     [`file ${db} example.org example.org`, '2: file: zone listed twice (example.org. example.org.)'],
     [`file ${db} example.org {\n  reload\n}`, '3: file reload: wrong number of arguments: 0 given, 1 expected; usage `reload DURATION`, e.g. `reload 30s`'],
-    [`file ${db} example.org {\n  reload 1m 2m\n}`, '3: file reload: wrong number of arguments: 2 given, 1 expected; usage `reload DURATION`, e.g. `reload 30s`'],
+    [
+      `file ${db} example.org {\n  reload 1m 2m\n}`,
+      '3: file reload: wrong number of arguments: 2 given, 1 expected; usage `reload DURATION`, e.g. `reload 30s`',
+    ],
     [`file ${db} example.org {\n  reload soon\n}`, '3: file reload: "soon" is not a duration; write e.g. 30s, 1m30s or 0 to disable'],
     [`file ${db} example.org {\n  reload -1s\n}`, '3: file reload: "-1s" must not be negative'],
     [`file ${db} example.org {\n  reload_by_mtime\n}`, '3: file reload_by_mtime is not supported: the zone file is reloaded when its SOA serial changes'],
@@ -81,13 +89,16 @@ describe('file setup errors, word for word', () => {
     const missing = path.join(dir, 'missing.zone');
     expect(await errorsOf(`example.org {\n  file ${missing}\n}\n`)).toEqual([`Corefile:2: file: ${missing}: cannot read the zone file: no such file`]);
     const bad = path.join(dir, 'bad.zone');
-    fs.writeFileSync(bad, [
-      '$ORIGIN example.org.',
-      '@ 3600 IN SOA ns.example.org. admin.example.org. 1 7200 3600 1209600 3600',
-      '@ 3600 IN NS ns',
-      'ns 3600 IN A 192.0.2.1',
-      'bad 3600 IN A 300.1.1.1',
-    ].join('\n'));
+    fs.writeFileSync(
+      bad,
+      [
+        '$ORIGIN example.org.',
+        '@ 3600 IN SOA ns.example.org. admin.example.org. 1 7200 3600 1209600 3600',
+        '@ 3600 IN NS ns',
+        'ns 3600 IN A 192.0.2.1',
+        'bad 3600 IN A 300.1.1.1',
+      ].join('\n'),
+    );
     expect(await errorsOf(`example.org {\n  file ${bad}\n}\n`)).toEqual([`${bad}:5: A: "300.1.1.1" is not an IPv4 address`]);
   });
 });

@@ -45,22 +45,78 @@ const HEAD = '$TTL 300\n@ SOA ns hostmaster 1 7200 1800 86400 60\n';
 
 describe('zone file syntax', () => {
   const rows: { why: string; text: string; want: string[]; origin?: string }[] = [
-    { why: '@, relative names and $TTL', text: '$TTL 60\n@ IN A 192.0.2.1\nwww IN A 192.0.2.2', want: ['example.org. 60 IN A 192.0.2.1', 'www.example.org. 60 IN A 192.0.2.2'] },
+    {
+      why: '@, relative names and $TTL',
+      text: '$TTL 60\n@ IN A 192.0.2.1\nwww IN A 192.0.2.2',
+      want: ['example.org. 60 IN A 192.0.2.1', 'www.example.org. 60 IN A 192.0.2.2'],
+    },
     { why: 'TTL then class', text: 'a 10 IN A 192.0.2.1', want: ['a.example.org. 10 IN A 192.0.2.1'] },
     { why: 'class then TTL', text: 'a IN 10 A 192.0.2.1', want: ['a.example.org. 10 IN A 192.0.2.1'] },
-    { why: 'neither: the last explicit TTL (RFC 1035) without $TTL', text: 'a 10 A 192.0.2.1\nb A 192.0.2.2', want: ['a.example.org. 10 IN A 192.0.2.1', 'b.example.org. 10 IN A 192.0.2.2'] },
-    { why: 'with $TTL an explicit TTL does not change the default (RFC 2308)', text: '$TTL 60\na 10 A 192.0.2.1\nb A 192.0.2.2', want: ['a.example.org. 10 IN A 192.0.2.1', 'b.example.org. 60 IN A 192.0.2.2'] },
-    { why: 'BIND TTL units', text: '$TTL 1h30m\na A 192.0.2.1\nb 2W A 192.0.2.2\nc 1d A 192.0.2.3', want: ['a.example.org. 5400 IN A 192.0.2.1', 'b.example.org. 1209600 IN A 192.0.2.2', 'c.example.org. 86400 IN A 192.0.2.3'] },
-    { why: 'blank owner repeats the previous one', text: '$TTL 5\na A 192.0.2.1\n  AAAA 2001:db8::1', want: ['a.example.org. 5 IN A 192.0.2.1', 'a.example.org. 5 IN AAAA 2001:db8::1'] },
-    { why: '$ORIGIN, relative $ORIGIN, absolute names', text: '$TTL 5\n$ORIGIN sub.example.org.\na A 192.0.2.1\n$ORIGIN deeper\nb A 192.0.2.2\nc.example.org. A 192.0.2.3', want: ['a.sub.example.org. 5 IN A 192.0.2.1', 'b.deeper.sub.example.org. 5 IN A 192.0.2.2', 'c.example.org. 5 IN A 192.0.2.3'] },
-    { why: 'parentheses across lines with comments inside', text: '$TTL 5\n@ SOA ns hostmaster ( 1 ; serial\n 7200 ; refresh\n 1800 86400\n 60 ) ; minimum', want: ['example.org. 5 IN SOA ns.example.org. hostmaster.example.org. 1 7200 1800 86400 60'] },
-    { why: 'SOA without any TTL takes its minimum (BIND)', text: '@ SOA ns hostmaster 1 7200 1800 86400 60\na A 192.0.2.1', want: ['example.org. 60 IN SOA ns.example.org. hostmaster.example.org. 1 7200 1800 86400 60', 'a.example.org. 60 IN A 192.0.2.1'] },
-    { why: 'TXT: several strings, escapes, unquoted word', text: '$TTL 5\nt TXT "a b" "c;d"\nt TXT "q\\"\\\\\\065\\066"\nt TXT word', want: ['t.example.org. 5 IN TXT "a b" "c;d"', 't.example.org. 5 IN TXT "q\\"\\\\AB"', 't.example.org. 5 IN TXT "word"'] },
+    {
+      why: 'neither: the last explicit TTL (RFC 1035) without $TTL',
+      text: 'a 10 A 192.0.2.1\nb A 192.0.2.2',
+      want: ['a.example.org. 10 IN A 192.0.2.1', 'b.example.org. 10 IN A 192.0.2.2'],
+    },
+    {
+      why: 'with $TTL an explicit TTL does not change the default (RFC 2308)',
+      text: '$TTL 60\na 10 A 192.0.2.1\nb A 192.0.2.2',
+      want: ['a.example.org. 10 IN A 192.0.2.1', 'b.example.org. 60 IN A 192.0.2.2'],
+    },
+    {
+      why: 'BIND TTL units',
+      text: '$TTL 1h30m\na A 192.0.2.1\nb 2W A 192.0.2.2\nc 1d A 192.0.2.3',
+      want: ['a.example.org. 5400 IN A 192.0.2.1', 'b.example.org. 1209600 IN A 192.0.2.2', 'c.example.org. 86400 IN A 192.0.2.3'],
+    },
+    {
+      why: 'blank owner repeats the previous one',
+      text: '$TTL 5\na A 192.0.2.1\n  AAAA 2001:db8::1',
+      want: ['a.example.org. 5 IN A 192.0.2.1', 'a.example.org. 5 IN AAAA 2001:db8::1'],
+    },
+    {
+      why: '$ORIGIN, relative $ORIGIN, absolute names',
+      text: '$TTL 5\n$ORIGIN sub.example.org.\na A 192.0.2.1\n$ORIGIN deeper\nb A 192.0.2.2\nc.example.org. A 192.0.2.3',
+      want: ['a.sub.example.org. 5 IN A 192.0.2.1', 'b.deeper.sub.example.org. 5 IN A 192.0.2.2', 'c.example.org. 5 IN A 192.0.2.3'],
+    },
+    {
+      why: 'parentheses across lines with comments inside',
+      text: '$TTL 5\n@ SOA ns hostmaster ( 1 ; serial\n 7200 ; refresh\n 1800 86400\n 60 ) ; minimum',
+      want: ['example.org. 5 IN SOA ns.example.org. hostmaster.example.org. 1 7200 1800 86400 60'],
+    },
+    {
+      why: 'SOA without any TTL takes its minimum (BIND)',
+      text: '@ SOA ns hostmaster 1 7200 1800 86400 60\na A 192.0.2.1',
+      want: ['example.org. 60 IN SOA ns.example.org. hostmaster.example.org. 1 7200 1800 86400 60', 'a.example.org. 60 IN A 192.0.2.1'],
+    },
+    {
+      why: 'TXT: several strings, escapes, unquoted word',
+      text: '$TTL 5\nt TXT "a b" "c;d"\nt TXT "q\\"\\\\\\065\\066"\nt TXT word',
+      want: ['t.example.org. 5 IN TXT "a b" "c;d"', 't.example.org. 5 IN TXT "q\\"\\\\AB"', 't.example.org. 5 IN TXT "word"'],
+    },
     { why: 'TXT: non-printable bytes as \\DDD', text: '$TTL 5\nt TXT "\\009tab\\255"', want: ['t.example.org. 5 IN TXT "\\009tab\\255"'] },
-    { why: 'escaped dot in an owner label', text: '$TTL 5\na\\.b A 192.0.2.1\n\\065bc A 192.0.2.2', want: ['a\\.b.example.org. 5 IN A 192.0.2.1', 'abc.example.org. 5 IN A 192.0.2.2'] },
-    { why: 'names lowercased except PTR/DNAME targets (CoreDNS zone.go)', text: '$TTL 5\nWWW CNAME WEB\nP PTR Host.Example.Net.\nD DNAME Other.Example.', want: ['www.example.org. 5 IN CNAME web.example.org.', 'p.example.org. 5 IN PTR Host.Example.Net.', 'd.example.org. 5 IN DNAME Other.Example.'] },
-    { why: 'MX, SRV, CAA', text: '$TTL 5\n@ MX 10 mail\n_s._tcp SRV 1 2 3 t.example.net.\n@ CAA 0 issue "ca.example.net; account=1"', want: ['example.org. 5 IN MX 10 mail.example.org.', '_s._tcp.example.org. 5 IN SRV 1 2 3 t.example.net.', 'example.org. 5 IN CAA 0 issue "ca.example.net; account=1"'] },
-    { why: 'AAAA canonical (RFC 5952)', text: '$TTL 5\na AAAA 2001:DB8:0:0:0:0:0:1\nb AAAA ::ffff:192.0.2.1', want: ['a.example.org. 5 IN AAAA 2001:db8::1', 'b.example.org. 5 IN AAAA ::ffff:192.0.2.1'] },
+    {
+      why: 'escaped dot in an owner label',
+      text: '$TTL 5\na\\.b A 192.0.2.1\n\\065bc A 192.0.2.2',
+      want: ['a\\.b.example.org. 5 IN A 192.0.2.1', 'abc.example.org. 5 IN A 192.0.2.2'],
+    },
+    {
+      why: 'names lowercased except PTR/DNAME targets (CoreDNS zone.go)',
+      text: '$TTL 5\nWWW CNAME WEB\nP PTR Host.Example.Net.\nD DNAME Other.Example.',
+      want: ['www.example.org. 5 IN CNAME web.example.org.', 'p.example.org. 5 IN PTR Host.Example.Net.', 'd.example.org. 5 IN DNAME Other.Example.'],
+    },
+    {
+      why: 'MX, SRV, CAA',
+      text: '$TTL 5\n@ MX 10 mail\n_s._tcp SRV 1 2 3 t.example.net.\n@ CAA 0 issue "ca.example.net; account=1"',
+      want: [
+        'example.org. 5 IN MX 10 mail.example.org.',
+        '_s._tcp.example.org. 5 IN SRV 1 2 3 t.example.net.',
+        'example.org. 5 IN CAA 0 issue "ca.example.net; account=1"',
+      ],
+    },
+    {
+      why: 'AAAA canonical (RFC 5952)',
+      text: '$TTL 5\na AAAA 2001:DB8:0:0:0:0:0:1\nb AAAA ::ffff:192.0.2.1',
+      want: ['a.example.org. 5 IN AAAA 2001:db8::1', 'b.example.org. 5 IN AAAA ::ffff:192.0.2.1'],
+    },
     { why: 'root origin', origin: '.', text: '$TTL 5\nexample A 192.0.2.1', want: ['example. 5 IN A 192.0.2.1'] },
   ];
   for (const r of rows) {
@@ -74,7 +130,15 @@ describe('zone file syntax', () => {
       '/z/main.zone': '$TTL 5\n@ SOA ns hostmaster 1 2 3 4 5\n$INCLUDE sub/inc.zone hosts\nafter A 192.0.2.9\n',
       '/z/sub/inc.zone': 'printer A 192.0.2.1\n@ TXT "here"\n',
     };
-    const parsed = parseZoneFile({ origin: 'example.org.', file: '/z/main.zone', readFile: (p) => files[p] ?? (() => { throw new Error('ENOENT'); })() });
+    const parsed = parseZoneFile({
+      origin: 'example.org.',
+      file: '/z/main.zone',
+      readFile: (p) =>
+        files[p] ??
+        (() => {
+          throw new Error('ENOENT');
+        })(),
+    });
     expect(parsed.records.map((r) => `${r.file}:${r.line} ${line(r.rr)}`)).toEqual([
       '/z/main.zone:2 example.org. 5 IN SOA ns.example.org. hostmaster.example.org. 1 2 3 4 5',
       '/z/sub/inc.zone:1 printer.hosts.example.org. 5 IN A 192.0.2.1',
@@ -108,7 +172,12 @@ describe('zone file errors name file, line and reason', () => {
     { why: 'data after a CNAME', text: HEAD + 'a CNAME b\na TXT "x"', line: 4, reason: /TXT at a\.example\.org\. beside its CNAME \(line 3\)/ },
     { why: 'two CNAMEs', text: HEAD + 'a CNAME b\na CNAME c', line: 4, reason: /second CNAME/ },
     { why: 'out-of-zone owner', text: HEAD + 'www.example.net. A 192.0.2.1', line: 3, reason: /www\.example\.net\. is outside the zone example\.org\./ },
-    { why: 'SOA below the apex', text: HEAD + 'a SOA ns hm 1 2 3 4 5', line: 3, reason: /SOA record at a\.example\.org\., but the zone apex is example\.org\./ },
+    {
+      why: 'SOA below the apex',
+      text: HEAD + 'a SOA ns hm 1 2 3 4 5',
+      line: 3,
+      reason: /SOA record at a\.example\.org\., but the zone apex is example\.org\./,
+    },
     { why: 'second SOA', text: HEAD + '@ SOA ns hm 2 2 3 4 5', line: 3, reason: /second SOA record/ },
     { why: 'no SOA', text: '$TTL 5\na A 192.0.2.1', line: 1, reason: /no SOA record for the zone example\.org\./ },
   ];
@@ -131,12 +200,16 @@ describe('zone file errors name file, line and reason', () => {
 
   it('an error in an included file names that file and its line', () => {
     const file = path.join(fixtures, 'broken-include.zone');
-    expect(() => loadZones({ file, zones: ['example.org.'], reloadMs: 0 })).toThrow(`${path.join(fixtures, 'broken.inc')}:3: A: "192.0.2.300" is not an IPv4 address`);
+    expect(() => loadZones({ file, zones: ['example.org.'], reloadMs: 0 })).toThrow(
+      `${path.join(fixtures, 'broken.inc')}:3: A: "192.0.2.300" is not an IPv4 address`,
+    );
   });
 
   it('an $INCLUDE cycle is reported', () => {
     const file = path.join(fixtures, 'cycle-a.zone');
-    expect(() => loadZones({ file, zones: ['example.org.'], reloadMs: 0 })).toThrow(/cycle-b\.inc:1: \$INCLUDE cycle: .*cycle-a\.zone -> .*cycle-b\.inc -> .*cycle-a\.zone/);
+    expect(() => loadZones({ file, zones: ['example.org.'], reloadMs: 0 })).toThrow(
+      /cycle-b\.inc:1: \$INCLUDE cycle: .*cycle-a\.zone -> .*cycle-b\.inc -> .*cycle-a\.zone/,
+    );
   });
 });
 

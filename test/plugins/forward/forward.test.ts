@@ -51,7 +51,8 @@ function scripted(ip: string, opts: { host?: string; neverSlow?: boolean } = {})
     const a = (data: string, ttl = 60) => [{ name, type: 'A' as const, ttl, data }];
     if (type === 'NS') return { answers: [] };
     if (n.startsWith('slow') && !opts.neverSlow) return { answers: a('192.0.2.3'), delayMs: 3000 };
-    if (n.startsWith('trunc')) return { answers: Array.from({ length: 20 }, (_, i) => ({ name, type: 'A' as const, ttl: 60, data: `192.0.2.${100 + i}` })), truncateUdp: true };
+    if (n.startsWith('trunc'))
+      return { answers: Array.from({ length: 20 }, (_, i) => ({ name, type: 'A' as const, ttl: 60, data: `192.0.2.${100 + i}` })), truncateUdp: true };
     if (n.startsWith('spoof')) return { answers: a('192.0.2.99'), spoof: true, delayMs: 200 };
     if (n === 'who.test') return { answers: a(ip) };
     return { answers: a(opts.neverSlow ? ip : '192.0.2.1') };
@@ -92,8 +93,17 @@ describe('forward setup (CoreDNS setup.go)', () => {
 }
 `);
     expect(cfg).toMatchObject({
-      except: ['example.org.', 'internal.'], forceTcp: true, preferUdp: true, expireMs: 20_000, maxFails: 5,
-      healthCheckMs: 100, healthCheckRd: false, healthCheckDomain: 'example.com.', policy: 'sequential', maxConcurrent: 10, failover: [2, 5],
+      except: ['example.org.', 'internal.'],
+      forceTcp: true,
+      preferUdp: true,
+      expireMs: 20_000,
+      maxFails: 5,
+      healthCheckMs: 100,
+      healthCheckRd: false,
+      healthCheckDomain: 'example.com.',
+      policy: 'sequential',
+      maxConcurrent: 10,
+      failover: [2, 5],
     });
   });
   it.each([
@@ -112,8 +122,17 @@ describe('forward setup (CoreDNS setup.go)', () => {
   it('parses host:port, resolv.conf nameservers and Go durations', () => {
     expect(parseUpstream('dns://[fd00::1]:5353')).toEqual({ host: 'fd00::1', port: 5353, label: '[fd00::1]:5353' });
     expect(parseUpstream('example.com:53')).toBeUndefined();
-    expect(resolvConfNameservers('# c\nsearch a b\nnameserver 10.0.0.10\nnameserver fe80::1%eth0\noptions ndots:5\n').map((u) => u.label)).toEqual(['10.0.0.10:53', '[fe80::1]:53']);
-    expect([parseGoDuration('0.5s'), parseGoDuration('1m30s'), parseGoDuration('250ms'), parseGoDuration('0'), parseGoDuration('5')]).toEqual([500, 90_000, 250, 0, undefined]);
+    expect(resolvConfNameservers('# c\nsearch a b\nnameserver 10.0.0.10\nnameserver fe80::1%eth0\noptions ndots:5\n').map((u) => u.label)).toEqual([
+      '10.0.0.10:53',
+      '[fe80::1]:53',
+    ]);
+    expect([parseGoDuration('0.5s'), parseGoDuration('1m30s'), parseGoDuration('250ms'), parseGoDuration('0'), parseGoDuration('5')]).toEqual([
+      500,
+      90_000,
+      250,
+      0,
+      undefined,
+    ]);
   });
 });
 
@@ -278,7 +297,11 @@ describe('forward failure handling (scripted upstreams, in process)', () => {
     await ask(b, 'two.test.', 'A', { protocol: 'tcp' });
     const c = await app(`. {\n  forward . 127.0.0.1:${t.port} {\n    prefer_udp\n  }\n}\n`);
     await ask(c, 'three.test.', 'A', { protocol: 'tcp' });
-    expect(t.asked.filter((q) => /^(one|two|three)\.test$/.test(q.name)).map((q) => `${q.name} ${q.proto}`)).toEqual(['one.test tcp', 'two.test tcp', 'three.test udp']);
+    expect(t.asked.filter((q) => /^(one|two|three)\.test$/.test(q.name)).map((q) => `${q.name} ${q.proto}`)).toEqual([
+      'one.test tcp',
+      'two.test tcp',
+      'three.test udp',
+    ]);
   });
 
   it('spoofed replies (wrong ID, wrong question) are dropped and the real one is taken', async () => {
@@ -410,7 +433,8 @@ describe('upstream replies are unpacked strictly (miekg/dns Unpack)', () => {
     return Buffer.concat([owner, fixed, rdata]);
   };
   const msg = (...records: Buffer[]): Buffer => Buffer.concat([head(records.length), question, ...records]);
-  const name = (...labels: string[]): Buffer => Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0])]);
+  const name = (...labels: string[]): Buffer =>
+    Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0])]);
   const soaTail = Buffer.alloc(20);
 
   it.each([
@@ -436,7 +460,11 @@ describe('upstream replies are unpacked strictly (miekg/dns Unpack)', () => {
     ['a pointer out of the message', msg(rr(5, Buffer.from([0xff, 0xff]))), /out of the message/],
     ['SOA without its 20 bytes', msg(rr(6, Buffer.concat([name('ns'), name('h'), Buffer.alloc(8)]))), /SOA/],
     ['TXT string longer than the RDATA', msg(rr(16, Buffer.from([5, 0x61]))), /TXT/],
-    ['RDLENGTH past the end', Buffer.concat([head(1), question, Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 40, 1, 2])]), /RDLENGTH 40 runs past the end/],
+    [
+      'RDLENGTH past the end',
+      Buffer.concat([head(1), question, Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 40, 1, 2])]),
+      /RDLENGTH 40 runs past the end/,
+    ],
     ['a record header cut short', Buffer.concat([head(1), question, Buffer.from([0xc0, 0x0c, 0, 1])]), /record header runs past the end/],
     ['a reserved label type', msg(rr(5, Buffer.from([0x80, 0]))), /reserved label type/],
   ])('refuses %s', (_what, m, err) => {

@@ -88,7 +88,9 @@ describe('forward lines and next, on a real server', () => {
   }
 
   it('a second forward line serves what the first does not, and next hands NXDOMAIN on', async () => {
-    const first = await new TestDns(({ name }) => (name.toLowerCase().startsWith('gone') ? { rcode: 3 } : { answers: [{ name, type: 'A', ttl: 60, data: '192.0.2.1' }] })).start();
+    const first = await new TestDns(({ name }) =>
+      name.toLowerCase().startsWith('gone') ? { rcode: 3 } : { answers: [{ name, type: 'A', ttl: 60, data: '192.0.2.1' }] },
+    ).start();
     const second = await new TestDns(({ name }) => ({ answers: [{ name, type: 'A', ttl: 60, data: '192.0.2.2' }] })).start();
     ups.push(first, second);
     const s = await run(`. {
@@ -153,30 +155,55 @@ describe('forward option tables (CoreDNS TestSetupMaxConcurrent ... TestSetupRea
 
 describe('forward setup errors, word for word', () => {
   // Every message of forward/setup.ts that the tables above match only in part or not at all.
-  const usage = (n: number) => `forward: wrong number of arguments: ${n} given, at least 2 expected; usage \`forward FROM TO...\`, e.g. \`forward . 127.0.0.1:1053\``;
+  const usage = (n: number) =>
+    `forward: wrong number of arguments: ${n} given, at least 2 expected; usage \`forward FROM TO...\`, e.g. \`forward . 127.0.0.1:1053\``;
   it.each([
     ['forward', `2: ${usage(0)}`],
     ['forward .', `2: ${usage(1)}`],
-    ['forward . 127.0.0.1 {\n  except\n}', '3: forward except: wrong number of arguments: 0 given, at least 1 expected; usage `except DOMAIN...`, e.g. `except internal.example.org`'],
+    [
+      'forward . 127.0.0.1 {\n  except\n}',
+      '3: forward except: wrong number of arguments: 0 given, at least 1 expected; usage `except DOMAIN...`, e.g. `except internal.example.org`',
+    ],
     [
       'forward . 127.0.0.1 {\n  except bad..name\n}',
       `3: forward except: bad name "bad..name": zone in key 'bad..name' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)`,
     ],
     ['forward . 127.0.0.1 {\n  expire\n}', '3: forward expire: wrong number of arguments: 0 given, 1 expected; usage `expire DURATION`, e.g. `expire 10s`'],
     ['forward . 127.0.0.1 {\n  expire 5\n}', '3: forward expire: "5" is not a duration; write e.g. 500ms, 5s or 1m'],
-    ['forward . 127.0.0.1 {\n  read_timeout\n}', '3: forward read_timeout: wrong number of arguments: 0 given, 1 expected; usage `read_timeout DURATION`, e.g. `read_timeout 2s`'],
-    ['forward . 127.0.0.1 {\n  max_age 1m 2m\n}', '3: forward max_age: wrong number of arguments: 2 given, 1 expected; usage `max_age DURATION`, e.g. `max_age 10s`'],
+    [
+      'forward . 127.0.0.1 {\n  read_timeout\n}',
+      '3: forward read_timeout: wrong number of arguments: 0 given, 1 expected; usage `read_timeout DURATION`, e.g. `read_timeout 2s`',
+    ],
+    [
+      'forward . 127.0.0.1 {\n  max_age 1m 2m\n}',
+      '3: forward max_age: wrong number of arguments: 2 given, 1 expected; usage `max_age DURATION`, e.g. `max_age 10s`',
+    ],
     ['forward . 127.0.0.1 {\n  max_fails\n}', '3: forward max_fails: wrong number of arguments: 0 given, 1 expected; usage `max_fails INTEGER`'],
     ['forward . 127.0.0.1 {\n  max_fails x\n}', '3: forward max_fails: value "x" is not an integer'],
     ['forward . 127.0.0.1 {\n  max_concurrent\n}', '3: forward max_concurrent: wrong number of arguments: 0 given, 1 expected; usage `max_concurrent MAX`'],
-    ['forward . 127.0.0.1 {\n  max_connect_attempts\n}', '3: forward max_connect_attempts: wrong number of arguments: 0 given, 1 expected; usage `max_connect_attempts INTEGER`'],
-    ['forward . 127.0.0.1 {\n  max_idle_conns 1 2\n}', '3: forward max_idle_conns: wrong number of arguments: 2 given, 1 expected; usage `max_idle_conns INTEGER`'],
+    [
+      'forward . 127.0.0.1 {\n  max_connect_attempts\n}',
+      '3: forward max_connect_attempts: wrong number of arguments: 0 given, 1 expected; usage `max_connect_attempts INTEGER`',
+    ],
+    [
+      'forward . 127.0.0.1 {\n  max_idle_conns 1 2\n}',
+      '3: forward max_idle_conns: wrong number of arguments: 2 given, 1 expected; usage `max_idle_conns INTEGER`',
+    ],
     ['forward . 127.0.0.1 {\n  force_tcp yes\n}', '3: forward force_tcp takes no arguments, got "yes"'],
     ['forward . 127.0.0.1 {\n  prefer_udp yes\n}', '3: forward prefer_udp takes no arguments, got "yes"'],
-    ['forward . 127.0.0.1 {\n  health_check\n}', '3: forward health_check: wrong number of arguments: 0 given, 1 to 4 expected; usage `health_check DURATION [no_rec] [domain FQDN]`, e.g. `health_check 5s no_rec`'],
+    [
+      'forward . 127.0.0.1 {\n  health_check\n}',
+      '3: forward health_check: wrong number of arguments: 0 given, 1 to 4 expected; usage `health_check DURATION [no_rec] [domain FQDN]`, e.g. `health_check 5s no_rec`',
+    ],
     ['forward . 127.0.0.1 {\n  policy\n}', '3: forward policy: wrong number of arguments: 0 given, 1 expected; usage `policy random|round_robin|sequential`'],
-    ['forward . 127.0.0.1 {\n  failover\n}', '3: forward failover: wrong number of arguments: 0 given, at least 1 expected; usage `failover RCODE...`, e.g. `failover SERVFAIL`'],
-    ['forward . 127.0.0.1 {\n  next\n}', '3: forward next: wrong number of arguments: 0 given, at least 1 expected; usage `next RCODE...`, e.g. `next SERVFAIL`'],
+    [
+      'forward . 127.0.0.1 {\n  failover\n}',
+      '3: forward failover: wrong number of arguments: 0 given, at least 1 expected; usage `failover RCODE...`, e.g. `failover SERVFAIL`',
+    ],
+    [
+      'forward . 127.0.0.1 {\n  next\n}',
+      '3: forward next: wrong number of arguments: 0 given, at least 1 expected; usage `next RCODE...`, e.g. `next SERVFAIL`',
+    ],
     ['forward . 127.0.0.1 {\n  failover NOERROR\n}', '3: forward failover: NOERROR cannot be used'],
     ['forward . 127.0.0.1 {\n  failover NOPE\n}', '3: forward failover: unknown RCODE "NOPE"; write e.g. SERVFAIL or REFUSED'],
     [

@@ -44,13 +44,19 @@ describe('health through the real server', () => {
 describe('health setup', () => {
   const corefile = (line: string, block = '') => `example.test {\n  ${line}${block ? ` {\n    ${block}\n  }` : ''}\n}\n`;
   it('takes one address', async () => {
-    await expect(buildApp({ corefileText: corefile('health :8080 :8081') })).rejects.toThrow(/Corefile:2: health: wrong number of arguments: 2 given, at most 1 expected; usage `health \[ADDRESS\]`/);
+    await expect(buildApp({ corefileText: corefile('health :8080 :8081') })).rejects.toThrow(
+      /Corefile:2: health: wrong number of arguments: 2 given, at most 1 expected; usage `health \[ADDRESS\]`/,
+    );
     await expect(buildApp({ corefileText: corefile('health 8080') })).rejects.toThrow(/Corefile:2: health: "8080" has no port/);
     await expect(buildApp({ corefileText: corefile('health [::1]:99999') })).rejects.toThrow(/port "99999" is not a number/);
   });
   it('parses lameduck durations', async () => {
-    await expect(buildApp({ corefileText: corefile('health :8080', 'lameduck soon') })).rejects.toThrow(/Corefile:3: health lameduck: "soon" is not a duration/);
-    await expect(buildApp({ corefileText: corefile('health :8080', 'lameduck') })).rejects.toThrow(/Corefile:3: health lameduck: wrong number of arguments: 0 given, 1 expected; usage `lameduck DURATION`/);
+    await expect(buildApp({ corefileText: corefile('health :8080', 'lameduck soon') })).rejects.toThrow(
+      /Corefile:3: health lameduck: "soon" is not a duration/,
+    );
+    await expect(buildApp({ corefileText: corefile('health :8080', 'lameduck') })).rejects.toThrow(
+      /Corefile:3: health lameduck: wrong number of arguments: 0 given, 1 expected; usage `lameduck DURATION`/,
+    );
     await expect(buildApp({ corefileText: corefile('health :8080', 'grace 5s') })).rejects.toThrow(/Corefile:3: unknown health option "grace"/);
     const app = await buildApp({ corefileText: corefile('health 127.0.0.1:0', 'lameduck 1m30s') });
     const health = app.chains[0]!.plugins.find((p) => p.name === 'health') as unknown as { lameduckMs: number };

@@ -39,7 +39,11 @@ const rows: Row[] = [
   // A line whose first field is not an IP is skipped.
   { q: 'broken.hosts.test. A', rcode: 'NXDOMAIN', answer: [] },
   // PTR from the same entries, in file order; inline entries too.
-  { q: '1.0.0.10.in-addr.arpa. PTR', rcode: 'NOERROR', answer: ['1.0.0.10.in-addr.arpa. 60 IN PTR web.hosts.test.', '1.0.0.10.in-addr.arpa. 60 IN PTR alias.hosts.test.'] },
+  {
+    q: '1.0.0.10.in-addr.arpa. PTR',
+    rcode: 'NOERROR',
+    answer: ['1.0.0.10.in-addr.arpa. 60 IN PTR web.hosts.test.', '1.0.0.10.in-addr.arpa. 60 IN PTR alias.hosts.test.'],
+  },
   { q: '9.0.0.10.in-addr.arpa. PTR', rcode: 'NOERROR', answer: ['9.0.0.10.in-addr.arpa. 60 IN PTR inline.hosts.test.'] },
   // An address hosts does not know always goes on: nothing after hosts serves it -> SERVFAIL.
   { q: '77.0.0.10.in-addr.arpa. PTR', rcode: 'SERVFAIL', answer: [] },
@@ -80,7 +84,9 @@ describe('hosts in process', () => {
   });
 
   it('no_reverse: no PTR from the entries', async () => {
-    const app = await buildApp({ corefileText: `example.test 0.0.10.in-addr.arpa {\n  hosts /nonexistent {\n    10.0.0.1 a.example.test\n    no_reverse\n  }\n}\n` });
+    const app = await buildApp({
+      corefileText: `example.test 0.0.10.in-addr.arpa {\n  hosts /nonexistent {\n    10.0.0.1 a.example.test\n    no_reverse\n  }\n}\n`,
+    });
     try {
       expect((await ask(app, 'a.example.test', 'A')).answers!.map((a) => a.data)).toEqual(['10.0.0.1']);
       expect((await ask(app, '1.0.0.10.in-addr.arpa', 'PTR')).rcode).toBe('SERVFAIL');
@@ -119,7 +125,10 @@ describe('hosts in process', () => {
     ['ttl 0', /Corefile:3: hosts ttl: ttl must be in range \[1, 65535\]: 0/],
     ['reload -1s', /Corefile:3: hosts reload: "-1s" must not be negative/],
     ['tll 30', /Corefile:3: unknown hosts option "tll" \(did you mean ttl\?\)/],
-    ['fallthrough\n    10.0.0.1 late.example.test', /Corefile:4: unknown hosts option "10.0.0.1"; valid options: ttl, no_reverse, reload, fallthrough; or a hosts entry/],
+    [
+      'fallthrough\n    10.0.0.1 late.example.test',
+      /Corefile:4: unknown hosts option "10.0.0.1"; valid options: ttl, no_reverse, reload, fallthrough; or a hosts entry/,
+    ],
   ])('rejects %s with the line', async (opt, err) => {
     await expect(buildApp({ corefileText: `example.test {\n  hosts /nonexistent {\n    ${opt}\n  }\n}\n` })).rejects.toThrow(err);
   });

@@ -30,7 +30,9 @@ describe('hosts setup (CoreDNS setup_test.go)', () => {
     const b = await cfgOf('hosts highly_unlikely_to_exist_hosts_file example.org {\n  10.0.0.1 example.org\n}');
     expect([b.inline, b.fallthrough]).toEqual([['10.0.0.1 example.org'], undefined]);
     const c = await setupBlock('hosts highly_unlikely_to_exist_hosts_file example.org {\n  fallthrough\n  10.0.0.1 example.org\n}');
-    expect(c.errors.join('\n')).toMatch(/unknown hosts option "10.0.0.1"; valid options: ttl, no_reverse, reload, fallthrough; or a hosts entry `IP NAME...` before fallthrough/);
+    expect(c.errors.join('\n')).toMatch(
+      /unknown hosts option "10.0.0.1"; valid options: ttl, no_reverse, reload, fallthrough; or a hosts entry `IP NAME...` before fallthrough/,
+    );
   });
 
   it('normalises fallthrough zones like the others', async () => {

@@ -131,11 +131,22 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
 
   it('AXFR through the transfer plugin: SOA, NS, glue, services by name, headless addresses and SRV records, SOA', async () => {
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(dig!, ['@127.0.0.1', '-p', String(server.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 }, (err, stdout) =>
-        err && !stdout ? reject(err) : resolve(stdout),
+      execFile(
+        dig!,
+        ['@127.0.0.1', '-p', String(server.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'],
+        { timeout: 15000 },
+        (err, stdout) => (err && !stdout ? reject(err) : resolve(stdout)),
       ),
     );
-    const lines = out.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';')).map((l) => l.split(/\s+/).filter((_, i) => i !== 1 && i !== 2).join(' '));
+    const lines = out
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !l.startsWith(';'))
+      .map((l) =>
+        l
+          .split(/\s+/)
+          .filter((_, i) => i !== 1 && i !== 2)
+          .join(' '),
+      );
     expect(lines[0]).toMatch(/^example\.org\. SOA ns1\.dns\.example\.org\. hostmaster\.dns\.example\.org\. \d+ 7200 1800 86400 5$/);
     expect(lines.slice(1, -1)).toEqual([
       'example.org. NS ns1.dns.example.org.',
@@ -189,10 +200,22 @@ describeNeeding(['dig'], 'k8s_external through the real server (dig)', () => {
     const srv = await startServer(['--conf', path.join(tmp, 'Corefile'), '--manifests', path.join(tmp, 'm.yaml')]);
     try {
       const out = await new Promise<string>((resolve, reject) =>
-        execFile(dig!, ['@127.0.0.1', '-p', String(srv.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'], { timeout: 15000 },
-          (err, stdout) => (err && !stdout ? reject(err) : resolve(stdout))),
+        execFile(
+          dig!,
+          ['@127.0.0.1', '-p', String(srv.port), '+time=5', '+tries=1', '+noall', '+answer', 'AXFR', 'example.org'],
+          { timeout: 15000 },
+          (err, stdout) => (err && !stdout ? reject(err) : resolve(stdout)),
+        ),
       );
-      const lines = out.split('\n').filter((l) => l.trim() !== '').map((l) => l.split(/\s+/).filter((_, i) => i !== 1 && i !== 2).join(' '));
+      const lines = out
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) =>
+          l
+            .split(/\s+/)
+            .filter((_, i) => i !== 1 && i !== 2)
+            .join(' '),
+        );
       const ip = /^10\.244\.\d+\.\d+$/;
       expect(lines.slice(2, -1).map((l) => l.replace(/ A 10\.244\.\d+\.\d+$/, ' A IP'))).toEqual([
         'db.ns.example.org. A IP',

@@ -39,7 +39,10 @@ describe('k8s_external setup (CoreDNS setup_test.go)', () => {
     ['k8s_external example.org {\n  ttl 3601\n}', '4: k8s_external ttl: ttl must be in range [0, 3600]: 3601'],
     ['k8s_external example.org {\n  apex\n}', '4: k8s_external apex: wrong number of arguments: 0 given, 1 expected; usage `apex NAME`, e.g. `apex dns`'],
     ['k8s_external example.org {\n  bogus\n}', '4: unknown k8s_external option "bogus"; valid options: apex, ttl, headless, fallthrough, max_lookups'],
-    ['k8s_external example.org {\n  max_lookups\n}', '4: k8s_external max_lookups: wrong number of arguments: 0 given, 1 expected; usage `max_lookups N`, e.g. `max_lookups 16`'],
+    [
+      'k8s_external example.org {\n  max_lookups\n}',
+      '4: k8s_external max_lookups: wrong number of arguments: 0 given, 1 expected; usage `max_lookups N`, e.g. `max_lookups 16`',
+    ],
     ['k8s_external example.org {\n  max_lookups 0\n}', '4: k8s_external max_lookups: N must be in range [1, 1000]: 0'],
     [
       'k8s_external bad..zone',

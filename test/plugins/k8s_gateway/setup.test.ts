@@ -51,9 +51,12 @@ describe('k8s_gateway setup (setup_test.go)', () => {
       { serviceLabelSelectors: ['app=service1,tier=frontend', 'app=service2,tier=backend'] },
     ],
     // Sorted by key, values of a set sorted; every operator labels.Parse knows.
-    ['k8s_gateway example.org {\n  serviceLabelSelectors "tier notin (b,a),!legacy,app.kubernetes.io/name==web,replicas>2,env"\n}', {
-      serviceLabelSelectors: ['app.kubernetes.io/name==web,env,!legacy,replicas>2,tier notin (a,b)'],
-    }],
+    [
+      'k8s_gateway example.org {\n  serviceLabelSelectors "tier notin (b,a),!legacy,app.kubernetes.io/name==web,replicas>2,env"\n}',
+      {
+        serviceLabelSelectors: ['app.kubernetes.io/name==web,env,!legacy,replicas>2,tier notin (a,b)'],
+      },
+    ],
   ])('accepts %j', async (body, want) => {
     expect(await cfgOf(body)).toEqual({ ...defaults, ...want });
   });
@@ -68,25 +71,46 @@ describe('k8s_gateway setup (setup_test.go)', () => {
       'k8s_gateway example.org {\n  resources Ingress Widget\n}',
       '3: k8s_gateway resources: unknown resource "Widget"; supported: HTTPRoute, TLSRoute, GRPCRoute, Ingress, Service, DNSEndpoint',
     ],
-    ['k8s_gateway example.org {\n  ingressClasses\n}', '3: k8s_gateway ingressClasses: wrong number of arguments: 0 given, at least 1 expected; usage `ingressClasses CLASS...`, e.g. `ingressClasses nginx`'],
-    ['k8s_gateway example.org {\n  gatewayClasses\n}', '3: k8s_gateway gatewayClasses: wrong number of arguments: 0 given, at least 1 expected; usage `gatewayClasses CLASS...`, e.g. `gatewayClasses envoy`'],
+    [
+      'k8s_gateway example.org {\n  ingressClasses\n}',
+      '3: k8s_gateway ingressClasses: wrong number of arguments: 0 given, at least 1 expected; usage `ingressClasses CLASS...`, e.g. `ingressClasses nginx`',
+    ],
+    [
+      'k8s_gateway example.org {\n  gatewayClasses\n}',
+      '3: k8s_gateway gatewayClasses: wrong number of arguments: 0 given, at least 1 expected; usage `gatewayClasses CLASS...`, e.g. `gatewayClasses envoy`',
+    ],
     ['k8s_gateway example.org {\n  ttl\n}', '3: k8s_gateway ttl: wrong number of arguments: 0 given, at least 1 expected; usage `ttl SECONDS`, e.g. `ttl 60`'],
     ['k8s_gateway example.org {\n  ttl x\n}', '3: k8s_gateway ttl: ttl "x" is not an integer'],
     ['k8s_gateway example.org {\n  ttl -1\n}', '3: k8s_gateway ttl: ttl must be in range [0, 3600]: -1'],
     ['k8s_gateway example.org {\n  ttl 3601\n}', '3: k8s_gateway ttl: ttl must be in range [0, 3600]: 3601'],
-    ['k8s_gateway example.org {\n  apex\n}', '3: k8s_gateway apex: wrong number of arguments: 0 given, at least 1 expected; usage `apex NAME`, e.g. `apex exdns-k8s-gateway.kube-system`'],
-    ['k8s_gateway example.org {\n  secondary\n}', '3: k8s_gateway secondary: wrong number of arguments: 0 given, at least 1 expected; usage `secondary NAME`, e.g. `secondary exdns-2`'],
-    ['k8s_gateway example.org {\n  manifests\n}', '3: k8s_gateway manifests: wrong number of arguments: 0 given, at least 1 expected; usage `manifests PATH...`, e.g. `manifests ./manifests`'],
+    [
+      'k8s_gateway example.org {\n  apex\n}',
+      '3: k8s_gateway apex: wrong number of arguments: 0 given, at least 1 expected; usage `apex NAME`, e.g. `apex exdns-k8s-gateway.kube-system`',
+    ],
+    [
+      'k8s_gateway example.org {\n  secondary\n}',
+      '3: k8s_gateway secondary: wrong number of arguments: 0 given, at least 1 expected; usage `secondary NAME`, e.g. `secondary exdns-2`',
+    ],
+    [
+      'k8s_gateway example.org {\n  manifests\n}',
+      '3: k8s_gateway manifests: wrong number of arguments: 0 given, at least 1 expected; usage `manifests PATH...`, e.g. `manifests ./manifests`',
+    ],
     ['k8s_gateway example.org {\n  watch\n}', '3: k8s_gateway watch: wrong number of arguments: 0 given, 1 expected; usage `watch DURATION`, e.g. `watch 2s`'],
     ['k8s_gateway example.org {\n  watch often\n}', '3: k8s_gateway watch: "often" is not a duration; write e.g. 500ms, 2s or 0 to disable'],
     ['k8s_gateway example.org {\n  watch -1s\n}', '3: k8s_gateway watch: "-1s" must not be negative'],
-    ['k8s_gateway example.org {\n  kubeconfig\n}', '3: k8s_gateway kubeconfig: wrong number of arguments: 0 given, at least 1 expected; usage `kubeconfig FILE [CONTEXT]`'],
+    [
+      'k8s_gateway example.org {\n  kubeconfig\n}',
+      '3: k8s_gateway kubeconfig: wrong number of arguments: 0 given, at least 1 expected; usage `kubeconfig FILE [CONTEXT]`',
+    ],
     [
       'k8s_gateway example.org {\n  nope 1\n}',
-      '3: unknown k8s_gateway option "nope"; valid options: resources, ingressClasses, gatewayClasses, serviceLabelSelectors, ttl, apex, secondary, '
-        + 'fallthrough, manifests, watch, kubeconfig, maxRecords, maxHostnameLookups',
+      '3: unknown k8s_gateway option "nope"; valid options: resources, ingressClasses, gatewayClasses, serviceLabelSelectors, ttl, apex, secondary, ' +
+        'fallthrough, manifests, watch, kubeconfig, maxRecords, maxHostnameLookups',
     ],
-    ['k8s_gateway example.org {\n  maxRecords\n}', '3: k8s_gateway maxRecords: wrong number of arguments: 0 given, 1 expected; usage `maxRecords COUNT`, e.g. `maxRecords 1000`'],
+    [
+      'k8s_gateway example.org {\n  maxRecords\n}',
+      '3: k8s_gateway maxRecords: wrong number of arguments: 0 given, 1 expected; usage `maxRecords COUNT`, e.g. `maxRecords 1000`',
+    ],
     ['k8s_gateway example.org {\n  maxRecords 0\n}', '3: k8s_gateway maxRecords: COUNT must be in range [1, 65535]: 0'],
     ['k8s_gateway example.org {\n  maxRecords 1e3\n}', '3: k8s_gateway maxRecords: COUNT "1e3" is not an integer'],
     ['k8s_gateway example.org {\n  maxHostnameLookups 1001\n}', '3: k8s_gateway maxHostnameLookups: COUNT must be in range [1, 1000]: 1001'],
@@ -104,28 +128,28 @@ describe('k8s_gateway setup (setup_test.go)', () => {
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "!!!invalid"\n}',
-      '3: k8s_gateway serviceLabelSelectors: "!!!invalid" is not a label selector: expected a label key, found "!"; '
-        + 'write e.g. app=web or "tier in (frontend,api)"',
+      '3: k8s_gateway serviceLabelSelectors: "!!!invalid" is not a label selector: expected a label key, found "!"; ' +
+        'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "app in ()"\n}',
-      '3: k8s_gateway serviceLabelSelectors: "app in ()" is not a label selector: "app in ()": the set of values must not be empty; '
-        + 'write e.g. app=web or "tier in (frontend,api)"',
+      '3: k8s_gateway serviceLabelSelectors: "app in ()" is not a label selector: "app in ()": the set of values must not be empty; ' +
+        'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "-app=web"\n}',
-      '3: k8s_gateway serviceLabelSelectors: "-app=web" is not a label selector: key "-app": the name must be 1 to 63 letters, digits, "-", "_" or ".", '
-        + 'starting and ending with a letter or digit; write e.g. app=web or "tier in (frontend,api)"',
+      '3: k8s_gateway serviceLabelSelectors: "-app=web" is not a label selector: key "-app": the name must be 1 to 63 letters, digits, "-", "_" or ".", ' +
+        'starting and ending with a letter or digit; write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "app=web app=api"\n}',
-      '3: k8s_gateway serviceLabelSelectors: "app=web app=api" is not a label selector: expected "," between requirements, found "app"; '
-        + 'write e.g. app=web or "tier in (frontend,api)"',
+      '3: k8s_gateway serviceLabelSelectors: "app=web app=api" is not a label selector: expected "," between requirements, found "app"; ' +
+        'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway example.org {\n  serviceLabelSelectors "replicas>two"\n}',
-      '3: k8s_gateway serviceLabelSelectors: "replicas>two" is not a label selector: "replicas>" needs an integer, found "two"; '
-        + 'write e.g. app=web or "tier in (frontend,api)"',
+      '3: k8s_gateway serviceLabelSelectors: "replicas>two" is not a label selector: "replicas>" needs an integer, found "two"; ' +
+        'write e.g. app=web or "tier in (frontend,api)"',
     ],
     [
       'k8s_gateway bad..zone',

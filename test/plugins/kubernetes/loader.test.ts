@@ -29,7 +29,13 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('kubernetes view on the feed loader thread', () => {
-  const directive = { name: 'kubernetes', args: ['cluster.local', 'in-addr.arpa'], file: 'Corefile', line: 1, block: [{ name: 'pods', args: ['insecure'], file: 'Corefile', line: 2 }] };
+  const directive = {
+    name: 'kubernetes',
+    args: ['cluster.local', 'in-addr.arpa'],
+    file: 'Corefile',
+    line: 1,
+    block: [{ name: 'pods', args: ['insecure'], file: 'Corefile', line: 2 }],
+  };
   const zones = ['cluster.local.', 'in-addr.arpa.'];
   const viewArgs = { directive, zones, localAddresses: [], retainModel: false, chunkWeight: 500 };
 
@@ -48,7 +54,10 @@ describe('kubernetes view on the feed loader thread', () => {
     try {
       expect(feed.threaded).toBe(true);
       const counts: number[] = [];
-      const sub = feed.subscribe(kubernetesView(cfg, { ...viewArgs, countRecords: true }), { onView: () => undefined, onAfter: (n) => void counts.push(n as number) });
+      const sub = feed.subscribe(kubernetesView(cfg, { ...viewArgs, countRecords: true }), {
+        onView: () => undefined,
+        onAfter: (n) => void counts.push(n as number),
+      });
       const first = await feed.refresh();
       expect(first.full).toBe(true);
       const { value } = await sub.current();
@@ -60,7 +69,10 @@ describe('kubernetes view on the feed loader thread', () => {
       await expect.poll(() => counts.length).toBe(1);
       expect(counts[0]).toBe(plugin.transfer('cluster.local.')!.length - 1);
 
-      writeFileSync(path.join(dir, 'new.yaml'), 'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  ports:\n  - port: 80\n');
+      writeFileSync(
+        path.join(dir, 'new.yaml'),
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  ports:\n  - port: 80\n',
+      );
       const second = await feed.refresh();
       expect(second.full).toBe(false);
       expect(second.reread).toBe(1);

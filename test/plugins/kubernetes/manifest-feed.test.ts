@@ -43,14 +43,21 @@ describe('one manifest feed for every reader of the same files', () => {
     expect(loaded.map((l) => l['load'])).toEqual([1, 1]);
     const before = logs.length;
     const file = path.join(dir, 'edge', 'zz-added.yaml');
-    writeFileSync(`${file}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n');
+    writeFileSync(
+      `${file}.tmp`,
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n',
+    );
     renameSync(`${file}.tmp`, file);
     const since = (): Record<string, unknown>[] => logs.slice(before);
-    await pollFor('both kubernetes plugins and k8s_gateway to take the change', () => {
-      const k = since().filter((l) => l['msg'] === 'manifests changed: kubernetes data reloaded');
-      const g = since().filter((l) => l['msg'] === 'manifests changed: k8s_gateway hosts re-indexed');
-      return k.length >= 2 && g.length >= 1 ? [...k, ...g] : undefined;
-    }, 20_000);
+    await pollFor(
+      'both kubernetes plugins and k8s_gateway to take the change',
+      () => {
+        const k = since().filter((l) => l['msg'] === 'manifests changed: kubernetes data reloaded');
+        const g = since().filter((l) => l['msg'] === 'manifests changed: k8s_gateway hosts re-indexed');
+        return k.length >= 2 && g.length >= 1 ? [...k, ...g] : undefined;
+      },
+      20_000,
+    );
     const reloads = since().filter((l) => /reloaded|re-indexed/.test(String(l['msg'])));
     // One load (the second), one file read again, handed to all three.
     expect(reloads.map((l) => [l['load'], l['reread'], l['full']])).toEqual([
@@ -67,9 +74,16 @@ describe('one manifest feed for every reader of the same files', () => {
   it('logs what a load found once, however many plugins read it', async () => {
     const before = logs.length;
     const file = path.join(dir, 'edge', 'zz-bad.yaml');
-    writeFileSync(`${file}.tmp`, 'apiVersion: v1\nkind: Service\nmetadata:\n  name: bad\n  namespace: default\nspec:\n  ports:\n  - port: 80\n    protocol: tcp\n');
+    writeFileSync(
+      `${file}.tmp`,
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: bad\n  namespace: default\nspec:\n  ports:\n  - port: 80\n    protocol: tcp\n',
+    );
     renameSync(`${file}.tmp`, file);
-    await pollFor('the three plugins to take the change', () => (logs.slice(before).filter((l) => /reloaded|re-indexed/.test(String(l['msg']))).length >= 3 ? true : undefined), 20_000);
+    await pollFor(
+      'the three plugins to take the change',
+      () => (logs.slice(before).filter((l) => /reloaded|re-indexed/.test(String(l['msg']))).length >= 3 ? true : undefined),
+      20_000,
+    );
     const rejected = logs.slice(before).filter((l) => String(l['msg']).startsWith('not served:'));
     expect(rejected.map((l) => [l['file'], l['line']])).toEqual([[file, 9]]);
   }, 60_000);

@@ -33,11 +33,14 @@ describe('kubernetes: the addresses of ns.dns.<zone> without a kube-dns Service'
 });
 
 describe('records: ns.dns.<zone> without a kube-dns Service is the same on every machine', () => {
-  it('no bind: 127.0.0.1, never this machine\'s interface addresses', async () => {
+  it("no bind: 127.0.0.1, never this machine's interface addresses", async () => {
     const { execFileSync } = await import('node:child_process');
     const { launcher, repoRoot } = await import('../../helpers/server.js');
     // The built-in default Corefile has no bind: serving, the NS would name the interfaces.
-    const out = execFileSync(process.execPath, [launcher, 'records', '--manifests', 'test/fixtures/k8s/manifests', '--zone', 'cluster.local'], { cwd: repoRoot, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [launcher, 'records', '--manifests', 'test/fixtures/k8s/manifests', '--zone', 'cluster.local'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     const ns = out.split('\n').filter((l) => l.startsWith('ns.dns.cluster.local.'));
     expect(ns).toEqual(['ns.dns.cluster.local.\t30\tIN\tA\t127.0.0.1']);
     expect(out).toContain('cluster.local.\t30\tIN\tNS\tns.dns.cluster.local.');

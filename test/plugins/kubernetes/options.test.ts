@@ -15,8 +15,18 @@ const cases: Case[] = [
   // ---- pods insecure (kubernetes.go:420-440): the IP comes from the name; namespace must exist
   { q: '172-0-0-1.testns.pod.insecure.local. A', rcode: 'NOERROR', answer: ['172-0-0-1.testns.pod.insecure.local. 5 IN A 172.0.0.1'], why: 'no pod check' },
   { q: '172-0-0-1.testns.pod.insecure.local. AAAA', ...nodata('insecure.local.') },
-  { q: 'fd00--1.testns.pod.insecure.local. AAAA', rcode: 'NOERROR', answer: ['fd00--1.testns.pod.insecure.local. 5 IN AAAA fd00::1'], why: 'not 3 dashes: dashes -> colons' },
-  { q: 'x.172-0-0-1.testns.pod.insecure.local. A', rcode: 'NOERROR', answer: ['x.172-0-0-1.testns.pod.insecure.local. 5 IN A 172.0.0.1'], why: 'quirk: one extra label ignored' },
+  {
+    q: 'fd00--1.testns.pod.insecure.local. AAAA',
+    rcode: 'NOERROR',
+    answer: ['fd00--1.testns.pod.insecure.local. 5 IN AAAA fd00::1'],
+    why: 'not 3 dashes: dashes -> colons',
+  },
+  {
+    q: 'x.172-0-0-1.testns.pod.insecure.local. A',
+    rcode: 'NOERROR',
+    answer: ['x.172-0-0-1.testns.pod.insecure.local. 5 IN A 172.0.0.1'],
+    why: 'quirk: one extra label ignored',
+  },
   { q: '1-2-3-4.missingns.pod.insecure.local. A', ...nx('insecure.local.'), why: 'namespace must exist' },
   { q: 'notanip.testns.pod.insecure.local. A', ...nx('insecure.local.'), why: 'must parse as an IP' },
   { q: 'testns.pod.insecure.local. A', ...nodata('insecure.local.') },
@@ -32,12 +42,28 @@ const cases: Case[] = [
   // ---- endpoint_pod_names (kubernetes.go:379-397): hostname > pod name (<64 chars) > dashed IP
   { q: 'hdls-pod-4.hdls.testns.svc.podnames.local. A', rcode: 'NOERROR', answer: ['hdls-pod-4.hdls.testns.svc.podnames.local. 5 IN A 172.0.1.4'] },
   { q: '172-0-1-4.hdls.testns.svc.podnames.local. A', ...nx('podnames.local.'), why: 'named by its pod now' },
-  { q: 'host1.hdls.testns.svc.podnames.local. A', rcode: 'NOERROR', answer: ['host1.hdls.testns.svc.podnames.local. 5 IN A 172.0.1.1'], why: 'hostname beats pod name' },
-  { q: 'hdls-pod-1.hdls.testns.svc.podnames.local. A', ...nx('podnames.local.') },
-  { q: '172-0-1-2.hdls.testns.svc.podnames.local. A', rcode: 'NOERROR', answer: ['172-0-1-2.hdls.testns.svc.podnames.local. 5 IN A 172.0.1.2'], why: 'no targetRef: dashed IP' },
-  { q: '172-0-1-9.hdlslong.testns.svc.podnames.local. A', rcode: 'NOERROR', answer: ['172-0-1-9.hdlslong.testns.svc.podnames.local. 5 IN A 172.0.1.9'], why: '64-char pod name too long' },
   {
-    q: 'hdls.testns.svc.podnames.local. SRV', rcode: 'NOERROR',
+    q: 'host1.hdls.testns.svc.podnames.local. A',
+    rcode: 'NOERROR',
+    answer: ['host1.hdls.testns.svc.podnames.local. 5 IN A 172.0.1.1'],
+    why: 'hostname beats pod name',
+  },
+  { q: 'hdls-pod-1.hdls.testns.svc.podnames.local. A', ...nx('podnames.local.') },
+  {
+    q: '172-0-1-2.hdls.testns.svc.podnames.local. A',
+    rcode: 'NOERROR',
+    answer: ['172-0-1-2.hdls.testns.svc.podnames.local. 5 IN A 172.0.1.2'],
+    why: 'no targetRef: dashed IP',
+  },
+  {
+    q: '172-0-1-9.hdlslong.testns.svc.podnames.local. A',
+    rcode: 'NOERROR',
+    answer: ['172-0-1-9.hdlslong.testns.svc.podnames.local. 5 IN A 172.0.1.9'],
+    why: '64-char pod name too long',
+  },
+  {
+    q: 'hdls.testns.svc.podnames.local. SRV',
+    rcode: 'NOERROR',
     answer: [
       'hdls.testns.svc.podnames.local. 5 IN SRV 0 33 8080 host1.hdls.testns.svc.podnames.local.',
       'hdls.testns.svc.podnames.local. 5 IN SRV 0 33 8080 172-0-1-2.hdls.testns.svc.podnames.local.',
@@ -56,7 +82,8 @@ const cases: Case[] = [
   { q: 'ttl.local. SOA', rcode: 'NOERROR', answer: [soa('ttl.local.', 600)] },
   { q: 'dns-version.ttl.local. TXT', rcode: 'NOERROR', answer: ['dns-version.ttl.local. 28800 IN TXT "1.1.0"'] },
   {
-    q: '_http._tcp.svc1.testns.svc.ttl.local. SRV', rcode: 'NOERROR',
+    q: '_http._tcp.svc1.testns.svc.ttl.local. SRV',
+    rcode: 'NOERROR',
     answer: ['_http._tcp.svc1.testns.svc.ttl.local. 600 IN SRV 0 100 80 svc1.testns.svc.ttl.local.'],
     additional: ['svc1.testns.svc.ttl.local. 600 IN A 10.0.0.1'],
   },
@@ -84,7 +111,8 @@ const cases: Case[] = [
   // ---- noendpoints (controller.go:196-199)
   { q: 'svc1.testns.svc.noep.local. A', rcode: 'NOERROR', answer: ['svc1.testns.svc.noep.local. 5 IN A 10.0.0.1'] },
   {
-    q: '_http._tcp.svc1.testns.svc.noep.local. SRV', rcode: 'NOERROR',
+    q: '_http._tcp.svc1.testns.svc.noep.local. SRV',
+    rcode: 'NOERROR',
     answer: ['_http._tcp.svc1.testns.svc.noep.local. 5 IN SRV 0 100 80 svc1.testns.svc.noep.local.'],
     additional: ['svc1.testns.svc.noep.local. 5 IN A 10.0.0.1'],
   },
@@ -101,7 +129,12 @@ const cases: Case[] = [
   { q: 'testns.svc.fall2.local. A', ...nodata('fall2.local.'), why: 'NODATA never falls through' },
   { q: 'svc1.testns.svc.fall2.local. A', rcode: 'NOERROR', answer: ['svc1.testns.svc.fall2.local. 5 IN A 10.0.0.1'] },
   { q: `${rev('fd00::250')} PTR`, rcode: 'SERVFAIL', why: 'unknown IP in a reverse zone listed for fallthrough' },
-  { q: `${rev('1234:abcd::1')} PTR`, rcode: 'NOERROR', answer: [`${rev('1234:abcd::1')} 5 IN PTR svc6.testns.svc.fall.local.`], why: 'known IP answered; target in the primary (first) zone' },
+  {
+    q: `${rev('1234:abcd::1')} PTR`,
+    rcode: 'NOERROR',
+    answer: [`${rev('1234:abcd::1')} 5 IN PTR svc6.testns.svc.fall.local.`],
+    why: 'known IP answered; target in the primary (first) zone',
+  },
 
   // ---- ignore empty_service (kubernetes.go:492-505): ClusterIP without ready addresses skipped
   { q: 'emptysvc.testns.svc.empty.local. A', ...nx('empty.local.'), why: 'only a not-ready endpoint' },
@@ -112,29 +145,39 @@ const cases: Case[] = [
   { q: 'legacy.testns.svc.empty.local. A', rcode: 'NOERROR', answer: ['legacy.testns.svc.empty.local. 5 IN A 172.0.7.1'], why: 'headless exempt' },
 
   // ---- multicluster clusterset.local (kubernetes.go:606-707, parse.go:100-107)
-  { q: 'mcsvc.testns.svc.clusterset.local. A', rcode: 'NOERROR', answer: ['mcsvc.testns.svc.clusterset.local. 5 IN A 10.1.0.1'], why: 'ServiceImport ClusterSetIP' },
   {
-    q: '_http._tcp.mcsvc.testns.svc.clusterset.local. SRV', rcode: 'NOERROR',
+    q: 'mcsvc.testns.svc.clusterset.local. A',
+    rcode: 'NOERROR',
+    answer: ['mcsvc.testns.svc.clusterset.local. 5 IN A 10.1.0.1'],
+    why: 'ServiceImport ClusterSetIP',
+  },
+  {
+    q: '_http._tcp.mcsvc.testns.svc.clusterset.local. SRV',
+    rcode: 'NOERROR',
     answer: ['_http._tcp.mcsvc.testns.svc.clusterset.local. 5 IN SRV 0 100 80 mcsvc.testns.svc.clusterset.local.'],
     additional: ['mcsvc.testns.svc.clusterset.local. 5 IN A 10.1.0.1'],
   },
   {
-    q: 'mchdls.testns.svc.clusterset.local. A', rcode: 'NOERROR',
+    q: 'mchdls.testns.svc.clusterset.local. A',
+    rcode: 'NOERROR',
     answer: ['mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.1', 'mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.2'],
   },
   {
-    q: 'mchdls.testns.svc.clusterset.local. SRV', rcode: 'NOERROR', why: 'endpoint targets carry the cluster id',
+    q: 'mchdls.testns.svc.clusterset.local. SRV',
+    rcode: 'NOERROR',
+    why: 'endpoint targets carry the cluster id',
     answer: [
       'mchdls.testns.svc.clusterset.local. 5 IN SRV 0 50 8080 a.cluster1.mchdls.testns.svc.clusterset.local.',
       'mchdls.testns.svc.clusterset.local. 5 IN SRV 0 50 8080 10-1-1-2.cluster1.mchdls.testns.svc.clusterset.local.',
     ],
-    additional: [
-      'a.cluster1.mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.1',
-      '10-1-1-2.cluster1.mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.2',
-    ],
+    additional: ['a.cluster1.mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.1', '10-1-1-2.cluster1.mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.2'],
   },
   { q: 'a.cluster1.mchdls.testns.svc.clusterset.local. A', rcode: 'NOERROR', answer: ['a.cluster1.mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.1'] },
-  { q: '10-1-1-2.cluster1.mchdls.testns.svc.clusterset.local. A', rcode: 'NOERROR', answer: ['10-1-1-2.cluster1.mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.2'] },
+  {
+    q: '10-1-1-2.cluster1.mchdls.testns.svc.clusterset.local. A',
+    rcode: 'NOERROR',
+    answer: ['10-1-1-2.cluster1.mchdls.testns.svc.clusterset.local. 5 IN A 10.1.1.2'],
+  },
   { q: 'a.mchdls.testns.svc.clusterset.local. A', ...nx('clusterset.local.'), why: 'bare endpoint name without cluster id' },
   { q: 'a.cluster2.mchdls.testns.svc.clusterset.local. A', ...nx('clusterset.local.') },
   { q: 'svc1.testns.svc.clusterset.local. A', ...nx('clusterset.local.'), why: 'a Service is not a ServiceImport' },
@@ -142,16 +185,33 @@ const cases: Case[] = [
   { q: 'mcsvc.testns.svc.mc.local. A', ...nx('mc.local.'), why: 'ServiceImports only in multicluster zones' },
 
   // ---- zonal (parse.go:109-126, kubernetes.go:530-583; coredns zonal_test.go)
-  { q: 'zh.testns.svc.zonal.local. A', rcode: 'NOERROR', answer: ['zh.testns.svc.zonal.local. 5 IN A 172.0.5.1', 'zh.testns.svc.zonal.local. 5 IN A 172.0.5.2', 'zh.testns.svc.zonal.local. 5 IN A 172.0.5.3'] },
-  { q: 'us-west-2a.pin._zone.zh.testns.svc.zonal.local. A', rcode: 'NOERROR', answer: ['us-west-2a.pin._zone.zh.testns.svc.zonal.local. 5 IN A 172.0.5.1'], why: 'not-ready 172.0.5.4 excluded' },
   {
-    q: 'us-west-2b.pin._zone.zh.testns.svc.zonal.local. A', rcode: 'NOERROR', why: 'slice zone compared lowercased',
+    q: 'zh.testns.svc.zonal.local. A',
+    rcode: 'NOERROR',
+    answer: ['zh.testns.svc.zonal.local. 5 IN A 172.0.5.1', 'zh.testns.svc.zonal.local. 5 IN A 172.0.5.2', 'zh.testns.svc.zonal.local. 5 IN A 172.0.5.3'],
+  },
+  {
+    q: 'us-west-2a.pin._zone.zh.testns.svc.zonal.local. A',
+    rcode: 'NOERROR',
+    answer: ['us-west-2a.pin._zone.zh.testns.svc.zonal.local. 5 IN A 172.0.5.1'],
+    why: 'not-ready 172.0.5.4 excluded',
+  },
+  {
+    q: 'us-west-2b.pin._zone.zh.testns.svc.zonal.local. A',
+    rcode: 'NOERROR',
+    why: 'slice zone compared lowercased',
     answer: ['us-west-2b.pin._zone.zh.testns.svc.zonal.local. 5 IN A 172.0.5.2', 'us-west-2b.pin._zone.zh.testns.svc.zonal.local. 5 IN A 172.0.5.3'],
   },
   { q: 'us-west-2c.pin._zone.zh.testns.svc.zonal.local. A', ...nodata('zonal.local.'), why: 'pin to an empty zone' },
-  { q: 'us-west-2a.prefer._zone.zh.testns.svc.zonal.local. A', rcode: 'NOERROR', answer: ['us-west-2a.prefer._zone.zh.testns.svc.zonal.local. 5 IN A 172.0.5.1'] },
   {
-    q: 'us-west-2c.prefer._zone.zh.testns.svc.zonal.local. A', rcode: 'NOERROR', why: 'prefer falls back to all endpoints',
+    q: 'us-west-2a.prefer._zone.zh.testns.svc.zonal.local. A',
+    rcode: 'NOERROR',
+    answer: ['us-west-2a.prefer._zone.zh.testns.svc.zonal.local. 5 IN A 172.0.5.1'],
+  },
+  {
+    q: 'us-west-2c.prefer._zone.zh.testns.svc.zonal.local. A',
+    rcode: 'NOERROR',
+    why: 'prefer falls back to all endpoints',
     answer: [
       'us-west-2c.prefer._zone.zh.testns.svc.zonal.local. 5 IN A 172.0.5.1',
       'us-west-2c.prefer._zone.zh.testns.svc.zonal.local. 5 IN A 172.0.5.2',
@@ -163,7 +223,8 @@ const cases: Case[] = [
   { q: 'us-west-2a.pin._zone.ghost.testns.svc.zonal.local. A', ...nx('zonal.local.') },
   { q: 'us-west-2c.pin._zone.zh.testns.svc.zonal.local. TXT', ...nodata('zonal.local.') },
   {
-    q: 'us-west-2b.pin._zone.zh.testns.svc.zonal.local. SRV', rcode: 'NOERROR',
+    q: 'us-west-2b.pin._zone.zh.testns.svc.zonal.local. SRV',
+    rcode: 'NOERROR',
     answer: [
       'us-west-2b.pin._zone.zh.testns.svc.zonal.local. 5 IN SRV 0 50 80 172-0-5-2.zh.testns.svc.zonal.local.',
       'us-west-2b.pin._zone.zh.testns.svc.zonal.local. 5 IN SRV 0 50 80 172-0-5-3.zh.testns.svc.zonal.local.',

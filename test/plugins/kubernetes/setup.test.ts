@@ -21,8 +21,15 @@ const table: [boolean, string, RegExp?][] = [
   [false, 'kubernetes coredns.local {\nlabels environment=prod\n}'],
   [false, 'kubernetes coredns.local {\nlabels environment in (production, staging, qa),application=nginx\n}'],
   [false, 'kubernetes coredns.local {\nnamespace_labels istio-injection=enabled\n}'],
-  [true, 'kubernetes coredns.local {\nnamespaces foo bar\nnamespace_labels istio-injection=enabled\n}', /namespaces and namespace_labels cannot be used together/],
-  [false, 'kubernetes coredns.local test.local {\nendpoint http://localhost:8080\nnamespaces demo test\nlabels environment in (production, staging, qa),application=nginx\nfallthrough\n}'],
+  [
+    true,
+    'kubernetes coredns.local {\nnamespaces foo bar\nnamespace_labels istio-injection=enabled\n}',
+    /namespaces and namespace_labels cannot be used together/,
+  ],
+  [
+    false,
+    'kubernetes coredns.local test.local {\nendpoint http://localhost:8080\nnamespaces demo test\nlabels environment in (production, staging, qa),application=nginx\nfallthrough\n}',
+  ],
   [true, 'kubernetes coredns.local {\nendpoint\n}', /kubernetes endpoint: wrong number of arguments: 0 given, at least 1 expected/],
   [true, 'kubernetes coredns.local {\nnamespaces\n}', /kubernetes namespaces: wrong number of arguments: 0 given, at least 1 expected/],
   [true, 'kubernetes coredns.local {\nlabels\n}', /kubernetes labels: wrong number of arguments: 0 given, at least 1 expected/],
@@ -33,7 +40,11 @@ const table: [boolean, string, RegExp?][] = [
   [true, 'kubernetes coredns.local {\npods giant_seed\n}', /kubernetes pods: mode "giant_seed" is not one of disabled, insecure or verified/],
   [false, 'kubernetes coredns.local {\nfallthrough ip6.arpa inaddr.arpa foo.com\n}'],
   [true, 'kubernetes coredns.local\nkubernetes cluster.local', /appears twice/],
-  [true, 'kubernetes coredns.local {\nkubeconfig\n}', /kubernetes kubeconfig: wrong number of arguments: 0 given, 1 to 2 expected; usage `kubeconfig KUBECONFIG \[CONTEXT\]`/],
+  [
+    true,
+    'kubernetes coredns.local {\nkubeconfig\n}',
+    /kubernetes kubeconfig: wrong number of arguments: 0 given, 1 to 2 expected; usage `kubeconfig KUBECONFIG \[CONTEXT\]`/,
+  ],
   [true, 'kubernetes coredns.local {\nkubeconfig file context extraarg\n}', /kubernetes kubeconfig: wrong number of arguments: 3 given, 1 to 2 expected/],
   [false, 'kubernetes coredns.local {\nkubeconfig file\n}'],
   [false, 'kubernetes coredns.local {\nkubeconfig file context\n}'],
@@ -47,7 +58,11 @@ const table: [boolean, string, RegExp?][] = [
   [false, 'kubernetes coredns.local {\nignore empty_service ixnay on the endpointsay\n}'],
   [false, 'kubernetes coredns.local clusterset.local {\nmulticluster clusterset.local\n}'],
   [true, 'kubernetes coredns.local {\nmulticluster clusterset.local\n}', /kubernetes multicluster: zone clusterset.local. is not one of the plugin's zones/],
-  [true, 'kubernetes coredns.local clusterset.local {\nmulticluster clusterset.local test.local\n}', /kubernetes multicluster: zone test.local. is not one of the plugin's zones/],
+  [
+    true,
+    'kubernetes coredns.local clusterset.local {\nmulticluster clusterset.local test.local\n}',
+    /kubernetes multicluster: zone test.local. is not one of the plugin's zones/,
+  ],
   [false, 'kubernetes coredns.local {\nmulticluster\n}'],
   // TestKubernetesParseAPIRateLimiting
   [false, 'kubernetes coredns.local {\napiserver_qps 50.0\napiserver_burst 100\napiserver_max_inflight 25\n}'],
@@ -61,8 +76,9 @@ const table: [boolean, string, RegExp?][] = [
 ];
 
 const emptyLabel = "zone in key 'bad..zone' is not a valid domain name: it has an empty label (two dots in a row or a leading dot)";
-const options = 'pods, ttl, namespaces, namespace_labels, labels, endpoint_pod_names, noendpoints, fallthrough, ignore, multicluster, zonal, '
-  + 'manifests, watch, endpoint, tls, kubeconfig, apiserver_qps, apiserver_burst, apiserver_max_inflight, startup_timeout';
+const options =
+  'pods, ttl, namespaces, namespace_labels, labels, endpoint_pod_names, noendpoints, fallthrough, ignore, multicluster, zonal, ' +
+  'manifests, watch, endpoint, tls, kubeconfig, apiserver_qps, apiserver_burst, apiserver_max_inflight, startup_timeout';
 
 // Every error of setup.ts without a row above, word for word (`line: reason`; the block's first
 // line is line 2).
@@ -71,25 +87,40 @@ const rejected: [string, string][] = [
   ['kubernetes bad..zone', `2: kubernetes: bad zone "bad..zone": ${emptyLabel}`],
   ['kubernetes coredns.local {\nnoendpoints\nzonal\n}', '2: kubernetes: zonal needs endpoints; remove noendpoints or zonal'],
   ['kubernetes coredns.local {\npods\n}', '3: kubernetes pods: wrong number of arguments: 0 given, 1 expected; usage `pods disabled|insecure|verified`'],
-  ['kubernetes coredns.local {\npods insecure verified\n}', '3: kubernetes pods: wrong number of arguments: 2 given, 1 expected; usage `pods disabled|insecure|verified`'],
+  [
+    'kubernetes coredns.local {\npods insecure verified\n}',
+    '3: kubernetes pods: wrong number of arguments: 2 given, 1 expected; usage `pods disabled|insecure|verified`',
+  ],
   ['kubernetes coredns.local {\nttl\n}', '3: kubernetes ttl: wrong number of arguments: 0 given, 1 expected; usage `ttl SECONDS`, e.g. `ttl 30`'],
   ['kubernetes coredns.local {\nttl 3601\n}', '3: kubernetes ttl: ttl must be in range [0, 3600]: 3601'],
   ['kubernetes coredns.local {\nttl -1\n}', '3: kubernetes ttl: ttl must be in range [0, 3600]: -1'],
   ['kubernetes coredns.local {\nttl 5s\n}', '3: kubernetes ttl: ttl "5s" is not an integer'],
-  ['kubernetes coredns.local {\nnamespace_labels\n}', '3: kubernetes namespace_labels: wrong number of arguments: 0 given, at least 1 expected; usage `namespace_labels SELECTOR`, e.g. `namespace_labels team=dns`'],
+  [
+    'kubernetes coredns.local {\nnamespace_labels\n}',
+    '3: kubernetes namespace_labels: wrong number of arguments: 0 given, at least 1 expected; usage `namespace_labels SELECTOR`, e.g. `namespace_labels team=dns`',
+  ],
   [
     'kubernetes coredns.local {\nnamespace_labels a in (b\n}',
     '3: kubernetes namespace_labels: invalid label selector term "a in (b": use key=value, key!=value, key in (a,b), key notin (a,b), key or !key',
   ],
   ['kubernetes coredns.local {\nzonal on\n}', '3: kubernetes zonal takes no arguments, got "on"'],
   ['kubernetes coredns.local {\nfallthrough bad..zone\n}', `3: fallthrough: bad zone "bad..zone": ${emptyLabel}`],
-  ['kubernetes coredns.local {\nmanifests\n}', '3: kubernetes manifests: wrong number of arguments: 0 given, at least 1 expected; usage `manifests PATH...`, e.g. `manifests ./manifests`'],
+  [
+    'kubernetes coredns.local {\nmanifests\n}',
+    '3: kubernetes manifests: wrong number of arguments: 0 given, at least 1 expected; usage `manifests PATH...`, e.g. `manifests ./manifests`',
+  ],
   ['kubernetes coredns.local {\nwatch\n}', '3: kubernetes watch: wrong number of arguments: 0 given, 1 expected; usage `watch DURATION`, e.g. `watch 2s`'],
   ['kubernetes coredns.local {\nwatch often\n}', '3: kubernetes watch: "often" is not a duration; write e.g. 500ms, 2s, 1m or 0 to disable'],
   ['kubernetes coredns.local {\nwatch -1s\n}', '3: kubernetes watch: "-1s" must not be negative'],
-  ['kubernetes coredns.local {\nstartup_timeout\n}', '3: kubernetes startup_timeout: wrong number of arguments: 0 given, 1 expected; usage `startup_timeout DURATION`'],
+  [
+    'kubernetes coredns.local {\nstartup_timeout\n}',
+    '3: kubernetes startup_timeout: wrong number of arguments: 0 given, 1 expected; usage `startup_timeout DURATION`',
+  ],
   ['kubernetes coredns.local {\napiserver_qps\n}', '3: kubernetes apiserver_qps: wrong number of arguments: 0 given, 1 expected; usage `apiserver_qps N`'],
-  ['kubernetes coredns.local {\napiserver_burst 1 2\n}', '3: kubernetes apiserver_burst: wrong number of arguments: 2 given, 1 expected; usage `apiserver_burst N`'],
+  [
+    'kubernetes coredns.local {\napiserver_burst 1 2\n}',
+    '3: kubernetes apiserver_burst: wrong number of arguments: 2 given, 1 expected; usage `apiserver_burst N`',
+  ],
   ['kubernetes coredns.local {\napiserver_qps fast\n}', '3: kubernetes apiserver_qps: N "fast" is not a number'],
   ['kubernetes coredns.local {\napiserver_max_inflight 2.5\n}', '3: kubernetes apiserver_max_inflight: N "2.5" is not an integer'],
   ['kubernetes coredns.local {\nresyncperiod 30s\n}', `3: unknown kubernetes option "resyncperiod"; valid options: ${options}`],
@@ -117,7 +148,11 @@ describe('kubernetes setup (CoreDNS setup_test.go)', () => {
     expect([...(await cfgOf('kubernetes coredns.local {\nnamespaces demo test\n}')).namespaces]).toEqual(['demo', 'test']);
     expect((await cfgOf('kubernetes coredns.local {\nignore empty_service ixnay\n}')).ignoreEmptyService).toBe(true);
     expect((await cfgOf('kubernetes coredns.local {\nmulticluster\n}')).multicluster).toEqual([]);
-    expect((await cfgOf('kubernetes coredns.local {\nfallthrough ip6.arpa inaddr.arpa foo.com\n}')).fallthrough).toEqual(['ip6.arpa.', 'inaddr.arpa.', 'foo.com.']);
+    expect((await cfgOf('kubernetes coredns.local {\nfallthrough ip6.arpa inaddr.arpa foo.com\n}')).fallthrough).toEqual([
+      'ip6.arpa.',
+      'inaddr.arpa.',
+      'foo.com.',
+    ]);
   });
 
   it('accepts a zone outside the server block, as CoreDNS does', async () => {

@@ -14,7 +14,14 @@ const source = { file: 'test.yaml', line: 1 };
 const http = { name: 'http', protocol: 'TCP', port: 8080 };
 const dns = { name: '', protocol: 'UDP', port: 53 };
 
-function slice(namespace: string, name: string, serviceName: string | undefined, ports: EndpointSlice['ports'], endpoints: EndpointSlice['endpoints'], addressType: EndpointSlice['addressType'] = 'IPv4'): EndpointSlice {
+function slice(
+  namespace: string,
+  name: string,
+  serviceName: string | undefined,
+  ports: EndpointSlice['ports'],
+  endpoints: EndpointSlice['endpoints'],
+  addressType: EndpointSlice['addressType'] = 'IPv4',
+): EndpointSlice {
   const labels: Record<string, string> = serviceName ? { 'kubernetes.io/service-name': serviceName } : {};
   return { name, namespace, labels, annotations: {}, source, ...(serviceName ? { serviceName } : {}), addressType, ports, endpoints, mirrored: false };
 }
@@ -26,24 +33,39 @@ const model: ClusterModel = {
   ]),
   services: [],
   endpointSlices: [
-    slice('shop', 'web-a', 'web', [http, dns], [
-      { addresses: ['10.0.0.1'], ready: true, targetRefName: 'web-0', zone: 'Zone-A' },
-      { addresses: ['10.0.0.2'], ready: false, targetRefName: 'web-1' },
-      { addresses: ['10.0.0.3'], hostname: 'h3' },
-      { addresses: ['10.0.0.9'], targetRefName: 'x'.repeat(64) },
-      { addresses: ['10.0.0.5', '10.0.0.6'], targetRefName: 'web-2' },
-    ]),
-    slice('other', 'db-x', 'db', [{ name: 'pg', protocol: 'TCP', port: 5432 }], [
-      { addresses: ['fd00::1'], targetRefName: 'db-0' },
-      { addresses: ['FD00:0:0::2'] },
-      { addresses: ['fd00::'], ready: true, zone: 'zone-c' },
-    ], 'IPv6'),
+    slice(
+      'shop',
+      'web-a',
+      'web',
+      [http, dns],
+      [
+        { addresses: ['10.0.0.1'], ready: true, targetRefName: 'web-0', zone: 'Zone-A' },
+        { addresses: ['10.0.0.2'], ready: false, targetRefName: 'web-1' },
+        { addresses: ['10.0.0.3'], hostname: 'h3' },
+        { addresses: ['10.0.0.9'], targetRefName: 'x'.repeat(64) },
+        { addresses: ['10.0.0.5', '10.0.0.6'], targetRefName: 'web-2' },
+      ],
+    ),
+    slice(
+      'other',
+      'db-x',
+      'db',
+      [{ name: 'pg', protocol: 'TCP', port: 5432 }],
+      [{ addresses: ['fd00::1'], targetRefName: 'db-0' }, { addresses: ['FD00:0:0::2'] }, { addresses: ['fd00::'], ready: true, zone: 'zone-c' }],
+      'IPv6',
+    ),
     slice('shop', 'web-b', 'web', [], []),
     // The same ports as web-a in another list: stored once, read back equal.
-    slice('shop', 'api-a', 'api', [{ ...http }, { ...dns }], [
-      { addresses: ['10.0.0.1'], targetRefName: 'api-0' },
-      { addresses: ['10.0.0.3'], hostname: 'h3b', zone: 'zone-b' },
-    ]),
+    slice(
+      'shop',
+      'api-a',
+      'api',
+      [{ ...http }, { ...dns }],
+      [
+        { addresses: ['10.0.0.1'], targetRefName: 'api-0' },
+        { addresses: ['10.0.0.3'], hostname: 'h3b', zone: 'zone-b' },
+      ],
+    ),
     // web's slices are stored together, but 10.0.0.1's holders stay in model order: web, api, web.
     slice('shop', 'web-c', 'web', [http], [{ addresses: ['10.0.0.1'], targetRefName: 'web-0b' }]),
     slice('other', 'orphan', undefined, [http], [{ addresses: ['10.0.0.7'], targetRefName: 'o' }]),
@@ -93,7 +115,16 @@ const dbSlices = [
     order: 2,
   },
 ];
-const apiSlices = [{ ports: [http, dns], addresses: [{ ip: '10.0.0.1', name: 'api-0' }, { ip: '10.0.0.3', name: 'h3b', zone: 'zone-b' }], order: 4 }];
+const apiSlices = [
+  {
+    ports: [http, dns],
+    addresses: [
+      { ip: '10.0.0.1', name: 'api-0' },
+      { ip: '10.0.0.3', name: 'h3b', zone: 'zone-b' },
+    ],
+    order: 4,
+  },
+];
 
 /** The three ways a store gets its slices. */
 function stores(cfg: typeof plain): [string, KubernetesStore][] {
@@ -178,7 +209,18 @@ describe('kubernetes slice image', () => {
     a.add({
       slices: [
         ['b.ns', [{ ports: [http], addresses: [{ ip: '10.1.0.1', name: 'one' }] }]],
-        ['a.ns', [{ ports: [], addresses: [{ ip: '10.1.0.1', name: 'two' }, { ip: '10.1.0.1', name: 'three' }] }]],
+        [
+          'a.ns',
+          [
+            {
+              ports: [],
+              addresses: [
+                { ip: '10.1.0.1', name: 'two' },
+                { ip: '10.1.0.1', name: 'three' },
+              ],
+            },
+          ],
+        ],
       ],
     });
     const store = a.finish();

@@ -36,6 +36,8 @@ describe('loadbalance', () => {
   });
 
   it('rejects unknown policies with the line', async () => {
-    await expect(buildApp({ corefileText: 'cluster.local {\n  loadbalance weighted /x\n  kubernetes {\n    manifests examples/manifests\n  }\n}\n' })).rejects.toThrow(/Corefile:2: loadbalance/);
+    await expect(
+      buildApp({ corefileText: 'cluster.local {\n  loadbalance weighted /x\n  kubernetes {\n    manifests examples/manifests\n  }\n}\n' }),
+    ).rejects.toThrow(/Corefile:2: loadbalance/);
   });
 });

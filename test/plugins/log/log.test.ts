@@ -65,7 +65,9 @@ describe('log through the real server', () => {
 });
 
 /** An app in process whose logs land in an array. */
-async function appWithLog(logLines: string): Promise<{ query: (name: string, type: string) => Promise<unknown>; messages: () => string[]; close: () => Promise<void> }> {
+async function appWithLog(
+  logLines: string,
+): Promise<{ query: (name: string, type: string) => Promise<unknown>; messages: () => string[]; close: () => Promise<void> }> {
   const out: string[] = [];
   const sink = new Writable({
     write: (chunk: Buffer, _enc, cb) => {
@@ -78,7 +80,11 @@ async function appWithLog(logLines: string): Promise<{ query: (name: string, typ
   const app = await buildApp({ corefileText: `cluster.local {\n  ${logLines}\n  kubernetes {\n    manifests ${manifests}\n  }\n}\n`, logger });
   return {
     query: (name, type) => app.query(name, type, { protocol: 'udp' }),
-    messages: () => out.map((l) => JSON.parse(l) as { plugin?: string; msg: string }).filter((o) => o.plugin === 'log').map((o) => o.msg),
+    messages: () =>
+      out
+        .map((l) => JSON.parse(l) as { plugin?: string; msg: string })
+        .filter((o) => o.plugin === 'log')
+        .map((o) => o.msg),
     close: () => app.close(),
   };
 }
@@ -98,7 +104,11 @@ describe('log options', () => {
     await app.query('kubernetes.default.svc.cluster.local', 'A');
     await app.query('nope.default.svc.cluster.local', 'A');
     await app.query('nothing.cluster.local', 'A'); // NXDOMAIN
-    expect(app.messages()).toEqual(['kubernetes.default.svc.cluster.local. NOERROR', 'nope.default.svc.cluster.local. NXDOMAIN', 'nothing.cluster.local. NXDOMAIN']);
+    expect(app.messages()).toEqual([
+      'kubernetes.default.svc.cluster.local. NOERROR',
+      'nope.default.svc.cluster.local. NXDOMAIN',
+      'nothing.cluster.local. NXDOMAIN',
+    ]);
     await app.close();
   });
 
@@ -113,7 +123,9 @@ describe('log options', () => {
   it('{combined} adds the opcode; unknown placeholders stay as written; metadata is "-"', async () => {
     const app = await appWithLog('log . {combined}');
     await app.query('kubernetes.default.svc.cluster.local', 'A');
-    expect(app.messages()[0]).toMatch(/^127\.0\.0\.1:5353 - 4242 "A IN kubernetes\.default\.svc\.cluster\.local\. udp \d+ false 512" NOERROR qr,aa,rd \d+ [\d.]+s "0"$/);
+    expect(app.messages()[0]).toMatch(
+      /^127\.0\.0\.1:5353 - 4242 "A IN kubernetes\.default\.svc\.cluster\.local\. udp \d+ false 512" NOERROR qr,aa,rd \d+ [\d.]+s "0"$/,
+    );
     await app.close();
     const other = await appWithLog('log . "{nope} {/kubernetes/pod} {>rflags} {local}"');
     await other.query('kubernetes.default.svc.cluster.local', 'A');
@@ -122,7 +134,9 @@ describe('log options', () => {
   });
 
   it('rejects unknown classes and options', async () => {
-    await expect(appWithLog('log {\n    class sometimes\n  }')).rejects.toThrow(/Corefile:3: log class: class "sometimes" is not one of success, denial, error or all/);
+    await expect(appWithLog('log {\n    class sometimes\n  }')).rejects.toThrow(
+      /Corefile:3: log class: class "sometimes" is not one of success, denial, error or all/,
+    );
     await expect(appWithLog('log {\n    format json\n  }')).rejects.toThrow(/Corefile:3: unknown log option "format"/);
   });
 });

@@ -6,8 +6,7 @@ import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT } from '../../../src/plugins/log
 import type { LogRule } from '../../../src/plugins/log/config.js';
 
 const rule = (nameScope: string, format: string, classes: string[] = ['all']) => ({ nameScope, format, classes: [...classes].sort() });
-const rulesOf = async (body: string) =>
-  (await setupPlugin<{ rules: LogRule[] }>(body, 'log')).rules.map((r) => ({ ...r, classes: [...r.classes].sort() }));
+const rulesOf = async (body: string) => (await setupPlugin<{ rules: LogRule[] }>(body, 'log')).rules.map((r) => ({ ...r, classes: [...r.classes].sort() }));
 
 describe('log setup (CoreDNS setup_test.go)', () => {
   const cases: [string, ReturnType<typeof rule>[]][] = [

@@ -44,7 +44,9 @@ describe('loop through the real server', () => {
       code = /exited \((\d+)\)/.exec(output) ? Number(/exited \((\d+)\)/.exec(output)![1]) : null;
     }
     expect(code).toBe(1);
-    expect(output).toMatch(/Loop \(127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+\) detected for zone "\.", see https:\/\/coredns\.io\/plugins\/loop#troubleshooting\. Query: "HINFO \d+\.\d+\."/);
+    expect(output).toMatch(
+      /Loop \(127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+\) detected for zone "\.", see https:\/\/coredns\.io\/plugins\/loop#troubleshooting\. Query: "HINFO \d+\.\d+\."/,
+    );
   }, 30000);
 });
 
@@ -75,14 +77,26 @@ describeNeeding(['dig'], 'loop with a real upstream', () => {
 
 describe('loop in process', () => {
   const req = (qname: string, qtype = 'HINFO'): DnsRequest => ({
-    id: 1, name: qname, qname, qtype, qclass: 'IN', opcode: 'QUERY', rd: true, protocol: 'udp',
-    client: { address: '127.0.0.1', port: 40000 }, local: { address: '127.0.0.1', port: 53 },
+    id: 1,
+    name: qname,
+    qname,
+    qtype,
+    qclass: 'IN',
+    opcode: 'QUERY',
+    rd: true,
+    protocol: 'udp',
+    client: { address: '127.0.0.1', port: 40000 },
+    local: { address: '127.0.0.1', port: 53 },
   });
   const ok = (): DnsResponse => ({ rcode: 0, aa: false, answer: [], authority: [], additional: [] });
 
   it('counts only its own probe and fires on the third sighting', () => {
     const events: LoopEvent[] = [];
-    const p = new LoopPlugin('example.org.', () => new Promise(() => undefined), (e) => events.push(e));
+    const p = new LoopPlugin(
+      'example.org.',
+      () => new Promise(() => undefined),
+      (e) => events.push(e),
+    );
     expect(p.qname).toMatch(/^\d+\.\d+\.example\.org\.$/);
     p.serve(req('other.example.org.'), ok);
     p.serve(req(p.qname, 'A'), ok);
@@ -91,7 +105,9 @@ describe('loop in process', () => {
     expect(events).toEqual([]);
     p.serve(req(p.qname), ok);
     expect(events.length).toBe(1);
-    expect(events[0]!.message).toBe(`Loop (127.0.0.1:40000 -> 127.0.0.1:53) detected for zone "example.org.", see https://coredns.io/plugins/loop#troubleshooting. Query: "HINFO ${p.qname}"`);
+    expect(events[0]!.message).toBe(
+      `Loop (127.0.0.1:40000 -> 127.0.0.1:53) detected for zone "example.org.", see https://coredns.io/plugins/loop#troubleshooting. Query: "HINFO ${p.qname}"`,
+    );
     p.close();
   });
 

@@ -117,7 +117,13 @@ describe('prometheus through the real server', () => {
     expect(m.get('coredns_reload_failed_total{}')).toBe(0);
     expect(m.get('process_resident_memory_bytes{}')).toBeGreaterThan(0);
     // The metrics other plugins record are declared with their HELP and TYPE even before use.
-    for (const name of ['coredns_cache_hits_total', 'coredns_cache_entries', 'coredns_proxy_request_duration_seconds', 'coredns_forward_requests_total', 'clusterdns_load_errors_total']) {
+    for (const name of [
+      'coredns_cache_hits_total',
+      'coredns_cache_entries',
+      'coredns_proxy_request_duration_seconds',
+      'coredns_forward_requests_total',
+      'clusterdns_load_errors_total',
+    ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
   });
@@ -150,7 +156,9 @@ describe('prometheus setup', () => {
     await expect(buildApp({ corefileText: 'example.test {\n  prometheus localhost\n}\n' })).rejects.toThrow(/Corefile:2: prometheus: "localhost" has no port/);
   });
   it('rejects options it does not implement', async () => {
-    await expect(buildApp({ corefileText: 'example.test {\n  prometheus :9153 {\n    tls web.yml\n  }\n}\n' })).rejects.toThrow(/Corefile:3: prometheus tls is not supported/);
+    await expect(buildApp({ corefileText: 'example.test {\n  prometheus :9153 {\n    tls web.yml\n  }\n}\n' })).rejects.toThrow(
+      /Corefile:3: prometheus tls is not supported/,
+    );
   });
   it('allows one prometheus per server block', async () => {
     await expect(buildApp({ corefileText: 'example.test {\n  prometheus :9153\n  prometheus :9154\n}\n' })).rejects.toThrow(/appears twice/);

@@ -22,7 +22,10 @@ describe('prometheus setup', () => {
   });
 
   it.each<[string, string[]]>([
-    ['prometheus a b c', ['2: prometheus: wrong number of arguments: 3 given, at most 1 expected; usage `prometheus [ADDRESS]`, e.g. `prometheus localhost:9153`']],
+    [
+      'prometheus a b c',
+      ['2: prometheus: wrong number of arguments: 3 given, at most 1 expected; usage `prometheus [ADDRESS]`, e.g. `prometheus localhost:9153`'],
+    ],
     ['prometheus {}', ['2: prometheus: "{}" has no port; write HOST:PORT or :PORT, e.g. :8080']],
     ['prometheus /foo', ['2: prometheus: "/foo" has no port; write HOST:PORT or :PORT, e.g. :8080']],
     ['prometheus localhost:x', ['2: prometheus: "localhost:x": port "x" is not a number from 0 to 65535']],

@@ -33,9 +33,24 @@ const owner = new App({}, pino({ level: 'silent' }));
 
 /** Sets `ready` up in a hand-made block of `owner` with the given other plugins, as the registry would. */
 function readyBlock(port: number, others: Plugin[], monitor?: string): Plugin {
-  const d: Directive = { name: 'ready', args: [`127.0.0.1:${port}`], file: 'Corefile', line: 2, block: monitor ? [{ name: 'monitor', args: [monitor], file: 'Corefile', line: 3 }] : undefined };
+  const d: Directive = {
+    name: 'ready',
+    args: [`127.0.0.1:${port}`],
+    file: 'Corefile',
+    line: 2,
+    block: monitor ? [{ name: 'monitor', args: [monitor], file: 'Corefile', line: 3 }] : undefined,
+  };
   const hooks: ((plugins: readonly Plugin[]) => void)[] = [];
-  const ctx = { zones: ['example.test.'], keys: [], log: pino({ level: 'silent' }), bindAddresses: [], observe: () => undefined, onBuilt: (h: (plugins: readonly Plugin[]) => void) => void hooks.push(h), shared: owner.share.bind(owner), lameduck: owner.lameduck } as unknown as BlockContext;
+  const ctx = {
+    zones: ['example.test.'],
+    keys: [],
+    log: pino({ level: 'silent' }),
+    bindAddresses: [],
+    observe: () => undefined,
+    onBuilt: (h: (plugins: readonly Plugin[]) => void) => void hooks.push(h),
+    shared: owner.share.bind(owner),
+    lameduck: owner.lameduck,
+  } as unknown as BlockContext;
   const plugin = readyPlugin.setup(d, ctx)!;
   for (const h of hooks) h([plugin, ...others]);
   return plugin;
@@ -46,7 +61,12 @@ describe('ready logic', () => {
     const port = await freePort();
     const a = { ready: 'loading manifests' as true | string };
     const b = { ready: 'no zones yet' as true | string };
-    const plugin = readyBlock(port, [fakePlugin('zebra', a), fakePlugin('file', b), fakePlugin('kubernetes', { ready: true }), { name: 'plain', serve: () => emptyResponse(0) }]);
+    const plugin = readyBlock(port, [
+      fakePlugin('zebra', a),
+      fakePlugin('file', b),
+      fakePlugin('kubernetes', { ready: true }),
+      { name: 'plain', serve: () => emptyResponse(0) },
+    ]);
     await plugin.start!();
     try {
       let res = await fetch(`http://127.0.0.1:${port}/ready`);
@@ -100,8 +120,12 @@ describe('ready logic', () => {
 
 describe('ready setup', () => {
   it('checks its address and options', async () => {
-    await expect(buildApp({ corefileText: 'example.test {\n  ready :8181 :8182\n}\n' })).rejects.toThrow(/Corefile:2: ready: wrong number of arguments: 2 given, at most 1 expected; usage `ready \[ADDRESS\]`/);
-    await expect(buildApp({ corefileText: 'example.test {\n  ready :8181 {\n    monitor sometimes\n  }\n}\n' })).rejects.toThrow(/Corefile:3: ready monitor: mode "sometimes" is not one of until-ready or continuously/);
+    await expect(buildApp({ corefileText: 'example.test {\n  ready :8181 :8182\n}\n' })).rejects.toThrow(
+      /Corefile:2: ready: wrong number of arguments: 2 given, at most 1 expected; usage `ready \[ADDRESS\]`/,
+    );
+    await expect(buildApp({ corefileText: 'example.test {\n  ready :8181 {\n    monitor sometimes\n  }\n}\n' })).rejects.toThrow(
+      /Corefile:3: ready monitor: mode "sometimes" is not one of until-ready or continuously/,
+    );
     await expect(buildApp({ corefileText: 'example.test {\n  ready\n  ready\n}\n' })).rejects.toThrow(/appears twice/);
   });
 });

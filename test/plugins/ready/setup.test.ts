@@ -33,7 +33,10 @@ describe('ready setup', () => {
     ['ready {\n  monitro continuously\n}', ['3: unknown ready option "monitro"; the only option is monitor']],
     ['ready localhost:1234 {\n  monitor 404\n}', ['3: ready monitor: mode "404" is not one of until-ready or continuously']],
     ['ready {\n  monitor\n}', ['3: ready monitor: wrong number of arguments: 0 given, 1 expected; usage `monitor until-ready|continuously`']],
-    ['ready {\n  monitor continuously until-ready\n}', ['3: ready monitor: wrong number of arguments: 2 given, 1 expected; usage `monitor until-ready|continuously`']],
+    [
+      'ready {\n  monitor continuously until-ready\n}',
+      ['3: ready monitor: wrong number of arguments: 2 given, 1 expected; usage `monitor until-ready|continuously`'],
+    ],
   ])('rejects %j', async (body, want) => {
     expect(await errorsOf(body)).toEqual(want);
   });

@@ -19,6 +19,8 @@ describe('rewrite: several lines in one block', () => {
   });
 
   it('still refuses a plugin that takes one line when it is written twice', async () => {
-    await expect(buildApp({ corefileText: 'cluster.local {\n  cache\n  cache\n  kubernetes {\n    manifests examples/manifests\n  }\n}\n' })).rejects.toThrow(/Corefile:3: plugin "cache" appears twice/);
+    await expect(buildApp({ corefileText: 'cluster.local {\n  cache\n  cache\n  kubernetes {\n    manifests examples/manifests\n  }\n}\n' })).rejects.toThrow(
+      /Corefile:3: plugin "cache" appears twice/,
+    );
   });
 });

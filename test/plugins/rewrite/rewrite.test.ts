@@ -21,12 +21,22 @@ const rows: { q: string; rcode: string; answer: string[]; why: string }[] = [
     rcode: 'NOERROR',
     answer: ['www.suffix.test. 300 IN CNAME web.suffix.test.', 'web.suffix.test. 300 IN A 192.0.2.80'],
   },
-  { why: 'suffix + answer auto: SRV target mapped back', q: '_http._tcp.suffix.test. SRV', rcode: 'NOERROR', answer: ['_http._tcp.suffix.test. 300 IN SRV 0 5 80 web.suffix.test.'] },
+  {
+    why: 'suffix + answer auto: SRV target mapped back',
+    q: '_http._tcp.suffix.test. SRV',
+    rcode: 'NOERROR',
+    answer: ['_http._tcp.suffix.test. 300 IN SRV 0 5 80 web.suffix.test.'],
+  },
   { why: 'suffix: NXDOMAIN of the rewritten name', q: 'nope.suffix.test. A', rcode: 'NXDOMAIN', answer: [] },
   { why: 'regex + answer name', q: 'web-v1.regex.test. A', rcode: 'NOERROR', answer: ['web-v1.regex.test. 300 IN A 192.0.2.80'] },
   { why: 'regex: case-insensitive question', q: 'WEB-v1.Regex.Test. A', rcode: 'NOERROR', answer: ['web-v1.regex.test. 300 IN A 192.0.2.80'] },
   { why: 'prefix (a whole first label) + answer auto', q: 'api.back4.test. A', rcode: 'NOERROR', answer: ['api.back4.test. 300 IN A 192.0.2.80'] },
-  { why: 'substring without an answer rule: the answer keeps the rewritten name', q: 'web.substring.test. A', rcode: 'NOERROR', answer: ['web.back5.test. 300 IN A 192.0.2.80'] },
+  {
+    why: 'substring without an answer rule: the answer keeps the rewritten name',
+    q: 'web.substring.test. A',
+    rcode: 'NOERROR',
+    answer: ['web.back5.test. 300 IN A 192.0.2.80'],
+  },
 ];
 
 describeNeeding(['dig'], 'rewrite name through the real server (dig)', () => {
@@ -102,7 +112,9 @@ describe('rewrite in process', () => {
   });
 
   it('an invalid name after a rewrite is SERVFAIL', async () => {
-    const app = await buildApp({ corefileText: `example.org {\n  rewrite name regex (.*)\\.example\\.org {1}..example.org\n  file ${path.join(repoRoot, 'zones/example.org.zone')}\n}\n` });
+    const app = await buildApp({
+      corefileText: `example.org {\n  rewrite name regex (.*)\\.example\\.org {1}..example.org\n  file ${path.join(repoRoot, 'zones/example.org.zone')}\n}\n`,
+    });
     try {
       expect((await ask(app, 'web.example.org', 'A')).rcode).toBe('SERVFAIL');
     } finally {

@@ -17,7 +17,10 @@ describe('rewrite setup', () => {
     // Fewer than two arguments on the line: the block's lines are joined into one rule.
     [
       'rewrite continue {\n  name regex (.*)\\.a\\.example {1}.b.example\n  answer name (.*)\\.b\\.example {1}.a.example\n}',
-      'continue', 'regex', '(.*)\\.a\\.example', '{1}.b.example.',
+      'continue',
+      'regex',
+      '(.*)\\.a\\.example',
+      '{1}.b.example.',
     ],
   ])('accepts %j', async (body, mode, match, from, to) => {
     const [rule, ...rest] = await rulesOf(body);
@@ -58,7 +61,8 @@ describe('rewrite setup', () => {
   });
 
   it('reports a bad rule at its own line when a block has several', async () => {
-    expect((await setupBlock('rewrite name a.example b.example\nrewrite name fuzzy a b')).errors)
-      .toEqual(['3: rewrite: name rule supports only exact, prefix, suffix, substring, and regex name matching, received: fuzzy']);
+    expect((await setupBlock('rewrite name a.example b.example\nrewrite name fuzzy a b')).errors).toEqual([
+      '3: rewrite: name rule supports only exact, prefix, suffix, substring, and regex name matching, received: fuzzy',
+    ]);
   });
 });

@@ -8,16 +8,21 @@ const stanzasOf = async (body: string, key = '.') => (await setupPlugin<{ cfg: T
 
 describe('transfer setup (CoreDNS setup_test.go)', () => {
   it('accepts two stanzas with to and source', async () => {
-    const s = await stanzasOf([
-      'transfer example.net example.org {',
-      '  to 1.2.3.4 5.6.7.8:1053 [1::2]:34 [fe80::1%eth0]:53',
-      '  source 2001:db8::53',
-      '}',
-      'transfer example.com example.edu {',
-      '  to * 1.2.3.4',
-      '}',
-    ].join('\n'));
-    expect(s.map((x) => x.zones)).toEqual([['example.net.', 'example.org.'], ['example.com.', 'example.edu.']]);
+    const s = await stanzasOf(
+      [
+        'transfer example.net example.org {',
+        '  to 1.2.3.4 5.6.7.8:1053 [1::2]:34 [fe80::1%eth0]:53',
+        '  source 2001:db8::53',
+        '}',
+        'transfer example.com example.edu {',
+        '  to * 1.2.3.4',
+        '}',
+      ].join('\n'),
+    );
+    expect(s.map((x) => x.zones)).toEqual([
+      ['example.net.', 'example.org.'],
+      ['example.com.', 'example.edu.'],
+    ]);
     expect(s[0]!.to).toHaveLength(4);
     expect(s[0]!.source).toBe('2001:db8::53');
     expect(s[1]!.to.map((t) => t.kind)).toEqual(['any', 'ip']);
@@ -52,8 +57,14 @@ describe('transfer setup errors, word for word', () => {
     ['transfer {\n  to 10.0.0.0/33\n}', '3: transfer to: "10.0.0.0/33" is not a valid CIDR network'],
     ['transfer {\n  to 10.0.0.0/x\n}', '3: transfer to: "10.0.0.0/x" is not a valid CIDR network'],
     ['transfer {\n  to 1.2.3.4 host.example\n}', '3: transfer to: "host.example" is not an IP address, IP:port, CIDR network or *'],
-    ['transfer {\n  to 1.2.3.4\n  source\n}', '4: transfer source: wrong number of arguments: 0 given, 1 expected; usage `source ADDRESS`, e.g. `source 10.0.0.1`'],
-    ['transfer {\n  to 1.2.3.4\n  source 192.0.2.1 192.0.2.2\n}', '4: transfer source: wrong number of arguments: 2 given, 1 expected; usage `source ADDRESS`, e.g. `source 10.0.0.1`'],
+    [
+      'transfer {\n  to 1.2.3.4\n  source\n}',
+      '4: transfer source: wrong number of arguments: 0 given, 1 expected; usage `source ADDRESS`, e.g. `source 10.0.0.1`',
+    ],
+    [
+      'transfer {\n  to 1.2.3.4\n  source 192.0.2.1 192.0.2.2\n}',
+      '4: transfer source: wrong number of arguments: 2 given, 1 expected; usage `source ADDRESS`, e.g. `source 10.0.0.1`',
+    ],
     ['transfer {\n  to 1.2.3.4\n  source 192.0.2.1\n  source 192.0.2.2\n}', '5: transfer source: source already specified'],
     ['transfer {\n  to 1.2.3.4\n  source ns.example\n}', '4: transfer source: "ns.example" is not an IP address'],
     ['transfer {\n  from 1.2.3.4\n}', '3: unknown transfer option "from"; valid options: to, source'],

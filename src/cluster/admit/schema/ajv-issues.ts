@@ -32,7 +32,7 @@ const ARTICLE: Readonly<Record<string, string>> = {
   array: 'a list',
   null: 'null',
 };
-const typeWords = (t: unknown): string => (Array.isArray(t) ? t.map(typeWords).join(' or ') : ARTICLE[String(t)] ?? String(t));
+const typeWords = (t: unknown): string => (Array.isArray(t) ? t.map(typeWords).join(' or ') : (ARTICLE[String(t)] ?? String(t)));
 
 const NUMERIC = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
@@ -82,7 +82,13 @@ function describe(e: AjvError, path: string, value: unknown, siblings: readonly 
     }
     case 'enum': {
       const allowed = Array.isArray(p['allowedValues']) ? (p['allowedValues'] as unknown[]) : [];
-      const near = typeof value === 'string' ? nearestName(value, allowed.filter((a): a is string => typeof a === 'string')) : undefined;
+      const near =
+        typeof value === 'string'
+          ? nearestName(
+              value,
+              allowed.filter((a): a is string => typeof a === 'string'),
+            )
+          : undefined;
       const fix = near !== undefined ? `did you mean ${JSON.stringify(near)}?` : 'use one of them (values are case-sensitive)';
       return { path, code: 'schema-enum', message: `${at} must be one of ${quoteList(allowed)}, got ${jsonExcerpt(value)}; ${fix}` };
     }

@@ -209,7 +209,11 @@ export class CrdSchema {
         const mine: AjvError[] = [];
         this.check(s, v, ptr, mine, depth + 1);
         if (mine.length === 0) passing++;
-        else pushAll(branchErrors, mine.filter((e) => e.instancePath === ptr && e.keyword === 'type'));
+        else
+          pushAll(
+            branchErrors,
+            mine.filter((e) => e.instancePath === ptr && e.keyword === 'type'),
+          );
       }
       if (key === 'anyOf' ? passing === 0 : passing !== 1) {
         pushAll(errors, branchErrors);

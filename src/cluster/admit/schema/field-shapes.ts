@@ -94,7 +94,7 @@ function walk(v: object, shape: Shape, segs: Seg[], out: FieldIssue[], final: bo
     const e = rec[k];
     if (!isObject(e)) continue;
     const c = shape.children.get(shape.map ? '*' : k);
-    if (c === undefined || !c.learned && !Array.isArray(e)) {
+    if (c === undefined || (!c.learned && !Array.isArray(e))) {
       if (final) continue;
       return false;
     }

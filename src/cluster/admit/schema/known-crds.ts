@@ -48,8 +48,7 @@ const DNS_ENDPOINT_SCHEMA = {
   },
 } as const;
 
-const ns = (group: string, versions: readonly string[], ...kinds: string[]): KnownCrd[] =>
-  kinds.map((kind) => ({ group, versions, kind, namespaced: true }));
+const ns = (group: string, versions: readonly string[], ...kinds: string[]): KnownCrd[] => kinds.map((kind) => ({ group, versions, kind, namespaced: true }));
 const cluster = (group: string, versions: readonly string[], kind: string): KnownCrd => ({ group, versions, kind, namespaced: false });
 
 export const KNOWN_CRDS: readonly KnownCrd[] = [

@@ -40,11 +40,22 @@ export function hasPrecompiled(schemaFile: string): boolean {
 
 /** The kinds the loader reads into DNS data, preloaded where require() cannot load ES modules. */
 const DNS_KINDS: readonly (readonly [string, string, string])[] = [
-  ['', 'v1', 'Service'], ['', 'v1', 'Endpoints'], ['', 'v1', 'Pod'], ['', 'v1', 'Namespace'], ['', 'v1', 'Node'],
-  ['discovery.k8s.io', 'v1', 'EndpointSlice'], ['apps', 'v1', 'Deployment'], ['apps', 'v1', 'ReplicaSet'],
-  ['apps', 'v1', 'StatefulSet'], ['apps', 'v1', 'DaemonSet'], ['batch', 'v1', 'Job'], ['batch', 'v1', 'CronJob'],
-  ['networking.k8s.io', 'v1', 'Ingress'], ['gateway.networking.k8s.io', 'v1', 'Gateway'],
-  ['gateway.networking.k8s.io', 'v1', 'HTTPRoute'], ['gateway.networking.k8s.io', 'v1', 'GRPCRoute'],
+  ['', 'v1', 'Service'],
+  ['', 'v1', 'Endpoints'],
+  ['', 'v1', 'Pod'],
+  ['', 'v1', 'Namespace'],
+  ['', 'v1', 'Node'],
+  ['discovery.k8s.io', 'v1', 'EndpointSlice'],
+  ['apps', 'v1', 'Deployment'],
+  ['apps', 'v1', 'ReplicaSet'],
+  ['apps', 'v1', 'StatefulSet'],
+  ['apps', 'v1', 'DaemonSet'],
+  ['batch', 'v1', 'Job'],
+  ['batch', 'v1', 'CronJob'],
+  ['networking.k8s.io', 'v1', 'Ingress'],
+  ['gateway.networking.k8s.io', 'v1', 'Gateway'],
+  ['gateway.networking.k8s.io', 'v1', 'HTTPRoute'],
+  ['gateway.networking.k8s.io', 'v1', 'GRPCRoute'],
   ['gateway.networking.k8s.io', 'v1', 'TLSRoute'],
 ];
 

@@ -172,9 +172,10 @@ export class KindRegistry {
   private unknown(apiVersion: string, kind: string, group: string, why = ''): KindLookup {
     const base = `no matches for kind ${JSON.stringify(kind)} in version ${JSON.stringify(apiVersion)}`;
     const near = this.nearest(group, kind);
-    const advice = near !== undefined
-      ? `; did you mean ${near.kind} in ${near.apiVersion}?${why}`
-      : `${why}; add its CustomResourceDefinition to the manifests, or fix the kind (kubectl: ensure CRDs are installed first)`;
+    const advice =
+      near !== undefined
+        ? `; did you mean ${near.kind} in ${near.apiVersion}?${why}`
+        : `${why}; add its CustomResourceDefinition to the manifests, or fix the kind (kubectl: ensure CRDs are installed first)`;
     return { known: false, message: base + advice };
   }
 

@@ -9,8 +9,12 @@
 const CLUSTER_SCOPED: Readonly<Record<string, readonly string[]>> = {
   '': ['ComponentStatus', 'Namespace', 'Node', 'PersistentVolume'],
   'admissionregistration.k8s.io': [
-    'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding',
-    'MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding',
+    'MutatingWebhookConfiguration',
+    'ValidatingWebhookConfiguration',
+    'ValidatingAdmissionPolicy',
+    'ValidatingAdmissionPolicyBinding',
+    'MutatingAdmissionPolicy',
+    'MutatingAdmissionPolicyBinding',
   ],
   'apiextensions.k8s.io': ['CustomResourceDefinition'],
   'apiregistration.k8s.io': ['APIService'],
