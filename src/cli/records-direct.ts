@@ -11,6 +11,7 @@ import type { DnsRequest, DnsResponse } from '../chain/plugin.js';
 import type { Rr } from '../dns/records.js';
 import { DEFAULT_MAX_ANSWER_RECORDS } from '../server/limits.js';
 import { lower } from './records-list.js';
+import { fqdn } from '../pkg/names.js';
 
 /** The question types the direct reading asks: types the handler passes to the chain as they are. */
 const DIRECT_TYPES = new Set(['A', 'AAAA', 'CNAME', 'PTR', 'SRV', 'TXT', 'SOA', 'NS', 'MX']);
@@ -122,8 +123,6 @@ function recordWire(r: Rr, read: boolean): number {
   }
 }
 
-const abs = (name: string): string => (name === '.' || name === '' ? '.' : name.endsWith('.') ? name : `${name}.`);
-
 /** A record DirectReader vouched for, as the reply reader decodes it from the wire. */
 export function decodedRecord(r: Rr): Answer {
   const ttl = (r as { ttl?: number }).ttl ?? 0;
@@ -152,10 +151,10 @@ export function directRdata(r: Rr): string {
       return data as string;
     case 'SRV': {
       const d = data as SrvData;
-      return `${d.priority ?? 0} ${d.weight ?? 0} ${d.port ?? 0} ${abs(d.target)}`;
+      return `${d.priority ?? 0} ${d.weight ?? 0} ${d.port ?? 0} ${fqdn(d.target)}`;
     }
     default:
-      return abs(data as string);
+      return fqdn(data as string);
   }
 }
 

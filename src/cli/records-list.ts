@@ -6,6 +6,7 @@
 // the lines are only made when written.
 import type { Answer } from 'dns-packet';
 import { canonicalKeys } from '../dns/canonical.js';
+import { fqdn } from '../pkg/names.js';
 
 const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'DNAME', 'MX', 'SRV', 'PTR', 'TXT', 'CAA'];
 // Unlisted types sort first (rank 0, as indexOf's -1 did); SOA, rank 1, is also sorted before all else.
@@ -15,8 +16,6 @@ const SOA_RANK = 1;
 // As canonicalKeys' plain keys: ASCII without escapes or NUL, where a name's key depends only on
 // its lowercase form, so records deduplicated together always sort side by side.
 const PLAIN_NAME = /^[\x01-\x5b\x5d-\x7f]+$/;
-
-const abs = (name: string): string => (name === '.' || name === '' ? '.' : name.endsWith('.') ? name : `${name}.`);
 
 /** `s` lowercased: itself when it has no capital letter and no character outside ASCII. */
 export function lower(s: string): string {
@@ -72,7 +71,7 @@ export class ListedRecord {
   key = '';
 
   constructor(name: string, type: string, ttl: unknown, klass: unknown, rdata: string, empty: boolean) {
-    this.name = abs(name);
+    this.name = fqdn(name);
     this.type = type;
     // recordText's columns: an absent TTL or class prints as 0 and IN.
     this.ttl = ttl ?? 0;

@@ -1,8 +1,7 @@
 // RFC 1035 presentation format of decoded records, as zone files and dig print them.
 import type { Answer } from 'dns-packet';
 import { ttlOf } from './records.js';
-
-const abs = (name: string): string => (name === '.' || name === '' ? '.' : name.endsWith('.') ? name : `${name}.`);
+import { fqdn } from '../pkg/names.js';
 
 function txtString(b: Buffer | string): string {
   const buf = typeof b === 'string' ? Buffer.from(b) : b;
@@ -25,18 +24,18 @@ export function rdataText(rr: Answer): string {
     case 'PTR':
     case 'NS':
     case 'DNAME':
-      return abs(String(data));
+      return fqdn(String(data));
     case 'SRV': {
       const d = data as { priority?: number; weight?: number; port?: number; target: string };
-      return `${d.priority ?? 0} ${d.weight ?? 0} ${d.port ?? 0} ${abs(d.target)}`;
+      return `${d.priority ?? 0} ${d.weight ?? 0} ${d.port ?? 0} ${fqdn(d.target)}`;
     }
     case 'MX': {
       const d = data as { preference?: number; exchange: string };
-      return `${d.preference ?? 0} ${abs(d.exchange)}`;
+      return `${d.preference ?? 0} ${fqdn(d.exchange)}`;
     }
     case 'SOA': {
       const d = data as { mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number };
-      return `${abs(d.mname)} ${abs(d.rname)} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;
+      return `${fqdn(d.mname)} ${fqdn(d.rname)} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;
     }
     case 'TXT': {
       const list = Array.isArray(data) ? (data as (Buffer | string)[]) : [data as Buffer | string];
@@ -57,5 +56,5 @@ export function recordText(rr: Answer): string {
 
 /** recordText with the record's data already presented (callers that keyed records by it). */
 export function recordTextWith(rr: Answer, rdata: string): string {
-  return `${abs(rr.name)}\t${ttlOf(rr)}\t${(rr as { class?: string }).class ?? 'IN'}\t${rr.type}\t${rdata}`;
+  return `${fqdn(rr.name)}\t${ttlOf(rr)}\t${(rr as { class?: string }).class ?? 'IN'}\t${rr.type}\t${rdata}`;
 }
