@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// k8s_gateway served at scale (issue #22's edge target): ROUTES HTTPRoutes and INGRESSES Ingresses
+// k8s_gateway served at scale (the edge target): ROUTES HTTPRoutes and INGRESSES Ingresses
 // of one host each (bench/gen-edge.js) behind `k8s_gateway { resources HTTPRoute Ingress }`:
 //   - start to first answer and RSS once loaded;
 //   - a paced client at QPS (bench/paced-client.js, every host in turn) while a new route file lands

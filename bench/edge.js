@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Cost of k8s_gateway's data on a large edge (from dist/): one Gateway, ROUTES HTTPRoutes of
-// HOSTS hostnames each (issue #21 item 15: route attachment was quadratic in the host names),
+// HOSTS hostnames each (route attachment had been quadratic in the host names),
 // and one route with 64k hostnames. For each case: the manifest load (read, admission and the
 // edge model's route attachment) and the host index built from it, in ms.
 // Usage: node bench/edge.js [ROUTES=4000] [HOSTS=16] [ONE_ROUTE_HOSTS=65536] [--dist DIR]
@@ -41,7 +41,7 @@ function run(label, n, h) {
     const { model } = loadManifests([file]);
     const loadMs = performance.now() - t;
     t = performance.now();
-    // Builds before issue #21 had no indexHosts: the index was a class built from the model.
+    // Older builds had no indexHosts: the index was a class built from the model.
     if (hostsModule.indexHosts) hostsModule.indexHosts(model, cfg);
     else new hostsModule.HostIndex(model, cfg);
     const indexMs = performance.now() - t;

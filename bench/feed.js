@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A new small Service file beside a large tree (issue #22, item 2): a full load of the tree
+// A new small Service file beside a large tree: a full load of the tree
 // against the feed's reload (src/cluster/feed.ts), which reads only the new file and plays the
 // control plane again where something changed, in one process, alternating which goes first.
 // Prints per-run ms and the medians, the feed's split (check: listing and versions; read: the

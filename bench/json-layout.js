@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// One JSON List in two layouts (issue #22: compact JSON loaded slower than pretty-printed, a cost
+// One JSON List in two layouts (compact JSON had loaded slower than pretty-printed, a cost
 // that grew with the length of a line): bench/gen-list.js's 10,000 Services and 10,000
 // EndpointSlices of 10 ready endpoints written pretty (`kubectl get -o json`, 4-space indents)
 // and compact (`jq -c`, the whole List on one line). For each, in the same run and alternating:

@@ -404,7 +404,7 @@ export function shuffle(xs, seed) {
 }
 
 /**
- * The issue #10 query files in `dir` from a gen-list names file: hot.txt (40 hits) and miss.txt
+ * The query files in `dir` from a gen-list names file: hot.txt (40 hits) and miss.txt
  * (MISS_NAMES names, shuffled the same way every run).
  */
 export function writeQueryFiles(dir, names) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Manifest loading alone (issue #10): loadManifests on one input, in a fresh process per run, with
+// Manifest loading alone: loadManifests on one input, in a fresh process per run, with
 // the figures the loader is judged by: load time, peak RSS (maxRSS) and the heap the model retains
 // after a full collection. Runs each input RUNS times and prints the medians as JSON.
 // Usage: node bench/load-phases.js [--dist DIR] [--runs N] INPUT...

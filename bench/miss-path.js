@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The miss path of issue #10 alone, quicker than bench/scale-serve.js: the same cluster (one
+// The miss path alone, quicker than bench/scale-serve.js: the same cluster (one
 // List from bench/gen-list.js, kept in --dir between runs) and the same 50,000 names (A hits,
 // AAAA NODATA, ndots:5 search-walk NXDOMAINs), served with the answer cache off, measured with
 // dnsperf against the bare Node responder in the same run, paired round by round.

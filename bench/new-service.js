@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// How soon a new Service answers at real-cluster size (issue #22's first target: <= 0.5 s after
+// How soon a new Service answers at real-cluster size (the target: <= 0.5 s after
 // its file lands, under a steady 2,000 qps with 0 lost, p99 < 5 ms, max < 50 ms).
 // The server serves a large tree; a paced client (bench/paced-client.js) asks 2,000 queries a
 // second for 15 s; at 3, 7 and 11 s a new Service's file is written beside the tree (written to a

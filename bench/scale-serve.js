@@ -222,7 +222,7 @@ function writeSection(r) {
     `- date: ${new Date().toISOString()}; ${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${PIN ? `server${r.workers > 1 ? ' (all its processes)' : ''} on CPU 0, load on CPU 1` : 'not pinned'}`,
     `- input: one kubectl-style JSON List, ${mib(r.manifestBytes)} MiB (${r.services} Services, ${r.services} EndpointSlices, ${r.endpoints} ready endpoints, with annotations, owner references and status as \`kubectl get -o json\` prints them); Corefile \`kubernetes cluster.local in-addr.arpa ip6.arpa { pods insecure }\``,
     '',
-    '| figure | value | target (issue #10) |',
+    '| figure | value | target |',
     '| --- | ---: | --- |',
     `| start to first answer | ${r.startToFirstAnswerMs} ms | <= 2,000 ms |`,
     `| RSS once loaded (1 s after ${r.workers > 1 ? 'every worker is ready; all processes' : 'the first answer'}) | ${mib(r.rssAfterLoad)} MiB | |`,

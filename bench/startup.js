@@ -1,7 +1,7 @@
 // Benchmark: start-up of the CLI, this tree against a baseline commit built in the same run.
 //
 // `node bench/startup.js` (after `npm run build`) extracts the baseline commit (--base, default
-// 5abedd4: the tree before the start-up work of issue 22) with `git archive` into a temporary
+// 5abedd4: the tree before the bundled start-up) with `git archive` into a temporary
 // directory, links node_modules, compiles it with this tree's tsc, then runs each variant
 // alternately, --rounds times (default 5), in a rotating order:
 //   - base:      the baseline's bin/clusterdns.js;

@@ -1,4 +1,4 @@
-// The README's command-line samples are what the commands print (issue #11.14): each `$ npx
+// The README's command-line samples are what the commands print: each `$ npx
 // clusterdns ...` block is run and its output compared line for line.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

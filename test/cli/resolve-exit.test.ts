@@ -1,4 +1,4 @@
-// `clusterdns resolve` exit status and --type checking (issue #11.10): a failed lookup exits 2 as
+// `clusterdns resolve` exit status and --type checking: a failed lookup exits 2 as
 // `getent hosts` does, an unknown --type is refused before any query with a clear error.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';

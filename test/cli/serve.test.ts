@@ -112,7 +112,7 @@ describe('clusterdns serve', () => {
   });
 });
 
-describe('clusterdns serve: the startup "try" line names data the server has (issue #11.15)', () => {
+describe('clusterdns serve: the startup "try" line names data the server has', () => {
   const cases = [
     { why: 'a cluster without the kubernetes API Service', args: ['--conf', 'test/fixtures/k8s/Corefile.main', '--manifests', 'test/fixtures/k8s/manifests'] },
     { why: 'a file zone (example.org)', args: ['--conf', 'test/fixtures/file/Corefile.main'], want: /^dig @127\.0\.0\.1 -p \d+ example\.org$/ },

@@ -1,4 +1,4 @@
-// `clusterdns --version` prints the version of package.json (issue #11.14).
+// `clusterdns --version` prints the version of package.json.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // bindUdpTcp: one port number for UDP and TCP even when the first number's TCP side is taken
-// (issue #11.6: binding UDP on port 0, then TCP on its number, failed with EADDRINUSE).
+// (binding UDP on port 0, then TCP on its number, failed with EADDRINUSE).
 import net from 'node:net';
 import dgram from 'node:dgram';
 import { afterAll, describe, expect, it } from 'vitest';

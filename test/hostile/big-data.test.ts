@@ -1,4 +1,4 @@
-// Big record sets (issue #21 items 7 and 13): a zone too large for an argument list must not
+// Big record sets: a zone too large for an argument list must not
 // stop the start (a spread of its records into push() threw "Maximum call stack size exceeded"
 // in the `try:` hint), and a name with more records than a section count can hold (65,535) is
 // answered truncated, not SERVFAIL, and that answer is cached. Zones are generated into a temp

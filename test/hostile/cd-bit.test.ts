@@ -1,4 +1,4 @@
-// The CD bit (issue 21, item 23): a reply to a QUERY copies the query's CD bit (RFC 4035 3.1.6:
+// The CD bit: a reply to a QUERY copies the query's CD bit (RFC 4035 3.1.6:
 // "the name server side MUST copy the setting of the CD bit from a query to the corresponding
 // response"; miekg/dns SetReply copies it, so CoreDNS does). Checked with dig over UDP and TCP,
 // for answers built fresh and for answers served again from the answer cache, which was filled

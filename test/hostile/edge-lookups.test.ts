@@ -1,4 +1,4 @@
-// Issue #21 item 18 (k8s_external): a Service whose load balancer is a host name answered A with
+// k8s_external: a Service whose load balancer is a host name answered A with
 // one CNAME and one upstream lookup per port (1,000 ports: 1,002 upstream queries and seconds per
 // client query). Each distinct host name is now chased once per answer, and at most `max_lookups`
 // of them. A counting upstream on loopback (the forward plugin's target for lb.test) shows it.

@@ -1,4 +1,4 @@
-// Issue #21 item 13: a DNSEndpoint with 70,000 targets made every query for its name SERVFAIL
+// A DNSEndpoint with 70,000 targets made every query for its name SERVFAIL
 // (an answer of more than 65,535 records cannot be encoded), with a stack trace, uncached, so 10
 // queries a second kept the server busy. k8s_gateway now merges a name's targets once per load
 // and an answer carries at most `maxRecords` of them (default 1000): over UDP the reply is

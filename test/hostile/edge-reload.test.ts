@@ -1,4 +1,4 @@
-// Issue #21 item 12: a k8s_gateway reload of a large route set ran on the serving thread (4,000
+// A k8s_gateway reload of a large route set ran on the serving thread (4,000
 // HTTPRoutes x 16 hostnames under 2,000 qps: 6.3-6.6 s max latency, 306 queries lost). The load
 // now runs in a loader thread and the serving thread only swaps the finished index in. Under a
 // steady stream of queries from a second client, a reload of 1,500 routes x 16 hostnames keeps

@@ -1,4 +1,4 @@
-// Issue #21 item 15: route hostnames were deduplicated, and route hosts attached, by searching a
+// Route hostnames were deduplicated, and route hosts attached, by searching a
 // list per name: one HTTPRoute listing 64k hostnames took `check` 29-36 s (the CRD refuses more
 // than 16, but the route is read to the end to report it), 4,000 routes x 16 names 14-17 s. Both
 // are linear now (bench/edge.js has the figures); this holds the one-route case within a bound

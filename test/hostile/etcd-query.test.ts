@@ -1,4 +1,4 @@
-// Hostile etcd data against the etcd plugin's query path (issue 21, items 6, 17, 18, 19), from a
+// Hostile etcd data against the etcd plugin's query path, from a
 // real etcd through the real server: a CNAME fan-out (45 keys, 4^11 paths) answered at once
 // while another client is answered too; a per-query work budget past which only that query
 // fails; an answer of more records than a message holds truncated (TC) instead of failing;

@@ -1,4 +1,4 @@
-// issue 21 item 9: one member of three frozen (SIGSTOP): its sockets stay open and nothing
+// One member of three frozen (SIGSTOP): its sockets stay open and nothing
 // answers. A running replica whose watch is on it must notice (a progress request unanswered),
 // say so in /metrics (not connected=1, lag=0 while stale), and move to another member; a new
 // replica must sync, though every call that lands on the frozen member would wait forever
@@ -18,7 +18,7 @@ import { describeNeeding } from '../helpers/tools.js';
 /** Enough keys for a listing of several pages: each page is a call that may land on the frozen member. */
 const KEYS = 20_000;
 
-describeNeeding(['etcd'], 'a hung etcd member, one of three (issue 21 item 9)', () => {
+describeNeeding(['etcd'], 'a hung etcd member, one of three', () => {
   let etcd: EtcdCluster | undefined;
   let live: Etcd3 | undefined;
   const servers: RunningServer[] = [];

@@ -1,4 +1,4 @@
-// issue 21 item 10: 2,000 values of 34 KiB make one 2,000-key listing page of about 70 MB, over
+// 2,000 values of 34 KiB make one 2,000-key listing page of about 70 MB, over
 // the 64 MiB gRPC receive limit: new replicas never synced (SERVFAIL for the whole zone, 69 MB
 // downloaded every 2 s). Listing pages are sized by bytes now. Real etcd, real sizes.
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ import { describeNeeding } from '../helpers/tools.js';
 const KEYS = 2000;
 const VALUE_BYTES = 34 * 1024;
 
-describeNeeding(['etcd'], 'large etcd values (issue 21 item 10)', () => {
+describeNeeding(['etcd'], 'large etcd values', () => {
   let etcd: EtcdCluster | undefined;
   let client: Etcd3 | undefined;
   let server: RunningServer | undefined;

@@ -1,4 +1,4 @@
-// issue 21 item 16: a new replica asked etcd for every lease's TTL at once (one Promise.all):
+// A new replica asked etcd for every lease's TTL at once (one Promise.all):
 // 20k leased keys took it to about 600 MB of memory, against about 110 MB without leases. The
 // lookups are bounded (lease_concurrency, default 16). Real etcd; the replica's peak RSS is read
 // from /proc.
@@ -16,7 +16,7 @@ import { describeNeeding } from '../helpers/tools.js';
 
 const KEYS = 20_000;
 
-describeNeeding(['etcd'], 'many leased etcd keys (issue 21 item 16)', () => {
+describeNeeding(['etcd'], 'many leased etcd keys', () => {
   let etcd: EtcdCluster | undefined;
   let client: Etcd3 | undefined;
   let server: RunningServer | undefined;

@@ -1,4 +1,4 @@
-// issue 21 item 3 (replica side): a replica that cannot reach etcd is not ready until its first
+// The replica side: a replica that cannot reach etcd is not ready until its first
 // full mirror, and says why in words that name the endpoint and the cause, not gRPC's text
 // ("14 UNAVAILABLE: No connection established. ... Resolution note: ..."); the "clusterdns ready"
 // line waits for that read too, and the line before it says why.
@@ -12,7 +12,7 @@ import { dnsQuery } from '../cli/udp-query.js';
 import { waitUntil } from '../helpers/wait.js';
 import { describeNeeding } from '../helpers/tools.js';
 
-describeNeeding(['etcd'], 'readiness of an etcd replica (issue 21 item 3)', () => {
+describeNeeding(['etcd'], 'readiness of an etcd replica', () => {
   let etcd: EtcdCluster | undefined;
   let server: RunningServer | undefined;
   let dir: string | undefined;

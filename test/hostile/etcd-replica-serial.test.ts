@@ -1,4 +1,4 @@
-// issue 21 item 22: replicas must agree on the SOA serial. It is the highest revision that
+// Replicas must agree on the SOA serial. It is the highest revision that
 // changed anything under the path that a replica knows (keys' mod revisions, the marker that
 // `sync` moves on every change set included), never lowered. A replica that re-read the path
 // after compaction used to take the revision of its read, which no other replica could know.
@@ -14,7 +14,7 @@ import { waitUntil } from '../helpers/wait.js';
 import { namePath } from '../../src/plugins/etcd/path.js';
 import { describeNeeding } from '../helpers/tools.js';
 
-describeNeeding(['etcd'], 'the etcd SOA serial across replicas (issue 21 item 22)', () => {
+describeNeeding(['etcd'], 'the etcd SOA serial across replicas', () => {
   let etcd: EtcdCluster | undefined;
   let client: Etcd3 | undefined;
   let proxy: EtcdProxy | undefined;

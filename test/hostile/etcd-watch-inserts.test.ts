@@ -1,4 +1,4 @@
-// issue 21 item 14: each watch insert spliced one sorted array of every key: with 100k+ keys
+// Each watch insert spliced one sorted array of every key: with 100k+ keys
 // mirrored, new keys cost O(mirror size) each and a burst of them took the server's CPU. The
 // mirror (in process, on a real etcd) catches up on a burst of new keys over a large mirror; the
 // CPU it spends is bounded, and the key index stays right (range lookups in key order).
@@ -14,7 +14,7 @@ import { prng } from '../helpers/prng.js';
 const MIRRORED = 150_000;
 const BURST = 20_000;
 
-describeNeeding(['etcd'], 'watch inserts into a large mirror (issue 21 item 14)', () => {
+describeNeeding(['etcd'], 'watch inserts into a large mirror', () => {
   let etcd: EtcdCluster | undefined;
   let client: Etcd3 | undefined;
   let proxy: EtcdProxy | undefined;

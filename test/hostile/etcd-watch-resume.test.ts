@@ -1,4 +1,4 @@
-// issue 21 item 8: a watch that resumes after an etcd restart in the middle of a catch-up must
+// A watch that resumes after an etcd restart in the middle of a catch-up must
 // resume from the last event it delivered, not from the response header's revision (etcd's
 // current revision during a catch-up): the etcd3 client's own watcher did the latter, and a
 // replica kept 1,002 of 3,002 keys for good. Real etcd, restarted while the catch-up streams.
@@ -16,7 +16,7 @@ import { describeNeeding } from '../helpers/tools.js';
 
 const KEYS = 3000;
 
-describeNeeding(['etcd'], 'etcd watch resume after a restart during a catch-up (issue 21 item 8)', () => {
+describeNeeding(['etcd'], 'etcd watch resume after a restart during a catch-up', () => {
   let etcd: EtcdCluster | undefined;
   let client: Etcd3 | undefined;
   let proxy: EtcdProxy | undefined;

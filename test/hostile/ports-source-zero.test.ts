@@ -1,4 +1,4 @@
-// Queries from UDP source port 0 (issue #21 item 20): no reply can reach port 0, and answering
+// Queries from UDP source port 0: no reply can reach port 0, and answering
 // one logged an error per packet (1.13 MB for 2,000). They are dropped silently now, as BIND,
 // Knot and Unbound do. No ordinary socket sends from port 0 (binding 0 picks an ephemeral
 // port), so a small C program writes the UDP header itself on a raw socket (CAP_NET_RAW: root).

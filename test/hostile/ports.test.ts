@@ -1,4 +1,4 @@
-// The HTTP listeners health, ready and prometheus open (issue #21 item 5): the start says what
+// The HTTP listeners health, ready and prometheus open: the start says what
 // each opened, and a busy port stops the start with a message naming the Corefile directive
 // that opened it and how to move it. The built-in Corefile's fixed :8080, :8181 and :9153 are
 // tried in a network namespace of their own (unshare), so no other test's listeners are in the

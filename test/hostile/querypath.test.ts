@@ -1,4 +1,4 @@
-// Hostile inputs on the query path (issue #9): what a Corefile, a manifest or an upstream can make
+// Hostile inputs on the query path: what a Corefile, a manifest or an upstream can make
 // one query cost. Every server here is the real one on a loopback port, queried with raw sockets.
 import dgram from 'node:dgram';
 import net from 'node:net';

@@ -1,4 +1,4 @@
-// `clusterdns sync` with TXT data that is not ASCII (issue #21 items 17 and 3): the transaction
+// `clusterdns sync` with TXT data that is not ASCII: the transaction
 // budget counts bytes, so a run under etcd's request limit fits it; TXT bytes reach etcd as the
 // bytes they are, in miekg/dns presentation escaping (`\DDD`), not as U+FFFD; a run with nothing
 // to write logs etcd's real revision; records SkyDNS cannot hold are named in the warning.

@@ -1,4 +1,4 @@
-// Two `clusterdns sync` runs at once against a real etcd (issue #21 item 11): every transaction
+// Two `clusterdns sync` runs at once against a real etcd: every transaction
 // of a change set is guarded, so whichever run loses stops with a clear error and etcd ends with
 // exactly one run's records, never a mix under a "done" marker.
 import { spawn } from 'node:child_process';

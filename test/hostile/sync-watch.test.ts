@@ -1,4 +1,4 @@
-// `sync --watch` against a real etcd (issue #21 items 1 and 2): a manifest edit made while etcd
+// `sync --watch` against a real etcd: a manifest edit made while etcd
 // is down reaches etcd, and a replica, once etcd is back, without another edit; the state shows
 // on --metrics; and with --conf alone, --watch follows the manifests the Corefile names.
 import { spawn, type ChildProcess } from 'node:child_process';

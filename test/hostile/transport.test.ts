@@ -1,4 +1,4 @@
-// Hostile TCP clients (issue #9): one that pipelines queries and never reads its replies, and
+// Hostile TCP clients: one that pipelines queries and never reads its replies, and
 // slowloris connections that trickle bytes to hold every slot. Each runs against its own real
 // server, with small limits set by flags so the test stays short; every loop is bounded in count
 // and time, and every socket is closed at the end.

@@ -1,4 +1,4 @@
-// A frozen worker holding the load permit (issue #21 item 21): with `serve --workers 2` a reload
+// A frozen worker holding the load permit: with `serve --workers 2` a reload
 // has both workers ask the primary for the one permit; the one granted it is stopped with
 // SIGSTOP mid-load. Before, the other worker waited for good; now the permit is a lease
 // (--worker-load-timeout, set to 2s here) that the primary takes back, naming the worker, and the

@@ -1,4 +1,4 @@
-// `serve --workers N` and a permanent start error (issue #21 item 4): with the port taken, the
+// `serve --workers N` and a permanent start error: with the port taken, the
 // primary forked N workers that each printed the same error and were restarted until the crash
 // loop guard gave up. Now the first worker starts alone; its failure stops the start with one
 // message, and no other worker is forked. Every line a worker logs names the worker.

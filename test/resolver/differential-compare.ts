@@ -7,7 +7,7 @@ import { canonicalIPv6 } from '../helpers/dns-format.js';
 import type { ClientKind } from './differential-cases.js';
 import type { ClientRun, LoggedQuery } from './differential-ns.js';
 
-/** `clusterdns resolve --json`, as the contract in issue 4 describes it. */
+/** `clusterdns resolve --json`, as its JSON contract gives it. */
 export interface ResolveJson {
   name: string;
   type: string;

@@ -1,4 +1,4 @@
-// Differential test of the resolver emulation (issue 4, section 2): real glibc (`getent ahosts`,
+// Differential test of the resolver emulation : real glibc (`getent ahosts`,
 // `getent ahostsv4`), a static musl program and a CGO_ENABLED=0 Go program look names up
 // against the real clusterdns server, under a table of resolv.conf files; the queries the server
 // receives (`serve --log-queries`) and the outcome each client prints are compared with what

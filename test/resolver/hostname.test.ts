@@ -1,5 +1,5 @@
 // The default search domain glibc and Go take from gethostname() when resolv.conf has no search or
-// domain line (issue #11.7), and that musl takes none: `clusterdns resolve --pod` uses the pod's
+// domain line, and that musl takes none: `clusterdns resolve --pod` uses the pod's
 // host name (the node's for a hostNetwork pod), `--hostname` overrides it.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';

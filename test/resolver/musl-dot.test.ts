@@ -1,4 +1,4 @@
-// musl 1.2.3 and a `.` search entry (issue #11.8): it builds the candidate `name..` and sends it
+// musl 1.2.3 and a `.` search entry: it builds the candidate `name..` and sends it
 // encoded its own way (__res_mkquery strips one trailing dot only), a packet no server can parse.
 // `clusterdns resolve --libc musl` sends those same bytes and shows what the server did with them.
 import { execFileSync } from 'node:child_process';
