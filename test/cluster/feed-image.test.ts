@@ -23,7 +23,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { repoRoot, startServer, type RunningServer, which } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
-import { pollFor, sleep } from '../helpers/wait.js';
+import { pollFor, quietFor } from '../helpers/wait.js';
 import { fileChanged, type ImageFile } from '../../src/cluster/feed-image.js';
 import { hashText } from '../../src/cluster/feed.js';
 
@@ -126,8 +126,7 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
     const file = path.join(manifests, 'zz-added.yaml');
     try {
       expect(fromImage(s)).toBe(true);
-      // Past the quiet time after which the loader thread loads the files the image stood for.
-      await sleep(3000);
+      await quietFor(3000, 'the quiet time after which the loader thread loads the files the image stood for');
       writeFileSync(
         `${file}.tmp`,
         'apiVersion: v1\nkind: Service\nmetadata:\n  name: added\n  namespace: default\nspec:\n  clusterIP: 10.96.77.77\n  ports:\n  - port: 80\n',
@@ -239,7 +238,7 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
     const s = await serve(images, '--manifest-image-bytes', '100000');
     try {
       await pollFor('the image to be written', () => (imageFiles(images).length > 2 || !existsSync(older) ? true : undefined), 20_000, 50);
-      await sleep(200);
+      await quietFor(200, 'the eviction that follows the write');
     } finally {
       await s.stop();
     }
@@ -267,8 +266,7 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
     const s = await serve(images, '--no-manifest-image');
     try {
       expect(fromImage(s)).toBe(false);
-      // Past the quiet time after which an image is written.
-      await sleep(3000);
+      await quietFor(3000, 'the quiet time after which an image would be written');
       expect(await axfr(s.port)).toEqual(reference);
     } finally {
       await s.stop();
@@ -277,7 +275,7 @@ describeNeeding(['dig'], 'the manifest image, through the real server', () => {
     const never = path.join(dir, 'images-never');
     const t = await serve(never, '--no-manifest-image');
     try {
-      await sleep(3000);
+      await quietFor(3000, 'the quiet time after which an image would be written');
     } finally {
       await t.stop();
     }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstA } from '../cli/udp-query.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
-import { sleep } from '../helpers/wait.js';
+import { holdsWithin, quietFor } from '../helpers/wait.js';
 
 const service = (name: string, ip: string): string =>
   `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  clusterIP: ${ip}\n  ports: [{name: http, port: 80}]\n`;
@@ -35,18 +35,15 @@ describe('a manifest added under a running server', () => {
   /** Milliseconds from now until `name` answers `ip`; undefined when it has not after 5 s. */
   const answersAfter = async (name: string, ip: string): Promise<number | undefined> => {
     const t0 = performance.now();
-    for (let i = 0; i < 500 && performance.now() - t0 < 5000; i++) {
-      if ((await firstA(server.port, `${name}.default.svc.cluster.local`)) === ip) return performance.now() - t0;
-      await sleep(10);
-    }
-    return undefined;
+    const answered = await holdsWithin(async () => (await firstA(server.port, `${name}.default.svc.cluster.local`)) === ip, 5000, 10);
+    return answered ? performance.now() - t0 : undefined;
   };
 
   it('answers a new Service within 2 s of its file landing, and an edit of it as fast', async () => {
     expect(await firstA(server.port, 'web.default.svc.cluster.local')).toBe('10.96.1.1');
     expect(await firstA(server.port, 'api.default.svc.cluster.local')).toBeUndefined();
     // The start look and any first events are over: what follows is a change of its own.
-    await sleep(300);
+    await quietFor(300, 'the start look and any first events');
 
     fs.writeFileSync(path.join(dir, 'm/apps/api.yaml'), service('api', '10.96.2.2'));
     const added = await answersAfter('api', '10.96.2.2');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManifestWatcher, type WatchOptions } from '../../src/cluster/read/watch.js';
 import { repoRoot } from '../helpers/server.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
+import { pace, quietFor, waitUntil } from '../helpers/wait.js';
 
 const HOUR = 3_600_000;
 
@@ -56,14 +56,14 @@ async function watching(paths: string[], opts: WatchOptions & { intervalMs?: num
   const w = new ManifestWatcher(paths, opts.intervalMs ?? HOUR, () => changes.push(opts.probe ? opts.probe() : 'change'), opts);
   watchers.push(w);
   w.start();
-  await sleep(3 * (opts.settleMs ?? 50));
+  await quietFor(3 * (opts.settleMs ?? 50), 'the look start() makes, so what follows comes from events');
   return { w, changes };
 }
 
 /** Waits for the `n`th change, then a short spell in which no other comes. */
 async function expectChanges(changes: string[], n: number): Promise<void> {
   await waitUntil(`change ${n}`, () => changes.length >= n, 3000, 10);
-  await sleep(250);
+  await quietFor(250, 'a spell in which no other change may come');
   expect(changes.length).toBe(n);
 }
 
@@ -158,7 +158,7 @@ describe('ManifestWatcher events', () => {
     const chunk = Math.ceil(full.length / 40);
     for (let at = 0; at < full.length; at += chunk) {
       fs.appendFileSync(file, full.slice(at, at + chunk));
-      await sleep(5);
+      await pace(5);
     }
     await expectChanges(changes, 1);
     expect(changes[0]).toBe(full);
@@ -174,10 +174,10 @@ describe('ManifestWatcher events', () => {
     const chunk = Math.ceil(full.length / 4);
     for (let at = 0; at < full.length; at += chunk) {
       fs.appendFileSync(file, full.slice(at, at + chunk));
-      await sleep(250);
+      await pace(250);
     }
     await waitUntil('the change', () => changes.length >= 1, 5000, 10);
-    await sleep(250);
+    await quietFor(250, 'a spell in which no second change may come');
     expect(changes).toEqual([full]);
   });
 
@@ -193,10 +193,10 @@ describe('ManifestWatcher events', () => {
       fs.writeFileSync(path.join(d, '.web.yaml.swp'), `swap ${i}`);
       if (i === 10) fs.writeFileSync(path.join(d, 'api.yaml'), service('api', '10.96.0.2'));
       if (seenAt === undefined && changes.length > 0) seenAt = i;
-      await sleep(10);
+      await pace(10);
     }
     expect(seenAt).toBeDefined();
-    await sleep(250);
+    await quietFor(250, 'a spell in which no second change may come');
     expect(changes.length).toBe(1);
   });
 
@@ -243,7 +243,7 @@ describe('ManifestWatcher events', () => {
     expect(w.mode).toBe('off');
     expect(w.watchCount).toBe(0);
     expect(inotifyWatches()).toBe(before);
-    await sleep(300); // a quiet spell's two looks and two polls' time
+    await quietFor(300, "a quiet spell's two looks and two polls' time: a stopped watcher reports nothing");
     expect(changes).toEqual([]);
   });
 
