@@ -51,7 +51,7 @@ export function startFeedHub(log: HubLog): void {
     } else if (m.type === HUB_FEED) hubs.get(m.key)?.fromClient(w, m.msg as ToFeed);
     else if (m.type === HUB_CLOSE) {
       const hub = hubs.get(m.key);
-      if (hub && hub.leave(w.id)) {
+      if (hub?.leave(w.id)) {
         hub.close();
         hubs.delete(m.key);
       }

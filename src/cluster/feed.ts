@@ -15,7 +15,7 @@
 // - Deferred kinds (a kind no API knows when its object is met, which a CRD further on may
 //   define): read after every file, as a full load does; a file's deferred objects are a second
 //   part of its read, merged after every file's first part.
-// The admission history (history.ts) is written in file order within its byte budget, from
+// The admission history (admit/history.ts) is written in file order within its byte budget, from
 // the kept deflated texts (the history's own bytes, nothing more), reading a file again when the
 // budget now covers a text it skipped before.
 import { createHash } from 'node:crypto';
