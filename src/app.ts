@@ -344,7 +344,8 @@ export class App {
     const old = this.config;
     for (const r of this.answerCacheReadings()) this.retiredCacheCounts.set(r.server, { hits: r.hits, evictions: r.evictions });
     const sameListeners =
-      next.specs.length === old.specs.length && next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port && dotId(s) === dotId(old.specs[i]!));
+      next.specs.length === old.specs.length &&
+      next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port && dotId(s) === dotId(old.specs[i]!));
     if (!sameListeners) {
       await Promise.all(this.listeners.map((l) => l.close()));
       this.listeners = [];
@@ -604,7 +605,8 @@ function addListenSpecs(
           `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`,
         );
       }
-      const spec: ListenSpec = specs.get(id) ?? (key.transport === 'tls' ? { address, port, dot: tls ? { tls } : {}, entries: [] } : { address, port, entries: [] });
+      const spec: ListenSpec =
+        specs.get(id) ?? (key.transport === 'tls' ? { address, port, dot: tls ? { tls } : {}, entries: [] } : { address, port, entries: [] });
       spec.entries.push({ zone: key.zone, chain });
       specs.set(id, spec);
     }

@@ -143,7 +143,17 @@ describeNeeding(['openssl', 'dig'], 'DNS over TLS', () => {
     const plain = await serve(block(''), logs);
     try {
       expect(logs.join('\n')).toContain('tls:// server block without a tls line: serving DNS over TCP without encryption');
-      const { stdout } = await promisify(execFile)('dig', ['@127.0.0.1', '-p', String(plain.port), '+tcp', '+time=3', '+tries=1', kubernetesApi, 'A', '+short']);
+      const { stdout } = await promisify(execFile)('dig', [
+        '@127.0.0.1',
+        '-p',
+        String(plain.port),
+        '+tcp',
+        '+time=3',
+        '+tries=1',
+        kubernetesApi,
+        'A',
+        '+short',
+      ]);
       expect(stdout.trim()).toBe(kubernetesApiIp);
     } finally {
       await plain.app.close();

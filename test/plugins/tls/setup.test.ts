@@ -78,9 +78,15 @@ describeNeeding(['openssl'], 'tls setup', () => {
         `tls ${c.serverCert} ${c.serverKey} {\n  client_auth always\n}`,
         ['3: tls client_auth: client_auth "always" is not one of nocert, request, require, verify_if_given or require_and_verify'],
       ],
-      [`tls ${c.serverCert} ${c.serverKey} {\n  client_auth\n}`, ['3: tls client_auth: wrong number of arguments: 0 given, 1 expected; usage `client_auth nocert|request|require|verify_if_given|require_and_verify`']],
+      [
+        `tls ${c.serverCert} ${c.serverKey} {\n  client_auth\n}`,
+        ['3: tls client_auth: wrong number of arguments: 0 given, 1 expected; usage `client_auth nocert|request|require|verify_if_given|require_and_verify`'],
+      ],
       [`tls ${c.serverCert} ${c.serverKey} {\n  clientauth request\n}`, ['3: unknown tls option "clientauth"; the only option is client_auth']],
-      [`tls ${c.serverCert} ${c.serverKey}\ntls ${c.serverCert} ${c.serverKey}`, ['3: plugin "tls" appears twice in this server block (first at line 2); merge the two']],
+      [
+        `tls ${c.serverCert} ${c.serverKey}\ntls ${c.serverCert} ${c.serverKey}`,
+        ['3: plugin "tls" appears twice in this server block (first at line 2); merge the two'],
+      ],
     ];
     const got: [string, string[]][] = [];
     for (const [body] of cases) got.push([body, (await setupBlock(body, { key: 'tls://.:8853' })).errors]);
