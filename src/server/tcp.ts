@@ -134,7 +134,12 @@ export async function listenTcp(
   if (dot) {
     // Connections are admitted (and counted against the caps) once their handshake is done; the
     // handshake deadline bounds how long one that never finishes holds its socket.
-    const tlsServer = tls.createServer({ ...dot.tls, noDelay: true, handshakeTimeout: opts.handshakeTimeoutMs }, onSocket);
+    const handshaking = new Handshakes(opts);
+    const tlsServer = tls.createServer({ ...dot.tls, noDelay: true, handshakeTimeout: opts.handshakeTimeoutMs }, (socket) => {
+      handshaking.done(socket);
+      onSocket(socket);
+    });
+    tlsServer.on('connection', (raw: net.Socket) => handshaking.add(raw));
     tlsServer.on('tlsClientError', (err, socket) => {
       log.debug({ err: err.message, client: socket.remoteAddress }, 'DoT handshake failed');
       socket.destroy();
@@ -151,6 +156,45 @@ export async function listenTcp(
   // Only after listen succeeded: a listen failure is the caller's to explain in one line.
   server.on('error', (err) => log.error({ err, address, port }, 'TCP server error'));
   return server;
+}
+
+/**
+ * DNS over TLS connections still in their handshake, held to the same caps as connections (per
+ * client address and per listener). At a cap the newcomer takes the slot of the oldest
+ * handshake, so clients that stall their handshakes cannot keep others out; the handshake
+ * deadline closes those that are not displaced.
+ */
+class Handshakes {
+  /** Insertion order is age order. */
+  private readonly sockets = new Map<string, net.Socket>();
+
+  constructor(private readonly opts: TcpOptions) {}
+
+  add(raw: net.Socket): void {
+    const address = raw.remoteAddress ?? '';
+    let mine = 0;
+    for (const s of this.sockets.values()) if (s.remoteAddress === address) mine++;
+    if (mine >= this.opts.maxConnectionsPerClient) this.evictOldest((s) => s.remoteAddress === address);
+    if (this.sockets.size >= this.opts.maxConnections) this.evictOldest(() => true);
+    const key = `${address}|${raw.remotePort}`;
+    this.sockets.set(key, raw);
+    raw.once('close', () => {
+      if (this.sockets.get(key) === raw) this.sockets.delete(key);
+    });
+  }
+
+  done(socket: tls.TLSSocket): void {
+    this.sockets.delete(`${socket.remoteAddress ?? ''}|${socket.remotePort}`);
+  }
+
+  private evictOldest(which: (s: net.Socket) => boolean): void {
+    for (const [key, s] of this.sockets) {
+      if (!which(s)) continue;
+      this.sockets.delete(key);
+      s.destroy();
+      return;
+    }
+  }
 }
 
 class Connection {
