@@ -8,6 +8,7 @@ import type { ClusterOptions } from './cluster/model/model.js';
 import type { AppMetrics } from './metrics/index.js';
 import type { HttpLimits } from './pkg/http.js';
 import type { TcpOptions } from './server/tcp.js';
+import type { DotServerTls } from './chain/registry.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -83,6 +84,8 @@ export interface AppOptions {
 export interface ListenSpec {
   address: string;
   port: number;
+  /** For tls:// keys: TCP over TLS only (no UDP); undefined for plain DNS over UDP and TCP. */
+  dot?: { tls?: DotServerTls };
   entries: { zone: string; chain: Chain }[];
 }
 

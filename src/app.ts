@@ -16,7 +16,7 @@ import {
   type ServerBlock,
 } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
-import { closeAll, Registry, type BlockContext, type RuntimeOptions, type SharedResource } from './chain/registry.js';
+import { closeAll, Registry, type BlockContext, type DotServerTls, type RuntimeOptions, type SharedResource } from './chain/registry.js';
 import type { DnsRequest, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { isClusterDataProvider } from './chain/cluster-data.js';
@@ -250,7 +250,7 @@ export class App {
       const { specs } = this.config;
       for (let i = 0; i < specs.length; i++) {
         const spec = specs[i]!;
-        const l = await listen(spec.address, spec.port, () => this.config.handlers[i]!, this.log, this.options.tcp);
+        const l = await listen(spec.address, spec.port, () => this.config.handlers[i]!, this.log, this.options.tcp, spec.dot);
         this.listeners.push(l);
         out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
       }
@@ -344,7 +344,8 @@ export class App {
     const old = this.config;
     for (const r of this.answerCacheReadings()) this.retiredCacheCounts.set(r.server, { hits: r.hits, evictions: r.evictions });
     const sameListeners =
-      next.specs.length === old.specs.length && next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port);
+      next.specs.length === old.specs.length &&
+      next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port && dotId(s) === dotId(old.specs[i]!));
     if (!sameListeners) {
       await Promise.all(this.listeners.map((l) => l.close()));
       this.listeners = [];
@@ -541,7 +542,14 @@ async function buildConfig(app: App): Promise<Config> {
     const chain = new Chain(zones, plugins);
     chains.push(chain);
     observers.set(chain, blockObservers);
-    const full = addListenSpecs(specs, block, chain, ctx.bindAddresses, defaultPort, limits.maxListeners);
+    if (!ctx.tls && block.keys.some((k) => k.transport === 'tls')) {
+      // CoreDNS serves such a block too, without encryption: say so, since the port suggests TLS.
+      ctx.log.warn(
+        { keys: block.keys.filter((k) => k.transport === 'tls').map((k) => k.raw) },
+        'tls:// server block without a tls line: serving DNS over TCP without encryption',
+      );
+    }
+    const full = addListenSpecs(specs, block, chain, ctx.bindAddresses, defaultPort, limits.maxListeners, ctx.tls);
     if (full) {
       errors.push(full);
       listenersFull = true;
@@ -583,12 +591,13 @@ function addListenSpecs(
   bindAddresses: readonly string[],
   defaultPort: number,
   maxListeners: number,
+  tls: DotServerTls | undefined,
 ): CorefileError | undefined {
   const addresses = bindAddresses.length > 0 ? bindAddresses : ['::'];
   for (const key of block.keys) {
     const port = key.port ?? defaultPort;
     for (const address of addresses) {
-      const id = `${address}|${port}`;
+      const id = `${key.transport ?? 'dns'}|${address}|${port}`;
       if (!specs.has(id) && specs.size >= maxListeners) {
         return new CorefileError(
           block.file,
@@ -596,12 +605,18 @@ function addListenSpecs(
           `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`,
         );
       }
-      const spec = specs.get(id) ?? { address, port, entries: [] };
+      const spec: ListenSpec =
+        specs.get(id) ?? (key.transport === 'tls' ? { address, port, dot: tls ? { tls } : {}, entries: [] } : { address, port, entries: [] });
       spec.entries.push({ zone: key.zone, chain });
       specs.set(id, spec);
     }
   }
   return undefined;
+}
+
+/** What a reload compares to tell whether a listener's TLS side changed. */
+function dotId(spec: ListenSpec): string {
+  return spec.dot ? `tls:${spec.dot.tls?.id ?? 'plain'}` : 'dns';
 }
 
 /** The packet handler of one listen spec, with the query log and the observers of its blocks. */

@@ -371,10 +371,10 @@ describe('errors carry file:line and say how to fix', () => {
     ['non-numeric port', 'example.org:dns {\n}\n', 1, /bad port 'dns'.*must be a number/],
     ['port > 65535', '. {\n}\nexample.org:70000 {\n}\n', 3, /bad port 70000.*0 to 65535/],
     ['colon without port', 'example.org: {\n}\n', 1, /has no port/],
-    ['tls transport', 'tls://example.org {\n}\n', 1, /transport tls:\/\/ .* not supported/],
+    ['https3 transport', 'https3://. {\n}\n', 1, /transport https3:\/\/ .* not supported: it runs over QUIC, which Node 20 does not have/],
     ['https transport', 'https://.:443 {\n}\n', 1, /transport https:\/\/ .* not supported/],
     ['grpc transport', 'grpc://. {\n}\n', 1, /transport grpc:\/\/ .* not supported/],
-    ['quic transport', 'quic://. {\n}\n', 1, /transport quic:\/\/ .* not supported/],
+    ['quic transport', 'quic://. {\n}\n', 1, /transport quic:\/\/ .* not supported: it runs over QUIC, which Node 20 does not have/],
     ['unknown scheme', 'udp://. {\n}\n', 1, /unknown scheme udp:\/\//],
     ['bad domain name', 'a..b {\n}\n', 1, /not a valid domain name/],
     [

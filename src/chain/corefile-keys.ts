@@ -19,26 +19,40 @@ export interface ServerKey {
    * exactly this network, so filtering queries on it never changes the result.
    */
   network?: string;
+  /** 'tls' for tls:// keys (DNS over TLS, RFC 7858); absent for plain DNS. */
+  transport?: 'tls';
 }
+
+/** The port of a tls:// key that names none (RFC 7858). */
+export const DOT_DEFAULT_PORT = 853;
 
 export class KeyError extends Error {}
 
-// Transports CoreDNS knows (plugin/pkg/transport). Only plain DNS is served here.
-const OTHER_TRANSPORTS = new Set(['tls', 'https', 'https3', 'grpc', 'quic']);
+// Transports CoreDNS knows (plugin/pkg/transport) that are not served here.
+const OTHER_TRANSPORTS = new Set(['https', 'https3', 'grpc', 'quic']);
+// These run over QUIC, which Node 20's standard library does not have.
+const QUIC_TRANSPORTS = new Set(['https3', 'quic']);
 
 /** Parse one key; a CIDR off an octet/nibble boundary expands to several keys. */
 export function parseServerKey(raw: string): ServerKey[] {
   if (raw === '') throw new KeyError('empty server block key; remove the stray comma or "" from the key list');
   let s = raw;
+  let tls = false;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(s);
   if (scheme) {
     const name = scheme[1]!.toLowerCase();
-    if (OTHER_TRANSPORTS.has(name)) {
+    if (QUIC_TRANSPORTS.has(name)) {
       throw new KeyError(
-        `transport ${name}:// in key '${excerpt(raw)}' is not supported: clusterdns serves plain DNS over UDP/TCP only; use dns:// or no scheme`,
+        `transport ${name}:// in key '${excerpt(raw)}' is not supported: it runs over QUIC, which Node 20 does not have; use dns:// or tls://`,
       );
     }
-    if (name !== 'dns') throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; use dns:// or no scheme`);
+    if (OTHER_TRANSPORTS.has(name)) {
+      throw new KeyError(
+        `transport ${name}:// in key '${excerpt(raw)}' is not supported: clusterdns serves DNS over UDP/TCP and TLS only; use dns://, tls:// or no scheme`,
+      );
+    }
+    if (name !== 'dns' && name !== 'tls') throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; use dns://, tls:// or no scheme`);
+    tls = name === 'tls';
     s = s.slice(scheme[0].length);
   }
 
@@ -62,6 +76,12 @@ export function parseServerKey(raw: string): ServerKey[] {
   if (s === '') s = '.';
   if (s.length > 255) throw new KeyError(`zone in key '${excerpt(raw)}' is too long: ${s.length} > 255 characters`);
 
+  if (!tls) return plainKeys(raw, s, port);
+  // CoreDNS gives a tls:// key without a port 853, not the -dns.port default.
+  return plainKeys(raw, s, port ?? DOT_DEFAULT_PORT).map((k) => ({ ...k, transport: 'tls' as const }));
+}
+
+function plainKeys(raw: string, s: string, port: number | undefined): ServerKey[] {
   if (s.includes('/')) return reverseKeys(raw, s, port);
 
   checkDomainName(raw, s);

@@ -82,7 +82,7 @@ export function duplicateKeyErrors(blocks: readonly ServerBlock[], defaultPort?:
   for (const b of blocks) {
     for (const k of b.keys) {
       const port = k.port ?? defaultPort;
-      const id = `dns://${k.zone}${port === undefined ? '' : `:${port}`}`;
+      const id = `${k.transport ?? 'dns'}://${k.zone}${port === undefined ? '' : `:${port}`}`;
       const first = seen.get(id);
       if (first) {
         const where = first === b ? 'earlier in this block' : `by the server block at ${first.file}:${first.line}`;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { Gate, type PacketHandler } from './gate.js';
 import { listenUdp, type UdpListener } from './udp.js';
 import { listenTcp, defaultTcpOptions, type TcpOptions } from './tcp.js';
+import type { DotServerTls } from '../chain/registry.js';
 
 export interface Listener {
   address: string;
@@ -25,25 +26,46 @@ function bindError(err: NodeJS.ErrnoException, address: string, port: number, pr
   return new Error(`cannot listen on ${where}: ${err.message}`);
 }
 
-export async function listen(address: string, port: number, target: () => PacketHandler, log: Logger, tcpOptions: Partial<TcpOptions> = {}): Promise<Listener> {
+/**
+ * `dot` makes it a DNS over TLS listener: TCP only (RFC 7858 has no UDP), inside TLS when `dot.tls`
+ * is set, else plain TCP as CoreDNS serves a tls:// block without a tls line.
+ */
+export async function listen(
+  address: string,
+  port: number,
+  target: () => PacketHandler,
+  log: Logger,
+  tcpOptions: Partial<TcpOptions> = {},
+  dot?: { tls?: DotServerTls },
+): Promise<Listener> {
   const handler = new Gate(target);
-  let udp!: UdpListener;
+  let udp: UdpListener | undefined;
   let tcp!: net.Server;
   let actual = port;
+  if (dot) {
+    try {
+      const tls = dot.tls && { tls: dot.tls.options, verifyIfGiven: dot.tls.verifyIfGiven };
+      tcp = await listenTcp(address, port, handler, log, { ...defaultTcpOptions, ...tcpOptions }, tls);
+    } catch (err) {
+      throw bindError(err as NodeJS.ErrnoException, address, port, 'TCP');
+    }
+    actual = (tcp.address() as net.AddressInfo).port;
+  }
   // Port 0 picks a free UDP port and TCP then takes the same number, which another process may
   // hold over TCP: try fresh numbers then (a fixed port is never swapped for another).
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1; !dot; attempt++) {
     try {
       udp = await listenUdp(address, port, handler, log);
     } catch (err) {
       throw bindError(err as NodeJS.ErrnoException, address, port, 'UDP');
     }
-    actual = udp.socket.address().port;
+    const bound = udp;
+    actual = bound.socket.address().port;
     try {
       tcp = await listenTcp(address, actual, handler, log, { ...defaultTcpOptions, ...tcpOptions });
       break;
     } catch (err) {
-      udp.socket.close();
+      bound.socket.close();
       if (port === 0 && (err as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 20) continue;
       throw bindError(err as NodeJS.ErrnoException, address, actual, 'TCP');
     }
@@ -60,8 +82,10 @@ export async function listen(address: string, port: number, target: () => Packet
       tcp.close();
       await handler.drain(drainMs);
       await new Promise<void>((resolve) => {
-        udp.flush();
-        udp.socket.close(() => resolve());
+        if (udp) {
+          udp.flush();
+          udp.socket.close(() => resolve());
+        } else setTimeout(resolve, 0);
         // Established connections would keep close() waiting for their idle timeout.
         for (const socket of connections) socket.destroy();
         setTimeout(resolve, 1000).unref();

@@ -6,6 +6,7 @@
 //    slot of the connection doing the least (never completed a message, then the longest
 //    since its last message) instead of being refused.
 import net from 'node:net';
+import tls from 'node:tls';
 import type { PacketHandler } from './gate.js';
 import type { Logger } from 'pino';
 import type { Reply } from './handler.js';
@@ -28,6 +29,8 @@ export interface TcpOptions {
   maxInFlight: number;
   /** Close a connection whose unsent replies make no progress for this long. */
   writeTimeoutMs: number;
+  /** DNS over TLS: close a connection whose TLS handshake has not finished this long after it opened. */
+  handshakeTimeoutMs: number;
 }
 
 export const defaultTcpOptions: TcpOptions = {
@@ -39,6 +42,7 @@ export const defaultTcpOptions: TcpOptions = {
   maxUnsentTotalBytes: 64 << 20,
   maxInFlight: 100,
   writeTimeoutMs: 5_000,
+  handshakeTimeoutMs: 5_000,
 };
 
 /** The live connections of one listener and what they hold. */
@@ -94,11 +98,30 @@ class Connections {
   }
 }
 
-export async function listenTcp(address: string, port: number, handler: PacketHandler, log: Logger, opts: TcpOptions = defaultTcpOptions): Promise<net.Server> {
+/** For a DNS over TLS listener (RFC 7858: the TCP framing inside TLS). */
+export interface DotListenOptions {
+  tls: tls.TlsOptions;
+  /** With client certificates optional: one that is given must verify. */
+  verifyIfGiven?: boolean;
+}
+
+export async function listenTcp(
+  address: string,
+  port: number,
+  handler: PacketHandler,
+  log: Logger,
+  opts: TcpOptions = defaultTcpOptions,
+  dot?: DotListenOptions,
+): Promise<net.Server> {
   const local = { address, port };
   const conns = new Connections(opts, log);
-  const server = net.createServer({ noDelay: true }, (socket) => {
+  const onSocket = (socket: net.Socket): void => {
     const address = socket.remoteAddress ?? '';
+    if (dot?.verifyIfGiven && socket instanceof tls.TLSSocket && !socket.authorized && socket.getPeerCertificate().raw !== undefined) {
+      log.debug({ client: address, reason: socket.authorizationError }, 'DoT client certificate does not verify; closing');
+      socket.destroy();
+      return;
+    }
     if (!conns.admit(address)) {
       // Every connection is busy answering: refuse at once rather than leave the client hanging.
       log.debug({ client: address }, 'TCP connection refused: at the connection cap and none idle');
@@ -106,7 +129,23 @@ export async function listenTcp(address: string, port: number, handler: PacketHa
       return;
     }
     new Connection(socket, handler, log, local, opts, conns);
-  });
+  };
+  let server: net.Server;
+  if (dot) {
+    // Connections are admitted (and counted against the caps) once their handshake is done; the
+    // handshake deadline bounds how long one that never finishes holds its socket.
+    const handshaking = new Handshakes(opts);
+    const tlsServer = tls.createServer({ ...dot.tls, noDelay: true, handshakeTimeout: opts.handshakeTimeoutMs }, (socket) => {
+      handshaking.done(socket);
+      onSocket(socket);
+    });
+    tlsServer.on('connection', (raw: net.Socket) => handshaking.add(raw));
+    tlsServer.on('tlsClientError', (err, socket) => {
+      log.debug({ err: err.message, client: socket.remoteAddress }, 'DoT handshake failed');
+      socket.destroy();
+    });
+    server = tlsServer;
+  } else server = net.createServer({ noDelay: true }, onSocket);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port, host: address, ipv6Only: net.isIPv6(address) && address !== '::' }, () => {
@@ -117,6 +156,45 @@ export async function listenTcp(address: string, port: number, handler: PacketHa
   // Only after listen succeeded: a listen failure is the caller's to explain in one line.
   server.on('error', (err) => log.error({ err, address, port }, 'TCP server error'));
   return server;
+}
+
+/**
+ * DNS over TLS connections still in their handshake, held to the same caps as connections (per
+ * client address and per listener). At a cap the newcomer takes the slot of the oldest
+ * handshake, so clients that stall their handshakes cannot keep others out; the handshake
+ * deadline closes those that are not displaced.
+ */
+class Handshakes {
+  /** Insertion order is age order. */
+  private readonly sockets = new Map<string, net.Socket>();
+
+  constructor(private readonly opts: TcpOptions) {}
+
+  add(raw: net.Socket): void {
+    const address = raw.remoteAddress ?? '';
+    let mine = 0;
+    for (const s of this.sockets.values()) if (s.remoteAddress === address) mine++;
+    if (mine >= this.opts.maxConnectionsPerClient) this.evictOldest((s) => s.remoteAddress === address);
+    if (this.sockets.size >= this.opts.maxConnections) this.evictOldest(() => true);
+    const key = `${address}|${raw.remotePort}`;
+    this.sockets.set(key, raw);
+    raw.once('close', () => {
+      if (this.sockets.get(key) === raw) this.sockets.delete(key);
+    });
+  }
+
+  done(socket: tls.TLSSocket): void {
+    this.sockets.delete(`${socket.remoteAddress ?? ''}|${socket.remotePort}`);
+  }
+
+  private evictOldest(which: (s: net.Socket) => boolean): void {
+    for (const [key, s] of this.sockets) {
+      if (!which(s)) continue;
+      this.sockets.delete(key);
+      s.destroy();
+      return;
+    }
+  }
 }
 
 class Connection {
