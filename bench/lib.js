@@ -240,8 +240,8 @@ export function treeRss(pid) {
   return { peak, now, each };
 }
 
-/** One A query over UDP; resolves with the reply's rcode and answer count, or null after timeoutMs. */
-export function udpAsk(port, name, timeoutMs = 1000) {
+/** One A query over UDP; resolves with the whole reply, or null after timeoutMs. */
+export function udpReply(port, name, timeoutMs = 1000) {
   const q = encodeQuery(name, 'A', 0x4242);
   return new Promise((resolve) => {
     const s = dgram.createSocket('udp4');
@@ -252,10 +252,16 @@ export function udpAsk(port, name, timeoutMs = 1000) {
     s.on('message', (m) => {
       clearTimeout(timer);
       s.close();
-      resolve({ rcode: m[3] & 15, answers: m.readUInt16BE(6) });
+      resolve(m);
     });
     s.send(q, port, HOST);
   });
+}
+
+/** One A query over UDP; resolves with the reply's rcode and answer count, or null after timeoutMs. */
+export async function udpAsk(port, name, timeoutMs = 1000) {
+  const m = await udpReply(port, name, timeoutMs);
+  return m && { rcode: m[3] & 15, answers: m.readUInt16BE(6) };
 }
 
 export function dnsperfArgs(port, seconds, queries) {

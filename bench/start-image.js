@@ -14,12 +14,11 @@
 // the feed's reads, so that this change reads one file). Medians over --rounds.
 // Usage: node bench/start-image.js [--services N] [--rounds N] [--trees list,compact,workload] [--no-pin]
 import { execFileSync } from 'node:child_process';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BENCH, ROOT, HOST, option, freePort, startNode, serverReady, stop, stopChildrenOnSignals, treeRss, encodeQuery, median, cpuTicks } from './lib.js';
+import { BENCH, ROOT, option, freePort, startNode, serverReady, stop, stopChildrenOnSignals, treeRss, udpReply, median, cpuTicks } from './lib.js';
 
 const SERVICES = option('--services', 10000, 1, 1000000);
 const ROUNDS = option('--rounds', 5, 1, 50);
@@ -32,24 +31,6 @@ const FIRST_ANSWER_GIVE_UP_MS = 60_000;
 const SAMPLE = 40;
 const CHANGE_GIVE_UP_MS = 20_000;
 const mib = (b) => (b / 1048576).toFixed(1);
-
-/** The answer's bytes past the header's id, or null after timeoutMs. */
-function ask(port, name, timeoutMs) {
-  const q = encodeQuery(name, 'A', 0x4242);
-  return new Promise((resolve) => {
-    const s = dgram.createSocket('udp4');
-    const timer = setTimeout(() => {
-      s.close();
-      resolve(null);
-    }, timeoutMs);
-    s.on('message', (m) => {
-      clearTimeout(timer);
-      s.close();
-      resolve(m);
-    });
-    s.send(q, port, HOST);
-  });
-}
 
 function generate(tree, dir) {
   fs.mkdirSync(dir, { recursive: true });
@@ -101,7 +82,7 @@ async function start(tree, dir, conf, mode, imageDir, name, sample) {
   ready.catch(() => undefined);
   let firstMs;
   for (;;) {
-    const r = await ask(port, name, 20);
+    const r = await udpReply(port, name, 20);
     const ms = performance.now() - t0;
     if (r && (r[3] & 15) === 0 && r.readUInt16BE(6) > 0) {
       firstMs = ms;
@@ -115,7 +96,7 @@ async function start(tree, dir, conf, mode, imageDir, name, sample) {
   await settled(server.child.pid);
   const rss = treeRss(server.child.pid).now;
   const answers = [];
-  for (const n of sample) answers.push((await ask(port, n, 1000))?.subarray(2).toString('hex') ?? 'none');
+  for (const n of sample) answers.push((await udpReply(port, n, 1000))?.subarray(2).toString('hex') ?? 'none');
   const log = server.tail.join('\n');
   // The image a cold start wrote, kept as it was before the change below rewrites it.
   if (mode === 'cold') {
@@ -133,7 +114,7 @@ async function start(tree, dir, conf, mode, imageDir, name, sample) {
   server.child.kill('SIGHUP');
   let changeMs = Infinity;
   while (performance.now() - c0 < CHANGE_GIVE_UP_MS) {
-    const r = await ask(port, 'zz-added.default.svc.cluster.local', 100);
+    const r = await udpReply(port, 'zz-added.default.svc.cluster.local', 100);
     if (r && (r[3] & 15) === 0 && r.readUInt16BE(6) > 0) {
       changeMs = performance.now() - c0;
       break;
