@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import { buildApp, type App } from '../../src/app.js';
+import type { TcpOptions } from '../../src/server/tcp.js';
 import { repoRoot } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
 import { dotConnect, dotExchange } from '../server/dot-client.js';
@@ -14,18 +15,23 @@ import { T } from '../server/raw.js';
 
 const handshakeTimeoutMs = 400;
 
+/** A DoT server for the example cluster with these TCP limits. */
+function dotApp(c: TestCerts, tcp: Partial<TcpOptions>): Promise<App> {
+  return buildApp({
+    corefileText: `tls://cluster.local:0 {\n  bind 127.0.0.1\n  tls ${c.serverCert} ${c.serverKey}\n  kubernetes cluster.local\n}\n`,
+    manifests: [path.join(repoRoot, 'examples/manifests')],
+    logger: pino({ level: 'silent' }),
+    tcp,
+  });
+}
+
 describeNeeding(['openssl'], 'DoT handshake deadline', () => {
   let c: TestCerts;
   let app: App;
   let port: number;
   beforeAll(async () => {
     c = makeCerts();
-    app = await buildApp({
-      corefileText: `tls://cluster.local:0 {\n  bind 127.0.0.1\n  tls ${c.serverCert} ${c.serverKey}\n  kubernetes cluster.local\n}\n`,
-      manifests: [path.join(repoRoot, 'examples/manifests')],
-      logger: pino({ level: 'silent' }),
-      tcp: { handshakeTimeoutMs },
-    });
+    app = await dotApp(c, { handshakeTimeoutMs });
     port = (await app.listen())[0]!.port;
   });
   afterAll(async () => {
@@ -71,13 +77,8 @@ describeNeeding(['openssl'], 'DoT handshakes under the per-client cap', () => {
   let port: number;
   beforeAll(async () => {
     c = makeCerts();
-    app = await buildApp({
-      corefileText: `tls://cluster.local:0 {\n  bind 127.0.0.1\n  tls ${c.serverCert} ${c.serverKey}\n  kubernetes cluster.local\n}\n`,
-      manifests: [path.join(repoRoot, 'examples/manifests')],
-      logger: pino({ level: 'silent' }),
-      // A deadline far off: what closes the stalled handshakes here is the cap.
-      tcp: { handshakeTimeoutMs: 60_000, maxConnectionsPerClient: 2 },
-    });
+    // A deadline far off: what closes the stalled handshakes here is the cap.
+    app = await dotApp(c, { handshakeTimeoutMs: 60_000, maxConnectionsPerClient: 2 });
     port = (await app.listen())[0]!.port;
   });
   afterAll(async () => {
