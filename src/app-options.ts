@@ -8,7 +8,7 @@ import type { ClusterOptions } from './cluster/model/model.js';
 import type { AppMetrics } from './metrics/index.js';
 import type { HttpLimits } from './pkg/http.js';
 import type { TcpOptions } from './server/tcp.js';
-import type { DotServerTls } from './chain/registry.js';
+import type { ListenerSettings, ServerTls, Transport } from './chain/transport.js';
 
 /**
  * Used when no --conf is given: the Corefile kubeadm installs (kubernetes/kubernetes
@@ -84,13 +84,17 @@ export interface AppOptions {
 export interface ListenSpec {
   address: string;
   port: number;
-  /** For tls:// keys: TCP over TLS only (no UDP); undefined for plain DNS over UDP and TCP. */
-  dot?: { tls?: DotServerTls };
+  /** dns: UDP and TCP; tls, https, grpc: one TCP socket for that stream transport. */
+  transport: Transport;
+  /** The `tls` plugin's certificate; absent, a tls://, https:// or grpc:// listener serves without encryption. */
+  tls?: ServerTls;
+  settings: ListenerSettings;
   entries: { zone: string; chain: Chain }[];
 }
 
 export interface ListenerInfo {
   address: string;
   port: number;
+  transport: Transport;
   zones: string[];
 }

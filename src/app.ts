@@ -16,7 +16,7 @@ import {
   type ServerBlock,
 } from './chain/corefile.js';
 import { Chain, Router } from './chain/chain.js';
-import { closeAll, Registry, type BlockContext, type DotServerTls, type RuntimeOptions, type SharedResource } from './chain/registry.js';
+import { closeAll, Registry, type BlockContext, type RuntimeOptions, type SharedResource } from './chain/registry.js';
 import type { DnsRequest, Plugin } from './chain/plugin.js';
 import { emptyResponse } from './chain/plugin.js';
 import { isClusterDataProvider } from './chain/cluster-data.js';
@@ -233,7 +233,7 @@ export class App {
   private cacheServerLabel(i: number): string {
     const spec = this.config.specs[i]!;
     const bound = spec.address === '::' ? '' : spec.address;
-    return serverLabel(bound, this.listeners[i]?.port ?? spec.port);
+    return serverLabel(bound, this.listeners[i]?.port ?? spec.port, spec.transport);
   }
 
   /** The Corefile's name for messages; undefined for the built-in default. */
@@ -250,9 +250,9 @@ export class App {
       const { specs } = this.config;
       for (let i = 0; i < specs.length; i++) {
         const spec = specs[i]!;
-        const l = await listen(spec.address, spec.port, () => this.config.handlers[i]!, this.log, this.options.tcp, spec.dot);
+        const l = await listen(spec, () => this.config.handlers[i]!, this.log, this.options.tcp);
         this.listeners.push(l);
-        out.push({ address: l.address, port: l.port, zones: spec.entries.map((e) => e.zone) });
+        out.push({ address: l.address, port: l.port, transport: l.transport, zones: spec.entries.map((e) => e.zone) });
       }
       const logged = new Set<string>();
       for (const chain of this.chains) for (const p of chain.plugins) await startPlugin(p, this.corefileName, this.log, logged);
@@ -345,7 +345,7 @@ export class App {
     for (const r of this.answerCacheReadings()) this.retiredCacheCounts.set(r.server, { hits: r.hits, evictions: r.evictions });
     const sameListeners =
       next.specs.length === old.specs.length &&
-      next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port && dotId(s) === dotId(old.specs[i]!));
+      next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port && listenerId(s) === listenerId(old.specs[i]!));
     if (!sameListeners) {
       await Promise.all(this.listeners.map((l) => l.close()));
       this.listeners = [];
@@ -498,6 +498,7 @@ async function buildConfig(app: App): Promise<Config> {
       runtime,
       log: log.child({ block: zones.join(' ') }),
       bindAddresses: [],
+      listener: {},
       lookup,
       plugin: (name) => built.find((p) => p.name === name),
       observe: (o) => blockObservers.push(o),
@@ -542,17 +543,15 @@ async function buildConfig(app: App): Promise<Config> {
     const chain = new Chain(zones, plugins);
     chains.push(chain);
     observers.set(chain, blockObservers);
-    if (!ctx.tls && block.keys.some((k) => k.transport === 'tls')) {
-      // CoreDNS serves such a block too, without encryption: say so, since the port suggests TLS.
-      ctx.log.warn(
-        { keys: block.keys.filter((k) => k.transport === 'tls').map((k) => k.raw) },
-        'tls:// server block without a tls line: serving DNS over TCP without encryption',
-      );
+    const plain = block.keys.filter((k) => k.transport !== undefined);
+    if (!ctx.tls && plain.length > 0) {
+      // CoreDNS serves such a block too, without encryption: say so, since the scheme suggests TLS.
+      ctx.log.warn({ keys: plain.map((k) => k.raw) }, `${plain[0]!.transport}:// server block without a tls line: serving without encryption`);
     }
-    const full = addListenSpecs(specs, block, chain, ctx.bindAddresses, defaultPort, limits.maxListeners, ctx.tls);
-    if (full) {
-      errors.push(full);
-      listenersFull = true;
+    const problem = addListenSpecs(specs, block, chain, ctx, defaultPort, limits.maxListeners);
+    if (problem) {
+      errors.push(problem.error);
+      if (problem.full) listenersFull = true;
     }
   }
   if (errors.length > 0) {
@@ -580,43 +579,62 @@ async function buildConfig(app: App): Promise<Config> {
 }
 
 /**
- * Adds the block's listen addresses and ports to `specs` (one spec per address and port, shared
- * by the blocks that name it). Every pair is a UDP and a TCP socket, so keys with many ports times
- * many bind addresses must not open thousands of them: past the limit, the error to report.
+ * Adds the block's listen addresses and ports to `specs` (one spec per transport, address and
+ * port, shared by the blocks that name it). A dns:// pair is a UDP and a TCP socket, so keys with
+ * many ports times many bind addresses must not open thousands of them: past the limit, the error
+ * to report (`full`). Blocks sharing a listener must agree on its TLS and settings: one socket
+ * has one certificate (CoreDNS: "multiple conflicting TLS configuration returns an error").
  */
 function addListenSpecs(
   specs: Map<string, ListenSpec>,
   block: ServerBlock,
   chain: Chain,
-  bindAddresses: readonly string[],
+  ctx: Pick<BlockContext, 'bindAddresses' | 'tls' | 'listener'>,
   defaultPort: number,
   maxListeners: number,
-  tls: DotServerTls | undefined,
-): CorefileError | undefined {
-  const addresses = bindAddresses.length > 0 ? bindAddresses : ['::'];
+): { error: CorefileError; full?: true } | undefined {
+  const addresses = ctx.bindAddresses.length > 0 ? ctx.bindAddresses : ['::'];
   for (const key of block.keys) {
     const port = key.port ?? defaultPort;
+    const transport = key.transport ?? 'dns';
     for (const address of addresses) {
-      const id = `${key.transport ?? 'dns'}|${address}|${port}`;
-      if (!specs.has(id) && specs.size >= maxListeners) {
-        return new CorefileError(
+      const id = `${transport}|${address}|${port}`;
+      const spec = specs.get(id);
+      if (!spec && specs.size >= maxListeners) {
+        const error = new CorefileError(
           block.file,
           block.line,
           `more than ${maxListeners} listen addresses and ports (--max-corefile-listeners); use fewer ports or bind addresses`,
         );
+        return { error, full: true };
       }
-      const spec: ListenSpec =
-        specs.get(id) ?? (key.transport === 'tls' ? { address, port, dot: tls ? { tls } : {}, entries: [] } : { address, port, entries: [] });
-      spec.entries.push({ zone: key.zone, chain });
-      specs.set(id, spec);
+      if (spec) {
+        const theirs = listenerId(spec);
+        const mine = listenerId({ transport, settings: ctx.listener, ...(ctx.tls ? { tls: ctx.tls } : {}) });
+        if (transport !== 'dns' && theirs !== mine) {
+          const where = `${transport}://${address === '::' ? '' : address}:${port}`;
+          const error = new CorefileError(
+            block.file,
+            block.line,
+            `this block and another one both serve ${where} but set different tls, https, grpc_server or timeouts options; one listener has one setting: give both blocks the same lines, or use another port`,
+          );
+          return { error };
+        }
+        spec.entries.push({ zone: key.zone, chain });
+        continue;
+      }
+      const fresh: ListenSpec = { address, port, transport, settings: ctx.listener, entries: [{ zone: key.zone, chain }] };
+      if (ctx.tls && transport !== 'dns') fresh.tls = ctx.tls;
+      specs.set(id, fresh);
     }
   }
   return undefined;
 }
 
-/** What a reload compares to tell whether a listener's TLS side changed. */
-function dotId(spec: ListenSpec): string {
-  return spec.dot ? `tls:${spec.dot.tls?.id ?? 'plain'}` : 'dns';
+/** What a reload compares to tell whether a listener must be opened again (its TLS side or settings changed). */
+function listenerId(spec: Pick<ListenSpec, 'transport' | 'tls' | 'settings'>): string {
+  if (spec.transport === 'dns') return 'dns';
+  return `${spec.transport}|${spec.tls?.id ?? 'plain'}|${JSON.stringify(spec.settings)}`;
 }
 
 /** The packet handler of one listen spec, with the query log and the observers of its blocks. */

@@ -6,6 +6,7 @@
 // adds file:line.
 
 import { excerpt } from './excerpt.js';
+import { TRANSPORT_DEFAULT_PORTS, type Transport } from '../dns/transport.js';
 import { bigIntToBytes, ipToBigInt, parseCidr } from '../pkg/ip.js';
 
 export interface ServerKey {
@@ -19,16 +20,14 @@ export interface ServerKey {
    * exactly this network, so filtering queries on it never changes the result.
    */
   network?: string;
-  /** 'tls' for tls:// keys (DNS over TLS, RFC 7858); absent for plain DNS. */
-  transport?: 'tls';
+  /** The key's scheme when it is not dns:// (tls://, https://, grpc://); absent for plain DNS. */
+  transport?: Exclude<Transport, 'dns'>;
 }
-
-/** The port of a tls:// key that names none (RFC 7858). */
-export const DOT_DEFAULT_PORT = 853;
 
 export class KeyError extends Error {}
 
-// Transports CoreDNS knows (plugin/pkg/transport) that are not served here.
+// The schemes served here; CoreDNS's others (plugin/pkg/transport) are refused with a reason.
+const SERVED: ReadonlySet<string> = new Set<Transport>(['dns', 'tls']);
 const OTHER_TRANSPORTS = new Set(['https', 'https3', 'grpc', 'quic']);
 // These run over QUIC, which Node 20's standard library does not have.
 const QUIC_TRANSPORTS = new Set(['https3', 'quic']);
@@ -37,7 +36,7 @@ const QUIC_TRANSPORTS = new Set(['https3', 'quic']);
 export function parseServerKey(raw: string): ServerKey[] {
   if (raw === '') throw new KeyError('empty server block key; remove the stray comma or "" from the key list');
   let s = raw;
-  let tls = false;
+  let transport: Exclude<Transport, 'dns'> | undefined;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(s);
   if (scheme) {
     const name = scheme[1]!.toLowerCase();
@@ -46,13 +45,14 @@ export function parseServerKey(raw: string): ServerKey[] {
         `transport ${name}:// in key '${excerpt(raw)}' is not supported: it runs over QUIC, which Node 20 does not have; use dns:// or tls://`,
       );
     }
-    if (OTHER_TRANSPORTS.has(name)) {
+    if (OTHER_TRANSPORTS.has(name) && !SERVED.has(name)) {
       throw new KeyError(
         `transport ${name}:// in key '${excerpt(raw)}' is not supported: clusterdns serves DNS over UDP/TCP and TLS only; use dns://, tls:// or no scheme`,
       );
     }
-    if (name !== 'dns' && name !== 'tls') throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; use dns://, tls:// or no scheme`);
-    tls = name === 'tls';
+    if (!SERVED.has(name))
+      throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; use ${[...SERVED].map((t) => `${t}://`).join(', ')} or no scheme`);
+    if (name !== 'dns') transport = name as Exclude<Transport, 'dns'>;
     s = s.slice(scheme[0].length);
   }
 
@@ -76,9 +76,10 @@ export function parseServerKey(raw: string): ServerKey[] {
   if (s === '') s = '.';
   if (s.length > 255) throw new KeyError(`zone in key '${excerpt(raw)}' is too long: ${s.length} > 255 characters`);
 
-  if (!tls) return plainKeys(raw, s, port);
-  // CoreDNS gives a tls:// key without a port 853, not the -dns.port default.
-  return plainKeys(raw, s, port ?? DOT_DEFAULT_PORT).map((k) => ({ ...k, transport: 'tls' as const }));
+  if (!transport) return plainKeys(raw, s, port);
+  // CoreDNS gives a tls:// key without a port 853 (https:// and grpc:// 443), not the -dns.port default.
+  const served = transport;
+  return plainKeys(raw, s, port ?? TRANSPORT_DEFAULT_PORTS[served]).map((k) => ({ ...k, transport: served }));
 }
 
 function plainKeys(raw: string, s: string, port: number | undefined): ServerKey[] {

@@ -1,5 +1,6 @@
 // The plugin contract shared by every plugin and the chain (see ARCHITECTURE.md).
 import type { DnsResponse, Rr } from '../dns/records.js';
+import type { Transport } from '../dns/transport.js';
 
 export type { DnsResponse } from '../dns/records.js';
 
@@ -10,6 +11,11 @@ export interface Endpoint {
   port: number;
 }
 
+/** Where a query arrived: the listener's address and port, and its transport (dns:// when absent). */
+export interface LocalEndpoint extends Endpoint {
+  transport?: Transport;
+}
+
 /** What observers (query log, metrics) learn about each packet handled. */
 export interface QueryEvent {
   msg: Buffer;
@@ -17,7 +23,7 @@ export interface QueryEvent {
   reply: Buffer | null;
   protocol: Protocol;
   client: Endpoint;
-  local: Endpoint;
+  local: LocalEndpoint;
   durationNs: bigint;
   /** The server-block zone that serves a lowercased name, or undefined (REFUSED). */
   zoneOf(qname: string): string | undefined;
@@ -46,7 +52,7 @@ export interface DnsRequest {
   readonly protocol: Protocol;
   readonly client: { readonly address: string; readonly port: number };
   /** The local address the query arrived on. */
-  readonly local: { readonly address: string; readonly port: number };
+  readonly local: Readonly<LocalEndpoint>;
   /**
    * The query's authority section, decoded only for IXFR queries (it carries the client's SOA,
    * RFC 1995); absent otherwise.

@@ -1,7 +1,7 @@
 // The plugin registry: which plugins exist, how each turns its Corefile directive into a
 // plugin, and the one fixed order they run in (as CoreDNS's plugin.cfg, not Corefile order).
-import type { TlsOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import type { ListenerSettings, ServerTls } from './transport.js';
 import type { CorefileLimits, Directive, ServerKey } from './corefile.js';
 import { CorefileError, corefileErrors, enoughErrors, excerpt, throwErrors } from './corefile.js';
 import type { Lameduck } from './lameduck.js';
@@ -86,12 +86,10 @@ export interface BlockContext {
   readonly shared: <T extends { close(): void }>(key: string, create: () => T) => SharedResource<T>;
   /** Listen addresses set by `bind`; empty means every address. */
   bindAddresses: string[];
-  /**
-   * Set by `tls`: the certificate, key and client verification of the block's tls:// listeners,
-   * with `id` naming their content (a reload that reads the same files keeps the listener open).
-   * verifyIfGiven: a client certificate is optional but, when given, must verify.
-   */
-  tls?: DotServerTls;
+  /** Set by `tls`: the certificate, key and client verification of the block's tls://, https:// and grpc:// listeners. */
+  tls?: ServerTls;
+  /** What the block's plugins set for its stream listeners (`https`, `grpc_server`, `timeouts`). */
+  listener: ListenerSettings;
   /**
    * Resolves a name through the server again, from the top of the chain of whichever block
    * serves it (CoreDNS's upstream lookups, e.g. for ExternalName targets). Pass the request being
@@ -104,13 +102,6 @@ export interface BlockContext {
    * cooperate through a published contract, like autopath asking kubernetes for a search path).
    */
   readonly plugin: (name: string) => Plugin | undefined;
-}
-
-/** The TLS side of a tls:// listener, as the `tls` plugin sets it. */
-export interface DotServerTls {
-  options: TlsOptions;
-  verifyIfGiven: boolean;
-  id: string;
 }
 
 export interface SharedResource<T> {

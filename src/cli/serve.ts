@@ -1,4 +1,5 @@
 // `clusterdns serve`: build the app, listen, log where, and stop cleanly on SIGINT/SIGTERM.
+import type { Transport } from '../dns/transport.js';
 import type { Logger } from 'pino';
 import { buildApp, DEFAULT_MAX_LOOKUP_DEPTH, type App } from '../app.js';
 import { createLogger } from './logger.js';
@@ -27,6 +28,14 @@ import { AppMetrics } from '../metrics/index.js';
 import { maxOf } from '../pkg/arrays.js';
 import path from 'node:path';
 import { DEFAULT_IMAGE_BUDGET_BYTES, defaultImageDir } from '../cluster/feed-image-options.js';
+
+/** What the start log says each transport listens on. */
+const LISTENING_ON: Readonly<Record<Transport, string>> = {
+  dns: 'UDP and TCP',
+  tls: 'TCP for DNS over TLS',
+  https: 'TCP for DNS over HTTPS',
+  grpc: 'TCP for DNS over gRPC',
+};
 
 export interface ServeFlags extends ClusterFlags, TransportFlags {
   port: string;
@@ -201,7 +210,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
     if (isWorker()) await reportStartFailure(failure);
     throw failure;
   }
-  for (const l of listeners) log.info({ address: l.address, port: l.port, zones: l.zones }, 'listening on UDP and TCP');
+  for (const l of listeners)
+    log.info({ address: l.address, port: l.port, zones: l.zones, transport: l.transport }, `listening on ${LISTENING_ON[l.transport]}`);
   // Signal handlers go in before the ready line: a supervisor (or a test) that reacts to it at
   // once must find SIGHUP reloading, not the default action ending the process.
   const stopped = new Promise<void>((resolve) => {

@@ -53,7 +53,8 @@ function clusterServiceName(data: ClusterData, zone: string): { name: string; ty
  * there holds a zone.
  */
 export function suggestDig(app: App, listeners: readonly ListenerInfo[]): string | undefined {
-  const first = listeners[0];
+  // dig asks over UDP: a plain DNS listener.
+  const first = listeners.find((l) => l.transport === 'dns');
   if (!first) return undefined;
   const host = first.address === '::' || first.address === '0.0.0.0' ? '127.0.0.1' : first.address;
   let soa: Rr | undefined;

@@ -22,6 +22,7 @@
 // For worker processes: this is an ordinary prom-client Registry, so a primary can aggregate the
 // workers' registries with prom-client's AggregatorRegistry (server/workers.ts).
 import { readFileSync } from 'node:fs';
+import type { Transport } from '../dns/transport.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 
 /** CoreDNS's plugin.TimeBuckets: 0.25 ms to 8 s, doubling (16 buckets). */
@@ -377,12 +378,12 @@ function createMetrics(registry: Registry): Metrics {
 }
 
 /**
- * CoreDNS's `server` label: `dns://` + host:port of the listener, the host empty when the block
- * has no `bind` (`dns://:53`), IPv6 in brackets (`dns://[::1]:53`).
+ * CoreDNS's `server` label: the scheme + host:port of the listener, the host empty when the block
+ * has no `bind` (`dns://:53`), IPv6 in brackets (`dns://[::1]:53`), `tls://:853` for DNS over TLS.
  */
-export function serverLabel(bindAddress: string | undefined, port: number): string {
+export function serverLabel(bindAddress: string | undefined, port: number, transport: Transport = 'dns'): string {
   const host = bindAddress ?? '';
-  return `dns://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return `${transport}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**

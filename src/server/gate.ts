@@ -2,10 +2,10 @@
 // without touching sockets), and on shutdown stops taking new packets and lets the ones in
 // flight finish, within a bound.
 import type { Protocol } from '../chain/plugin.js';
-import type { Endpoint } from '../chain/plugin.js';
+import type { Endpoint, LocalEndpoint } from '../chain/plugin.js';
 
 export interface PacketHandler {
-  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null>;
+  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: LocalEndpoint): Buffer | null | Promise<Buffer | null>;
 }
 
 export class Gate implements PacketHandler {
@@ -15,7 +15,7 @@ export class Gate implements PacketHandler {
 
   constructor(private readonly target: () => PacketHandler) {}
 
-  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: LocalEndpoint): Buffer | null | Promise<Buffer | null> {
     if (this.closing) return null;
     const reply = this.target().handle(msg, protocol, client, local);
     if (!(reply instanceof Promise)) return reply;

@@ -1,6 +1,6 @@
 // From bytes in to bytes out: validation (README, "Protocol behaviour"), routing to a chain, encoding, and the
 // cache of encoded answers that lets repeated questions skip the chain entirely.
-import type { DnsRequest, DnsResponse, Endpoint, Protocol, QueryEvent, QueryObserver } from '../chain/plugin.js';
+import type { DnsRequest, DnsResponse, Endpoint, LocalEndpoint, Protocol, QueryEvent, QueryObserver } from '../chain/plugin.js';
 import type { Router } from '../chain/chain.js';
 import { Rcode } from '../dns/records.js';
 import { fqdn } from '../pkg/names.js';
@@ -74,7 +74,7 @@ export class QueryHandler {
   }
 
   /** Returns the reply, or null when the packet gets no reply at all. */
-  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+  handle(msg: Buffer, protocol: Protocol, client: Endpoint, local: LocalEndpoint): Buffer | null | Promise<Buffer | null> {
     if (this.observers.length === 0) return this.reply(msg, protocol, client, local);
     const start = process.hrtime.bigint();
     const out = this.reply(msg, protocol, client, local);
@@ -82,7 +82,7 @@ export class QueryHandler {
     return this.notify(msg, out, protocol, client, local, start);
   }
 
-  private notify(msg: Buffer, reply: Buffer | null, protocol: Protocol, client: Endpoint, local: Endpoint, start: bigint): Buffer | null {
+  private notify(msg: Buffer, reply: Buffer | null, protocol: Protocol, client: Endpoint, local: LocalEndpoint, start: bigint): Buffer | null {
     const router = this.router;
     const event: QueryEvent = {
       msg,
@@ -104,7 +104,7 @@ export class QueryHandler {
     return reply;
   }
 
-  private reply(msg: Buffer, protocol: Protocol, client: Endpoint, local: Endpoint): Buffer | null | Promise<Buffer | null> {
+  private reply(msg: Buffer, protocol: Protocol, client: Endpoint, local: LocalEndpoint): Buffer | null | Promise<Buffer | null> {
     // With the cache off (--answer-cache-bytes 0) nothing is ever stored: no lookup either.
     const caching = this.cache.maxBytes > 0;
     // Repeated plain questions are answered from the raw bytes, before any parsing.

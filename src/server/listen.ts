@@ -1,14 +1,29 @@
-// Opens the UDP and TCP listeners of one address:port and closes them again.
+// Opens the listener of one transport, address and port (UDP and TCP for dns://, TLS for tls://,
+// HTTP for https://, gRPC for grpc://) and closes it again.
 import type net from 'node:net';
 import type { Logger } from 'pino';
 import { Gate, type PacketHandler } from './gate.js';
 import { listenUdp, type UdpListener } from './udp.js';
 import { listenTcp, defaultTcpOptions, type TcpOptions } from './tcp.js';
-import type { DotServerTls } from '../chain/registry.js';
+import type { ListenerSettings, ServerTls, Transport } from '../chain/transport.js';
+import type { OpenStream, StreamServer } from './stream.js';
+
+/** The transports served by a StreamServer, by scheme. */
+const streams: Partial<Record<Transport, OpenStream>> = {};
+
+/** What one listener serves: a transport on an address and port, with the settings of its blocks. */
+export interface ListenAt {
+  address: string;
+  port: number;
+  transport: Transport;
+  tls?: ServerTls;
+  settings: ListenerSettings;
+}
 
 export interface Listener {
   address: string;
   port: number;
+  transport: Transport;
   /** Stops accepting, lets queries in flight finish (up to drainMs), then closes the sockets. */
   close(drainMs?: number): Promise<void>;
 }
@@ -27,24 +42,22 @@ function bindError(err: NodeJS.ErrnoException, address: string, port: number, pr
 }
 
 /**
- * `dot` makes it a DNS over TLS listener: TCP only (RFC 7858 has no UDP), inside TLS when `dot.tls`
- * is set, else plain TCP as CoreDNS serves a tls:// block without a tls line.
+ * A tls:// listener is TCP only (RFC 7858 has no UDP), inside TLS when `at.tls` is set, else plain
+ * TCP as CoreDNS serves a tls:// block without a tls line; https:// and grpc:// likewise.
  */
-export async function listen(
-  address: string,
-  port: number,
-  target: () => PacketHandler,
-  log: Logger,
-  tcpOptions: Partial<TcpOptions> = {},
-  dot?: { tls?: DotServerTls },
-): Promise<Listener> {
+export async function listen(at: ListenAt, target: () => PacketHandler, log: Logger, tcpOptions: Partial<TcpOptions> = {}): Promise<Listener> {
+  const { address, port, transport } = at;
   const handler = new Gate(target);
+  const open = streams[transport];
+  if (open) return listenStream(open, at, handler, log, { ...defaultTcpOptions, ...tcpOptions });
+  if (transport !== 'dns' && transport !== 'tls') throw new Error(`no listener for ${transport}:// in this build`);
+  const dot = transport === 'tls';
   let udp: UdpListener | undefined;
   let tcp!: net.Server;
   let actual = port;
   if (dot) {
     try {
-      const tls = dot.tls && { tls: dot.tls.options, verifyIfGiven: dot.tls.verifyIfGiven };
+      const tls = at.tls && { tls: at.tls.options, verifyIfGiven: at.tls.verifyIfGiven };
       tcp = await listenTcp(address, port, handler, log, { ...defaultTcpOptions, ...tcpOptions }, tls);
     } catch (err) {
       throw bindError(err as NodeJS.ErrnoException, address, port, 'TCP');
@@ -78,6 +91,7 @@ export async function listen(
   return {
     address,
     port: actual,
+    transport,
     close: async (drainMs = 2000) => {
       tcp.close();
       await handler.drain(drainMs);
@@ -90,6 +104,25 @@ export async function listen(
         for (const socket of connections) socket.destroy();
         setTimeout(resolve, 1000).unref();
       });
+    },
+  };
+}
+
+async function listenStream(open: OpenStream, at: ListenAt, handler: Gate, log: Logger, tcp: TcpOptions): Promise<Listener> {
+  let server: StreamServer;
+  try {
+    server = await open({ address: at.address, port: at.port, handler, log, tcp, ...(at.tls ? { tls: at.tls } : {}), settings: at.settings });
+  } catch (err) {
+    throw bindError(err as NodeJS.ErrnoException, at.address, at.port, 'TCP');
+  }
+  return {
+    address: at.address,
+    port: server.port,
+    transport: at.transport,
+    close: async (drainMs = 2000) => {
+      server.stopAccepting();
+      await handler.drain(drainMs);
+      server.closeConnections();
     },
   };
 }

@@ -11,6 +11,8 @@ import type { PacketHandler } from './gate.js';
 import type { Logger } from 'pino';
 import type { Reply } from './handler.js';
 import { FrameReader, frame } from '../pkg/tcp-frames.js';
+import { Handshakes } from './handshakes.js';
+import type { LocalEndpoint } from '../chain/plugin.js';
 
 export interface TcpOptions {
   /** Close a connection with nothing in flight after this long without a message. */
@@ -105,6 +107,9 @@ export interface DotListenOptions {
   verifyIfGiven?: boolean;
 }
 
+/** RFC 7858's ALPN protocol id. */
+const DOT_ALPN = ['dot'];
+
 export async function listenTcp(
   address: string,
   port: number,
@@ -113,7 +118,7 @@ export async function listenTcp(
   opts: TcpOptions = defaultTcpOptions,
   dot?: DotListenOptions,
 ): Promise<net.Server> {
-  const local = { address, port };
+  const local: LocalEndpoint = dot ? { address, port, transport: 'tls' } : { address, port };
   const conns = new Connections(opts, log);
   const onSocket = (socket: net.Socket): void => {
     const address = socket.remoteAddress ?? '';
@@ -135,7 +140,7 @@ export async function listenTcp(
     // Connections are admitted (and counted against the caps) once their handshake is done; the
     // handshake deadline bounds how long one that never finishes holds its socket.
     const handshaking = new Handshakes(opts);
-    const tlsServer = tls.createServer({ ...dot.tls, noDelay: true, handshakeTimeout: opts.handshakeTimeoutMs }, (socket) => {
+    const tlsServer = tls.createServer({ ...dot.tls, ALPNProtocols: DOT_ALPN, noDelay: true, handshakeTimeout: opts.handshakeTimeoutMs }, (socket) => {
       handshaking.done(socket);
       onSocket(socket);
     });
@@ -156,45 +161,6 @@ export async function listenTcp(
   // Only after listen succeeded: a listen failure is the caller's to explain in one line.
   server.on('error', (err) => log.error({ err, address, port }, 'TCP server error'));
   return server;
-}
-
-/**
- * DNS over TLS connections still in their handshake, held to the same caps as connections (per
- * client address and per listener). At a cap the newcomer takes the slot of the oldest
- * handshake, so clients that stall their handshakes cannot keep others out; the handshake
- * deadline closes those that are not displaced.
- */
-class Handshakes {
-  /** Insertion order is age order. */
-  private readonly sockets = new Map<string, net.Socket>();
-
-  constructor(private readonly opts: TcpOptions) {}
-
-  add(raw: net.Socket): void {
-    const address = raw.remoteAddress ?? '';
-    let mine = 0;
-    for (const s of this.sockets.values()) if (s.remoteAddress === address) mine++;
-    if (mine >= this.opts.maxConnectionsPerClient) this.evictOldest((s) => s.remoteAddress === address);
-    if (this.sockets.size >= this.opts.maxConnections) this.evictOldest(() => true);
-    const key = `${address}|${raw.remotePort}`;
-    this.sockets.set(key, raw);
-    raw.once('close', () => {
-      if (this.sockets.get(key) === raw) this.sockets.delete(key);
-    });
-  }
-
-  done(socket: tls.TLSSocket): void {
-    this.sockets.delete(`${socket.remoteAddress ?? ''}|${socket.remotePort}`);
-  }
-
-  private evictOldest(which: (s: net.Socket) => boolean): void {
-    for (const [key, s] of this.sockets) {
-      if (!which(s)) continue;
-      this.sockets.delete(key);
-      s.destroy();
-      return;
-    }
-  }
 }
 
 class Connection {
@@ -219,7 +185,7 @@ class Connection {
     private readonly socket: net.Socket,
     private readonly handler: PacketHandler,
     private readonly log: Logger,
-    private readonly local: { address: string; port: number },
+    private readonly local: LocalEndpoint,
     private readonly opts: TcpOptions,
     private readonly conns: Connections,
   ) {

@@ -85,7 +85,7 @@ describe('serve --workers with a permanent start error (#21.4)', () => {
       await waitForLines(s.logs, '"all workers ready"', 'all workers ready', { timeoutMs: 15_000, everyMs: 50 });
       const r = parseHeader(await udpQuery(buildQuery({ name: 'ns1.w.test', type: T.A }), { port: s.port }));
       expect([r.rcode, r.ancount]).toEqual([Rcode.NOERROR, 1]);
-      const workerLines = s.logs.filter((l) => /"msg":"(zone loaded|listening on UDP and TCP|clusterdns ready)"/.test(l));
+      const workerLines = s.logs.filter((l) => /"msg":"(zone loaded|listening on UDP and TCP|listening on TCP for [^"]+|clusterdns ready)"/.test(l));
       expect(workerLines).toHaveLength(6);
       const ids = workerLines.map((l) => (JSON.parse(l) as { worker?: unknown }).worker);
       expect(

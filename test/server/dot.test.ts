@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { buildApp, type App } from '../../src/app.js';
-import { repoRoot } from '../helpers/server.js';
+import { freePort, repoRoot } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
 import { dotConnect, dotExchange } from './dot-client.js';
 import { dotHostname, makeCerts, type TestCerts } from './dot-certs.js';
@@ -138,11 +138,39 @@ describeNeeding(['openssl', 'dig'], 'DNS over TLS', () => {
     }
   });
 
+  it('counts DoT queries under the tls:// server label, with proto tcp, as CoreDNS does', async () => {
+    // The label carries the key's port, as for dns:// keys: a free one rather than 0.
+    const fixed = await freePort();
+    const metered = await serve(block(`tls ${c.serverCert} ${c.serverKey}\n  prometheus 127.0.0.1:0`).replace(':0 {', `:${fixed} {`));
+    try {
+      const s = await dotConnect(metered.port, { ca: c.read(c.ca), servername: dotHostname });
+      try {
+        await dotExchange(s, kubernetesApi, T.A);
+      } finally {
+        s.destroy();
+      }
+      const { text } = await metered.app.scrapeMetrics();
+      const server = `tls://127.0.0.1:${metered.port}`;
+      expect(text).toContain(`coredns_dns_requests_total{server="${server}",zone="cluster.local.",view="",proto="tcp",family="1",type="A"} 1`);
+      expect(text).toContain(`coredns_dns_responses_total{server="${server}",zone="cluster.local.",view="",rcode="NOERROR",plugin="kubernetes"} 1`);
+      expect(text).not.toContain('server="dns://');
+    } finally {
+      await metered.app.close();
+    }
+  });
+
+  it('refuses two blocks that share a tls:// listener with different certificates, at the second block', async () => {
+    const corefileText = `tls://a.test:0 {\n  bind 127.0.0.1\n  tls ${c.serverCert} ${c.serverKey}\n  errors\n}\ntls://b.test:0 {\n  bind 127.0.0.1\n  tls ${c.serverCert} ${c.serverKey} ${c.ca}\n  errors\n}\n`;
+    await expect(buildApp({ corefileText, manifests: [manifests], logger: pino({ level: 'silent' }) })).rejects.toThrow(
+      '6: this block and another one both serve tls://127.0.0.1:0 but set different tls, https, grpc_server or timeouts options; one listener has one setting: give both blocks the same lines, or use another port',
+    );
+  });
+
   it('a tls:// block without tls serves plain DNS over TCP, with a warning saying so', async () => {
     const logs: string[] = [];
     const plain = await serve(block(''), logs);
     try {
-      expect(logs.join('\n')).toContain('tls:// server block without a tls line: serving DNS over TCP without encryption');
+      expect(logs.join('\n')).toContain('tls:// server block without a tls line: serving without encryption');
       const { stdout } = await promisify(execFile)('dig', [
         '@127.0.0.1',
         '-p',

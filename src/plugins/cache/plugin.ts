@@ -171,7 +171,7 @@ export class CachePlugin implements Plugin {
   /** CoreDNS's cache metric labels: the server the query came in on and the cache's zones. */
   private labels(req: DnsRequest): { server: string; zones: string; view: string } {
     const host = req.local.address === '::' || req.local.address === '0.0.0.0' ? '' : req.local.address;
-    return { server: serverLabel(host, req.local.port), zones: this.zonesLabel, view: '' };
+    return { server: serverLabel(host, req.local.port, req.local.transport), zones: this.zonesLabel, view: '' };
   }
 
   private readonly zonesLabel: string;

@@ -1,7 +1,7 @@
 // Turns every packet a server block's listeners handle into CoreDNS's coredns_dns_* metrics.
 // It is a query observer, not a chain step, so answers from the server's answer cache count too.
 import type { Counter, Histogram } from 'prom-client';
-import type { QueryEvent, QueryObserver } from '../../chain/plugin.js';
+import type { LocalEndpoint, QueryEvent, QueryObserver } from '../../chain/plugin.js';
 import type { ServerKey } from '../../chain/corefile.js';
 import { serverLabel, type AppMetrics } from '../../metrics/index.js';
 import { isProblem, parseQuery } from '../../dns/query.js';
@@ -54,7 +54,8 @@ export function metricsObserver(metrics: AppMetrics, block: BlockView): QueryObs
   const view = '';
 
   /** True when this block serves `zone` on the port the packet came in on. */
-  const owns = (zone: string, port: number): boolean => block.keys.some((k) => k.zone === zone && (k.port === undefined || k.port === port));
+  const owns = (zone: string, local: LocalEndpoint): boolean =>
+    block.keys.some((k) => k.zone === zone && (k.port === undefined || k.port === local.port) && (k.transport ?? 'dns') === (local.transport ?? 'dns'));
 
   return (e) => {
     if (!e.reply || counted.has(e)) return;
@@ -69,12 +70,12 @@ export function metricsObserver(metrics: AppMetrics, block: BlockView): QueryObs
     if (query.edns && query.edns.version > 0) return;
     const qname = query.name.toLowerCase();
     let zone = query.qclass === CLASS_IN ? e.zoneOf(qname) : undefined;
-    if (zone !== undefined && !owns(zone, e.local.port)) return; // another block's query
+    if (zone !== undefined && !owns(zone, e.local)) return; // another block's query
     zone ??= DROPPED;
     counted.add(e);
 
     const binds = block.bindAddresses();
-    const server = serverLabel(binds.length === 0 ? '' : e.local.address, e.local.port);
+    const server = serverLabel(binds.length === 0 ? '' : e.local.address, e.local.port, e.local.transport);
     if (zone !== DROPPED && block.onServed) {
       const k = `${server} ${zone}`;
       if (!served.has(k)) {

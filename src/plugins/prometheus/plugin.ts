@@ -60,7 +60,7 @@ export class PrometheusPlugin implements Plugin {
     const binds = this.bindAddresses();
     for (const key of this.keys) {
       if (key.port === undefined) continue;
-      for (const host of binds.length === 0 ? [''] : binds) this.markEnabled(serverLabel(host, key.port), key.zone);
+      for (const host of binds.length === 0 ? [''] : binds) this.markEnabled(serverLabel(host, key.port, key.transport), key.zone);
     }
   }
 

@@ -43,7 +43,7 @@ export function parseTls(d: Directive): TlsConfig {
   return config;
 }
 
-/** The node:tls server options of a TlsConfig: TLS 1.2 at least, ALPN "dot" (RFC 7858). */
+/** The node:tls server options of a TlsConfig: TLS 1.2 at least. The listener adds the ALPN of its transport. */
 export function serverOptions(c: TlsConfig): TlsOptions {
   // Go's modes in node's terms: requestCert asks for a certificate, rejectUnauthorized both
   // requires one and verifies it. Node cannot require a certificate without verifying it, so
@@ -55,7 +55,6 @@ export function serverOptions(c: TlsConfig): TlsOptions {
     key: c.key,
     ...(c.ca ? { ca: c.ca } : {}),
     minVersion: 'TLSv1.2',
-    ALPNProtocols: ['dot'],
     requestCert,
     rejectUnauthorized,
   };

@@ -37,14 +37,15 @@ describeNeeding(['openssl'], 'tls setup', () => {
   });
   afterAll(() => c?.remove());
 
-  it('a tls:// block with tls listens over TLS only, TLS 1.2 at least, ALPN dot', async () => {
+  it('a tls:// block with tls listens over TLS only, TLS 1.2 at least', async () => {
     const got = await specs(`tls ${c.serverCert} ${c.serverKey}`, 'tls://example.org:8853 dns://example.org:1053');
     expect(got).toHaveLength(2);
     const [dot, plain] = got as ListenSpec[];
     expect([dot!.port, plain!.port]).toEqual([8853, 1053]);
-    expect(plain!.dot).toBeUndefined();
-    expect(dot!.dot?.tls?.options).toMatchObject({ minVersion: 'TLSv1.2', ALPNProtocols: ['dot'], requestCert: false, rejectUnauthorized: false });
-    expect(dot!.dot?.tls?.options.cert).toEqual(c.read(c.serverCert));
+    expect([dot!.transport, plain!.transport]).toEqual(['tls', 'dns']);
+    expect(plain!.tls).toBeUndefined();
+    expect(dot!.tls?.options).toMatchObject({ minVersion: 'TLSv1.2', requestCert: false, rejectUnauthorized: false });
+    expect(dot!.tls?.options.cert).toEqual(c.read(c.serverCert));
   });
 
   it.each([
@@ -55,13 +56,14 @@ describeNeeding(['openssl'], 'tls setup', () => {
     ['require_and_verify', true, true, false],
   ])('client_auth %s', async (mode, requestCert, rejectUnauthorized, verifyIfGiven) => {
     const got = (await specs(`tls ${c.serverCert} ${c.serverKey} ${c.ca} {\n  client_auth ${mode}\n}`, 'tls://.:8853')) as ListenSpec[];
-    expect(got[0]!.dot?.tls?.options).toMatchObject({ requestCert, rejectUnauthorized, ca: c.read(c.ca) });
-    expect(got[0]!.dot?.tls?.verifyIfGiven).toBe(verifyIfGiven);
+    expect(got[0]!.tls?.options).toMatchObject({ requestCert, rejectUnauthorized, ca: c.read(c.ca) });
+    expect(got[0]!.tls?.verifyIfGiven).toBe(verifyIfGiven);
   });
 
   it('a tls:// block without tls listens for plain DNS over TCP', async () => {
     const got = (await specs('', 'tls://.:8853')) as ListenSpec[];
-    expect(got[0]!.dot).toEqual({});
+    expect(got[0]!.transport).toBe('tls');
+    expect(got[0]!.tls).toBeUndefined();
   });
 
   it('rejects bad lines with the line and the reason', async () => {
