@@ -372,7 +372,7 @@ describe('errors carry file:line and say how to fix', () => {
     ['port > 65535', '. {\n}\nexample.org:70000 {\n}\n', 3, /bad port 70000.*0 to 65535/],
     ['colon without port', 'example.org: {\n}\n', 1, /has no port/],
     ['https3 transport', 'https3://. {\n}\n', 1, /transport https3:\/\/ .* not supported: it runs over QUIC, which Node 20 does not have/],
-    ['https transport', 'https://.:443 {\n}\n', 1, /transport https:\/\/ .* not supported/],
+    ['quic transport names the schemes served', 'quic://. {\n}\n', 1, /which Node 20 does not have; use dns:\/\/, tls:\/\/, https:\/\//],
     ['grpc transport', 'grpc://. {\n}\n', 1, /transport grpc:\/\/ .* not supported/],
     ['quic transport', 'quic://. {\n}\n', 1, /transport quic:\/\/ .* not supported: it runs over QUIC, which Node 20 does not have/],
     ['unknown scheme', 'udp://. {\n}\n', 1, /unknown scheme udp:\/\//],

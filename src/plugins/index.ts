@@ -12,6 +12,7 @@ import { filePlugin } from './file/setup.js';
 import { forwardPlugin } from './forward/setup.js';
 import { healthPlugin } from './health/setup.js';
 import { hostsPlugin } from './hosts/setup.js';
+import { httpsPlugin } from './https/setup.js';
 import { k8sExternalPlugin } from './k8s_external/setup.js';
 import { k8sGatewayPlugin } from './k8s_gateway/setup.js';
 import { kubernetesPlugin } from './kubernetes/setup.js';
@@ -35,6 +36,7 @@ export const plugins: readonly PluginDefinition[] = [
   forwardPlugin,
   healthPlugin,
   hostsPlugin,
+  httpsPlugin,
   k8sExternalPlugin,
   k8sGatewayPlugin,
   kubernetesPlugin,
