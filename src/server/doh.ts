@@ -192,6 +192,13 @@ export const openDoh: OpenStream = async (args) => {
     }
     conn.session = session;
     bySession.set(session, conn);
+    // A connection must start asking within the read deadline, as HTTP/1.1's headers timeout has it.
+    const silent = setTimeout(() => {
+      log.debug({ client: conn.client.address }, 'DoH HTTP/2 connection sent no request in time; closing');
+      conn.close();
+    }, deadlines.readMs);
+    session.once('stream', () => clearTimeout(silent));
+    session.once('close', () => clearTimeout(silent));
     session.setTimeout(deadlines.idleMs, () => {
       if (conn.inFlight > 0) return;
       log.debug({ client: conn.client.address }, 'DoH HTTP/2 connection idle; closing');
