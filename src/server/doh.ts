@@ -207,8 +207,10 @@ export const openDoh: OpenStream = async (args) => {
       setTimeout(() => conn.close(), deadlines.writeMs).unref();
     });
     session.on('stream', (stream: http2.ServerHttp2Stream) => {
-      stream.once('aborted', () => {
-        if (!conn.reset()) return;
+      // Any stream ended by a reset counts, whether the client cancelled it before or after its
+      // answer was written: a flood of either makes the server open and tear down streams.
+      stream.once('close', () => {
+        if (stream.rstCode === http2.constants.NGHTTP2_NO_ERROR || session.destroyed || session.closed || !conn.reset()) return;
         log.debug({ client: conn.client.address }, 'DoH client resets too many HTTP/2 streams; closing');
         session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
         conn.close();

@@ -6,8 +6,7 @@ import { encodeHeader, encodeOpt, encodeQuestion, encodeRr, Opcode, Rcode, T, ty
 
 const IN = 1;
 const a = (ttl: number): Buffer => encodeRr('x.test', T.A, IN, ttl, Buffer.from([10, 0, 0, 1]));
-const soa = (ttl: number): Buffer =>
-  encodeRr('test', T.SOA, IN, ttl, Buffer.concat([Buffer.from([2, 110, 115, 0, 1, 104, 0]), Buffer.alloc(20, 0)]));
+const soa = (ttl: number): Buffer => encodeRr('test', T.SOA, IN, ttl, Buffer.concat([Buffer.from([2, 110, 115, 0, 1, 104, 0]), Buffer.alloc(20, 0)]));
 const ns = (ttl: number): Buffer => encodeRr('sub.test', T.NS, IN, ttl, Buffer.from([2, 110, 115, 0]));
 const cname = (ttl: number): Buffer => encodeRr('x.test', T.CNAME, IN, ttl, Buffer.from([1, 121, 0]));
 /** An RRSIG valid from `inception` to `expiration` (seconds since the epoch). */
