@@ -40,8 +40,14 @@ it.each([
 it('rejects bad lines with the line and the reason', async () => {
   const cases: [string, string[]][] = [
     ['https 100', ['2: https takes no arguments, got "100"']],
-    ['https {\n  max_connections\n}', ['3: https max_connections: wrong number of arguments: 0 given, 1 expected; usage `max_connections N`, e.g. `max_connections 200`']],
-    ['https {\n  max_connections 1 2\n}', ['3: https max_connections: wrong number of arguments: 2 given, 1 expected; usage `max_connections N`, e.g. `max_connections 200`']],
+    [
+      'https {\n  max_connections\n}',
+      ['3: https max_connections: wrong number of arguments: 0 given, 1 expected; usage `max_connections N`, e.g. `max_connections 200`'],
+    ],
+    [
+      'https {\n  max_connections 1 2\n}',
+      ['3: https max_connections: wrong number of arguments: 2 given, 1 expected; usage `max_connections N`, e.g. `max_connections 200`'],
+    ],
     ['https {\n  max_connections many\n}', ['3: https max_connections: max_connections "many" is not an integer']],
     ['https {\n  max_connections -1\n}', ['3: https max_connections: max_connections must be at least 0: -1']],
     ['https {\n  max_connections 10\n  max_connections 20\n}', ['4: https max_connections: already defined for this server block; keep one line']],
