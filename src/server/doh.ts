@@ -172,9 +172,22 @@ export const openDoh: OpenStream = async (args) => {
     },
     (req, res) => serve(req, res, byH1Socket.get(req.socket), false),
   );
-  h1.on('clientError', (err, socket) => {
+  h1.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => {
     log.debug({ err: err.message }, 'DoH HTTP/1.1 request could not be read');
-    socket.destroy();
+    const pending = (socket as net.Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    // As Go's server (and Node's default) answer one: the status, then the connection closes.
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? '431 Request Header Fields Too Large'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? '408 Request Timeout'
+          : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    setTimeout(() => socket.destroy(), deadlines.writeMs).unref();
   });
   // It never listens (connections are handed to it), but its deadline checks start on this event.
   h1.emit('listening');
@@ -199,13 +212,18 @@ export const openDoh: OpenStream = async (args) => {
     }, deadlines.readMs);
     session.once('stream', () => clearTimeout(silent));
     session.once('close', () => clearTimeout(silent));
-    session.setTimeout(deadlines.idleMs, () => {
-      if (conn.inFlight > 0) return;
+    const onIdle = (): void => {
+      // Busy is not idle; the timer only fires again on activity, so it is set again here.
+      if (conn.inFlight > 0) {
+        session.setTimeout(deadlines.idleMs, onIdle);
+        return;
+      }
       log.debug({ client: conn.client.address }, 'DoH HTTP/2 connection idle; closing');
       session.close();
       // A client that does not take the GOAWAY (or its socket never drains) is not waited for.
       setTimeout(() => conn.close(), deadlines.writeMs).unref();
-    });
+    };
+    session.setTimeout(deadlines.idleMs, onIdle);
     session.on('stream', (stream: http2.ServerHttp2Stream) => {
       // Any stream ended by a reset counts, whether the client cancelled it before or after its
       // answer was written: a flood of either makes the server open and tear down streams.

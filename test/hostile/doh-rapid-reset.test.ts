@@ -11,6 +11,7 @@ import { DOH_MAX_RESETS_PER_SECOND } from '../../src/server/doh.js';
 import { repoRoot } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
 import { getPath, h2Connect, h2Request, post, type DohTls } from '../server/doh-client.js';
+import { frame, openAndCancel, openGet, PREFACE } from '../server/doh-frames.js';
 import { dotHostname, makeCerts, type TestCerts } from '../server/dot-certs.js';
 import { buildQuery, T } from '../server/raw.js';
 
@@ -26,47 +27,6 @@ async function queries(app: App): Promise<number> {
   let n = 0;
   for (const m of text.matchAll(/^coredns_dns_requests_total\{[^}]*\} (\d+)$/gm)) n += Number(m[1]);
   return n;
-}
-
-function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(stream, 5);
-  return Buffer.concat([head, payload]);
-}
-
-/** An HPACK string literal, no Huffman coding (RFC 7541 5.2). */
-function hpackString(s: string): Buffer {
-  const bytes = Buffer.from(s, 'latin1');
-  const len: number[] = [];
-  if (bytes.length < 127) len.push(bytes.length);
-  else {
-    len.push(127);
-    let rest = bytes.length - 127;
-    while (rest >= 128) {
-      len.push((rest & 127) | 128);
-      rest >>= 7;
-    }
-    len.push(rest);
-  }
-  return Buffer.concat([Buffer.from(len), bytes]);
-}
-
-/** HEADERS (END_STREAM for a GET) then RST_STREAM CANCEL, for stream `id`. */
-function openAndCancel(id: number, method: 'GET' | 'POST', pathText: string): Buffer {
-  // :method GET (static 2) or POST (static 3), :scheme https (7), then :authority (1) and :path (4)
-  // as literals with indexed names.
-  const block = Buffer.concat([
-    Buffer.from([method === 'GET' ? 0x82 : 0x83, 0x87, 0x01]),
-    hpackString(dotHostname),
-    Buffer.from([0x04]),
-    hpackString(pathText),
-  ]);
-  const cancel = Buffer.alloc(4);
-  cancel.writeUInt32BE(8);
-  return Buffer.concat([frame(0x1, method === 'GET' ? 0x5 : 0x4, id, block), frame(0x3, 0, id, cancel)]);
 }
 
 describeNeeding(['openssl'], 'DoH rapid reset', () => {
@@ -106,10 +66,7 @@ describeNeeding(['openssl'], 'DoH rapid reset', () => {
       try {
         // The preface, SETTINGS, and one stream left alone: the frames are well formed, so what
         // the server does with the rest is its answer to the resets.
-        const first = openAndCancel(1, 'GET', getPath(buildQuery({ id: 0, name: kubernetesApi, type: T.A })));
-        flood.write(
-          Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), frame(0x4, 0, 0, Buffer.alloc(0)), first.subarray(0, first.length - 13)]),
-        );
+        flood.write(Buffer.concat([PREFACE, frame(0x4, 0, 0, Buffer.alloc(0)), openGet(1, getPath(buildQuery({ id: 0, name: kubernetesApi, type: T.A })))]));
         opened = 1;
         while (opened < FLOOD && !flood.destroyed && !flood.writableEnded) {
           const burst: Buffer[] = [];

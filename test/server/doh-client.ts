@@ -33,7 +33,11 @@ export function getPath(msg: Buffer): string {
 /** An HTTP/2 connection (TLS when `tls` is given, else prior knowledge); resolves once it is usable. */
 export function h2Connect(port: number, tls?: DohTls, timeoutMs = 5000): Promise<http2.ClientHttp2Session> {
   return new Promise((resolve, reject) => {
-    const session = tls ? http2.connect(`https://127.0.0.1:${port}`, { ...tls, ALPNProtocols: ['h2'] }) : http2.connect(`http://127.0.0.1:${port}`);
+    // Headers as long as the server's limit allows, and longer, for the tests of that limit.
+    const big = { maxSendHeaderBlockLength: 1 << 20 };
+    const session = tls
+      ? http2.connect(`https://127.0.0.1:${port}`, { ...tls, ...big, ALPNProtocols: ['h2'] })
+      : http2.connect(`http://127.0.0.1:${port}`, big);
     const timer = setTimeout(() => {
       session.destroy();
       reject(new Error(`no HTTP/2 connection to 127.0.0.1:${port} within ${timeoutMs} ms`));
