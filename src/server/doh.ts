@@ -342,16 +342,38 @@ interface Answering {
   maxInFlight: number;
 }
 
+/**
+ * Writes a whole response. Over HTTP/2 through the stream itself, so the body goes out in one DATA
+ * frame carrying END_STREAM (the compatibility layer sends an empty DATA frame after it, which
+ * some clients, dnsperf among them, take for a second message).
+ */
+function send(req: Req, res: Res, h2: boolean, status: number, headers: Record<string, string | number>, body: Buffer | string): void {
+  if (h2) {
+    const stream = (req as http2.Http2ServerRequest).stream;
+    stream.respond({ ':status': status, ...headers });
+    stream.end(body);
+    return;
+  }
+  (res as http.ServerResponse).writeHead(status, headers);
+  res.end(body);
+}
+
 /** Go's http.Error: a short text body that no browser sniffs into something else. */
-function fail(res: Res, refusal: Refusal | { status: 500; reason: string }): void {
+function fail(req: Req, res: Res, h2: boolean, refusal: Refusal | { status: 500; reason: string }): void {
   const body =
     refusal.status === 404 ? '\n' : refusal.status === 500 ? 'No response\n' : refusal.status === 415 ? 'unsupported media type\n' : 'invalid request\n';
-  (res as http.ServerResponse).writeHead(refusal.status, {
-    'content-type': 'text/plain; charset=utf-8',
-    'x-content-type-options': 'nosniff',
-    'content-length': Buffer.byteLength(body),
-  });
-  res.end(body);
+  send(
+    req,
+    res,
+    h2,
+    refusal.status,
+    {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'content-length': Buffer.byteLength(body),
+    },
+    body,
+  );
 }
 
 /**
@@ -393,7 +415,8 @@ function answer(req: Req, res: Res, conn: Conn, h2: boolean, a: Answering): void
     clearTimeout(timer);
     if (!complete && !h2) (res as http.ServerResponse).setHeader('connection', 'close');
     timer = setTimeout(() => abandon('DoH client does not take its reply; closing'), deadlines.writeMs);
-    res.once('finish', () => {
+    const sink: NodeJS.EventEmitter = h2 ? (req as http2.Http2ServerRequest).stream : res;
+    sink.once('finish', () => {
       if (!complete && h2) (req as http2.Http2ServerRequest).stream.close(http2.constants.NGHTTP2_NO_ERROR);
       finish();
     });
@@ -401,7 +424,7 @@ function answer(req: Req, res: Res, conn: Conn, h2: boolean, a: Answering): void
   };
   const refuse = (refusal: Refusal): void => {
     log.debug({ client: conn.client.address, status: refusal.status, reason: refusal.reason }, 'DoH request refused');
-    respond(() => fail(res, refusal));
+    respond(() => fail(req, res, h2, refusal));
   };
 
   complete = req.method === 'GET';
@@ -462,18 +485,11 @@ function answer(req: Req, res: Res, conn: Conn, h2: boolean, a: Answering): void
     }
     // RFC 8484 4.2.1: no DNS answer is a server error (CoreDNS: 500 "No response").
     if (!reply) {
-      respond(() => fail(res, { status: 500, reason: 'no reply' }));
+      respond(() => fail(req, res, h2, { status: 500, reason: 'no reply' }));
       return;
     }
     const body = (reply as Reply).more ? refusedTransfer(reply) : reply;
-    respond(() => {
-      (res as http.ServerResponse).writeHead(200, {
-        'content-type': DOH_MIME,
-        'cache-control': `max-age=${dohMaxAge(body)}`,
-        'content-length': body.length,
-      });
-      res.end(body);
-    });
+    respond(() => send(req, res, h2, 200, { 'content-type': DOH_MIME, 'cache-control': `max-age=${dohMaxAge(body)}`, 'content-length': body.length }, body));
   }
 }
 

@@ -6,12 +6,14 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type http2 from 'node:http2';
+import tls from 'node:tls';
 import pino from 'pino';
 import { buildApp, type App } from '../../src/app.js';
 import { freePort, repoRoot } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
 import { dotHostname, makeCerts, type TestCerts } from './dot-certs.js';
 import { getPath, h1Request, h2Connect, h2Request, post, type DohTls } from './doh-client.js';
+import { frame, openGet, PREFACE } from './doh-frames.js';
 import { buildQuery, encodeHeader, encodeQuestion, Opcode, parseHeader, rawRecords, Rcode, T, udpExchange } from './raw.js';
 
 const run = promisify(execFile);
@@ -198,6 +200,41 @@ describeNeeding(['openssl', 'dig', 'curl'], 'DNS over HTTPS', () => {
       expect((await h2Request(session, post(buildQuery({ id: 0, name: kubernetesApi, type: T.A })))).status).toBe(200);
     } finally {
       session.close();
+    }
+  });
+
+  it('an HTTP/2 answer is HEADERS then one DATA frame that ends the stream (dnsperf takes nothing after the message)', async () => {
+    const raw = tls.connect({ host: '127.0.0.1', port: s.port, ...clientTls, ALPNProtocols: ['h2'] });
+    try {
+      let got = Buffer.alloc(0);
+      const frames = (): { type: number; flags: number; stream: number; length: number }[] => {
+        const out = [];
+        for (let i = 0; i + 9 <= got.length; i += 9 + got.readUIntBE(i, 3)) {
+          out.push({ type: got[i + 3]!, flags: got[i + 4]!, stream: got.readUInt32BE(i + 5), length: got.readUIntBE(i, 3) });
+        }
+        return out;
+      };
+      const ended = new Promise<void>((resolve, reject) => {
+        const give = setTimeout(() => reject(new Error('no end of stream 1 within 5 s')), 5000);
+        raw.on('data', (d: Buffer) => {
+          got = Buffer.concat([got, d]);
+          if (frames().some((f) => f.stream === 1 && f.flags & 0x1)) {
+            clearTimeout(give);
+            resolve();
+          }
+        });
+      });
+      await new Promise<void>((resolve) => raw.once('secureConnect', () => resolve()));
+      raw.write(Buffer.concat([PREFACE, frame(0x4, 0, 0, Buffer.alloc(0)), openGet(1, getPath(buildQuery({ id: 0, name: kubernetesApi, type: T.A })))]));
+      await ended;
+      const mine = frames().filter((f) => f.stream === 1);
+      expect(mine.map((f) => [f.type, f.flags & 0x1])).toEqual([
+        [0x1, 0],
+        [0x0, 1],
+      ]);
+      expect(mine[1]!.length).toBeGreaterThan(12);
+    } finally {
+      raw.destroy();
     }
   });
 
