@@ -406,7 +406,9 @@ function answer(req: Req, res: Res, conn: Conn, h2: boolean, a: Answering): void
     else conn.close();
     finish();
   };
-  let timer = setTimeout(() => abandon('DoH request not received in time; closing'), deadlines.readMs);
+  // Headers are in (HTTP/1.1's headers timeout and the HTTP/2 connection's read deadline saw to
+  // that); only a POST body is still to come.
+  let timer: NodeJS.Timeout | undefined;
   res.once('close', finish);
 
   /** Sends an answer or a refusal, then stops reading what the client may still be sending. */
@@ -437,6 +439,7 @@ function answer(req: Req, res: Res, conn: Conn, h2: boolean, a: Answering): void
     refuse(first);
     return;
   }
+  timer = setTimeout(() => abandon('DoH request body not received in time; closing'), deadlines.readMs);
   const chunks: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer): void => {
