@@ -297,12 +297,15 @@ export const openDoh: OpenStream = async (args) => {
     // Without TLS there is no ALPN: the first bytes tell HTTP/2 (prior knowledge) from HTTP/1.1.
     outer = net.createServer({ noDelay: true }, (socket) => {
       socket.on('error', () => socket.destroy());
+      // Until its first bytes it is held to the caps on handshakes, as a TLS connection would be.
+      handshaking.add(socket);
       let head = Buffer.alloc(0);
       const timer = setTimeout(() => socket.destroy(), deadlines.readMs);
       const onData = (chunk: Buffer): void => {
         head = Buffer.concat([head, chunk]);
         if (head.length < H2_PREFACE_START.length && H2_PREFACE_START.startsWith(head.toString('latin1'))) return;
         clearTimeout(timer);
+        handshaking.done(socket as tls.TLSSocket);
         socket.off('data', onData);
         socket.pause();
         socket.unshift(head);

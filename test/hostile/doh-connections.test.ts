@@ -1,7 +1,7 @@
 // DNS over HTTPS connections that hold a slot without doing anything useful: a TLS handshake that
 // never finishes, a connection that never sends a request, more connections than max_connections.
 // Each is closed within its bound, and another client is answered meanwhile.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import tls from 'node:tls';
 import path from 'node:path';
@@ -170,6 +170,52 @@ describeNeeding(['openssl'], 'DoH over max_connections', () => {
       used.destroy();
       for (const { s } of silent) s.destroy();
       for (const n of newcomers) n.destroy();
+    }
+  });
+});
+
+describe('DoH without TLS: connections that do nothing', () => {
+  const readMs = 500;
+  let app: App;
+  let port: number;
+  beforeAll(async () => {
+    app = await buildApp({
+      corefileText: 'https://cluster.local:0 {\n  bind 127.0.0.1\n  kubernetes cluster.local\n}\n',
+      manifests: [path.join(repoRoot, 'examples/manifests')],
+      logger: pino({ level: 'silent' }),
+      tcp: { messageTimeoutMs: readMs, maxConnectionsPerClient: 4 },
+    });
+    port = (await app.listen())[0]!.port;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('silent plain connections are closed at the read deadline, the oldest displaced at the per-client cap; HTTP/2 with prior knowledge is answered', async () => {
+    const silent = [];
+    for (let i = 0; i < 5; i++) {
+      const s = connect(port, '127.0.0.1');
+      s.on('error', () => {});
+      const closed = closing(s, `silent plain connection ${i}`);
+      await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+      silent.push({ s, closed, opened: Date.now() });
+    }
+    try {
+      // The fifth displaced the first (4 per client); the others go at the deadline.
+      const first = await silent[0]!.closed;
+      expect(first - silent[0]!.opened).toBeLessThan(readMs - 100);
+      const session = await h2Connect(port);
+      try {
+        const res = await h2Request(session, post(buildQuery({ id: 0, name: 'kubernetes.default.svc.cluster.local', type: T.A })));
+        expect(res.status).toBe(200);
+      } finally {
+        session.destroy();
+      }
+      // The client's own connection displaced the second; the rest go at the deadline.
+      expect((await silent[1]!.closed) - silent[1]!.opened).toBeLessThan(readMs - 50);
+      for (const x of silent.slice(2)) expect((await x.closed) - x.opened).toBeGreaterThanOrEqual(readMs - 50);
+    } finally {
+      for (const { s } of silent) s.destroy();
     }
   });
 });
