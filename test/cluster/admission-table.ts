@@ -62,7 +62,7 @@ export const rejectCases: RejectCase[] = [
     line: 12,
     rule: 'invalid-target-port',
     cites: 'ValidatePortNumOrName: IsValidPortName (IANA_SVC_NAME)',
-    message: /spec\.ports\[0\]\.targetPort "web--http" is not a valid port name: it must not hold '--'/,
+    message: /spec\.ports\[0\]\.targetPort "web--http" is not a valid port name: it must not hold \'--\'/,
     absent: ['svc-tpname.admission.svc.cluster.local.'],
   },
   {
@@ -198,7 +198,7 @@ export const rejectCases: RejectCase[] = [
     line: 8,
     rule: 'invalid-label-key',
     cites: 'ValidateObjectMeta: ValidateLabels -> IsQualifiedName',
-    message: /metadata\.labels key "example\.com\/a\/b" may hold at most one '\/'/,
+    message: /metadata\.labels key "example\.com\/a\/b" may hold at most one \'\/\'/,
     absent: ['svc-labelkey.admission.svc.cluster.local.'],
   },
   {
@@ -478,7 +478,7 @@ export const rejectCases: RejectCase[] = [
     line: 11,
     rule: 'restart-policy',
     cites: 'batch validateJobSpec: restartPolicy OnFailure or Never (default Always)',
-    message: /spec\.template\.spec\.restartPolicy is unset \(so Always\); a Job's pods need restartPolicy OnFailure or Never/,
+    message: /spec\.template\.spec\.restartPolicy is unset \(so Always\); a Job\'s pods need restartPolicy OnFailure or Never/,
     absent: ['job-always.admission.svc.cluster.local.'],
   },
   {
@@ -486,7 +486,7 @@ export const rejectCases: RejectCase[] = [
     line: 5,
     rule: 'invalid-name',
     cites: 'ValidateCronJobCreate: name at most 52 characters',
-    message: /a CronJob's name may have at most 52/,
+    message: /a CronJob\'s name may have at most 52/,
     absent: [],
   },
   {
