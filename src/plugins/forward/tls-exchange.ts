@@ -3,7 +3,8 @@
 // persistent.go keeps them: one query at a time per connection, an idle connection taken oldest
 // first, closed after `expire` idle or `max_age` since it was opened, at most `max_idle_conns`
 // idle. A cached connection the upstream has closed meanwhile is dropped and the next tried
-// (CoreDNS's ErrCachedClosed), without counting as a failed exchange.
+// (CoreDNS's ErrCachedClosed), without counting as a failed exchange. A new connection resumes
+// the last TLS session the upstream gave (CoreDNS's ClientSessionCache), a shorter handshake.
 import { isIP } from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from 'pino';
@@ -51,6 +52,10 @@ export class TlsPool {
   private idle: Conn[] = [];
   private readonly busy = new Set<Conn>();
   private closed = false;
+  /** The last session ticket the upstream sent, offered by the next connection. */
+  private session: Buffer | undefined;
+  /** Connections whose handshake resumed a session (for tests and logs). */
+  resumed = 0;
 
   constructor(private readonly o: TlsPoolOptions) {}
 
@@ -113,13 +118,18 @@ export class TlsPool {
         : {}),
       ...(t.ca ? { ca: t.ca } : {}),
       ...(t.cert && t.key ? { cert: t.cert, key: t.key } : {}),
+      ...(this.session ? { session: this.session } : {}),
       minVersion: 'TLSv1.2',
       rejectUnauthorized: true,
     });
     socket.setNoDelay(true);
     const now = Date.now();
     const c: Conn = { socket, frames: new FrameReader(), created: now, used: now, secure: false };
+    socket.on('session', (ticket: Buffer) => {
+      this.session = ticket;
+    });
     socket.on('secureConnect', () => {
+      if (socket.isSessionReused()) this.resumed++;
       c.secure = true;
       c.waiter?.secure();
     });

@@ -1,6 +1,7 @@
 // A TCP proxy on loopback in front of a DNS over TLS upstream: it counts the connections the
 // forwarder opens (the TLS passes through untouched), can point at no upstream (connections are
-// closed at once, as by a server that is down), and can cut the connections it carries.
+// closed at once, as by a server that is down), and can cut the connections it carries, at once
+// or when the client next sends on them (a server closing an idle connection as a query arrives).
 import net from 'node:net';
 
 export class CountingProxy {
@@ -10,6 +11,8 @@ export class CountingProxy {
   target: number | undefined;
   port = 0;
   private readonly sockets = new Set<net.Socket>();
+  /** Client connections closed, unforwarded, when they next send. */
+  private readonly doomed = new Set<net.Socket>();
   private readonly server: net.Server;
 
   constructor(target?: number) {
@@ -21,13 +24,14 @@ export class CountingProxy {
       if (this.target === undefined) return void c.destroy();
       const u = net.connect(this.target, '127.0.0.1');
       this.sockets.add(u);
-      c.pipe(u);
-      u.pipe(c);
       const drop = (): void => {
         c.destroy();
         u.destroy();
         this.sockets.delete(u);
+        this.doomed.delete(c);
       };
+      c.on('data', (b: Buffer) => (this.doomed.has(c) ? drop() : u.write(b)));
+      u.pipe(c);
       c.on('close', drop);
       u.on('error', drop).on('close', drop);
     });
@@ -48,6 +52,11 @@ export class CountingProxy {
   cut(): void {
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
+  }
+
+  /** The connections open now are closed when the client next sends on them, without forwarding it. */
+  cutOnNextSend(): void {
+    for (const s of this.sockets) if (s.localPort === this.port) this.doomed.add(s);
   }
 
   close(): Promise<void> {

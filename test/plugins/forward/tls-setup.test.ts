@@ -38,6 +38,14 @@ describe('tls:// upstreams (CoreDNS TestSetupTLS)', () => {
         ['tls', '9.9.9.9:853', ''],
       ],
     ],
+    // The README's example.
+    [
+      'forward . tls://9.9.9.9 tls://149.112.112.112 {\n  tls_servername dns.quad9.net\n  health_check 5s\n}',
+      [
+        ['tls', '9.9.9.9:853', ''],
+        ['tls', '149.112.112.112:853', ''],
+      ],
+    ],
     // CoreDNS has no rule against mixing transports: each upstream keeps its own.
     [
       'forward . 127.0.0.1 tls://127.0.0.2 dns://127.0.0.3:5353',

@@ -178,10 +178,26 @@ describeNeeding(['openssl'], 'forward over DNS over TLS', () => {
     const p = await proxy();
     const f = await forwarder(`forward . tls://127.0.0.1:${p.port} {\n    tls ${c.ca}\n    tls_servername ${dotHostname}\n  }`);
     expect((await ask(f.app, 'www.example.test.', 'A', { protocol: 'udp' })).rcode).toBe('NOERROR');
+    const u = forwardOf(f.app).upstreams[0]!;
+    expect(u.tls!.resumed).toBe(0);
     p.cut();
     expect((await ask(f.app, 'www.example.test.', 'A', { protocol: 'udp' })).rcode).toBe('NOERROR');
     expect(p.accepted).toBe(2);
+    expect(u.fails).toBe(0);
+    // The new connection resumed the first one's TLS session.
+    expect(u.tls!.resumed).toBe(1);
+  });
+
+  it('a cached connection closed as the query is sent is retried on a new one, not counted as a failure', async () => {
+    const p = await proxy();
+    const f = await forwarder(`forward . tls://127.0.0.1:${p.port} {\n    tls ${c.ca}\n    tls_servername ${dotHostname}\n    max_fails 1\n  }`);
+    expect((await ask(f.app, 'www.example.test.', 'A', { protocol: 'udp' })).rcode).toBe('NOERROR');
+    p.cutOnNextSend();
+    const r = await ask(f.app, 'www.example.test.', 'A', { protocol: 'udp' });
+    expect(r.answers.map((a) => a.data)).toEqual([wwwIp]);
+    expect(p.accepted).toBe(2);
     expect(forwardOf(f.app).upstreams[0]!.fails).toBe(0);
+    expect(await cacheCount(f.app, 'proxyConnCacheHits', `127.0.0.1:${p.port}`)).toBe(1);
   });
 
   it('expire: an idle connection is closed after it, and the next query opens another', async () => {
