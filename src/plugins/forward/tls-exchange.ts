@@ -88,7 +88,7 @@ export class TlsPool {
     const now = Date.now();
     for (let c = this.idle.shift(); c; c = this.idle.shift()) {
       clearTimeout(c.idleTimer);
-      if (now - c.used > this.o.expireMs || (this.o.maxAgeMs > 0 && now - c.created >= this.o.maxAgeMs)) {
+      if (now - c.used >= this.o.expireMs || (this.o.maxAgeMs > 0 && now - c.created >= this.o.maxAgeMs)) {
         c.socket.destroy();
         continue;
       }
@@ -206,11 +206,12 @@ export class TlsPool {
     c.used = now;
     c.frames.clear();
     const { expireMs, maxAgeMs, maxIdleConns } = this.o;
-    if (this.closed || (maxIdleConns > 0 && this.idle.length >= maxIdleConns) || (maxAgeMs > 0 && now - c.created >= maxAgeMs)) {
+    const life = maxAgeMs > 0 ? Math.min(expireMs, maxAgeMs - (now - c.created)) : expireMs;
+    // `expire 0` keeps nothing (CoreDNS: every cached connection is already expired).
+    if (this.closed || life <= 0 || (maxIdleConns > 0 && this.idle.length >= maxIdleConns)) {
       c.socket.end();
       return;
     }
-    const life = maxAgeMs > 0 ? Math.min(expireMs, maxAgeMs - (now - c.created)) : expireMs;
     c.idleTimer = setTimeout(() => this.drop(c), life);
     c.idleTimer.unref();
     this.idle.push(c);

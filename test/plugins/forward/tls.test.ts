@@ -209,6 +209,14 @@ describeNeeding(['openssl'], 'forward over DNS over TLS', () => {
     expect(p.accepted).toBe(2);
   });
 
+  it('expire 0 keeps no connection: each query opens its own', async () => {
+    const p = await proxy();
+    const f = await forwarder(`forward . tls://127.0.0.1:${p.port} {\n    tls ${c.ca}\n    tls_servername ${dotHostname}\n    expire 0s\n  }`);
+    for (let i = 0; i < 3; i++) expect((await ask(f.app, 'www.example.test.', 'A', { protocol: 'udp' })).rcode).toBe('NOERROR');
+    expect(p.accepted).toBe(3);
+    expect(forwardOf(f.app).upstreams[0]!.tls!.idleCount).toBe(0);
+  });
+
   it('max_idle_conns 1 keeps one of several connections', async () => {
     const p = await proxy();
     const f = await forwarder(`forward . tls://127.0.0.1:${p.port} {\n    tls ${c.ca}\n    tls_servername ${dotHostname}\n    max_idle_conns 1\n  }`);
