@@ -2,6 +2,7 @@
 // loopback with a throwaway CA, reached through a counting TCP proxy; the forwarding server is
 // asked with dig and in process. After CoreDNS's plugin/forward and plugin/pkg/proxy.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import net from 'node:net';
 import pino from 'pino';
 import { buildApp, type App } from '../../../src/app.js';
 import { ForwardPlugin } from '../../../src/plugins/forward/plugin.js';
@@ -155,6 +156,26 @@ describeNeeding(['openssl'], 'forward over DNS over TLS', () => {
       expect((await ask(without.app, 'www.example.test.', 'A', { protocol: 'udp' })).rcode).toBe('SERVFAIL');
     } finally {
       await strict.app.close();
+    }
+  });
+
+  it('an upstream that accepts but never completes the handshake fails within read_timeout, not the 5 s query deadline', async () => {
+    const held: net.Socket[] = [];
+    const silent = net.createServer((sock) => {
+      held.push(sock);
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const f = await forwarder(`forward . tls://127.0.0.1:${port} {\n    tls ${c.ca}\n    read_timeout 200ms\n    max_fails 0\n  }`);
+      const t0 = Date.now();
+      expect((await ask(f.app, 'www.example.test.', 'A', { protocol: 'udp' })).rcode).toBe('SERVFAIL');
+      // Three tries of 200 ms each; without a deadline on the handshake the query would wait 5 s.
+      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(held.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
     }
   });
 
