@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import tls from 'node:tls';
+import type tls from 'node:tls';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
 import { holdsWithin, settleWithin } from '../helpers/wait.js';
