@@ -145,7 +145,7 @@ function section({ date, machine, modes, runs, dohNote, command, tlsFacts }) {
   for (let i = 0; i < ROUNDS; i++)
     for (const mode of modes) {
       const r = runs[mode][i];
-      all.push(`| ${i + 1} | ${MODES[mode].label} | ${fmt(r.qps, 0)} | ${fmt(r.latencyMs, 3)} | ${r.lost} | ${fmt(r.cpuUsPerQuery, 2)} |`);
+      all.push(`| ${i + 1} | ${MODES[mode].label} | ${fmt(r.qps, 0)} | ${fmt(r.latencyMs, 3)} | ${r.lost} | ${fmt(r.cpuUsPerQuery, 2)} | ${r.rcodes} |`);
     }
   return `<!-- transports:start -->
 ## Transports: UDP, TCP, DNS over TLS${modes.includes('doh') ? ', DNS over HTTPS' : ''} (bench/transports.js, ${date.slice(0, 10)})
@@ -167,8 +167,8 @@ ${rows.join('\n')}
 The server's CPU per query is what the transport costs the server; qps is also bounded by dnsperf
 on the other CPU (its TLS work included).
 
-| round | transport | qps | avg latency ms | lost | CPU us/query |
-| ---: | --- | ---: | ---: | ---: | ---: |
+| round | transport | qps | avg latency ms | lost | CPU us/query | response codes |
+| ---: | --- | ---: | ---: | ---: | ---: | --- |
 ${all.join('\n')}
 <!-- transports:end -->
 `;
