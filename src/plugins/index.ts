@@ -22,6 +22,7 @@ import { prometheusPlugin } from './prometheus/setup.js';
 import { readyPlugin } from './ready/setup.js';
 import { reloadPlugin } from './reload/setup.js';
 import { rewritePlugin } from './rewrite/setup.js';
+import { timeoutsPlugin } from './timeouts/setup.js';
 import { tlsPlugin } from './tls/setup.js';
 import { transferPlugin } from './transfer/setup.js';
 
@@ -45,6 +46,7 @@ export const plugins: readonly PluginDefinition[] = [
   readyPlugin,
   reloadPlugin,
   rewritePlugin,
+  timeoutsPlugin,
   tlsPlugin,
   transferPlugin,
 ];
