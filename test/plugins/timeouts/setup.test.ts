@@ -1,7 +1,8 @@
 // The timeouts plugin's Corefile lines (CoreDNS plugin/timeouts/timeouts_test.go): accepted lines
 // and the listener settings they give, the exact `line: reason` of each rejected one.
 import { expect, it } from 'vitest';
-import type { App } from '../../../src/app.js';
+import pino from 'pino';
+import { buildApp, type App } from '../../../src/app.js';
 import type { ListenSpec } from '../../../src/app-options.js';
 import { setupBlock } from '../../helpers/setup.js';
 
@@ -70,4 +71,14 @@ it('rejects bad lines with the line and the reason', async () => {
   const got: [string, string[]][] = [];
   for (const [body] of cases) got.push([body, (await timeoutsOf(body)) as string[]]);
   expect(got).toEqual(cases);
+});
+
+it('refuses two blocks sharing a dns:// port with different timeouts: one socket has one setting', async () => {
+  const corefileText = 'a.test:0 {\n  bind 127.0.0.1\n  timeouts {\n    idle 1s\n  }\n  errors\n}\nb.test:0 {\n  bind 127.0.0.1\n  errors\n}\n';
+  await expect(buildApp({ corefileText, logger: pino({ level: 'silent' }) })).rejects.toThrow(
+    '8: this block and another one both serve dns://127.0.0.1:0 but set different tls, https, grpc_server or timeouts options',
+  );
+  const agreeing = corefileText.replace('b.test:0 {\n  bind 127.0.0.1\n', 'b.test:0 {\n  bind 127.0.0.1\n  timeouts {\n    idle 1s\n  }\n');
+  const same = await buildApp({ corefileText: agreeing, logger: pino({ level: 'silent' }) });
+  await same.close();
 });
