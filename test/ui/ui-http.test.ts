@@ -190,7 +190,13 @@ describe('clusterdns ui listen address', () => {
     expect(isLoopbackHost('127.0.0.1') && isLoopbackHost('::1') && isLoopbackHost('localhost')).toBe(true);
     expect(isLoopbackHost('') || isLoopbackHost('0.0.0.0') || isLoopbackHost('192.0.2.1')).toBe(false);
     const warnings: string[] = [];
-    const log = pino({ level: 'warn' }, new Writable({ write: (c, _e, done) => (warnings.push(String(c)), done()) }));
+    const sink = new Writable({
+      write: (c, _e, done) => {
+        warnings.push(String(c));
+        done();
+      },
+    });
+    const log = pino({ level: 'warn' }, sink);
     const ui = await startUi({ flags: { conf: exampleCorefile, manifests: ['examples/manifests'] }, log, pageScript: await pageScript() });
     try {
       expect(ui.url).toBe('http://127.0.0.1:8053/');
