@@ -68,7 +68,8 @@ tbody tr:focus { background: var(--hl); }
 .sev-error { color: var(--err); } .sev-warning { color: var(--warn); } .sev-info { color: var(--info); }
 ul.findings { margin: .1rem 0; padding-left: 1.1rem; font-weight: normal; }
 form.controls { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin-bottom: .5rem; }
-form.controls label { display: flex; flex-direction: column; font-size: .8rem; color: var(--muted); }
+form.controls .field { display: flex; flex-direction: column; }
+form.controls label { font-size: .8rem; color: var(--muted); }
 input, select, button { font: inherit; padding: .2rem .35rem; }
 ol.timeline { list-style: none; padding: 0; margin: .5rem 0; border-left: 3px solid var(--line); }
 ol.timeline li { padding: .15rem .5rem; margin-left: .5rem; }

@@ -117,6 +117,8 @@ export async function recordsView(app: App, flags: ClusterFlags, generation: num
   for (const s of model?.services ?? []) objectOf('Service', s.namespace, s.name, s.source);
   for (const w of model?.workloads ?? []) objectOf(w.kind, w.namespace, w.name, w.source);
   for (const p of model?.pods ?? []) if (!p.derived) objectOf('Pod', p.namespace, p.name, p.source);
+  // What the API server would refuse is shown too, with the findings that say why.
+  for (const r of model?.rejected ?? []) objectOf(r.kind || 'object', r.namespace, r.name || `(line ${r.line})`, r);
   let recordCount = 0;
   for (const zone of zones) {
     const records = [...byZone.get(zone)!.values()].map((rr) => ({
@@ -136,14 +138,33 @@ export async function recordsView(app: App, flags: ClusterFlags, generation: num
       recordCount++;
     }
   }
-  // Findings go beside the object they name, else the object written at their file and line.
+  // Findings go beside the object they name, else the object written around their line: the
+  // last one of their file starting at or before it.
   const checked = await checkFindings(flags);
-  const atLine = new Map<string, MutableObject>();
-  for (const ns of namespaces.values()) for (const o of ns.objects.values()) if (o.source) atLine.set(`${path.resolve(o.source.file)}:${o.source.line}`, o);
+  const starts = new Map<string, { line: number; o: MutableObject }[]>();
+  for (const ns of namespaces.values()) {
+    for (const o of ns.objects.values()) {
+      if (!o.source) continue;
+      const file = path.resolve(o.source.file);
+      const list = starts.get(file) ?? [];
+      list.push({ line: o.source.line, o });
+      starts.set(file, list);
+    }
+  }
+  for (const list of starts.values()) list.sort((a, b) => a.line - b.line);
+  const around = (file: string, line: number): MutableObject | undefined => {
+    if (line <= 0) return undefined;
+    let found: MutableObject | undefined;
+    for (const s of starts.get(path.resolve(file)) ?? []) {
+      if (s.line > line) break;
+      found = s.o;
+    }
+    return found;
+  };
   const loose: UiFinding[] = [];
   for (const f of checked.findings) {
     const named = f.object ? namespaces.get(f.object.namespace)?.objects.get(keyOf(f.object.kind, f.object.namespace, f.object.name)) : undefined;
-    const o = named ?? atLine.get(`${path.resolve(f.file)}:${f.line}`);
+    const o = named ?? around(f.file, f.line);
     if (o) o.findings.push(finding(f));
     else loose.push(finding(f));
   }

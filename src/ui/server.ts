@@ -186,6 +186,8 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
         else send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
       }),
     ],
+    // Browsers ask for it unprompted: no icon, and no 404 in the console.
+    ['/favicon.ico', readOnly((_req, res) => void res.writeHead(204, SECURITY_HEADERS).end())],
     ['/style.css', readOnly((_req, res) => send(res, 200, 'text/css; charset=utf-8', STYLE_CSS))],
     [
       '/page.js',

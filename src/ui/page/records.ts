@@ -93,9 +93,9 @@ function keyboard(table: HTMLTableElement): void {
     else if (e.key === 'Home') focusRow(list[0]);
     else if (e.key === 'End') focusRow(list[list.length - 1]);
     else if (e.key === 'Enter' && e.target === current) {
-      // A record row opens its object's manifest: the nearest object row above it.
+      // A record row opens its object's manifest: the nearest row above it with a link.
       let r: Element | null = current;
-      while (r && !r.classList.contains('obj')) r = r.previousElementSibling;
+      while (r && !r.querySelector('a.src')) r = r.previousElementSibling;
       (r?.querySelector('a.src') as HTMLAnchorElement | null)?.click();
     } else return;
     e.preventDefault();
@@ -130,7 +130,7 @@ export async function recordsView(main: HTMLElement, keep: { query: string }): P
     tbody.appendChild(
       el(
         'tr',
-        { class: 'ns' },
+        { class: 'ns', 'data-row': '' },
         el('th', { colspan: '4', scope: 'rowgroup' }, ns.name === '' ? '(no namespace)' : `namespace ${visible(ns.name)}`, ' ', sourceLink(ns.source)),
       ),
     );
@@ -147,13 +147,15 @@ export async function recordsView(main: HTMLElement, keep: { query: string }): P
     table,
     ...loose,
   );
-  const first = table.querySelector<HTMLTableRowElement>('tr[data-row]');
-  first?.setAttribute('tabindex', '0');
-  for (const r of Array.from(table.querySelectorAll('tr[data-row]')).slice(1)) r.setAttribute('tabindex', '-1');
+  // The table is one tab stop (its rows, by the arrow keys), not one per link.
+  for (const a of Array.from(table.querySelectorAll('a'))) a.setAttribute('tabindex', '-1');
   keyboard(table);
   const apply = (): void => {
     keep.query = search.value;
     count.textContent = `${filter(table, search.value)} shown`;
+    const rows = Array.from(table.querySelectorAll<HTMLTableRowElement>('tr[data-row]'));
+    const first = rows.find((r) => !r.hidden && !(r.parentElement as HTMLElement).hidden);
+    for (const r of rows) r.setAttribute('tabindex', r === first ? '0' : '-1');
   };
   search.addEventListener('input', apply);
   apply();

@@ -9,7 +9,8 @@ const FIELDS = ['pod', 'namespace', 'libc', 'options', 'name', 'type'] as const;
 
 function field(id: string, label: string, control: HTMLElement): HTMLElement {
   control.id = id;
-  return el('label', { for: id }, label, control);
+  // The label beside its control, not around it: a label holding a select takes its options into its name.
+  return el('div', { class: 'field' }, el('label', { for: id }, label), control);
 }
 
 function select(values: readonly (readonly [string, string])[], chosen: string): HTMLSelectElement {
@@ -101,7 +102,7 @@ export async function resolveView(main: HTMLElement, params: URLSearchParams): P
     field('resolve-pod', 'Pod', pod),
     field('resolve-namespace', 'Namespace (new pod)', namespace),
     field('resolve-libc', 'libc', libc),
-    field('resolve-options', 'resolv.conf options (replace)', options),
+    field('resolve-options', "resolv.conf options (instead of the pod's)", options),
     field('resolve-name', 'Name', name),
     field('resolve-type', 'Type', type),
     el('button', { type: 'submit' }, 'Resolve'),
@@ -120,6 +121,12 @@ export async function resolveView(main: HTMLElement, params: URLSearchParams): P
     for (const k of FIELDS) if (values[k] !== '') q.set(k, values[k]);
     location.hash = `resolve?${q.toString()}`;
   });
+  // The namespace is that of a new pod: a chosen pod has its own.
+  const syncNamespace = (): void => {
+    namespace.disabled = pod.value !== '';
+  };
+  pod.addEventListener('change', syncNamespace);
+  syncNamespace();
   const out = el('section', { id: 'walk-out', 'aria-live': 'polite' });
   show(main, el('h2', {}, 'Resolve'), form, out);
   if (v('name') === '') {
