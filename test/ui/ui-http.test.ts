@@ -184,6 +184,46 @@ describe('clusterdns ui over HTTP', () => {
   });
 });
 
+describe('clusterdns ui live updates', () => {
+  it('sends a heartbeat, and a change event with the next generation when a manifest changes', async () => {
+    const tree = copyExamples();
+    const ui = await startTestUi({ conf: exampleCorefile, manifests: [tree.manifests] }, { heartbeatMs: 50 });
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(new URL('/api/events', ui.url), resolve).on('error', reject));
+    try {
+      let text = '';
+      res.setEncoding('utf8');
+      const seen = (what: string): Promise<void> =>
+        new Promise((resolve) => {
+          const look = (): void => {
+            if (!text.includes(what)) return;
+            res.off('data', onData);
+            resolve();
+          };
+          const onData = (c: string): void => {
+            text += c;
+            look();
+          };
+          res.on('data', onData);
+          look();
+        });
+      await seen('event: hello\ndata: {"generation":1,"ok":true}\n\n');
+      await seen(': heartbeat\n\n');
+      writeFileSync(
+        path.join(tree.manifests, 'fresh.yaml'),
+        'apiVersion: v1\nkind: Service\nmetadata: {name: fresh, namespace: apps}\nspec:\n  ports: [{port: 80}]\n',
+      );
+      await seen('event: change\ndata: {"generation":2,"ok":true}\n\n');
+      const view = JSON.parse((await request(new URL('/api/records', ui.url).href)).body) as RecordsResponse;
+      expect(view.generation).toBe(2);
+      expect(view.namespaces.find((n) => n.name === 'apps')!.objects.some((o) => o.kind === 'Service' && o.name === 'fresh')).toBe(true);
+    } finally {
+      res.destroy();
+      await ui.close();
+      tree.remove();
+    }
+  });
+});
+
 describe('clusterdns ui listen address', () => {
   it('is loopback unless told otherwise', async () => {
     expect(DEFAULT_UI_LISTEN).toBe('127.0.0.1:8053');
