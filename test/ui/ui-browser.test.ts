@@ -120,12 +120,14 @@ describeNeeding(['chromium'], 'clusterdns ui in a browser', () => {
 
   for (const libc of ['musl', 'glibc']) {
     it(`draws the ${libc} walk of a pod, one row per query, as resolve sends them`, async () => {
+      // A fresh document: from the last walk's URL, only the hash would change.
+      await page.goto('about:blank');
       await page.goto(`${ui.url}#resolve`);
       await page.getByLabel('Pod', { exact: true }).selectOption('apps/web-0');
       await page.getByLabel('libc').selectOption(libc);
       await page.getByLabel('Name', { exact: true }).fill('kubernetes.default');
       await page.getByRole('button', { name: 'Resolve' }).click();
-      await page.locator('#walk tbody tr.query').first().waitFor();
+      await page.locator('#walk-call', { hasText: `${libc} getaddrinfo(AF_UNSPEC) kubernetes.default, from pod apps/web-0` }).waitFor();
       const trace = await resolveCommand('kubernetes.default', { ...flags, pod: 'apps/web-0', libc, json: true }, discard(), discard());
       const rows = await walkRows(page);
       expect(rows.map((r) => `${r[0]} ${r[1]}`)).toEqual(trace.queries.map((q) => `${q.name} ${q.type}`));
@@ -256,7 +258,7 @@ describeNeeding(['chromium'], 'clusterdns ui with hostile manifest values', () =
     await page.locator('#records-table tr.rec').first().waitFor();
     const txt = await page.locator('#records-table tr.rec', { hasText: 'txt.example.com.' }).locator('td.data').allTextContents();
     expect(txt.sort()).toEqual([`"\\"><img src=x onerror=alert('txt-img')>"`, `"<script>alert('txt')</script>"`, '"ctl\\001\\027[31m"'].sort());
-    const findings = await page.locator('#records-table tbody[data-search="xss"] ul.findings li').allTextContents();
+    const findings = await page.locator('#records-table tbody', { has: page.locator('tr.ns', { hasText: 'namespace xss' }) }).locator('ul.findings li').allTextContents();
     const all = findings.join('\n');
     expect(all).toContain(`metadata.labels.app value "<script>alert('label')</script>"`);
     expect(all).toContain(`spec.rules[0].host "\\"><img src=x onerror=alert('host')>.example.com"`);

@@ -1,7 +1,11 @@
 // The Records view: namespaces, their objects (with manifest links and findings) and records, in
 // one table a search box filters; arrow keys move between rows, Enter opens a row's manifest.
-import type { RecordsResponse, UiFinding, UiObject } from '../types.js';
+// The search runs on the data and draws at most ROW_LIMIT record rows: a 10k-Service cluster
+// has over 100k records, more rows than a browser lays out in reasonable time.
+import type { RecordsResponse, UiFinding, UiObject, UiRecord } from '../types.js';
 import { el, getJson, show, sourceLink, visible } from './dom.js';
+
+const ROW_LIMIT = 2000;
 
 function findingsList(findings: readonly UiFinding[]): HTMLElement | undefined {
   if (findings.length === 0) return undefined;
@@ -12,71 +16,86 @@ function findingsList(findings: readonly UiFinding[]): HTMLElement | undefined {
   );
 }
 
-function objectRows(ns: string, o: UiObject): HTMLTableRowElement[] {
-  const label = `${o.kind} ${ns === '' ? '' : `${ns}/`}${o.name}`;
-  const head = el(
+function objectRow(ns: string, o: UiObject): HTMLTableRowElement {
+  return el(
     'tr',
-    { class: 'obj', 'data-row': '', 'data-search': `${ns} ${o.kind} ${o.name}`.toLowerCase() },
+    { class: 'obj', 'data-row': '', 'aria-label': `${o.kind} ${ns === '' ? '' : `${ns}/`}${o.name}` },
     el('td', { colspan: '4' }, el('span', { class: 'kind' }, o.kind), ' ', visible(o.name), ' ', sourceLink(o.source), findingsList(o.findings)),
   );
-  head.setAttribute('aria-label', label);
-  const rows = [head];
-  for (const r of o.records) {
-    rows.push(
-      el(
-        'tr',
-        { class: 'rec', 'data-row': '', 'data-search': `${r.name} ${r.type} ${r.data}`.toLowerCase() },
-        el('td', { class: 'name' }, visible(r.name)),
-        el('td', {}, r.type),
-        el('td', {}, r.ttl),
-        el('td', { class: 'data' }, visible(r.data)),
-      ),
-    );
-  }
-  return rows;
 }
 
-/** Shows the rows matching `query` (every word somewhere in the row or its object), hides the rest. */
-function filter(table: HTMLTableElement, query: string): number {
+function recordRow(r: UiRecord): HTMLTableRowElement {
+  return el(
+    'tr',
+    { class: 'rec', 'data-row': '' },
+    el('td', { class: 'name' }, visible(r.name)),
+    el('td', {}, r.type),
+    el('td', {}, r.ttl),
+    el('td', { class: 'data' }, visible(r.data)),
+  );
+}
+
+/** The data with the lowercased text each search word is looked for in, made once per load. */
+interface Indexed {
+  ns: RecordsResponse['namespaces'][number];
+  objects: { o: UiObject; text: string; records: { r: UiRecord; text: string }[] }[];
+}
+
+function index(data: RecordsResponse): Indexed[] {
+  return data.namespaces.map((ns) => ({
+    ns,
+    objects: ns.objects.map((o) => {
+      const text = `${ns.name} ${o.kind} ${o.name}`.toLowerCase();
+      return { o, text, records: o.records.map((r) => ({ r, text: `${text} ${r.name} ${r.type} ${r.data}`.toLowerCase() })) };
+    }),
+  }));
+}
+
+/**
+ * Draws the namespaces, objects and records matching `query` (every word somewhere in a record's
+ * row, its object or namespace; an object matching alone is drawn without records), up to
+ * ROW_LIMIT records. Returns the records matching and drawn.
+ */
+function draw(table: HTMLTableElement, data: Indexed[], query: string): { matched: number; drawn: number } {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  let shown = 0;
-  for (const tbody of Array.from(table.tBodies)) {
-    let nsShown = false;
-    let objRow: HTMLTableRowElement | undefined;
-    let objMatch = false;
-    let objHasShown = false;
-    const closeObject = (): void => {
-      if (objRow) {
-        objRow.hidden = !(objMatch || objHasShown);
-        if (!objRow.hidden) nsShown = true;
+  for (const b of Array.from(table.tBodies)) b.remove();
+  let matched = 0;
+  let drawn = 0;
+  for (const { ns, objects } of data) {
+    let tbody: HTMLTableSectionElement | undefined;
+    for (const { o, text, records } of objects) {
+      const recs = records.filter((x) => words.every((w) => x.text.includes(w)));
+      if (recs.length === 0 && !words.every((w) => text.includes(w))) continue;
+      matched += recs.length;
+      if (drawn >= ROW_LIMIT) continue;
+      if (!tbody) {
+        tbody = el(
+          'tbody',
+          {},
+          el(
+            'tr',
+            { class: 'ns', 'data-row': '' },
+            el('th', { colspan: '4', scope: 'rowgroup' }, ns.name === '' ? '(no namespace)' : `namespace ${visible(ns.name)}`, ' ', sourceLink(ns.source)),
+          ),
+        );
+        table.appendChild(tbody);
       }
-    };
-    const nsText = tbody.getAttribute('data-search') ?? '';
-    for (const row of Array.from(tbody.rows)) {
-      if (row.classList.contains('obj')) {
-        closeObject();
-        objRow = row;
-        objMatch = words.every((w) => `${nsText} ${row.dataset['search']}`.includes(w));
-        objHasShown = false;
-      } else if (row.classList.contains('rec')) {
-        const text = `${nsText} ${objRow?.dataset['search'] ?? ''} ${row.dataset['search']}`;
-        row.hidden = !words.every((w) => text.includes(w));
-        if (!row.hidden) {
-          objHasShown = true;
-          shown++;
-        }
-      }
+      tbody.appendChild(objectRow(ns.name, o));
+      for (const x of recs.slice(0, ROW_LIMIT - drawn)) tbody.appendChild(recordRow(x.r));
+      drawn += Math.min(recs.length, ROW_LIMIT - drawn);
     }
-    closeObject();
-    tbody.hidden = !nsShown && words.length > 0;
   }
-  return shown;
+  // The table is one tab stop (its first row; the arrow keys move on), not one per link.
+  for (const a of Array.from(table.querySelectorAll('a'))) a.setAttribute('tabindex', '-1');
+  const rows = table.querySelectorAll('tr[data-row]');
+  rows.forEach((r, i) => {
+    r.setAttribute('tabindex', i === 0 ? '0' : '-1');
+  });
+  return { matched, drawn };
 }
 
-/** Arrow keys, Home and End move the focus between the visible rows; Enter opens the row's manifest link. */
+/** Arrow keys, Home and End move the focus between the rows; Enter opens the row's manifest link. */
 function keyboard(table: HTMLTableElement): void {
-  const rows = (): HTMLTableRowElement[] =>
-    Array.from(table.querySelectorAll<HTMLTableRowElement>('tr[data-row]')).filter((r) => !r.hidden && !(r.parentElement as HTMLElement).hidden);
   const focusRow = (r: HTMLTableRowElement | undefined): void => {
     if (!r) return;
     for (const x of table.querySelectorAll('tr[tabindex="0"]')) x.setAttribute('tabindex', '-1');
@@ -86,7 +105,7 @@ function keyboard(table: HTMLTableElement): void {
   table.addEventListener('keydown', (e) => {
     const current = (e.target as HTMLElement).closest('tr');
     if (!current?.hasAttribute('data-row')) return;
-    const list = rows();
+    const list = Array.from(table.querySelectorAll<HTMLTableRowElement>('tr[data-row]'));
     const i = list.indexOf(current as HTMLTableRowElement);
     if (e.key === 'ArrowDown') focusRow(list[Math.min(list.length - 1, i + 1)]);
     else if (e.key === 'ArrowUp') focusRow(list[Math.max(0, i - 1)]);
@@ -104,6 +123,7 @@ function keyboard(table: HTMLTableElement): void {
 
 export async function recordsView(main: HTMLElement, keep: { query: string }): Promise<void> {
   const data = await getJson<RecordsResponse>('/api/records');
+  const indexed = index(data);
   const { errors, warnings, infos } = data.summary;
   const search = el('input', { type: 'search', id: 'records-search', autocomplete: 'off', placeholder: 'name, type, data, object...' });
   search.value = keep.query;
@@ -125,18 +145,6 @@ export async function recordsView(main: HTMLElement, keep: { query: string }): P
       ),
     ),
   );
-  for (const ns of data.namespaces) {
-    const tbody = el('tbody', { 'data-search': ns.name.toLowerCase() });
-    tbody.appendChild(
-      el(
-        'tr',
-        { class: 'ns', 'data-row': '' },
-        el('th', { colspan: '4', scope: 'rowgroup' }, ns.name === '' ? '(no namespace)' : `namespace ${visible(ns.name)}`, ' ', sourceLink(ns.source)),
-      ),
-    );
-    for (const o of ns.objects) for (const r of objectRows(ns.name, o)) tbody.appendChild(r);
-    table.appendChild(tbody);
-  }
   const loose = data.findings.length > 0 ? [el('h3', {}, 'Other findings'), findingsList(data.findings)] : [];
   show(
     main,
@@ -147,16 +155,17 @@ export async function recordsView(main: HTMLElement, keep: { query: string }): P
     table,
     ...loose,
   );
-  // The table is one tab stop (its rows, by the arrow keys), not one per link.
-  for (const a of Array.from(table.querySelectorAll('a'))) a.setAttribute('tabindex', '-1');
   keyboard(table);
+  let pending: number | undefined;
   const apply = (): void => {
     keep.query = search.value;
-    count.textContent = `${filter(table, search.value)} shown`;
-    const rows = Array.from(table.querySelectorAll<HTMLTableRowElement>('tr[data-row]'));
-    const first = rows.find((r) => !r.hidden && !(r.parentElement as HTMLElement).hidden);
-    for (const r of rows) r.setAttribute('tabindex', r === first ? '0' : '-1');
+    const { matched, drawn } = draw(table, indexed, search.value);
+    count.textContent = drawn < matched ? `${matched} match; the first ${drawn} shown: narrow the search` : `${matched} shown`;
   };
-  search.addEventListener('input', apply);
+  search.addEventListener('input', () => {
+    // One draw per pause in the typing, not per key, on a large cluster.
+    if (pending !== undefined) clearTimeout(pending);
+    pending = window.setTimeout(apply, indexed.length > 50 ? 150 : 0);
+  });
   apply();
 }
