@@ -258,7 +258,10 @@ describeNeeding(['chromium'], 'clusterdns ui with hostile manifest values', () =
     await page.locator('#records-table tr.rec').first().waitFor();
     const txt = await page.locator('#records-table tr.rec', { hasText: 'txt.example.com.' }).locator('td.data').allTextContents();
     expect(txt.sort()).toEqual([`"\\"><img src=x onerror=alert('txt-img')>"`, `"<script>alert('txt')</script>"`, '"ctl\\001\\027[31m"'].sort());
-    const findings = await page.locator('#records-table tbody', { has: page.locator('tr.ns', { hasText: 'namespace xss' }) }).locator('ul.findings li').allTextContents();
+    const findings = await page
+      .locator('#records-table tbody', { has: page.locator('tr.ns', { hasText: 'namespace xss' }) })
+      .locator('ul.findings li')
+      .allTextContents();
     const all = findings.join('\n');
     expect(all).toContain(`metadata.labels.app value "<script>alert('label')</script>"`);
     expect(all).toContain(`spec.rules[0].host "\\"><img src=x onerror=alert('host')>.example.com"`);
