@@ -43,17 +43,12 @@ export function parseServerKey(raw: string): ServerKey[] {
   if (scheme) {
     const name = scheme[1]!.toLowerCase();
     if (QUIC_TRANSPORTS.has(name)) {
-      throw new KeyError(
-        `transport ${name}:// in key '${excerpt(raw)}' is not supported: it runs over QUIC, which Node 20 does not have; ${USE_SERVED()}`,
-      );
+      throw new KeyError(`transport ${name}:// in key '${excerpt(raw)}' is not supported: it runs over QUIC, which Node 20 does not have; ${USE_SERVED()}`);
     }
     if (OTHER_TRANSPORTS.has(name) && !SERVED.has(name)) {
-      throw new KeyError(
-        `transport ${name}:// in key '${excerpt(raw)}' is not supported by clusterdns yet; ${USE_SERVED()}`,
-      );
+      throw new KeyError(`transport ${name}:// in key '${excerpt(raw)}' is not supported by clusterdns yet; ${USE_SERVED()}`);
     }
-    if (!SERVED.has(name))
-      throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; ${USE_SERVED()}`);
+    if (!SERVED.has(name)) throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; ${USE_SERVED()}`);
     if (name !== 'dns') transport = name as Exclude<Transport, 'dns'>;
     s = s.slice(scheme[0].length);
   }

@@ -37,7 +37,17 @@ export function unpacket(buf: Buffer): Buffer {
 
 const identity = (b: Buffer): Buffer => b;
 const DnsService = grpc.makeGenericClientConstructor(
-  { Query: { path: QUERY_PATH, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+  {
+    Query: {
+      path: QUERY_PATH,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    },
+  },
   'DnsService',
 );
 
