@@ -12,6 +12,7 @@
 //    rather than leave every newcomer out while idle clients hold the slots.
 // Per connection, HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS carries `max_streams`; a message is at
 // most 65,535 bytes of DNS plus its 4 bytes of protobuf, both ways, as in CoreDNS.
+import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Server, ServerCredentials, ServerInterceptingCall, status, type ServerInterceptor, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
@@ -126,12 +127,17 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
   const readMs = timeouts.readMs ?? tcp.messageTimeoutMs;
   const idleMs = timeouts.idleMs ?? DEFAULT_GRPC_IDLE_MS;
 
-  // A call whose request has not arrived within the read deadline ends, so a client cannot hold
-  // a stream slot (and keep its connection from counting as idle) by never sending its message.
+  // A call whose request has not arrived whole (message and end of stream) within the read
+  // deadline ends, so a client cannot hold a stream slot (and keep its connection from counting
+  // as idle) by never finishing its request. The stream is reset too, as grpc-go does after a
+  // status when the client has not ended its side: else it would keep its slot until the client
+  // closes it. grpc-js keeps the HTTP/2 stream on the call it hands the first interceptor.
   const readDeadline: ServerInterceptor = (_method, call) => {
     let timer: NodeJS.Timeout | undefined = setTimeout(() => {
       timer = undefined;
-      call.sendStatus({ code: status.DEADLINE_EXCEEDED, details: `no request within ${readMs} ms` });
+      call.sendStatus({ code: status.DEADLINE_EXCEEDED, details: `no complete request within ${readMs} ms` });
+      const stream = (call as unknown as { stream?: http2.ServerHttp2Stream }).stream;
+      if (stream && !stream.closed) setImmediate(() => stream.close(http2.constants.NGHTTP2_NO_ERROR));
     }, readMs);
     const stop = (): void => {
       clearTimeout(timer);
@@ -140,9 +146,9 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
     return new ServerInterceptingCall(call, {
       start: (next) =>
         next({
-          onReceiveMessage: (message, nextMessage) => {
+          onReceiveHalfClose: (nextHalfClose) => {
             stop();
-            nextMessage(message);
+            nextHalfClose();
           },
           onCancel: stop,
         }),
