@@ -89,6 +89,27 @@ describe('gRPC message size and content', () => {
     await othersAnswered(grpcPort);
   });
 
+  it('a connection that sends garbage instead of HTTP/2 is closed; others are answered', async () => {
+    for (const garbage of [
+      Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
+      Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.alloc(64, 0xff)]),
+    ]) {
+      const s = connect(grpcPort, '127.0.0.1');
+      s.on('error', () => {});
+      s.resume();
+      const closed = new Promise<void>((resolve, reject) => {
+        const give = setTimeout(() => reject(new Error('not closed within 5 s')), 5000);
+        s.once('close', () => {
+          clearTimeout(give);
+          resolve();
+        });
+      });
+      s.write(garbage);
+      await closed;
+    }
+    await othersAnswered(grpcPort);
+  });
+
   it('an UPDATE is answered as over UDP (NOTIMP)', async () => {
     const update = buildQuery({ id: 0x55, name: 'cluster.local', type: T.SOA, opcode: Opcode.UPDATE, rd: false });
     const udp = await udpQuery(update, { host: '127.0.0.1', port: udpPort });
@@ -114,8 +135,8 @@ interface RawCall {
   status: Promise<number>;
 }
 
-/** Opens a call on a raw HTTP/2 session; with `body` the request is sent and ended, else nothing follows the headers. */
-function rawCall(session: http2.ClientHttp2Session, body?: Buffer): RawCall {
+/** Opens a call on a raw HTTP/2 session; with `body` the request is sent (and ended unless `end` is false), else nothing follows the headers. */
+function rawCall(session: http2.ClientHttp2Session, body?: Buffer, end = true): RawCall {
   const stream = session.request({ ':method': 'POST', ':path': QUERY_PATH, 'content-type': 'application/grpc', te: 'trailers' }, { endStream: false });
   const status = new Promise<number>((resolve, reject) => {
     const give = setTimeout(() => reject(new Error('no grpc-status within 10 s')), 10_000);
@@ -135,7 +156,8 @@ function rawCall(session: http2.ClientHttp2Session, body?: Buffer): RawCall {
   if (body) {
     const prefix = Buffer.alloc(5);
     prefix.writeUInt32BE(body.length, 1);
-    stream.end(Buffer.concat([prefix, body]));
+    if (end) stream.end(Buffer.concat([prefix, body]));
+    else stream.write(Buffer.concat([prefix, body]));
   }
   return { stream, status };
 }
@@ -158,7 +180,11 @@ describe('gRPC streams past max_streams', () => {
       await new Promise<void>((resolve) => session.once('remoteSettings', () => resolve()));
       expect(session.remoteSettings.maxConcurrentStreams).toBe(4);
       const opened = Date.now();
-      const held = Array.from({ length: 4 }, () => rawCall(session));
+      // Three send nothing after their headers; one sends its message but never ends its side.
+      const held = [
+        ...Array.from({ length: 3 }, () => rawCall(session)),
+        rawCall(session, packet(buildQuery({ id: 4, name: kubernetesApi, type: T.A })), false),
+      ];
       // Past the cap: HTTP/2 keeps this one back until a stream closes.
       const fifth = rawCall(session, packet(buildQuery({ id: 5, name: kubernetesApi, type: T.A })));
       await othersAnswered(grpcPort);

@@ -122,6 +122,19 @@ describe('DNS over gRPC without encryption', () => {
   });
 });
 
+it('closing the server with a client connected does not wait for the client, which is then turned away', async () => {
+  const { app, ports } = await serve(block(''));
+  const client = grpcClient(ports['grpc']!);
+  try {
+    expect((await client.query(kubernetesApi, T.A)).answers?.map((a) => a.data)).toEqual([kubernetesApiIp]);
+    // The drain waits for queries in flight only (none here), not for the client to go.
+    await app.close();
+    expect(await statusOf(client.query(kubernetesApi, T.A, 2000))).toBe(grpc.status.UNAVAILABLE);
+  } finally {
+    client.close();
+  }
+});
+
 describeNeeding(['openssl'], 'DNS over gRPC with TLS', () => {
   let c: TestCerts;
   let app: App;
