@@ -41,7 +41,8 @@ export const QUERY_PATH = '/coredns.dns.DnsService/Query';
 
 /** One accepted socket, from its first byte to its close. */
 interface Conn {
-  readonly socket: net.Socket;
+  /** The TCP socket, then the TLS socket over it once the handshake is done (closing it closes both). */
+  socket: net.Socket;
   readonly address: string;
   readonly port: number;
   handshaking: boolean;
@@ -124,8 +125,10 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
   const timeouts = args.settings.timeouts ?? {};
   const local: LocalEndpoint = localOf(args, 'grpc');
   const conns = new Connections(settings.maxConnections, tcp.maxConnectionsPerClient, tcp.maxConnections, log);
-  const readMs = timeouts.readMs ?? tcp.messageTimeoutMs;
-  const idleMs = timeouts.idleMs ?? DEFAULT_GRPC_IDLE_MS;
+  // A deadline of 0 would end every call or connection at once: it takes the default instead.
+  const positive = (ms: number | undefined, fallback: number): number => (ms !== undefined && ms > 0 ? ms : fallback);
+  const readMs = positive(timeouts.readMs, tcp.messageTimeoutMs);
+  const idleMs = positive(timeouts.idleMs, DEFAULT_GRPC_IDLE_MS);
 
   // A call whose request has not arrived whole (message and end of stream) within the read
   // deadline ends, so a client cannot hold a stream slot (and keep its connection from counting
@@ -166,7 +169,7 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
     'grpc.max_connection_idle_ms': idleMs,
     // A connection busy with calls but whose client stopped reading is found by its unanswered ping.
     'grpc.keepalive_time_ms': idleMs,
-    'grpc.keepalive_timeout_ms': timeouts.writeMs ?? DEFAULT_GRPC_PING_TIMEOUT_MS,
+    'grpc.keepalive_timeout_ms': positive(timeouts.writeMs, DEFAULT_GRPC_PING_TIMEOUT_MS),
     interceptors: [readDeadline],
   });
 
@@ -225,6 +228,7 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
         return;
       }
       conn.handshaking = false;
+      conn.socket = socket;
       if (serverTls.verifyIfGiven && !socket.authorized && socket.getPeerCertificate().raw !== undefined) {
         log.debug({ client: socket.remoteAddress, reason: socket.authorizationError }, 'gRPC client certificate does not verify; closing');
         socket.destroy();

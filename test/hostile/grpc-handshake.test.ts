@@ -4,6 +4,7 @@
 // Another client is answered meanwhile every time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Socket } from 'node:net';
+import tls from 'node:tls';
 import path from 'node:path';
 import pino from 'pino';
 import { buildApp, type App } from '../../src/app.js';
@@ -113,6 +114,44 @@ describeNeeding(['openssl'], 'gRPC handshakes under max_connections', () => {
     } finally {
       first.socket.destroy();
       second.socket.destroy();
+    }
+  });
+});
+
+describeNeeding(['openssl'], 'gRPC established TLS connections under max_connections', () => {
+  let c: TestCerts;
+  let app: App;
+  let port: number;
+  beforeAll(async () => {
+    c = makeCerts();
+    app = await grpcApp(c, 'grpc_server {\n    max_connections 1\n  }', {});
+    port = (await app.listen())[0]!.port;
+  });
+  afterAll(async () => {
+    await app?.close();
+    c?.remove();
+  });
+
+  it('a TLS connection that finished its handshake and never asked gives way to a client that asks', async () => {
+    const held = await new Promise<tls.TLSSocket>((resolve, reject) => {
+      const s = tls.connect({ host: '127.0.0.1', port, ca: c.read(c.ca), servername: dotHostname, ALPNProtocols: ['h2'] });
+      s.once('secureConnect', () => resolve(s));
+      s.once('error', reject);
+    });
+    held.on('error', () => {});
+    held.resume();
+    const closed = new Promise<void>((resolve, reject) => {
+      const give = setTimeout(() => reject(new Error('the idle TLS connection was not closed within 10 s')), 10_000);
+      held.once('close', () => {
+        clearTimeout(give);
+        resolve();
+      });
+    });
+    try {
+      await answered(port, { ca: c.read(c.ca), servername: dotHostname });
+      await closed;
+    } finally {
+      held.destroy();
     }
   });
 });
