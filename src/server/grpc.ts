@@ -12,6 +12,8 @@
 //    rather than leave every newcomer out while idle clients hold the slots.
 // Per connection, HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS carries `max_streams`; a message is at
 // most 65,535 bytes of DNS plus its 4 bytes of protobuf, both ways, as in CoreDNS.
+// listen() imports this module when a grpc:// listener opens, so that servers without one never
+// load grpc-js at start.
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';

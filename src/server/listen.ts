@@ -7,10 +7,9 @@ import { listenUdp, type UdpListener } from './udp.js';
 import { listenTcp, defaultTcpOptions, type TcpOptions } from './tcp.js';
 import type { ListenerSettings, ServerTls, Transport } from '../chain/transport.js';
 import type { OpenStream, StreamServer } from './stream.js';
-import { openGrpc } from './grpc.js';
 
 /** The transports served by a StreamServer, by scheme. */
-const streams: Partial<Record<Transport, OpenStream>> = { grpc: openGrpc };
+const streams: Partial<Record<Transport, OpenStream>> = { grpc: async (args) => (await import('./grpc.js')).openGrpc(args) };
 
 /** What one listener serves: a transport on an address and port, with the settings of its blocks. */
 export interface ListenAt {
