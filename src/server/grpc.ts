@@ -173,6 +173,8 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
     'grpc.keepalive_time_ms': idleMs,
     'grpc.keepalive_timeout_ms': positive(timeouts.writeMs, DEFAULT_GRPC_PING_TIMEOUT_MS),
     interceptors: [readDeadline],
+    // Nothing reads grpc-js's channelz service here; it would only track every call and connection.
+    'grpc.enable_channelz': 0,
   });
 
   const query = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
