@@ -262,9 +262,14 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
   }
 
   await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
+    const failed = (err: Error): void => {
+      injector.destroy();
+      server.forceShutdown();
+      reject(err);
+    };
+    listener.once('error', failed);
     listener.listen({ port: args.port, host: args.address, ipv6Only: net.isIPv6(args.address) && args.address !== '::' }, () => {
-      listener.off('error', reject);
+      listener.off('error', failed);
       resolve();
     });
   });

@@ -2,6 +2,7 @@
 // against grpc:// server blocks of the example cluster, over TLS (with and without client
 // certificates) and without encryption; the same answers as over UDP; the metrics' server label.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
 import grpc from '@grpc/grpc-js';
@@ -132,6 +133,20 @@ it('closing the server with a client connected does not wait for the client, whi
     expect(await statusOf(client.query(kubernetesApi, T.A, 2000))).toBe(grpc.status.UNAVAILABLE);
   } finally {
     client.close();
+  }
+});
+
+it('a grpc:// port another process holds is refused in one line naming it', async () => {
+  const port = await freePort();
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', () => resolve()));
+  try {
+    const app = await buildApp({ corefileText: block('', `grpc://cluster.local:${port}`), manifests: [manifests], logger: pino({ level: 'silent' }) });
+    await expect(app.listen()).rejects.toThrow(
+      `cannot listen on 127.0.0.1:${port} (TCP): the port is already in use by another process; stop it or choose another --port`,
+    );
+  } finally {
+    holder.close();
   }
 });
 
