@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Socket } from 'node:net';
 import tls from 'node:tls';
 import path from 'node:path';
+import grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { buildApp, type App } from '../../src/app.js';
 import { openGrpc } from '../../src/server/grpc.js';
@@ -13,7 +14,7 @@ import { defaultTcpOptions, type TcpOptions } from '../../src/server/tcp.js';
 import { repoRoot } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
 import { dotHostname, makeCerts, type TestCerts } from '../server/dot-certs.js';
-import { grpcClient, type GrpcTls } from '../server/grpc-client.js';
+import { grpcClient, statusOf, type GrpcTls } from '../server/grpc-client.js';
 import { buildQuery, T } from '../server/raw.js';
 
 const kubernetesApi = 'kubernetes.default.svc.cluster.local';
@@ -156,7 +157,7 @@ describeNeeding(['openssl'], 'gRPC established TLS connections under max_connect
   });
 });
 
-describe('gRPC idle deadline (timeouts idle)', () => {
+describe('gRPC connections opened directly (openGrpc)', () => {
   it('a connection that never speaks HTTP/2 is closed at the idle deadline; another is answered meanwhile', async () => {
     const idleMs = 500;
     const reply = Buffer.from(buildQuery({ id: 1, name: kubernetesApi, type: T.A }));
@@ -181,6 +182,41 @@ describe('gRPC idle deadline (timeouts idle)', () => {
       const at = await stalled.closed;
       expect(at - stalled.opened).toBeGreaterThanOrEqual(idleMs - 50);
     } finally {
+      server.stopAccepting();
+      server.closeConnections();
+    }
+  });
+
+  it('at max_connections a connection answering a call is never displaced: the newcomer is turned away', async () => {
+    const pending: (() => void)[] = [];
+    const server = await openGrpc({
+      address: '127.0.0.1',
+      port: 0,
+      handler: {
+        // Answers only when the test says so: the first client's call stays in flight.
+        handle: (msg) =>
+          new Promise<Buffer>((resolve) => pending.push(() => resolve(Buffer.concat([msg.subarray(0, 2), Buffer.from([0x81, 0x80]), msg.subarray(4)])))),
+      },
+      log: pino({ level: 'silent' }),
+      tcp: defaultTcpOptions,
+      settings: { grpc: { maxStreams: 256, maxConnections: 1 } },
+    });
+    const busy = grpcClient(server.port);
+    const late = grpcClient(server.port);
+    try {
+      const first = busy.exchange(buildQuery({ id: 0x42, name: kubernetesApi, type: T.A }));
+      first.catch(() => {});
+      for (let i = 0; i < 100 && pending.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(pending).toHaveLength(1);
+      // Its connection is closed at once; grpc-js tries again until the deadline.
+      expect([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]).toContain(
+        await statusOf(late.exchange(buildQuery({ id: 0x43, name: kubernetesApi, type: T.A }), 2000)),
+      );
+      pending[0]!();
+      expect((await first).readUInt16BE(0)).toBe(0x42);
+    } finally {
+      busy.close();
+      late.close();
       server.stopAccepting();
       server.closeConnections();
     }

@@ -72,6 +72,9 @@ export interface GrpcClient {
 export function grpcClient(port: number, tls?: GrpcTls, options: grpc.ClientOptions = {}): GrpcClient {
   const credentials = tls ? grpc.credentials.createSsl(tls.ca, tls.key ?? null, tls.cert ?? null) : grpc.credentials.createInsecure();
   const client = new DnsService(`127.0.0.1:${port}`, credentials, {
+    // grpc-js shares one connection between the clients of a target unless told not to; each
+    // client here is a client of its own, on its own connection.
+    'grpc.use_local_subchannel_pool': 1,
     ...(tls?.servername ? { 'grpc.ssl_target_name_override': tls.servername } : {}),
     ...options,
   });
