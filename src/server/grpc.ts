@@ -217,14 +217,12 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
   // TLS, when there is any, is done before the socket reaches grpc-js.
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
 
-  const inject = (socket: net.Socket): void => {
-    socket.setNoDelay(true);
-    injector.injectConnection(socket);
-  };
+  const inject = (socket: net.Socket): void => injector.injectConnection(socket);
+  // Both servers below set noDelay: replies are small and wait on nothing else, so Nagle would only delay them.
   let listener: net.Server;
   const serverTls = args.tls;
   if (serverTls) {
-    listener = tls.createServer({ ...serverTls.options, ALPNProtocols: ['h2'], handshakeTimeout: tcp.handshakeTimeoutMs }, (socket) => {
+    listener = tls.createServer({ ...serverTls.options, ALPNProtocols: ['h2'], noDelay: true, handshakeTimeout: tcp.handshakeTimeoutMs }, (socket) => {
       const conn = conns.get(socket.remoteAddress ?? '', socket.remotePort ?? 0);
       if (!conn) {
         // Displaced while its handshake finished.
@@ -251,7 +249,7 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
       socket.destroy();
     });
   } else {
-    listener = net.createServer((socket) => {
+    listener = net.createServer({ noDelay: true }, (socket) => {
       if (!conns.admit(socket, false)) {
         log.debug({ client: socket.remoteAddress }, 'gRPC connection refused: at the connection cap and none idle');
         socket.destroy();
