@@ -373,7 +373,6 @@ describe('errors carry file:line and say how to fix', () => {
     ['colon without port', 'example.org: {\n}\n', 1, /has no port/],
     ['https3 transport', 'https3://. {\n}\n', 1, /transport https3:\/\/ .* not supported: it runs over QUIC, which Node 20 does not have/],
     ['https transport', 'https://.:443 {\n}\n', 1, /transport https:\/\/ .* not supported/],
-    ['grpc transport', 'grpc://. {\n}\n', 1, /transport grpc:\/\/ .* not supported/],
     ['quic transport', 'quic://. {\n}\n', 1, /transport quic:\/\/ .* not supported: it runs over QUIC, which Node 20 does not have/],
     ['unknown scheme', 'udp://. {\n}\n', 1, /unknown scheme udp:\/\//],
     ['bad domain name', 'a..b {\n}\n', 1, /not a valid domain name/],

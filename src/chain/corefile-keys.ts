@@ -27,7 +27,9 @@ export interface ServerKey {
 export class KeyError extends Error {}
 
 // The schemes served here; CoreDNS's others (plugin/pkg/transport) are refused with a reason.
-const SERVED: ReadonlySet<string> = new Set<Transport>(['dns', 'tls']);
+const SERVED: ReadonlySet<string> = new Set<Transport>(['dns', 'tls', 'grpc']);
+/** The advice of the refusals (`use dns://, tls://, ... or no scheme`), from what is served. */
+const USE_SERVED = (): string => `use ${[...SERVED].map((t) => `${t}://`).join(', ')} or no scheme`;
 const OTHER_TRANSPORTS = new Set(['https', 'https3', 'grpc', 'quic']);
 // These run over QUIC, which Node 20's standard library does not have.
 const QUIC_TRANSPORTS = new Set(['https3', 'quic']);
@@ -41,17 +43,12 @@ export function parseServerKey(raw: string): ServerKey[] {
   if (scheme) {
     const name = scheme[1]!.toLowerCase();
     if (QUIC_TRANSPORTS.has(name)) {
-      throw new KeyError(
-        `transport ${name}:// in key '${excerpt(raw)}' is not supported: it runs over QUIC, which Node 20 does not have; use dns:// or tls://`,
-      );
+      throw new KeyError(`transport ${name}:// in key '${excerpt(raw)}' is not supported: it runs over QUIC, which Node 20 does not have; ${USE_SERVED()}`);
     }
     if (OTHER_TRANSPORTS.has(name) && !SERVED.has(name)) {
-      throw new KeyError(
-        `transport ${name}:// in key '${excerpt(raw)}' is not supported: clusterdns serves DNS over UDP/TCP and TLS only; use dns://, tls:// or no scheme`,
-      );
+      throw new KeyError(`transport ${name}:// in key '${excerpt(raw)}' is not supported by clusterdns yet; ${USE_SERVED()}`);
     }
-    if (!SERVED.has(name))
-      throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; use ${[...SERVED].map((t) => `${t}://`).join(', ')} or no scheme`);
+    if (!SERVED.has(name)) throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; ${USE_SERVED()}`);
     if (name !== 'dns') transport = name as Exclude<Transport, 'dns'>;
     s = s.slice(scheme[0].length);
   }

@@ -10,6 +10,7 @@ import { errorsPlugin } from './errors/setup.js';
 import { etcdPlugin } from './etcd/setup.js';
 import { filePlugin } from './file/setup.js';
 import { forwardPlugin } from './forward/setup.js';
+import { grpcServerPlugin } from './grpc_server/setup.js';
 import { healthPlugin } from './health/setup.js';
 import { hostsPlugin } from './hosts/setup.js';
 import { k8sExternalPlugin } from './k8s_external/setup.js';
@@ -34,6 +35,7 @@ export const plugins: readonly PluginDefinition[] = [
   etcdPlugin,
   filePlugin,
   forwardPlugin,
+  grpcServerPlugin,
   healthPlugin,
   hostsPlugin,
   k8sExternalPlugin,

@@ -10,7 +10,7 @@ import type { ListenerSettings, ServerTls, Transport } from '../chain/transport.
 import type { OpenStream, StreamServer } from './stream.js';
 
 /** The transports served by a StreamServer, by scheme. */
-const streams: Partial<Record<Transport, OpenStream>> = {};
+const streams: Partial<Record<Transport, OpenStream>> = { grpc: async (args) => (await import('./grpc.js')).openGrpc(args) };
 
 /** What one listener serves: a transport on an address and port, with the settings of its blocks. */
 export interface ListenAt {
