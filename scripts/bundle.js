@@ -18,6 +18,7 @@
 // import.meta.url is the bundle's, so every `new URL('<relative>', import.meta.url)` in our code
 // is rewritten to reach the same file from dist/bundle/; a target that is a compiled module is a
 // worker entry and gets a bundle of its own, to which the URL then points.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,11 +70,28 @@ async function esbuild() {
   }
 }
 
+const PAGE_ENTRY = path.join(root, 'src', 'ui', 'page', 'main.ts');
+/** The page script src/ui/assets.ts reads; .mjs, so that its `new URL` is no worker entry. */
+export const PAGE_OUT = path.join(dist, 'ui', 'page.mjs');
+
+/**
+ * The page of `clusterdns ui` (browser code, DOM types): type-checked with its own tsconfig,
+ * then bundled into one script, served from the same origin (no CDN, works offline).
+ */
+export async function bundlePage(esb) {
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'src', 'ui', 'page', 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
+  await esb.build({ entryPoints: [PAGE_ENTRY], outfile: PAGE_OUT, bundle: true, platform: 'browser', target: 'es2022', format: 'esm', logLevel: 'warning' });
+}
+
 /** The bundles written, or undefined when esbuild is not installed. */
 export async function bundle() {
   const esb = await esbuild();
   if (esb === undefined) return undefined;
   if (!existsSync(CLI_ENTRY)) throw new Error(`${path.relative(root, CLI_ENTRY)} is missing: run tsc first`);
+  // Before the CLI: its bundle checks that every file a `new URL` names exists.
+  await bundlePage(esb);
   const workers = [...urlTargets().keys()].filter((t) => t.startsWith(dist + path.sep) && t.endsWith('.js') && existsSync(t));
   const entries = [{ in: CLI_ENTRY, out: 'cli' }, ...workers.map((w) => ({ in: w, out: bundleName(w).slice(0, -3) }))];
   const relocated = new Set();

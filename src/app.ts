@@ -345,7 +345,12 @@ export class App {
     for (const r of this.answerCacheReadings()) this.retiredCacheCounts.set(r.server, { hits: r.hits, evictions: r.evictions });
     const sameListeners =
       next.specs.length === old.specs.length &&
-      next.specs.every((s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port && listenerId(s) === listenerId(old.specs[i]!));
+      next.specs.every(
+        (s, i) => s.address === old.specs[i]!.address && s.port === old.specs[i]!.port && listenerId(s, false) === listenerId(old.specs[i]!, false),
+      ) &&
+      // New certificate files go to the open listener (its socket and connections stay); one
+      // that cannot take them in place is opened again with the others.
+      next.specs.every((s, i) => s.tls?.id === old.specs[i]!.tls?.id || this.listeners[i]?.updateTls?.(s.tls) === true);
     if (!sameListeners) {
       await Promise.all(this.listeners.map((l) => l.close()));
       this.listeners = [];
@@ -611,7 +616,7 @@ function addListenSpecs(
       if (spec) {
         const theirs = listenerId(spec);
         const mine = listenerId({ transport, settings: ctx.listener, ...(ctx.tls ? { tls: ctx.tls } : {}) });
-        if (transport !== 'dns' && theirs !== mine) {
+        if (theirs !== mine) {
           const where = `${transport}://${address === '::' ? '' : address}:${port}`;
           const error = new CorefileError(
             block.file,
@@ -631,10 +636,15 @@ function addListenSpecs(
   return undefined;
 }
 
-/** What a reload compares to tell whether a listener must be opened again (its TLS side or settings changed). */
-function listenerId(spec: Pick<ListenSpec, 'transport' | 'tls' | 'settings'>): string {
-  if (spec.transport === 'dns') return 'dns';
-  return `${spec.transport}|${spec.tls?.id ?? 'plain'}|${JSON.stringify(spec.settings)}`;
+/**
+ * What a reload compares to tell whether a listener must be opened again (its TLS side or settings
+ * changed); without `certificate`, only whether it has TLS (a new certificate is applied in place).
+ * A dns:// listener's settings are its `timeouts`.
+ */
+function listenerId(spec: Pick<ListenSpec, 'transport' | 'tls' | 'settings'>, certificate = true): string {
+  if (spec.transport === 'dns') return `dns|${JSON.stringify(spec.settings.timeouts ?? {})}`;
+  const tls = certificate ? (spec.tls?.id ?? 'plain') : spec.tls ? 'tls' : 'plain';
+  return `${spec.transport}|${tls}|${JSON.stringify(spec.settings)}`;
 }
 
 /** The packet handler of one listen spec, with the query log and the observers of its blocks. */

@@ -27,13 +27,12 @@ export interface ServerKey {
 export class KeyError extends Error {}
 
 // The schemes served here; CoreDNS's others (plugin/pkg/transport) are refused with a reason.
-const SERVED: ReadonlySet<string> = new Set<Transport>(['dns', 'tls', 'https']);
+const SERVED: ReadonlySet<string> = new Set<Transport>(['dns', 'tls', 'https', 'grpc']);
+/** The advice of the refusals (`use dns://, tls://, ... or no scheme`), from what is served. */
+const USE_SERVED = (): string => `use ${[...SERVED].map((t) => `${t}://`).join(', ')} or no scheme`;
 const OTHER_TRANSPORTS = new Set(['https', 'https3', 'grpc', 'quic']);
 // These run over QUIC, which Node 20's standard library does not have.
 const QUIC_TRANSPORTS = new Set(['https3', 'quic']);
-/** How the refusals name what each served scheme carries DNS over. */
-const CARRIED_OVER: Readonly<Record<Transport, string>> = { dns: 'UDP/TCP', tls: 'TLS', https: 'HTTPS', grpc: 'gRPC' };
-const servedSchemes = (): string => [...SERVED].map((t) => `${t}://`).join(', ');
 
 /** Parse one key; a CIDR off an octet/nibble boundary expands to several keys. */
 export function parseServerKey(raw: string): ServerKey[] {
@@ -44,16 +43,12 @@ export function parseServerKey(raw: string): ServerKey[] {
   if (scheme) {
     const name = scheme[1]!.toLowerCase();
     if (QUIC_TRANSPORTS.has(name)) {
-      throw new KeyError(
-        `transport ${name}:// in key '${excerpt(raw)}' is not supported: it runs over QUIC, which Node 20 does not have; use ${servedSchemes()}`,
-      );
+      throw new KeyError(`transport ${name}:// in key '${excerpt(raw)}' is not supported: it runs over QUIC, which Node 20 does not have; ${USE_SERVED()}`);
     }
     if (OTHER_TRANSPORTS.has(name) && !SERVED.has(name)) {
-      throw new KeyError(
-        `transport ${name}:// in key '${excerpt(raw)}' is not supported: clusterdns serves DNS over ${[...SERVED].map((t) => CARRIED_OVER[t as Transport]).join(', ')} only; use ${servedSchemes()} or no scheme`,
-      );
+      throw new KeyError(`transport ${name}:// in key '${excerpt(raw)}' is not supported by clusterdns yet; ${USE_SERVED()}`);
     }
-    if (!SERVED.has(name)) throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; use ${servedSchemes()} or no scheme`);
+    if (!SERVED.has(name)) throw new KeyError(`unknown scheme ${name}:// in key '${excerpt(raw)}'; ${USE_SERVED()}`);
     if (name !== 'dns') transport = name as Exclude<Transport, 'dns'>;
     s = s.slice(scheme[0].length);
   }

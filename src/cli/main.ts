@@ -11,6 +11,7 @@ import { addResolverCommands } from './resolver-register.js';
 import { packageVersion } from './version.js';
 import { addTransportFlags } from './transport-flags.js';
 import type { SyncFlags } from './sync.js';
+import type { UiFlags } from './ui.js';
 
 // Each command's module (and through it the app, the plugins, the metrics) loads when the command
 // runs: `--help`, `--version` and usage errors start in half the time without them.
@@ -123,6 +124,16 @@ export async function main(argv: string[]): Promise<void> {
     });
 
   addResolverCommands(program);
+
+  addClusterFlags(program.command('ui').description('serve a read-only page of the records, findings and resolver walks, on loopback by default'))
+    .option('--listen <host:port>', 'address of the page; a non-loopback address serves the manifests to whoever reaches it', '127.0.0.1:8053')
+    .option('--sse-clients <n>', 'pages subscribed to live updates at once; one more is refused (503)', wholeNumber, 16)
+    .option('--http-max-connections <n>', 'connections open at once; beyond it the oldest idle one is closed', wholeNumber, 128)
+    .option('--log-level <level>', 'log level (stderr)', 'info')
+    .action(async (opts: UiFlags) => {
+      const { ui } = await import('./ui.js');
+      await ui(opts);
+    });
 
   await program.parseAsync(argv);
 }

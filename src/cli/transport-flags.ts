@@ -1,4 +1,5 @@
-// `serve --tcp-*` flags: the TCP transport limits, checked and turned into TcpOptions.
+// `serve --tcp-*` and `--tls-handshake-timeout` flags: the TCP and DNS over TLS limits, checked and
+// turned into TcpOptions.
 import type { Command } from 'commander';
 import { parseGoDuration } from '../pkg/duration.js';
 import { defaultTcpOptions, type TcpOptions } from '../server/tcp.js';
@@ -12,6 +13,7 @@ export interface TransportFlags {
   tcpMaxUnsent?: string;
   tcpMaxUnsentTotal?: string;
   tcpMaxInFlight?: string;
+  tlsHandshakeTimeout?: string;
 }
 
 const d = defaultTcpOptions;
@@ -31,7 +33,11 @@ export function addTransportFlags(cmd: Command): Command {
     .option('--tcp-max-connections-per-client <n>', `TCP connections per client address (default ${d.maxConnectionsPerClient})`)
     .option('--tcp-max-unsent <bytes>', `unsent reply bytes before a TCP connection stops being read (default ${d.maxUnsentBytes / 1024 / 1024}MiB)`)
     .option('--tcp-max-unsent-total <bytes>', `unsent reply bytes of all TCP connections of a listener (default ${d.maxUnsentTotalBytes / 1024 / 1024}MiB)`)
-    .option('--tcp-max-in-flight <n>', `pipelined queries answered at once per TCP connection (default ${d.maxInFlight})`);
+    .option('--tcp-max-in-flight <n>', `pipelined queries answered at once per TCP connection (default ${d.maxInFlight})`)
+    .option(
+      '--tls-handshake-timeout <duration>',
+      `close a DNS over TLS connection whose TLS handshake is not done this long after it opened (default ${d.handshakeTimeoutMs / 1000}s)`,
+    );
 }
 
 function duration(flag: string, text: string): number {
@@ -67,5 +73,6 @@ export function transportOptions(flags: TransportFlags): Partial<TcpOptions> {
   if (flags.tcpMaxUnsent !== undefined) out.maxUnsentBytes = bytes('tcp-max-unsent', flags.tcpMaxUnsent);
   if (flags.tcpMaxUnsentTotal !== undefined) out.maxUnsentTotalBytes = bytes('tcp-max-unsent-total', flags.tcpMaxUnsentTotal);
   if (flags.tcpMaxInFlight !== undefined) out.maxInFlight = count('tcp-max-in-flight', flags.tcpMaxInFlight);
+  if (flags.tlsHandshakeTimeout !== undefined) out.handshakeTimeoutMs = duration('tls-handshake-timeout', flags.tlsHandshakeTimeout);
   return out;
 }

@@ -10,6 +10,7 @@ import { errorsPlugin } from './errors/setup.js';
 import { etcdPlugin } from './etcd/setup.js';
 import { filePlugin } from './file/setup.js';
 import { forwardPlugin } from './forward/setup.js';
+import { grpcServerPlugin } from './grpc_server/setup.js';
 import { healthPlugin } from './health/setup.js';
 import { hostsPlugin } from './hosts/setup.js';
 import { httpsPlugin } from './https/setup.js';
@@ -23,6 +24,7 @@ import { prometheusPlugin } from './prometheus/setup.js';
 import { readyPlugin } from './ready/setup.js';
 import { reloadPlugin } from './reload/setup.js';
 import { rewritePlugin } from './rewrite/setup.js';
+import { timeoutsPlugin } from './timeouts/setup.js';
 import { tlsPlugin } from './tls/setup.js';
 import { transferPlugin } from './transfer/setup.js';
 
@@ -34,6 +36,7 @@ export const plugins: readonly PluginDefinition[] = [
   etcdPlugin,
   filePlugin,
   forwardPlugin,
+  grpcServerPlugin,
   healthPlugin,
   hostsPlugin,
   httpsPlugin,
@@ -47,6 +50,7 @@ export const plugins: readonly PluginDefinition[] = [
   readyPlugin,
   reloadPlugin,
   rewritePlugin,
+  timeoutsPlugin,
   tlsPlugin,
   transferPlugin,
 ];

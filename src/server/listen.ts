@@ -1,16 +1,21 @@
 // Opens the listener of one transport, address and port (UDP and TCP for dns://, TLS for tls://,
 // HTTP for https://, gRPC for grpc://) and closes it again.
 import type net from 'node:net';
+import tls from 'node:tls';
 import type { Logger } from 'pino';
 import { Gate, type PacketHandler } from './gate.js';
 import { listenUdp, type UdpListener } from './udp.js';
-import { listenTcp, defaultTcpOptions, type TcpOptions } from './tcp.js';
+import { listenTcp, defaultTcpOptions, type DotListenOptions, type TcpOptions } from './tcp.js';
 import type { ListenerSettings, ServerTls, Transport } from '../chain/transport.js';
 import type { OpenStream, StreamServer } from './stream.js';
 import { openDoh } from './doh.js';
 
 /** The transports served by a StreamServer, by scheme. */
-const streams: Partial<Record<Transport, OpenStream>> = { https: openDoh };
+const streams: Partial<Record<Transport, OpenStream>> = {
+  https: openDoh,
+  // grpc-js is loaded only when a grpc:// listener opens.
+  grpc: async (args) => (await import('./grpc.js')).openGrpc(args),
+};
 
 /** What one listener serves: a transport on an address and port, with the settings of its blocks. */
 export interface ListenAt {
@@ -27,6 +32,13 @@ export interface Listener {
   transport: Transport;
   /** Stops accepting, lets queries in flight finish (up to drainMs), then closes the sockets. */
   close(drainMs?: number): Promise<void>;
+  /**
+   * Gives the listener the certificate a reload read, keeping its socket and its connections
+   * (those already open keep the certificate they shook hands with). True when applied in place;
+   * false when the listener must be opened again (TLS added or removed, client_auth changed).
+   * Absent on listeners without TLS (dns://).
+   */
+  updateTls?(tls: ServerTls | undefined): boolean;
 }
 
 /** Explains the bind failures people hit in one line, naming address:port and the fix. */
@@ -53,13 +65,16 @@ export async function listen(at: ListenAt, target: () => PacketHandler, log: Log
   if (open) return listenStream(open, at, handler, log, { ...defaultTcpOptions, ...tcpOptions });
   if (transport !== 'dns' && transport !== 'tls') throw new Error(`no listener for ${transport}:// in this build`);
   const dot = transport === 'tls';
+  // The Corefile's `timeouts` is more specific than the --tcp-* flags: it wins.
+  const opts: TcpOptions = { ...defaultTcpOptions, ...tcpOptions, ...streamTimeouts(at.settings) };
   let udp: UdpListener | undefined;
   let tcp!: net.Server;
   let actual = port;
+  // Mutable: a certificate reload changes what later connections are checked against.
+  const dotTls: DotListenOptions | undefined = at.tls && { tls: at.tls.options, verifyIfGiven: at.tls.verifyIfGiven };
   if (dot) {
     try {
-      const tls = at.tls && { tls: at.tls.options, verifyIfGiven: at.tls.verifyIfGiven };
-      tcp = await listenTcp(address, port, handler, log, { ...defaultTcpOptions, ...tcpOptions }, tls);
+      tcp = await listenTcp(address, port, handler, log, opts, dotTls);
     } catch (err) {
       throw bindError(err as NodeJS.ErrnoException, address, port, 'TCP');
     }
@@ -76,7 +91,7 @@ export async function listen(at: ListenAt, target: () => PacketHandler, log: Log
     const bound = udp;
     actual = bound.socket.address().port;
     try {
-      tcp = await listenTcp(address, actual, handler, log, { ...defaultTcpOptions, ...tcpOptions });
+      tcp = await listenTcp(address, actual, handler, log, opts);
       break;
     } catch (err) {
       bound.socket.close();
@@ -89,10 +104,30 @@ export async function listen(at: ListenAt, target: () => PacketHandler, log: Log
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
+  const server = tcp;
+  let current = at.tls;
+  const updateTls = (next: ServerTls | undefined): boolean => {
+    if (!current || !next || !dotTls || !(server instanceof tls.Server)) return !current && !next;
+    // Whether a client certificate is asked for and required are the server's, not the secure
+    // context's: a change there needs a new server.
+    const { requestCert, rejectUnauthorized } = next.options;
+    if (requestCert !== current.options.requestCert || rejectUnauthorized !== current.options.rejectUnauthorized) return false;
+    try {
+      server.setSecureContext(next.options);
+    } catch (err) {
+      log.warn({ err, address, port: actual }, 'cannot apply the new certificate in place; opening the listener again');
+      return false;
+    }
+    dotTls.tls = next.options;
+    dotTls.verifyIfGiven = next.verifyIfGiven;
+    current = next;
+    return true;
+  };
   return {
     address,
     port: actual,
     transport,
+    ...(dot ? { updateTls } : {}),
     close: async (drainMs = 2000) => {
       tcp.close();
       await handler.drain(drainMs);
@@ -107,6 +142,16 @@ export async function listen(at: ListenAt, target: () => PacketHandler, log: Log
       });
     },
   };
+}
+
+/** The `timeouts` plugin's settings as TcpOptions, mapped to what each means in CoreDNS (README of timeouts). */
+function streamTimeouts(settings: ListenerSettings): Partial<TcpOptions> {
+  const t = settings.timeouts;
+  const out: Partial<TcpOptions> = {};
+  if (t?.readMs !== undefined) out.messageTimeoutMs = t.readMs;
+  if (t?.writeMs !== undefined) out.writeTimeoutMs = t.writeMs;
+  if (t?.idleMs !== undefined) out.idleTimeoutMs = t.idleMs;
+  return out;
 }
 
 async function listenStream(open: OpenStream, at: ListenAt, handler: Gate, log: Logger, tcp: TcpOptions): Promise<Listener> {

@@ -24,6 +24,8 @@ const PACKAGE: Record<string, string> = {
   'musl-gcc': 'musl-tools',
   go: 'golang-go',
   mkfifo: 'coreutils',
+  curl: 'curl',
+  chromium: 'chromium',
 };
 
 /** `dig (Debian package bind9-dnsutils)`, the way a message names a missing tool. */

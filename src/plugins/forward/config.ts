@@ -3,12 +3,29 @@
 
 export type Policy = 'random' | 'round_robin' | 'sequential';
 
+/** How an upstream is reached: plain DNS (UDP and TCP) or DNS over TLS (RFC 7858). */
+export type Transport = 'dns' | 'tls';
+
 export interface UpstreamAddress {
   /** IP address without brackets or zone. */
   host: string;
   port: number;
-  /** As written for logs: `127.0.0.1:53`, `[::1]:53`. */
+  /** `IP:PORT` (`[IPv6]:PORT`) as CoreDNS's metrics and logs write the upstream, without the scheme. */
   label: string;
+  transport: Transport;
+  /** `tls://IP%NAME`: this upstream's own TLS server name (CoreDNS's per-proxy server name). */
+  servername?: string;
+}
+
+/** The `tls` and `tls_servername` options: how tls:// upstreams are reached and verified. */
+export interface ForwardTls {
+  /** PEM roots that verify the upstream's certificate; the system's (node's) roots when absent. */
+  ca?: Buffer;
+  /** Client certificate and key (PEM), sent when the upstream asks for one. */
+  cert?: Buffer;
+  key?: Buffer;
+  /** SNI and the name the certificate must hold; without it the upstream's IP address must. */
+  servername?: string;
 }
 
 export interface ForwardConfig {
@@ -21,6 +38,11 @@ export interface ForwardConfig {
   preferUdp: boolean;
   /** Idle lifetime of a cached upstream connection, ms (CoreDNS default 10s). */
   expireMs: number;
+  /** Lifetime of a cached connection however busy, ms; 0 unlimited. */
+  maxAgeMs: number;
+  /** Idle connections kept per upstream; 0 unlimited. */
+  maxIdleConns: number;
+  tls: ForwardTls;
   /** Failed health checks after which an upstream is down (more than this many); 0 never. */
   maxFails: number;
   healthCheckMs: number;

@@ -1,6 +1,7 @@
 // forward: proxies queries to upstream resolvers, after CoreDNS's plugin/forward/forward.go
 // (ServeDNS: the upstream loop, health-check kick-off, max_concurrent, failover) and
 // plugin/pkg/proxy/connect.go (a new random ID per exchange, replies with another ID dropped).
+import type { Logger } from 'pino';
 import type { AppMetrics } from '../../metrics/index.js';
 import { rcodeToString } from '../../pkg/rcode.js';
 import dnsPacket from 'dns-packet';
@@ -12,7 +13,8 @@ import { fqdn, isSubdomain } from '../../pkg/names.js';
 import { encodePacket } from '../../dns/encode.js';
 import { typeCode } from '../../dns/query.js';
 import type { ForwardConfig } from './config.js';
-import { ExchangeError, randomId, Upstream } from './upstream.js';
+import { ExchangeError } from './exchange.js';
+import { randomId, Upstream } from './upstream.js';
 import { malformed, questionEnd } from './wire.js';
 
 /** No upstream gave an answer: the chain turns this into SERVFAIL, as CoreDNS's (SERVFAIL, err). */
@@ -61,17 +63,23 @@ export class ForwardPlugin implements Plugin {
   constructor(
     readonly cfg: ForwardConfig,
     private readonly metrics: AppMetrics,
+    log?: Logger,
   ) {
+    const tls = { tls: cfg.tls, expireMs: cfg.expireMs, maxAgeMs: cfg.maxAgeMs, maxIdleConns: cfg.maxIdleConns, ...(log ? { log } : {}) };
     this.upstreams = cfg.upstreams.map(
       (a) =>
-        new Upstream(a, {
-          intervalMs: cfg.healthCheckMs,
-          rd: cfg.healthCheckRd,
-          domain: cfg.healthCheckDomain,
-          tcp: cfg.forceTcp,
-          timeoutMs: 1000,
-          metrics,
-        }),
+        new Upstream(
+          a,
+          {
+            intervalMs: cfg.healthCheckMs,
+            rd: cfg.healthCheckRd,
+            domain: cfg.healthCheckDomain,
+            tcp: cfg.forceTcp,
+            timeoutMs: 1000,
+            metrics,
+          },
+          tls,
+        ),
     );
   }
 
@@ -177,11 +185,12 @@ export class ForwardPlugin implements Plugin {
 
   /**
    * One exchange with one upstream: over the client's transport unless force_tcp / prefer_udp say
-   * otherwise, and again over TCP when a UDP reply is truncated.
+   * otherwise, and again over TCP when a UDP reply is truncated. A tls:// upstream is asked over
+   * TLS whatever those say (CoreDNS dials tcp-tls whenever TLS is configured).
    */
   private async exchange(up: Upstream, req: DnsRequest, deadline: number): Promise<Packet> {
     const cfg = this.cfg;
-    const proto = cfg.forceTcp ? 'tcp' : cfg.preferUdp ? 'udp' : req.protocol;
+    const proto = up.tls ? 'tcp' : cfg.forceTcp ? 'tcp' : cfg.preferUdp ? 'udp' : req.protocol;
     const timeout = (): number => {
       const left = deadline - Date.now();
       if (left <= 0) throw new ExchangeError(up.label, 'query deadline passed');

@@ -12,7 +12,8 @@ import { Rcode, rcodeFromString } from '../../pkg/rcode.js';
 import { ForwardChain, ForwardPlugin } from './plugin.js';
 import { pushAll } from '../../pkg/arrays.js';
 import { isHostPortError, splitHostPort } from '../../pkg/hostport.js';
-import type { ForwardConfig, Policy, UpstreamAddress } from './config.js';
+import type { ForwardConfig, Policy, Transport, UpstreamAddress } from './config.js';
+import { tlsOption } from './tls-setup.js';
 
 /** CoreDNS's limit on upstreams per forward. */
 const MAX_UPSTREAMS = 15;
@@ -25,12 +26,47 @@ function zoneOf(text: string, r: OptionReader, what: string): string[] {
   }
 }
 
-/** `IP`, `IP:port`, `[IPv6]:port`, optionally with `dns://`; undefined when it is not an address. */
+/**
+ * CoreDNS's splitZone: `IP%ZONE`, `IP%ZONE:PORT` and `[IP%ZONE]:PORT` without the zone, and the
+ * zone (an IPv6 zone for dns://, the TLS server name for tls://).
+ */
+function splitZone(text: string): { addr: string; zone?: string } {
+  const at = text.lastIndexOf('%');
+  if (at < 0) return { addr: text };
+  let addr = text.slice(0, at);
+  if (addr.startsWith('[')) addr += ']';
+  let zone = text.slice(at + 1);
+  const colon = zone.lastIndexOf(':');
+  if (colon >= 0) {
+    addr += zone.slice(colon);
+    zone = zone.slice(0, colon);
+  }
+  // CoreDNS keeps the `]` of `[IP%ZONE]` without a port in the zone; it is no part of a name.
+  zone = zone.replace(/\]$/, '');
+  return zone === '' ? { addr } : { addr, zone };
+}
+
+const SCHEME = /^([a-z0-9+.-]+):\/\//i;
+
+/** The transport a TO names (lowercased scheme), undefined without `scheme://`. */
+function schemeOf(text: string): string | undefined {
+  return SCHEME.exec(text)?.[1]?.toLowerCase();
+}
+
+/**
+ * `IP`, `IP:port`, `[IPv6]:port`, with `dns://` or none (port 53) or `tls://` (port 853, and
+ * `IP%NAME` for this upstream's TLS server name); undefined when it is not an address.
+ */
 export function parseUpstream(text: string): UpstreamAddress | undefined {
-  const a = splitHostPort(text.toLowerCase().startsWith('dns://') ? text.slice(6) : text, { host: 'ip', defaultPort: 53 });
+  const scheme = schemeOf(text);
+  const transport: Transport | undefined = scheme === undefined || scheme === 'dns' ? 'dns' : scheme === 'tls' ? 'tls' : undefined;
+  if (transport === undefined) return undefined;
+  const { addr, zone } = splitZone(scheme === undefined ? text : text.slice(scheme.length + 3));
+  const a = splitHostPort(addr, { host: 'ip', defaultPort: transport === 'tls' ? 853 : 53 });
   if (isHostPortError(a)) return undefined;
   const host = a.host.replace(/%.*$/, '');
-  return { host, port: a.port, label: isIP(host) === 6 ? `[${host}]:${a.port}` : `${host}:${a.port}` };
+  const label = isIP(host) === 6 ? `[${host}]:${a.port}` : `${host}:${a.port}`;
+  return transport === 'tls' && zone !== undefined ? { host, port: a.port, label, transport, servername: zone } : { host, port: a.port, label, transport };
 }
 
 /** Nameservers of a resolv.conf (miekg/dns ClientConfigFromFile: `nameserver` lines, port 53). */
@@ -40,7 +76,7 @@ export function resolvConfNameservers(text: string): UpstreamAddress[] {
     const words = line.trim().split(/\s+/);
     if (words[0] !== 'nameserver' || words.length < 2) continue;
     const host = words[1]!.replace(/%.*$/, '');
-    if (isIP(host) !== 0) out.push({ host, port: 53, label: isIP(host) === 6 ? `[${host}]:53` : `${host}:53` });
+    if (isIP(host) !== 0) out.push({ host, port: 53, label: isIP(host) === 6 ? `[${host}]:53` : `${host}:53`, transport: 'dns' });
   }
   return out;
 }
@@ -60,15 +96,20 @@ function readUpstreams(r: OptionReader): UpstreamAddress[] {
   const d = r.line;
   const upstreams: UpstreamAddress[] = [];
   for (const to of r.rest(1)) {
-    const scheme = /^([a-z0-9+.-]+):\/\//i.exec(to)?.[1]?.toLowerCase();
-    if (scheme !== undefined && scheme !== 'dns') {
-      r.fail(`'${scheme}' is not supported as a destination protocol here (${excerpt(to)}); clusterdns forwards plain DNS (dns:// or no prefix)`);
+    const scheme = schemeOf(to);
+    if (scheme === 'https') {
+      r.fail(`'https' (DNS over HTTPS) is not supported as a destination protocol by clusterdns (${excerpt(to)}); use tls:// (DNS over TLS) or dns://`);
+    }
+    if (scheme !== undefined && scheme !== 'dns' && scheme !== 'tls') {
+      r.fail(`'${scheme}' is not supported as a destination protocol here (${excerpt(to)}); forward speaks dns:// (or no prefix) and tls://`);
     }
     const addr = parseUpstream(to);
     if (addr) {
       upstreams.push(addr);
       continue;
     }
+    // CoreDNS would resolve a host name here; clusterdns takes addresses only after tls://.
+    if (scheme === 'tls') r.fail(`"${excerpt(to)}" is not an IP address; write tls://IP, tls://IP:PORT or tls://IP%SERVERNAME:PORT`);
     // Not an address: a resolv.conf-style file, relative to the Corefile's directory.
     const file = path.resolve(path.dirname(d.file), scheme === 'dns' ? to.slice(6) : to);
     let text: string;
@@ -95,6 +136,9 @@ function defaultForward(from: string, upstreams: UpstreamAddress[]): ForwardConf
     forceTcp: false,
     preferUdp: false,
     expireMs: 10_000,
+    maxAgeMs: 0,
+    maxIdleConns: 0,
+    tls: {},
     maxFails: 2,
     healthCheckMs: 500,
     healthCheckRd: true,
@@ -146,8 +190,17 @@ function time(set: (ms: number, o: OptionReader) => void): (o: OptionReader) => 
   return (o) => set(o.arity(1, 1, `${o.name} DURATION`, `${o.name} 10s`).duration(0, ''), o);
 }
 
-/** CoreDNS options for transports clusterdns does not speak (DoT, DoH, hostname upstreams). */
-const NO_TRANSPORT = 'DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns';
+/**
+ * The TLS settings of each tls:// upstream, as CoreDNS's parseStanza hands them out: the forward's
+ * `tls_servername`, or the upstream's own `%NAME` (never both), else none (the IP address is verified).
+ */
+function applyServernames(r: OptionReader, cfg: ForwardConfig): void {
+  const shared = cfg.tls.servername;
+  for (const u of cfg.upstreams) {
+    if (u.transport !== 'tls' || u.servername === undefined || shared === undefined) continue;
+    r.fail(`both forward ('${excerpt(shared)}') and proxy level ('${excerpt(u.servername)}') TLS servernames are set for upstream proxy 'tls://${u.label}'`);
+  }
+}
 
 export function parseForward(d: Directive, _blockZones: readonly string[]): ForwardConfig {
   const r = OptionReader.of(d).arity(2, Infinity, 'forward FROM TO...', 'forward . 127.0.0.1:1053');
@@ -195,32 +248,43 @@ export function parseForward(d: Directive, _blockZones: readonly string[]): Forw
       next_on_nodata: flag(() => {
         cfg.nextOnNodata = true;
       }),
-      // max_idle_conns and max_age are checked only, as CoreDNS does: each exchange here uses a
-      // socket of its own, so there is no pool of idle connections they would bound.
-      max_idle_conns: count(() => undefined),
+      // max_idle_conns and max_age bound the cached tls:// connections; plain DNS exchanges
+      // each use a socket of their own, so there they have no effect.
+      max_idle_conns: count((n) => {
+        cfg.maxIdleConns = n;
+      }),
       max_age: time((ms, o) => {
         maxAge = { ms, o };
+        cfg.maxAgeMs = ms;
       }),
+      tls: (o) => {
+        cfg.tls = tlsOption(o, cfg.tls.servername);
+      },
+      tls_servername: (o) => {
+        cfg.tls = { ...cfg.tls, servername: o.arity(1, 1, 'tls_servername NAME', 'tls_servername dns.quad9.net').arg(0)! };
+      },
       read_timeout: (o) => {
         cfg.readTimeoutMs = o.arity(1, 1, 'read_timeout DURATION', 'read_timeout 2s').duration(0, '', { positive: true, examples: '500ms or 2s' });
       },
     },
     {
       unsupported: {
-        tls: NO_TRANSPORT,
-        tls_servername: NO_TRANSPORT,
-        doh_method: NO_TRANSPORT,
-        resolver: NO_TRANSPORT,
+        doh_method: 'DNS over HTTPS upstreams are not supported by clusterdns (tls:// upstreams are)',
+        resolver: 'host name upstreams are not supported by clusterdns: write IP addresses',
         source_address: 'upstream queries leave from the address the system picks',
       },
     },
   );
   if (maxAge && maxAge.ms > 0 && maxAge.ms < cfg.expireMs) maxAge.o.fail(`"${excerpt(maxAge.o.arg(0)!)}" must not be less than expire`);
+  applyServernames(r, cfg);
   return cfg;
 }
 
 function logUpstreams(ctx: BlockContext, cfg: ForwardConfig): void {
-  ctx.log.info({ plugin: 'forward', from: cfg.from, to: cfg.upstreams.map((u) => u.label), policy: cfg.policy, except: cfg.except }, 'forward upstreams');
+  ctx.log.info(
+    { plugin: 'forward', from: cfg.from, to: cfg.upstreams.map((u) => `${u.transport}://${u.label}`), policy: cfg.policy, except: cfg.except },
+    'forward upstreams',
+  );
 }
 
 export const forwardPlugin: PluginDefinition = {
@@ -228,12 +292,12 @@ export const forwardPlugin: PluginDefinition = {
   setup(d, ctx) {
     const cfg = parseForward(d, ctx.zones);
     logUpstreams(ctx, cfg);
-    return new ForwardPlugin(cfg, ctx.metrics);
+    return new ForwardPlugin(cfg, ctx.metrics, ctx.log);
   },
   setupAll(directives, ctx) {
     // Parse every line first, so that a bad one leaves no upstream health checks running.
     const cfgs = directives.map((d) => parseForward(d, ctx.zones));
     for (const cfg of cfgs) logUpstreams(ctx, cfg);
-    return new ForwardChain(cfgs.map((cfg) => new ForwardPlugin(cfg, ctx.metrics)));
+    return new ForwardChain(cfgs.map((cfg) => new ForwardPlugin(cfg, ctx.metrics, ctx.log)));
   },
 };

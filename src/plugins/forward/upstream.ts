@@ -2,30 +2,18 @@
 // TCP with a timer per exchange, the count of failed health checks, and the health-check probe
 // (plugin/pkg/proxy/health.go + plugin/pkg/up): after an exchange fails, `. IN NS` is sent at once
 // and then every interval until one gets a reply; each failed check counts one fail, a reply
-// resets the count. The upstream is down while it has more than max_fails fails.
+// resets the count. The upstream is down while it has more than max_fails fails. A tls://
+// upstream exchanges over TLS (tls-exchange.ts), and so do its health checks.
+import type { Logger } from 'pino';
 import type { AppMetrics } from '../../metrics/index.js';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { encodePacket } from '../../dns/encode.js';
 import { FrameReader, frame } from '../../pkg/tcp-frames.js';
-import type { UpstreamAddress } from './config.js';
-
-export class ExchangeError extends Error {
-  constructor(
-    readonly upstream: string,
-    message: string,
-  ) {
-    super(`${upstream}: ${message}`);
-    this.name = 'ExchangeError';
-  }
-}
-
-/**
- * Accepts a datagram or TCP message as the reply, or returns undefined to drop it and keep
- * waiting; throwing ends the exchange with that error (a malformed reply).
- */
-type ReplyCheck<T> = (msg: Buffer) => T | undefined;
+import type { ForwardTls, UpstreamAddress } from './config.js';
+import { checked, ExchangeError, type ReplyCheck } from './exchange.js';
+import { TlsPool } from './tls-exchange.js';
 
 export function randomId(): number {
   return randomBytes(2).readUInt16BE(0);
@@ -46,6 +34,21 @@ interface HealthOptions {
   timeoutMs: number;
 }
 
+/** How a tls:// upstream's connections are made and kept. */
+export interface TlsUpstreamOptions {
+  tls: ForwardTls;
+  expireMs: number;
+  maxAgeMs: number;
+  maxIdleConns: number;
+  log?: Logger;
+}
+
+/**
+ * A health check over TLS connects and shakes hands before it asks: miekg/dns's 2 s dial timeout
+ * (which CoreDNS's checker keeps) on top of its 1 s read timeout.
+ */
+const TLS_HEALTH_DIAL_MS = 2000;
+
 export class Upstream {
   /** Consecutive failed health checks (CoreDNS's Proxy.fails). */
   fails = 0;
@@ -53,11 +56,21 @@ export class Upstream {
   private closed = false;
   private readonly open = new Set<Closable>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** The connections of a tls:// upstream; undefined for plain DNS. */
+  readonly tls: TlsPool | undefined;
 
   constructor(
     readonly addr: UpstreamAddress,
     private readonly health: HealthOptions,
-  ) {}
+    tlsOptions?: TlsUpstreamOptions,
+  ) {
+    if (addr.transport === 'tls') {
+      const o = tlsOptions ?? { tls: {}, expireMs: 10_000, maxAgeMs: 0, maxIdleConns: 0 };
+      // The upstream's own `%NAME` (setup.ts refuses it together with tls_servername).
+      const tls = addr.servername === undefined ? o.tls : { ...o.tls, servername: addr.servername };
+      this.tls = new TlsPool({ ...o, tls, host: addr.host, port: addr.port, label: addr.label, metrics: health.metrics });
+    }
+  }
 
   get label(): string {
     return this.addr.label;
@@ -68,8 +81,10 @@ export class Upstream {
     return maxFails !== 0 && this.fails > maxFails;
   }
 
+  /** One query and its reply; a tls:// upstream always answers over TLS, whatever `proto` says. */
   exchange<T>(proto: 'udp' | 'tcp', query: Buffer, check: ReplyCheck<T>, timeoutMs: number): Promise<T> {
     if (this.closed) return Promise.reject(new ExchangeError(this.label, 'forward plugin closed'));
+    if (this.tls) return this.tls.exchange(query, check, timeoutMs);
     return proto === 'udp' ? this.udp(query, check, timeoutMs) : this.tcp(query, check, timeoutMs);
   }
 
@@ -114,7 +129,7 @@ export class Upstream {
       });
       sock.on('error', (err) => finish(new ExchangeError(this.label, `udp: ${err.message}`)));
       sock.on('message', (msg) => {
-        const ok = this.checked(check, msg, finish);
+        const ok = checked(this.label, check, msg, finish);
         if (ok !== undefined) finish(null, ok);
       });
       sock.connect(this.addr.port, this.addr.host, () => {
@@ -139,21 +154,11 @@ export class Upstream {
         frames.push(chunk);
         // Bounded: each pass consumes one whole frame.
         for (let msg = frames.next(); msg && !settled(); msg = frames.next()) {
-          const ok = this.checked(check, msg, finish);
+          const ok = checked(this.label, check, msg, finish);
           if (ok !== undefined) finish(null, ok);
         }
       });
     });
-  }
-
-  /** Runs the reply check; an error it throws fails the exchange instead of escaping the socket handler. */
-  private checked<T>(check: ReplyCheck<T>, msg: Buffer, finish: (err: Error | null) => void): T | undefined {
-    try {
-      return check(msg);
-    } catch (err) {
-      finish(new ExchangeError(this.label, (err as Error).message));
-      return undefined;
-    }
   }
 
   /** Starts the probe unless one is running (plugin/pkg/up: at most one check loop in flight). */
@@ -197,13 +202,13 @@ export class Upstream {
       flags: this.health.rd ? 0x0100 : 0,
       questions: [{ name: this.health.domain, type: 'NS', class: 'IN' }],
     });
+    const check = (reply: Buffer): true | undefined => (reply.length >= 12 && reply.readUInt16BE(0) === id ? true : undefined);
     try {
-      await this.exchange(
-        this.health.tcp ? 'tcp' : 'udp',
-        msg,
-        (reply) => (reply.length >= 12 && reply.readUInt16BE(0) === id ? true : undefined),
-        this.health.timeoutMs,
-      );
+      if (this.closed) return false;
+      // Over TLS on a connection of its own (CoreDNS's checker dials tcp-tls for each check,
+      // force_tcp or not), so a check proves a new connection and handshake work.
+      if (this.tls) await this.tls.exchange(msg, check, TLS_HEALTH_DIAL_MS + this.health.timeoutMs, true);
+      else await this.exchange(this.health.tcp ? 'tcp' : 'udp', msg, check, this.health.timeoutMs);
       return true;
     } catch {
       return false;
@@ -215,5 +220,6 @@ export class Upstream {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const h of [...this.open]) h.destroy();
+    this.tls?.close();
   }
 }

@@ -108,7 +108,8 @@ describe('forward setup (CoreDNS setup.go)', () => {
   });
   it.each([
     ['forward .', /forward: wrong number of arguments: 1 given, at least 2 expected; usage `forward FROM TO...`/],
-    ['forward . tls://9.9.9.9', /'tls' is not supported/],
+    ['forward . https://9.9.9.9', /'https' \(DNS over HTTPS\) is not supported/],
+    ['forward . tls://dns.quad9.net', /"tls:\/\/dns.quad9.net" is not an IP address/],
     ['forward . /nonexistent/resolv.conf', /not an IP address or a readable file/],
     [`forward . ${Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 1}`).join(' ')}`, /more than 15 TOs/],
     ['forward . 127.0.0.1 {\n policy fastest\n}', /policy "fastest" is not one of random, round_robin or sequential/],
@@ -120,7 +121,19 @@ describe('forward setup (CoreDNS setup.go)', () => {
     expect(() => parse(`. {\n${line}\n}\n`)).toThrow(re);
   });
   it('parses host:port, resolv.conf nameservers and Go durations', () => {
-    expect(parseUpstream('dns://[fd00::1]:5353')).toEqual({ host: 'fd00::1', port: 5353, label: '[fd00::1]:5353' });
+    expect(parseUpstream('dns://[fd00::1]:5353')).toEqual({ host: 'fd00::1', port: 5353, label: '[fd00::1]:5353', transport: 'dns' });
+    expect(parseUpstream('tls://9.9.9.9')).toEqual({ host: '9.9.9.9', port: 853, label: '9.9.9.9:853', transport: 'tls' });
+    expect(parseUpstream('tls://[::1%dns.example]:8853')).toEqual({
+      host: '::1',
+      port: 8853,
+      label: '[::1]:8853',
+      transport: 'tls',
+      servername: 'dns.example',
+    });
+    expect(parseUpstream('tls://127.0.0.1%dns.example')).toMatchObject({ label: '127.0.0.1:853', servername: 'dns.example' });
+    // The zone of a plain DNS upstream is an IPv6 zone, dropped as CoreDNS's splitZone does.
+    expect(parseUpstream('[fe80::1%eth0]:53')).toEqual({ host: 'fe80::1', port: 53, label: '[fe80::1]:53', transport: 'dns' });
+    expect(parseUpstream('quic://127.0.0.1')).toBeUndefined();
     expect(parseUpstream('example.com:53')).toBeUndefined();
     expect(resolvConfNameservers('# c\nsearch a b\nnameserver 10.0.0.10\nnameserver fe80::1%eth0\noptions ndots:5\n').map((u) => u.label)).toEqual([
       '10.0.0.10:53',

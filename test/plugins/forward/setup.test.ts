@@ -46,10 +46,9 @@ describe('forward setup (CoreDNS TestSetup)', () => {
   });
 
   it.each([
-    // DNS over TLS and HTTPS are not implemented; CoreDNS accepts these two.
-    ['forward . tls://[2400:3200::1%dns.alidns.com]:853 {\n  tls\n}', /'tls' is not supported as a destination protocol/],
-    ['forward . https://127.0.0.1', /'https' is not supported as a destination protocol/],
-    ['forward . https://1.1.1.1/', /'https' is not supported/],
+    // DNS over HTTPS is not implemented; CoreDNS 1.14.5 and later accept these two.
+    ['forward . https://127.0.0.1', /'https' \(DNS over HTTPS\) is not supported as a destination protocol/],
+    ['forward . https://1.1.1.1/', /'https' \(DNS over HTTPS\) is not supported/],
     ['forward . a27.0.0.1', /"a27.0.0.1" is not an IP address or a readable file/],
     ['forward . 127.0.0.1 {\n  blaatl\n}', /unknown forward option "blaatl"/],
     ['forward . 127.0.0.1 {\n  health_check 0.5s domain\n}', /health_check: missing FQDN after domain/],
@@ -207,10 +206,6 @@ describe('forward setup errors, word for word', () => {
     ['forward . 127.0.0.1 {\n  failover NOERROR\n}', '3: forward failover: NOERROR cannot be used'],
     ['forward . 127.0.0.1 {\n  failover NOPE\n}', '3: forward failover: unknown RCODE "NOPE"; write e.g. SERVFAIL or REFUSED'],
     [
-      'forward . 127.0.0.1 {\n  tls_servername dns.example\n}',
-      '3: forward tls_servername is not supported: DNS-over-TLS/HTTPS and hostname upstreams are not supported by clusterdns',
-    ],
-    [
       'forward . 127.0.0.1 {\n  source_address 127.0.0.1\n}',
       '3: forward source_address is not supported: upstream queries leave from the address the system picks',
     ],
@@ -219,12 +214,12 @@ describe('forward setup errors, word for word', () => {
     ['forward . 127.0.0.1 {\n  expire -1s\n}', '3: forward expire: "-1s" must not be negative'],
     [
       'forward . https://127.0.0.1',
-      "2: forward: 'https' is not supported as a destination protocol here (https://127.0.0.1); clusterdns forwards plain DNS (dns:// or no prefix)",
+      "2: forward: 'https' (DNS over HTTPS) is not supported as a destination protocol by clusterdns (https://127.0.0.1); use tls:// (DNS over TLS) or dns://",
     ],
     [
       'forward . 127.0.0.1 {\n  bogus\n}',
       '3: unknown forward option "bogus"; valid options: except, force_tcp, prefer_udp, expire, max_fails, health_check, policy, ' +
-        'max_concurrent, max_connect_attempts, failfast_all_unhealthy_upstreams, failover, next, next_on_nodata, max_idle_conns, max_age, read_timeout',
+        'max_concurrent, max_connect_attempts, failfast_all_unhealthy_upstreams, failover, next, next_on_nodata, max_idle_conns, max_age, tls, tls_servername, read_timeout',
     ],
   ])('rejects %j', async (body, error) => {
     expect((await setupBlock(body)).errors).toEqual([error]);

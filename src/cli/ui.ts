@@ -1,0 +1,34 @@
+// `clusterdns ui`: serves the page (src/ui) until SIGINT or SIGTERM.
+import { createLogger } from './logger.js';
+import type { ClusterFlags } from './options.js';
+import { startUi } from '../ui/server.js';
+
+export interface UiFlags extends ClusterFlags {
+  listen?: string;
+  sseClients?: number;
+  httpMaxConnections?: number;
+  logLevel: string;
+}
+
+export async function ui(flags: UiFlags): Promise<void> {
+  const log = createLogger(flags.logLevel, 2);
+  const server = await startUi({
+    flags,
+    log,
+    ...(flags.listen !== undefined ? { listen: flags.listen } : {}),
+    ...(flags.sseClients !== undefined ? { maxSseClients: flags.sseClients } : {}),
+    ...(flags.httpMaxConnections !== undefined ? { httpLimits: { maxConnections: flags.httpMaxConnections } } : {}),
+  });
+  log.info({ url: server.url }, `clusterdns ui: open ${server.url}`);
+  await new Promise<void>((resolve) => {
+    // The listener and the watcher do not keep the process alive: this does, until a signal.
+    const keep = setInterval(() => undefined, 1 << 30);
+    const stop = (): void => {
+      clearInterval(keep);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+}

@@ -1,0 +1,285 @@
+// `clusterdns ui`: one read-only page over the cluster's DNS. The App is built as `records` builds
+// it, the manifests are watched as `sync --watch` watches them, and a change reloads the App and
+// tells the open pages (server-sent events) to fetch again. Every response carries a strict
+// Content-Security-Policy; only GET and HEAD are answered; no file but the manifests the loader
+// reads is ever served.
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import type http from 'node:http';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { buildApp, type App } from '../app.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from '../cli/options.js';
+import { defaultManifestLimits } from '../cluster/model/limits.js';
+import { ManifestWatcher } from '../cluster/read/watch.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits, type OpenRoute, openRoute, parseHttpAddress, type RouteHandler } from '../pkg/http.js';
+import { INDEX_HTML, STYLE_CSS, builtPageScript } from './assets.js';
+import { manifestFiles, manifestPaths, modelOf, recordsView } from './data.js';
+import { BadRequest, resolveView } from './resolve.js';
+import { LIBCS } from '../resolver/types.js';
+import type { ChangeEvent, ErrorResponse, ManifestResponse, PodsResponse } from './types.js';
+
+export const DEFAULT_UI_LISTEN = '127.0.0.1:8053';
+export const DEFAULT_SSE_CLIENTS = 16;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export interface UiOptions {
+  flags: ClusterFlags;
+  /** HOST:PORT; default 127.0.0.1:8053. */
+  listen?: string;
+  log: Logger;
+  /** Pages subscribed to /api/events at once; one more gets 503. */
+  maxSseClients?: number;
+  heartbeatMs?: number;
+  /** How often the manifests are looked at, beneath the file system events (ms). */
+  watchIntervalMs?: number;
+  httpLimits?: Partial<HttpLimits>;
+  /** The page script; default the one the build wrote (dist/ui/page.mjs). */
+  pageScript?: string;
+}
+
+export interface UiServer {
+  readonly port: number;
+  /** http://HOST:PORT/ */
+  readonly url: string;
+  /** Bumped by every applied reload. */
+  readonly generation: number;
+  close(): Promise<void>;
+}
+
+/** Names of this machine's loopback interface: the default, and what needs no warning. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+function send(res: http.ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra });
+  res.end(body);
+}
+
+const sendJson = (res: http.ServerResponse, status: number, value: unknown): void =>
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+const sendError = (res: http.ServerResponse, status: number, error: string): void => sendJson(res, status, { error } satisfies ErrorResponse);
+
+/** Wraps a handler: GET and HEAD only (Node sends no body for HEAD), anything else 405. */
+function readOnly(handler: (req: http.IncomingMessage, res: http.ServerResponse, query: URLSearchParams) => void | Promise<void>): RouteHandler {
+  return async (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: this page is read-only\n', { allow: 'GET, HEAD' });
+      return;
+    }
+    const query = new URL(req.url ?? '/', 'http://ui.invalid').searchParams;
+    try {
+      await handler(req, res, query);
+    } catch (e) {
+      if (res.headersSent) res.end();
+      else if (e instanceof BadRequest) sendError(res, 400, e.message);
+      else sendError(res, 500, (e as Error).message);
+    }
+  };
+}
+
+export async function startUi(opts: UiOptions): Promise<UiServer> {
+  const { flags, log } = opts;
+  const listen = opts.listen ?? DEFAULT_UI_LISTEN;
+  const addr = parseHttpAddress(listen);
+  if (typeof addr === 'string') throw new Error(`--listen ${addr}`);
+  // Each path is a route of one shared listener, found again by its port: port 0 would open one per path.
+  if (addr.port === 0) throw new Error(`--listen ${listen}: give a port (0 is not supported)`);
+  if (!isLoopbackHost(addr.host)) {
+    log.warn({ listen }, 'the page is served beyond this machine (--listen is not a loopback address): anyone who reaches it reads every manifest it shows');
+  }
+  const pageScript = opts.pageScript ?? builtPageScript();
+  const maxSse = opts.maxSseClients ?? DEFAULT_SSE_CLIENTS;
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...opts.httpLimits };
+  const app: App = await buildApp({
+    conf: flags.conf,
+    manifests: flags.manifests,
+    port: 53,
+    logger: log,
+    cluster: clusterOptions(flags),
+    corefileLimits: corefileLimits(flags),
+    oneShot: true,
+    answerCacheBytes: 0,
+  });
+  let generation = 1;
+  let paths = manifestPaths(app, flags);
+  let files = manifestFiles(paths);
+  // The JSON text, made once per generation: at 10k Services it is 17 MB.
+  let records: { generation: number; view: Promise<string> } | undefined;
+  const recordsNow = (): Promise<string> => {
+    if (records?.generation !== generation) {
+      const view = recordsView(app, flags, generation).then((v) => JSON.stringify(v));
+      records = { generation, view };
+      // A failed build is not kept: the next request tries again.
+      view.catch(() => {
+        if (records?.view === view) records = undefined;
+      });
+    }
+    return records.view;
+  };
+
+  // Server-sent events: the open pages, each told of every reload.
+  const clients = new Set<http.ServerResponse>();
+  const broadcast = (event: string, data: unknown): void => {
+    const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const c of clients) c.write(text);
+  };
+  const heartbeat = setInterval(() => {
+    for (const c of clients) c.write(': heartbeat\n\n');
+  }, opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+  heartbeat.unref();
+
+  const watched = (): string[] => [...paths, ...(flags.conf ? [flags.conf] : [])];
+  let watcher: ManifestWatcher;
+  const onChange = (): void => {
+    void app.reload('manifests changed').then((ok) => {
+      if (ok) {
+        generation++;
+        paths = manifestPaths(app, flags);
+        files = manifestFiles(paths);
+        const now = watched();
+        // A Corefile that names other manifest paths: watch those from now on.
+        if (now.join('\0') !== watchedPaths.join('\0')) {
+          watcher.stop();
+          watchedPaths = now;
+          watcher = new ManifestWatcher(watchedPaths, opts.watchIntervalMs ?? 1000, onChange);
+          watcher.start();
+        }
+      }
+      broadcast('change', { generation, ok } satisfies ChangeEvent);
+    });
+  };
+  let watchedPaths = watched();
+  watcher = new ManifestWatcher(watchedPaths, opts.watchIntervalMs ?? 1000, onChange);
+  watcher.start();
+
+  /** The loaded manifest file a `file` parameter names, by real path, or undefined (404). */
+  const allowedFile = (file: string | null): { real: string; shown: string } | undefined => {
+    if (file === null || file === '' || file.length > 4096 || file.includes('\0')) return undefined;
+    let real: string;
+    try {
+      real = realpathSync(path.resolve(file));
+    } catch {
+      return undefined;
+    }
+    const shown = files.get(real);
+    return shown === undefined ? undefined : { real, shown };
+  };
+
+  const routes: [string, RouteHandler][] = [
+    ['/', readOnly((_req, res) => send(res, 200, 'text/html; charset=utf-8', INDEX_HTML))],
+    [
+      '/manifest',
+      readOnly((_req, res, q) => {
+        if (!allowedFile(q.get('file'))) sendError(res, 404, 'not a manifest file of this cluster');
+        else send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
+      }),
+    ],
+    // Browsers ask for it unprompted: no icon, and no 404 in the console.
+    ['/favicon.ico', readOnly((_req, res) => void res.writeHead(204, SECURITY_HEADERS).end())],
+    ['/style.css', readOnly((_req, res) => send(res, 200, 'text/css; charset=utf-8', STYLE_CSS))],
+    [
+      '/page.js',
+      readOnly((_req, res) => {
+        if (pageScript === undefined) send(res, 500, 'text/plain; charset=utf-8', 'the page script was not built (npm run build needs esbuild)\n');
+        else send(res, 200, 'text/javascript; charset=utf-8', pageScript);
+      }),
+    ],
+    ['/api/records', readOnly(async (_req, res) => send(res, 200, 'application/json; charset=utf-8', await recordsNow()))],
+    [
+      '/api/pods',
+      readOnly((_req, res) => {
+        const model = modelOf(app, flags);
+        const pods = (model?.pods ?? []).map((p) => ({ namespace: p.namespace, name: p.name, derived: p.derived === true }));
+        const namespaces = [...(model?.namespaces.keys() ?? [])].sort();
+        sendJson(res, 200, { generation, pods, namespaces, libcs: LIBCS } satisfies PodsResponse);
+      }),
+    ],
+    [
+      '/api/resolve',
+      readOnly(async (_req, res, q) => {
+        const pod = q.get('pod');
+        const namespace = q.get('namespace');
+        const type = q.get('type');
+        const options = q.get('options');
+        const view = await resolveView(
+          app,
+          modelOf(app, flags),
+          {
+            name: q.get('name') ?? '',
+            libc: q.get('libc') ?? 'glibc',
+            ...(pod ? { pod } : {}),
+            ...(namespace ? { namespace } : {}),
+            ...(type ? { type } : {}),
+            ...(options !== null ? { options } : {}),
+          },
+          generation,
+        );
+        sendJson(res, 200, view);
+      }),
+    ],
+    [
+      '/api/manifest',
+      readOnly((_req, res, q) => {
+        const f = allowedFile(q.get('file'));
+        if (!f) return sendError(res, 404, 'not a manifest file of this cluster');
+        const max = flags.maxManifestFileBytes ?? defaultManifestLimits.maxFileBytes;
+        if (statSync(f.real).size > max) return sendError(res, 404, `larger than --max-manifest-file-bytes (${max})`);
+        const lines = readFileSync(f.real, 'utf8').split(/\r?\n/);
+        if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+        sendJson(res, 200, { file: f.shown, lines } satisfies ManifestResponse);
+      }),
+    ],
+    [
+      '/api/events',
+      readOnly((req, res) => {
+        if (clients.size >= maxSse) return sendError(res, 503, `${maxSse} pages are subscribed already (--sse-clients)`);
+        res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8' });
+        if (req.method === 'HEAD') return void res.end();
+        res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ generation, ok: true } satisfies ChangeEvent)}\n\n`);
+        clients.add(res);
+        res.once('close', () => clients.delete(res));
+      }),
+    ],
+  ];
+  const opened: OpenRoute[] = [];
+  try {
+    for (const [p, handler] of routes) opened.push(await openRoute(addr, p, handler, limits));
+  } catch (e) {
+    await Promise.all(opened.map((r) => r.release()));
+    watcher.stop();
+    clearInterval(heartbeat);
+    await app.close();
+    throw e;
+  }
+  const port = opened[0]!.port;
+  const host =
+    addr.host === '' || addr.host === '0.0.0.0' ? '127.0.0.1' : addr.host === '::' ? '[::1]' : addr.host.includes(':') ? `[${addr.host}]` : addr.host;
+  return {
+    port,
+    url: `http://${host}:${port}/`,
+    get generation() {
+      return generation;
+    },
+    close: async () => {
+      watcher.stop();
+      clearInterval(heartbeat);
+      for (const c of clients) c.end();
+      clients.clear();
+      await Promise.all(opened.map((r) => r.release()));
+      await app.close();
+    },
+  };
+}
