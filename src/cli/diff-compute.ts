@@ -1,0 +1,260 @@
+// `clusterdns diff`, the computation: each side's served records (the same listing `records`
+// prints, asked of the real query path) and `check` findings, and what changed between them.
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { buildApp, clusterModel } from '../app.js';
+import { rdataText } from '../dns/present.js';
+import { createLogger } from './logger.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
+import { collectServed } from './records.js';
+import { ZoneListing } from './records-list.js';
+import { directRdata } from './records-direct.js';
+import { check } from './check.js';
+import { relativePath, type FindingObject, type ReportFinding } from './findings-output.js';
+import { Provenance, type Origin } from './diff-provenance.js';
+import type { SourceRef } from '../cluster/model/model.js';
+
+/** One side of a diff: the Corefile and manifests to load, and the directory its paths are shown from. */
+export interface Side {
+  /** What the output calls it (a path, a revision). */
+  readonly label: string;
+  readonly conf?: string;
+  readonly manifests: readonly string[];
+  /** Absolute; files under it are shown relative to it, others relative to the current directory. */
+  readonly root: string;
+}
+
+/** The records of one owner and type. */
+export interface RecordSet {
+  readonly zone: string;
+  readonly name: string;
+  readonly type: string;
+  /** The smallest TTL of the set's records (what a cache keeps the set for). */
+  readonly ttl: number;
+  /** Presentation-form data, sorted. */
+  readonly data: readonly string[];
+  readonly origin: Origin;
+}
+
+export interface Snapshot {
+  /** Keyed by lowercased owner and type. */
+  readonly sets: ReadonlyMap<string, RecordSet>;
+  readonly findings: readonly ReportFinding[];
+}
+
+export interface RecordChange {
+  readonly change: 'added' | 'removed' | 'changed';
+  readonly zone: string;
+  readonly name: string;
+  readonly type: string;
+  readonly old?: { readonly ttl: number; readonly data: readonly string[] };
+  readonly new?: { readonly ttl: number; readonly data: readonly string[] };
+  readonly object?: FindingObject;
+  /** The object's place: in the new tree, for a removed set in the old one. */
+  readonly source?: SourceRef;
+}
+
+export interface NamespaceChanges {
+  /** '' for records of no namespace (zone apex, Corefile-made names). */
+  readonly namespace: string;
+  readonly changes: readonly RecordChange[];
+}
+
+export interface DiffResult {
+  readonly old: string;
+  readonly new: string;
+  readonly namespaces: readonly NamespaceChanges[];
+  readonly findings: { readonly appeared: readonly ReportFinding[]; readonly disappeared: readonly ReportFinding[] };
+  readonly summary: DiffSummary;
+}
+
+export interface DiffSummary {
+  readonly added: number;
+  readonly removed: number;
+  readonly changed: number;
+  readonly findingsAppeared: number;
+  readonly findingsDisappeared: number;
+}
+
+/** A path as shown: relative to the side's root when under it, else as `check` shows paths. */
+function shownPath(file: string, root: string): string {
+  if (file === '' || file.startsWith('(') || file.startsWith('<')) return file;
+  const abs = path.resolve(file);
+  const rel = path.relative(root, abs);
+  if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+  return relativePath(file);
+}
+
+/** A Writable that keeps what is written, for `check --output json`. */
+function collector(): { stream: Writable; text: () => string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** The findings `clusterdns check` reports for the side, paths shown from its root. */
+async function sideFindings(side: Side, flags: ClusterFlags): Promise<ReportFinding[]> {
+  const out = collector();
+  const err = collector();
+  const code = await check({ ...flags, conf: side.conf, manifests: [...side.manifests], output: 'json', logLevel: 'silent' }, out.stream, err.stream);
+  if (code === 2)
+    throw new Error(
+      `${side.label}: ${err
+        .text()
+        .trim()
+        .replace(/^clusterdns check: /, '')}`,
+    );
+  const doc = JSON.parse(out.text()) as { findings: ReportFinding[] };
+  return doc.findings.map((f) => ({ ...f, file: shownPath(f.file, side.root) }));
+}
+
+/** Every record set the side serves, attributed to the objects that make them, and its findings. */
+export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapshot> {
+  const findings = await sideFindings(side, flags);
+  const options = clusterOptions(flags);
+  const app = await buildApp({
+    conf: side.conf,
+    manifests: [...side.manifests],
+    port: 53,
+    logger: createLogger('silent', 2),
+    cluster: options,
+    corefileLimits: corefileLimits(flags),
+    oneShot: true,
+    answerCacheBytes: 0,
+  });
+  try {
+    const byZone = await collectServed(app, undefined, {
+      open: () => new ZoneListing(),
+      add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
+      addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
+    });
+    const model = clusterModel(app, side.manifests.length > 0 ? [...side.manifests] : undefined, options);
+    const provenance = new Provenance(model, [...byZone.keys()]);
+    const sets = new Map<string, { zone: string; name: string; type: string; ttl: number; data: string[] }>();
+    for (const [zone, listing] of byZone) {
+      for (const r of listing.order()) {
+        // The SOA serial follows every change of the zone's data: only its other fields are compared.
+        const data = r.type === 'SOA' ? soaWithoutSerial(r.rdata) : r.rdata;
+        const key = `${r.name.toLowerCase()}|${r.type}`;
+        const ttl = Number(r.ttl);
+        const set = sets.get(key);
+        if (set) {
+          set.data.push(data);
+          if (ttl < set.ttl) set.ttl = ttl;
+        } else sets.set(key, { zone, name: r.name, type: r.type, ttl, data: [data] });
+      }
+    }
+    const out = new Map<string, RecordSet>();
+    for (const [key, s] of sets) {
+      s.data.sort();
+      const origin = provenance.of(s.zone, s.name, s.type, s.data);
+      const source = origin.source ? { file: shownPath(origin.source.file, side.root), line: origin.source.line } : undefined;
+      out.set(key, { ...s, origin: { ...origin, ...(source ? { source } : {}) } });
+    }
+    return { sets: out, findings };
+  } finally {
+    await app.close();
+  }
+}
+
+/** SOA data with its serial (the third field) as `*`. */
+function soaWithoutSerial(rdata: string): string {
+  const f = rdata.split(' ');
+  if (f.length === 7) f[2] = '*';
+  return f.join(' ');
+}
+
+/** What identifies a finding across the two sides: not its line, which moves with unrelated edits. */
+function findingKey(f: ReportFinding, withFile: boolean): string {
+  const o = f.object ? `${f.object.kind}/${f.object.namespace}/${f.object.name}` : '';
+  return `${withFile ? f.file : ''}\0${f.severity}\0${f.code}\0${f.message}\0${o}`;
+}
+
+const sameData = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * The changes from `before` to `after`. `sameFiles`: the sides' paths name the same files (two
+ * directories, two revisions), so findings are matched by file too.
+ */
+export function compare(before: Snapshot, after: Snapshot, labels: { old: string; new: string }, sameFiles: boolean): DiffResult {
+  const byNs = new Map<string, RecordChange[]>();
+  const put = (origin: Origin, c: RecordChange): void => {
+    const list = byNs.get(origin.namespace);
+    if (list) list.push(c);
+    else byNs.set(origin.namespace, [c]);
+  };
+  const place = (s: RecordSet) => ({
+    ...(s.origin.object ? { object: s.origin.object } : {}),
+    ...(s.origin.source ? { source: s.origin.source } : {}),
+  });
+  let added = 0;
+  let removed = 0;
+  let changed = 0;
+  // In the order of the new listing (zone by zone, canonical), then what only the old one has.
+  for (const [key, s] of after.sets) {
+    const was = before.sets.get(key);
+    if (!was) {
+      added++;
+      put(s.origin, { change: 'added', zone: s.zone, name: s.name, type: s.type, new: { ttl: s.ttl, data: s.data }, ...place(s) });
+    } else if (was.ttl !== s.ttl || !sameData(was.data, s.data)) {
+      changed++;
+      put(s.origin, {
+        change: 'changed',
+        zone: s.zone,
+        name: s.name,
+        type: s.type,
+        old: { ttl: was.ttl, data: was.data },
+        new: { ttl: s.ttl, data: s.data },
+        ...place(s),
+      });
+    }
+  }
+  for (const [key, s] of before.sets) {
+    if (after.sets.has(key)) continue;
+    removed++;
+    put(s.origin, { change: 'removed', zone: s.zone, name: s.name, type: s.type, old: { ttl: s.ttl, data: s.data }, ...place(s) });
+  }
+  const oldKeys = new Set(before.findings.map((f) => findingKey(f, sameFiles)));
+  const newKeys = new Set(after.findings.map((f) => findingKey(f, sameFiles)));
+  const appeared = after.findings.filter((f) => !oldKeys.has(findingKey(f, sameFiles)));
+  const disappeared = before.findings.filter((f) => !newKeys.has(findingKey(f, sameFiles)));
+  // Namespaces by name; records of none last.
+  const namespaces = [...byNs.keys()]
+    .sort((a, b) => Number(a === '') - Number(b === '') || (a < b ? -1 : a > b ? 1 : 0))
+    .map((namespace) => ({ namespace, changes: byNs.get(namespace)!.sort(byName) }));
+  return {
+    old: labels.old,
+    new: labels.new,
+    namespaces,
+    findings: { appeared, disappeared },
+    summary: { added, removed, changed, findingsAppeared: appeared.length, findingsDisappeared: disappeared.length },
+  };
+}
+
+/** The owner's labels right to left, lowercased: names under one parent sort together, as in a zone file. */
+const nameKey = (name: string): string => name.toLowerCase().split('.').reverse().join('\0');
+
+const TYPE_ORDER = ['SOA', 'NS', 'A', 'AAAA', 'CNAME', 'DNAME', 'MX', 'SRV', 'PTR', 'TXT', 'CAA'];
+const typeRank = (t: string): number => TYPE_ORDER.indexOf(t);
+
+/** Reverse zones after the others, then by name and type. */
+function byName(a: RecordChange, b: RecordChange): number {
+  const ra = Number(a.zone.endsWith('arpa.'));
+  const rb = Number(b.zone.endsWith('arpa.'));
+  if (ra !== rb) return ra - rb;
+  const ka = nameKey(a.name);
+  const kb = nameKey(b.name);
+  if (ka !== kb) return ka < kb ? -1 : 1;
+  return typeRank(a.type) - typeRank(b.type) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0);
+}
+
+/** Whether anything changed (what --exit-code reports). */
+export function hasChanges(r: DiffResult): boolean {
+  const s = r.summary;
+  return s.added + s.removed + s.changed + s.findingsAppeared + s.findingsDisappeared > 0;
+}
