@@ -1,6 +1,7 @@
 // `clusterdns resolv-conf` and `clusterdns resolve`: what kubelet writes into a pod and what its
 // stub resolver (glibc, musl or Go) asks for a name.
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import dnsTypes from 'dns-packet/types.js';
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from '../app.js';
@@ -113,6 +114,7 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
     if (flags.resolvConf) {
       text = readFileSync(flags.resolvConf, 'utf8');
       header.push(`audit of ${names.length} names with resolv.conf ${flags.resolvConf}`);
+      hostname ??= os.hostname();
     } else {
       const model = loadModel(flags, app);
       const ctx = podContext(flags, model);
@@ -209,6 +211,8 @@ export async function resolveCommand(
     if (flags.resolvConf) {
       text = readFileSync(flags.resolvConf, 'utf8');
       header.push(`resolv.conf: ${flags.resolvConf}`);
+      // No pod: the file is this machine's, whose libc takes a search domain it lacks from gethostname().
+      hostname ??= os.hostname();
     } else {
       const model = loadModel(flags, app);
       const ctx = podContext(flags, model);
