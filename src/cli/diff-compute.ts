@@ -1,18 +1,20 @@
 // `clusterdns diff`, the computation: each side's served records (the same listing `records`
 // prints, asked of the real query path) and `check` findings, and what changed between them.
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { buildApp, clusterModel } from '../app.js';
+import { buildApp } from '../app.js';
 import { rdataText } from '../dns/present.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { collectServed } from './records.js';
 import { ZoneListing } from './records-list.js';
 import { directRdata } from './records-direct.js';
-import { check } from './check.js';
-import { relativePath, type FindingObject, type ReportFinding } from './findings-output.js';
+import { checkManifests } from '../cluster/check.js';
+import { filledStatuses, pendingStatuses } from '../cluster/emulate/edge.js';
+import type { Finding } from '../cluster/model/finding.js';
+import { fallbackCode } from './finding-codes.js';
+import { compareFindings, relativePath, type FindingObject, type ReportFinding } from './findings-output.js';
 import { Provenance, type Origin } from './diff-provenance.js';
-import type { SourceRef } from '../cluster/model/model.js';
+import type { ClusterModel, SourceRef } from '../cluster/model/model.js';
 
 /** One side of a diff: the Corefile and manifests to load, and the directory its paths are shown from. */
 export interface Side {
@@ -85,38 +87,54 @@ function shownPath(file: string, root: string): string {
   return relativePath(file);
 }
 
-/** A Writable that keeps what is written, for `check --output json`. */
-function collector(): { stream: Writable; text: () => string } {
-  const chunks: Buffer[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _enc, done) {
-      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-      done();
-    },
-  });
-  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+/** "Service \"ns/name\": ..." texts of filledStatuses, read back into the object they name (as check does). */
+function objectOfText(text: string): FindingObject | undefined {
+  const m = /^(\w+) "([^"/]+)\/([^"]+)"/.exec(text);
+  return m ? { kind: m[1]!, namespace: m[2]!, name: m[3]! } : undefined;
 }
 
-/** The findings `clusterdns check` reports for the side, paths shown from its root. */
-async function sideFindings(side: Side, flags: ClusterFlags): Promise<ReportFinding[]> {
-  const out = collector();
-  const err = collector();
-  const code = await check({ ...flags, conf: side.conf, manifests: [...side.manifests], output: 'json', logLevel: 'silent' }, out.stream, err.stream);
-  if (code === 2)
-    throw new Error(
-      `${side.label}: ${err
-        .text()
-        .trim()
-        .replace(/^clusterdns check: /, '')}`,
-    );
-  const doc = JSON.parse(out.text()) as { findings: ReportFinding[] };
-  return doc.findings.map((f) => ({ ...f, file: shownPath(f.file, side.root) }));
+/**
+ * The manifest findings `clusterdns check` reports (the load's, the model checks' and the
+ * statuses filled in or left pending), paths shown from the side's root, and the model they were
+ * found in. Corefile errors are not among them: a Corefile that does not build fails the diff.
+ */
+function sideFindings(side: Side, options: ReturnType<typeof clusterOptions>): { findings: ReportFinding[]; model?: ClusterModel } {
+  const { model, findings } = checkManifests([...side.manifests], options);
+  const found: (Finding & { object?: FindingObject })[] = [...findings];
+  const notes = [
+    ...filledStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-filled' })),
+    ...pendingStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-pending' })),
+  ];
+  for (const n of notes) {
+    const object = objectOfText(n.text);
+    found.push({ file: n.source.file, line: n.source.line, severity: 'info', code: n.code, message: n.text, ...(object ? { object } : {}) });
+  }
+  const seen = new Set<string>();
+  const out: ReportFinding[] = [];
+  for (const f of found) {
+    const file = shownPath(f.file, side.root);
+    const key = `${file}\0${f.line}\0${f.column ?? 0}\0${f.severity}\0${f.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({
+      file,
+      line: f.line,
+      ...(f.column !== undefined ? { column: f.column } : {}),
+      severity: f.severity,
+      code: f.code ?? fallbackCode(f),
+      message: f.message,
+      ...(f.object ? { object: f.object } : {}),
+    });
+  }
+  return { findings: out.sort(compareFindings), ...(model ? { model } : {}) };
 }
 
 /** Every record set the side serves, attributed to the objects that make them, and its findings. */
 export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapshot> {
-  const findings = await sideFindings(side, flags);
   const options = clusterOptions(flags);
+  // The model the findings come from is the one the server builds (same files, same options,
+  // same model): it names the objects, so the app need not keep its own.
+  const { findings, model } = sideFindings(side, options);
   const app = await buildApp({
     conf: side.conf,
     manifests: [...side.manifests],
@@ -126,40 +144,48 @@ export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapsho
     corefileLimits: corefileLimits(flags),
     oneShot: true,
     answerCacheBytes: 0,
+    retainModel: false,
   });
+  let byZone: Map<string, ZoneListing>;
   try {
-    const byZone = await collectServed(app, undefined, {
+    byZone = await collectServed(app, undefined, {
       open: () => new ZoneListing(),
       add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
       addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
     });
-    const model = clusterModel(app, side.manifests.length > 0 ? [...side.manifests] : undefined, options);
-    const provenance = new Provenance(model, [...byZone.keys()]);
-    const sets = new Map<string, { zone: string; name: string; type: string; ttl: number; data: string[] }>();
-    for (const [zone, listing] of byZone) {
-      for (const r of listing.order()) {
-        // The SOA serial follows every change of the zone's data: only its other fields are compared.
-        const data = r.type === 'SOA' ? soaWithoutSerial(r.rdata) : r.rdata;
-        const key = `${r.name.toLowerCase()}|${r.type}`;
-        const ttl = Number(r.ttl);
-        const set = sets.get(key);
-        if (set) {
-          set.data.push(data);
-          if (ttl < set.ttl) set.ttl = ttl;
-        } else sets.set(key, { zone, name: r.name, type: r.type, ttl, data: [data] });
-      }
-    }
-    const out = new Map<string, RecordSet>();
-    for (const [key, s] of sets) {
-      s.data.sort();
-      const origin = provenance.of(s.zone, s.name, s.type, s.data);
-      const source = origin.source ? { file: shownPath(origin.source.file, side.root), line: origin.source.line } : undefined;
-      out.set(key, { ...s, origin: { ...origin, ...(source ? { source } : {}) } });
-    }
-    return { sets: out, findings };
   } finally {
     await app.close();
   }
+  const provenance = new Provenance(model, [...byZone.keys()]);
+  const sets = new Map<string, { zone: string; name: string; type: string; ttl: number; data: string[] }>();
+  for (const [zone, listing] of byZone) {
+    for (const r of listing.order()) {
+      // The SOA serial follows every change of the zone's data: only its other fields are compared.
+      const data = r.type === 'SOA' ? soaWithoutSerial(r.rdata) : r.rdata;
+      const key = `${r.name.toLowerCase()}|${r.type}`;
+      const ttl = Number(r.ttl);
+      const set = sets.get(key);
+      if (set) {
+        set.data.push(data);
+        if (ttl < set.ttl) set.ttl = ttl;
+      } else sets.set(key, { zone, name: r.name, type: r.type, ttl, data: [data] });
+    }
+  }
+  const out = new Map<string, RecordSet>();
+  // A few files hold every object: each path is made relative once.
+  const shown = new Map<string, string>();
+  const show = (file: string): string => {
+    let p = shown.get(file);
+    if (p === undefined) shown.set(file, (p = shownPath(file, side.root)));
+    return p;
+  };
+  for (const [key, s] of sets) {
+    s.data.sort();
+    const origin = provenance.of(s.zone, s.name, s.type, s.data);
+    const source = origin.source ? { file: show(origin.source.file), line: origin.source.line } : undefined;
+    out.set(key, { ...s, origin: { ...origin, ...(source ? { source } : {}) } });
+  }
+  return { sets: out, findings };
 }
 
 /** SOA data with its serial (the third field) as `*`. */
