@@ -4,15 +4,16 @@
 // request's worth of edits: the ports of one namespace's Services renamed, one namespace's
 // workloads scaled up, one namespace deleted. Baseline in the same run: `records` on OLD (one
 // load and listing, where diff does both sides, plus `check` on each). The two commands run
-// alternately, ROUNDS times; wall time and the child's peak RSS (its own getrusage maxrss, written
-// as it exits by a preloaded hook) are reported per run and as medians.
+// alternately, ROUNDS times; wall time, CPU time (user + system of the child and its threads) and
+// the child's peak RSS (its own getrusage maxrss, written as it exits by a preloaded hook) are
+// reported per run and as medians, with the per-round ratios diff/records.
 //
 // Options: --services N (10000) --pods N (20000) --rounds N (3)
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH, ROOT, option, median, fmt, machine, children, stopChildrenOnSignals } from './lib.js';
+import { BENCH, ROOT, option, median, fmt, clockTicks, machine, children, stopChildrenOnSignals } from './lib.js';
 
 const SERVICES = option('--services', 10000, 1, 1000000);
 const PODS = option('--pods', 20000, 0, 10000000);
@@ -22,10 +23,18 @@ const RSS_HOOK = `const { isMainThread } = require('node:worker_threads');
 if (isMainThread) process.on('exit', () => require('node:fs').writeFileSync(process.env.DIFF_RSS_OUT, String(process.resourceUsage().maxRSS)));
 `;
 
-/** One CLI run: wall ms, peak RSS MiB, exit code, stdout. */
-function run(args, hook, rssOut) {
+/** CPU time (clock ticks) of this process's children that have been waited for: cutime + cstime. */
+function childTicks() {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(rest[13]) + Number(rest[14]);
+}
+
+/** One CLI run: wall ms, CPU ms (all its threads), peak RSS MiB, exit code, stdout. */
+function run(args, hook, rssOut, clkTck) {
   return new Promise((resolve, reject) => {
     fs.rmSync(rssOut, { force: true });
+    const ticks = childTicks();
     const t0 = performance.now();
     const child = spawn(process.execPath, ['--require', hook, path.join(ROOT, 'bin', 'clusterdns.js'), ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +53,8 @@ function run(args, hook, rssOut) {
       children.delete(child);
       const ms = performance.now() - t0;
       if (code === null || code > 1) return reject(new Error(`${args[0]} exited ${code ?? signal}: ${stderr.trim().split('\n').slice(-2).join(' ')}`));
-      resolve({ ms, rssMb: Number(fs.readFileSync(rssOut, 'utf8')) / 1024, code, stdout: Buffer.concat(out).toString('utf8') });
+      const cpuMs = ((childTicks() - ticks) * 1000) / clkTck;
+      resolve({ ms, cpuMs, rssMb: Number(fs.readFileSync(rssOut, 'utf8')) / 1024, code, stdout: Buffer.concat(out).toString('utf8') });
     });
   });
 }
@@ -78,17 +88,18 @@ async function main() {
       { label: 'records', args: ['records', '--conf', corefile, '--manifests', oldDir] },
       { label: 'diff', args: ['diff', '--conf', corefile, oldDir, newDir, '--output', 'json', '--exit-code'] },
     ];
+    const clkTck = clockTicks();
     const runs = new Map(commands.map((c) => [c.label, []]));
     let diffSummary;
     for (let round = 1; round <= ROUNDS; round++) {
       for (const c of commands) {
-        const r = await run(c.args, hook, rssOut);
+        const r = await run(c.args, hook, rssOut, clkTck);
         runs.get(c.label).push(r);
         if (c.label === 'diff') {
           if (r.code !== 1) throw new Error(`diff --exit-code exited ${r.code}: the edits changed nothing?`);
           diffSummary = JSON.parse(r.stdout).summary;
         }
-        console.log(`round ${round} ${c.label}: ${fmt(r.ms, 0)} ms wall, ${fmt(r.rssMb, 0)} MiB peak RSS`);
+        console.log(`round ${round} ${c.label}: ${fmt(r.ms, 0)} ms wall, ${fmt(r.cpuMs, 0)} ms CPU, ${fmt(r.rssMb, 0)} MiB peak RSS`);
       }
     }
     const summary = {
@@ -103,13 +114,18 @@ async function main() {
     };
     for (const c of commands) {
       const rs = runs.get(c.label);
-      Object.assign((summary[c.label] ??= {}), { msMedian: Math.round(median(rs.map((r) => r.ms))), rssMbMedian: Math.round(median(rs.map((r) => r.rssMb))) });
+      Object.assign((summary[c.label] ??= {}), {
+        msMedian: Math.round(median(rs.map((r) => r.ms))),
+        cpuMsMedian: Math.round(median(rs.map((r) => r.cpuMs))),
+        rssMbMedian: Math.round(median(rs.map((r) => r.rssMb))),
+      });
     }
     summary.ratio = {
       wall: Number(fmt(median(runs.get('diff').map((r, i) => r.ms / runs.get('records')[i].ms)), 2)),
+      cpu: Number(fmt(median(runs.get('diff').map((r, i) => r.cpuMs / runs.get('records')[i].cpuMs)), 2)),
       rss: Number(fmt(median(runs.get('diff').map((r, i) => r.rssMb / runs.get('records')[i].rssMb)), 2)),
     };
-    console.log(`diff/records: wall ${summary.ratio.wall}, peak RSS ${summary.ratio.rss} (median of per-round ratios)`);
+    console.log(`diff/records: wall ${summary.ratio.wall}, CPU ${summary.ratio.cpu}, peak RSS ${summary.ratio.rss} (median of per-round ratios)`);
     console.log(JSON.stringify(summary));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -1,7 +1,10 @@
 // `clusterdns diff`, the computation: each side's served records (the same listing `records`
 // prints, asked of the real query path) and `check` findings, and what changed between them.
 import path from 'node:path';
-import { buildApp } from '../app.js';
+import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildApp, clusterModel } from '../app.js';
 import { rdataText } from '../dns/present.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
@@ -98,7 +101,7 @@ function objectOfText(text: string): FindingObject | undefined {
  * statuses filled in or left pending), paths shown from the side's root, and the model they were
  * found in. Corefile errors are not among them: a Corefile that does not build fails the diff.
  */
-function sideFindings(side: Side, options: ReturnType<typeof clusterOptions>): { findings: ReportFinding[]; model?: ClusterModel } {
+export function sideFindings(side: Side, options: ReturnType<typeof clusterOptions>): ReportFinding[] {
   const { model, findings } = checkManifests([...side.manifests], options);
   const found: (Finding & { object?: FindingObject })[] = [...findings];
   const notes = [
@@ -126,15 +129,32 @@ function sideFindings(side: Side, options: ReturnType<typeof clusterOptions>): {
       ...(f.object ? { object: f.object } : {}),
     });
   }
-  return { findings: out.sort(compareFindings), ...(model ? { model } : {}) };
+  return out.sort(compareFindings);
+}
+
+const findingsWorker = fileURLToPath(new URL('./diff-findings-worker.js', import.meta.url));
+
+/** sideFindings on a worker thread (in this thread where the compiled worker is missing, as under a TypeScript runner). */
+function findingsOnThread(side: Side, options: ReturnType<typeof clusterOptions>): Promise<ReportFinding[]> {
+  if (!existsSync(findingsWorker)) return Promise.resolve().then(() => sideFindings(side, options));
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(findingsWorker, { workerData: { side, options } });
+    worker.once('message', (m: { findings?: ReportFinding[]; error?: string }) => {
+      if (m.findings) resolve(m.findings);
+      else reject(new Error(m.error ?? 'the findings thread failed'));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the findings thread exited (code ${code})`)));
+  });
 }
 
 /** Every record set the side serves, attributed to the objects that make them, and its findings. */
 export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapshot> {
   const options = clusterOptions(flags);
-  // The model the findings come from is the one the server builds (same files, same options,
-  // same model): it names the objects, so the app need not keep its own.
-  const { findings, model } = sideFindings(side, options);
+  // The findings' load runs on a thread of its own while the server loads on its loader thread.
+  const findingsPending = findingsOnThread(side, options);
+  // Keep the findings' rejection until it is awaited: the server's build may fail first.
+  findingsPending.catch(() => undefined);
   const app = await buildApp({
     conf: side.conf,
     manifests: [...side.manifests],
@@ -144,8 +164,8 @@ export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapsho
     corefileLimits: corefileLimits(flags),
     oneShot: true,
     answerCacheBytes: 0,
-    retainModel: false,
   });
+  let model: ClusterModel | undefined;
   let byZone: Map<string, ZoneListing>;
   try {
     byZone = await collectServed(app, undefined, {
@@ -153,9 +173,11 @@ export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapsho
       add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
       addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
     });
+    model = clusterModel(app, side.manifests.length > 0 ? [...side.manifests] : undefined, options);
   } finally {
     await app.close();
   }
+  const findings = await findingsPending;
   const provenance = new Provenance(model, [...byZone.keys()]);
   const sets = new Map<string, { zone: string; name: string; type: string; ttl: number; data: string[] }>();
   for (const [zone, listing] of byZone) {

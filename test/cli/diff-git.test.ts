@@ -12,14 +12,14 @@ import { BILLING, COREFILE, SHOP, edit } from './diff-fixtures.js';
 
 const missing = missingTools('git');
 
-describe.skipIf(skipOrFailInCI(missing, 'clusterdns diff --git'))('clusterdns diff --git', () => {
+describe.skipIf(skipOrFailInCI(missing, 'clusterdns diff --git'))('clusterdns diff --git', { timeout: 120000 }, () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'clusterdns-diff-git-'));
   const repo = path.join(root, 'repo');
   // The command's own temporary directories go here, so that the test can see them removed.
   const tmp = path.join(root, 'tmp');
   const git = (...args: string[]): string => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
   const diff = (cwd: string, ...args: string[]) => {
-    const r = spawnSync(process.execPath, [launcher, 'diff', ...args], { cwd, encoding: 'utf8', timeout: 60000, env: { ...process.env, TMPDIR: tmp } });
+    const r = spawnSync(process.execPath, [launcher, 'diff', ...args], { cwd, encoding: 'utf8', timeout: 110000, env: { ...process.env, TMPDIR: tmp } });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
 

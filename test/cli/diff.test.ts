@@ -9,6 +9,8 @@ import { launcher } from '../helpers/server.js';
 import { BASE, BILLING, CART, COREFILE, SHOP, SHOP_HOST, edit, type Tree } from './diff-fixtures.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'clusterdns-diff-'));
+// Each diff loads both trees twice; on a shared machine a run takes seconds.
+const SLOW = 120000;
 
 function writeTree(dir: string, tree: Tree): void {
   mkdirSync(dir, { recursive: true });
@@ -19,7 +21,7 @@ function writeTree(dir: string, tree: Tree): void {
 function run(cwd: string, ...args: string[]): { code: number | null; out: string; err: string } {
   const env = { ...process.env };
   delete env.NO_COLOR;
-  const r = spawnSync(process.execPath, [launcher, 'diff', ...args], { cwd, encoding: 'utf8', timeout: 60000, env });
+  const r = spawnSync(process.execPath, [launcher, 'diff', ...args], { cwd, encoding: 'utf8', timeout: 110000, env });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -357,7 +359,7 @@ ${TABLE_HEAD}
 /** The directory of a case: `old` (the base tree) and `new` (the edited one) side by side. */
 const caseDir = (c: Case): string => path.join(root, c.name.replace(/[^a-z0-9]+/gi, '-'));
 
-describe('clusterdns diff OLD NEW', () => {
+describe('clusterdns diff OLD NEW', { timeout: SLOW }, () => {
   beforeAll(() => {
     writeFileSync(path.join(root, 'Corefile'), COREFILE);
     for (const c of cases) {
