@@ -10,6 +10,7 @@ import { formatDiffJson, formatDiffMarkdown, formatDiffText } from './diff-rende
 import { gitSides } from './diff-git.js';
 import { walks as walksOf, type Walk } from './diff-walk.js';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { LIBCS } from '../resolver/types.js';
 
 export const DIFF_OUTPUT_FORMATS = ['text', 'json', 'markdown'] as const;
 export type DiffOutput = (typeof DIFF_OUTPUT_FORMATS)[number];
@@ -25,7 +26,7 @@ export interface DiffFlags extends ClusterFlags {
   color?: 'auto' | 'always' | 'never';
 }
 
-/** A command line that cannot run: reported on stderr, exit 2. */
+/** A command line that cannot run as given. */
 class UsageError extends Error {}
 
 /** Colour for terminal text: --color always/never, else on a terminal unless NO_COLOR is set (no-color.org). */
@@ -54,6 +55,8 @@ export async function diff(
   try {
     if ((flags.from === undefined) !== (flags.name === undefined || flags.name.length === 0))
       throw new UsageError('--from POD and --name NAME go together: the names are resolved from that pod');
+    if (flags.libc !== undefined && !(LIBCS as readonly string[]).includes(flags.libc))
+      throw new UsageError(`--libc "${flags.libc}" is not one of ${LIBCS.join(', ')}`);
     let before: Side;
     let after: Side;
     let sameFiles: boolean;

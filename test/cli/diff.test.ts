@@ -428,6 +428,9 @@ describe('clusterdns diff OLD NEW', { timeout: SLOW }, () => {
     const lone = run(root, 'same/old', 'same/new', '--from', 'shop/api-1');
     expect(lone.code).toBe(2);
     expect(lone.err).toMatch(/--from POD and --name NAME go together/);
+    const libc = run(root, 'same/old', 'same/new', '--from', 'shop/api-1', '--name', 'db', '--libc', 'bionic');
+    expect(libc.code).toBe(2);
+    expect(libc.err).toBe('clusterdns diff: --libc "bionic" is not one of glibc, musl, go\n');
   });
 
   it('--from POD --name NAME: the walk before and after, marked when it changed', () => {
