@@ -1,7 +1,9 @@
 // `clusterdns diff --from POD --name NAME`: the walk `clusterdns resolve` shows for each name, on
 // each side, and whether it changed.
 import { Writable } from 'node:stream';
-import type { ClusterFlags } from './options.js';
+import { buildApp } from '../app.js';
+import { createLogger } from './logger.js';
+import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import type { Side } from './diff-compute.js';
 import { resolveCommand } from './resolver-commands.js';
 import type { Trace } from '../resolver/types.js';
@@ -38,23 +40,42 @@ function sideOf(trace: Trace): WalkSide {
   };
 }
 
-async function walkOn(side: Side, flags: ClusterFlags, name: string, from: string, libc: string): Promise<WalkSide> {
+/** Each name's walk from pod `from` on one side, through one server built for the side. */
+async function walksOn(side: Side, flags: ClusterFlags, names: readonly string[], from: string, libc: string): Promise<WalkSide[]> {
+  const app = await buildApp({
+    conf: side.conf,
+    manifests: [...side.manifests],
+    port: 53,
+    logger: createLogger('silent', 2),
+    cluster: clusterOptions(flags),
+    corefileLimits: corefileLimits(flags),
+    oneShot: true,
+  });
   try {
-    const trace = await resolveCommand(name, { ...flags, conf: side.conf, manifests: [...side.manifests], pod: from, libc, json: true }, discard(), discard());
-    return sideOf(trace);
-  } catch (e) {
-    return { result: `error: ${(e as Error).message.split('\n')[0]}`, queries: [] };
+    const out: WalkSide[] = [];
+    for (const name of names) {
+      try {
+        const resolveFlags = { ...flags, conf: side.conf, manifests: [...side.manifests], pod: from, libc, json: true };
+        out.push(sideOf(await resolveCommand(name, resolveFlags, discard(), discard(), app)));
+      } catch (e) {
+        // The pod may be on one side only.
+        out.push({ result: `error: ${(e as Error).message.split('\n')[0]}`, queries: [] });
+      }
+    }
+    return out;
+  } finally {
+    await app.close();
   }
 }
 
 /** Each name's walk from pod `from` on both sides. */
 export async function walks(before: Side, after: Side, flags: ClusterFlags, from: string, names: readonly string[], libc: string): Promise<Walk[]> {
-  const out: Walk[] = [];
-  for (const name of names) {
-    const old = await walkOn(before, flags, name, from, libc);
-    const now = await walkOn(after, flags, name, from, libc);
-    const differs = old.result !== now.result || old.queries.length !== now.queries.length || old.queries.some((q, i) => q !== now.queries[i]);
-    out.push({ name, from, libc, differs, old, new: now });
-  }
-  return out;
+  const old = await walksOn(before, flags, names, from, libc);
+  const now = await walksOn(after, flags, names, from, libc);
+  return names.map((name, i) => {
+    const a = old[i]!;
+    const b = now[i]!;
+    const differs = a.result !== b.result || a.queries.length !== b.queries.length || a.queries.some((q, j) => q !== b.queries[j]);
+    return { name, from, libc, differs, old: a, new: b };
+  });
 }
