@@ -433,6 +433,51 @@ describe('clusterdns diff OLD NEW', { timeout: SLOW }, () => {
     expect(libc.err).toBe('clusterdns diff: --libc "bionic" is not one of glibc, musl, go\n');
   });
 
+  it('pods derived from a workload are traced to the workload, at its line', () => {
+    const deployment = (replicas: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: cache
+  namespace: shop
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels: {app: cache}
+  template:
+    metadata:
+      labels: {app: cache}
+    spec:
+      containers: [{name: cache, image: redis}]
+`;
+    const service = `---
+apiVersion: v1
+kind: Service
+metadata:
+  name: cache
+  namespace: shop
+spec:
+  clusterIP: None
+  selector: {app: cache}
+  ports:
+  - {name: redis, port: 6379}
+`;
+    const dir = path.join(root, 'derived');
+    writeTree(path.join(dir, 'old'), { 'cache.yaml': deployment(1) + service });
+    writeTree(path.join(dir, 'new'), { 'cache.yaml': deployment(2) + service });
+    const doc = JSON.parse(run(dir, '--conf', '../Corefile', 'old', 'new', '--output', 'json').out) as {
+      namespaces: { namespace: string; changes: { change: string; name: string; type: string; object?: unknown; source?: unknown }[] }[];
+    };
+    const changes = doc.namespaces.flatMap((n) => n.changes);
+    const endpoint = changes.find((c) => c.change === 'added' && /^10-244-\d+-\d+\.cache\.shop\.svc\.cluster\.local\.$/.test(c.name) && c.type === 'A');
+    expect(endpoint).toMatchObject({ object: { kind: 'Deployment', namespace: 'shop', name: 'cache' }, source: { file: 'cache.yaml', line: 1 } });
+    const headless = changes.find((c) => c.name === 'cache.shop.svc.cluster.local.' && c.type === 'A');
+    expect(headless).toMatchObject({
+      change: 'changed',
+      object: { kind: 'Service', namespace: 'shop', name: 'cache' },
+      source: { file: 'cache.yaml', line: 16 },
+    });
+  });
+
   it('--from POD --name NAME: the walk before and after, marked when it changed', () => {
     const c = cases[2]!;
     const r = run(caseDir(c), '--conf', '../Corefile', 'old', 'new', '--from', 'shop/api-1', '--name', 'db', '--name', 'api.shop');
