@@ -116,12 +116,29 @@ export function mdCode(s: string): string {
 
 const oneLine = (s: string): string => s.replace(/[\x00-\x1f\x7f]+/g, ' ');
 
-/** Markdown for a pull-request comment: a summary line, then a table per namespace. */
-export function formatDiffMarkdown(r: DiffResult, walks: readonly Walk[]): string {
+/** Record set rows a Markdown diff shows by default: about 40 KB, under the 64 KiB a GitHub comment holds. */
+export const DEFAULT_MAX_ROWS = 200;
+
+/**
+ * Markdown for a pull-request comment: a summary line, then a table per namespace, at most
+ * `maxRows` record set rows in all (0: no limit); the summary counts every change.
+ */
+export function formatDiffMarkdown(r: DiffResult, walks: readonly Walk[], maxRows = DEFAULT_MAX_ROWS): string {
   const lines = [`**clusterdns diff** ${mdCode(r.old)} → ${mdCode(r.new)}: ${mdCell(summaryText(r))}`];
+  let left = maxRows > 0 ? maxRows : Number.POSITIVE_INFINITY;
+  let hidden = 0;
   for (const ns of r.namespaces) {
+    if (left <= 0) {
+      hidden += ns.changes.length;
+      continue;
+    }
     lines.push('', `#### ${mdCell(nsTitle(ns.namespace))}`, '', '| | name | type | old | new | TTL | object | source |', '|---|---|---|---|---|---|---|---|');
     for (const c of ns.changes) {
+      if (left <= 0) {
+        hidden++;
+        continue;
+      }
+      left--;
       const ttl = c.old && c.new && c.old.ttl !== c.new.ttl ? `${c.old.ttl} → ${c.new.ttl}` : `${(c.new ?? c.old)!.ttl}`;
       const o = c.object;
       const cells = [
@@ -137,6 +154,8 @@ export function formatDiffMarkdown(r: DiffResult, walks: readonly Walk[]): strin
       lines.push(`| ${cells.join(' | ')} |`);
     }
   }
+  if (hidden > 0)
+    lines.push('', `_${hidden} more record set${hidden === 1 ? '' : 's'} not shown (--max-rows ${maxRows}): \`clusterdns diff\` lists them all._`);
   const { appeared, disappeared } = r.findings;
   if (appeared.length + disappeared.length > 0) {
     lines.push('', '#### findings', '', '| | severity | code | message | source |', '|---|---|---|---|---|');

@@ -24,6 +24,8 @@ export interface DiffFlags extends ClusterFlags {
   name?: string[];
   libc?: string;
   color?: 'auto' | 'always' | 'never';
+  /** Markdown: most record set rows (0: all). */
+  maxRows?: number;
 }
 
 /** A command line that cannot run as given. */
@@ -83,7 +85,7 @@ export async function diff(
     if (flags.from !== undefined) walks = await walksOf(before, after, cluster, flags.from, flags.name ?? [], flags.libc ?? 'glibc');
     const format = flags.output ?? 'text';
     if (format === 'json') out.write(formatDiffJson(result, walks));
-    else if (format === 'markdown') out.write(formatDiffMarkdown(result, walks));
+    else if (format === 'markdown') out.write(formatDiffMarkdown(result, walks, flags.maxRows));
     else out.write(formatDiffText(result, walks, useColor(flags.color, out)));
     const changed = hasChanges(result) || walks.some((w) => w.differs);
     return flags.exitCode && changed ? EXIT_FINDINGS : EXIT_OK;

@@ -134,6 +134,11 @@ export async function main(argv: string[]): Promise<void> {
     .option('--git <revs>', 'compare revisions of the current repository without checking them out: REV (against the work tree), REV..REV or REV...REV')
     .addOption(new Option('--output <format>', 'text, json or markdown (for a pull-request comment)').choices(['text', 'json', 'markdown']).default('text'))
     .option('--exit-code', 'exit 1 when something changed, 0 when nothing did (as git diff --exit-code)')
+    .option(
+      '--max-rows <n>',
+      'markdown: most record set rows, the rest counted in a closing line, so a comment stays under a forge size limit (default 200; 0 = all)',
+      wholeNumber,
+    )
     .option('--from <pod>', 'with --name: resolve each name from this pod (NAMESPACE/NAME) on both sides and show the walks')
     .option('--name <name>', 'a name to resolve from --from; repeat for more', (v: string, p: string[] | undefined) => [...(p ?? []), v])
     .option('--libc <libc>', 'the stub resolver of --from: glibc, musl or go', 'glibc')

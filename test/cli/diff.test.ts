@@ -398,6 +398,22 @@ describe('clusterdns diff OLD NEW', { timeout: SLOW }, () => {
     expect(same.code).toBe(0);
   });
 
+  it('--max-rows: a Markdown comment keeps that many rows and counts the rest; the summary counts all', () => {
+    const c = cases[2]!;
+    const r = run(caseDir(c), '--conf', '../Corefile', 'old', 'new', '--output', 'markdown', '--max-rows', '2');
+    expect(r.out).toBe(`**clusterdns diff** \`old\` → \`new\`: record sets: 2 added, 2 removed, 1 changed; findings: 0 appeared, 0 disappeared
+
+#### namespace shop
+
+${TABLE_HEAD}
+| ~ | \`db.shop.svc.cluster.local.\` | A | \`10.244.0.21\` | \`10.244.0.22\` | 30 | Service shop/db | \`shop.yaml:29\` |
+| − | \`10-244-0-21.db.shop.svc.cluster.local.\` | A | \`10.244.0.21\` |  | 30 | Pod shop/db-a | \`shop.yaml:38\` |
+
+_3 more record sets not shown (--max-rows 2): \`clusterdns diff\` lists them all._
+`);
+    expect(run(caseDir(c), '--conf', '../Corefile', 'old', 'new', '--output', 'markdown', '--max-rows', '0').out).toBe(c.markdown);
+  });
+
   it('swapping the sides swaps added and removed', () => {
     const r = run(caseDir(cases[1]!), '--conf', '../Corefile', 'new', 'old', '--output', 'json');
     const doc = JSON.parse(r.out) as { summary: Record<string, number>; namespaces: { changes: { change: string; name: string }[] }[] };
