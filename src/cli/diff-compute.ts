@@ -2,7 +2,7 @@
 // prints, asked of the real query path) and `check` findings, and what changed between them.
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildApp, clusterModel } from '../app.js';
 import { rdataText } from '../dns/present.js';
@@ -134,9 +134,33 @@ export function sideFindings(side: Side, options: ReturnType<typeof clusterOptio
 
 const findingsWorker = fileURLToPath(new URL('./diff-findings-worker.js', import.meta.url));
 
-/** sideFindings on a worker thread (in this thread where the compiled worker is missing, as under a TypeScript runner). */
+/**
+ * Manifests smaller than this are read for findings in this thread: a thread's start (the
+ * modules loaded again, about half a second of CPU) costs more than the load it would overlap.
+ */
+const THREAD_BYTES = 1 << 20;
+
+/** Whether the manifest files under `paths` hold more than `limit` bytes (the walk stops once they do). */
+function largerThan(paths: readonly string[], limit: number): boolean {
+  let total = 0;
+  const walk = (p: string): boolean => {
+    let st: Stats;
+    try {
+      st = statSync(p);
+    } catch {
+      return false;
+    }
+    if (st.isFile()) return (total += st.size) > limit;
+    if (!st.isDirectory()) return false;
+    for (const e of readdirSync(p)) if (walk(path.join(p, e))) return true;
+    return false;
+  };
+  return paths.some(walk);
+}
+
+/** sideFindings on a worker thread when the manifests are large (in this thread where the compiled worker is missing, as under a TypeScript runner). */
 function findingsOnThread(side: Side, options: ReturnType<typeof clusterOptions>): Promise<ReportFinding[]> {
-  if (!existsSync(findingsWorker)) return Promise.resolve().then(() => sideFindings(side, options));
+  if (!existsSync(findingsWorker) || !largerThan(side.manifests, THREAD_BYTES)) return Promise.resolve().then(() => sideFindings(side, options));
   return new Promise((resolve, reject) => {
     const worker = new Worker(findingsWorker, { workerData: { side, options } });
     worker.once('message', (m: { findings?: ReportFinding[]; error?: string }) => {
