@@ -12,8 +12,7 @@ import { walks as walksOf, type Walk } from './diff-walk.js';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { LIBCS } from '../resolver/types.js';
 
-export const DIFF_OUTPUT_FORMATS = ['text', 'json', 'markdown'] as const;
-export type DiffOutput = (typeof DIFF_OUTPUT_FORMATS)[number];
+export type DiffOutput = 'text' | 'json' | 'markdown';
 
 export interface DiffFlags extends ClusterFlags {
   output?: DiffOutput;
@@ -28,9 +27,6 @@ export interface DiffFlags extends ClusterFlags {
   maxRows?: number;
 }
 
-/** A command line that cannot run as given. */
-class UsageError extends Error {}
-
 /** Colour for terminal text: --color always/never, else on a terminal unless NO_COLOR is set (no-color.org). */
 export function useColor(when: DiffFlags['color'], stream: NodeJS.WritableStream, env: NodeJS.ProcessEnv = process.env): boolean {
   if (when === 'always') return true;
@@ -40,7 +36,7 @@ export function useColor(when: DiffFlags['color'], stream: NodeJS.WritableStream
 }
 
 function pathSide(p: string, conf: string | undefined): Side {
-  if (!existsSync(p)) throw new UsageError(`${p}: no such file or directory`);
+  if (!existsSync(p)) throw new Error(`${p}: no such file or directory`);
   const abs = path.resolve(p);
   const root = statSync(abs).isDirectory() ? abs : path.dirname(abs);
   return { label: p, ...(conf !== undefined ? { conf } : {}), manifests: [abs], root };
@@ -56,25 +52,23 @@ export async function diff(
   let cleanup = (): void => {};
   try {
     if ((flags.from === undefined) !== (flags.name === undefined || flags.name.length === 0))
-      throw new UsageError('--from POD and --name NAME go together: the names are resolved from that pod');
+      throw new Error('--from POD and --name NAME go together: the names are resolved from that pod');
     if (flags.libc !== undefined && !(LIBCS as readonly string[]).includes(flags.libc))
-      throw new UsageError(`--libc "${flags.libc}" is not one of ${LIBCS.join(', ')}`);
+      throw new Error(`--libc "${flags.libc}" is not one of ${LIBCS.join(', ')}`);
     let before: Side;
     let after: Side;
     let sameFiles: boolean;
     if (flags.git !== undefined) {
       const manifestPaths = paths.length > 0 ? paths : (flags.manifests ?? []);
-      if (manifestPaths.length === 0) throw new UsageError('--git needs the manifest paths: PATH... or --manifests');
-      const sides = await gitSides(flags.git, manifestPaths, flags.conf).catch((e: Error) => {
-        throw new UsageError(e.message);
-      });
+      if (manifestPaths.length === 0) throw new Error('--git needs the manifest paths: PATH... or --manifests');
+      const sides = await gitSides(flags.git, manifestPaths, flags.conf);
       cleanup = sides.cleanup;
       before = sides.old;
       after = sides.new;
       sameFiles = true;
     } else {
-      if (paths.length !== 2) throw new UsageError(`give two manifest paths, OLD and NEW (or --git REV[..REV] [PATH...]); got ${paths.length}`);
-      if (flags.manifests !== undefined) throw new UsageError('--manifests has no place beside OLD and NEW: they are the manifests');
+      if (paths.length !== 2) throw new Error(`give two manifest paths, OLD and NEW (or --git REV[..REV] [PATH...]); got ${paths.length}`);
+      if (flags.manifests !== undefined) throw new Error('--manifests has no place beside OLD and NEW: they are the manifests');
       before = pathSide(paths[0]!, flags.conf);
       after = pathSide(paths[1]!, flags.conf);
       sameFiles = statSync(before.manifests[0]!).isDirectory() && statSync(after.manifests[0]!).isDirectory();
