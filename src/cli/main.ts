@@ -12,6 +12,7 @@ import { packageVersion } from './version.js';
 import { addTransportFlags } from './transport-flags.js';
 import type { SyncFlags } from './sync.js';
 import type { UiFlags } from './ui.js';
+import type { DiffFlags } from './diff.js';
 
 // Each command's module (and through it the app, the plugins, the metrics) loads when the command
 // runs: `--help`, `--version` and usage errors start in half the time without them.
@@ -122,6 +123,38 @@ export async function main(argv: string[]): Promise<void> {
       const { sync } = await import('./sync.js');
       await sync(opts);
     });
+
+  const diffCommand = addClusterFlags(
+    program
+      .command('diff')
+      .description(
+        'what a change of manifests does to DNS: record sets added, removed and changed (with the object and file:line making them) and findings that appear or disappear',
+      )
+      .argument('[paths...]', 'OLD NEW (each a manifest file or directory); with --git, the manifest paths to read from the revisions'),
+  )
+    .option('--git <revs>', 'compare revisions of the current repository without checking them out: REV (against the work tree), REV..REV or REV...REV')
+    .addOption(new Option('--output <format>', 'text, json or markdown (for a pull-request comment)').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--exit-code', 'exit 1 when something changed, 0 when nothing did (as git diff --exit-code)')
+    .option(
+      '--max-rows <n>',
+      'markdown: most record set rows, the rest counted in a closing line, so a comment stays under a forge size limit (default 200; 0 = all)',
+      wholeNumber,
+    )
+    .option('--from <pod>', 'with --name: resolve each name from this pod (NAMESPACE/NAME) on both sides and show the walks')
+    .option('--name <name>', 'a name to resolve from --from; repeat for more', (v: string, p: string[] | undefined) => [...(p ?? []), v])
+    .option('--libc <libc>', 'the stub resolver of --from: glibc, musl or go', 'glibc')
+    .addOption(
+      new Option('--color <when>', 'colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never')
+        .choices(['auto', 'always', 'never'])
+        .default('auto'),
+    )
+    .action(async (paths: string[], opts: DiffFlags) => {
+      const { diff } = await import('./diff.js');
+      process.exitCode = await diff(paths, opts);
+    });
+  diffCommand.exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : EXIT_USAGE);
+  });
 
   addResolverCommands(program);
 

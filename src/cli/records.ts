@@ -144,7 +144,7 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
 }
 
 /** Where collectServed hands the records it finds, in the order found, one `Z` per zone. */
-interface RecordSink<Z> {
+export interface RecordSink<Z> {
   /** For every zone a question is asked in, even one without records. */
   open(zone: string): Z;
   /** A record decoded from a reply (or a zone file's), with the owner it is keyed by (lowercased; fully qualified for zone-file records). */
@@ -154,7 +154,7 @@ interface RecordSink<Z> {
 }
 
 /** The records servedRecords finds, handed to `sink`. */
-async function collectServed<Z>(app: App, only: string | undefined, sink: RecordSink<Z>): Promise<Map<string, Z>> {
+export async function collectServed<Z>(app: App, only: string | undefined, sink: RecordSink<Z>): Promise<Map<string, Z>> {
   const byZone = new Map<string, Z>();
   const setOf = (zone: string): Z => {
     let set = byZone.get(zone);

@@ -1,6 +1,7 @@
 // `clusterdns resolv-conf` and `clusterdns resolve`: what kubelet writes into a pod and what its
 // stub resolver (glibc, musl or Go) asks for a name.
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import dnsTypes from 'dns-packet/types.js';
 import pino from 'pino';
 import { buildApp, clusterModel, type App } from '../app.js';
@@ -113,6 +114,7 @@ export async function auditCommand(file: string, flags: ResolveFlags, out: NodeJ
     if (flags.resolvConf) {
       text = readFileSync(flags.resolvConf, 'utf8');
       header.push(`audit of ${names.length} names with resolv.conf ${flags.resolvConf}`);
+      hostname ??= os.hostname();
     } else {
       const model = loadModel(flags, app);
       const ctx = podContext(flags, model);
@@ -179,6 +181,8 @@ export async function resolveCommand(
   flags: ResolveFlags,
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
+  /** An app built from the same --conf/--manifests, for a caller resolving many names (left open). */
+  built?: App,
 ): Promise<Trace> {
   flags = { ...flags, type: checkQueryType(flags.type) };
   const libc = (flags.libc ?? 'glibc') as Libc;
@@ -187,19 +191,21 @@ export async function resolveCommand(
   if (flags.resolvConf && flags.pod) throw new Error('use either --resolv-conf or --pod, not both');
   const inProcess = !flags.server && !flags.useNameservers;
   const needModel = !flags.resolvConf || inProcess;
-  const app = inProcess
-    ? await buildApp({
-        conf: flags.conf,
-        manifests: flags.manifests,
-        port: 53,
-        logger: pino({ level: 'silent' }),
-        cluster: clusterOptions(flags),
-        corefileLimits: corefileLimits(flags),
-        oneShot: true,
-      })
-    : flags.conf && !flags.manifests && needModel
-      ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true })
-      : undefined;
+  const app = built
+    ? built
+    : inProcess
+      ? await buildApp({
+          conf: flags.conf,
+          manifests: flags.manifests,
+          port: 53,
+          logger: pino({ level: 'silent' }),
+          cluster: clusterOptions(flags),
+          corefileLimits: corefileLimits(flags),
+          oneShot: true,
+        })
+      : flags.conf && !flags.manifests && needModel
+        ? await buildApp({ conf: flags.conf, port: 53, cluster: clusterOptions(flags), corefileLimits: corefileLimits(flags), oneShot: true })
+        : undefined;
   try {
     const header: string[] = [];
     let text: string;
@@ -209,6 +215,8 @@ export async function resolveCommand(
     if (flags.resolvConf) {
       text = readFileSync(flags.resolvConf, 'utf8');
       header.push(`resolv.conf: ${flags.resolvConf}`);
+      // No pod: the file is this machine's, whose libc takes a search domain it lacks from gethostname().
+      hostname ??= os.hostname();
     } else {
       const model = loadModel(flags, app);
       const ctx = podContext(flags, model);
@@ -279,6 +287,6 @@ export async function resolveCommand(
     out.write(flags.json ? `${JSON.stringify(trace, null, 2)}\n` : formatTrace(trace, header));
     return trace;
   } finally {
-    await app?.close();
+    if (!built) await app?.close();
   }
 }

@@ -46,7 +46,7 @@ export function addResolverCommands(program: Command): void {
     .option('--hosts <file>', 'hosts file consulted first where the libc would (default with --pod: its kubelet /etc/hosts)')
     .option(
       '--hostname <name>',
-      "gethostname() for glibc's and Go's default search domain when the file sets none (default with --pod: the pod's, the node's for hostNetwork pods)",
+      "gethostname() for glibc's and Go's default search domain (the part after the first dot) when the resolv.conf sets none (default with --pod: the pod's, the node's for hostNetwork pods; with --resolv-conf: this machine's)",
     )
     .option('--cluster-dns <ip>', "kubelet --cluster-dns; repeat for more (default: the kube-dns Service's cluster IP, else 10.96.0.10)", collect)
     .option('--cluster-domain <domain>', 'kubelet --cluster-domain', DEFAULT_CLUSTER_DOMAIN)

@@ -15,7 +15,7 @@ import { collectManifestFiles } from '../cluster/read/files.js';
 import { canonicalCompare } from '../dns/canonical.js';
 import { rdataText } from '../dns/present.js';
 import { isReverse } from '../pkg/names.js';
-import { Provenance } from './provenance.js';
+import { Provenance } from '../cli/diff-provenance.js';
 import type { RecordsResponse, UiFinding, UiNamespace, UiObject, UiRecord, UiSource } from './types.js';
 
 /** The manifest paths the App reads: the command line's and those of the Corefile's kubernetes blocks. */

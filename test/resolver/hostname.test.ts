@@ -59,7 +59,7 @@ describe('resolve: the search domain from the host name', () => {
     const rc = path.join(dir, 'plain.conf');
     writeFileSync(rc, 'nameserver 127.0.0.1\n');
     expect(await queries('build', { resolvConf: rc, hostname: 'build-1.corp.example.com', libc: 'glibc' })).toEqual(['build.corp.example.com.', 'build.']);
-    expect(await queries('build', { resolvConf: rc, libc: 'glibc' })).toEqual(['build.']);
+    expect(await queries('build', { resolvConf: rc, hostname: 'build-1', libc: 'glibc' })).toEqual(['build.']);
   });
 
   it("gethostname() of a pod: the node's, the FQDN with setHostnameAsFQDN, else the short name", () => {

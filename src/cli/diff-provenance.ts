@@ -2,10 +2,9 @@
 // record's owner name (and a PTR record's target) against the cluster model the records came
 // from. The names follow the DNS specification for Kubernetes (<svc>.<ns>.svc.<zone>,
 // <host>.<svc>.<ns>.svc.<zone>, <ip>.<ns>.pod.<zone>) and the edge plugins' host names, so the
-// model is searched by name, never by re-deriving the records. `clusterdns diff` attributes its
-// record sets by the same rules (one module for both once the two land together).
+// model is searched by name, never by re-deriving the records.
 import type { ClusterModel, EndpointSlice, Pod, SourceRef } from '../cluster/model/model.js';
-import type { FindingObject } from '../cli/findings-output.js';
+import type { FindingObject } from './findings-output.js';
 import { isSubdomain } from '../pkg/names.js';
 
 /** What a record set is attributed to. */
