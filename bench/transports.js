@@ -118,15 +118,36 @@ const MODES = {
   udp: { label: 'UDP', port: (p) => p.dns, extra: () => [] },
   tcp: { label: 'TCP', port: (p) => p.dns, extra: () => ['-m', 'tcp'] },
   dot: { label: 'DoT', port: (p) => p.dot, extra: () => ['-m', 'dot'] },
-  doh: { label: 'DoH (GET, HTTP/2)', port: (p) => p.doh, extra: (p) => ['-m', 'doh', '-O', `doh-uri=https://${HOST}:${p.doh}/dns-query`] },
+  // dnsperf 2.10's DoH keeps one query in flight per connection and loses the rest (see
+  // doh-load.js): a Node HTTP/2 client with dnsperf's connections and queries outstanding instead.
+  doh: {
+    label: 'DoH (GET, HTTP/2)',
+    port: (p) => p.doh,
+    load: (p, seconds) => [
+      process.execPath,
+      [
+        path.join(BENCH, 'doh-load.js'),
+        '--port',
+        String(p.doh),
+        '--seconds',
+        String(seconds),
+        '--connections',
+        String(DNSPERF.clients),
+        '--outstanding',
+        String(DNSPERF.outstanding),
+        '--queries',
+        QUERIES,
+      ],
+    ],
+  },
 };
 
 async function measure(server, mode, ports, seconds, clkTck) {
   const m = MODES[mode];
-  const args = [...dnsperfArgs(m.port(ports), seconds, QUERIES), ...m.extra(ports)];
+  const [cmd, args] = m.load ? m.load(ports, seconds) : ['dnsperf', [...dnsperfArgs(m.port(ports), seconds, QUERIES), ...m.extra(ports)]];
   const before = cpuTicks(server.child.pid);
   // dnsperf stops itself after -l seconds plus its query timeout (5 s); +20 s is the backstop.
-  const output = await runLoad('dnsperf', args, seconds + 20);
+  const output = await runLoad(cmd, args, seconds + 20);
   const after = cpuTicks(server.child.pid);
   const r = parseDnsperf(output);
   r.cpuUsPerQuery = (((after - before) / clkTck) * 1e6) / r.completed;
@@ -155,7 +176,7 @@ loaded by dnsperf over each transport in turn, ${ROUNDS} rounds of ${SECONDS} s 
 transport; the rounds alternate the transports so UDP, the baseline, is measured in the same run.
 
 - machine: ${machine.nproc} CPUs (${machine.cpu}), Node ${machine.node}, dnsperf ${machine.dnsperf}, ${machine.os}; ${PIN ? `server pinned to CPU ${SERVER_CPU}, dnsperf to CPU ${LOAD_CPU}` : 'not pinned'}
-- command: \`${command}\` plus \`-m tcp\`, \`-m dot\`${modes.includes('doh') ? ', `-m doh -O doh-uri=https://127.0.0.1:PORT/dns-query` (GET)' : ''}
+- command: \`${command}\` plus \`-m tcp\`, \`-m dot\`${modes.includes('doh') ? ', and for DoH `node bench/doh-load.js` (HTTP/2 GET, the same connections and queries outstanding: dnsperf 2.10 in DoH mode keeps one query in flight per connection, DNS-OARC/dnsperf#272)' : ''}
 - connections: dnsperf's ${DNSPERF.clients} clients (\`-c ${DNSPERF.clients}\`) are ${DNSPERF.clients} connections per run for TCP${modes.includes('doh') ? ', DoT and DoH' : ' and DoT'}, opened at its start and kept to its end, with up to ${DNSPERF.outstanding} queries outstanding over them (pipelined): the handshakes are ${DNSPERF.clients} per run, the figures are the steady state of reused connections
 - TLS: ${tlsFacts}, as the DoT listener negotiates with a client offering TLS 1.3 (an EC P-256 certificate made for the run)${dohNote ? `\n- ${dohNote}` : ''}
 
