@@ -18,6 +18,7 @@ import { ManifestWatcher } from '../cluster/read/watch.js';
 import { skydnsValues } from './sync-values.js';
 import { syncValues, type SyncLimits, type SyncResult } from './sync-txn.js';
 import { RetryingSync, serveSyncMetrics, syncMetrics } from './sync-watch.js';
+import { untilSignal } from './until-signal.js';
 
 export type { SyncLimits, SyncResult } from './sync-txn.js';
 
@@ -192,16 +193,7 @@ export async function sync(flags: SyncFlags): Promise<void> {
     runner.request();
     watcher.start();
     log.info({ paths: first.paths, intervalMs: interval, retryMaxMs: retryMax }, 'sync: watching manifests');
-    await new Promise<void>((resolve) => {
-      // The watcher's timer is unref'd: keep the process alive until a signal.
-      const keep = setInterval(() => undefined, 1 << 30);
-      const stop = (): void => {
-        clearInterval(keep);
-        resolve();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await untilSignal();
   } finally {
     watcher.stop();
     runner.stop();

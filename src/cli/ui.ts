@@ -2,6 +2,7 @@
 import { createLogger } from './logger.js';
 import type { ClusterFlags } from './options.js';
 import { startUi } from '../ui/server.js';
+import { untilSignal } from './until-signal.js';
 
 export interface UiFlags extends ClusterFlags {
   listen?: string;
@@ -20,15 +21,6 @@ export async function ui(flags: UiFlags): Promise<void> {
     ...(flags.httpMaxConnections !== undefined ? { httpLimits: { maxConnections: flags.httpMaxConnections } } : {}),
   });
   log.info({ url: server.url }, `clusterdns ui: open ${server.url}`);
-  await new Promise<void>((resolve) => {
-    // The listener and the watcher do not keep the process alive: this does, until a signal.
-    const keep = setInterval(() => undefined, 1 << 30);
-    const stop = (): void => {
-      clearInterval(keep);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await untilSignal();
   await server.close();
 }
