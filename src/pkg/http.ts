@@ -87,6 +87,12 @@ function listenHost(host: string): string | undefined {
   return host;
 }
 
+const NOT_FOUND_HEADERS = {
+  'content-type': 'text/plain; charset=utf-8',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
 function createEndpoint(addr: HttpAddress, key: string, limits: Readonly<HttpLimits>): Endpoint {
   const routes = new Map<string, Route>();
   const { maxConnections, idleTimeoutMs, requestTimeoutMs } = limits;
@@ -100,7 +106,8 @@ function createEndpoint(addr: HttpAddress, key: string, limits: Readonly<HttpLim
     const path = (req.url ?? '/').split('?')[0]!;
     const route = routes.get(path);
     if (!route) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n');
+      // No route: nothing for a browser to run or sniff, whichever listener this is (the ui page's too).
+      res.writeHead(404, NOT_FOUND_HEADERS).end('404 page not found\n');
       return;
     }
     Promise.resolve()

@@ -113,7 +113,10 @@ describe('clusterdns ui over HTTP', () => {
       }
     }
     // A raw ../ in the path itself is no route either.
-    expect((await request(new URL('/api/../../etc/passwd', ui.url).href)).status).toBe(404);
+    const noRoute = await request(new URL('/api/../../etc/passwd', ui.url).href);
+    expect(noRoute.status).toBe(404);
+    expect(noRoute.headers['x-content-type-options']).toBe('nosniff');
+    expect(noRoute.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
     expect((await request(`${ui.url}manifest/../../etc/passwd`)).status).toBe(404);
   });
 
