@@ -22,6 +22,8 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
+import type { ServerTls } from '../chain/transport.js';
+import { updateTlsInPlace } from './tls-update.js';
 import type { Logger } from 'pino';
 import type { Endpoint, LocalEndpoint } from '../chain/plugin.js';
 import type { PacketHandler } from './gate.js';
@@ -325,8 +327,18 @@ export const openDoh: OpenStream = async (args) => {
   });
   outer.on('error', (err) => log.error({ err, address: args.address, port: args.port }, 'DoH server error'));
   const port = (outer.address() as net.AddressInfo).port;
+  let current = serverTls;
   const server: StreamServer = {
     port,
+    ...(outer instanceof tls.Server
+      ? {
+          updateTls: (next: ServerTls | undefined): boolean => {
+            if (!current || !(outer instanceof tls.Server) || !updateTlsInPlace(outer, current, next, log, { address: args.address, port })) return false;
+            current = next;
+            return true;
+          },
+        }
+      : {}),
     stopAccepting: () => outer.close(),
     closeConnections: () => {
       for (const c of conns.all) c.close();

@@ -17,6 +17,8 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
+import type { ServerTls } from '../chain/transport.js';
+import { updateTlsInPlace } from './tls-update.js';
 import { Server, ServerCredentials, ServerInterceptingCall, status, type ServerInterceptor, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Endpoint, LocalEndpoint } from '../chain/plugin.js';
@@ -274,8 +276,18 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
   listener.on('error', (err) => log.error({ err, address: args.address, port: args.port }, 'gRPC server error'));
   const port = (listener.address() as net.AddressInfo).port;
 
+  let current = serverTls;
   return {
     port,
+    ...(listener instanceof tls.Server
+      ? {
+          updateTls: (next: ServerTls | undefined): boolean => {
+            if (!current || !(listener instanceof tls.Server) || !updateTlsInPlace(listener, current, next, log, { address: args.address, port })) return false;
+            current = next;
+            return true;
+          },
+        }
+      : {}),
     stopAccepting: () => {
       listener.close();
       // GOAWAY: clients finish the calls they have and open new connections elsewhere.

@@ -165,6 +165,7 @@ async function listenStream(open: OpenStream, at: ListenAt, handler: Gate, log: 
     address: at.address,
     port: server.port,
     transport: at.transport,
+    ...(server.updateTls ? { updateTls: (next: ServerTls | undefined) => server.updateTls!(next) } : {}),
     close: async (drainMs = 2000) => {
       server.stopAccepting();
       await handler.drain(drainMs);

@@ -27,6 +27,8 @@ export interface StreamServer {
   stopAccepting(): void;
   /** Closes every open connection (after the handler drained). */
   closeConnections(): void;
+  /** New certificate files for an open TLS listener (a reload); false when it must be opened again. */
+  updateTls?(tls: ServerTls | undefined): boolean;
 }
 
 export type OpenStream = (args: StreamListenArgs) => Promise<StreamServer>;
