@@ -18,8 +18,8 @@ export interface ServerTls {
  * agree on these (the Corefile is refused otherwise), since one socket has one setting.
  */
 export interface ListenerSettings {
-  /** Set by `https`. */
-  https?: { maxConnections: number };
+  /** Set by `https`: only what its lines give; the DoH listener has a default for each. */
+  https?: { maxConnections?: number; maxStreams?: number; maxHeaderBytes?: number; maxResetsPerSecond?: number };
   /** Set by `grpc_server`. */
   grpc?: { maxStreams: number; maxConnections: number };
   /** Set by `timeouts`: read, write and idle deadlines of stream connections, ms. */

@@ -81,14 +81,14 @@ class Conn {
     return (this.requests > 0 ? 1e15 : 0) + this.lastAt;
   }
 
-  /** Counts a stream the client reset; true when it reset too many this second. */
-  reset(): boolean {
+  /** Counts a stream the client reset; true when it reset more than `limit` this second. */
+  reset(limit: number): boolean {
     const now = Date.now();
     if (now - this.resetsSince >= 1000) {
       this.resetsSince = now;
       this.resets = 0;
     }
-    return ++this.resets > DOH_MAX_RESETS_PER_SECOND;
+    return ++this.resets > limit;
   }
 
   close(): void {
@@ -151,6 +151,9 @@ export const openDoh: OpenStream = async (args) => {
     idleMs: t?.idleMs ?? tcp.idleTimeoutMs,
   };
   const maxConnections = settings.https?.maxConnections ?? DEFAULT_HTTPS_MAX_CONNECTIONS;
+  const maxStreams = settings.https?.maxStreams ?? DOH_MAX_CONCURRENT_STREAMS;
+  const maxHeaderBytes = settings.https?.maxHeaderBytes ?? DOH_MAX_HEADER_BYTES;
+  const maxResets = settings.https?.maxResetsPerSecond ?? DOH_MAX_RESETS_PER_SECOND;
   const conns = new Conns(maxConnections, tcp.maxConnectionsPerClient, log);
   const local = localOf(args, 'https');
   const byH1Socket = new WeakMap<net.Socket, Conn>();
@@ -165,7 +168,7 @@ export const openDoh: OpenStream = async (args) => {
 
   const h1 = http.createServer(
     {
-      maxHeaderSize: DOH_MAX_HEADER_BYTES,
+      maxHeaderSize: maxHeaderBytes,
       requestTimeout: deadlines.readMs,
       headersTimeout: deadlines.readMs,
       keepAliveTimeout: deadlines.idleMs,
@@ -195,7 +198,7 @@ export const openDoh: OpenStream = async (args) => {
   h1.emit('listening');
 
   const h2 = http2.createServer({
-    settings: { maxConcurrentStreams: DOH_MAX_CONCURRENT_STREAMS, maxHeaderListSize: DOH_MAX_HEADER_BYTES },
+    settings: { maxConcurrentStreams: maxStreams, maxHeaderListSize: maxHeaderBytes },
     maxSendHeaderBlockLength: 16 * 1024,
   });
   let starting: Conn | undefined;
@@ -230,7 +233,7 @@ export const openDoh: OpenStream = async (args) => {
       // Any stream ended by a reset counts, whether the client cancelled it before or after its
       // answer was written: a flood of either makes the server open and tear down streams.
       stream.once('close', () => {
-        if (stream.rstCode === http2.constants.NGHTTP2_NO_ERROR || session.destroyed || session.closed || !conn.reset()) return;
+        if (stream.rstCode === http2.constants.NGHTTP2_NO_ERROR || session.destroyed || session.closed || !conn.reset(maxResets)) return;
         log.debug({ client: conn.client.address }, 'DoH client resets too many HTTP/2 streams; closing');
         session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
         conn.close();
