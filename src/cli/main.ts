@@ -68,6 +68,10 @@ export async function main(argv: string[]): Promise<void> {
     )
     .option('--manifest-image-bytes <size>', 'byte budget of the image directory; the least recently used images go past it (default 1GiB; 0 = off)')
     .option('--no-manifest-image', 'neither read nor write a manifest image: every start parses the manifests')
+    .option(
+      '--ui <addr>',
+      'also serve the page of clusterdns ui on HOST:PORT (a bare PORT is on loopback); a non-loopback address serves the manifests to whoever reaches it',
+    )
     .action(async (opts: Parameters<typeof Serve>[0]) => {
       const { serve } = await import('./serve.js');
       await serve(opts);
