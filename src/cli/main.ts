@@ -68,6 +68,10 @@ export async function main(argv: string[]): Promise<void> {
     )
     .option('--manifest-image-bytes <size>', 'byte budget of the image directory; the least recently used images go past it (default 1GiB; 0 = off)')
     .option('--no-manifest-image', 'neither read nor write a manifest image: every start parses the manifests')
+    .option(
+      '--ui <addr>',
+      'also serve the page of clusterdns ui on HOST:PORT (a bare PORT is on loopback); a non-loopback address serves the manifests to whoever reaches it',
+    )
     .action(async (opts: Parameters<typeof Serve>[0]) => {
       const { serve } = await import('./serve.js');
       await serve(opts);
@@ -158,14 +162,24 @@ export async function main(argv: string[]): Promise<void> {
 
   addResolverCommands(program);
 
-  addClusterFlags(program.command('ui').description('serve a read-only page of the records, findings and resolver walks, on loopback by default'))
+  addClusterFlags(
+    program
+      .command('ui')
+      .description('serve a read-only page of the records, findings and resolver walks (and a diff), on loopback by default')
+      .argument('[paths...]', 'with --git, the manifest paths to read from the revisions'),
+  )
+    .option('--diff <paths...>', 'OLD NEW (each a manifest file or directory): add their diff (as clusterdns diff); Records and Resolve show NEW')
+    .option(
+      '--git <revs>',
+      'add the diff of revisions of the current repository, as diff --git (REV, REV..REV or REV...REV); Records and Resolve show the newer side',
+    )
     .option('--listen <host:port>', 'address of the page; a non-loopback address serves the manifests to whoever reaches it', '127.0.0.1:8053')
     .option('--sse-clients <n>', 'pages subscribed to live updates at once; one more is refused (503)', wholeNumber, 16)
     .option('--http-max-connections <n>', 'connections open at once; beyond it the oldest idle one is closed', wholeNumber, 128)
     .option('--log-level <level>', 'log level (stderr)', 'info')
-    .action(async (opts: UiFlags) => {
+    .action(async (paths: string[], opts: UiFlags) => {
       const { ui } = await import('./ui.js');
-      await ui(opts);
+      await ui(paths, opts);
     });
 
   await program.parseAsync(argv);

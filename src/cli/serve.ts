@@ -57,6 +57,23 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
   manifestImage?: boolean;
   manifestImageDir?: string;
   manifestImageBytes?: string;
+  /** HOST:PORT (or PORT, on loopback) of the `clusterdns ui` page, served beside DNS. */
+  ui?: string;
+}
+
+/**
+ * The page of `clusterdns ui` beside the server, on its own App built from the same flags: the
+ * server's App keeps no cluster model (retainModel: false), and the page needs one. Started by
+ * the primary only, once however many workers answer DNS.
+ */
+async function startPage(flags: ServeFlags, log: Logger): Promise<{ close(): Promise<void> } | undefined> {
+  if (flags.ui === undefined || isWorker()) return undefined;
+  // A bare port is on loopback, as `ui --listen` is by default.
+  const listen = /^:?\d+$/.test(flags.ui) ? `127.0.0.1:${flags.ui.replace(/^:/, '')}` : flags.ui;
+  const { startUi } = await import('../ui/server.js');
+  const page = await startUi({ flags, log: log.child({ component: 'ui' }), listen });
+  log.info({ url: page.url }, `clusterdns ui: open ${page.url}`);
+  return page;
 }
 
 /** Plugins of the running configuration not ready yet (the etcd plugin before its first full read), with why. */
@@ -172,7 +189,12 @@ export async function serve(flags: ServeFlags): Promise<void> {
     processLog.info({ workers }, 'starting worker processes');
     // The manifests are loaded once, here, for every worker (cluster/feed-hub.ts).
     (await import('../cluster/feed-hub.js')).startFeedHub(processLog);
-    await runPrimary(workers, processLog, loads, loadTimeoutMs);
+    const page = await startPage(flags, processLog);
+    try {
+      await runPrimary(workers, processLog, loads, loadTimeoutMs);
+    } finally {
+      await page?.close();
+    }
     return;
   }
   // Every line a worker logs says which worker it is (the primary's lines name workers the same way).
@@ -210,6 +232,13 @@ export async function serve(flags: ServeFlags): Promise<void> {
     if (isWorker()) await reportStartFailure(failure);
     throw failure;
   }
+  let page: Awaited<ReturnType<typeof startPage>>;
+  try {
+    page = await startPage(flags, log);
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
   for (const l of listeners)
     log.info({ address: l.address, port: l.port, zones: l.zones, transport: l.transport }, `listening on ${LISTENING_ON[l.transport]}`);
   // Signal handlers go in before the ready line: a supervisor (or a test) that reacts to it at
@@ -222,7 +251,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       stopping = true;
       log.info({ signal }, 'shutting down');
       if (isWorker()) announceStopping(shutdownBudgetMs(app));
-      void app.close().then(resolve);
+      void Promise.all([app.close(), page?.close()]).then(() => resolve());
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));

@@ -34,6 +34,7 @@ export const INDEX_HTML = `<!doctype html>
 </ul>
 </nav>
 <p id="status" role="status" aria-live="polite"></p>
+<p id="tree" class="muted"></p>
 </header>
 <main id="main" tabindex="-1">
 <noscript><p>This page needs JavaScript (served by clusterdns itself, nothing from elsewhere).</p></noscript>
@@ -78,4 +79,7 @@ ol.timeline li { padding: .15rem .5rem; margin-left: .5rem; }
 ol.source { padding-left: 4.5em; margin: 0; }
 ol.source li.hl { background: var(--hl); }
 .muted { color: var(--muted); }
+#tree { flex-basis: 100%; margin: 0; font-size: .85rem; }
+#tree:empty { display: none; }
+tr.change-added td:first-child { color: var(--info); font-weight: 600; } tr.change-removed td:first-child { color: var(--err); font-weight: 600; } tr.change-changed td:first-child { color: var(--warn); font-weight: 600; }
 `;

@@ -16,7 +16,8 @@ import { INDEX_HTML, STYLE_CSS, builtPageScript } from './assets.js';
 import { manifestFiles, manifestPaths, modelOf, recordsView } from './data.js';
 import { BadRequest, resolveView } from './resolve.js';
 import { LIBCS } from '../resolver/types.js';
-import type { ChangeEvent, ErrorResponse, ManifestResponse, PodsResponse } from './types.js';
+import type { ChangeEvent, ErrorResponse, InfoResponse, ManifestResponse, PodsResponse } from './types.js';
+import { type DiffSource, openDiff, type UiDiff } from './diff.js';
 
 export const DEFAULT_UI_LISTEN = '127.0.0.1:8053';
 export const DEFAULT_SSE_CLIENTS = 16;
@@ -38,6 +39,8 @@ export interface UiOptions {
   httpLimits?: Partial<HttpLimits>;
   /** The page script; default the one the build wrote (dist/ui/page.mjs). */
   pageScript?: string;
+  /** Start with a Diff: Records and Resolve then show its NEW side (flags.manifests is not read). */
+  diff?: DiffSource;
 }
 
 export interface UiServer {
@@ -91,7 +94,7 @@ function readOnly(handler: (req: http.IncomingMessage, res: http.ServerResponse,
 }
 
 export async function startUi(opts: UiOptions): Promise<UiServer> {
-  const { flags, log } = opts;
+  const { log } = opts;
   const listen = opts.listen ?? DEFAULT_UI_LISTEN;
   const addr = parseHttpAddress(listen);
   if (typeof addr === 'string') throw new Error(`--listen ${addr}`);
@@ -103,16 +106,27 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
   const pageScript = opts.pageScript ?? builtPageScript();
   const maxSse = opts.maxSseClients ?? DEFAULT_SSE_CLIENTS;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...opts.httpLimits };
-  const app: App = await buildApp({
-    conf: flags.conf,
-    manifests: flags.manifests,
-    port: 53,
-    logger: log,
-    cluster: clusterOptions(flags),
-    corefileLimits: corefileLimits(flags),
-    oneShot: true,
-    answerCacheBytes: 0,
-  });
+  const diff: UiDiff | undefined = opts.diff ? await openDiff(opts.diff, opts.flags) : undefined;
+  // With a diff the page is about NEW: the App, the watcher and the manifest links are its tree.
+  const flags: ClusterFlags = diff
+    ? { ...opts.flags, manifests: [...diff.new.manifests], ...(diff.new.conf !== undefined ? { conf: diff.new.conf } : {}) }
+    : opts.flags;
+  let app: App;
+  try {
+    app = await buildApp({
+      conf: flags.conf,
+      manifests: flags.manifests,
+      port: 53,
+      logger: log,
+      cluster: clusterOptions(flags),
+      corefileLimits: corefileLimits(flags),
+      oneShot: true,
+      answerCacheBytes: 0,
+    });
+  } catch (e) {
+    diff?.close();
+    throw e;
+  }
   let generation = 1;
   let paths = manifestPaths(app, flags);
   let files = manifestFiles(paths);
@@ -128,6 +142,19 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
       });
     }
     return records.view;
+  };
+
+  // The diff of a generation, made when first asked for (it loads both trees).
+  let diffText: { generation: number; text: Promise<string> } | undefined;
+  const diffNow = (d: UiDiff): Promise<string> => {
+    if (diffText?.generation !== generation) {
+      const text = d.json();
+      diffText = { generation, text };
+      text.catch(() => {
+        if (diffText?.text === text) diffText = undefined;
+      });
+    }
+    return diffText.text;
   };
 
   // Server-sent events: the open pages, each told of every reload.
@@ -197,6 +224,14 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
         else send(res, 200, 'text/javascript; charset=utf-8', pageScript);
       }),
     ],
+    ['/api/info', readOnly((_req, res) => sendJson(res, 200, (diff ? { diff: { old: diff.old.label, new: diff.new.label } } : {}) satisfies InfoResponse))],
+    [
+      '/api/diff',
+      readOnly(async (_req, res) => {
+        if (!diff) return sendError(res, 404, 'No diff: this page was started with one manifest tree.');
+        send(res, 200, 'application/json; charset=utf-8', await diffNow(diff));
+      }),
+    ],
     ['/api/records', readOnly(async (_req, res) => send(res, 200, 'application/json; charset=utf-8', await recordsNow()))],
     [
       '/api/pods',
@@ -262,6 +297,7 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
     watcher.stop();
     clearInterval(heartbeat);
     await app.close();
+    diff?.close();
     throw e;
   }
   const port = opened[0]!.port;
@@ -280,6 +316,7 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
       clients.clear();
       await Promise.all(opened.map((r) => r.release()));
       await app.close();
+      diff?.close();
     },
   };
 }

@@ -108,3 +108,40 @@ export interface ChangeEvent {
   /** false when the changed files did not load; the page keeps the data it shows. */
   readonly ok: boolean;
 }
+
+/** /api/info: what the page was started with. */
+export interface InfoResponse {
+  /** Present when started with two trees or revisions: their labels (Records and Resolve show `new`). */
+  readonly diff?: { readonly old: string; readonly new: string };
+}
+
+/** One record set of /api/diff (`clusterdns diff --output json`). */
+export interface DiffChange {
+  readonly change: 'added' | 'removed' | 'changed';
+  readonly zone: string;
+  readonly name: string;
+  readonly type: string;
+  readonly old?: { readonly ttl: number; readonly data: readonly string[] };
+  readonly new?: { readonly ttl: number; readonly data: readonly string[] };
+  readonly object?: { readonly kind: string; readonly namespace?: string; readonly name: string };
+  readonly source?: UiSource;
+}
+
+export interface DiffFinding {
+  readonly file: string;
+  readonly line: number;
+  readonly severity: string;
+  readonly code: string;
+  readonly message: string;
+  readonly object?: { readonly kind: string; readonly namespace?: string; readonly name: string };
+}
+
+/** /api/diff: the document `clusterdns diff --output json` prints. */
+export interface DiffResponse {
+  readonly version: number;
+  readonly old: string;
+  readonly new: string;
+  readonly summary: Readonly<Record<'added' | 'removed' | 'changed' | 'findingsAppeared' | 'findingsDisappeared', number>>;
+  readonly namespaces: readonly { readonly namespace: string; readonly changes: readonly DiffChange[] }[];
+  readonly findings: { readonly appeared: readonly DiffFinding[]; readonly disappeared: readonly DiffFinding[] };
+}

@@ -1,6 +1,7 @@
 // The page: picks the view from the location (/manifest, or the hash of /), draws it, and draws it
 // again when the server says the manifests changed (server-sent events on /api/events).
 import type { ChangeEvent } from '../types.js';
+import { diffView, treeNote } from './diff.js';
 import { el, show, visible } from './dom.js';
 import { manifestView } from './manifest.js';
 import { recordsView } from './records.js';
@@ -32,10 +33,8 @@ async function draw(): Promise<void> {
   try {
     if (view === 'manifest') await manifestView(main, params);
     else if (view === 'resolve') await resolveView(main, params);
-    else if (view === 'diff') {
-      // The place of `clusterdns diff`'s output once the page is started with two trees.
-      show(main, el('h2', {}, 'Diff'), el('p', { id: 'diff-empty' }, 'No diff: this page was started with one manifest tree.'));
-    } else await recordsView(main, keep);
+    else if (view === 'diff') await diffView(main);
+    else await recordsView(main, keep);
   } catch (e) {
     show(main, el('p', { class: 'sev-error', role: 'alert' }, visible((e as Error).message)));
   }
@@ -68,5 +67,7 @@ function live(): void {
 }
 
 window.addEventListener('hashchange', () => void draw());
+const note = document.getElementById('tree');
+if (note) void treeNote(note).catch(() => {});
 void draw();
 live();

@@ -1,0 +1,87 @@
+// The Diff view in a real browser (Debian's chromium, headless, through playwright-core): the
+// page started with `--diff OLD NEW` shows the added Service's row and the changed ExternalName
+// row with old -> new data, a hostile changed TXT value as text, and says Records shows NEW.
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { UiServer } from '../../src/ui/server.js';
+import type { DiffResponse } from '../../src/ui/types.js';
+import { which } from '../helpers/server.js';
+import { describeNeeding } from '../helpers/tools.js';
+import { diffTrees } from './ui-diff-fixtures.js';
+import { startTestUi } from './ui-helpers.js';
+
+const SLOW = 120000;
+
+/** The cells of the Diff table's row for `name` and `type`: sign, name, type, old, new, TTL, object, source. */
+async function row(page: Page, name: string, type: string): Promise<string[]> {
+  const rows = await page.locator('#diff-table tr.change').evaluateAll((trs) => trs.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
+  const found = rows.filter((r) => r[1] === name && r[2] === type);
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+describeNeeding(['chromium'], 'clusterdns ui --diff in a browser', () => {
+  const trees = diffTrees();
+  let ui: UiServer;
+  let browser: Browser;
+  let page: Page;
+  const bad: string[] = [];
+  beforeAll(async () => {
+    ui = await startTestUi({ conf: trees.conf }, { diff: { old: trees.old, new: trees.new } });
+    browser = await chromium.launch({ executablePath: which('chromium')! });
+    page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+    page.on('dialog', (d) => {
+      bad.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') bad.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => bad.push(`pageerror: ${e.message}`));
+  }, SLOW);
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.close();
+    trees.remove();
+  });
+
+  it(
+    'shows the added Service, the changed ExternalName and a hostile changed TXT value as text',
+    async () => {
+      await page.goto(`${ui.url}#diff`);
+      await page.locator('#diff-table tr.change').first().waitFor({ timeout: 60000 });
+      expect(await page.locator('#diff-summary').textContent()).toMatch(/^\d+ added, 0 removed, \d+ changed;/);
+
+      const cart = await row(page, 'cart.shop.svc.cluster.local.', 'A');
+      expect(cart).toEqual(['+', 'cart.shop.svc.cluster.local.', 'A', '', '10.96.0.40', '30', 'Service shop/cart', 'shop.yaml:88']);
+      const legacy = await row(page, 'legacy.shop.svc.cluster.local.', 'CNAME');
+      expect(legacy.slice(0, 7)).toEqual(['~', 'legacy.shop.svc.cluster.local.', 'CNAME', 'old.example.net.', 'new.example.net.', '30', 'Service shop/legacy']);
+      // Grouped by namespace: both rows sit under shop's heading.
+      const shop = page.locator('#diff-table tbody[data-namespace="shop"]');
+      expect(await shop.locator('tr.ns').textContent()).toBe('shop');
+      expect(await shop.locator('tr.change').count()).toBeGreaterThanOrEqual(2);
+
+      // The TXT value as the JSON has it (presentation form, control character escaped) and the
+      // page shows it: as text, with nothing injected.
+      const d = (await (await fetch(`${ui.url}api/diff`)).json()) as DiffResponse;
+      const txtChange = d.namespaces.flatMap((ns) => ns.changes).find((c) => c.name === 'txt.example.com.' && c.type === 'TXT');
+      const txt = await row(page, 'txt.example.com.', 'TXT');
+      expect(txt[3]).toBe('"harmless"');
+      expect(txt[4]).toBe(txtChange!.new!.data.join('\n'));
+      expect(txt[4]).toContain("<script>alert('txt')</script>");
+      expect(txt[4]).toContain('onerror=alert');
+      expect(await page.locator('main img, main script, main iframe, main [onerror], main [onload]').count()).toBe(0);
+
+      expect(await page.locator('#tree').textContent()).toContain(`Records and Resolve show NEW (${trees.new})`);
+      expect(bad).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it('shows the NEW tree under Records', async () => {
+    await page.goto(`${ui.url}#records`);
+    await page.locator('#records-table tr.rec').first().waitFor();
+    expect(await page.locator('#records-table tr.rec', { hasText: 'cart.shop.svc.cluster.local.' }).count()).toBeGreaterThan(0);
+    expect(bad).toEqual([]);
+  });
+});
