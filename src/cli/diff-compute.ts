@@ -29,6 +29,14 @@ export interface Side {
   readonly root: string;
 }
 
+/** A side read from a manifest file or directory as given on the command line. */
+export function pathSide(p: string, conf: string | undefined): Side {
+  if (!existsSync(p)) throw new Error(`${p}: no such file or directory`);
+  const abs = path.resolve(p);
+  const root = statSync(abs).isDirectory() ? abs : path.dirname(abs);
+  return { label: p, ...(conf !== undefined ? { conf } : {}), manifests: [abs], root };
+}
+
 /** The records of one owner and type. */
 export interface RecordSet {
   readonly zone: string;

@@ -2,10 +2,9 @@
 // manifests does to DNS (records added, removed and changed, with the objects that make them, and
 // the findings that come and go), for a reviewer. Exit codes as `git diff --exit-code`: 0 no
 // change (or no --exit-code), 1 changes under --exit-code, 2 a command that cannot run as given.
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { statSync } from 'node:fs';
 import type { ClusterFlags } from './options.js';
-import { compare, hasChanges, snapshot, type Side } from './diff-compute.js';
+import { compare, hasChanges, pathSide, snapshot, type Side } from './diff-compute.js';
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from './diff-render.js';
 import { gitSides } from './diff-git.js';
 import { walks as walksOf, type Walk } from './diff-walk.js';
@@ -33,13 +32,6 @@ export function useColor(when: DiffFlags['color'], stream: NodeJS.WritableStream
   if (when === 'never') return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   return (stream as { isTTY?: boolean }).isTTY === true;
-}
-
-function pathSide(p: string, conf: string | undefined): Side {
-  if (!existsSync(p)) throw new Error(`${p}: no such file or directory`);
-  const abs = path.resolve(p);
-  const root = statSync(abs).isDirectory() ? abs : path.dirname(abs);
-  return { label: p, ...(conf !== undefined ? { conf } : {}), manifests: [abs], root };
 }
 
 /** Runs the diff and writes it to `out`; returns the exit code. */

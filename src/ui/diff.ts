@@ -1,10 +1,9 @@
 // The Diff view's data: `clusterdns diff --output json` of the two trees (or revisions) the page
 // was started with, made by the same code as the command (diff-compute, diff-git, diff-render).
 // The OLD side is loaded once; the NEW side again after each reload of the manifests.
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { statSync } from 'node:fs';
 import type { ClusterFlags } from '../cli/options.js';
-import { compare, snapshot, type Side, type Snapshot } from '../cli/diff-compute.js';
+import { compare, pathSide, snapshot, type Side, type Snapshot } from '../cli/diff-compute.js';
 import { gitSides } from '../cli/diff-git.js';
 import { formatDiffJson } from '../cli/diff-render.js';
 
@@ -18,13 +17,6 @@ export interface UiDiff {
   /** `diff --output json` of the sides as they are now (the NEW side read again by each call). */
   json(): Promise<string>;
   close(): void;
-}
-
-function pathSide(p: string, conf: string | undefined): Side {
-  if (!existsSync(p)) throw new Error(`${p}: no such file or directory`);
-  const abs = path.resolve(p);
-  const root = statSync(abs).isDirectory() ? abs : path.dirname(abs);
-  return { label: p, ...(conf !== undefined ? { conf } : {}), manifests: [abs], root };
 }
 
 export async function openDiff(source: DiffSource, flags: ClusterFlags): Promise<UiDiff> {
