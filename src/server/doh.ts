@@ -23,7 +23,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { ServerTls } from '../chain/transport.js';
-import { updateTlsInPlace } from './tls-update.js';
+import { createTlsServer, refusesCertificate, updateTlsInPlace } from './tls-server.js';
 import type { Logger } from 'pino';
 import type { Endpoint, LocalEndpoint } from '../chain/plugin.js';
 import type { PacketHandler } from './gate.js';
@@ -282,21 +282,13 @@ export const openDoh: OpenStream = async (args) => {
   let outer: net.Server;
   const serverTls = args.tls;
   if (serverTls) {
-    const tlsServer = tls.createServer({ ...serverTls.options, ALPNProtocols: ALPN, noDelay: true, handshakeTimeout: tcp.handshakeTimeoutMs }, (socket) => {
+    const tlsServer = createTlsServer(serverTls.options, ALPN, tcp.handshakeTimeoutMs, log, 'DoH', (socket) => {
       handshaking.done(socket);
       socket.on('error', () => socket.destroy());
-      if (serverTls.verifyIfGiven && !socket.authorized && socket.getPeerCertificate().raw !== undefined) {
-        log.debug({ client: socket.remoteAddress, reason: socket.authorizationError }, 'DoH client certificate does not verify; closing');
-        socket.destroy();
-        return;
-      }
+      if (refusesCertificate(socket, serverTls.verifyIfGiven, log, 'DoH')) return;
       start(socket, socket.alpnProtocol === 'h2');
     });
     tlsServer.on('connection', (raw: net.Socket) => handshaking.add(raw));
-    tlsServer.on('tlsClientError', (err, socket) => {
-      log.debug({ err: err.message, client: socket.remoteAddress }, 'DoH TLS handshake failed');
-      socket.destroy();
-    });
     outer = tlsServer;
   } else {
     // Without TLS there is no ALPN: the first bytes tell HTTP/2 (prior knowledge) from HTTP/1.1.

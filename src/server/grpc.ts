@@ -18,7 +18,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { ServerTls } from '../chain/transport.js';
-import { updateTlsInPlace } from './tls-update.js';
+import { createTlsServer, refusesCertificate, updateTlsInPlace } from './tls-server.js';
 import { Server, ServerCredentials, ServerInterceptingCall, status, type ServerInterceptor, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Endpoint, LocalEndpoint } from '../chain/plugin.js';
@@ -224,7 +224,7 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
   let listener: net.Server;
   const serverTls = args.tls;
   if (serverTls) {
-    listener = tls.createServer({ ...serverTls.options, ALPNProtocols: ['h2'], noDelay: true, handshakeTimeout: tcp.handshakeTimeoutMs }, (socket) => {
+    listener = createTlsServer(serverTls.options, ['h2'], tcp.handshakeTimeoutMs, log, 'gRPC', (socket) => {
       const conn = conns.get(socket.remoteAddress ?? '', socket.remotePort ?? 0);
       if (!conn) {
         // Displaced while its handshake finished.
@@ -233,11 +233,7 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
       }
       conn.handshaking = false;
       conn.socket = socket;
-      if (serverTls.verifyIfGiven && !socket.authorized && socket.getPeerCertificate().raw !== undefined) {
-        log.debug({ client: socket.remoteAddress, reason: socket.authorizationError }, 'gRPC client certificate does not verify; closing');
-        socket.destroy();
-        return;
-      }
+      if (refusesCertificate(socket, serverTls.verifyIfGiven, log, 'gRPC')) return;
       inject(socket);
     });
     listener.on('connection', (raw: net.Socket) => {
@@ -245,10 +241,6 @@ export async function openGrpc(args: StreamListenArgs): Promise<StreamServer> {
         log.debug({ client: raw.remoteAddress }, 'gRPC connection refused: at the connection cap and none idle');
         raw.destroy();
       }
-    });
-    listener.on('tlsClientError', (err, socket) => {
-      log.debug({ err: err.message, client: socket.remoteAddress }, 'gRPC TLS handshake failed');
-      socket.destroy();
     });
   } else {
     listener = net.createServer({ noDelay: true }, (socket) => {

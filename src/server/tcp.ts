@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Reply } from './handler.js';
 import { FrameReader, frame } from '../pkg/tcp-frames.js';
 import { Handshakes } from './handshakes.js';
+import { createTlsServer, refusesCertificate } from './tls-server.js';
 import type { LocalEndpoint } from '../chain/plugin.js';
 
 export interface TcpOptions {
@@ -122,11 +123,6 @@ export async function listenTcp(
   const conns = new Connections(opts, log);
   const onSocket = (socket: net.Socket): void => {
     const address = socket.remoteAddress ?? '';
-    if (dot?.verifyIfGiven && socket instanceof tls.TLSSocket && !socket.authorized && socket.getPeerCertificate().raw !== undefined) {
-      log.debug({ client: address, reason: socket.authorizationError }, 'DoT client certificate does not verify; closing');
-      socket.destroy();
-      return;
-    }
     if (!conns.admit(address)) {
       // Every connection is busy answering: refuse at once rather than leave the client hanging.
       log.debug({ client: address }, 'TCP connection refused: at the connection cap and none idle');
@@ -140,15 +136,13 @@ export async function listenTcp(
     // Connections are admitted (and counted against the caps) once their handshake is done; the
     // handshake deadline bounds how long one that never finishes holds its socket.
     const handshaking = new Handshakes(opts);
-    const tlsServer = tls.createServer({ ...dot.tls, ALPNProtocols: DOT_ALPN, noDelay: true, handshakeTimeout: opts.handshakeTimeoutMs }, (socket) => {
+    const tlsServer = createTlsServer(dot.tls, DOT_ALPN, opts.handshakeTimeoutMs, log, 'DoT', (socket) => {
       handshaking.done(socket);
+      // Read at each connection: a reload may change it in place (listen.ts updateTls).
+      if (refusesCertificate(socket, dot.verifyIfGiven === true, log, 'DoT')) return;
       onSocket(socket);
     });
     tlsServer.on('connection', (raw: net.Socket) => handshaking.add(raw));
-    tlsServer.on('tlsClientError', (err, socket) => {
-      log.debug({ err: err.message, client: socket.remoteAddress }, 'DoT handshake failed');
-      socket.destroy();
-    });
     server = tlsServer;
   } else server = net.createServer({ noDelay: true }, onSocket);
   await new Promise<void>((resolve, reject) => {
