@@ -144,12 +144,8 @@ class Conns {
 
 export const openDoh: OpenStream = async (args) => {
   const { log, tcp, settings, handler } = args;
-  const t = settings.timeouts;
-  const deadlines: Deadlines = {
-    readMs: t?.readMs ?? tcp.messageTimeoutMs,
-    writeMs: t?.writeMs ?? tcp.writeTimeoutMs,
-    idleMs: t?.idleMs ?? tcp.idleTimeoutMs,
-  };
+  // `timeouts { read write idle }` is already in `tcp` (listen.ts), as for TCP and DoT.
+  const deadlines: Deadlines = { readMs: tcp.messageTimeoutMs, writeMs: tcp.writeTimeoutMs, idleMs: tcp.idleTimeoutMs };
   const maxConnections = settings.https?.maxConnections ?? DEFAULT_HTTPS_MAX_CONNECTIONS;
   const maxStreams = settings.https?.maxStreams ?? DOH_MAX_CONCURRENT_STREAMS;
   const maxHeaderBytes = settings.https?.maxHeaderBytes ?? DOH_MAX_HEADER_BYTES;

@@ -62,7 +62,7 @@ export async function listen(at: ListenAt, target: () => PacketHandler, log: Log
   const { address, port, transport } = at;
   const handler = new Gate(target);
   const open = streams[transport];
-  if (open) return listenStream(open, at, handler, log, { ...defaultTcpOptions, ...tcpOptions });
+  if (open) return listenStream(open, at, handler, log, { ...defaultTcpOptions, ...tcpOptions, ...streamTimeouts(at.settings) });
   if (transport !== 'dns' && transport !== 'tls') throw new Error(`no listener for ${transport}:// in this build`);
   const dot = transport === 'tls';
   // The Corefile's `timeouts` is more specific than the --tcp-* flags: it wins.

@@ -13,7 +13,7 @@ export interface StreamListenArgs {
   port: number;
   handler: PacketHandler;
   log: Logger;
-  /** The connection caps, deadlines and handshake deadline the TCP and DoT listeners use too. */
+  /** The connection caps, deadlines and handshake deadline the TCP and DoT listeners use too, with the block's `timeouts` applied. */
   tcp: TcpOptions;
   /** Absent: the transport serves without encryption, as CoreDNS does without a `tls` line. */
   tls?: ServerTls;

@@ -9,6 +9,7 @@ import { buildApp, type App } from '../../../src/app.js';
 import { repoRoot } from '../../helpers/server.js';
 import { quietFor } from '../../helpers/wait.js';
 import { buildQuery, frame, idOf, parseHeader, T, TcpConn } from '../../server/raw.js';
+import { getPath, h2Connect, h2Request } from '../../server/doh-client.js';
 
 const manifests = path.join(repoRoot, 'examples/manifests');
 const kubernetesApi = 'kubernetes.default.svc.cluster.local';
@@ -87,4 +88,27 @@ describe.concurrent('timeouts on TCP and tls:// listeners', () => {
       kept.destroy();
     }
   }, 15_000);
+});
+
+it('idle 1s closes an idle DNS over HTTPS connection (HTTP/2, plain) after about 1 s', async () => {
+  const { app, port } = await serve('https://.:0', 'timeouts {\n    idle 1s\n  }');
+  try {
+    const session = await h2Connect(port);
+    try {
+      const reply = await h2Request(session, { path: getPath(buildQuery({ name: kubernetesApi, type: T.A })) });
+      expect(reply.status).toBe(200);
+      const closed = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 5000);
+        session.once('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      expect(closed, 'idle 1s: DoH connection still open after 5 s').toBe(true);
+    } finally {
+      session.destroy();
+    }
+  } finally {
+    await app.close();
+  }
 });
