@@ -92,7 +92,7 @@ function objectOfText(text: string): FindingObject | undefined {
 }
 
 /** Infos about the model: statuses filled in as controllers would, and statuses the manifests leave pending. */
-function modelInfos(model: ClusterModel | undefined): (Finding & { object?: FindingObject })[] {
+export function modelInfos(model: ClusterModel | undefined): (Finding & { object?: FindingObject })[] {
   const out: (Finding & { object?: FindingObject })[] = [];
   const notes = [
     ...filledStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-filled' })),
@@ -151,7 +151,7 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
     }
   }
 
-  const findings = report(found);
+  const findings = reportFindings(found, relativePath);
   const summary = summarize(findings);
   const format = flags.output ?? 'text';
   if (format === 'json') out.write(formatJson(findings, summary));
@@ -167,12 +167,15 @@ export async function check(flags: CheckFlags, out: NodeJS.WritableStream = proc
   return exitCode(summary, flags);
 }
 
-/** The findings as reported: relative paths, every one coded, repeats dropped, in order. */
-function report(found: readonly (Finding & { object?: FindingObject })[]): ReportFinding[] {
+/**
+ * The findings as reported: paths as `show` gives them (relative to the current directory for
+ * `check`, to a side's root for `diff`), every one coded, repeats dropped, in order.
+ */
+export function reportFindings(found: readonly (Finding & { object?: FindingObject })[], show: (file: string) => string): ReportFinding[] {
   const seen = new Set<string>();
   const out: ReportFinding[] = [];
   for (const f of found) {
-    const file = relativePath(f.file);
+    const file = show(f.file);
     const code = f.code ?? fallbackCode(f);
     // The same error may be found twice: by the Corefile parse and again by the server build.
     const key = `${file}\0${f.line}\0${f.column ?? 0}\0${f.severity}\0${f.message}`;

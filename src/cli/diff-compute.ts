@@ -1,21 +1,20 @@
 // `clusterdns diff`, the computation: each side's served records (the same listing `records`
 // prints, asked of the real query path) and `check` findings, and what changed between them.
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildApp, clusterModel } from '../app.js';
+import { Worker } from 'node:worker_threads';
+import { buildApp, clusterModel, type App } from '../app.js';
 import { rdataText } from '../dns/present.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { collectServed } from './records.js';
 import { ZoneListing } from './records-list.js';
 import { directRdata } from './records-direct.js';
-import { checkManifests } from '../cluster/check.js';
-import { filledStatuses, pendingStatuses } from '../cluster/emulate/edge.js';
-import type { Finding } from '../cluster/model/finding.js';
-import { fallbackCode } from './finding-codes.js';
-import { compareFindings, relativePath, type FindingObject, type ReportFinding } from './findings-output.js';
+import { checkLoadedModel } from '../cluster/check.js';
+import { ManifestError, type Finding } from '../cluster/model/finding.js';
+import { relativePath, type FindingObject, type ReportFinding } from './findings-output.js';
+import { modelInfos, reportFindings } from './check.js';
 import { Provenance, type Origin } from './diff-provenance.js';
 import type { ClusterModel, SourceRef } from '../cluster/model/model.js';
 
@@ -98,53 +97,37 @@ function shownPath(file: string, root: string): string {
   return relativePath(file);
 }
 
-/** "Service \"ns/name\": ..." texts of filledStatuses, read back into the object they name (as check does). */
-function objectOfText(text: string): FindingObject | undefined {
-  const m = /^(\w+) "([^"/]+)\/([^"]+)"/.exec(text);
-  return m ? { kind: m[1]!, namespace: m[2]!, name: m[3]! } : undefined;
-}
-
 /**
  * The manifest findings `clusterdns check` reports (the load's, the model checks' and the
- * statuses filled in or left pending), paths shown from the side's root, and the model they were
- * found in. Corefile errors are not among them: a Corefile that does not build fails the diff.
+ * statuses filled in or left pending) for the side's model, paths shown from the side's root.
+ * `failed`: the findings of a load that built no model. Corefile errors are not among them: a
+ * Corefile that does not build fails the diff.
  */
-export function sideFindings(side: Side, options: ReturnType<typeof clusterOptions>): ReportFinding[] {
-  const { model, findings } = checkManifests([...side.manifests], options);
-  const found: (Finding & { object?: FindingObject })[] = [...findings];
-  const notes = [
-    ...filledStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-filled' })),
-    ...pendingStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-pending' })),
-  ];
-  for (const n of notes) {
-    const object = objectOfText(n.text);
-    found.push({ file: n.source.file, line: n.source.line, severity: 'info', code: n.code, message: n.text, ...(object ? { object } : {}) });
-  }
-  const seen = new Set<string>();
-  const out: ReportFinding[] = [];
-  for (const f of found) {
-    const file = shownPath(f.file, side.root);
-    const key = `${file}\0${f.line}\0${f.column ?? 0}\0${f.severity}\0${f.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({
-      file,
-      line: f.line,
-      ...(f.column !== undefined ? { column: f.column } : {}),
-      severity: f.severity,
-      code: f.code ?? fallbackCode(f),
-      message: f.message,
-      ...(f.object ? { object: f.object } : {}),
-    });
-  }
-  return out.sort(compareFindings);
+export function sideFindings(side: Side, model: ClusterModel | undefined, failed: readonly Finding[] = []): ReportFinding[] {
+  const found = [...(model ? checkLoadedModel(model) : failed), ...modelInfos(model)];
+  return reportFindings(found, (file) => shownPath(file, side.root));
 }
 
-const findingsWorker = fileURLToPath(new URL('./diff-findings-worker.js', import.meta.url));
+/**
+ * The side's cluster model: the one the server's kubernetes block loaded on its loader thread
+ * and handed over (retainModel), so that records, findings and provenance come from one load;
+ * loaded here only when no block reads these manifests.
+ */
+function sideModel(app: App, side: Side, options: ReturnType<typeof clusterOptions>): { model?: ClusterModel; failed?: readonly Finding[] } {
+  try {
+    const model = clusterModel(app, side.manifests.length > 0 ? [...side.manifests] : undefined, options);
+    return model ? { model } : {};
+  } catch (e) {
+    if (e instanceof ManifestError) return { failed: e.findings };
+    throw e;
+  }
+}
+
+const sideWorker = fileURLToPath(new URL('./diff-side-worker.js', import.meta.url));
 
 /**
- * Manifests smaller than this are read for findings in this thread: a thread's start (the
- * modules loaded again, about half a second of CPU) costs more than the load it would overlap.
+ * Manifests smaller than this are diffed in this thread: a thread's start (the modules loaded
+ * again, about half a second of CPU) costs more than the listing it would overlap.
  */
 const THREAD_BYTES = 1 << 20;
 
@@ -166,27 +149,28 @@ function largerThan(paths: readonly string[], limit: number): boolean {
   return paths.some(walk);
 }
 
-/** sideFindings on a worker thread when the manifests are large (in this thread where the compiled worker is missing, as under a TypeScript runner). */
-function findingsOnThread(side: Side, options: ReturnType<typeof clusterOptions>): Promise<ReportFinding[]> {
-  if (!existsSync(findingsWorker) || !largerThan(side.manifests, THREAD_BYTES)) return Promise.resolve().then(() => sideFindings(side, options));
+/**
+ * Every record set the side serves, attributed to the objects that make them, and its findings:
+ * on a thread of its own when the manifests are large, so that two sides asked for at once list
+ * their records at once (in this thread where the compiled worker is missing, as under a
+ * TypeScript runner).
+ */
+export function snapshot(side: Side, flags: ClusterFlags): Promise<Snapshot> {
+  if (!existsSync(sideWorker) || !largerThan(side.manifests, THREAD_BYTES)) return snapshotHere(side, flags);
   return new Promise((resolve, reject) => {
-    const worker = new Worker(findingsWorker, { workerData: { side, options } });
-    worker.once('message', (m: { findings?: ReportFinding[]; error?: string }) => {
-      if (m.findings) resolve(m.findings);
-      else reject(new Error(m.error ?? 'the findings thread failed'));
+    const worker = new Worker(sideWorker, { workerData: { side, flags } });
+    worker.once('message', (m: { snapshot?: Snapshot; error?: string }) => {
+      if (m.snapshot) resolve(m.snapshot);
+      else reject(new Error(m.error ?? 'the diff thread failed'));
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the findings thread exited (code ${code})`)));
+    worker.once('exit', (code) => reject(new Error(`the diff thread exited (code ${code})`)));
   });
 }
 
-/** Every record set the side serves, attributed to the objects that make them, and its findings. */
-export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapshot> {
+/** snapshot, in this thread. */
+export async function snapshotHere(side: Side, flags: ClusterFlags): Promise<Snapshot> {
   const options = clusterOptions(flags);
-  // The findings' load runs on a thread of its own while the server loads on its loader thread.
-  const findingsPending = findingsOnThread(side, options);
-  // Keep the findings' rejection until it is awaited: the server's build may fail first.
-  findingsPending.catch(() => undefined);
   const app = await buildApp({
     conf: side.conf,
     manifests: [...side.manifests],
@@ -197,7 +181,7 @@ export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapsho
     oneShot: true,
     answerCacheBytes: 0,
   });
-  let model: ClusterModel | undefined;
+  let loaded: ReturnType<typeof sideModel>;
   let byZone: Map<string, ZoneListing>;
   try {
     byZone = await collectServed(app, undefined, {
@@ -205,11 +189,12 @@ export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapsho
       add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
       addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
     });
-    model = clusterModel(app, side.manifests.length > 0 ? [...side.manifests] : undefined, options);
+    loaded = sideModel(app, side, options);
   } finally {
     await app.close();
   }
-  const findings = await findingsPending;
+  const { model } = loaded;
+  const findings = sideFindings(side, model, loaded.failed);
   const provenance = new Provenance(model, [...byZone.keys()]);
   const sets = new Map<string, { zone: string; name: string; type: string; ttl: number; data: string[] }>();
   for (const [zone, listing] of byZone) {

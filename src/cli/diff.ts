@@ -66,7 +66,9 @@ export async function diff(
       sameFiles = statSync(before.manifests[0]!).isDirectory() && statSync(after.manifests[0]!).isDirectory();
     }
     const cluster: ClusterFlags = { ...flags, manifests: undefined };
-    const result = compare(await snapshot(before, cluster), await snapshot(after, cluster), { old: before.label, new: after.label }, sameFiles);
+    // The sides load at once: each on its own loader thread, while this one lists the other's records.
+    const [a, b] = await Promise.all([snapshot(before, cluster), snapshot(after, cluster)]);
+    const result = compare(a, b, { old: before.label, new: after.label }, sameFiles);
     let walks: Walk[] = [];
     if (flags.from !== undefined) walks = await walksOf(before, after, cluster, flags.from, flags.name ?? [], flags.libc ?? 'glibc');
     const format = flags.output ?? 'text';

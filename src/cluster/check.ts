@@ -267,19 +267,24 @@ export function checkModel(model: ClusterModel, fieldLine: FieldLine = (src) => 
  */
 export function checkManifests(paths: string[], options?: Partial<ClusterOptions>): { model?: ClusterModel; findings: ModelFinding[] } {
   try {
-    const { model, findings } = loadManifests(paths, options);
-    return {
-      model,
-      findings: sortFindings<ModelFinding>([
-        ...findings,
-        ...checkModel(
-          model,
-          fieldLineReader((file) => readManifestFile(file, [])),
-        ),
-      ]),
-    };
+    const { model } = loadManifests(paths, options);
+    return { model, findings: checkLoadedModel(model) };
   } catch (e) {
     if (e instanceof ManifestError) return { findings: [...e.findings] };
     throw e;
   }
+}
+
+/**
+ * checkManifests for a model already loaded (a server's loader thread built it and handed it
+ * over): the findings its load kept with it, and the model checks.
+ */
+export function checkLoadedModel(model: ClusterModel): ModelFinding[] {
+  return sortFindings<ModelFinding>([
+    ...(model.findings ?? []),
+    ...checkModel(
+      model,
+      fieldLineReader((file) => readManifestFile(file, [])),
+    ),
+  ]);
 }

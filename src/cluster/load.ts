@@ -257,7 +257,7 @@ export function emulate(
   }
 
   const edgeModel = edge.build(services, namespaces, opts, findings);
-  const model: ClusterModel = {
+  const built: Omit<ClusterModel, 'findings'> = {
     namespaces,
     services: withLoadBalancerStatus(services, edgeModel),
     endpointSlices,
@@ -281,6 +281,7 @@ export function emulate(
     });
   }
   const sorted = sortFindings(findings);
+  const model: ClusterModel = { ...built, findings: sorted };
   const history = writer?.done();
   // Errors no object owns (an option, a path that cannot be read: line 0) stop the load; an
   // object's or a document's own errors leave that one out, unless the caller asks for

@@ -1,6 +1,7 @@
 // The typed cluster model: what the manifests declare, after the control-plane defaults
 // (cluster IP allocation, Endpoints -> EndpointSlice mirroring) have been applied.
 // Everything downstream (record store, resolv.conf emulation) reads only this.
+import type { Finding } from './finding.js';
 import type { ManifestLimits } from './limits.js';
 import type { LabelSelector } from './selector.js';
 
@@ -193,6 +194,11 @@ export interface ClusterModel {
   readonly controllerServices?: ReadonlySet<string>;
   /** Ingresses, Gateways, routes, DNSEndpoints and load balancer statuses (emulate/edge.ts). */
   readonly edge?: EdgeModel;
+  /**
+   * What the load that built the model found (rejected objects, warnings, infos), sorted: kept with
+   * the model so that a tool handed the model by a loader thread reports them without loading again.
+   */
+  readonly findings?: readonly Finding[];
 }
 
 export interface ClusterOptions {

@@ -152,6 +152,7 @@ class GatewayLoading {
       log: ctx.log,
       permit: ctx.withLoadPermit,
       onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
+      oneShot: ctx.oneShot === true,
     });
     this.subscription = this.feed.subscribe(gatewayView(cfg), {
       onView: (u) => this.apply(u),

@@ -54,6 +54,7 @@ class Loading {
       log: ctx.log,
       permit: ctx.withLoadPermit,
       onViewError: (err) => ctx.log.error({ err }, 'building a view of the manifests failed'),
+      oneShot: ctx.oneShot === true,
     });
   }
 

@@ -1,0 +1,106 @@
+// `clusterdns diff` on trees past the size where each side is computed on a thread of its own
+// (diff-compute.ts, THREAD_BYTES): the CLI's output must be what the same computation gives in
+// one thread, and the findings each side reports from the model its server loaded must be
+// `clusterdns check`'s.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compare, pathSide, snapshotHere } from '../../src/cli/diff-compute.js';
+import { formatDiffJson } from '../../src/cli/diff-render.js';
+import { launcher } from '../helpers/server.js';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'clusterdns-diff-threads-'));
+const oldDir = path.join(root, 'old');
+const newDir = path.join(root, 'new');
+const corefile = path.join(root, 'Corefile');
+const SLOW = 240000;
+const NAMESPACES = 40;
+const SERVICES = 2400;
+
+/** A namespace's Services, each with a Deployment (or, every tenth, a StatefulSet and a headless Service). */
+function namespaceText(n: number): string {
+  const ns = `team-${n}`;
+  const docs = [`apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${ns}\n`];
+  for (let s = n; s < SERVICES; s += NAMESPACES) {
+    const app = `app-${s}`;
+    const stateful = s % 10 === 0;
+    docs.push(
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${app}\n  namespace: ${ns}\nspec:\n${stateful ? '  clusterIP: None\n' : ''}  selector:\n    app: ${app}\n  ports:\n  - name: http\n    port: 80\n    targetPort: web\n`,
+      `apiVersion: apps/v1\nkind: ${stateful ? 'StatefulSet' : 'Deployment'}\nmetadata:\n  name: ${app}\n  namespace: ${ns}\nspec:\n${stateful ? `  serviceName: ${app}\n` : ''}  replicas: 2\n  selector:\n    matchLabels:\n      app: ${app}\n  template:\n    metadata:\n      labels:\n        app: ${app}\n    spec:\n      containers:\n      - name: main\n        image: nginx:1.27\n        ports:\n        - name: web\n          containerPort: 8080\n`,
+    );
+  }
+  return docs.join('---\n');
+}
+
+const ORPHAN =
+  'apiVersion: v1\nkind: Service\nmetadata:\n  name: orphan\n  namespace: team-3\nspec:\n  selector:\n    app: nothing-here\n  ports:\n  - port: 80\n';
+
+function treeBytes(dir: string): number {
+  return readdirSync(dir).reduce((n, f) => n + statSync(path.join(dir, f)).size, 0);
+}
+
+function cli(cwd: string, ...args: string[]): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [launcher, ...args], { cwd, encoding: 'utf8', timeout: SLOW - 20000, maxBuffer: 256 * 1024 * 1024 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+beforeAll(() => {
+  mkdirSync(oldDir, { recursive: true });
+  for (let n = 0; n < NAMESPACES; n++) writeFileSync(path.join(oldDir, `team-${n}.yaml`), namespaceText(n));
+  // NEW: a pull request's worth of edits: ports renamed in one namespace, a workload scaled in
+  // another, a namespace deleted, and a Service that selects no pod (a finding that appears).
+  cpSync(oldDir, newDir, { recursive: true });
+  const renamed = path.join(newDir, 'team-0.yaml');
+  writeFileSync(renamed, readFileSync(renamed, 'utf8').replaceAll('  - name: http\n', '  - name: web-http\n'));
+  const scaled = path.join(newDir, 'team-1.yaml');
+  writeFileSync(scaled, readFileSync(scaled, 'utf8').replace('replicas: 2\n', 'replicas: 3\n'));
+  rmSync(path.join(newDir, 'team-2.yaml'));
+  writeFileSync(path.join(newDir, 'team-3.yaml'), `${readFileSync(path.join(newDir, 'team-3.yaml'), 'utf8')}---\n${ORPHAN}`);
+  writeFileSync(corefile, '.:53 {\n    kubernetes cluster.local in-addr.arpa ip6.arpa\n}\n');
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('diff of trees large enough for a thread per side', () => {
+  it('the trees are past the size at which the sides go to threads', () => {
+    expect(treeBytes(oldDir)).toBeGreaterThan(1 << 20);
+    expect(treeBytes(newDir)).toBeGreaterThan(1 << 20);
+  });
+
+  it(
+    'the CLI (a thread per side) prints what one thread computes',
+    async () => {
+      const r = cli(root, 'diff', '--conf', corefile, 'old', 'new', '--output', 'json', '--exit-code');
+      expect(r.err).toBe('');
+      expect(r.code).toBe(1);
+      const threaded = JSON.parse(r.out) as { summary: Record<string, number> };
+      const before = pathSide(oldDir, corefile);
+      const after = pathSide(newDir, corefile);
+      const here = compare(await snapshotHere(before, {}), await snapshotHere(after, {}), { old: 'old', new: 'new' }, true);
+      expect(threaded).toEqual(JSON.parse(formatDiffJson(here, [])));
+      // 60 Services' SRV records renamed, team-1 scaled, team-2 gone; the orphan's cluster IP added.
+      expect(threaded.summary.added).toBeGreaterThan(60);
+      expect(threaded.summary.removed).toBeGreaterThan(60);
+      expect(threaded.summary.findingsAppeared).toBe(1);
+      expect(threaded.summary.findingsDisappeared).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    "each side's findings, taken from the model its server loaded, are `clusterdns check`'s",
+    async () => {
+      const snap = await snapshotHere(pathSide(newDir, corefile), {});
+      const r = cli(newDir, 'check', '--conf', corefile, '--manifests', '.', '--output', 'json');
+      expect(r.err).toBe('');
+      const checked = JSON.parse(r.out) as { findings: { file: string; line: number; severity: string; code: string; message: string }[] };
+      const key = (f: { file: string; line: number; severity: string; code: string; message: string }) =>
+        `${f.file}:${f.line} ${f.severity} ${f.code} ${f.message}`;
+      expect(snap.findings.map(key)).toEqual(checked.findings.map(key));
+      expect(snap.findings.some((f) => f.code !== undefined && f.message.includes('"team-3/orphan"'))).toBe(true);
+    },
+    SLOW,
+  );
+});
