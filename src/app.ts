@@ -475,7 +475,7 @@ async function buildConfig(app: App): Promise<Config> {
   addBuildErrors(duplicateKeyErrors(blocks, defaultPort));
   const runtime: RuntimeOptions = {
     manifests: opts.manifests ?? [],
-    cluster: { ...defaultClusterOptions, ...opts.cluster },
+    cluster: runtimeClusterOptions(opts.cluster),
     retainModel: opts.retainModel !== false,
   };
   const registry = defaultRegistry();
@@ -682,6 +682,14 @@ async function closeChains(chains: readonly Chain[]): Promise<void> {
       }
     }
   }
+}
+
+/**
+ * The cluster options the App's plugins read manifests with (BlockContext.runtime.cluster): what a
+ * tool opening the same manifest feed as they do (sharedFeed) must pass to get theirs.
+ */
+export function runtimeClusterOptions(cluster: Partial<ClusterOptions> | undefined): ClusterOptions {
+  return { ...defaultClusterOptions, ...cluster };
 }
 
 /**

@@ -5,10 +5,8 @@
 import { existsSync } from 'node:fs';
 import { buildApp, defaultCorefile } from '../app.js';
 import { corefileErrors, loadCorefileCollect, parseCorefile, type CorefileError, type ParseResult, type ServerBlock } from '../chain/corefile.js';
-import { checkManifests } from '../cluster/check.js';
-import { filledStatuses, pendingStatuses } from '../cluster/emulate/edge.js';
+import { checkManifests, modelInfos } from '../cluster/check.js';
 import { ManifestError, type Finding } from '../cluster/model/finding.js';
-import type { ClusterModel } from '../cluster/model/model.js';
 import { manifestPath } from '../cluster/read/paths.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
@@ -83,26 +81,6 @@ function usageError(flags: CheckFlags, corefile: ParseResult | undefined): strin
     if (!existsSync(p)) return `--manifests ${p}: no such file or directory`;
   }
   return undefined;
-}
-
-/** "Service \"ns/name\": ..." texts of filledStatuses, read back into the object they name. */
-function objectOfText(text: string): FindingObject | undefined {
-  const m = /^(\w+) "([^"/]+)\/([^"]+)"/.exec(text);
-  return m ? { kind: m[1]!, namespace: m[2]!, name: m[3]! } : undefined;
-}
-
-/** Infos about the model: statuses filled in as controllers would, and statuses the manifests leave pending. */
-export function modelInfos(model: ClusterModel | undefined): (Finding & { object?: FindingObject })[] {
-  const out: (Finding & { object?: FindingObject })[] = [];
-  const notes = [
-    ...filledStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-filled' })),
-    ...pendingStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-pending' })),
-  ];
-  for (const f of notes) {
-    const object = objectOfText(f.text);
-    out.push({ file: f.source.file, line: f.source.line, severity: 'info', code: f.code, message: f.text, ...(object ? { object } : {}) });
-  }
-  return out;
 }
 
 /** Returns the exit code: see exitCode, and EXIT_USAGE when the command cannot run as given. */

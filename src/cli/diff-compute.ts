@@ -1,22 +1,22 @@
 // `clusterdns diff`, the computation: each side's served records (the same listing `records`
 // prints, asked of the real query path) and `check` findings, and what changed between them.
 import path from 'node:path';
-import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { buildApp, clusterModel, type App } from '../app.js';
+import { existsSync, statSync } from 'node:fs';
+import { buildApp, runtimeClusterOptions, type App } from '../app.js';
 import { rdataText } from '../dns/present.js';
 import { createLogger } from './logger.js';
 import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
 import { collectServed } from './records.js';
 import { ZoneListing } from './records-list.js';
 import { directRdata } from './records-direct.js';
-import { checkLoadedModel } from '../cluster/check.js';
-import { ManifestError, type Finding } from '../cluster/model/finding.js';
+import type { ModelFinding } from '../cluster/check.js';
+import { sharedFeed } from '../cluster/feed-thread.js';
+import { ManifestError } from '../cluster/model/finding.js';
 import { relativePath, type FindingObject, type ReportFinding } from './findings-output.js';
-import { modelInfos, reportFindings } from './check.js';
-import { Provenance, type Origin } from './diff-provenance.js';
-import type { ClusterModel, SourceRef } from '../cluster/model/model.js';
+import { reportFindings } from './check.js';
+import { Provenance, provenanceIndex, type Origin } from './diff-provenance.js';
+import { type DiffView, diffView } from './diff-view.js';
+import type { SourceRef } from '../cluster/model/model.js';
 
 /** One side of a diff: the Corefile and manifests to load, and the directory its paths are shown from. */
 export interface Side {
@@ -36,7 +36,7 @@ export function pathSide(p: string, conf: string | undefined): Side {
   return { label: p, ...(conf !== undefined ? { conf } : {}), manifests: [abs], root };
 }
 
-/** The records of one owner and type. */
+/** The records of one owner and type, and where they come from. */
 export interface RecordSet {
   readonly zone: string;
   readonly name: string;
@@ -99,77 +99,71 @@ function shownPath(file: string, root: string): string {
 
 /**
  * The manifest findings `clusterdns check` reports (the load's, the model checks' and the
- * statuses filled in or left pending) for the side's model, paths shown from the side's root.
- * `failed`: the findings of a load that built no model. Corefile errors are not among them: a
- * Corefile that does not build fails the diff.
+ * statuses filled in or left pending), paths shown from the side's root. Corefile errors are not
+ * among them: a Corefile that does not build fails the diff.
  */
-export function sideFindings(side: Side, model: ClusterModel | undefined, failed: readonly Finding[] = []): ReportFinding[] {
-  const found = [...(model ? checkLoadedModel(model) : failed), ...modelInfos(model)];
+function sideFindings(side: Side, found: readonly ModelFinding[]): ReportFinding[] {
   return reportFindings(found, (file) => shownPath(file, side.root));
 }
 
 /**
- * The side's cluster model: the one the server's kubernetes block loaded on its loader thread
- * and handed over (retainModel), so that records, findings and provenance come from one load;
- * loaded here only when no block reads these manifests.
+ * The side's findings and the index that places its records, built in the loader thread of the
+ * manifest feed the server's kubernetes block opened (the same paths and options give the same
+ * feed, so nothing is loaded again); a feed of its own when no block reads these manifests.
  */
-function sideModel(app: App, side: Side, options: ReturnType<typeof clusterOptions>): { model?: ClusterModel; failed?: readonly Finding[] } {
+async function sideView(app: App, side: Side, options: ReturnType<typeof clusterOptions>): Promise<DiffView> {
+  if (side.manifests.length === 0) return { findings: [], index: provenanceIndex(undefined) };
+  const feed = sharedFeed((key, create) => app.share(key, create), [...side.manifests], runtimeClusterOptions(options), { oneShot: true });
   try {
-    const model = clusterModel(app, side.manifests.length > 0 ? [...side.manifests] : undefined, options);
-    return model ? { model } : {};
+    const subscription = feed.value.subscribe(diffView(), { onView: () => undefined });
+    try {
+      await feed.value.refresh();
+      return (await subscription.current()).value;
+    } finally {
+      subscription.close();
+    }
   } catch (e) {
-    if (e instanceof ManifestError) return { failed: e.findings };
+    if (e instanceof ManifestError) return { findings: e.findings, index: provenanceIndex(undefined) };
     throw e;
+  } finally {
+    feed.release();
   }
 }
 
-const sideWorker = fileURLToPath(new URL('./diff-side-worker.js', import.meta.url));
-
-/**
- * Manifests smaller than this are diffed in this thread: a thread's start (the modules loaded
- * again, about half a second of CPU) costs more than the listing it would overlap.
- */
-const THREAD_BYTES = 1 << 20;
-
-/** Whether the manifest files under `paths` hold more than `limit` bytes (the walk stops once they do). */
-function largerThan(paths: readonly string[], limit: number): boolean {
-  let total = 0;
-  const walk = (p: string): boolean => {
-    let st: Stats;
-    try {
-      st = statSync(p);
-    } catch {
-      return false;
-    }
-    if (st.isFile()) return (total += st.size) > limit;
-    if (!st.isDirectory()) return false;
-    for (const e of readdirSync(p)) if (walk(path.join(p, e))) return true;
-    return false;
-  };
-  return paths.some(walk);
+/** A record set without its place. */
+export interface SetData {
+  readonly zone: string;
+  readonly name: string;
+  readonly type: string;
+  readonly ttl: number;
+  readonly data: readonly string[];
 }
 
 /**
- * Every record set the side serves, attributed to the objects that make them, and its findings:
- * on a thread of its own when the manifests are large, so that two sides asked for at once list
- * their records at once (in this thread where the compiled worker is missing, as under a
- * TypeScript runner).
+ * A side's record sets as plain strings, cheap to hand between threads: for each set its key,
+ * JSON [zone, name, type] and JSON [ttl, ...data] (sorted data, so equal bodies are equal sets).
  */
-export function snapshot(side: Side, flags: ClusterFlags): Promise<Snapshot> {
-  if (!existsSync(sideWorker) || !largerThan(side.manifests, THREAD_BYTES)) return snapshotHere(side, flags);
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(sideWorker, { workerData: { side, flags } });
-    worker.once('message', (m: { snapshot?: Snapshot; error?: string }) => {
-      if (m.snapshot) resolve(m.snapshot);
-      else reject(new Error(m.error ?? 'the diff thread failed'));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the diff thread exited (code ${code})`)));
-  });
+export interface SideListing {
+  readonly rows: readonly string[];
+  readonly findings: readonly ReportFinding[];
 }
 
-/** snapshot, in this thread. */
-export async function snapshotHere(side: Side, flags: ClusterFlags): Promise<Snapshot> {
+/** One side loaded: its listing, and the places of any of its sets (from the side's model, kept until asked). */
+export interface LoadedSide {
+  readonly listing: SideListing;
+  /** The origins of the sets `keys` (keys of the listing). */
+  originsOf(keys: readonly string[]): Origin[];
+}
+
+/** The set a listing row holds. */
+export function rowSet(head: string, body: string): SetData {
+  const [zone, name, type] = JSON.parse(head) as [string, string, string];
+  const [ttl, ...data] = JSON.parse(body) as [number, ...string[]];
+  return { zone, name, type, ttl, data };
+}
+
+/** Loads the side's manifests into a server, lists every record set it serves, and keeps what places them. */
+export async function loadSide(side: Side, flags: ClusterFlags): Promise<LoadedSide> {
   const options = clusterOptions(flags);
   const app = await buildApp({
     conf: side.conf,
@@ -180,22 +174,25 @@ export async function snapshotHere(side: Side, flags: ClusterFlags): Promise<Sna
     corefileLimits: corefileLimits(flags),
     oneShot: true,
     answerCacheBytes: 0,
+    // The model stays in the loader thread: what diff needs of it comes as a view (diff-view.ts).
+    retainModel: false,
   });
-  let loaded: ReturnType<typeof sideModel>;
+  let view: DiffView;
   let byZone: Map<string, ZoneListing>;
   try {
+    // Asked for first: the loader thread builds it while this one lists the records.
+    const viewPending = sideView(app, side, options);
+    viewPending.catch(() => undefined);
     byZone = await collectServed(app, undefined, {
       open: () => new ZoneListing(),
       add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
       addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
     });
-    loaded = sideModel(app, side, options);
+    view = await viewPending;
   } finally {
     await app.close();
   }
-  const { model } = loaded;
-  const findings = sideFindings(side, model, loaded.failed);
-  const provenance = new Provenance(model, [...byZone.keys()]);
+  const findings = sideFindings(side, view.findings);
   const sets = new Map<string, { zone: string; name: string; type: string; ttl: number; data: string[] }>();
   for (const [zone, listing] of byZone) {
     for (const r of listing.order()) {
@@ -210,7 +207,14 @@ export async function snapshotHere(side: Side, flags: ClusterFlags): Promise<Sna
       } else sets.set(key, { zone, name: r.name, type: r.type, ttl, data: [data] });
     }
   }
-  const out = new Map<string, RecordSet>();
+  const rows: string[] = [];
+  for (const [key, s] of sets) {
+    s.data.sort();
+    rows.push(key, JSON.stringify([s.zone, s.name, s.type]), JSON.stringify([s.ttl, ...s.data]));
+  }
+  const zones = [...byZone.keys()];
+  // Made when first asked: a diff asks for the places of the sets that changed, not of all.
+  let provenance: Provenance | undefined;
   // A few files hold every object: each path is made relative once.
   const shown = new Map<string, string>();
   const show = (file: string): string => {
@@ -218,13 +222,30 @@ export async function snapshotHere(side: Side, flags: ClusterFlags): Promise<Sna
     if (p === undefined) shown.set(file, (p = shownPath(file, side.root)));
     return p;
   };
-  for (const [key, s] of sets) {
-    s.data.sort();
-    const origin = provenance.of(s.zone, s.name, s.type, s.data);
-    const source = origin.source ? { file: show(origin.source.file), line: origin.source.line } : undefined;
-    out.set(key, { ...s, origin: { ...origin, ...(source ? { source } : {}) } });
-  }
-  return { sets: out, findings };
+  return {
+    listing: { rows, findings },
+    originsOf(keys) {
+      provenance ??= new Provenance(view.index, zones);
+      return keys.map((key) => {
+        const s = sets.get(key);
+        if (!s) throw new Error(`no record set ${key} on this side`);
+        const origin = provenance!.of(s.zone, s.name, s.type, s.data);
+        return origin.source ? { ...origin, source: { file: show(origin.source.file), line: origin.source.line } } : origin;
+      });
+    },
+  };
+}
+
+/** Every record set the side serves, attributed to the objects that make them, and its findings. */
+export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapshot> {
+  const loaded = await loadSide(side, flags);
+  const { rows, findings } = loaded.listing;
+  const keys: string[] = [];
+  for (let i = 0; i < rows.length; i += 3) keys.push(rows[i]!);
+  const origins = loaded.originsOf(keys);
+  const sets = new Map<string, RecordSet>();
+  for (let i = 0; i < rows.length; i += 3) sets.set(rows[i]!, { ...rowSet(rows[i + 1]!, rows[i + 2]!), origin: origins[i / 3]! });
+  return { sets, findings };
 }
 
 /** SOA data with its serial (the third field) as `*`. */
@@ -242,63 +263,101 @@ function findingKey(f: ReportFinding, withFile: boolean): string {
 
 const sameData = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** Which record sets differ, by key: in the order of the new listing (zone by zone, canonical), then what only the old one has. */
+export interface Delta {
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+}
+
+export function deltaOf<T>(before: ReadonlyMap<string, T>, after: ReadonlyMap<string, T>, same: (was: T, now: T) => boolean): Delta {
+  const added: string[] = [];
+  const changed: string[] = [];
+  const removed: string[] = [];
+  for (const [key, s] of after) {
+    const was = before.get(key);
+    if (was === undefined) added.push(key);
+    else if (!same(was, s)) changed.push(key);
+  }
+  for (const key of before.keys()) if (!after.has(key)) removed.push(key);
+  return { added, changed, removed };
+}
+
+/** A set with its place, as a DiffResult shows it. */
+export type PlacedSet = SetData & { readonly origin: Origin };
+
 /**
- * The changes from `before` to `after`. `sameFiles`: the sides' paths name the same files (two
- * directories, two revisions), so findings are matched by file too.
+ * The diff of `delta`, each set read with `set` (old: a removed set or a changed set's old data;
+ * new: an added set or a changed one, whose place is the new one). `sameFiles`: the sides' paths
+ * name the same files (two directories, two revisions), so findings are matched by file too.
  */
-export function compare(before: Snapshot, after: Snapshot, labels: { old: string; new: string }, sameFiles: boolean): DiffResult {
+export function resultOf(
+  delta: Delta,
+  set: (side: 'old' | 'new', key: string) => PlacedSet,
+  findings: { readonly old: readonly ReportFinding[]; readonly new: readonly ReportFinding[] },
+  labels: { old: string; new: string },
+  sameFiles: boolean,
+): DiffResult {
   const byNs = new Map<string, RecordChange[]>();
   const put = (origin: Origin, c: RecordChange): void => {
     const list = byNs.get(origin.namespace);
     if (list) list.push(c);
     else byNs.set(origin.namespace, [c]);
   };
-  const place = (s: RecordSet) => ({
+  const place = (s: PlacedSet) => ({
     ...(s.origin.object ? { object: s.origin.object } : {}),
     ...(s.origin.source ? { source: s.origin.source } : {}),
   });
-  let added = 0;
-  let removed = 0;
-  let changed = 0;
-  // In the order of the new listing (zone by zone, canonical), then what only the old one has.
-  for (const [key, s] of after.sets) {
-    const was = before.sets.get(key);
-    if (!was) {
-      added++;
-      put(s.origin, { change: 'added', zone: s.zone, name: s.name, type: s.type, new: { ttl: s.ttl, data: s.data }, ...place(s) });
-    } else if (was.ttl !== s.ttl || !sameData(was.data, s.data)) {
-      changed++;
-      put(s.origin, {
-        change: 'changed',
-        zone: s.zone,
-        name: s.name,
-        type: s.type,
-        old: { ttl: was.ttl, data: was.data },
-        new: { ttl: s.ttl, data: s.data },
-        ...place(s),
-      });
-    }
+  for (const key of delta.added) {
+    const s = set('new', key);
+    put(s.origin, { change: 'added', zone: s.zone, name: s.name, type: s.type, new: { ttl: s.ttl, data: s.data }, ...place(s) });
   }
-  for (const [key, s] of before.sets) {
-    if (after.sets.has(key)) continue;
-    removed++;
+  for (const key of delta.changed) {
+    const was = set('old', key);
+    const s = set('new', key);
+    put(s.origin, {
+      change: 'changed',
+      zone: s.zone,
+      name: s.name,
+      type: s.type,
+      old: { ttl: was.ttl, data: was.data },
+      new: { ttl: s.ttl, data: s.data },
+      ...place(s),
+    });
+  }
+  for (const key of delta.removed) {
+    const s = set('old', key);
     put(s.origin, { change: 'removed', zone: s.zone, name: s.name, type: s.type, old: { ttl: s.ttl, data: s.data }, ...place(s) });
   }
-  const oldKeys = new Set(before.findings.map((f) => findingKey(f, sameFiles)));
-  const newKeys = new Set(after.findings.map((f) => findingKey(f, sameFiles)));
-  const appeared = after.findings.filter((f) => !oldKeys.has(findingKey(f, sameFiles)));
-  const disappeared = before.findings.filter((f) => !newKeys.has(findingKey(f, sameFiles)));
+  const oldKeys = new Set(findings.old.map((f) => findingKey(f, sameFiles)));
+  const newKeys = new Set(findings.new.map((f) => findingKey(f, sameFiles)));
+  const appeared = findings.new.filter((f) => !oldKeys.has(findingKey(f, sameFiles)));
+  const disappeared = findings.old.filter((f) => !newKeys.has(findingKey(f, sameFiles)));
   // Namespaces by name; records of none last.
   const namespaces = [...byNs.keys()]
     .sort((a, b) => Number(a === '') - Number(b === '') || (a < b ? -1 : a > b ? 1 : 0))
     .map((namespace) => ({ namespace, changes: byNs.get(namespace)!.sort(byName) }));
+  const { added, changed, removed } = delta;
   return {
     old: labels.old,
     new: labels.new,
     namespaces,
     findings: { appeared, disappeared },
-    summary: { added, removed, changed, findingsAppeared: appeared.length, findingsDisappeared: disappeared.length },
+    summary: {
+      added: added.length,
+      removed: removed.length,
+      changed: changed.length,
+      findingsAppeared: appeared.length,
+      findingsDisappeared: disappeared.length,
+    },
   };
+}
+
+/** The changes from `before` to `after` (see resultOf for `sameFiles`). */
+export function compare(before: Snapshot, after: Snapshot, labels: { old: string; new: string }, sameFiles: boolean): DiffResult {
+  const delta = deltaOf(before.sets, after.sets, (was, now) => was.ttl === now.ttl && sameData(was.data, now.data));
+  const set = (side: 'old' | 'new', key: string): PlacedSet => (side === 'old' ? before : after).sets.get(key)!;
+  return resultOf(delta, set, { old: before.findings, new: after.findings }, labels, sameFiles);
 }
 
 /** The owner's labels right to left, lowercased: names under one parent sort together, as in a zone file. */

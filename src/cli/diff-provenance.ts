@@ -3,7 +3,7 @@
 // from. The names follow the DNS specification for Kubernetes (<svc>.<ns>.svc.<zone>,
 // <host>.<svc>.<ns>.svc.<zone>, <ip>.<ns>.pod.<zone>) and the edge plugins' host names, so the
 // model is searched by name, never by re-deriving the records.
-import type { ClusterModel, EndpointSlice, Pod, SourceRef } from '../cluster/model/model.js';
+import type { ClusterModel, SourceRef } from '../cluster/model/model.js';
 import type { FindingObject } from './findings-output.js';
 import { isSubdomain } from '../pkg/names.js';
 
@@ -28,51 +28,108 @@ const bare = (name: string): string => {
   return n.endsWith('.') ? n.slice(0, -1) : n;
 };
 
-export class Provenance {
-  private readonly services = new Map<string, Found>();
-  private readonly slices = new Map<string, EndpointSlice[]>();
-  private readonly pods = new Map<string, Pod>();
-  private readonly podsByIp = new Map<string, Pod>();
-  private readonly workloads = new Map<string, Found>();
+/** A pod as provenance reads it. */
+interface PodPlace {
+  readonly namespace: string;
+  readonly name: string;
+  readonly source: SourceRef;
+  readonly derived?: boolean;
+  readonly owner?: { readonly kind: string; readonly name: string };
+}
+
+/** A slice as provenance reads it: its endpoints' names and what they point at. */
+interface SlicePlace {
+  readonly name: string;
+  readonly mirrored?: boolean;
+  readonly source: SourceRef;
+  readonly endpoints: readonly {
+    readonly hostname?: string;
+    readonly addresses: readonly string[];
+    readonly targetRefKind?: string;
+    readonly targetRefName?: string;
+  }[];
+}
+
+/**
+ * What Provenance reads of a cluster model, as plain data (maps, strings, numbers): made where the
+ * model is (a loader thread) and handed over instead of the model, which is several times larger.
+ */
+export interface ProvenanceIndex {
+  readonly services: Map<string, Found>;
+  readonly slices: Map<string, SlicePlace[]>;
+  readonly pods: Map<string, PodPlace>;
+  /** "namespace|dashed-ip" to the pod's "namespace/name". */
+  readonly podsByIp: Map<string, string>;
+  readonly workloads: Map<string, Found>;
   /** Edge host names (lowercased, no trailing dot; wildcards as written) to the objects that publish them. */
-  private readonly hosts = new Map<string, Found>();
+  readonly hosts: Map<string, Found>;
+}
+
+/** The index of `model` (an empty one for none). */
+export function provenanceIndex(model: ClusterModel | undefined): ProvenanceIndex {
+  const index: ProvenanceIndex = { services: new Map(), slices: new Map(), pods: new Map(), podsByIp: new Map(), workloads: new Map(), hosts: new Map() };
+  if (!model) return index;
+  for (const s of model.services) {
+    index.services.set(`${s.namespace}/${s.name}`, { object: { kind: 'Service', namespace: s.namespace, name: s.name }, source: s.source });
+  }
+  for (const slice of model.endpointSlices) {
+    if (slice.serviceName === undefined) continue;
+    const key = `${slice.namespace}/${slice.serviceName}`;
+    const place: SlicePlace = {
+      name: slice.name,
+      source: slice.source,
+      ...(slice.mirrored ? { mirrored: true } : {}),
+      endpoints: slice.endpoints.map((e) => ({
+        addresses: e.addresses,
+        ...(e.hostname !== undefined ? { hostname: e.hostname } : {}),
+        ...(e.targetRefKind !== undefined ? { targetRefKind: e.targetRefKind } : {}),
+        ...(e.targetRefName !== undefined ? { targetRefName: e.targetRefName } : {}),
+      })),
+    };
+    const list = index.slices.get(key);
+    if (list) list.push(place);
+    else index.slices.set(key, [place]);
+  }
+  for (const p of model.pods) {
+    const key = `${p.namespace}/${p.name}`;
+    index.pods.set(key, {
+      namespace: p.namespace,
+      name: p.name,
+      source: p.source,
+      ...(p.derived ? { derived: true } : {}),
+      ...(p.owner ? { owner: { kind: p.owner.kind, name: p.owner.name } } : {}),
+    });
+    for (const ip of p.podIPs) if (!p.hostNetwork) index.podsByIp.set(`${p.namespace}|${dashed(ip)}`, key);
+  }
+  for (const w of model.workloads ?? []) {
+    index.workloads.set(`${w.kind}/${w.namespace}/${w.name}`, { object: { kind: w.kind, namespace: w.namespace, name: w.name }, source: w.source });
+  }
+  const edge = model.edge;
+  if (!edge) return index;
+  const host = (name: string, found: Found): void => {
+    const key = bare(name);
+    if (!index.hosts.has(key)) index.hosts.set(key, found);
+  };
+  const of = (kind: string, o: { namespace: string; name: string; source: SourceRef }): Found => ({
+    object: { kind, namespace: o.namespace, name: o.name },
+    source: o.source,
+  });
+  for (const d of edge.dnsEndpoints) for (const e of d.endpoints) host(e.dnsName, of('DNSEndpoint', d));
+  for (const i of edge.ingresses) for (const h of i.hosts) host(h, of('Ingress', i));
+  for (const r of edge.routeHosts) host(r.host, of(r.route.kind, r.route));
+  for (const g of edge.gateways) for (const l of g.listeners) if (l.hostname) host(l.hostname, of('Gateway', g));
+  return index;
+}
+
+export class Provenance {
+  private readonly index: ProvenanceIndex;
   /** Zones of the listing, longest first, to read a PTR target's zone. */
   private readonly zones: string[];
 
-  constructor(model: ClusterModel | undefined, zones: readonly string[]) {
+  /** From a model, or from its index made elsewhere (provenanceIndex). */
+  constructor(from: ClusterModel | ProvenanceIndex | undefined, zones: readonly string[]) {
     this.zones = [...zones].sort((a, b) => b.length - a.length);
-    if (!model) return;
-    for (const s of model.services) {
-      this.services.set(`${s.namespace}/${s.name}`, { object: { kind: 'Service', namespace: s.namespace, name: s.name }, source: s.source });
-    }
-    for (const slice of model.endpointSlices) {
-      if (slice.serviceName === undefined) continue;
-      const key = `${slice.namespace}/${slice.serviceName}`;
-      const list = this.slices.get(key);
-      if (list) list.push(slice);
-      else this.slices.set(key, [slice]);
-    }
-    for (const p of model.pods) {
-      this.pods.set(`${p.namespace}/${p.name}`, p);
-      for (const ip of p.podIPs) if (!p.hostNetwork) this.podsByIp.set(`${p.namespace}|${dashed(ip)}`, p);
-    }
-    for (const w of model.workloads ?? []) {
-      this.workloads.set(`${w.kind}/${w.namespace}/${w.name}`, { object: { kind: w.kind, namespace: w.namespace, name: w.name }, source: w.source });
-    }
-    const edge = model.edge;
-    if (!edge) return;
-    const host = (name: string, found: Found): void => {
-      const key = bare(name);
-      if (!this.hosts.has(key)) this.hosts.set(key, found);
-    };
-    const of = (kind: string, o: { namespace: string; name: string; source: SourceRef }): Found => ({
-      object: { kind, namespace: o.namespace, name: o.name },
-      source: o.source,
-    });
-    for (const d of edge.dnsEndpoints) for (const e of d.endpoints) host(e.dnsName, of('DNSEndpoint', d));
-    for (const i of edge.ingresses) for (const h of i.hosts) host(h, of('Ingress', i));
-    for (const r of edge.routeHosts) host(r.host, of(r.route.kind, r.route));
-    for (const g of edge.gateways) for (const l of g.listeners) if (l.hostname) host(l.hostname, of('Gateway', g));
+    this.index = from === undefined || 'namespaces' in from ? provenanceIndex(from) : from;
   }
 
   /** The origin of the record set `name` `type` of `zone` (whose PTR data is `data`). */
@@ -93,7 +150,7 @@ export class Provenance {
     if (edge) return { namespace: edge.object.namespace, ...edge };
     // k8s_external and a k8s_gateway Service without a hostname annotation: <svc>.<ns>.<zone>.
     if (n >= 2) {
-      const svc = this.services.get(`${labels[n - 1]}/${labels[n - 2]}`);
+      const svc = this.index.services.get(`${labels[n - 1]}/${labels[n - 2]}`);
       if (svc) return { namespace: labels[n - 1]!, ...svc };
     }
     return NONE;
@@ -101,7 +158,7 @@ export class Provenance {
 
   /** A name under <svc>.<ns>.svc.<zone>: the Service, or the pod (else the slice) of an endpoint's name. */
   private service(ns: string, name: string, rest: readonly string[]): Origin {
-    const svc = this.services.get(`${ns}/${name}`);
+    const svc = this.index.services.get(`${ns}/${name}`);
     if (rest.length === 1 && !rest[0]!.startsWith('_')) {
       const endpoint = this.endpoint(ns, name, rest[0]!);
       if (endpoint) return { namespace: ns, ...endpoint };
@@ -111,11 +168,11 @@ export class Provenance {
 
   /** The object behind the endpoint `host` of Service ns/name (its hostname, else its address with dashes). */
   private endpoint(ns: string, name: string, host: string): Found | undefined {
-    for (const slice of this.slices.get(`${ns}/${name}`) ?? []) {
+    for (const slice of this.index.slices.get(`${ns}/${name}`) ?? []) {
       for (const e of slice.endpoints) {
         if (e.hostname !== host && !e.addresses.some((a) => dashed(a) === host)) continue;
         if (e.targetRefKind === 'Pod' && e.targetRefName !== undefined) {
-          const pod = this.pods.get(`${ns}/${e.targetRefName}`);
+          const pod = this.index.pods.get(`${ns}/${e.targetRefName}`);
           if (pod) return this.podOrWorkload(pod);
         }
         const kind = slice.mirrored ? 'Endpoints' : 'EndpointSlice';
@@ -126,18 +183,19 @@ export class Provenance {
   }
 
   private podAt(ns: string, dashedIp: string): Origin {
-    const pod = this.podsByIp.get(`${ns}|${dashedIp}`);
+    const key = this.index.podsByIp.get(`${ns}|${dashedIp}`);
+    const pod = key !== undefined ? this.index.pods.get(key) : undefined;
     return pod ? { namespace: ns, ...this.podOrWorkload(pod) } : { namespace: ns };
   }
 
   /** A pod written in the manifests, or the workload a derived pod comes from. */
-  private podOrWorkload(pod: Pod): Found {
+  private podOrWorkload(pod: PodPlace): Found {
     if (pod.derived && pod.owner) {
-      const direct = this.workloads.get(`${pod.owner.kind}/${pod.namespace}/${pod.owner.name}`);
+      const direct = this.index.workloads.get(`${pod.owner.kind}/${pod.namespace}/${pod.owner.name}`);
       if (direct) return direct;
       // A Deployment's pods are owned by its ReplicaSet, <deployment>-<hash>.
       const cut = pod.owner.name.lastIndexOf('-');
-      const deployment = cut > 0 ? this.workloads.get(`Deployment/${pod.namespace}/${pod.owner.name.slice(0, cut)}`) : undefined;
+      const deployment = cut > 0 ? this.index.workloads.get(`Deployment/${pod.namespace}/${pod.owner.name.slice(0, cut)}`) : undefined;
       if (deployment) return deployment;
     }
     return { object: { kind: 'Pod', namespace: pod.namespace, name: pod.name }, source: pod.source };
@@ -145,10 +203,10 @@ export class Provenance {
 
   /** The edge object publishing `owner`, or the wildcard host covering it. */
   private edgeHost(owner: string): Found | undefined {
-    const exact = this.hosts.get(owner);
+    const exact = this.index.hosts.get(owner);
     if (exact) return exact;
     const dot = owner.indexOf('.');
-    return dot > 0 ? this.hosts.get(`*${owner.slice(dot)}`) : undefined;
+    return dot > 0 ? this.index.hosts.get(`*${owner.slice(dot)}`) : undefined;
   }
 }
 

@@ -4,7 +4,8 @@
 // change (or no --exit-code), 1 changes under --exit-code, 2 a command that cannot run as given.
 import { statSync } from 'node:fs';
 import type { ClusterFlags } from './options.js';
-import { compare, hasChanges, pathSide, snapshot, type Side } from './diff-compute.js';
+import { hasChanges, pathSide, type Side } from './diff-compute.js';
+import { diffSides } from './diff-threads.js';
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from './diff-render.js';
 import { gitSides } from './diff-git.js';
 import { walks as walksOf, type Walk } from './diff-walk.js';
@@ -66,9 +67,7 @@ export async function diff(
       sameFiles = statSync(before.manifests[0]!).isDirectory() && statSync(after.manifests[0]!).isDirectory();
     }
     const cluster: ClusterFlags = { ...flags, manifests: undefined };
-    // The sides load at once: each on its own loader thread, while this one lists the other's records.
-    const [a, b] = await Promise.all([snapshot(before, cluster), snapshot(after, cluster)]);
-    const result = compare(a, b, { old: before.label, new: after.label }, sameFiles);
+    const result = await diffSides(before, after, cluster, { old: before.label, new: after.label }, sameFiles);
     let walks: Walk[] = [];
     if (flags.from !== undefined) walks = await walksOf(before, after, cluster, flags.from, flags.name ?? [], flags.libc ?? 'glibc');
     const format = flags.output ?? 'text';

@@ -8,6 +8,7 @@ import { findPort, hasControllerSelector, isTerminal, PodIndex } from './emulate
 import { parseIp } from '../pkg/ip.js';
 import { closest } from '../pkg/spelling.js';
 import { loadManifests } from './load.js';
+import { filledStatuses, pendingStatuses } from './emulate/edge.js';
 import { isDns1123Label } from './admit/validate.js';
 import { parseManifestText } from './read/yaml-docs.js';
 import { readManifestFile } from './read/files.js';
@@ -287,4 +288,24 @@ export function checkLoadedModel(model: ClusterModel): ModelFinding[] {
       fieldLineReader((file) => readManifestFile(file, [])),
     ),
   ]);
+}
+
+/** "Service \"ns/name\": ..." texts of filledStatuses, read back into the object they name. */
+function objectOfText(text: string): FindingObject | undefined {
+  const m = /^(\w+) "([^"/]+)\/([^"]+)"/.exec(text);
+  return m ? { kind: m[1]!, namespace: m[2]!, name: m[3]! } : undefined;
+}
+
+/** Infos about the model: statuses filled in as controllers would, and statuses the manifests leave pending. */
+export function modelInfos(model: ClusterModel | undefined): ModelFinding[] {
+  const out: ModelFinding[] = [];
+  const notes = [
+    ...filledStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-filled' })),
+    ...pendingStatuses(model?.edge, model?.services ?? []).map((n) => ({ ...n, code: 'status-pending' })),
+  ];
+  for (const f of notes) {
+    const object = objectOfText(f.text);
+    out.push({ file: f.source.file, line: f.source.line, severity: 'info', code: f.code, message: f.text, ...(object ? { object } : {}) });
+  }
+  return out;
 }

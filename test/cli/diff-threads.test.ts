@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, stat
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compare, pathSide, snapshotHere } from '../../src/cli/diff-compute.js';
+import { compare, pathSide, snapshot } from '../../src/cli/diff-compute.js';
 import { formatDiffJson } from '../../src/cli/diff-render.js';
 import { launcher } from '../helpers/server.js';
 
@@ -78,7 +78,7 @@ describe('diff of trees large enough for a thread per side', () => {
       const threaded = JSON.parse(r.out) as { summary: Record<string, number> };
       const before = pathSide(oldDir, corefile);
       const after = pathSide(newDir, corefile);
-      const here = compare(await snapshotHere(before, {}), await snapshotHere(after, {}), { old: 'old', new: 'new' }, true);
+      const here = compare(await snapshot(before, {}), await snapshot(after, {}), { old: 'old', new: 'new' }, true);
       expect(threaded).toEqual(JSON.parse(formatDiffJson(here, [])));
       // 60 Services' SRV records renamed, team-1 scaled, team-2 gone; the orphan's cluster IP added.
       expect(threaded.summary.added).toBeGreaterThan(60);
@@ -92,7 +92,7 @@ describe('diff of trees large enough for a thread per side', () => {
   it(
     "each side's findings, taken from the model its server loaded, are `clusterdns check`'s",
     async () => {
-      const snap = await snapshotHere(pathSide(newDir, corefile), {});
+      const snap = await snapshot(pathSide(newDir, corefile), {});
       const r = cli(newDir, 'check', '--conf', corefile, '--manifests', '.', '--output', 'json');
       expect(r.err).toBe('');
       const checked = JSON.parse(r.out) as { findings: { file: string; line: number; severity: string; code: string; message: string }[] };
