@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { compare, deltaOf, type DiffResult, type PlacedSet, resultOf, rowSet, type Side, type SideListing, snapshot } from './diff-compute.js';
+import { compare, type Delta, deltaOf, type DiffResult, type PlacedSet, resultOf, rowSet, type Side, type SideListing, snapshot } from './diff-compute.js';
 import type { Origin } from './diff-provenance.js';
 import type { ClusterFlags } from './options.js';
 
@@ -95,6 +95,9 @@ class SideThread {
   }
 }
 
+/** The sets the new side places: what was added and what changed. */
+const placedNewKeys = (delta: Delta): string[] => [...delta.added, ...delta.changed];
+
 /** A listing's rows by key: [head, body]. */
 function rowsByKey(listing: SideListing): Map<string, readonly [string, string]> {
   const out = new Map<string, readonly [string, string]>();
@@ -121,10 +124,11 @@ export async function diffSides(before: Side, after: Side, flags: ClusterFlags, 
     const was = rowsByKey(a);
     const is = rowsByKey(b);
     const delta = deltaOf(was, is, (x, y) => x[1] === y[1]);
-    const [oldOrigins, newOrigins] = await Promise.all([old.originsOf(delta.removed), now.originsOf([...delta.added, ...delta.changed])]);
+    const [oldOrigins, newOrigins] = await Promise.all([old.originsOf(delta.removed), now.originsOf(placedNewKeys(delta))]);
     const placed = { old: new Map<string, Origin>(), new: new Map<string, Origin>() };
-    delta.removed.forEach((key, i) => placed.old.set(key, oldOrigins[i]!));
-    [...delta.added, ...delta.changed].forEach((key, i) => placed.new.set(key, newOrigins[i]!));
+    const placedNew = placedNewKeys(delta);
+    for (let i = 0; i < delta.removed.length; i++) placed.old.set(delta.removed[i]!, oldOrigins[i]!);
+    for (let i = 0; i < placedNew.length; i++) placed.new.set(placedNew[i]!, newOrigins[i]!);
     const set = (side: 'old' | 'new', key: string): PlacedSet => {
       const [head, body] = (side === 'old' ? was : is).get(key)!;
       // A changed set's old data is shown with its new place; its old place is not asked for.
