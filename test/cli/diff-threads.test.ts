@@ -104,3 +104,25 @@ describe('diff of trees large enough for a thread per side', () => {
     SLOW,
   );
 });
+
+describe('diff with a Corefile whose blocks read no manifests', () => {
+  it('still compares the findings: the side loads the manifests into a feed of its own', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'clusterdns-diff-nofeed-'));
+    try {
+      const svc = (name: string, app: string) =>
+        `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec:\n  selector: {app: ${app}}\n  ports: [{port: 80}]\n`;
+      mkdirSync(path.join(dir, 'a'));
+      mkdirSync(path.join(dir, 'b'));
+      writeFileSync(path.join(dir, 'a', 'x.yaml'), svc('s', 'x'));
+      writeFileSync(path.join(dir, 'b', 'x.yaml'), `${svc('s', 'x')}---\n${svc('t', 'y')}`);
+      writeFileSync(path.join(dir, 'Corefile'), '.:53 {\n    log\n}\n');
+      const r = cli(dir, 'diff', '--conf', 'Corefile', 'a', 'b', '--output', 'json');
+      expect(r.err).toBe('');
+      const out = JSON.parse(r.out) as { summary: Record<string, number>; findings: { appeared: { file: string; line: number; code: string }[] } };
+      expect(out.summary).toEqual({ added: 0, removed: 0, changed: 0, findingsAppeared: 1, findingsDisappeared: 0 });
+      expect(out.findings.appeared.map((f) => [f.file, f.line, f.code])).toEqual([['x.yaml', 12, 'selector-no-pods']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
