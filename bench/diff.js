@@ -9,6 +9,8 @@
 // reported per run and as medians, with the per-round ratios diff/records.
 //
 // Options: --services N (10000) --pods N (20000) --rounds N (3)
+//   --before DIR: another checkout (built) whose bin/clusterdns.js runs the same diff in each round
+//   too, as `diff-before`: a before/after of a change in one run.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +20,9 @@ import { BENCH, ROOT, option, median, fmt, clockTicks, machine, children, stopCh
 const SERVICES = option('--services', 10000, 1, 1000000);
 const PODS = option('--pods', 20000, 0, 10000000);
 const ROUNDS = option('--rounds', 3, 1, 50);
+const beforeAt = process.argv.indexOf('--before');
+const BEFORE = beforeAt > 0 ? path.resolve(process.argv[beforeAt + 1] ?? '') : undefined;
+if (BEFORE !== undefined && !fs.existsSync(path.join(BEFORE, 'bin', 'clusterdns.js'))) throw new Error(`--before ${BEFORE}: no bin/clusterdns.js there`);
 
 const RSS_HOOK = `const { isMainThread } = require('node:worker_threads');
 if (isMainThread) process.on('exit', () => require('node:fs').writeFileSync(process.env.DIFF_RSS_OUT, String(process.resourceUsage().maxRSS)));
@@ -31,12 +36,12 @@ function childTicks() {
 }
 
 /** One CLI run: wall ms, CPU ms (all its threads), peak RSS MiB, exit code, stdout. */
-function run(args, hook, rssOut, clkTck) {
+function run(args, hook, rssOut, clkTck, root = ROOT) {
   return new Promise((resolve, reject) => {
     fs.rmSync(rssOut, { force: true });
     const ticks = childTicks();
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['--require', hook, path.join(ROOT, 'bin', 'clusterdns.js'), ...args], {
+    const child = spawn(process.execPath, ['--require', hook, path.join(root, 'bin', 'clusterdns.js'), ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, DIFF_RSS_OUT: rssOut },
     });
@@ -88,16 +93,20 @@ async function main() {
       { label: 'records', args: ['records', '--conf', corefile, '--manifests', oldDir] },
       { label: 'diff', args: ['diff', '--conf', corefile, oldDir, newDir, '--output', 'json', '--exit-code'] },
     ];
+    if (BEFORE !== undefined) commands.push({ label: 'diff-before', root: BEFORE, args: commands[1].args });
     const clkTck = clockTicks();
     const runs = new Map(commands.map((c) => [c.label, []]));
     let diffSummary;
     for (let round = 1; round <= ROUNDS; round++) {
       for (const c of commands) {
-        const r = await run(c.args, hook, rssOut, clkTck);
+        const r = await run(c.args, hook, rssOut, clkTck, c.root);
         runs.get(c.label).push(r);
-        if (c.label === 'diff') {
+        if (c.label !== 'records') {
           if (r.code !== 1) throw new Error(`diff --exit-code exited ${r.code}: the edits changed nothing?`);
-          diffSummary = JSON.parse(r.stdout).summary;
+          const got = JSON.parse(r.stdout).summary;
+          if (diffSummary !== undefined && JSON.stringify(got) !== JSON.stringify(diffSummary))
+            throw new Error(`${c.label} found ${JSON.stringify(got)}, diff ${JSON.stringify(diffSummary)}`);
+          diffSummary = got;
         }
         console.log(`round ${round} ${c.label}: ${fmt(r.ms, 0)} ms wall, ${fmt(r.cpuMs, 0)} ms CPU, ${fmt(r.rssMb, 0)} MiB peak RSS`);
       }
@@ -126,6 +135,14 @@ async function main() {
       rss: Number(fmt(median(runs.get('diff').map((r, i) => r.rssMb / runs.get('records')[i].rssMb)), 2)),
     };
     console.log(`diff/records: wall ${summary.ratio.wall}, CPU ${summary.ratio.cpu}, peak RSS ${summary.ratio.rss} (median of per-round ratios)`);
+    if (BEFORE !== undefined) {
+      const b = runs.get('diff-before');
+      summary.ratioBefore = {
+        wall: Number(fmt(median(runs.get('diff').map((r, i) => r.ms / b[i].ms)), 2)),
+        cpu: Number(fmt(median(runs.get('diff').map((r, i) => r.cpuMs / b[i].cpuMs)), 2)),
+      };
+      console.log(`diff/diff-before: wall ${summary.ratioBefore.wall}, CPU ${summary.ratioBefore.cpu} (median of per-round ratios)`);
+    }
     console.log(JSON.stringify(summary));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
