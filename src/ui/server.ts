@@ -16,8 +16,8 @@ import { INDEX_HTML, STYLE_CSS, builtPageScript } from './assets.js';
 import { manifestFiles, manifestPaths, modelOf, recordsView } from './data.js';
 import { BadRequest, resolveView } from './resolve.js';
 import { LIBCS } from '../resolver/types.js';
-import type { ChangeEvent, ErrorResponse, InfoResponse, ManifestResponse, PodsResponse } from './types.js';
-import { type DiffSource, openDiff, type UiDiff } from './diff.js';
+import type { ChangeEvent, DiffSourcesResponse, ErrorResponse, InfoResponse, ManifestResponse, PodsResponse } from './types.js';
+import { type DiffSource, openDiff, servedSources, type UiDiff } from './diff.js';
 
 export const DEFAULT_UI_LISTEN = '127.0.0.1:8053';
 export const DEFAULT_SSE_CLIENTS = 16;
@@ -157,6 +157,14 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
     return diffText.text;
   };
 
+  // Which of the diff's file:line the page may link, per generation (the served files change with NEW).
+  let sources: DiffSourcesResponse | undefined;
+  const sourcesNow = (d: UiDiff): DiffSourcesResponse => {
+    if (sources?.generation !== generation)
+      sources = { generation, new: servedSources(d.new, paths, files), old: servedSources(d.old, d.old.manifests, files) };
+    return sources;
+  };
+
   // Server-sent events: the open pages, each told of every reload.
   const clients = new Set<http.ServerResponse>();
   const broadcast = (event: string, data: unknown): void => {
@@ -230,6 +238,13 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
       readOnly(async (_req, res) => {
         if (!diff) return sendError(res, 404, 'No diff: this page was started with one manifest tree.');
         send(res, 200, 'application/json; charset=utf-8', await diffNow(diff));
+      }),
+    ],
+    [
+      '/api/diff-sources',
+      readOnly((_req, res) => {
+        if (!diff) return sendError(res, 404, 'No diff: this page was started with one manifest tree.');
+        sendJson(res, 200, sourcesNow(diff));
       }),
     ],
     ['/api/records', readOnly(async (_req, res) => send(res, 200, 'application/json; charset=utf-8', await recordsNow()))],

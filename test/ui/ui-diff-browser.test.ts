@@ -1,11 +1,13 @@
 // The Diff view in a real browser (Debian's chromium, headless, through playwright-core): the
 // page started with `--diff OLD NEW` shows the added Service's row, the removed one's and the
 // changed ExternalName row with old -> new data, a hostile changed TXT value as text, and says
-// Records shows NEW. UPDATE_SCREENSHOTS=1 writes docs/ui-diff.png.
+// Records shows NEW; a NEW file:line is a link to the manifest view, an OLD one text that says
+// why. UPDATE_SCREENSHOTS=1 writes docs/ui-diff.png.
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { relativePath } from '../../src/cli/findings-output.js';
 import type { UiServer } from '../../src/ui/server.js';
 import type { DiffResponse } from '../../src/ui/types.js';
 import { repoRoot, which } from '../helpers/server.js';
@@ -88,6 +90,25 @@ describeNeeding(['chromium'], 'clusterdns ui --diff in a browser', () => {
     },
     SLOW,
   );
+
+  it("links NEW's file:line to the manifest view at its line, and says why OLD's is not a link", async () => {
+    await page.goto(`${ui.url}#diff`);
+    const removed = page.locator('#diff-table tr.change-removed', { hasText: 'invoices.billing.svc.cluster.local.' }).first().locator('td.src');
+    await removed.waitFor({ timeout: 60000 });
+    expect(await removed.locator('a').count()).toBe(0);
+    expect(await removed.locator('span').getAttribute('title')).toContain(`In OLD (${trees.old}): this page serves only the manifests it loads`);
+    const link = page.locator('#diff-table tr.change-added', { hasText: 'cart.shop.svc.cluster.local.' }).first().locator('td.src a');
+    expect(await link.textContent()).toBe('shop.yaml:88');
+    await link.click();
+    await page.waitForURL(/\/manifest\?file=.*&line=88$/);
+    const hl = page.locator('#manifest-lines li.hl');
+    await hl.waitFor();
+    expect(await hl.getAttribute('id')).toBe('L88');
+    expect(await hl.textContent()).toBe('apiVersion: v1');
+    expect(await page.locator('#manifest-lines li#L91').textContent()).toBe('  name: cart');
+    expect(await page.locator('main h2').textContent()).toBe(`${relativePath(path.join(trees.new, 'shop.yaml'))}:88`);
+    expect(bad).toEqual([]);
+  });
 
   it('shows the NEW tree under Records', async () => {
     await page.goto(`${ui.url}#records`);
