@@ -50,6 +50,12 @@ export interface UiServer {
   readonly url: string;
   /** Bumped by every applied reload. */
   readonly generation: number;
+  /**
+   * Loads the Corefile and manifests again, as a change the watch sees does (`serve --ui` calls it
+   * on SIGHUP and SIGUSR1), and tells the open pages. False when they did not load (the page keeps
+   * the last good data) or the page is closed.
+   */
+  reload(reason: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -207,26 +213,30 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
 
   const watched = (): string[] => [...paths, ...(flags.conf ? [flags.conf] : [])];
   let watcher: ManifestWatcher;
-  const onChange = (): void => {
-    void app.reload('manifests changed').then((ok) => {
-      if (ok) {
-        generation++;
-        paths = manifestPaths(app, flags);
-        files = manifestFiles(paths);
-        // The pages fetch the records on the change event: have them under way already.
-        void recordsNow().catch(() => {});
-        const now = watched();
-        // A Corefile that names other manifest paths: watch those from now on.
-        if (now.join('\0') !== watchedPaths.join('\0')) {
-          watcher.stop();
-          watchedPaths = now;
-          watcher = new ManifestWatcher(watchedPaths, opts.watchIntervalMs ?? 1000, onChange);
-          watcher.start();
-        }
+  let closed = false;
+  const reload = async (reason: string): Promise<boolean> => {
+    if (closed) return false;
+    const ok = await app.reload(reason);
+    if (closed) return false;
+    if (ok) {
+      generation++;
+      paths = manifestPaths(app, flags);
+      files = manifestFiles(paths);
+      // The pages fetch the records on the change event: have them under way already.
+      void recordsNow().catch(() => {});
+      const now = watched();
+      // A Corefile that names other manifest paths: watch those from now on.
+      if (now.join('\0') !== watchedPaths.join('\0')) {
+        watcher.stop();
+        watchedPaths = now;
+        watcher = new ManifestWatcher(watchedPaths, opts.watchIntervalMs ?? 1000, onChange);
+        watcher.start();
       }
-      broadcast('change', { generation, ok } satisfies ChangeEvent);
-    });
+    }
+    broadcast('change', { generation, ok } satisfies ChangeEvent);
+    return ok;
   };
+  const onChange = (): void => void reload('manifests changed');
   let watchedPaths = watched();
   watcher = new ManifestWatcher(watchedPaths, opts.watchIntervalMs ?? 1000, onChange);
   watcher.start();
@@ -359,7 +369,9 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
     get generation() {
       return generation;
     },
+    reload,
     close: async () => {
+      closed = true;
       watcher.stop();
       clearInterval(heartbeat);
       for (const c of clients) c.end();
