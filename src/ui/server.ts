@@ -16,6 +16,7 @@ import { INDEX_HTML, STYLE_CSS, builtPageScript } from './assets.js';
 import { manifestFiles, manifestPaths, modelOf, recordsView } from './data.js';
 import { BadRequest, resolveView } from './resolve.js';
 import { encode, type Encoded, sendEncoded } from './encode.js';
+import { generationCache } from './generation-cache.js';
 import { LIBCS } from '../resolver/types.js';
 import type { ChangeEvent, DiffSourcesResponse, ErrorResponse, InfoResponse, ManifestResponse, PodsResponse } from './types.js';
 import { type DiffSource, openDiff, servedSources, type UiDiff } from './diff.js';
@@ -99,22 +100,6 @@ function once(make: () => string): () => Promise<Encoded> {
   return () => (made ??= encode(make()));
 }
 
-/** A value made at most once per generation and shared by the requests of that generation; a failure is not kept (the next request tries again). */
-function perGeneration<T>(current: () => number, make: () => Promise<T>): () => Promise<T> {
-  let made: { generation: number; value: Promise<T> } | undefined;
-  return () => {
-    const generation = current();
-    if (made?.generation !== generation) {
-      const value = make();
-      made = { generation, value };
-      value.catch(() => {
-        if (made?.value === value) made = undefined;
-      });
-    }
-    return made.value;
-  };
-}
-
 /** Wraps a handler: GET and HEAD only (Node sends no body for HEAD), anything else 405. */
 function readOnly(handler: (req: http.IncomingMessage, res: http.ServerResponse, query: URLSearchParams) => void | Promise<void>): RouteHandler {
   return async (req, res) => {
@@ -173,10 +158,9 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
   // The records, made once per generation for every client (at 10k Services a 14 MB JSON text,
   // 0.9 MB gzipped), and made as soon as the page is served (below): the first page need not
   // wait for all of it.
-  const recordsNow = perGeneration(
+  const recordsNow = generationCache(
     () => generation,
-    async () => {
-      const made = generation;
+    async (made) => {
       const started = performance.now();
       const body = await encode(JSON.stringify(await recordsView(app, flags, made)));
       log.debug({ generation: made, ms: Math.round(performance.now() - started), bytes: body.identity.length, gzipBytes: body.gzip?.length }, 'records made');
@@ -186,7 +170,7 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
 
   // The diff, made when first asked for (it loads both trees).
   const diffNow = diff
-    ? perGeneration(
+    ? generationCache(
         () => generation,
         () => diff.json().then(encode),
       )
