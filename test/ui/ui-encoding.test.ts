@@ -121,7 +121,7 @@ describe('clusterdns ui responses', () => {
   });
 
   it('answers HEAD with the headers GET gets, gzipped length included, and no body', async () => {
-    for (const headers of [{}, { 'accept-encoding': 'gzip' }]) {
+    for (const headers of [{}, { 'accept-encoding': 'gzip' }] as Record<string, string>[]) {
       const get = await request(`${ui.url}api/records`, headers);
       const head = await request(`${ui.url}api/records`, headers, 'HEAD');
       expect(head.status).toBe(200);
