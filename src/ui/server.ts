@@ -1,8 +1,9 @@
 // `clusterdns ui`: one read-only page over the cluster's DNS. The App is built as `records` builds
-// it, the manifests are watched as `sync --watch` watches them, and a change reloads the App and
-// tells the open pages (server-sent events) to fetch again. Every response carries a strict
-// Content-Security-Policy; only GET and HEAD are answered; no file but the manifests the loader
-// reads is ever served.
+// it, the manifests are watched as `sync --watch` watches them, and a change (or `reload()`, which
+// `serve --ui` calls on SIGHUP) reloads the App and tells the open pages (server-sent events) to
+// fetch again. Every response carries a strict Content-Security-Policy and is gzipped when the
+// client accepts it; only GET and HEAD are answered; no file but the manifests the loader reads is
+// ever served.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
