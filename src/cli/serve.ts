@@ -64,16 +64,33 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
 /**
  * The page of `clusterdns ui` beside the server, on its own App built from the same flags: the
  * server's App keeps no cluster model (retainModel: false), and the page needs one. Started by
- * the primary only, once however many workers answer DNS.
+ * the primary only, once however many workers answer DNS. The page follows what the server
+ * follows: its own watch of the manifests and the Corefile, and SIGHUP and SIGUSR1 (its App
+ * reloads beside the server's, and the open pages are told).
  */
 async function startPage(flags: ServeFlags, log: Logger): Promise<{ close(): Promise<void> } | undefined> {
   if (flags.ui === undefined || isWorker()) return undefined;
   // A bare port is on loopback, as `ui --listen` is by default.
   const listen = /^:?\d+$/.test(flags.ui) ? `127.0.0.1:${flags.ui.replace(/^:/, '')}` : flags.ui;
   const { startUi } = await import('../ui/server.js');
-  const page = await startUi({ flags, log: log.child({ component: 'ui' }), listen });
+  const pageLog = log.child({ component: 'ui' });
+  const page = await startUi({ flags, log: pageLog, listen });
   log.info({ url: page.url }, `clusterdns ui: open ${page.url}`);
-  return page;
+  const signals = (['SIGHUP', 'SIGUSR1'] as const).map((signal) => {
+    const onSignal = (): void => {
+      void page
+        .reload(signal)
+        .then((ok) => pageLog.info({ signal, ok, generation: page.generation }, ok ? 'page reloaded' : 'page reload failed, showing the last good data'));
+    };
+    process.on(signal, onSignal);
+    return () => process.off(signal, onSignal);
+  });
+  return {
+    close: async () => {
+      for (const off of signals) off();
+      await page.close();
+    },
+  };
 }
 
 /** Plugins of the running configuration not ready yet (the etcd plugin before its first full read), with why. */

@@ -63,6 +63,8 @@ table { border-collapse: collapse; width: 100%; font-size: .85rem; }
 th, td { text-align: left; padding: .15rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { position: sticky; top: 0; background: var(--bg); }
 td.data, td.name, .mono, pre, ol.source { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; word-break: break-all; }
+td.src { white-space: nowrap; word-break: normal; }
+.unserved { cursor: help; text-decoration: underline dotted var(--muted); }
 tr.ns th { background: var(--line); font-size: .9rem; }
 tr.obj td { padding-top: .35rem; font-weight: 600; }
 tbody tr:focus { background: var(--hl); }

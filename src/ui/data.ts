@@ -90,7 +90,9 @@ const finding = (f: UiFinding): UiFinding => ({ file: f.file, line: f.line, seve
 /** GET /api/records: every served record, by namespace and object, with the findings beside them. */
 export async function recordsView(app: App, flags: ClusterFlags, generation: number): Promise<RecordsResponse> {
   const model = modelOf(app, flags);
-  const byZone = await servedRecords(app);
+  // The findings load the manifests again (check's own load, partly on a worker thread): under
+  // way while the records are listed, not after.
+  const [byZone, checked] = await Promise.all([servedRecords(app), checkFindings(flags)]);
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
   const provenance = new Provenance(model, zones);
   const namespaces = new Map<string, { source?: UiSource; objects: Map<string, MutableObject> }>();
@@ -140,7 +142,6 @@ export async function recordsView(app: App, flags: ClusterFlags, generation: num
   }
   // Findings go beside the object they name, else the object written around their line: the
   // last one of their file starting at or before it.
-  const checked = await checkFindings(flags);
   const starts = new Map<string, { line: number; o: MutableObject }[]>();
   for (const ns of namespaces.values()) {
     for (const o of ns.objects.values()) {

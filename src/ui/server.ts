@@ -1,8 +1,9 @@
 // `clusterdns ui`: one read-only page over the cluster's DNS. The App is built as `records` builds
-// it, the manifests are watched as `sync --watch` watches them, and a change reloads the App and
-// tells the open pages (server-sent events) to fetch again. Every response carries a strict
-// Content-Security-Policy; only GET and HEAD are answered; no file but the manifests the loader
-// reads is ever served.
+// it, the manifests are watched as `sync --watch` watches them, and a change (or `reload()`, which
+// `serve --ui` calls on SIGHUP) reloads the App and tells the open pages (server-sent events) to
+// fetch again. Every response carries a strict Content-Security-Policy and is gzipped when the
+// client accepts it; only GET and HEAD are answered; no file but the manifests the loader reads is
+// ever served.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
@@ -15,9 +16,11 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits, type OpenRoute, openRoute, parseH
 import { INDEX_HTML, STYLE_CSS, builtPageScript } from './assets.js';
 import { manifestFiles, manifestPaths, modelOf, recordsView } from './data.js';
 import { BadRequest, resolveView } from './resolve.js';
+import { encode, type Encoded, sendEncoded } from './encode.js';
+import { generationCache } from './generation-cache.js';
 import { LIBCS } from '../resolver/types.js';
-import type { ChangeEvent, ErrorResponse, InfoResponse, ManifestResponse, PodsResponse } from './types.js';
-import { type DiffSource, openDiff, type UiDiff } from './diff.js';
+import type { ChangeEvent, DiffSourcesResponse, ErrorResponse, InfoResponse, ManifestResponse, PodsResponse } from './types.js';
+import { type DiffSource, openDiff, servedSources, type UiDiff } from './diff.js';
 
 export const DEFAULT_UI_LISTEN = '127.0.0.1:8053';
 export const DEFAULT_SSE_CLIENTS = 16;
@@ -49,6 +52,12 @@ export interface UiServer {
   readonly url: string;
   /** Bumped by every applied reload. */
   readonly generation: number;
+  /**
+   * Loads the Corefile and manifests again, as a change the watch sees does (`serve --ui` calls it
+   * on SIGHUP and SIGUSR1), and tells the open pages. False when they did not load (the page keeps
+   * the last good data) or the page is closed.
+   */
+  reload(reason: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -66,29 +75,43 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-function send(res: http.ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra });
-  res.end(body);
+/** Sends a body made for this request, gzipped when the client accepts it. */
+async function send(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  type: string,
+  body: string | Encoded,
+  extra: Record<string, string> = {},
+): Promise<void> {
+  const encoded = typeof body === 'string' ? await encode(body) : body;
+  sendEncoded(req, res, status, { ...SECURITY_HEADERS, 'content-type': type, ...extra }, encoded);
 }
 
-const sendJson = (res: http.ServerResponse, status: number, value: unknown): void =>
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
-const sendError = (res: http.ServerResponse, status: number, error: string): void => sendJson(res, status, { error } satisfies ErrorResponse);
+const JSON_TYPE = 'application/json; charset=utf-8';
+const HTML_TYPE = 'text/html; charset=utf-8';
+const sendJson = (req: http.IncomingMessage, res: http.ServerResponse, status: number, value: unknown): Promise<void> =>
+  send(req, res, status, JSON_TYPE, JSON.stringify(value));
+const sendError = (req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string): Promise<void> =>
+  sendJson(req, res, status, { error } satisfies ErrorResponse);
+
+/** A body made once, encoded when first sent. */
+function once(make: () => string): () => Promise<Encoded> {
+  let made: Promise<Encoded> | undefined;
+  return () => (made ??= encode(make()));
+}
 
 /** Wraps a handler: GET and HEAD only (Node sends no body for HEAD), anything else 405. */
 function readOnly(handler: (req: http.IncomingMessage, res: http.ServerResponse, query: URLSearchParams) => void | Promise<void>): RouteHandler {
   return async (req, res) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: this page is read-only\n', { allow: 'GET, HEAD' });
-      return;
-    }
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(req, res, 405, 'text/plain; charset=utf-8', 'method not allowed: this page is read-only\n', { allow: 'GET, HEAD' });
     const query = new URL(req.url ?? '/', 'http://ui.invalid').searchParams;
     try {
       await handler(req, res, query);
     } catch (e) {
       if (res.headersSent) res.end();
-      else if (e instanceof BadRequest) sendError(res, 400, e.message);
-      else sendError(res, 500, (e as Error).message);
+      else await sendError(req, res, e instanceof BadRequest ? 400 : 500, (e as Error).message);
     }
   };
 }
@@ -104,6 +127,9 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
     log.warn({ listen }, 'the page is served beyond this machine (--listen is not a loopback address): anyone who reaches it reads every manifest it shows');
   }
   const pageScript = opts.pageScript ?? builtPageScript();
+  const indexHtml = once(() => INDEX_HTML);
+  const styleCss = once(() => STYLE_CSS);
+  const pageJs = once(() => pageScript ?? '');
   const maxSse = opts.maxSseClients ?? DEFAULT_SSE_CLIENTS;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...opts.httpLimits };
   const diff: UiDiff | undefined = opts.diff ? await openDiff(opts.diff, opts.flags) : undefined;
@@ -130,31 +156,33 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
   let generation = 1;
   let paths = manifestPaths(app, flags);
   let files = manifestFiles(paths);
-  // The JSON text, made once per generation: at 10k Services it is 17 MB.
-  let records: { generation: number; view: Promise<string> } | undefined;
-  const recordsNow = (): Promise<string> => {
-    if (records?.generation !== generation) {
-      const view = recordsView(app, flags, generation).then((v) => JSON.stringify(v));
-      records = { generation, view };
-      // A failed build is not kept: the next request tries again.
-      view.catch(() => {
-        if (records?.view === view) records = undefined;
-      });
-    }
-    return records.view;
-  };
+  // The records, made once per generation for every client (at 10k Services a 14 MB JSON text,
+  // 0.9 MB gzipped), and made as soon as the page is served (below): the first page need not
+  // wait for all of it.
+  const recordsNow = generationCache(
+    () => generation,
+    async (made) => {
+      const started = performance.now();
+      const body = await encode(JSON.stringify(await recordsView(app, flags, made)));
+      log.debug({ generation: made, ms: Math.round(performance.now() - started), bytes: body.identity.length, gzipBytes: body.gzip?.length }, 'records made');
+      return body;
+    },
+  );
 
-  // The diff of a generation, made when first asked for (it loads both trees).
-  let diffText: { generation: number; text: Promise<string> } | undefined;
-  const diffNow = (d: UiDiff): Promise<string> => {
-    if (diffText?.generation !== generation) {
-      const text = d.json();
-      diffText = { generation, text };
-      text.catch(() => {
-        if (diffText?.text === text) diffText = undefined;
-      });
-    }
-    return diffText.text;
+  // The diff, made when first asked for (it loads both trees).
+  const diffNow = diff
+    ? generationCache(
+        () => generation,
+        () => diff.json().then(encode),
+      )
+    : undefined;
+
+  // Which of the diff's file:line the page may link, per generation (the served files change with NEW).
+  let sources: DiffSourcesResponse | undefined;
+  const sourcesNow = (d: UiDiff): DiffSourcesResponse => {
+    if (sources?.generation !== generation)
+      sources = { generation, new: servedSources(d.new, paths, files), old: servedSources(d.old, d.old.manifests, files) };
+    return sources;
   };
 
   // Server-sent events: the open pages, each told of every reload.
@@ -170,24 +198,30 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
 
   const watched = (): string[] => [...paths, ...(flags.conf ? [flags.conf] : [])];
   let watcher: ManifestWatcher;
-  const onChange = (): void => {
-    void app.reload('manifests changed').then((ok) => {
-      if (ok) {
-        generation++;
-        paths = manifestPaths(app, flags);
-        files = manifestFiles(paths);
-        const now = watched();
-        // A Corefile that names other manifest paths: watch those from now on.
-        if (now.join('\0') !== watchedPaths.join('\0')) {
-          watcher.stop();
-          watchedPaths = now;
-          watcher = new ManifestWatcher(watchedPaths, opts.watchIntervalMs ?? 1000, onChange);
-          watcher.start();
-        }
+  let closed = false;
+  const reload = async (reason: string): Promise<boolean> => {
+    if (closed) return false;
+    const ok = await app.reload(reason);
+    if (closed) return false;
+    if (ok) {
+      generation++;
+      paths = manifestPaths(app, flags);
+      files = manifestFiles(paths);
+      // The pages fetch the records on the change event: have them under way already.
+      void recordsNow().catch(() => {});
+      const now = watched();
+      // A Corefile that names other manifest paths: watch those from now on.
+      if (now.join('\0') !== watchedPaths.join('\0')) {
+        watcher.stop();
+        watchedPaths = now;
+        watcher = new ManifestWatcher(watchedPaths, opts.watchIntervalMs ?? 1000, onChange);
+        watcher.start();
       }
-      broadcast('change', { generation, ok } satisfies ChangeEvent);
-    });
+    }
+    broadcast('change', { generation, ok } satisfies ChangeEvent);
+    return ok;
   };
+  const onChange = (): void => void reload('manifests changed');
   let watchedPaths = watched();
   watcher = new ManifestWatcher(watchedPaths, opts.watchIntervalMs ?? 1000, onChange);
   watcher.start();
@@ -206,45 +240,52 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
   };
 
   const routes: [string, RouteHandler][] = [
-    ['/', readOnly((_req, res) => send(res, 200, 'text/html; charset=utf-8', INDEX_HTML))],
+    ['/', readOnly(async (req, res) => send(req, res, 200, HTML_TYPE, await indexHtml()))],
     [
       '/manifest',
-      readOnly((_req, res, q) => {
-        if (!allowedFile(q.get('file'))) sendError(res, 404, 'not a manifest file of this cluster');
-        else send(res, 200, 'text/html; charset=utf-8', INDEX_HTML);
+      readOnly(async (req, res, q) => {
+        if (!allowedFile(q.get('file'))) return sendError(req, res, 404, 'not a manifest file of this cluster');
+        return send(req, res, 200, HTML_TYPE, await indexHtml());
       }),
     ],
     // Browsers ask for it unprompted: no icon, and no 404 in the console.
     ['/favicon.ico', readOnly((_req, res) => void res.writeHead(204, SECURITY_HEADERS).end())],
-    ['/style.css', readOnly((_req, res) => send(res, 200, 'text/css; charset=utf-8', STYLE_CSS))],
+    ['/style.css', readOnly(async (req, res) => send(req, res, 200, 'text/css; charset=utf-8', await styleCss()))],
     [
       '/page.js',
-      readOnly((_req, res) => {
-        if (pageScript === undefined) send(res, 500, 'text/plain; charset=utf-8', 'the page script was not built (npm run build needs esbuild)\n');
-        else send(res, 200, 'text/javascript; charset=utf-8', pageScript);
+      readOnly(async (req, res) => {
+        if (pageScript === undefined) return send(req, res, 500, 'text/plain; charset=utf-8', 'the page script was not built (npm run build needs esbuild)\n');
+        return send(req, res, 200, 'text/javascript; charset=utf-8', await pageJs());
       }),
     ],
-    ['/api/info', readOnly((_req, res) => sendJson(res, 200, (diff ? { diff: { old: diff.old.label, new: diff.new.label } } : {}) satisfies InfoResponse))],
+    ['/api/info', readOnly((req, res) => sendJson(req, res, 200, (diff ? { diff: { old: diff.old.label, new: diff.new.label } } : {}) satisfies InfoResponse))],
     [
       '/api/diff',
-      readOnly(async (_req, res) => {
-        if (!diff) return sendError(res, 404, 'No diff: this page was started with one manifest tree.');
-        send(res, 200, 'application/json; charset=utf-8', await diffNow(diff));
+      readOnly(async (req, res) => {
+        if (!diffNow) return sendError(req, res, 404, 'No diff: this page was started with one manifest tree.');
+        return send(req, res, 200, JSON_TYPE, await diffNow());
       }),
     ],
-    ['/api/records', readOnly(async (_req, res) => send(res, 200, 'application/json; charset=utf-8', await recordsNow()))],
+    [
+      '/api/diff-sources',
+      readOnly((req, res) => {
+        if (!diff) return sendError(req, res, 404, 'No diff: this page was started with one manifest tree.');
+        return sendJson(req, res, 200, sourcesNow(diff));
+      }),
+    ],
+    ['/api/records', readOnly(async (req, res) => send(req, res, 200, JSON_TYPE, await recordsNow()))],
     [
       '/api/pods',
-      readOnly((_req, res) => {
+      readOnly((req, res) => {
         const model = modelOf(app, flags);
         const pods = (model?.pods ?? []).map((p) => ({ namespace: p.namespace, name: p.name, derived: p.derived === true }));
         const namespaces = [...(model?.namespaces.keys() ?? [])].sort();
-        sendJson(res, 200, { generation, pods, namespaces, libcs: LIBCS } satisfies PodsResponse);
+        return sendJson(req, res, 200, { generation, pods, namespaces, libcs: LIBCS } satisfies PodsResponse);
       }),
     ],
     [
       '/api/resolve',
-      readOnly(async (_req, res, q) => {
+      readOnly(async (req, res, q) => {
         const pod = q.get('pod');
         const namespace = q.get('namespace');
         const type = q.get('type');
@@ -262,30 +303,31 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
           },
           generation,
         );
-        sendJson(res, 200, view);
+        return sendJson(req, res, 200, view);
       }),
     ],
     [
       '/api/manifest',
-      readOnly((_req, res, q) => {
+      readOnly((req, res, q) => {
         const f = allowedFile(q.get('file'));
-        if (!f) return sendError(res, 404, 'not a manifest file of this cluster');
+        if (!f) return sendError(req, res, 404, 'not a manifest file of this cluster');
         const max = flags.maxManifestFileBytes ?? defaultManifestLimits.maxFileBytes;
-        if (statSync(f.real).size > max) return sendError(res, 404, `larger than --max-manifest-file-bytes (${max})`);
+        if (statSync(f.real).size > max) return sendError(req, res, 404, `larger than --max-manifest-file-bytes (${max})`);
         const lines = readFileSync(f.real, 'utf8').split(/\r?\n/);
         if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-        sendJson(res, 200, { file: f.shown, lines } satisfies ManifestResponse);
+        return sendJson(req, res, 200, { file: f.shown, lines } satisfies ManifestResponse);
       }),
     ],
     [
       '/api/events',
-      readOnly((req, res) => {
-        if (clients.size >= maxSse) return sendError(res, 503, `${maxSse} pages are subscribed already (--sse-clients)`);
+      readOnly(async (req, res) => {
+        if (clients.size >= maxSse) return sendError(req, res, 503, `${maxSse} pages are subscribed already (--sse-clients)`);
         res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8' });
         if (req.method === 'HEAD') return void res.end();
         res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ generation, ok: true } satisfies ChangeEvent)}\n\n`);
         clients.add(res);
         res.once('close', () => clients.delete(res));
+        return undefined;
       }),
     ],
   ];
@@ -300,6 +342,9 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
     diff?.close();
     throw e;
   }
+  // After the routes are open and the caller has said where (the next turn of the event loop):
+  // the listing's long synchronous stretches would hold both.
+  setImmediate(() => void recordsNow().catch(() => {}));
   const port = opened[0]!.port;
   const host =
     addr.host === '' || addr.host === '0.0.0.0' ? '127.0.0.1' : addr.host === '::' ? '[::1]' : addr.host.includes(':') ? `[${addr.host}]` : addr.host;
@@ -309,7 +354,9 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
     get generation() {
       return generation;
     },
+    reload,
     close: async () => {
+      closed = true;
       watcher.stop();
       clearInterval(heartbeat);
       for (const c of clients) c.end();

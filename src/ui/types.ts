@@ -115,6 +115,17 @@ export interface InfoResponse {
   readonly diff?: { readonly old: string; readonly new: string };
 }
 
+/**
+ * /api/diff-sources: the files of each side the page serves, by the path /api/diff shows (a side's
+ * `source.file`) to the `file` parameter of /manifest. A removed set's source is OLD's, the others
+ * NEW's; a path not listed is not served (OLD's files usually: only the loaded manifests are).
+ */
+export interface DiffSourcesResponse {
+  readonly generation: number;
+  readonly new: Readonly<Record<string, string>>;
+  readonly old: Readonly<Record<string, string>>;
+}
+
 /** One record set of /api/diff (`clusterdns diff --output json`). */
 export interface DiffChange {
   readonly change: 'added' | 'removed' | 'changed';

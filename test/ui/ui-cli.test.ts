@@ -1,10 +1,12 @@
 // `clusterdns ui` as a command: the built launcher serves the page on the --listen address and
-// exits 0 on SIGTERM; with --git, the diff of a revision and the work tree; a bad --diff exits 2.
+// exits 0 on SIGTERM; with --git, the diff of a revision and the work tree (whose files the Diff
+// links, not the revision's); a bad --diff exits 2.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import type { DiffResponse, DiffSourcesResponse, ManifestResponse } from '../../src/ui/types.js';
 import { BASE, CART, COREFILE, SHOP, edit } from '../cli/diff-fixtures.js';
 import { freePort, launcher, onLines, repoRoot, stopProcess } from '../helpers/server.js';
 
@@ -71,6 +73,14 @@ it('clusterdns ui --git HEAD PATH serves the diff `diff --git HEAD PATH --output
     const body = await (await fetch(`${ui.url}api/diff`)).text();
     expect(body).toBe(expected());
     expect(body).toContain('cart.shop.svc.cluster.local.');
+    // NEW (the work tree) is what the page serves: its files are links; HEAD's (OLD) are not served.
+    const sources = (await (await fetch(`${ui.url}api/diff-sources`)).json()) as DiffSourcesResponse;
+    const cart = (JSON.parse(body) as DiffResponse).namespaces.flatMap((ns) => ns.changes).find((c) => c.name === 'cart.shop.svc.cluster.local.');
+    expect(cart?.source?.file).toBe('m/shop.yaml');
+    expect(sources.new['m/shop.yaml']).toBe('m/shop.yaml');
+    expect(sources.old).toEqual({});
+    const served = (await (await fetch(`${ui.url}api/manifest?file=${encodeURIComponent(sources.new['m/shop.yaml']!)}`)).json()) as ManifestResponse;
+    expect(served.lines.join('\n')).toContain('name: cart');
     // The work tree is NEW: an edit there changes the diff.
     writeFileSync(path.join(dir, 'm', 'shop.yaml'), edit(SHOP, 'old.example.net', 'new.example.net'));
     await expect.poll(async () => (await (await fetch(`${ui.url}api/diff`)).text()).includes('new.example.net.'), { timeout: 30000 }).toBe(true);

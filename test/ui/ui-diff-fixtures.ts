@@ -1,10 +1,11 @@
 // Two trees for the ui's Diff view, from the `clusterdns diff` fixtures: NEW adds the Service
-// cart, moves the ExternalName legacy to another target, and changes a TXT record's hostile
-// value (markup and a control character), served from a DNSEndpoint through k8s_gateway.
+// cart, moves the ExternalName legacy to another target, removes the Service billing/invoices,
+// and changes a TXT record's hostile value (markup and a control character), served from a
+// DNSEndpoint through k8s_gateway.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BASE, CART, COREFILE, SHOP, edit, type Tree } from '../cli/diff-fixtures.js';
+import { BASE, BILLING, CART, COREFILE, SHOP, edit, type Tree } from '../cli/diff-fixtures.js';
 
 const txt = (target: string): string => `apiVersion: externaldns.k8s.io/v1alpha1
 kind: DNSEndpoint
@@ -24,6 +25,8 @@ export const OLD_TREE: Tree = { ...BASE, 'txt.yaml': txt('harmless') };
 export const NEW_TREE: Tree = {
   ...BASE,
   'shop.yaml': edit(SHOP, 'externalName: old.example.net', 'externalName: new.example.net') + CART,
+  // The namespace stays; its one Service goes.
+  'billing.yaml': BILLING.slice(0, BILLING.indexOf('---\n')),
   'txt.yaml': txt(HOSTILE_TXT),
 };
 
