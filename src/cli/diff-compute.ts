@@ -89,7 +89,7 @@ export interface DiffSummary {
 }
 
 /** A path as shown: relative to the side's root when under it, else as `check` shows paths. */
-function shownPath(file: string, root: string): string {
+export function shownPath(file: string, root: string): string {
   if (file === '' || file.startsWith('(') || file.startsWith('<')) return file;
   const abs = path.resolve(file);
   const rel = path.relative(root, abs);

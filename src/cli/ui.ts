@@ -1,4 +1,4 @@
-// `clusterdns ui`: serves the page (src/ui) until SIGINT or SIGTERM.
+// `clusterdns ui`: serves the page (src/ui) until SIGINT or SIGTERM; SIGHUP and SIGUSR1 reload it.
 import { createLogger } from './logger.js';
 import type { ClusterFlags } from './options.js';
 import { startUi } from '../ui/server.js';
@@ -54,6 +54,21 @@ export async function ui(paths: readonly string[], flags: UiFlags): Promise<void
     ...(flags.httpMaxConnections !== undefined ? { httpLimits: { maxConnections: flags.httpMaxConnections } } : {}),
   });
   log.info({ url: server.url }, `clusterdns ui: open ${server.url}`);
-  await untilSignal();
+  // As serve: SIGHUP (and CoreDNS's SIGUSR1) loads the Corefile and manifests again, and the
+  // open pages update; the watch does the same for a changed file.
+  const reloads = (['SIGHUP', 'SIGUSR1'] as const).map((signal) => {
+    const onSignal = (): void => {
+      void server
+        .reload(signal)
+        .then((ok) => log.info({ signal, ok, generation: server.generation }, ok ? 'page reloaded' : 'page reload failed, showing the last good data'));
+    };
+    process.on(signal, onSignal);
+    return () => process.off(signal, onSignal);
+  });
+  try {
+    await untilSignal();
+  } finally {
+    for (const off of reloads) off();
+  }
   await server.close();
 }

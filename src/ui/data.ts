@@ -1,13 +1,13 @@
 // What the page shows, computed by the commands' own code: the records `clusterdns records` lists
-// (servedRecords), the findings `clusterdns check` reports (its JSON output), and the cluster
+// (servedRecords), the findings `clusterdns check` reports (of the App's own model), and the cluster
 // model the resolver commands read, grouped by namespace and by the object each record comes from.
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { clusterModel, type App } from '../app.js';
 import { isClusterDataProvider } from '../chain/cluster-data.js';
-import { check } from '../cli/check.js';
-import { relativePath } from '../cli/findings-output.js';
+import { reportFindings } from '../cli/check.js';
+import { checkLoadedModel, modelInfos } from '../cluster/check.js';
+import { relativePath, summarize } from '../cli/findings-output.js';
 import { clusterOptions, type ClusterFlags } from '../cli/options.js';
 import { servedRecords } from '../cli/records.js';
 import type { ClusterModel, SourceRef } from '../cluster/model/model.js';
@@ -48,28 +48,19 @@ export function modelOf(app: App, flags: ClusterFlags): ClusterModel | undefined
   return clusterModel(app, flags.manifests, clusterOptions(flags));
 }
 
-/** Collects what a command writes, for the commands that only write their output. */
-class Collect extends Writable {
-  text = '';
-  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
 interface CheckJson {
   findings: (UiFinding & { object?: { kind: string; namespace: string; name: string } })[];
   summary: RecordsResponse['summary'];
 }
 
-/** `clusterdns check --output json` for the flags. */
-export async function checkFindings(flags: ClusterFlags): Promise<CheckJson> {
-  const out = new Collect();
-  const err = new Collect();
-  await check({ ...flags, output: 'json', logLevel: 'silent' }, out, err);
-  if (out.text === '')
-    return { findings: [{ file: '', line: 0, severity: 'error', code: 'usage', message: err.text.trim() }], summary: { errors: 1, warnings: 0, infos: 0 } };
-  return JSON.parse(out.text) as CheckJson;
+/**
+ * What `clusterdns check` reports of the manifests (the load's findings, the model checks, the
+ * statuses filled in or left pending), from the model the App already loaded: no second load.
+ * Corefile errors have none to report here: the App was built from the Corefile.
+ */
+export function modelFindings(model: ClusterModel | undefined): CheckJson {
+  const findings = reportFindings([...(model ? checkLoadedModel(model) : []), ...modelInfos(model)], relativePath);
+  return { findings, summary: summarize(findings) };
 }
 
 const sourceOf = (s: SourceRef | undefined): UiSource | undefined => (s ? { file: relativePath(s.file), line: s.line } : undefined);
@@ -90,9 +81,8 @@ const finding = (f: UiFinding): UiFinding => ({ file: f.file, line: f.line, seve
 /** GET /api/records: every served record, by namespace and object, with the findings beside them. */
 export async function recordsView(app: App, flags: ClusterFlags, generation: number): Promise<RecordsResponse> {
   const model = modelOf(app, flags);
-  // The findings load the manifests again (check's own load, partly on a worker thread): under
-  // way while the records are listed, not after.
-  const [byZone, checked] = await Promise.all([servedRecords(app), checkFindings(flags)]);
+  const checked = modelFindings(model);
+  const byZone = await servedRecords(app);
   const zones = [...byZone.keys()].sort((a, b) => Number(isReverse(a)) - Number(isReverse(b)) || canonicalCompare(a, b));
   const provenance = new Provenance(model, zones);
   const namespaces = new Map<string, { source?: UiSource; objects: Map<string, MutableObject> }>();

@@ -1,13 +1,12 @@
 // The Diff view's data: `clusterdns diff --output json` of the two trees (or revisions) the page
 // was started with, made by the same code as the command (diff-compute, diff-git, diff-render).
-// The OLD side is loaded once; the NEW side again after each reload of the manifests.
+// Both sides are loaded again after each reload of NEW's manifests.
 import { realpathSync, statSync } from 'node:fs';
-import path from 'node:path';
 import type { ClusterFlags } from '../cli/options.js';
-import { compare, pathSide, snapshot, type Side, type Snapshot } from '../cli/diff-compute.js';
+import { pathSide, shownPath, type Side } from '../cli/diff-compute.js';
+import { diffSides } from '../cli/diff-threads.js';
 import { gitSides } from '../cli/diff-git.js';
 import { formatDiffJson } from '../cli/diff-render.js';
-import { relativePath } from '../cli/findings-output.js';
 import { collectManifestFiles } from '../cluster/read/files.js';
 
 /** What the Diff view compares: two manifest paths (`ui --diff OLD NEW`) or git revisions (`ui --git SPEC [PATH...]`). */
@@ -38,28 +37,14 @@ export async function openDiff(source: DiffSource, flags: ClusterFlags): Promise
     sameFiles = statSync(old.manifests[0]!).isDirectory() && statSync(next.manifests[0]!).isDirectory();
   }
   const cluster: ClusterFlags = { ...flags, manifests: undefined };
-  let before: Promise<Snapshot> | undefined;
   return {
     old,
     new: next,
-    json: async () => {
-      before ??= snapshot(old, cluster);
-      // A failed OLD load is tried again on the next request, not kept.
-      before.catch(() => {
-        before = undefined;
-      });
-      const [a, b] = await Promise.all([before, snapshot(next, cluster)]);
-      return formatDiffJson(compare(a, b, { old: old.label, new: next.label }, sameFiles), []);
-    },
+    // Both sides each time, as `clusterdns diff` makes them: large trees on threads of their own,
+    // so that the page's server answers other requests meanwhile.
+    json: async () => formatDiffJson(await diffSides(old, next, cluster, { old: old.label, new: next.label }, sameFiles), []),
     close: cleanup,
   };
-}
-
-/** A path as the diff shows it (diff-compute's shownPath): relative to the side's root when under it, else as `check` shows paths. */
-function shownPath(file: string, root: string): string {
-  const rel = path.relative(root, path.resolve(file));
-  if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
-  return relativePath(file);
 }
 
 /**

@@ -102,3 +102,17 @@ it('clusterdns ui --diff with one path exits 2 and says why', () => {
   expect(r.status).toBe(2);
   expect(r.stderr).toContain('--diff takes two manifest paths, OLD and NEW; got 1');
 });
+
+it('clusterdns ui reloads on SIGHUP: the next generation, with nothing changed on disk', async () => {
+  const { proc, url } = await startUiCli(repoRoot, ['--conf', 'examples/Corefile', '--manifests', 'examples/manifests']);
+  try {
+    const generation = async (): Promise<number> => ((await (await fetch(`${url}api/records`)).json()) as { generation: number }).generation;
+    expect(await generation()).toBe(1);
+    proc.kill('SIGHUP');
+    await expect.poll(generation, { timeout: 30_000 }).toBe(2);
+    // Still serving: SIGHUP reloads, it does not end the process.
+    expect(proc.exitCode).toBeNull();
+  } finally {
+    await stopProcess(proc);
+  }
+}, 60000);
