@@ -143,6 +143,9 @@ export async function servedRecords(app: App, only?: string): Promise<Map<string
   });
 }
 
+/** How long the listing holds the thread before it lets other work run (see collectServed). */
+const YIELD_MS = 20;
+
 /** Where collectServed hands the records it finds, in the order found, one `Z` per zone. */
 export interface RecordSink<Z> {
   /** For every zone a question is asked in, even one without records. */
@@ -162,6 +165,16 @@ export async function collectServed<Z>(app: App, only: string | undefined, sink:
     return set;
   };
   const ask = asker(app);
+  // Most answers come synchronously, so a large listing would hold the thread for seconds: the
+  // page's server (clusterdns ui, serve --ui) and sync's watch share it. Every 256 questions, the
+  // listing lets the event loop run once it has held it for YIELD_MS.
+  let asked = 0;
+  let since = performance.now();
+  const breathe = async (): Promise<void> => {
+    if (performance.now() - since < YIELD_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
   const takeDecoded = (set: Z, records: readonly Answer[] | undefined, zone: string): void => {
     for (const rr of records ?? []) {
       if (rr.type === 'OPT') continue;
@@ -200,6 +213,7 @@ export async function collectServed<Z>(app: App, only: string | undefined, sink:
         // sequence in one array): a large cluster's hundreds of thousands are not all held.
         const listed = plugin instanceof KubernetesPlugin ? questions(plugin.cfg, plugin.currentStore) : plugin.clusterQuestions();
         for (const { name, type, zone } of listed) {
+          if ((++asked & 255) === 0) await breathe();
           if (only && zone !== only) continue;
           const pending = ask(name, type, listener);
           take(pending instanceof Promise ? await pending : pending, zone);
@@ -212,6 +226,7 @@ export async function collectServed<Z>(app: App, only: string | undefined, sink:
     for (const plugin of app.chains.flatMap((c) => c.plugins)) {
       if (!isRecordLister(plugin) || !plugin.listQuestions) continue;
       for (const q of plugin.listQuestions()) {
+        if ((++asked & 255) === 0) await breathe();
         if (only && q.zone !== only) continue;
         const pending = ask(q.name, q.type, listener);
         take(pending instanceof Promise ? await pending : pending, q.zone);
