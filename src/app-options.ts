@@ -64,6 +64,13 @@ export interface AppOptions {
   maxAnswerRecords?: number;
   /** Keep the cluster model for tools that read pods (default true; `serve` turns it off). */
   retainModel?: boolean;
+  /**
+   * Another App whose manifest feeds this one's plugins read: plugins of both that read the same
+   * paths with the same cluster options share one loader thread and one load per change (each
+   * App still gets its own views). `serve --ui`'s page beside the server. Other shared resources
+   * stay each App's own.
+   */
+  manifestFeedsOf?: { share<T extends { close(): void }>(key: string, create: () => T): { readonly value: T; release(): void } };
   /** TCP transport limits (serve --tcp-* flags); unset ones keep their defaults. */
   tcp?: Partial<TcpOptions>;
   /** A command that builds the server only to read it once (records, check, resolve); see BlockContext.oneShot. */

@@ -29,6 +29,7 @@ import { Lameduck } from './chain/lameduck.js';
 import { immediateGate, withLoadPermit, type LoadPermitGate } from './chain/load-permit.js';
 import { listen, type Listener } from './server/listen.js';
 import { startPlugin } from './server/plugin-start.js';
+import { MANIFEST_FEED_KEY } from './cluster/feed-thread.js';
 import { defaultClusterOptions, type ClusterModel, type ClusterOptions } from './cluster/model/model.js';
 import { ManifestError } from './cluster/model/finding.js';
 import { plugins } from './plugins/index.js';
@@ -514,7 +515,7 @@ async function buildConfig(app: App): Promise<Config> {
       corefileLimits: limits,
       httpLimits: app.httpLimits,
       invalidate: () => app.invalidate(),
-      shared: (key, create) => app.share(key, create),
+      shared: (key, create) => (opts.manifestFeedsOf !== undefined && key.startsWith(MANIFEST_FEED_KEY) ? opts.manifestFeedsOf : app).share(key, create),
       corefile: opts.conf,
       oneShot: opts.oneShot,
       requestReload: (reason) => void app.reload(reason),

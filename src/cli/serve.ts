@@ -2,6 +2,7 @@
 import type { Transport } from '../dns/transport.js';
 import type { Logger } from 'pino';
 import { buildApp, DEFAULT_MAX_LOOKUP_DEPTH, type App } from '../app.js';
+import type { UiOptions } from '../ui/server.js';
 import { createLogger } from './logger.js';
 import { suggestDig } from './try-name.js';
 import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
@@ -68,13 +69,13 @@ export interface ServeFlags extends ClusterFlags, TransportFlags {
  * follows: its own watch of the manifests and the Corefile, and SIGHUP and SIGUSR1 (its App
  * reloads beside the server's, and the open pages are told).
  */
-async function startPage(flags: ServeFlags, log: Logger): Promise<{ close(): Promise<void> } | undefined> {
+async function startPage(flags: ServeFlags, log: Logger, beside?: UiOptions['beside']): Promise<{ close(): Promise<void> } | undefined> {
   if (flags.ui === undefined || isWorker()) return undefined;
   // A bare port is on loopback, as `ui --listen` is by default.
   const listen = /^:?\d+$/.test(flags.ui) ? `127.0.0.1:${flags.ui.replace(/^:/, '')}` : flags.ui;
   const { startUi } = await import('../ui/server.js');
   const pageLog = log.child({ component: 'ui' });
-  const page = await startUi({ flags, log: pageLog, listen });
+  const page = await startUi({ flags, log: pageLog, listen, ...(beside ? { beside } : {}) });
   log.info({ url: page.url }, `clusterdns ui: open ${page.url}`);
   const signals = (['SIGHUP', 'SIGUSR1'] as const).map((signal) => {
     const onSignal = (): void => {
@@ -221,13 +222,14 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (isWorker()) joinMetricsAggregation(metrics.registry);
   let app;
   let listeners;
+  const cluster = { ...clusterOptions(flags), ...(flags.strict ? { strict: true } : {}), ...image };
   try {
     app = await buildApp({
       conf: flags.conf,
       manifests: flags.manifests,
       port,
       logger: log,
-      cluster: { ...clusterOptions(flags), ...(flags.strict ? { strict: true } : {}), ...image },
+      cluster,
       logQueries: flags.logQueries,
       upstreamResolvConf: flags.upstreamResolvConf,
       maxLookupDepth,
@@ -251,7 +253,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   let page: Awaited<ReturnType<typeof startPage>>;
   try {
-    page = await startPage(flags, log);
+    // The page reads the server's manifest feed: one load for both (with --workers, above, the
+    // primary has no App and the page loads on its own).
+    page = await startPage(flags, log, { app, cluster });
   } catch (e) {
     await app.close();
     throw e;

@@ -141,6 +141,9 @@ export type HubMessage =
   | { readonly type: typeof HUB_FEED; readonly key: string; readonly msg: ToFeed | FromFeed }
   | { readonly type: typeof HUB_CLOSE; readonly key: string };
 
+/** What the keys of manifest feeds among an App's shared resources start with (app.ts routes them). */
+export const MANIFEST_FEED_KEY = 'manifest-feed\0';
+
 /** One feed per paths and options, the same key in every process. */
 export const feedKey = (init: FeedInit): string => JSON.stringify([init.paths, init.cluster]);
 
@@ -161,7 +164,7 @@ export function sharedFeed(
   opts: FeedOptions,
 ): { readonly value: FeedThread; release(): void } {
   const init: FeedInit = { paths: [...paths], cluster };
-  return share(`manifest-feed\0${feedKey(init)}`, () => new FeedThread(init, opts));
+  return share(`${MANIFEST_FEED_KEY}${feedKey(init)}`, () => new FeedThread(init, opts));
 }
 
 export class FeedThread {

@@ -9,6 +9,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { buildApp, type App } from '../app.js';
+import type { ClusterOptions } from '../cluster/model/model.js';
 import { clusterOptions, corefileLimits, type ClusterFlags } from '../cli/options.js';
 import { defaultManifestLimits } from '../cluster/model/limits.js';
 import { ManifestWatcher } from '../cluster/read/watch.js';
@@ -44,6 +45,12 @@ export interface UiOptions {
   pageScript?: string;
   /** Start with a Diff: Records and Resolve then show its NEW side (flags.manifests is not read). */
   diff?: DiffSource;
+  /**
+   * The server the page is served beside (`serve --ui`): the page's App reads the server's
+   * manifest feeds (one load for both; AppOptions.manifestFeedsOf), loaded with the server's
+   * cluster options, which must then be these.
+   */
+  beside?: { readonly app: App; readonly cluster: Partial<ClusterOptions> };
 }
 
 export interface UiServer {
@@ -144,10 +151,11 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
       manifests: flags.manifests,
       port: 53,
       logger: log,
-      cluster: clusterOptions(flags),
+      cluster: opts.beside?.cluster ?? clusterOptions(flags),
       corefileLimits: corefileLimits(flags),
       oneShot: true,
       answerCacheBytes: 0,
+      ...(opts.beside ? { manifestFeedsOf: opts.beside.app } : {}),
     });
   } catch (e) {
     diff?.close();

@@ -65,6 +65,21 @@ describe('clusterdns serve --ui', () => {
     expect((await fetch(`http://127.0.0.1:${uiPort}/page.js`)).status).toBe(200);
   });
 
+  it("the page reads the server's manifest feed: one load, logged by both with the same figures", () => {
+    const loaded = server.logs
+      .filter((l) => l.includes('"msg":"kubernetes data loaded"'))
+      .map((l) => JSON.parse(l) as { component?: string; load: number; loadMs: Record<string, number>; objects: number });
+    const page = loaded.filter((l) => l.component === 'ui');
+    const dns = loaded.filter((l) => l.component === undefined);
+    expect(page).toHaveLength(1);
+    expect(dns).toHaveLength(1);
+    // A load of its own would have its own timings (and, with the page started after the server's
+    // load, would come later); the same load is the same summary.
+    expect(page[0]!.loadMs).toEqual(dns[0]!.loadMs);
+    expect(page[0]!.load).toBe(dns[0]!.load);
+    expect(page[0]!.objects).toBe(dns[0]!.objects);
+  });
+
   it('lists the served records under /api/records, and DNS still answers them', async () => {
     const records = (await (await fetch(`http://127.0.0.1:${uiPort}/api/records`)).json()) as RecordsResponse;
     const apps = records.namespaces.find((ns) => ns.name === 'apps');
