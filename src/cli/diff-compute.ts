@@ -16,7 +16,7 @@ import { relativePath, type FindingObject, type ReportFinding } from './findings
 import { reportFindings } from './check.js';
 import { Provenance, provenanceIndex, type Origin } from './diff-provenance.js';
 import { type DiffView, diffView } from './diff-view.js';
-import type { SourceRef } from '../cluster/model/model.js';
+import type { ClusterOptions, SourceRef } from '../cluster/model/model.js';
 
 /** One side of a diff: the Corefile and manifests to load, and the directory its paths are shown from. */
 export interface Side {
@@ -106,28 +106,45 @@ function sideFindings(side: Side, found: readonly ModelFinding[]): ReportFinding
   return reportFindings(found, (file) => shownPath(file, side.root));
 }
 
+/** A side's DiffView, kept subscribed: each load of its manifests (a reload) builds it again. */
+export interface SideViews {
+  /** The view of the manifests as the last load found them. */
+  current(): Promise<DiffView>;
+  close(): void;
+}
+
+const NO_VIEW: DiffView = { findings: [], index: provenanceIndex(undefined) };
+
 /**
  * The side's findings and the index that places its records, built in the loader thread of the
  * manifest feed the server's kubernetes block opened (the same paths and options give the same
  * feed, so nothing is loaded again); a feed of its own when no block reads these manifests.
  */
-async function sideView(app: App, side: Side, options: ReturnType<typeof clusterOptions>): Promise<DiffView> {
-  if (side.manifests.length === 0) return { findings: [], index: provenanceIndex(undefined) };
+export function openSideViews(app: App, side: Side, options: Partial<ClusterOptions> | undefined): SideViews {
+  if (side.manifests.length === 0) return { current: () => Promise.resolve(NO_VIEW), close: () => undefined };
   const feed = sharedFeed((key, create) => app.share(key, create), [...side.manifests], runtimeClusterOptions(options), { oneShot: true });
+  let subscription: ReturnType<typeof feed.value.subscribe<DiffView>>;
   try {
-    const subscription = feed.value.subscribe(diffView(), { onView: () => undefined });
-    try {
-      await feed.value.refresh();
-      return (await subscription.current()).value;
-    } finally {
-      subscription.close();
-    }
+    subscription = feed.value.subscribe(diffView(), { onView: () => undefined });
   } catch (e) {
-    if (e instanceof ManifestError) return { findings: e.findings, index: provenanceIndex(undefined) };
-    throw e;
-  } finally {
     feed.release();
+    throw e;
   }
+  return {
+    current: async () => {
+      try {
+        await feed.value.refresh();
+        return (await subscription.current()).value;
+      } catch (e) {
+        if (e instanceof ManifestError) return { findings: e.findings, index: provenanceIndex(undefined) };
+        throw e;
+      }
+    },
+    close: () => {
+      subscription.close();
+      feed.release();
+    },
+  };
 }
 
 /** A record set without its place. */
@@ -148,10 +165,15 @@ export interface SideListing {
   readonly findings: readonly ReportFinding[];
 }
 
-/** One side loaded: its listing, and the places of any of its sets (from the side's model, kept until asked). */
-export interface LoadedSide {
+/** A side listed: its listing, and the places of any of its sets (from the side's model, kept until asked). */
+export interface ListedSide {
   readonly listing: SideListing;
   /** The origins of the sets `keys` (keys of the listing). */
+  originsOf(keys: readonly string[]): Origin[] | Promise<Origin[]>;
+}
+
+/** A side listed in this thread. */
+export interface LoadedSide extends ListedSide {
   originsOf(keys: readonly string[]): Origin[];
 }
 
@@ -177,20 +199,33 @@ export async function loadSide(side: Side, flags: ClusterFlags): Promise<LoadedS
     // The model stays in the loader thread: what diff needs of it comes as a view (diff-view.ts).
     retainModel: false,
   });
-  let view: DiffView;
-  let byZone: Map<string, ZoneListing>;
   try {
-    // Asked for first: the loader thread builds it while this one lists the records.
-    const viewPending = sideView(app, side, options);
-    viewPending.catch(() => undefined);
-    byZone = await collectServed(app, undefined, {
-      open: () => new ZoneListing(),
-      add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
-      addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
-    });
-    view = await viewPending;
+    return await listSide(app, side, options);
   } finally {
     await app.close();
+  }
+}
+
+/**
+ * Every record set `app` serves (built from the side, with the cluster `options`), with the
+ * side's findings and what places its sets: the listing `records` makes. `views`: the side's
+ * views, subscribed by the caller (kept over a reload), else subscribed here for this listing.
+ */
+export async function listSide(app: App, side: Side, options: Partial<ClusterOptions> | undefined, views?: SideViews): Promise<LoadedSide> {
+  // Asked for first: the loader thread builds it while this one lists the records.
+  const own = views === undefined ? openSideViews(app, side, options) : undefined;
+  const viewPending = (views ?? own!).current();
+  viewPending.catch(() => undefined);
+  const byZone = await collectServed(app, undefined, {
+    open: () => new ZoneListing(),
+    add: (list, owner, rr) => list.add(owner, rr, rdataText(rr)),
+    addDirect: (list, rr) => list.addDirect(rr.name, rr.type, (rr as { ttl?: number }).ttl, directRdata(rr)),
+  });
+  let view: DiffView;
+  try {
+    view = await viewPending;
+  } finally {
+    own?.close();
   }
   const findings = sideFindings(side, view.findings);
   const sets = new Map<string, { zone: string; name: string; type: string; ttl: number; data: string[] }>();

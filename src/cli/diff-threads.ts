@@ -1,12 +1,12 @@
-// `clusterdns diff` of large trees: each side loaded and listed on a thread of its own, the two at
-// once. A side hands over its record sets as plain strings (diff-compute.ts SideListing), this
-// thread finds the sets that differ, and only those are placed (object, file and line) by the
-// side that holds the model: at 10k Services that is a few hundred sets of some 80,000.
+// `clusterdns diff` of large trees whose sides cannot be diffed by reload (diff-reload.ts): each
+// side loaded and listed on a thread of its own, the two at once. A side hands over its record
+// sets as plain strings (diff-compute.ts SideListing), the caller finds the sets that differ, and
+// only those are placed (object, file and line) by the side that holds the model.
 import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { compare, type Delta, deltaOf, type DiffResult, type PlacedSet, resultOf, rowSet, type Side, type SideListing, snapshot } from './diff-compute.js';
+import type { ListedSide, Side, SideListing } from './diff-compute.js';
 import type { Origin } from './diff-provenance.js';
 import type { ClusterFlags } from './options.js';
 
@@ -95,49 +95,28 @@ class SideThread {
   }
 }
 
-/** The sets the new side places: what was added and what changed. */
-const placedNewKeys = (delta: Delta): string[] => [...delta.added, ...delta.changed];
-
-/** A listing's rows by key: [head, body]. */
-function rowsByKey(listing: SideListing): Map<string, readonly [string, string]> {
-  const out = new Map<string, readonly [string, string]>();
-  const r = listing.rows;
-  for (let i = 0; i < r.length; i += 3) out.set(r[i]!, [r[i + 1]!, r[i + 2]!]);
-  return out;
+/** Whether either side's manifests are large enough for threads (and the compiled worker is there: not under a TypeScript runner). */
+export function threadsWorthIt(before: Side, after: Side): boolean {
+  return existsSync(sideWorker) && (largerThan(before.manifests, THREAD_BYTES) || largerThan(after.manifests, THREAD_BYTES));
 }
 
-/**
- * The diff of two sides: on a thread per side when either side's manifests are large (and the
- * compiled worker is there: not under a TypeScript runner), else in this thread. Both ways give
- * the same result (test/cli/diff-threads.test.ts).
- */
-export async function diffSides(before: Side, after: Side, flags: ClusterFlags, labels: { old: string; new: string }, sameFiles: boolean): Promise<DiffResult> {
-  const threaded = existsSync(sideWorker) && (largerThan(before.manifests, THREAD_BYTES) || largerThan(after.manifests, THREAD_BYTES));
-  if (!threaded) {
-    const [a, b] = await Promise.all([snapshot(before, flags), snapshot(after, flags)]);
-    return compare(a, b, labels, sameFiles);
-  }
+/** Each side loaded and listed on a thread of its own, the two at once; the threads end when the returned sides are closed. */
+export async function listOnThreads(before: Side, after: Side, flags: ClusterFlags): Promise<{ old: ListedSide; new: ListedSide; close(): void }> {
   const old = new SideThread(before, flags);
   const now = new SideThread(after, flags);
-  try {
-    const [a, b] = await Promise.all([old.listing, now.listing]);
-    const was = rowsByKey(a);
-    const is = rowsByKey(b);
-    const delta = deltaOf(was, is, (x, y) => x[1] === y[1]);
-    const [oldOrigins, newOrigins] = await Promise.all([old.originsOf(delta.removed), now.originsOf(placedNewKeys(delta))]);
-    const placed = { old: new Map<string, Origin>(), new: new Map<string, Origin>() };
-    const placedNew = placedNewKeys(delta);
-    for (let i = 0; i < delta.removed.length; i++) placed.old.set(delta.removed[i]!, oldOrigins[i]!);
-    for (let i = 0; i < placedNew.length; i++) placed.new.set(placedNew[i]!, newOrigins[i]!);
-    const set = (side: 'old' | 'new', key: string): PlacedSet => {
-      const [head, body] = (side === 'old' ? was : is).get(key)!;
-      // A changed set's old data is shown with its new place; its old place is not asked for.
-      const origin = placed[side].get(key) ?? { namespace: '' };
-      return { ...rowSet(head, body), origin };
-    };
-    return resultOf(delta, set, { old: a.findings, new: b.findings }, labels, sameFiles);
-  } finally {
+  const close = (): void => {
     old.close();
     now.close();
+  };
+  try {
+    const [a, b] = await Promise.all([old.listing, now.listing]);
+    return {
+      old: { listing: a, originsOf: (keys) => old.originsOf(keys) },
+      new: { listing: b, originsOf: (keys) => now.originsOf(keys) },
+      close,
+    };
+  } catch (e) {
+    close();
+    throw e;
   }
 }

@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import type { ClusterFlags } from './options.js';
 import { hasChanges, pathSide, type Side } from './diff-compute.js';
-import { diffSides } from './diff-threads.js';
+import { diffSides } from './diff-sides.js';
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from './diff-render.js';
 import { gitSides } from './diff-git.js';
 import { walks as walksOf, type Walk } from './diff-walk.js';

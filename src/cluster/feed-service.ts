@@ -61,7 +61,9 @@ export function serveFeed(port: FeedPort, init: FeedInit, opts: FeedServiceOptio
   let objects = 0;
   const feed = new ManifestFeed(init.paths, {
     cluster: init.cluster,
-    history: init.cluster.admissionHistoryBytes !== undefined ? { budgetBytes: init.cluster.admissionHistoryBytes } : {},
+    ...(init.cluster.admissionHistory === false
+      ? {}
+      : { history: init.cluster.admissionHistoryBytes !== undefined ? { budgetBytes: init.cluster.admissionHistoryBytes } : {} }),
     ...(reclaim
       ? {
           progress: {

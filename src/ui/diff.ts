@@ -4,7 +4,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import type { ClusterFlags } from '../cli/options.js';
 import { pathSide, shownPath, type Side } from '../cli/diff-compute.js';
-import { diffSides } from '../cli/diff-threads.js';
+import { diffSides } from '../cli/diff-sides.js';
 import { gitSides } from '../cli/diff-git.js';
 import { formatDiffJson } from '../cli/diff-render.js';
 import { collectManifestFiles } from '../cluster/read/files.js';

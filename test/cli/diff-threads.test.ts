@@ -1,7 +1,8 @@
-// `clusterdns diff` on trees past the size where each side is computed on a thread of its own
-// (diff-compute.ts, THREAD_BYTES): the CLI's output must be what the same computation gives in
-// one thread, and the findings each side reports from the model its server loaded must be
-// `clusterdns check`'s.
+// `clusterdns diff` on trees past the size where each side may be computed on a thread of its own
+// (diff-threads.ts, THREAD_BYTES): the CLI's output, NEW loaded as a reload of OLD (the default,
+// diff-reload.ts) and each side on a thread (CLUSTERDNS_DIFF=threads), must be what the plain
+// computation gives in one thread; and the findings each side reports from the model its server
+// loaded must be `clusterdns check`'s.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -41,8 +42,14 @@ function treeBytes(dir: string): number {
   return readdirSync(dir).reduce((n, f) => n + statSync(path.join(dir, f)).size, 0);
 }
 
-function cli(cwd: string, ...args: string[]): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [launcher, ...args], { cwd, encoding: 'utf8', timeout: SLOW - 20000, maxBuffer: 256 * 1024 * 1024 });
+function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [launcher, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: SLOW - 20000,
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, ...env },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -58,6 +65,10 @@ beforeAll(() => {
   writeFileSync(scaled, readFileSync(scaled, 'utf8').replace('replicas: 2\n', 'replicas: 3\n'));
   rmSync(path.join(newDir, 'team-2.yaml'));
   writeFileSync(path.join(newDir, 'team-3.yaml'), `${readFileSync(path.join(newDir, 'team-3.yaml'), 'utf8')}---\n${ORPHAN}`);
+  // An update the API server rejects: a fresh load of NEW leaves the Service out (a serving
+  // reload would keep its old version, which a diff must not).
+  const rejected = path.join(newDir, 'team-4.yaml');
+  writeFileSync(rejected, readFileSync(rejected, 'utf8').replace('    port: 80\n', '    port: 99999\n'));
   writeFileSync(corefile, '.:53 {\n    kubernetes cluster.local in-addr.arpa ip6.arpa\n}\n');
 });
 
@@ -69,31 +80,46 @@ describe('diff of trees large enough for a thread per side', () => {
     expect(treeBytes(newDir)).toBeGreaterThan(1 << 20);
   });
 
-  it(
-    'the CLI (a thread per side) prints what one thread computes',
-    async () => {
-      const r = cli(root, 'diff', '--conf', corefile, 'old', 'new', '--output', 'json', '--exit-code');
-      expect(r.err).toBe('');
-      expect(r.code).toBe(1);
-      const threaded = JSON.parse(r.out) as { summary: Record<string, number> };
-      const before = pathSide(oldDir, corefile);
-      const after = pathSide(newDir, corefile);
-      const here = compare(await snapshot(before, {}), await snapshot(after, {}), { old: 'old', new: 'new' }, true);
-      expect(threaded).toEqual(JSON.parse(formatDiffJson(here, [])));
-      // 60 Services' SRV records renamed, team-1 scaled, team-2 gone; the orphan's cluster IP added.
-      expect(threaded.summary.added).toBeGreaterThan(60);
-      expect(threaded.summary.removed).toBeGreaterThan(60);
-      expect(threaded.summary.findingsAppeared).toBe(1);
-      expect(threaded.summary.findingsDisappeared).toBe(0);
-    },
-    SLOW,
-  );
+  let reference: unknown;
+  const referenceDiff = async (): Promise<unknown> => {
+    const before = pathSide(oldDir, corefile);
+    const after = pathSide(newDir, corefile);
+    reference ??= JSON.parse(formatDiffJson(compare(await snapshot(before, {}), await snapshot(after, {}), { old: 'old', new: 'new' }, true), []));
+    return reference;
+  };
+
+  for (const strategy of ['reload', 'threads'] as const) {
+    it(
+      `the CLI (CLUSTERDNS_DIFF=${strategy}) prints what one thread computes`,
+      async () => {
+        const r = cli(root, ['diff', '--conf', corefile, 'old', 'new', '--output', 'json', '--exit-code'], { CLUSTERDNS_DIFF: strategy });
+        expect(r.err).toBe('');
+        expect(r.code).toBe(1);
+        const got = JSON.parse(r.out) as {
+          summary: Record<string, number>;
+          namespaces: { namespace: string; changes: { change: string; name: string; type: string }[] }[];
+          findings: { appeared: { code: string }[] };
+        };
+        expect(got).toEqual(await referenceDiff());
+        // 60 Services' SRV records renamed, team-1 scaled, team-2 gone; the orphan's cluster IP added.
+        expect(got.summary.added).toBeGreaterThan(60);
+        expect(got.summary.removed).toBeGreaterThan(60);
+        // The rejected update: the Service's records are gone, and the rejection is a finding.
+        const team4 = got.namespaces.find((n) => n.namespace === 'team-4')!.changes;
+        expect(team4).toContainEqual(expect.objectContaining({ change: 'removed', name: 'app-4.team-4.svc.cluster.local.', type: 'A' }));
+        expect(got.summary.findingsAppeared).toBe(2);
+        expect(got.findings.appeared.map((f) => f.code).sort()).toEqual(['invalid-port', 'selector-no-pods']);
+        expect(got.summary.findingsDisappeared).toBe(0);
+      },
+      SLOW,
+    );
+  }
 
   it(
     "each side's findings, taken from the model its server loaded, are `clusterdns check`'s",
     async () => {
       const snap = await snapshot(pathSide(newDir, corefile), {});
-      const r = cli(newDir, 'check', '--conf', corefile, '--manifests', '.', '--output', 'json');
+      const r = cli(newDir, ['check', '--conf', corefile, '--manifests', '.', '--output', 'json']);
       expect(r.err).toBe('');
       const checked = JSON.parse(r.out) as { findings: { file: string; line: number; severity: string; code: string; message: string }[] };
       const key = (f: { file: string; line: number; severity: string; code: string; message: string }) =>
@@ -116,7 +142,7 @@ describe('diff with a Corefile whose blocks read no manifests', () => {
       writeFileSync(path.join(dir, 'a', 'x.yaml'), svc('s', 'x'));
       writeFileSync(path.join(dir, 'b', 'x.yaml'), `${svc('s', 'x')}---\n${svc('t', 'y')}`);
       writeFileSync(path.join(dir, 'Corefile'), '.:53 {\n    log\n}\n');
-      const r = cli(dir, 'diff', '--conf', 'Corefile', 'a', 'b', '--output', 'json');
+      const r = cli(dir, ['diff', '--conf', 'Corefile', 'a', 'b', '--output', 'json']);
       expect(r.err).toBe('');
       const out = JSON.parse(r.out) as { summary: Record<string, number>; findings: { appeared: { file: string; line: number; code: string }[] } };
       expect(out.summary).toEqual({ added: 0, removed: 0, changed: 0, findingsAppeared: 1, findingsDisappeared: 0 });

@@ -226,6 +226,12 @@ export interface ClusterOptions {
    * that an object whose new version is rejected keeps its previous version served (admit/history.ts).
    */
   readonly admissionHistoryBytes?: number;
+  /**
+   * false: a feed keeps no admission history at all, so a reload admits every object as a first
+   * load would (no previous version kept, nor a warning that none is): `diff`'s NEW side, loaded
+   * as a reload of OLD, must be what a fresh load of NEW serves.
+   */
+  readonly admissionHistory?: boolean;
   /** Nodes of one manifest CRD's openAPIV3Schema applied at admission (--max-crd-schema-nodes; default 20000). */
   readonly maxCrdSchemaNodes?: number;
   /** Bounds on manifest files and objects (defaults in limits.ts: defaultManifestLimits). */
