@@ -2,7 +2,7 @@
 // server where the sides allow it (diff-reload.ts: the same places under their roots), else each
 // side on a thread of its own for large trees (diff-threads.ts), else both in this thread. Every
 // way lists the sides as strings, finds the sets that differ, and places only those; they give
-// the same result (test/cli/diff-threads.test.ts). CLUSTERDNS_DIFF=reload|threads|here picks one,
+// the same result (test/cli/diff-strategies.test.ts). CLUSTERDNS_DIFF=reload|threads|here picks one,
 // for tests and comparisons.
 import {
   type Delta,
