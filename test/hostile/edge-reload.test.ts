@@ -1,8 +1,9 @@
 // A k8s_gateway reload of a large route set ran on the serving thread (4,000
 // HTTPRoutes x 16 hostnames under 2,000 qps: 6.3-6.6 s max latency, 306 queries lost). The load
 // now runs in a loader thread and the serving thread only swaps the finished index in. Under a
-// steady stream of queries from a second client, a reload of 1,500 routes x 16 hostnames keeps
-// every query answered and the worst latency far below what the reload takes.
+// steady stream of queries from a second client, a reload of 10,000 routes x 16 hostnames keeps
+// every query answered and the worst latency far below what the reload takes. (1,500 routes
+// reloaded in about 0.3 s once loads got faster, too close to a 0.2 s stall of a busy CI machine.)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ function routes(n: number): string {
   return execFileSync(process.execPath, [path.join(repoRoot, 'bench/gen-edge.js'), '-', String(n), '16'], { encoding: 'utf8', maxBuffer: 64 << 20 });
 }
 
-const ROUTES = 1500;
+const ROUTES = 10000;
 
 describe('k8s_gateway reload off the serving thread', () => {
   let dir: string;
@@ -37,7 +38,7 @@ describe('k8s_gateway reload off the serving thread', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers every query, with latency far below the reload, while 1,500 routes x 16 hostnames load', { timeout: 60_000 }, async () => {
+  it('answers every query, with latency far below the reload, while 10,000 routes x 16 hostnames load', { timeout: 60_000 }, async () => {
     const names = Array.from({ length: 16 }, (_, i) => `h${i}.r${i % 10}.example.com`);
     // 200 queries a second, 3,000 at most: a stalled serving thread overflows its socket buffer.
     const load = steadyLoad(server.port, names, { qps: 200, max: 3000 });
@@ -58,7 +59,7 @@ describe('k8s_gateway reload off the serving thread', () => {
     console.log(`edge reload: ${stats.sent} sent, ${stats.lost} lost, max ${stats.maxMs.toFixed(0)} ms, reload ${reloadMs ?? '?'} ms`);
     expect(line).toContain('re-indexed');
     expect(stats.lost).toBe(0);
-    // The loader thread works for about a second here; on the serving thread it stalled every
+    // The loader thread works for over a second here; on the serving thread it stalled every
     // query for all of it (4 s and more on this route set).
     expect(stats.maxMs).toBeLessThan(1000);
     expect(reloadMs).toBeGreaterThan(2 * stats.maxMs);
