@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Transports benchmark: dnsperf against one real clusterdns process on loopback over UDP, TCP,
-// DNS over TLS and (when the server accepts https:// keys) DNS over HTTPS, same query file, same
+// DNS over TLS and (when the server accepts https:// and grpc:// keys) DNS over HTTPS and gRPC
+// (Node load clients: bench/doh-load.js, bench/grpc-load.js), same query file, same
 // length, rounds alternating the transports so the UDP baseline is measured in the same run. The
 // CPU time of the server process per completed query comes from /proc/PID/stat (utime+stime).
 // Writes its section of bench/RESULTS.md (between the transports markers).
@@ -82,7 +83,11 @@ function makeCert(dir) {
 function corefile(ports, cert, withDoh) {
   const block = (scheme, port, tlsLine) =>
     `${ZONES.map((z) => `${scheme}${z}:${port}`).join(' ')} {\n    bind ${HOST}\n${tlsLine ? `    tls ${cert.cert} ${cert.key}\n` : ''}    kubernetes ${ZONES.join(' ')} {\n        pods insecure\n        ttl 30\n    }\n}\n`;
-  return [block('', ports.dns, false), block('tls://', ports.dot, true), ...(withDoh ? [block('https://', ports.doh, true)] : [])].join('\n');
+  return [
+    block('', ports.dns, false),
+    block('tls://', ports.dot, true),
+    ...(withDoh ? [block('https://', ports.doh, true), block('grpc://', ports.grpc, true)] : []),
+  ].join('\n');
 }
 
 /** The TLS version and ALPN the DoT listener negotiates with a client that offers what it has. */
@@ -140,11 +145,34 @@ const MODES = {
       ],
     ],
   },
+  // dnsperf has no gRPC mode: a grpc-js client, CoreDNS's DnsService/Query, the same connections and calls outstanding.
+  grpc: {
+    label: 'gRPC',
+    port: (p) => p.grpc,
+    load: (p, seconds, cert) => [
+      process.execPath,
+      [
+        path.join(BENCH, 'grpc-load.js'),
+        '--port',
+        String(p.grpc),
+        '--ca',
+        cert.cert,
+        '--seconds',
+        String(seconds),
+        '--connections',
+        String(DNSPERF.clients),
+        '--outstanding',
+        String(DNSPERF.outstanding),
+        '--queries',
+        QUERIES,
+      ],
+    ],
+  },
 };
 
-async function measure(server, mode, ports, seconds, clkTck) {
+async function measure(server, mode, ports, seconds, clkTck, cert) {
   const m = MODES[mode];
-  const [cmd, args] = m.load ? m.load(ports, seconds) : ['dnsperf', [...dnsperfArgs(m.port(ports), seconds, QUERIES), ...m.extra(ports)]];
+  const [cmd, args] = m.load ? m.load(ports, seconds, cert) : ['dnsperf', [...dnsperfArgs(m.port(ports), seconds, QUERIES), ...m.extra(ports)]];
   const before = cpuTicks(server.child.pid);
   // dnsperf stops itself after -l seconds plus its query timeout (5 s); +20 s is the backstop.
   const output = await runLoad(cmd, args, seconds + 20);
@@ -169,15 +197,15 @@ function section({ date, machine, modes, runs, dohNote, command, tlsFacts }) {
       all.push(`| ${i + 1} | ${MODES[mode].label} | ${fmt(r.qps, 0)} | ${fmt(r.latencyMs, 3)} | ${r.lost} | ${fmt(r.cpuUsPerQuery, 2)} | ${r.rcodes} |`);
     }
   return `<!-- transports:start -->
-## Transports: UDP, TCP, DNS over TLS${modes.includes('doh') ? ', DNS over HTTPS' : ''} (bench/transports.js, ${date.slice(0, 10)})
+## Transports: UDP, TCP, DNS over TLS${modes.includes('doh') ? ', DNS over HTTPS' : ''}${modes.includes('grpc') ? ', gRPC' : ''} (bench/transports.js, ${date.slice(0, 10)})
 
 One clusterdns process (bench/Corefile's kubernetes block, once per transport, examples/manifests),
 loaded by dnsperf over each transport in turn, ${ROUNDS} rounds of ${SECONDS} s each after a ${WARMUP_SECONDS} s warm-up per
 transport; the rounds alternate the transports so UDP, the baseline, is measured in the same run.
 
 - machine: ${machine.nproc} CPUs (${machine.cpu}), Node ${machine.node}, dnsperf ${machine.dnsperf}, ${machine.os}; ${PIN ? `server pinned to CPU ${SERVER_CPU}, dnsperf to CPU ${LOAD_CPU}` : 'not pinned'}
-- command: \`${command}\` plus \`-m tcp\`, \`-m dot\`${modes.includes('doh') ? ', and for DoH `node bench/doh-load.js` (HTTP/2 GET, the same connections and queries outstanding: dnsperf 2.10 in DoH mode keeps one query in flight per connection, DNS-OARC/dnsperf#272)' : ''}
-- connections: dnsperf's ${DNSPERF.clients} clients (\`-c ${DNSPERF.clients}\`) are ${DNSPERF.clients} connections per run for TCP${modes.includes('doh') ? ', DoT and DoH' : ' and DoT'}, opened at its start and kept to its end, with up to ${DNSPERF.outstanding} queries outstanding over them (pipelined): the handshakes are ${DNSPERF.clients} per run, the figures are the steady state of reused connections
+- command: \`${command}\` plus \`-m tcp\`, \`-m dot\`${modes.includes('doh') ? ', and for DoH `node bench/doh-load.js` (HTTP/2 GET, the same connections and queries outstanding: dnsperf 2.10 in DoH mode keeps one query in flight per connection, DNS-OARC/dnsperf#272)' : ''}${modes.includes('grpc') ? ", and for gRPC `node bench/grpc-load.js` (@grpc/grpc-js unary calls of CoreDNS's DnsService/Query, the same connections and calls outstanding; dnsperf has no gRPC mode)" : ''}
+- connections: dnsperf's ${DNSPERF.clients} clients (\`-c ${DNSPERF.clients}\`) are ${DNSPERF.clients} connections per run for TCP${modes.includes('doh') ? `, DoT, DoH${modes.includes('grpc') ? ' and gRPC' : ''}` : ' and DoT'}, opened at its start and kept to its end, with up to ${DNSPERF.outstanding} queries outstanding over them (pipelined): the handshakes are ${DNSPERF.clients} per run, the figures are the steady state of reused connections
 - TLS: ${tlsFacts}, as the DoT listener negotiates with a client offering TLS 1.3 (an EC P-256 certificate made for the run)${dohNote ? `\n- ${dohNote}` : ''}
 
 | transport | qps (median) | avg latency ms (median) | lost (all rounds) | server CPU us/query (median) | qps / UDP | CPU / UDP |
@@ -189,7 +217,15 @@ The server's CPU per query is what the transport costs the server; qps is also b
 on the other CPU (its TLS work included). Over UDP each query costs the server a receive and a send
 system call; over pipelined TCP and TLS connections one read brings many queries and one write
 carries many replies (TLS records batch the replies written while the previous write was in
-progress), so with connection reuse a stream transport can cost the server less per query than UDP.
+progress), so with connection reuse a stream transport can cost the server less per query than UDP.${
+    modes.includes('grpc')
+      ? `
+
+gRPC is served through @grpc/grpc-js (src/server/grpc.ts), over the same HTTP/2 and TLS as DoH;
+its qps is bounded by the grpc-js load client on its one CPU, and its server CPU per query is what
+grpc-js's call handling adds to DoH's (not profiled yet).`
+      : ''
+  }
 
 | round | transport | qps | avg latency ms | lost | CPU us/query | response codes |
 | ---: | --- | ---: | ---: | ---: | ---: | --- |
@@ -209,7 +245,7 @@ async function main() {
   let server;
   try {
     const cert = makeCert(dir);
-    const ports = { dns: await freePort(), dot: await freePort(), doh: await freePort() };
+    const ports = { dns: await freePort(), dot: await freePort(), doh: await freePort(), grpc: await freePort() };
     const conf = path.join(dir, 'Corefile');
     let dohNote = null;
     writeFileSync(conf, corefile(ports, cert, true));
@@ -227,7 +263,7 @@ async function main() {
       server = await serve(conf);
     }
     const tlsFacts = await negotiated(ports.dot);
-    let modes = dohNote ? ['udp', 'tcp', 'dot'] : ['udp', 'tcp', 'dot', 'doh'];
+    let modes = dohNote ? ['udp', 'tcp', 'dot'] : ['udp', 'tcp', 'dot', 'doh', 'grpc'];
     console.log(`clusterdns pid ${server.child.pid}: UDP/TCP ${ports.dns}, DoT ${ports.dot}${dohNote ? '' : `, DoH ${ports.doh}`}`);
     console.log(PIN ? `pinning: server on CPU ${SERVER_CPU}, dnsperf on CPU ${LOAD_CPU}` : 'pinning: off');
 
@@ -236,13 +272,13 @@ async function main() {
       process.stdout.write(`warm-up ${MODES[mode].label} (${WARMUP_SECONDS} s)... `);
       let r;
       try {
-        r = await measure(server, mode, ports, WARMUP_SECONDS, clkTck);
+        r = await measure(server, mode, ports, WARMUP_SECONDS, clkTck, cert);
       } catch (err) {
         // The server takes https:// blocks but dnsperf's DoH gets no answer from it: say so, measure the rest.
-        if (mode !== 'doh') throw err;
-        dohNote = `DoH not measured: dnsperf -m doh got no answer (${(err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200)})`;
+        if (mode !== 'doh' && mode !== 'grpc') throw err;
+        dohNote = `${MODES[mode].label} not measured: its load client got no answer (${(err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200)})`;
         console.log(dohNote);
-        modes = modes.filter((m) => m !== 'doh');
+        modes = modes.filter((m) => m !== mode);
         continue;
       }
       version ??= r.version;
@@ -252,7 +288,7 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const mode of modes) {
         process.stdout.write(`round ${round}/${ROUNDS} ${MODES[mode].label} (${SECONDS} s)... `);
-        const r = await measure(server, mode, ports, SECONDS, clkTck);
+        const r = await measure(server, mode, ports, SECONDS, clkTck, cert);
         runs[mode].push(r);
         console.log(`${fmt(r.qps, 0)} qps, ${fmt(r.latencyMs, 3)} ms, lost ${r.lost}, ${fmt(r.cpuUsPerQuery, 2)} us CPU/query`);
       }
