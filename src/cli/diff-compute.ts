@@ -184,10 +184,9 @@ export function rowSet(head: string, body: string): SetData {
   return { zone, name, type, ttl, data };
 }
 
-/** Loads the side's manifests into a server, lists every record set it serves, and keeps what places them. */
-export async function loadSide(side: Side, flags: ClusterFlags): Promise<LoadedSide> {
-  const options = clusterOptions(flags);
-  const app = await buildApp({
+/** A server built from the side, read once and never listening, with the cluster `options`. */
+export function sideApp(side: Side, options: Partial<ClusterOptions> | undefined, flags: ClusterFlags): Promise<App> {
+  return buildApp({
     conf: side.conf,
     manifests: [...side.manifests],
     port: 53,
@@ -199,6 +198,12 @@ export async function loadSide(side: Side, flags: ClusterFlags): Promise<LoadedS
     // The model stays in the loader thread: what diff needs of it comes as a view (diff-view.ts).
     retainModel: false,
   });
+}
+
+/** Loads the side's manifests into a server, lists every record set it serves, and keeps what places them. */
+export async function loadSide(side: Side, flags: ClusterFlags): Promise<LoadedSide> {
+  const options = clusterOptions(flags);
+  const app = await sideApp(side, options, flags);
   try {
     return await listSide(app, side, options);
   } finally {

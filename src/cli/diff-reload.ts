@@ -13,11 +13,9 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../app.js';
 import { collectManifestFiles } from '../cluster/read/files.js';
-import { type LoadedSide, listSide, openSideViews, type Side } from './diff-compute.js';
-import { createLogger } from './logger.js';
-import { clusterOptions, corefileLimits, type ClusterFlags } from './options.js';
+import { type LoadedSide, listSide, openSideViews, type Side, sideApp } from './diff-compute.js';
+import { clusterOptions, type ClusterFlags } from './options.js';
 
 /** A path under `root`, relative with '/' separators; undefined when outside it. */
 function under(root: string, p: string): string | undefined {
@@ -54,24 +52,28 @@ function sharedLayout(before: Side, after: Side): Layout | undefined {
   return a;
 }
 
-/** The files the loader reads for the side, by path relative to its root (with the Corefile when staged). */
-function sideFiles(side: Side, layout: Layout): Map<string, string> {
+/**
+ * The files the loader reads for the side, by path relative to its root (with the Corefile when
+ * staged); undefined when one is reached through a link out of the root, which cannot be staged.
+ */
+function sideFiles(side: Side, layout: Layout): Map<string, string> | undefined {
   const files = new Map<string, string>();
   for (const f of collectManifestFiles([...side.manifests], [])) {
     const rel = under(side.root, f);
-    // A file reached through a link out of the root: the side is not staged (see diffByReload).
-    if (rel === undefined) throw new OutsideRoot(f);
+    if (rel === undefined) return undefined;
     files.set(rel, f);
   }
   if (layout.conf && 'rel' in layout.conf) files.set(layout.conf.rel, path.join(side.root, ...layout.conf.rel.split('/')));
   return files;
 }
 
-class OutsideRoot extends Error {}
-
-/** Makes `stage` hold the side: its files written where they differ, the others removed, the manifest paths there as in the side. */
-function stageSide(stage: string, side: Side, layout: Layout, staged: Set<string>): void {
+/**
+ * Makes `stage` hold the side: its files written where they differ, the others removed, the
+ * manifest paths there as in the side. False when the side cannot be staged (sideFiles).
+ */
+function stageSide(stage: string, side: Side, layout: Layout, staged: Set<string>): boolean {
   const files = sideFiles(side, layout);
+  if (!files) return false;
   for (const rel of staged) {
     if (files.has(rel)) continue;
     unlinkSync(path.join(stage, ...rel.split('/')));
@@ -94,6 +96,7 @@ function stageSide(stage: string, side: Side, layout: Layout, staged: Set<string
     if (existsSync(inSide) && statSync(inSide).isDirectory()) mkdirSync(inStage, { recursive: true });
     else if (!existsSync(inSide) && !staged.has(rel)) rmSync(inStage, { recursive: true, force: true });
   }
+  return true;
 }
 
 /** The side as staged: its paths under the stage, its label kept. */
@@ -114,36 +117,15 @@ export async function diffByReload(before: Side, after: Side, flags: ClusterFlag
   const stage = mkdtempSync(path.join(os.tmpdir(), 'clusterdns-diff-stage-'));
   try {
     const staged = new Set<string>();
-    try {
-      stageSide(stage, before, layout, staged);
-    } catch (e) {
-      if (e instanceof OutsideRoot) return undefined;
-      throw e;
-    }
+    if (!stageSide(stage, before, layout, staged)) return undefined;
     const options = { ...clusterOptions(flags), admissionHistory: false };
     const side = stagedSide(before, layout, stage);
-    const app = await buildApp({
-      conf: side.conf,
-      manifests: [...side.manifests],
-      port: 53,
-      logger: createLogger('silent', 2),
-      cluster: options,
-      corefileLimits: corefileLimits(flags),
-      oneShot: true,
-      answerCacheBytes: 0,
-      retainModel: false,
-    });
+    const app = await sideApp(side, options, flags);
     // One subscription for both sides: the reload's load builds NEW's view with the server's.
     const views = openSideViews(app, side, options);
     try {
       const old = await listSide(app, side, options, views);
-      try {
-        stageSide(stage, after, layout, staged);
-      } catch (e) {
-        if (e instanceof OutsideRoot) return undefined;
-        throw e;
-      }
-      if (!(await app.reload('diff: the NEW side'))) return undefined;
+      if (!stageSide(stage, after, layout, staged) || !(await app.reload('diff: the NEW side'))) return undefined;
       return { old, new: await listSide(app, stagedSide(after, layout, stage), options, views) };
     } finally {
       views.close();
