@@ -11,7 +11,7 @@ import { resolveCommand } from '../../src/cli/resolver-commands.js';
 import { CONTENT_SECURITY_POLICY, type UiServer } from '../../src/ui/server.js';
 import { repoRoot, which } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
-import { copyExamples, exampleCorefile, startTestUi } from './ui-helpers.js';
+import { copyExamples, exampleCorefile, startTestUi, watch } from './ui-helpers.js';
 
 const discard = (): Writable =>
   new Writable({
@@ -19,20 +19,6 @@ const discard = (): Writable =>
       done();
     },
   });
-
-/** What the page did that it must not: dialogs (alert), errors in the console (a CSP violation is one), uncaught exceptions. */
-function watch(page: Page): string[] {
-  const bad: string[] = [];
-  page.on('dialog', (d) => {
-    bad.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
-  page.on('console', (m) => {
-    if (m.type() === 'error') bad.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => bad.push(`pageerror: ${e.message}`));
-  return bad;
-}
 
 /** The walk's rows as the page shows them: query name, type, search domain, answer. */
 async function walkRows(page: Page): Promise<string[][]> {

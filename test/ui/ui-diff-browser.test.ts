@@ -13,7 +13,7 @@ import type { DiffResponse } from '../../src/ui/types.js';
 import { repoRoot, which } from '../helpers/server.js';
 import { describeNeeding } from '../helpers/tools.js';
 import { diffTrees } from './ui-diff-fixtures.js';
-import { startTestUi } from './ui-helpers.js';
+import { startTestUi, watch } from './ui-helpers.js';
 
 const SLOW = 120000;
 const screenshots = process.env.UPDATE_SCREENSHOTS === '1';
@@ -31,19 +31,12 @@ describeNeeding(['chromium'], 'clusterdns ui --diff in a browser', () => {
   let ui: UiServer;
   let browser: Browser;
   let page: Page;
-  const bad: string[] = [];
+  let bad: string[] = [];
   beforeAll(async () => {
     ui = await startTestUi({ conf: trees.conf }, { diff: { old: trees.old, new: trees.new } });
     browser = await chromium.launch({ executablePath: which('chromium')! });
     page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-    page.on('dialog', (d) => {
-      bad.push(`dialog: ${d.message()}`);
-      void d.dismiss();
-    });
-    page.on('console', (m) => {
-      if (m.type() === 'error') bad.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => bad.push(`pageerror: ${e.message}`));
+    bad = watch(page);
   }, SLOW);
   afterAll(async () => {
     await browser?.close();

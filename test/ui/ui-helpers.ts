@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import pino from 'pino';
+import type { Page } from 'playwright-core';
 import type { ClusterFlags } from '../../src/cli/options.js';
 import { startUi, type UiOptions, type UiServer } from '../../src/ui/server.js';
 import { freePort, repoRoot } from '../helpers/server.js';
@@ -45,3 +46,17 @@ export function copyExamples(): { dir: string; manifests: string; remove(): void
 }
 
 export const exampleCorefile = path.join(repoRoot, 'examples/Corefile');
+
+/** What the page did that it must not: dialogs (alert), errors in the console (a CSP violation is one), uncaught exceptions. */
+export function watch(page: Page): string[] {
+  const bad: string[] = [];
+  page.on('dialog', (d) => {
+    bad.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') bad.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => bad.push(`pageerror: ${e.message}`));
+  return bad;
+}
