@@ -119,6 +119,27 @@ function serve(conf) {
   return startNode('clusterdns', [path.join(ROOT, 'bin', 'clusterdns.js'), 'serve', '--conf', conf, '--manifests', MANIFESTS], ready);
 }
 
+/** A Node load client of bench/ (load-client.js) with dnsperf's connections and queries outstanding. */
+function nodeLoad(script, port, seconds, extra = []) {
+  return [
+    process.execPath,
+    [
+      path.join(BENCH, script),
+      '--port',
+      String(port),
+      ...extra,
+      '--seconds',
+      String(seconds),
+      '--connections',
+      String(DNSPERF.clients),
+      '--outstanding',
+      String(DNSPERF.outstanding),
+      '--queries',
+      QUERIES,
+    ],
+  ];
+}
+
 const MODES = {
   udp: { label: 'UDP', port: (p) => p.dns, extra: () => [] },
   tcp: { label: 'TCP', port: (p) => p.dns, extra: () => ['-m', 'tcp'] },
@@ -128,45 +149,13 @@ const MODES = {
   doh: {
     label: 'DoH (GET, HTTP/2)',
     port: (p) => p.doh,
-    load: (p, seconds) => [
-      process.execPath,
-      [
-        path.join(BENCH, 'doh-load.js'),
-        '--port',
-        String(p.doh),
-        '--seconds',
-        String(seconds),
-        '--connections',
-        String(DNSPERF.clients),
-        '--outstanding',
-        String(DNSPERF.outstanding),
-        '--queries',
-        QUERIES,
-      ],
-    ],
+    load: (p, seconds) => nodeLoad('doh-load.js', p.doh, seconds),
   },
   // dnsperf has no gRPC mode: a grpc-js client, CoreDNS's DnsService/Query, the same connections and calls outstanding.
   grpc: {
     label: 'gRPC',
     port: (p) => p.grpc,
-    load: (p, seconds, cert) => [
-      process.execPath,
-      [
-        path.join(BENCH, 'grpc-load.js'),
-        '--port',
-        String(p.grpc),
-        '--ca',
-        cert.cert,
-        '--seconds',
-        String(seconds),
-        '--connections',
-        String(DNSPERF.clients),
-        '--outstanding',
-        String(DNSPERF.outstanding),
-        '--queries',
-        QUERIES,
-      ],
-    ],
+    load: (p, seconds, cert) => nodeLoad('grpc-load.js', p.grpc, seconds, ['--ca', cert.cert]),
   },
 };
 
