@@ -36,24 +36,6 @@ export function pathSide(p: string, conf: string | undefined): Side {
   return { label: p, ...(conf !== undefined ? { conf } : {}), manifests: [abs], root };
 }
 
-/** The records of one owner and type, and where they come from. */
-export interface RecordSet {
-  readonly zone: string;
-  readonly name: string;
-  readonly type: string;
-  /** The smallest TTL of the set's records (what a cache keeps the set for). */
-  readonly ttl: number;
-  /** Presentation-form data, sorted. */
-  readonly data: readonly string[];
-  readonly origin: Origin;
-}
-
-export interface Snapshot {
-  /** Keyed by lowercased owner and type. */
-  readonly sets: ReadonlyMap<string, RecordSet>;
-  readonly findings: readonly ReportFinding[];
-}
-
 export interface RecordChange {
   readonly change: 'added' | 'removed' | 'changed';
   readonly zone: string;
@@ -276,18 +258,6 @@ export async function listSide(app: App, side: Side, options: Partial<ClusterOpt
   };
 }
 
-/** Every record set the side serves, attributed to the objects that make them, and its findings. */
-export async function snapshot(side: Side, flags: ClusterFlags): Promise<Snapshot> {
-  const loaded = await loadSide(side, flags);
-  const { rows, findings } = loaded.listing;
-  const keys: string[] = [];
-  for (let i = 0; i < rows.length; i += 3) keys.push(rows[i]!);
-  const origins = loaded.originsOf(keys);
-  const sets = new Map<string, RecordSet>();
-  for (let i = 0; i < rows.length; i += 3) sets.set(rows[i]!, { ...rowSet(rows[i + 1]!, rows[i + 2]!), origin: origins[i / 3]! });
-  return { sets, findings };
-}
-
 /** SOA data with its serial (the third field) as `*`. */
 function soaWithoutSerial(rdata: string): string {
   const f = rdata.split(' ');
@@ -300,8 +270,6 @@ function findingKey(f: ReportFinding, withFile: boolean): string {
   const o = f.object ? `${f.object.kind}/${f.object.namespace}/${f.object.name}` : '';
   return `${withFile ? f.file : ''}\0${f.severity}\0${f.code}\0${f.message}\0${o}`;
 }
-
-const sameData = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Which record sets differ, by key: in the order of the new listing (zone by zone, canonical), then what only the old one has. */
 export interface Delta {
@@ -391,13 +359,6 @@ export function resultOf(
       findingsDisappeared: disappeared.length,
     },
   };
-}
-
-/** The changes from `before` to `after` (see resultOf for `sameFiles`). */
-export function compare(before: Snapshot, after: Snapshot, labels: { old: string; new: string }, sameFiles: boolean): DiffResult {
-  const delta = deltaOf(before.sets, after.sets, (was, now) => was.ttl === now.ttl && sameData(was.data, now.data));
-  const set = (side: 'old' | 'new', key: string): PlacedSet => (side === 'old' ? before : after).sets.get(key)!;
-  return resultOf(delta, set, { old: before.findings, new: after.findings }, labels, sameFiles);
 }
 
 /** The owner's labels right to left, lowercased: names under one parent sort together, as in a zone file. */

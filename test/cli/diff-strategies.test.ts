@@ -9,7 +9,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compare, pathSide, snapshot } from '../../src/cli/diff-compute.js';
+import { loadSide, pathSide } from '../../src/cli/diff-compute.js';
+import { diffSides } from '../../src/cli/diff-sides.js';
 import { formatDiffJson } from '../../src/cli/diff-render.js';
 import { launcher } from '../helpers/server.js';
 
@@ -76,7 +77,7 @@ describe('diff: every way of computing the sides gives the same diff', () => {
   const referenceDiff = async (): Promise<unknown> => {
     const before = pathSide(oldDir, corefile);
     const after = pathSide(newDir, corefile);
-    reference ??= JSON.parse(formatDiffJson(compare(await snapshot(before, {}), await snapshot(after, {}), { old: 'old', new: 'new' }, true), []));
+    reference ??= JSON.parse(formatDiffJson(await diffSides(before, after, {}, { old: 'old', new: 'new' }, true, { CLUSTERDNS_DIFF: 'here' }), []));
     return reference;
   };
 
@@ -110,14 +111,14 @@ describe('diff: every way of computing the sides gives the same diff', () => {
   it(
     "each side's findings, taken from the model its server loaded, are `clusterdns check`'s",
     async () => {
-      const snap = await snapshot(pathSide(newDir, corefile), {});
+      const { findings } = (await loadSide(pathSide(newDir, corefile), {})).listing;
       const r = cli(newDir, ['check', '--conf', corefile, '--manifests', '.', '--output', 'json']);
       expect(r.err).toBe('');
       const checked = JSON.parse(r.out) as { findings: { file: string; line: number; severity: string; code: string; message: string }[] };
       const key = (f: { file: string; line: number; severity: string; code: string; message: string }) =>
         `${f.file}:${f.line} ${f.severity} ${f.code} ${f.message}`;
-      expect(snap.findings.map(key)).toEqual(checked.findings.map(key));
-      expect(snap.findings.some((f) => f.code !== undefined && f.message.includes('"team-3/orphan"'))).toBe(true);
+      expect(findings.map(key)).toEqual(checked.findings.map(key));
+      expect(findings.some((f) => f.code !== undefined && f.message.includes('"team-3/orphan"'))).toBe(true);
     },
     SLOW,
   );
