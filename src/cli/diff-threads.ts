@@ -2,10 +2,10 @@
 // side loaded and listed on a thread of its own, the two at once. A side hands over its record
 // sets as plain strings (diff-compute.ts SideListing), the caller finds the sets that differ, and
 // only those are placed (object, file and line) by the side that holds the model.
-import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
-import path from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { collectManifestFiles } from '../cluster/read/files.js';
 import type { ListedSide, Side, SideListing } from './diff-compute.js';
 import type { Origin } from './diff-provenance.js';
 import type { ClusterFlags } from './options.js';
@@ -28,22 +28,11 @@ const sideWorker = fileURLToPath(new URL('./diff-side-worker.js', import.meta.ur
  */
 const THREAD_BYTES = 1 << 20;
 
-/** Whether the manifest files under `paths` hold more than `limit` bytes (the walk stops once they do). */
+/** Whether the manifest files the loader reads under `paths` hold more than `limit` bytes. */
 function largerThan(paths: readonly string[], limit: number): boolean {
   let total = 0;
-  const walk = (p: string): boolean => {
-    let st: Stats;
-    try {
-      st = statSync(p);
-    } catch {
-      return false;
-    }
-    if (st.isFile()) return (total += st.size) > limit;
-    if (!st.isDirectory()) return false;
-    for (const e of readdirSync(p)) if (walk(path.join(p, e))) return true;
-    return false;
-  };
-  return paths.some(walk);
+  for (const file of collectManifestFiles(paths, [])) if ((total += statSync(file, { throwIfNoEntry: false })?.size ?? 0) > limit) return true;
+  return false;
 }
 
 /** One side's thread: its listing, then the origins it is asked for; ended by close(). */
